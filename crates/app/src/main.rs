@@ -1,0 +1,3 @@
+fn main() {
+    yew::Renderer::<app::App>::new().render();
+}

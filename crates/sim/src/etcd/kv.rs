@@ -1,0 +1,150 @@
+//! etcd's MVCC key-value store, reduced to what the cluster needs: a global
+//! revision counter, per-key create/mod revisions and versions, and transactions
+//! that compare a key's `mod_revision` before writing (the compare-and-swap that
+//! the apiserver's `resourceVersion` is built on).
+//!
+//! Left out: history of old revisions (no watch replay from the past), compaction,
+//! leases with TTLs, range queries beyond prefixes.
+
+use std::collections::BTreeMap;
+
+/// What a key holds. Plain data, cheap to clone.
+pub type Value = std::sync::Arc<str>;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyValue {
+    pub value: Value,
+    pub create_revision: u64,
+    pub mod_revision: u64,
+    pub version: u64,
+}
+
+/// One write request, as replicated through the Raft log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KvOp {
+    Put { key: String, value: Value },
+    Delete { key: String },
+    /// Write only if the key's `mod_revision` equals `expected` (0 = the key must not exist).
+    CompareAndSwap { key: String, expected: u64, value: Value },
+}
+
+/// The outcome of applying a [`KvOp`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KvResult {
+    /// Applied; the store's revision after the write.
+    Ok { revision: u64 },
+    /// A compare failed; the key's current `mod_revision` (0 if absent).
+    Conflict { current: u64 },
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct KvStore {
+    revision: u64,
+    keys: BTreeMap<String, KeyValue>,
+}
+
+impl KvStore {
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    pub fn get(&self, key: &str) -> Option<&KeyValue> {
+        self.keys.get(key)
+    }
+
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// Every key starting with `prefix`, in key order.
+    pub fn range_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = (&'a String, &'a KeyValue)> + 'a {
+        self.keys.range(prefix.to_string()..).take_while(move |(k, _)| k.starts_with(prefix))
+    }
+
+    pub fn apply(&mut self, op: &KvOp) -> KvResult {
+        match op {
+            KvOp::Put { key, value } => self.put(key, value.clone()),
+            KvOp::Delete { key } => {
+                if self.keys.remove(key).is_some() {
+                    self.revision += 1;
+                }
+                KvResult::Ok { revision: self.revision }
+            }
+            KvOp::CompareAndSwap { key, expected, value } => {
+                let current = self.keys.get(key).map_or(0, |kv| kv.mod_revision);
+                if current != *expected {
+                    return KvResult::Conflict { current };
+                }
+                self.put(key, value.clone())
+            }
+        }
+    }
+
+    fn put(&mut self, key: &str, value: Value) -> KvResult {
+        self.revision += 1;
+        let rev = self.revision;
+        match self.keys.get_mut(key) {
+            Some(kv) => {
+                kv.value = value;
+                kv.mod_revision = rev;
+                kv.version += 1;
+            }
+            None => {
+                self.keys
+                    .insert(key.to_string(), KeyValue { value, create_revision: rev, mod_revision: rev, version: 1 });
+            }
+        }
+        KvResult::Ok { revision: rev }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(s: &str) -> Value {
+        Value::from(s)
+    }
+
+    #[test]
+    fn revisions_count_every_write() {
+        let mut kv = KvStore::default();
+        assert_eq!(kv.apply(&KvOp::Put { key: "a".into(), value: v("1") }), KvResult::Ok { revision: 1 });
+        assert_eq!(kv.apply(&KvOp::Put { key: "b".into(), value: v("1") }), KvResult::Ok { revision: 2 });
+        assert_eq!(kv.apply(&KvOp::Put { key: "a".into(), value: v("2") }), KvResult::Ok { revision: 3 });
+        let a = kv.get("a").unwrap();
+        assert_eq!((a.create_revision, a.mod_revision, a.version), (1, 3, 2));
+    }
+
+    #[test]
+    fn compare_and_swap_detects_a_concurrent_writer() {
+        let mut kv = KvStore::default();
+        // Create-if-absent succeeds once.
+        let cas = KvOp::CompareAndSwap { key: "lease".into(), expected: 0, value: v("m1") };
+        assert_eq!(kv.apply(&cas), KvResult::Ok { revision: 1 });
+        assert_eq!(kv.apply(&cas), KvResult::Conflict { current: 1 });
+        // The holder renews with the revision it read; a stale writer loses.
+        let renew = KvOp::CompareAndSwap { key: "lease".into(), expected: 1, value: v("m1") };
+        assert_eq!(kv.apply(&renew), KvResult::Ok { revision: 2 });
+        let stale = KvOp::CompareAndSwap { key: "lease".into(), expected: 1, value: v("m2") };
+        assert_eq!(kv.apply(&stale), KvResult::Conflict { current: 2 });
+        assert_eq!(&*kv.get("lease").unwrap().value, "m1");
+    }
+
+    #[test]
+    fn prefix_ranges() {
+        let mut kv = KvStore::default();
+        for k in ["/pods/a", "/pods/b", "/nodes/x", "/podsz"] {
+            kv.apply(&KvOp::Put { key: k.into(), value: v("") });
+        }
+        let keys: Vec<_> = kv.range_prefix("/pods/").map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys, ["/pods/a", "/pods/b"]);
+        kv.apply(&KvOp::Delete { key: "/pods/a".into() });
+        assert_eq!(kv.range_prefix("/pods/").count(), 1);
+        assert_eq!(kv.revision(), 5);
+    }
+}

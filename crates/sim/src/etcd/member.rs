@@ -1,0 +1,256 @@
+//! An etcd member (the `etcd` process): a Raft member, the key-value store it applies
+//! committed entries to, and the client API on top.
+//!
+//! Writes are proposed to Raft (forwarded to the leader by Raft itself) and answered
+//! by the member that received them once applied. Linearizable reads go through
+//! ReadIndex: they are answered only after the leader confirmed a majority, so a
+//! member in a minority never answers them and its clients time out. Serializable
+//! reads are answered from the local store, possibly stale.
+//!
+//! A crash keeps what etcd keeps on disk (Raft term, vote, log, and the applied
+//! store); everything else starts afresh. Left out: snapshots and compaction,
+//! leases with TTLs, watches, auth, gRPC proxies.
+
+use super::kv::{KvOp, KvStore};
+use super::raft::{self, ConfChange, EntryData, MemberId, Raft, RaftEvent, Role, StepDownReason};
+use crate::net::HostId;
+use crate::proc::{Addr, Ctx, EtcdCmd, EtcdError, EtcdRequest, EtcdResponse, Payload, Port, Timer};
+use crate::rng::Rng;
+use crate::time::Duration;
+use std::collections::BTreeMap;
+
+/// The timings of a member, from the scenario settings.
+#[derive(Clone, Copy, Debug)]
+pub struct EtcdConfig {
+    pub heartbeat_interval: Duration,
+    pub election_timeout: Duration,
+    pub pre_vote: bool,
+}
+
+impl EtcdConfig {
+    pub fn raft(&self) -> raft::Config {
+        let ticks = (self.election_timeout.as_micros() / self.heartbeat_interval.as_micros().max(1)).max(2);
+        raft::Config { election_ticks: ticks as u32, heartbeat_ticks: 1, pre_vote: self.pre_vote, check_quorum: true }
+    }
+
+    /// etcd's `--strict-reconfig-check` window (`isConnectedFullySince`): 5 s, in ticks.
+    pub fn strict_reconfig_ticks(&self) -> u64 {
+        5_000_000 / self.heartbeat_interval.as_micros().max(1)
+    }
+}
+
+enum Pending {
+    Write { client: Addr, id: u64 },
+    Read { client: Addr, id: u64, prefix: String },
+}
+
+pub struct EtcdMember {
+    pub host: HostId,
+    pub raft: Raft<EtcdCmd>,
+    pub kv: KvStore,
+    /// Changes when `--force-new-cluster` starts a new cluster from this member's data.
+    pub cluster: u64,
+    cfg: EtcdConfig,
+    /// Never reset, so a context id is unique over the member's whole life, restarts included.
+    next_ctx: u64,
+    pending: BTreeMap<u64, Pending>,
+    /// Reads whose ReadIndex is known, waiting for the store to catch up to that index.
+    reads_waiting_apply: Vec<(u64, u64)>,
+    /// Removed from the configuration: etcd shuts itself down.
+    pub removed: bool,
+}
+
+impl EtcdMember {
+    pub fn bootstrap(host: HostId, initial: &[HostId], cfg: EtcdConfig, rng: Rng) -> Self {
+        Self::with_raft(host, Raft::new_bootstrap(host as MemberId, initial, cfg.raft(), rng), cfg)
+    }
+
+    pub fn joining(host: HostId, cluster: u64, cfg: EtcdConfig, rng: Rng) -> Self {
+        let mut m = Self::with_raft(host, Raft::new_joining(host as MemberId, cfg.raft(), rng), cfg);
+        m.cluster = cluster;
+        m
+    }
+
+    fn with_raft(host: HostId, raft: Raft<EtcdCmd>, cfg: EtcdConfig) -> Self {
+        EtcdMember {
+            host,
+            raft,
+            kv: KvStore::default(),
+            cluster: 1,
+            cfg,
+            next_ctx: 0,
+            pending: BTreeMap::new(),
+            reads_waiting_apply: Vec::new(),
+            removed: false,
+        }
+    }
+
+    pub fn config(&self) -> &EtcdConfig {
+        &self.cfg
+    }
+
+    /// The process restarts after a host crash: disk state stays, the rest is lost.
+    pub fn restart(&mut self) {
+        self.raft.restart();
+        self.pending.clear();
+        self.reads_waiting_apply.clear();
+    }
+
+    /// `etcd --force-new-cluster`: a one-member cluster from this member's committed data.
+    /// Returns the number of discarded (uncommitted) entries.
+    pub fn force_new_cluster(&mut self, new_cluster: u64) -> u64 {
+        self.pending.clear();
+        self.reads_waiting_apply.clear();
+        self.cluster = new_cluster;
+        self.removed = false;
+        self.raft.force_new_cluster()
+    }
+
+    pub fn on_tick(&mut self, ctx: &mut Ctx) {
+        if self.removed {
+            return;
+        }
+        self.raft.tick();
+        self.drain(ctx);
+        ctx.set_timer(Port::Etcd, self.cfg.heartbeat_interval, Timer::RaftTick);
+    }
+
+    pub fn on_message(&mut self, ctx: &mut Ctx, from: Addr, payload: Payload) {
+        if self.removed {
+            if let Payload::EtcdReq { id, .. } = payload {
+                reply(ctx, from, id, EtcdResponse::Failed(EtcdError::NotServing));
+            }
+            return;
+        }
+        match payload {
+            Payload::Raft { cluster, msg } => {
+                if cluster == self.cluster {
+                    self.raft.step(msg);
+                }
+            }
+            Payload::EtcdReq { id, req } => self.on_request(ctx, from, id, req),
+            Payload::EtcdResp { .. } => {}
+        }
+        self.drain(ctx);
+    }
+
+    fn on_request(&mut self, ctx: &mut Ctx, client: Addr, id: u64, req: EtcdRequest) {
+        match req {
+            EtcdRequest::Write(op) => {
+                let c = self.new_ctx();
+                if self.raft.propose(EtcdCmd { origin: self.host, ctx: c, op }, c) {
+                    self.pending.insert(c, Pending::Write { client, id });
+                } else {
+                    reply(ctx, client, id, EtcdResponse::Failed(EtcdError::NoLeader));
+                }
+            }
+            EtcdRequest::Read { prefix, linearizable: false } => {
+                let resp = self.read(&prefix);
+                reply(ctx, client, id, resp);
+            }
+            EtcdRequest::Read { prefix, linearizable: true } => {
+                let c = self.new_ctx();
+                self.pending.insert(c, Pending::Read { client, id, prefix });
+                self.raft.read_index(c);
+            }
+        }
+    }
+
+    /// Proposes a membership change (the operator's `etcdctl member add/remove`).
+    /// Refused at once, as etcd does, when this member is not the leader, when a change is
+    /// already pending, or, for an add, when the leader has not been connected to every
+    /// voting member for the last 5 s (`--strict-reconfig-check`: "unhealthy cluster").
+    pub fn propose_member_change(&mut self, cc: ConfChange) -> Result<(), &'static str> {
+        if self.removed {
+            return Err("member not serving");
+        }
+        if self.raft.role() != Role::Leader {
+            return Err("no leader");
+        }
+        if matches!(cc, ConfChange::AddVoter(_) | ConfChange::AddLearner(_)) {
+            let connected = self.raft.all_voters_active_for_ticks().unwrap_or(0);
+            if connected < self.cfg.strict_reconfig_ticks() {
+                return Err("unhealthy cluster");
+            }
+        }
+        if self.raft.propose_conf_change(cc) {
+            Ok(())
+        } else {
+            Err("another membership change is in progress")
+        }
+    }
+
+    fn new_ctx(&mut self) -> u64 {
+        self.next_ctx += 1;
+        ((self.host as u64) << 40) | self.next_ctx
+    }
+
+    fn read(&self, prefix: &str) -> EtcdResponse {
+        let kvs = self.kv.range_prefix(prefix).map(|(k, v)| (k.clone(), v.clone())).collect();
+        EtcdResponse::Read { revision: self.kv.revision(), kvs }
+    }
+
+    /// Hands Raft's outputs to the world: messages, applied entries, read states, events.
+    fn drain(&mut self, ctx: &mut Ctx) {
+        for msg in self.raft.take_messages() {
+            let to = Addr { host: msg.to as HostId, port: Port::Etcd };
+            ctx.send(Port::Etcd, to, Payload::Raft { cluster: self.cluster, msg });
+        }
+        for entry in self.raft.take_committed() {
+            ctx.obs.etcd_applied(ctx.now, self.host, self.cluster, entry.index, entry.term);
+            if let EntryData::Normal(cmd) = &entry.data {
+                let result = self.kv.apply(&cmd.op);
+                if cmd.origin == self.host {
+                    if let Some(Pending::Write { client, id }) = self.pending.remove(&cmd.ctx) {
+                        reply(ctx, client, id, EtcdResponse::Written(result));
+                    }
+                }
+            }
+            if let EntryData::Conf(ConfChange::Remove(m)) = entry.data {
+                if m == self.host as MemberId {
+                    self.removed = true;
+                }
+            }
+        }
+        for rs in self.raft.take_read_states() {
+            self.reads_waiting_apply.push((rs.index, rs.ctx));
+        }
+        let applied = self.raft.applied_index();
+        let (ready, waiting): (Vec<_>, Vec<_>) = self.reads_waiting_apply.drain(..).partition(|(i, _)| *i <= applied);
+        self.reads_waiting_apply = waiting;
+        for (_, c) in ready {
+            if let Some(Pending::Read { client, id, prefix }) = self.pending.remove(&c) {
+                let resp = self.read(&prefix);
+                reply(ctx, client, id, resp);
+            }
+        }
+        for ev in self.raft.take_events() {
+            match ev {
+                RaftEvent::ProposalDropped { ctx: c } => {
+                    if let Some(Pending::Write { client, id }) = self.pending.remove(&c) {
+                        reply(ctx, client, id, EtcdResponse::Failed(EtcdError::NoLeader));
+                    }
+                }
+                RaftEvent::BecameLeader { term } => ctx.obs.etcd_leader(ctx.now, self.host, self.cluster, term),
+                RaftEvent::SteppedDown { term, reason } => {
+                    let why = match reason {
+                        StepDownReason::CheckQuorum => "it could not reach a majority (CheckQuorum)",
+                        StepDownReason::HigherTerm { .. } => "it saw a higher term",
+                        StepDownReason::RemovedFromConfig => "it was removed from the cluster",
+                    };
+                    ctx.obs.etcd_stepped_down(ctx.now, self.host, term, why);
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+fn reply(ctx: &mut Ctx, client: Addr, id: u64, resp: EtcdResponse) {
+    ctx.send(Port::Etcd, client, Payload::EtcdResp { id, resp });
+}
+
+/// A put of `value` at `key`.
+pub fn put(key: &str, value: &str) -> KvOp {
+    KvOp::Put { key: key.to_string(), value: value.into() }
+}

@@ -1,0 +1,83 @@
+//! A steady etcd client that writes one key once per simulated second and counts
+//! the writes that succeed within 2 s: the measure of write availability.
+//!
+//! Like `etcdctl` or clientv3 given every member as an endpoint, it sends to one
+//! pinned endpoint and moves to the next after a failure or a timeout, so it finds
+//! the majority side of a partition by itself. It sits outside every fault (an
+//! observer with a view of every host), so what it measures is etcd, not its own link.
+
+use super::kv::{KvOp, KvResult};
+use crate::net::HostId;
+use crate::proc::{Addr, Ctx, EtcdRequest, EtcdResponse, Payload, Port, Timer};
+use crate::time::{Duration, SimTime};
+use std::collections::BTreeMap;
+
+pub const PROBE_PERIOD: Duration = Duration::from_secs(1);
+pub const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
+
+pub struct EtcdProbe {
+    endpoints: Vec<HostId>,
+    pinned: usize,
+    next_id: u64,
+    /// Outstanding writes: id -> the report second they were sent at.
+    outstanding: BTreeMap<u64, i64>,
+    /// Outcome of the write sent at each report second (index = second); None until known.
+    pub outcomes: Vec<Option<bool>>,
+}
+
+impl EtcdProbe {
+    pub fn new(endpoints: Vec<HostId>) -> Self {
+        EtcdProbe { endpoints, pinned: 0, next_id: 0, outstanding: BTreeMap::new(), outcomes: Vec::new() }
+    }
+
+    /// Sends the write for report second `second` (writes before t = 0 are not counted).
+    pub fn write(&mut self, ctx: &mut Ctx, second: i64) {
+        if self.endpoints.is_empty() {
+            return;
+        }
+        self.next_id += 1;
+        let id = self.next_id;
+        self.outstanding.insert(id, second);
+        let to = Addr { host: self.endpoints[self.pinned], port: Port::Etcd };
+        let op = KvOp::Put { key: "/probe".into(), value: second.to_string().into() };
+        ctx.send(Port::EtcdProbe, to, Payload::EtcdReq { id, req: EtcdRequest::Write(op) });
+        ctx.set_timer(Port::EtcdProbe, PROBE_TIMEOUT, Timer::ProbeTimeout { id });
+    }
+
+    pub fn on_message(&mut self, ctx: &mut Ctx, payload: Payload) {
+        if let Payload::EtcdResp { id, resp } = payload {
+            let ok = matches!(resp, EtcdResponse::Written(KvResult::Ok { .. }));
+            self.resolve(ctx, id, ok);
+        }
+    }
+
+    pub fn on_timeout(&mut self, ctx: &mut Ctx, id: u64) {
+        self.resolve(ctx, id, false);
+    }
+
+    fn resolve(&mut self, ctx: &mut Ctx, id: u64, ok: bool) {
+        let Some(second) = self.outstanding.remove(&id) else { return };
+        if !ok {
+            // clientv3 moves to another endpoint after an error.
+            self.pinned = (self.pinned + 1) % self.endpoints.len();
+        }
+        if second < 0 {
+            return;
+        }
+        let i = second as usize;
+        if self.outcomes.len() <= i {
+            self.outcomes.resize(i + 1, None);
+        }
+        self.outcomes[i] = Some(ok);
+        if ok {
+            ctx.obs.writes_ok += 1;
+        } else {
+            ctx.obs.writes_failed += 1;
+        }
+    }
+
+    /// The report second of an instant, given t = 0 at `origin`.
+    pub fn second_of(now: SimTime, origin: SimTime) -> i64 {
+        (now.0 as i64 - origin.0 as i64).div_euclid(1_000_000)
+    }
+}

@@ -1,0 +1,298 @@
+//! What a run reports: events with a one-sentence explanation, per-second series,
+//! counters, and the safety invariants checked while the simulation runs.
+//!
+//! Invariants (Raft's Election Safety and State Machine Safety): at most one etcd
+//! leader per term, and every member applies the same entry at a given index. A
+//! broken invariant becomes a [`Violation`] in the report; it never panics.
+//! Everything here is bounded: past the limits, events are counted but not kept.
+
+use crate::net::HostId;
+use crate::time::SimTime;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Events kept per run; later ones are counted in `events_dropped`.
+pub const MAX_EVENTS: usize = 100_000;
+/// Violations kept per run.
+pub const MAX_VIOLATIONS: usize = 1_000;
+
+/// One notable change, as in the report's `events`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Event {
+    pub t: f64,
+    pub kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub term: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub action: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ok: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub count: Option<u64>,
+    pub text: String,
+}
+
+impl Event {
+    pub fn new(t: f64, kind: &'static str, text: String) -> Self {
+        Event { t, kind, host: None, term: None, action: None, ok: None, reason: None, count: None, text }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Violation {
+    pub t: f64,
+    pub kind: &'static str,
+    pub text: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Operation {
+    pub t: f64,
+    pub action: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    pub ok: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// Collects observations during a run. Times are converted to report seconds
+/// (relative to t = 0 of the scenario, after the boot) by `origin`.
+pub struct Observer {
+    pub origin: SimTime,
+    /// The end of the scenario: the run goes on briefly to resolve outstanding probes, unreported.
+    pub horizon: SimTime,
+    pub host_names: Vec<String>,
+    pub events: Vec<Event>,
+    pub events_dropped: u64,
+    pub violations: Vec<Violation>,
+    pub operations: Vec<Operation>,
+    pub etcd_leader_changes: u64,
+    pub writes_ok: u64,
+    pub writes_failed: u64,
+    /// Leader of each (cluster, term): Election Safety.
+    leaders: BTreeMap<(u64, u64), HostId>,
+    /// Term of the entry applied at each index, per cluster: State Machine Safety.
+    applied_terms: BTreeMap<u64, Vec<u64>>,
+}
+
+impl Observer {
+    pub fn new(host_names: Vec<String>) -> Self {
+        Observer {
+            origin: SimTime::ZERO,
+            horizon: SimTime(u64::MAX),
+            host_names,
+            events: Vec::new(),
+            events_dropped: 0,
+            violations: Vec::new(),
+            operations: Vec::new(),
+            etcd_leader_changes: 0,
+            writes_ok: 0,
+            writes_failed: 0,
+            leaders: BTreeMap::new(),
+            applied_terms: BTreeMap::new(),
+        }
+    }
+
+    /// Report seconds of a simulated instant (negative during the boot before t = 0).
+    pub fn secs(&self, now: SimTime) -> f64 {
+        (now.0 as f64 - self.origin.0 as f64) / 1e6
+    }
+
+    pub fn in_report(&self, now: SimTime) -> bool {
+        now >= self.origin && now <= self.horizon
+    }
+
+    pub fn name(&self, h: HostId) -> &str {
+        self.host_names.get(h as usize).map_or("?", String::as_str)
+    }
+
+    /// Records an event if it happened at or after t = 0; the boot before it is not reported.
+    pub fn push(&mut self, now: SimTime, event: Event) {
+        if !self.in_report(now) {
+            return;
+        }
+        if self.events.len() < MAX_EVENTS {
+            self.events.push(event);
+        } else {
+            self.events_dropped += 1;
+        }
+    }
+
+    pub fn violation(&mut self, now: SimTime, kind: &'static str, text: String) {
+        if self.violations.len() < MAX_VIOLATIONS {
+            let t = self.secs(now);
+            self.violations.push(Violation { t, kind, text });
+        }
+    }
+
+    pub fn etcd_leader(&mut self, now: SimTime, host: HostId, cluster: u64, term: u64) {
+        if let Some(&other) = self.leaders.get(&(cluster, term)) {
+            if other != host {
+                let text = format!(
+                    "two etcd leaders in term {term}: {} and {}",
+                    self.name(other),
+                    self.name(host)
+                );
+                self.violation(now, "etcd.two_leaders", text);
+            }
+        }
+        self.leaders.insert((cluster, term), host);
+        if self.in_report(now) {
+            self.etcd_leader_changes += 1;
+        }
+        let mut e = Event::new(
+            self.secs(now),
+            "etcd.leader_elected",
+            format!("{} became the etcd leader in term {term}: a majority of members voted for it", self.name(host)),
+        );
+        e.host = Some(self.name(host).to_string());
+        e.term = Some(term);
+        self.push(now, e);
+    }
+
+    /// The leader the boot established, reported at t = 0 (and counted, as every acquisition is).
+    pub fn etcd_leader_at_start(&mut self, now: SimTime, host: HostId, term: u64) {
+        self.etcd_leader_changes += 1;
+        let mut e = Event::new(
+            self.secs(now),
+            "etcd.leader_elected",
+            format!("{} is the etcd leader in term {term}, elected while the cluster booted", self.name(host)),
+        );
+        e.host = Some(self.name(host).to_string());
+        e.term = Some(term);
+        self.push(now, e);
+    }
+
+    pub fn etcd_stepped_down(&mut self, now: SimTime, host: HostId, term: u64, why: &str) {
+        let mut e = Event::new(
+            self.secs(now),
+            "etcd.leader_lost",
+            format!("{} stopped leading etcd in term {term}: {why}", self.name(host)),
+        );
+        e.host = Some(self.name(host).to_string());
+        e.term = Some(term);
+        self.push(now, e);
+    }
+
+    /// A member applied the entry at `index` with `term`: it must be the entry every other
+    /// member applied there.
+    pub fn etcd_applied(&mut self, now: SimTime, host: HostId, cluster: u64, index: u64, term: u64) {
+        let log = self.applied_terms.entry(cluster).or_default();
+        let i = index as usize;
+        if i == 0 {
+            return;
+        }
+        if log.len() >= i {
+            let seen = log[i - 1];
+            if seen != term {
+                let text = format!(
+                    "{} applied an entry of term {term} at index {index} where another member applied term {seen}",
+                    self.name(host)
+                );
+                self.violation(now, "etcd.state_machine_safety", text);
+            }
+        } else if log.len() + 1 == i {
+            log.push(term);
+        } else {
+            // Applying beyond the known record means a member skipped entries: impossible in Raft.
+            let next = log.len() + 1;
+            let text = format!("{} applied index {index} before index {next}", self.name(host));
+            self.violation(now, "etcd.state_machine_safety", text);
+        }
+    }
+
+    /// `--force-new-cluster` started `new_cluster` from `from_cluster`'s entries up to `keep`.
+    pub fn etcd_forked(&mut self, from_cluster: u64, new_cluster: u64, keep: u64) {
+        let mut log = self.applied_terms.get(&from_cluster).cloned().unwrap_or_default();
+        log.truncate(keep as usize);
+        self.applied_terms.insert(new_cluster, log);
+    }
+
+    pub fn operation(&mut self, now: SimTime, action: &str, host: Option<HostId>, result: Result<(), String>) {
+        let t = self.secs(now);
+        let host_name = host.map(|h| self.name(h).to_string());
+        let target = host_name.as_deref().map(|h| format!(" on {h}")).unwrap_or_default();
+        let (ok, reason) = match result {
+            Ok(()) => (true, None),
+            Err(r) => (false, Some(r)),
+        };
+        let text = match &reason {
+            None => format!("operator: {action}{target} succeeded"),
+            Some(r) => format!("operator: {action}{target} failed: {r}"),
+        };
+        self.operations.push(Operation { t, action: action.to_string(), host: host_name.clone(), ok, reason: reason.clone() });
+        let mut e = Event::new(t, "operation", text);
+        e.action = Some(action.to_string());
+        e.host = host_name;
+        e.ok = Some(ok);
+        e.reason = reason;
+        self.push(now, e);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn obs() -> Observer {
+        Observer::new(vec!["a".into(), "b".into(), "c".into()])
+    }
+
+    #[test]
+    fn two_leaders_in_one_term_is_a_violation() {
+        let mut o = obs();
+        o.etcd_leader(SimTime(1), 0, 1, 2);
+        o.etcd_leader(SimTime(2), 0, 1, 2); // the same leader again is fine
+        assert!(o.violations.is_empty());
+        o.etcd_leader(SimTime(3), 1, 1, 2);
+        assert_eq!(o.violations.len(), 1);
+        assert_eq!(o.violations[0].kind, "etcd.two_leaders");
+        // The same term in another cluster (after force-new-cluster) is not a conflict.
+        o.etcd_leader(SimTime(4), 2, 2, 2);
+        assert_eq!(o.violations.len(), 1);
+    }
+
+    #[test]
+    fn a_different_entry_at_an_applied_index_is_a_violation() {
+        let mut o = obs();
+        o.etcd_applied(SimTime(1), 0, 1, 1, 1);
+        o.etcd_applied(SimTime(1), 0, 1, 2, 2);
+        o.etcd_applied(SimTime(1), 1, 1, 1, 1);
+        o.etcd_applied(SimTime(1), 1, 1, 2, 2);
+        assert!(o.violations.is_empty());
+        o.etcd_applied(SimTime(1), 2, 1, 2, 3);
+        assert_eq!(o.violations.len(), 1);
+        o.etcd_applied(SimTime(1), 2, 1, 9, 3);
+        assert_eq!(o.violations.len(), 2);
+    }
+
+    #[test]
+    fn force_new_cluster_keeps_the_prefix_only() {
+        let mut o = obs();
+        for i in 1..=5 {
+            o.etcd_applied(SimTime(1), 0, 1, i, 2);
+        }
+        o.etcd_forked(1, 2, 3);
+        o.etcd_applied(SimTime(1), 0, 2, 4, 5); // a new entry at 4 in the new cluster
+        assert!(o.violations.is_empty());
+        o.etcd_applied(SimTime(1), 1, 2, 2, 7);
+        assert_eq!(o.violations.len(), 1);
+    }
+
+    #[test]
+    fn boot_events_are_not_reported() {
+        let mut o = obs();
+        o.origin = SimTime(10_000_000);
+        o.etcd_leader(SimTime(1), 0, 1, 2);
+        assert!(o.events.is_empty());
+        assert_eq!(o.etcd_leader_changes, 0);
+        o.etcd_leader(SimTime(12_000_000), 1, 1, 3);
+        assert_eq!(o.events.len(), 1);
+        assert_eq!(o.events[0].t, 2.0);
+    }
+}

@@ -1,0 +1,100 @@
+//! The contract between processes and the world: addresses, messages, timers and effects.
+//!
+//! Processes are sans-IO state machines (as in quinn-proto or raft-rs): the world
+//! hands them a message or a fired timer together with a [`Ctx`], and they answer
+//! only by pushing effects (send a message, set a timer) and observations into it.
+//! They never see the queue, the network or the clock beyond `ctx.now`.
+
+use crate::etcd::kv::{KeyValue, KvOp, KvResult};
+use crate::etcd::raft;
+use crate::net::HostId;
+use crate::observe::Observer;
+use crate::time::{Duration, SimTime};
+
+/// Which process on a host a message or timer is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Port {
+    Etcd,
+    /// The steady etcd client that measures write availability.
+    EtcdProbe,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Addr {
+    pub host: HostId,
+    pub port: Port,
+}
+
+/// A command replicated through etcd's Raft log: who asked (so that member answers) and what.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EtcdCmd {
+    pub origin: HostId,
+    pub ctx: u64,
+    pub op: KvOp,
+}
+
+/// Client requests to an etcd member (the etcd v3 API, reduced).
+#[derive(Clone, Debug, PartialEq)]
+pub enum EtcdRequest {
+    Write(KvOp),
+    /// Range over a key prefix; `linearizable` goes through ReadIndex, otherwise served locally (serializable).
+    Read { prefix: String, linearizable: bool },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum EtcdResponse {
+    Written(KvResult),
+    Read { revision: u64, kvs: Vec<(String, KeyValue)> },
+    Failed(EtcdError),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EtcdError {
+    /// "etcdserver: no leader"
+    NoLeader,
+    /// The member was removed from the cluster or is not serving.
+    NotServing,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Payload {
+    /// Raft traffic between members; `cluster` is the cluster id (changed by force-new-cluster),
+    /// messages of another cluster are dropped as etcd does.
+    Raft { cluster: u64, msg: raft::Message<EtcdCmd> },
+    EtcdReq { id: u64, req: EtcdRequest },
+    EtcdResp { id: u64, resp: EtcdResponse },
+}
+
+/// Timers a process can set; the world hands them back when due.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Timer {
+    /// etcd's Raft tick (every heartbeat interval).
+    RaftTick,
+    /// The etcd probe's next write.
+    ProbeWrite,
+    /// A probe request is overdue.
+    ProbeTimeout { id: u64 },
+}
+
+pub enum Effect {
+    Send { from: Port, to: Addr, payload: Payload },
+    Timer { port: Port, after: Duration, timer: Timer },
+}
+
+/// What a process sees while handling one input.
+pub struct Ctx<'a> {
+    pub now: SimTime,
+    pub host: HostId,
+    pub effects: &'a mut Vec<Effect>,
+    pub obs: &'a mut Observer,
+}
+
+impl Ctx<'_> {
+    pub fn send(&mut self, from: Port, to: Addr, payload: Payload) {
+        self.effects.push(Effect::Send { from, to, payload });
+    }
+
+    pub fn set_timer(&mut self, port: Port, after: Duration, timer: Timer) {
+        self.effects.push(Effect::Timer { port, after, timer });
+    }
+}

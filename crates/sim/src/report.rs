@@ -1,0 +1,82 @@
+//! The report of a run, in the shape fixed by the scenario format page: a summary,
+//! per-second series and events with explanations. Plain data, serialised as JSON.
+
+use crate::observe::{Event, Operation, Violation};
+use crate::world::{Series, World};
+use serde::Serialize;
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Report {
+    pub scenario: String,
+    pub seed: u64,
+    pub duration_s: f64,
+    pub summary: Summary,
+    pub series: Series,
+    pub events: Vec<Event>,
+    /// Events past the per-run limit, counted but not kept.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub events_dropped: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Summary {
+    pub etcd: EtcdSummary,
+    pub operations: Vec<Operation>,
+    pub violations: Vec<Violation>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EtcdSummary {
+    pub quorum_lost_s: f64,
+    pub leader_changes: u64,
+    pub writes_ok: u64,
+    pub writes_failed: u64,
+}
+
+impl Report {
+    pub fn build(w: &World) -> Report {
+        let sc = w.scenario();
+        let mut series = w.series().clone();
+        let outcomes = w.probe_outcomes();
+        series.etcd_writable = (0..series.t.len()).map(|i| outcomes.get(i).copied().flatten()).collect();
+        Report {
+            scenario: sc.name.clone(),
+            seed: sc.seed,
+            duration_s: sc.duration.as_secs_f64(),
+            summary: Summary {
+                etcd: EtcdSummary {
+                    quorum_lost_s: round_ms(w.quorum_lost_s()),
+                    leader_changes: w.obs.etcd_leader_changes,
+                    writes_ok: w.obs.writes_ok,
+                    writes_failed: w.obs.writes_failed,
+                },
+                operations: w.obs.operations.clone(),
+                violations: w.obs.violations.clone(),
+            },
+            series,
+            events: w.obs.events.clone(),
+            events_dropped: w.obs.events_dropped,
+        }
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a report always serialises")
+    }
+}
+
+/// Seconds rounded to the millisecond, so reports stay readable and byte-stable.
+fn round_ms(s: f64) -> f64 {
+    (s * 1000.0).round() / 1000.0
+}
+
+/// Parses, runs to the end, and reports: the whole pipeline of the runner and the tests.
+pub fn run_scenario(json: &str) -> Result<Report, crate::scenario::ScenarioError> {
+    let scenario = crate::scenario::parse(json)?;
+    let mut world = World::new(scenario);
+    world.run_to_end();
+    Ok(world.report())
+}

@@ -1,0 +1,677 @@
+//! The world: hosts, the network, the processes on them, and the scenario's faults
+//! and operator actions, driven by one event queue.
+//!
+//! A run starts with a boot (the cluster forming, not reported) so that t = 0 of the
+//! scenario is a settled cluster; scenario events are then applied at their times.
+//! `run_until` advances the run with an event budget so a UI can drive it frame by
+//! frame; the report is a pure function of the scenario and the time reached.
+
+use crate::engine::EventQueue;
+use crate::etcd::member::{EtcdConfig, EtcdMember};
+use crate::etcd::probe::{EtcdProbe, PROBE_PERIOD, PROBE_TIMEOUT};
+use crate::etcd::raft::{ConfChange, MemberId, Role as RaftRole};
+use crate::net::{HostId, Network};
+use crate::observe::{Event, Observer};
+use crate::proc::{Addr, Ctx, Effect, Payload, Port, Timer};
+use crate::quorum;
+use crate::rng::Rng;
+use crate::scenario::{Action, Role, Scenario};
+use crate::time::{Duration, SimTime};
+
+/// Simulated time before t = 0 in which the cluster boots and settles.
+pub const BOOT: Duration = Duration::from_secs(10);
+/// How long the operator's `etcdctl member add/remove` waits for the change to commit (its command timeout).
+pub const MEMBER_CHANGE_TIMEOUT: Duration = Duration::from_secs(5);
+/// The spot interruption notice before the instance is terminated (AWS).
+pub const SPOT_NOTICE: Duration = Duration::from_secs(120);
+
+enum Ev {
+    Deliver { from: Addr, to: Addr, incarnation: u64, payload: Payload },
+    Timer { to: Addr, incarnation: u64, timer: Timer },
+    Scenario(usize),
+    /// The second half of a `reboot`, and the end of a spot notice.
+    Boot(HostId),
+    Terminate(HostId),
+    /// Poll whether an operator's membership change has committed.
+    MemberChangeCheck { op: usize },
+    Sample,
+}
+
+struct HostRt {
+    name: String,
+    up: bool,
+    /// Bumped on every crash, so messages and timers addressed to a previous life are dropped.
+    incarnation: u64,
+    /// Standby hosts take part only after `join`; spot hosts after termination never return.
+    joined: bool,
+    terminated: bool,
+}
+
+struct MemberChange {
+    action: &'static str,
+    host: HostId,
+    leader: HostId,
+    change: ConfChange,
+    deadline: SimTime,
+}
+
+/// Per-second samples over the report's time range.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct Series {
+    pub t: Vec<f64>,
+    pub etcd_quorum: Vec<bool>,
+    pub etcd_leader: Vec<Option<String>>,
+    pub etcd_term: Vec<u64>,
+    pub etcd_writable: Vec<Option<bool>>,
+}
+
+pub struct World {
+    now: SimTime,
+    end: SimTime,
+    queue: EventQueue<Ev>,
+    net: Network,
+    hosts: Vec<HostRt>,
+    etcd: Vec<Option<EtcdMember>>,
+    etcd_cfg: EtcdConfig,
+    rng: Rng,
+    /// The hidden observer host that runs the probe; it is never crashed or partitioned away.
+    probe_host: HostId,
+    probe: EtcdProbe,
+    scenario: Scenario,
+    sorted_events: Vec<usize>,
+    cluster_counter: u64,
+    current_cluster: u64,
+    member_changes: Vec<MemberChange>,
+    pub obs: Observer,
+    series: Series,
+    quorum: Option<bool>,
+    quorum_since: SimTime,
+    quorum_lost_us: u64,
+    events_processed: u64,
+    effects: Vec<Effect>,
+}
+
+impl World {
+    pub fn new(scenario: Scenario) -> World {
+        let n = scenario.hosts.len();
+        let rng = Rng::new(scenario.seed);
+        let s = &scenario.settings;
+        let etcd_cfg = EtcdConfig {
+            heartbeat_interval: s.etcd_heartbeat_interval,
+            election_timeout: s.etcd_election_timeout,
+            pre_vote: s.etcd_pre_vote,
+        };
+        let mut names: Vec<String> = scenario.hosts.iter().map(|h| h.name.clone()).collect();
+        names.push("probe".into());
+        let mut net = Network::new(n + 1, s.network_latency, &rng);
+        let probe_host = n as HostId;
+        net.set_omni(probe_host);
+        let hosts = scenario
+            .hosts
+            .iter()
+            .map(|h| HostRt { name: h.name.clone(), up: true, incarnation: 0, joined: !h.standby, terminated: false })
+            .collect();
+        let initial: Vec<HostId> = scenario
+            .hosts
+            .iter()
+            .enumerate()
+            .filter(|(_, h)| h.has_role(Role::Etcd) && !h.standby)
+            .map(|(i, _)| i as HostId)
+            .collect();
+        let etcd_hosts: Vec<HostId> =
+            scenario.hosts.iter().enumerate().filter(|(_, h)| h.has_role(Role::Etcd)).map(|(i, _)| i as HostId).collect();
+        let etcd = (0..n as HostId)
+            .map(|h| {
+                initial
+                    .contains(&h)
+                    .then(|| EtcdMember::bootstrap(h, &initial, etcd_cfg, rng.fork(&format!("etcd/{}", names[h as usize]))))
+            })
+            .collect();
+        let mut sorted_events: Vec<usize> = (0..scenario.events.len()).collect();
+        sorted_events.sort_by_key(|&i| scenario.events[i].at); // stable: ties keep list order
+        let end = SimTime::ZERO + BOOT + scenario.duration;
+        let mut obs = Observer::new(names);
+        obs.origin = SimTime::ZERO + BOOT;
+        obs.horizon = end;
+        let mut w = World {
+            now: SimTime::ZERO,
+            end,
+            queue: EventQueue::default(),
+            net,
+            hosts,
+            etcd,
+            etcd_cfg,
+            rng,
+            probe_host,
+            probe: EtcdProbe::new(etcd_hosts),
+            sorted_events,
+            scenario,
+            cluster_counter: 1,
+            current_cluster: 1,
+            member_changes: Vec::new(),
+            obs,
+            series: Series::default(),
+            quorum: None,
+            quorum_since: SimTime::ZERO + BOOT,
+            quorum_lost_us: 0,
+            events_processed: 0,
+            effects: Vec::new(),
+        };
+        for &h in &initial {
+            w.start_etcd_ticks(h);
+        }
+        let origin = w.obs.origin;
+        w.queue.push(origin, Ev::Sample);
+        for &i in &w.sorted_events {
+            w.queue.push(origin + w.scenario.events[i].at, Ev::Scenario(i));
+        }
+        w
+    }
+
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+
+    /// Report seconds reached so far.
+    pub fn elapsed_s(&self) -> f64 {
+        self.obs.secs(self.now).max(0.0)
+    }
+
+    pub fn events_processed(&self) -> u64 {
+        self.events_processed
+    }
+
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    /// Runs the whole scenario, plus the probe timeout so every write sent by the end is resolved.
+    pub fn run_to_end(&mut self) {
+        let stop = self.end + PROBE_TIMEOUT;
+        while self.run_until(stop, u64::MAX) {}
+    }
+
+    /// Processes events up to and including time `until` (absolute), at most `budget` of them.
+    /// Returns true if it stopped because of the budget, false once `until` is reached.
+    pub fn run_until(&mut self, until: SimTime, budget: u64) -> bool {
+        let mut left = budget;
+        while let Some(at) = self.queue.peek_time() {
+            if at > until {
+                break;
+            }
+            if left == 0 {
+                return true;
+            }
+            left -= 1;
+            let (at, ev) = self.queue.pop().expect("peeked");
+            self.now = at;
+            self.events_processed += 1;
+            self.handle(ev);
+        }
+        self.now = self.now.max(until);
+        false
+    }
+
+    fn handle(&mut self, ev: Ev) {
+        match ev {
+            Ev::Deliver { from, to, incarnation, payload } => {
+                let h = &self.hosts[to.host as usize];
+                let alive = to.host == self.probe_host || (h.up && h.incarnation == incarnation);
+                if alive && self.net.can_send(from.host, to.host) {
+                    self.deliver(from, to, payload);
+                }
+            }
+            Ev::Timer { to, incarnation, timer } => {
+                let alive = to.host == self.probe_host || {
+                    let h = &self.hosts[to.host as usize];
+                    h.up && h.incarnation == incarnation
+                };
+                if alive {
+                    self.fire(to, timer);
+                }
+            }
+            Ev::Scenario(i) => self.apply_scenario_event(i),
+            Ev::Boot(h) => self.boot_host(h),
+            Ev::Terminate(h) => {
+                self.crash_host(h, "its spot instance was reclaimed after the 2-minute notice");
+                self.hosts[h as usize].terminated = true;
+            }
+            Ev::MemberChangeCheck { op } => self.check_member_change(op),
+            Ev::Sample => self.sample(),
+        }
+    }
+
+    fn ctx_parts(&mut self, host: HostId) -> (Ctx<'_>, &mut Vec<Option<EtcdMember>>, &mut EtcdProbe) {
+        let ctx = Ctx { now: self.now, host, effects: &mut self.effects, obs: &mut self.obs };
+        (ctx, &mut self.etcd, &mut self.probe)
+    }
+
+    fn deliver(&mut self, from: Addr, to: Addr, payload: Payload) {
+        let (mut ctx, etcd, probe) = self.ctx_parts(to.host);
+        match to.port {
+            Port::Etcd => {
+                if let Some(m) = etcd.get_mut(to.host as usize).and_then(Option::as_mut) {
+                    m.on_message(&mut ctx, from, payload);
+                }
+            }
+            Port::EtcdProbe => probe.on_message(&mut ctx, payload),
+        }
+        self.apply_effects(to.host);
+    }
+
+    fn fire(&mut self, to: Addr, timer: Timer) {
+        let origin = self.obs.origin;
+        let (mut ctx, etcd, probe) = self.ctx_parts(to.host);
+        match timer {
+            Timer::RaftTick => {
+                if let Some(m) = etcd.get_mut(to.host as usize).and_then(Option::as_mut) {
+                    m.on_tick(&mut ctx);
+                }
+            }
+            Timer::ProbeWrite => {
+                let second = EtcdProbe::second_of(ctx.now, origin);
+                probe.write(&mut ctx, second);
+                ctx.set_timer(Port::EtcdProbe, PROBE_PERIOD, Timer::ProbeWrite);
+            }
+            Timer::ProbeTimeout { id } => probe.on_timeout(&mut ctx, id),
+        }
+        self.apply_effects(to.host);
+    }
+
+    fn apply_effects(&mut self, host: HostId) {
+        let incarnation = self.incarnation(host);
+        for effect in std::mem::take(&mut self.effects) {
+            match effect {
+                Effect::Send { from, to, payload } => {
+                    if to.host as usize >= self.net.hosts() || !self.net.can_send(host, to.host) {
+                        continue;
+                    }
+                    let at = self.net.arrival(self.now, host, to.host);
+                    let to_inc = self.incarnation(to.host);
+                    let from = Addr { host, port: from };
+                    self.queue.push(at, Ev::Deliver { from, to, incarnation: to_inc, payload });
+                }
+                Effect::Timer { port, after, timer } => {
+                    let to = Addr { host, port };
+                    self.queue.push(self.now + after, Ev::Timer { to, incarnation, timer });
+                }
+            }
+        }
+    }
+
+    fn incarnation(&self, h: HostId) -> u64 {
+        self.hosts.get(h as usize).map_or(0, |h| h.incarnation)
+    }
+
+    fn start_etcd_ticks(&mut self, h: HostId) {
+        // Members start their tick loops at slightly different instants, as real processes do.
+        let offset = Duration(self.rng.fork(&format!("tick/{h}/{}", self.incarnation(h))).below(self.etcd_cfg.heartbeat_interval.as_micros()));
+        let to = Addr { host: h, port: Port::Etcd };
+        let incarnation = self.incarnation(h);
+        self.queue.push(self.now + offset, Ev::Timer { to, incarnation, timer: Timer::RaftTick });
+    }
+
+    // ---- scenario events -------------------------------------------------------------
+
+    fn host_id(&self, name: &str) -> Option<HostId> {
+        self.scenario.hosts.iter().position(|h| h.name == name).map(|i| i as HostId)
+    }
+
+    /// Hosts named directly, or all hosts of a named zone.
+    fn resolve(&self, names: &[String]) -> Vec<HostId> {
+        let mut out = Vec::new();
+        for name in names {
+            if let Some(h) = self.host_id(name) {
+                out.push(h);
+            } else {
+                out.extend(
+                    self.scenario.hosts.iter().enumerate().filter(|(_, h)| &h.zone == name).map(|(i, _)| i as HostId),
+                );
+            }
+        }
+        out
+    }
+
+    fn apply_scenario_event(&mut self, i: usize) {
+        let action = self.scenario.events[i].action.clone();
+        match action {
+            Action::Crash { host } => {
+                if let Some(h) = self.host_id(&host) {
+                    self.crash_host(h, "the scenario crashed it");
+                }
+            }
+            Action::Restart { host } => {
+                if let Some(h) = self.host_id(&host) {
+                    self.boot_host(h);
+                }
+            }
+            Action::Reboot { host, downtime } => {
+                if let Some(h) = self.host_id(&host) {
+                    self.crash_host(h, "it is rebooting");
+                    self.queue.push(self.now + downtime, Ev::Boot(h));
+                }
+            }
+            Action::Partition { groups } => {
+                let ids: Vec<Vec<HostId>> = groups.iter().map(|g| self.resolve(g)).collect();
+                let mut ids = ids;
+                // The hidden probe host sees everybody.
+                ids.iter_mut().for_each(|g| g.retain(|&h| h != self.probe_host));
+                self.net.partition(&ids);
+                let desc: Vec<String> = groups.iter().map(|g| format!("[{}]", g.join(", "))).collect();
+                self.push_event("net.partition", None, format!("the network splits into {}", desc.join(" | ")));
+            }
+            Action::Isolate { host } => {
+                if let Some(h) = self.host_id(&host) {
+                    self.net.isolate(h);
+                    self.push_event("net.isolate", Some(h), format!("{host} is cut off from every other host"));
+                }
+            }
+            Action::PartitionOneway { from, to } => {
+                let f = self.resolve(std::slice::from_ref(&from));
+                let d = self.resolve(std::slice::from_ref(&to));
+                self.net.partition_oneway(&f, &d);
+                self.push_event("net.partition_oneway", None, format!("messages from {from} to {to} are dropped; the other direction works"));
+            }
+            Action::Heal => {
+                self.net.heal();
+                self.push_event("net.heal", None, "every partition and isolation ends".to_string());
+            }
+            Action::SpotInterrupt { host } => {
+                if let Some(h) = self.host_id(&host) {
+                    self.push_event("host.spot_notice", Some(h), format!("{host} got a spot interruption notice: it will be terminated in 2 minutes"));
+                    self.queue.push(self.now + SPOT_NOTICE, Ev::Terminate(h));
+                }
+            }
+            Action::Join { host } => {
+                if let Some(h) = self.host_id(&host) {
+                    if self.scenario.hosts[h as usize].has_role(Role::Etcd) {
+                        self.start_member_change("join", h, ConfChange::AddVoter(h as MemberId));
+                    } else {
+                        self.hosts[h as usize].joined = true;
+                        self.obs.operation(self.now, "join", Some(h), Ok(()));
+                    }
+                }
+            }
+            Action::EtcdMemberAdd { host } => {
+                if let Some(h) = self.host_id(&host) {
+                    self.start_member_change("etcd_member_add", h, ConfChange::AddVoter(h as MemberId));
+                }
+            }
+            Action::EtcdMemberRemove { host } => {
+                if let Some(h) = self.host_id(&host) {
+                    self.start_member_change("etcd_member_remove", h, ConfChange::Remove(h as MemberId));
+                }
+            }
+            Action::EtcdForceNewCluster { host } => {
+                if let Some(h) = self.host_id(&host) {
+                    self.force_new_cluster(h);
+                }
+            }
+            other => {
+                // Kubernetes operator actions arrive with the Kubernetes layer; until then they are recorded as refused.
+                let name = other.name();
+                self.obs.operation(self.now, name, None, Err("not modelled yet".into()));
+            }
+        }
+        self.update_quorum();
+    }
+
+    fn push_event(&mut self, kind: &'static str, host: Option<HostId>, text: String) {
+        let mut e = Event::new(self.obs.secs(self.now), kind, text);
+        e.host = host.map(|h| self.obs.name(h).to_string());
+        self.obs.push(self.now, e);
+    }
+
+    fn crash_host(&mut self, h: HostId, why: &str) {
+        let rt = &mut self.hosts[h as usize];
+        if !rt.up {
+            return;
+        }
+        rt.up = false;
+        rt.incarnation += 1;
+        self.net.set_up(h, false);
+        let name = rt.name.clone();
+        self.push_event("host.crashed", Some(h), format!("{name} went down: {why}"));
+        self.update_quorum();
+    }
+
+    fn boot_host(&mut self, h: HostId) {
+        let rt = &mut self.hosts[h as usize];
+        if rt.up || rt.terminated {
+            return;
+        }
+        rt.up = true;
+        rt.incarnation += 1;
+        self.net.set_up(h, true);
+        let name = rt.name.clone();
+        self.push_event("host.started", Some(h), format!("{name} is up again; its processes start fresh"));
+        if let Some(m) = self.etcd[h as usize].as_mut() {
+            m.restart();
+            self.start_etcd_ticks(h);
+        }
+        self.update_quorum();
+    }
+
+    /// The up leader of the current cluster with the highest term (a stale leader in a
+    /// minority may still believe it leads until CheckQuorum demotes it).
+    fn etcd_leader(&self) -> Option<HostId> {
+        self.etcd
+            .iter()
+            .enumerate()
+            .filter_map(|(i, m)| m.as_ref().map(|m| (i as HostId, m)))
+            .filter(|(h, m)| self.hosts[*h as usize].up && m.cluster == self.current_cluster && !m.removed)
+            .filter(|(_, m)| m.raft.role() == RaftRole::Leader)
+            .max_by_key(|(h, m)| (m.raft.term(), std::cmp::Reverse(*h)))
+            .map(|(h, _)| h)
+    }
+
+    fn start_member_change(&mut self, action: &'static str, host: HostId, change: ConfChange) {
+        let Some(leader) = self.etcd_leader() else {
+            self.obs.operation(self.now, action, Some(host), Err("no etcd leader: no quorum".into()));
+            return;
+        };
+        // Raft sends the proposal's messages from its outbox on the member's next tick.
+        let proposed = self.etcd[leader as usize].as_mut().expect("leader exists").propose_member_change(change);
+        match proposed {
+            Err(reason) => self.obs.operation(self.now, action, Some(host), Err(reason.into())),
+            Ok(()) => {
+                let op = self.member_changes.len();
+                self.member_changes.push(MemberChange {
+                    action,
+                    host,
+                    leader,
+                    change,
+                    deadline: self.now + MEMBER_CHANGE_TIMEOUT,
+                });
+                self.queue.push(self.now + Duration::from_millis(100), Ev::MemberChangeCheck { op });
+            }
+        }
+    }
+
+    fn check_member_change(&mut self, op: usize) {
+        let c = &self.member_changes[op];
+        let (host, leader, change, deadline, action) = (c.host, c.leader, c.change, c.deadline, c.action);
+        let applied = self.etcd[leader as usize].as_ref().is_some_and(|m| {
+            self.hosts[leader as usize].up
+                && match change {
+                    ConfChange::AddVoter(id) | ConfChange::PromoteLearner(id) => m.raft.voters().contains(&id),
+                    ConfChange::AddLearner(id) => m.raft.learners().contains(&id),
+                    ConfChange::Remove(id) => !m.raft.voters().contains(&id) && !m.raft.learners().contains(&id),
+                }
+        });
+        if applied {
+            self.obs.operation(self.now, action, Some(host), Ok(()));
+            if let ConfChange::AddVoter(_) | ConfChange::AddLearner(_) = change {
+                // The operator starts etcd on the new host with an empty data dir (`--initial-cluster-state=existing`).
+                let rng = self.rng.fork(&format!("etcd/{}/join/{}", self.hosts[host as usize].name, op));
+                self.etcd[host as usize] = Some(EtcdMember::joining(host, self.current_cluster, self.etcd_cfg, rng));
+                self.hosts[host as usize].joined = true;
+                if self.hosts[host as usize].up {
+                    self.start_etcd_ticks(host);
+                }
+            }
+            self.update_quorum();
+        } else if self.now >= deadline {
+            self.obs.operation(self.now, action, Some(host), Err("timed out: the change did not commit (no quorum)".into()));
+        } else {
+            self.queue.push(self.now + Duration::from_millis(100), Ev::MemberChangeCheck { op });
+        }
+    }
+
+    fn force_new_cluster(&mut self, h: HostId) {
+        let action = "etcd_force_new_cluster";
+        if !self.hosts[h as usize].up {
+            self.obs.operation(self.now, action, Some(h), Err("the host is down".into()));
+            return;
+        }
+        let Some(m) = self.etcd[h as usize].as_mut() else {
+            self.obs.operation(self.now, action, Some(h), Err("no etcd member on this host".into()));
+            return;
+        };
+        self.cluster_counter += 1;
+        let new_cluster = self.cluster_counter;
+        let old_cluster = m.cluster;
+        let keep = m.raft.commit_index();
+        let discarded = m.force_new_cluster(new_cluster);
+        self.current_cluster = new_cluster;
+        self.obs.etcd_forked(old_cluster, new_cluster, keep);
+        self.obs.operation(self.now, action, Some(h), Ok(()));
+        if discarded > 0 {
+            let mut e = Event::new(
+                self.obs.secs(self.now),
+                "etcd.entries_discarded",
+                format!(
+                    "{} discarded {discarded} log entries it had not seen committed: --force-new-cluster keeps only its committed data",
+                    self.hosts[h as usize].name
+                ),
+            );
+            e.host = Some(self.hosts[h as usize].name.clone());
+            e.count = Some(discarded);
+            self.obs.push(self.now, e);
+        }
+        self.update_quorum();
+    }
+
+    // ---- observation -----------------------------------------------------------------
+
+    /// Voting members of the current cluster, from the member that has applied the most.
+    fn voters(&self) -> Vec<HostId> {
+        self.etcd
+            .iter()
+            .flatten()
+            .filter(|m| m.cluster == self.current_cluster)
+            .max_by_key(|m| (m.raft.applied_index(), std::cmp::Reverse(m.host)))
+            .map(|m| m.raft.voters().iter().map(|&id| id as HostId).collect())
+            .unwrap_or_default()
+    }
+
+    /// Whether a majority of the voting members is up and mutually reachable.
+    fn has_quorum_now(&self) -> bool {
+        let voters = self.voters();
+        let reachable: Vec<HostId> = voters
+            .iter()
+            .copied()
+            .filter(|&h| {
+                self.net.island_of(h).is_some()
+                    && self.etcd[h as usize].as_ref().is_some_and(|m| !m.removed && m.cluster == self.current_cluster)
+            })
+            .collect();
+        let best = largest_clique(&reachable, |a, b| self.net.connected(a, b));
+        quorum::has_quorum(best, voters.len())
+    }
+
+    fn update_quorum(&mut self) {
+        let now_ok = self.has_quorum_now();
+        let origin = self.obs.origin;
+        let at = self.now.max(origin);
+        if self.quorum == Some(false) && self.now >= origin {
+            self.quorum_lost_us += (at - self.quorum_since.max(origin)).as_micros();
+        }
+        if self.quorum != Some(now_ok) {
+            if self.quorum.is_some() {
+                let (kind, text) = if now_ok {
+                    ("etcd.quorum_regained", "a majority of etcd members can reach each other again".to_string())
+                } else {
+                    let n = self.voters().len();
+                    (
+                        "etcd.quorum_lost",
+                        format!("fewer than {} of the {n} etcd members are up and connected: etcd cannot commit writes", quorum::quorum(n)),
+                    )
+                };
+                let e = Event::new(self.obs.secs(self.now), kind, text);
+                self.obs.push(self.now, e);
+            }
+            self.quorum = Some(now_ok);
+        }
+        self.quorum_since = at;
+    }
+
+    fn sample(&mut self) {
+        self.update_quorum();
+        let t = self.obs.secs(self.now);
+        let leader = self.etcd_leader();
+        if self.series.t.is_empty() {
+            // t = 0: what the boot established appears as events at t = 0.
+            if let Some(h) = leader {
+                let term = self.etcd[h as usize].as_ref().map_or(0, |m| m.raft.term());
+                self.obs.etcd_leader_at_start(self.now, h, term);
+            }
+        }
+        self.series.t.push(t.round());
+        self.series.etcd_quorum.push(self.quorum == Some(true));
+        self.series.etcd_leader.push(leader.map(|h| self.hosts[h as usize].name.clone()));
+        self.series.etcd_term.push(leader.and_then(|h| self.etcd[h as usize].as_ref()).map_or(0, |m| m.raft.term()));
+        // The probe writes once per second, right after the sample.
+        let probe = Addr { host: self.probe_host, port: Port::EtcdProbe };
+        self.queue.push(self.now, Ev::Timer { to: probe, incarnation: 0, timer: Timer::ProbeWrite });
+        if self.now + Duration::from_secs(1) <= self.end {
+            self.queue.push(self.now + Duration::from_secs(1), Ev::Sample);
+        }
+    }
+
+    pub fn report(&self) -> crate::report::Report {
+        crate::report::Report::build(self)
+    }
+
+    // Accessors for the report and the UI.
+    pub fn series(&self) -> &Series {
+        &self.series
+    }
+    pub fn quorum_lost_s(&self) -> f64 {
+        let mut us = self.quorum_lost_us;
+        if self.quorum == Some(false) {
+            let until = self.now.min(self.end);
+            us += until.saturating_sub(self.quorum_since.max(self.obs.origin)).as_micros();
+        }
+        us as f64 / 1e6
+    }
+    pub fn probe_outcomes(&self) -> &[Option<bool>] {
+        &self.probe.outcomes
+    }
+    pub fn end(&self) -> SimTime {
+        self.end
+    }
+}
+
+/// Size of the largest set of hosts that are pairwise connected. Exact for up to 16 hosts
+/// (etcd clusters are small); beyond that, the largest group of hosts connected to a first one.
+fn largest_clique(hosts: &[HostId], connected: impl Fn(HostId, HostId) -> bool) -> usize {
+    let n = hosts.len();
+    if n <= 16 {
+        let mut best = 0;
+        for mask in 1u32..(1 << n) {
+            let size = mask.count_ones() as usize;
+            if size <= best {
+                continue;
+            }
+            let members: Vec<HostId> = (0..n).filter(|i| mask & (1 << i) != 0).map(|i| hosts[i]).collect();
+            let ok = members.iter().enumerate().all(|(i, &a)| members[i + 1..].iter().all(|&b| connected(a, b)));
+            if ok {
+                best = size;
+            }
+        }
+        best
+    } else {
+        hosts.iter().map(|&a| hosts.iter().filter(|&&b| a == b || connected(a, b)).count()).max().unwrap_or(0)
+    }
+}

@@ -1,0 +1,285 @@
+//! `cargo xtask setup|serve|dist|test|bench`: the project's own automation.
+//!
+//! The only place that installs tools. Std-only so that it builds in seconds on a
+//! fresh machine. Every subcommand prints what it does; `test` exits non-zero when
+//! any layer fails or could not run.
+
+use std::env;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{exit, Command};
+use std::time::Instant;
+
+const TRUNK_VERSION: &str = "0.21.14";
+const BINARYEN_VERSION: &str = "132.0.0";
+const PLAYWRIGHT_CORE_VERSION: &str = "1.64.1";
+const WASM_TARGET: &str = "wasm32-unknown-unknown";
+
+type Result<T = ()> = std::result::Result<T, String>;
+
+fn main() {
+    let args: Vec<String> = env::args().skip(1).collect();
+    let cmd = args.first().map(String::as_str).unwrap_or("help");
+    let rest = &args[args.len().min(1)..];
+    let result = match cmd {
+        "setup" => setup(),
+        "serve" => serve(),
+        "dist" => setup().and_then(|_| dist()),
+        "test" => test(rest),
+        "bench" => bench(rest),
+        _ => {
+            eprintln!(
+                "usage: cargo xtask <command>\n\n\
+                 setup   install what this machine lacks (wasm target, trunk, wasm-bindgen, wasm-opt, chromium)\n\
+                 serve   setup, then serve the playground at http://127.0.0.1:8080/\n\
+                 dist    release build into dist/ and print bundle sizes\n\
+                 test    every test layer: native, sweep, wasm in Chromium, end-to-end in Chromium\n\
+                 bench   simulation benchmarks (simulated seconds per wall second)"
+            );
+            if cmd == "help" || cmd == "--help" {
+                Ok(())
+            } else {
+                Err(format!("unknown command {cmd:?}"))
+            }
+        }
+    };
+    if let Err(e) = result {
+        eprintln!("xtask: error: {e}");
+        exit(1);
+    }
+}
+
+fn root() -> PathBuf {
+    // crates/xtask -> workspace root
+    Path::new(env!("CARGO_MANIFEST_DIR")).ancestors().nth(2).unwrap().to_path_buf()
+}
+
+fn cargo_bin_dir() -> PathBuf {
+    match env::var_os("CARGO_HOME") {
+        Some(h) => PathBuf::from(h).join("bin"),
+        None => PathBuf::from(env::var_os("HOME").unwrap_or_default()).join(".cargo/bin"),
+    }
+}
+
+fn tools_dir() -> PathBuf {
+    root().join(".tools")
+}
+
+/// PATH with the project's tool folders first, so trunk finds wasm-opt and wasm-bindgen.
+fn tool_path() -> String {
+    let mut parts = vec![
+        tools_dir().join("node_modules/.bin").display().to_string(),
+        cargo_bin_dir().display().to_string(),
+    ];
+    if let Ok(p) = env::var("PATH") {
+        parts.push(p);
+    }
+    parts.join(":")
+}
+
+fn cmd(program: &str) -> Command {
+    let mut c = Command::new(program);
+    c.current_dir(root()).env("PATH", tool_path());
+    c
+}
+
+fn run(c: &mut Command) -> Result {
+    let shown = format!("{c:?}");
+    println!("$ {}", shown.replace('"', ""));
+    let status = c.status().map_err(|e| format!("cannot start {shown}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{shown} failed ({status})"))
+    }
+}
+
+/// The first line a tool prints for `--version`, or None when it is not installed.
+fn version_of(program: &str) -> Option<String> {
+    let out = cmd(program).arg("--version").output().ok()?;
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).lines().next().unwrap_or("").trim().to_string())
+}
+
+/// The version of `wasm-bindgen` that Cargo.lock resolved: the CLI must match it exactly.
+fn locked_wasm_bindgen_version() -> Result<String> {
+    let lock = fs::read_to_string(root().join("Cargo.lock")).map_err(|e| format!("Cargo.lock: {e}"))?;
+    let mut lines = lock.lines();
+    while let Some(line) = lines.next() {
+        if line.trim() == "name = \"wasm-bindgen\"" {
+            if let Some(v) = lines.next().and_then(|l| l.trim().strip_prefix("version = \"")) {
+                return Ok(v.trim_end_matches('"').to_string());
+            }
+        }
+    }
+    Err("Cargo.lock names no wasm-bindgen version".into())
+}
+
+fn setup() -> Result {
+    let started = Instant::now();
+    println!("== setup: checking tools");
+
+    let targets = cmd("rustup").args(["target", "list", "--installed"]).output().map_err(|e| format!("rustup: {e}"))?;
+    if String::from_utf8_lossy(&targets.stdout).lines().any(|l| l.trim() == WASM_TARGET) {
+        println!("ok   rust target {WASM_TARGET}");
+    } else {
+        println!("get  rust target {WASM_TARGET}");
+        run(cmd("rustup").args(["target", "add", WASM_TARGET]))?;
+    }
+
+    match version_of("trunk") {
+        Some(v) if v.contains(TRUNK_VERSION) => println!("ok   {v}"),
+        other => {
+            println!("get  trunk {TRUNK_VERSION} (found: {}; takes ≈ 6 min on 2 cores)", other.unwrap_or("none".into()));
+            run(cmd("cargo").args(["install", "trunk", "--version", TRUNK_VERSION, "--locked"]))?;
+        }
+    }
+
+    let wb = locked_wasm_bindgen_version()?;
+    match version_of("wasm-bindgen") {
+        Some(v) if v.split_whitespace().nth(1) == Some(wb.as_str()) && version_of("wasm-bindgen-test-runner").is_some() => {
+            println!("ok   {v}")
+        }
+        other => {
+            println!("get  wasm-bindgen-cli {wb} (found: {})", other.unwrap_or("none".into()));
+            // Not --locked: its lock file names a crate version the registry lacks (toolchain.md).
+            run(cmd("cargo").args(["install", "wasm-bindgen-cli", "--version", &wb]))?;
+        }
+    }
+
+    let tools = tools_dir();
+    let have_npm_tools = tools.join("node_modules/.bin/wasm-opt").exists()
+        && tools.join(format!("node_modules/playwright-core/package.json")).exists()
+        && fs::read_to_string(tools.join("node_modules/binaryen/package.json"))
+            .map(|s| s.contains(&format!("\"version\": \"{BINARYEN_VERSION}\"")))
+            .unwrap_or(false)
+        && fs::read_to_string(tools.join("node_modules/playwright-core/package.json"))
+            .map(|s| s.contains(&format!("\"version\": \"{PLAYWRIGHT_CORE_VERSION}\"")))
+            .unwrap_or(false);
+    if have_npm_tools {
+        println!("ok   wasm-opt (binaryen {BINARYEN_VERSION}) and playwright-core {PLAYWRIGHT_CORE_VERSION} in .tools/");
+    } else {
+        println!("get  npm binaryen@{BINARYEN_VERSION} playwright-core@{PLAYWRIGHT_CORE_VERSION} into .tools/");
+        fs::create_dir_all(&tools).map_err(|e| format!("{}: {e}", tools.display()))?;
+        run(cmd("npm").args([
+            "install",
+            "--prefix",
+            &tools.display().to_string(),
+            "--no-audit",
+            "--no-fund",
+            "--no-save",
+            &format!("binaryen@{BINARYEN_VERSION}"),
+            &format!("playwright-core@{PLAYWRIGHT_CORE_VERSION}"),
+        ]))?;
+    }
+
+    if Path::new("/usr/bin/chromium").exists() && Path::new("/usr/bin/chromedriver").exists() {
+        println!("ok   {}", version_of("/usr/bin/chromium").unwrap_or("chromium".into()));
+    } else {
+        println!("get  Debian chromium and chromium-driver");
+        let sudo = if is_root() { vec![] } else { vec!["sudo"] };
+        let apt = |args: &[&str]| {
+            let mut all: Vec<&str> = sudo.clone();
+            all.push("apt-get");
+            all.extend_from_slice(args);
+            let mut c = cmd(all[0]);
+            c.args(&all[1..]).env("DEBIAN_FRONTEND", "noninteractive");
+            run(&mut c)
+        };
+        apt(&["update", "-qq"])?;
+        apt(&["install", "-y", "-qq", "chromium", "chromium-driver"])?;
+    }
+    println!("== setup done in {:.1} s", started.elapsed().as_secs_f64());
+    Ok(())
+}
+
+fn is_root() -> bool {
+    cmd("id").arg("-u").output().map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0").unwrap_or(false)
+}
+
+fn serve() -> Result {
+    setup()?;
+    println!("\n== the playground will be at http://127.0.0.1:8080/ (Ctrl-C stops it)\n");
+    run(cmd("trunk").args(["serve", "--offline"]))
+}
+
+fn dist() -> Result {
+    run(cmd("trunk").args(["build", "--release", "--offline"]))?;
+    let dist = root().join("dist");
+    let mut total_raw = 0;
+    let mut total_gz = 0;
+    let mut entries: Vec<_> = fs::read_dir(&dist).map_err(|e| format!("dist/: {e}"))?.flatten().collect();
+    entries.sort_by_key(|e| e.file_name());
+    println!("\n{:<44} {:>10} {:>10}", "bundle file", "raw", "gzip -9");
+    for e in entries {
+        let path = e.path();
+        if !path.is_file() {
+            continue;
+        }
+        let raw = fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        let gz = gzip_size(&path)?;
+        total_raw += raw;
+        total_gz += gz;
+        println!("{:<44} {:>10} {:>10}", e.file_name().to_string_lossy(), raw, gz);
+    }
+    println!("{:<44} {:>10} {:>10}", "total", total_raw, total_gz);
+    println!("BUNDLE_GZIP_BYTES={total_gz}");
+    Ok(())
+}
+
+fn gzip_size(path: &Path) -> Result<u64> {
+    let out = Command::new("gzip").args(["-9", "-c"]).arg(path).output().map_err(|e| format!("gzip: {e}"))?;
+    Ok(out.stdout.len() as u64)
+}
+
+/// Runs every layer, in order, and reports each; any failure or skip fails the whole.
+fn test(_args: &[String]) -> Result {
+    let started = Instant::now();
+    setup()?;
+    let mut results: Vec<(&str, Result, f64)> = Vec::new();
+    let mut layer = |name: &'static str, f: &dyn Fn() -> Result| {
+        println!("\n== test layer: {name}");
+        let t = Instant::now();
+        let r = f();
+        results.push((name, r, t.elapsed().as_secs_f64()));
+    };
+
+    layer("native (cargo test --workspace)", &|| run(cmd("cargo").args(["test", "--workspace"])));
+    layer("wasm in headless Chromium (wasm-bindgen-test)", &|| {
+        run(cmd("cargo")
+            .args(["test", "--target", WASM_TARGET, "-p", "app"])
+            .env("CHROMEDRIVER", "/usr/bin/chromedriver")
+            .env("CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER", "wasm-bindgen-test-runner")
+            .env("WASM_BINDGEN_TEST_TIMEOUT", "120"))
+    });
+    layer("end-to-end in headless Chromium (dist/ served on 127.0.0.1)", &|| {
+        dist()?;
+        run(cmd("node")
+            .args(["--test", "--test-concurrency=1"])
+            .arg("tests/e2e/")
+            .env("NODE_PATH", tools_dir().join("node_modules"))
+            .env("DIST_DIR", root().join("dist")))
+    });
+
+    println!("\n== test summary ({:.0} s)", started.elapsed().as_secs_f64());
+    let mut failed = 0;
+    for (name, r, secs) in &results {
+        match r {
+            Ok(()) => println!("PASS  {name} ({secs:.0} s)"),
+            Err(e) => {
+                failed += 1;
+                println!("FAIL  {name} ({secs:.0} s): {e}");
+            }
+        }
+    }
+    if failed > 0 {
+        Err(format!("{failed} test layer(s) failed"))
+    } else {
+        Ok(())
+    }
+}
+
+fn bench(args: &[String]) -> Result {
+    let mut c = cmd("cargo");
+    c.args(["run", "--release", "--quiet", "-p", "clustersim", "--", "bench"]).args(args);
+    run(&mut c)
+}
