@@ -1715,6 +1715,7 @@ impl Scenario {
         // cannot take effect (crash of a crashed host) is an error, not a silent no-op.
         let mut crashed_by: Vec<Option<usize>> = vec![None; self.hosts.len()];
         let mut terminated_by: Vec<Option<usize>> = vec![None; self.hosts.len()];
+        let mut join_tried: Vec<bool> = vec![false; self.hosts.len()];
         let mut replicas: Vec<u64> =
             self.workloads.iter().map(|w| w.replicas.unwrap_or(0) as u64).collect();
         let mut coredns = self.settings.coredns_replicas as u64;
@@ -1737,15 +1738,15 @@ impl Scenario {
                     );
                 }
                 let crashed = crashed_by[hi];
-                let crashed_msg = |by: usize, what: &str| {
+                let crashed_msg = |by: usize, is: &str, what: &str| {
                     format!(
-                        "host {hq} is crashed at {t} (events[{by}] crashed it at {}){what}",
+                        "host {hq} is {is}crashed at {t} (events[{by}] crashed it at {}){what}",
                         self.events[by].at
                     )
                 };
                 match (&ev.action, crashed) {
                     (Action::Crash { .. }, Some(by)) => {
-                        return fail(hp, crashed_msg(by, " already"));
+                        return fail(hp, crashed_msg(by, "already ", ""));
                     }
                     (Action::Crash { .. }, None) => crashed_by[hi] = Some(i),
                     (Action::Restart { .. }, None) => {
@@ -1756,7 +1757,7 @@ impl Scenario {
                     }
                     (Action::Restart { .. }, Some(_)) => crashed_by[hi] = None,
                     (Action::Reboot { .. }, Some(by)) => {
-                        return fail(hp, crashed_msg(by, "; use restart"));
+                        return fail(hp, crashed_msg(by, "", "; use restart"));
                     }
                     (
                         Action::Join { .. }
@@ -1765,9 +1766,23 @@ impl Scenario {
                         Some(by),
                     ) => {
                         let what = format!("; {} cannot take effect", ev.action.name());
-                        return fail(hp, crashed_msg(by, &what));
+                        return fail(hp, crashed_msg(by, "", &what));
                     }
                     (Action::SpotInterrupt { .. }, _) => terminated_by[hi] = Some(i),
+                    (Action::Join { .. }, None) => join_tried[hi] = true,
+                    // A standby host runs no component before its first join (whether a join
+                    // succeeds is only known at run time, so after one the check stops).
+                    (Action::RestartComponent { component, .. }, None)
+                        if self.hosts[hi].standby && !join_tried[hi] =>
+                    {
+                        return fail(
+                            format!("{p}.component"),
+                            format!(
+                                "host {hq} is a standby host that has not joined at {t}; it runs no {}",
+                                component.name()
+                            ),
+                        );
+                    }
                     _ => {}
                 }
             }
@@ -2168,7 +2183,23 @@ mod tests {
             (with_events(json!([
                 {"at": "3m", "action": "crash", "host": "m1"},
                 {"at": "2m", "action": "crash", "host": "m1"}])),
-             "events[0].host: host \"m1\" is crashed at 3m (events[1] crashed it at 2m) already"),
+             "events[0].host: host \"m1\" is already crashed at 3m (events[1] crashed it at 2m)"),
+            (with_events(json!([
+                {"at": "2m", "action": "crash", "host": "m1"},
+                {"at": "3m", "action": "reboot", "host": "m1"}])),
+             "events[1].host: host \"m1\" is crashed at 3m (events[0] crashed it at 2m); use restart"),
+            (edited(|v| v["hosts"][0]["x<y>.z"] = json!(1)),
+             "hosts[0][\"x<y>.z\"]: unknown field (known: name, zone, roles, spot, standby)"),
+            (edited(|v| {
+                let spare = json!({"name": "s1", "zone": "rack-a", "roles": ["worker"], "standby": true});
+                v["hosts"].as_array_mut().unwrap().push(spare);
+                v["events"] = json!([{"at": "1m", "action": "restart_component", "host": "s1", "component": "kubelet"}]);
+            }),
+             "events[0].component: host \"s1\" is a standby host that has not joined at 1m; it runs no kubelet"),
+            (edited(|v| v["hosts"][8]["zone"] = json!(7)),
+             "hosts[8].zone: expected a string, found a number"),
+            (with_events(json!([{"at": "1m", "action": "partition", "groups": [["rack-a"], ["rack-a"]]}])),
+             "events[0].groups[1][0]: \"rack-a\" is already in group 0"),
             (with_events(json!([{"at": "3m", "action": "restart", "host": "m1"}])),
              "events[0].host: host \"m1\" is not crashed at 3m; only a crashed host can restart"),
             (with_events(json!([{"at": "3m", "action": "join", "host": "w1"}])),
@@ -2269,9 +2300,9 @@ mod tests {
         let bytes = EXAMPLE.as_bytes();
         let mut variants: Vec<Vec<u8>> = (0..bytes.len()).map(|n| bytes[..n].to_vec()).collect();
         let subs = b"\"{}[],:0-9aZ \\\x00x.";
-        for (k, i) in (0..bytes.len()).step_by(1).enumerate() {
+        for i in 0..bytes.len() {
             let mut v = bytes.to_vec();
-            v[i] = subs[k % subs.len()];
+            v[i] = subs[i % subs.len()];
             variants.push(v);
         }
         assert!(variants.len() >= 2_000);

@@ -8,7 +8,7 @@
 
 use crate::engine::EventQueue;
 use crate::etcd::member::{EtcdConfig, EtcdMember};
-use crate::etcd::probe::{EtcdProbe, PROBE_PERIOD, PROBE_TIMEOUT};
+use crate::etcd::probe::{EtcdProbe, PROBE_TIMEOUT};
 use crate::etcd::raft::{ConfChange, MemberId, Role as RaftRole};
 use crate::net::{HostId, Network};
 use crate::observe::{Event, Observer};
@@ -215,18 +215,12 @@ impl World {
     fn handle(&mut self, ev: Ev) {
         match ev {
             Ev::Deliver { from, to, incarnation, payload } => {
-                let h = &self.hosts[to.host as usize];
-                let alive = to.host == self.probe_host || (h.up && h.incarnation == incarnation);
-                if alive && self.net.can_send(from.host, to.host) {
+                if self.alive(to.host, incarnation) && self.net.can_send(from.host, to.host) {
                     self.deliver(from, to, payload);
                 }
             }
             Ev::Timer { to, incarnation, timer } => {
-                let alive = to.host == self.probe_host || {
-                    let h = &self.hosts[to.host as usize];
-                    h.up && h.incarnation == incarnation
-                };
-                if alive {
+                if self.alive(to.host, incarnation) {
                     self.fire(to, timer);
                 }
             }
@@ -271,7 +265,6 @@ impl World {
             Timer::ProbeWrite => {
                 let second = EtcdProbe::second_of(ctx.now, origin);
                 probe.write(&mut ctx, second);
-                ctx.set_timer(Port::EtcdProbe, PROBE_PERIOD, Timer::ProbeWrite);
             }
             Timer::ProbeTimeout { id } => probe.on_timeout(&mut ctx, id),
         }
@@ -297,6 +290,11 @@ impl World {
                 }
             }
         }
+    }
+
+    /// Whether the host is up in the life a message or timer was addressed to.
+    fn alive(&self, h: HostId, incarnation: u64) -> bool {
+        h == self.probe_host || self.hosts.get(h as usize).is_some_and(|rt| rt.up && rt.incarnation == incarnation)
     }
 
     fn incarnation(&self, h: HostId) -> u64 {
@@ -367,9 +365,10 @@ impl World {
                 }
             }
             Action::PartitionOneway { from, to } => {
-                let f = self.resolve(std::slice::from_ref(&from));
-                let d = self.resolve(std::slice::from_ref(&to));
+                let f = self.resolve(&from);
+                let d = self.resolve(&to);
                 self.net.partition_oneway(&f, &d);
+                let (from, to) = (from.join(", "), to.join(", "));
                 self.push_event("net.partition_oneway", None, format!("messages from {from} to {to} are dropped; the other direction works"));
             }
             Action::Heal => {

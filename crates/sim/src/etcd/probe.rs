@@ -12,7 +12,6 @@ use crate::proc::{Addr, Ctx, EtcdRequest, EtcdResponse, Payload, Port, Timer};
 use crate::time::{Duration, SimTime};
 use std::collections::BTreeMap;
 
-pub const PROBE_PERIOD: Duration = Duration::from_secs(1);
 pub const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
 
 pub struct EtcdProbe {

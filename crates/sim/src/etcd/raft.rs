@@ -1025,11 +1025,7 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
                 Role::PreCandidate | Role::Candidate => {}
             },
             // Not passed on by a follower: the answer would come back to us, not to the sender.
-            MsgKind::ReadIndex { ctx } => {
-                if self.role == Role::Leader {
-                    self.leader_read_index(m.from, ctx);
-                }
-            }
+            MsgKind::ReadIndex { ctx } if self.role == Role::Leader => self.leader_read_index(m.from, ctx),
             _ => {}
         }
     }
@@ -1393,9 +1389,9 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
         self.progress.retain(|id, _| members.contains(id));
         let next = self.last_index() + 1;
         for id in members {
-            if !self.progress.contains_key(&id) {
+            if let std::collections::btree_map::Entry::Vacant(slot) = self.progress.entry(id) {
                 // A new member counts as active, or CheckQuorum could fire before it answers.
-                self.progress.insert(id, Progress::new(next, true));
+                slot.insert(Progress::new(next, true));
                 self.maybe_send_append(id, true);
             }
         }

@@ -484,6 +484,34 @@ fn minority_leader_cannot_commit_and_its_entries_are_overwritten() {
 }
 
 #[test]
+fn entries_of_an_older_term_are_not_committed_by_counting_replicas() {
+    // Raft §5.4.2 (figure 8): a leader may only count replicas of an entry of its own term.
+    let grant = |term| Message { from: 2, to: 1, term, kind: MsgKind::VoteResp { reject: false } };
+    let ack = |term, index| Message {
+        from: 2,
+        to: 1,
+        term,
+        kind: MsgKind::AppendResp { reject: false, index, reject_hint: 0, hint_term: 0 },
+    };
+    let mut r: Raft<u64> = Raft::new_bootstrap(1, &[1, 2, 3], cfg(false), Rng::new(1));
+    r.campaign();
+    r.step(grant(2));
+    assert_eq!((r.role(), r.term()), (Role::Leader, 2));
+    assert!(r.propose(10, 1)); // index 5, term 2; nobody else ever gets it in term 2
+    r.restart();
+    r.campaign();
+    r.step(grant(3));
+    assert_eq!((r.role(), r.term(), r.last_index()), (Role::Leader, 3, 6));
+    assert_eq!(r.entry(5).map(|e| e.term), Some(2));
+    // Member 2 now stores index 5: a majority holds it, but it is of term 2.
+    r.step(ack(3, 5));
+    assert_eq!(r.commit_index(), 3, "an old-term entry was committed by counting replicas");
+    // Once the term-3 no-op is on a majority, both commit.
+    r.step(ack(3, 6));
+    assert_eq!(r.commit_index(), 6);
+}
+
+#[test]
 fn returning_follower_catches_up_in_batches() {
     let mut net = Net::new(3, cfg(true), 17);
     let l = net.wait_leader();
@@ -534,6 +562,11 @@ fn fast_backtracking_skips_a_divergent_term_in_one_round_trip() {
         net.node_mut(nl).propose(v, v);
     }
     net.deliver();
+    // A fresh election on the majority side: the new leader starts probing the buddy at its own
+    // last index, ~100 entries past the point where their logs diverge.
+    net.node_mut(nl).restart();
+    let (nl, _) = net.wait_leader_among(&majority, 20 * E);
+    assert!(net.node(nl).last_index() > net.node(buddy).last_index());
     let trace_start = net.trace.len();
     net.heal();
     net.ticks(3);
@@ -585,16 +618,15 @@ fn prevote_keeps_a_rejoining_member_from_deposing_the_leader() {
 
 #[test]
 fn without_prevote_a_rejoining_member_deposes_the_leader() {
-    let (l, term, net) = rejoin_after_isolation(false);
+    let (l, term, mut net) = rejoin_after_isolation(false);
     let f = if l == 3 { 2 } else { 3 };
     assert!(
         net.events_of(l).contains(&RaftEvent::SteppedDown { term, reason: StepDownReason::HigherTerm { from: f } }),
         "{:?}",
         net.events_of(l)
     );
-    for id in net.all_ids() { let r = net.node(id); eprintln!("{id}: {:?} term {} last {} {}", r.role(), r.term(), r.last_index(), r.last_term()); }
-    eprintln!("{:?}", net.events);
-    let now = net.leader_among(&net.all_ids()).expect("a new leader");
+    // Its inflated term keeps resetting the others' timers until one of them times out first.
+    let now = net.wait_leader();
     assert!(net.node(now).term() > term + 1, "the disruptive member's inflated term took over");
     assert_ne!(now, f, "its stale log cannot win");
     net.assert_safe();
