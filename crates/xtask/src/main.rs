@@ -148,7 +148,7 @@ fn setup() -> Result {
 
     let tools = tools_dir();
     let have_npm_tools = tools.join("node_modules/.bin/wasm-opt").exists()
-        && tools.join(format!("node_modules/playwright-core/package.json")).exists()
+        && tools.join("node_modules/playwright-core/package.json").exists()
         && fs::read_to_string(tools.join("node_modules/binaryen/package.json"))
             .map(|s| s.contains(&format!("\"version\": \"{BINARYEN_VERSION}\"")))
             .unwrap_or(false)
@@ -244,6 +244,9 @@ fn test(_args: &[String]) -> Result {
     };
 
     layer("native (cargo test --workspace)", &|| run(cmd("cargo").args(["test", "--workspace"])));
+    layer("seed sweep (release; SWEEP_COUNT schedules, default 10000)", &|| {
+        run(cmd("cargo").args(["test", "--release", "-p", "sim", "--test", "sweep", "--", "--nocapture"]))
+    });
     layer("wasm in headless Chromium (wasm-bindgen-test)", &|| {
         run(cmd("cargo")
             .args(["test", "--target", WASM_TARGET, "-p", "app"])

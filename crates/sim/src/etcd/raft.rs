@@ -27,6 +27,20 @@
 //!   which is what `etcdctl member add/remove/promote` produce), lease-based reads
 //!   (`ReadOnlyLeaseBased`), flow control by bytes, asynchronous storage.
 //!
+//! # Small departures from etcd-raft (each for the simulation's sake)
+//! - Conf changes are applied inside Raft as soon as they are committed (etcd-raft waits for the
+//!   host to call `ApplyConfChange`), so the configuration never depends on how often the host
+//!   drains `take_committed`.
+//! - A read's heartbeat context is a leader-local sequence number, not the request's own context,
+//!   so reads from different members can never be confused; a follower does not pass on a
+//!   `ReadIndex` it receives (the answer would come back to it, not to the asker).
+//! - A leader that applies `Remove(x)` sends `x` one last Append so that `x` can learn of its own
+//!   removal (etcd learns it from its peers' "member removed" errors); a removed leader
+//!   broadcasts its commit index once before stepping down.
+//! - A reject that contradicts what the leader knows matches (only possible if a member's log
+//!   changed under it, e.g. a force-new-cluster member rejoining its old cluster) is not answered
+//!   at once but at the next heartbeat, so it can never become a message storm.
+//!
 //! # How a host drives it
 //! Inputs: [`Raft::tick`] every heartbeat interval, [`Raft::step`] for every message that
 //! arrives, [`Raft::propose`], [`Raft::propose_conf_change`], [`Raft::read_index`].
@@ -129,28 +143,61 @@ pub struct Message<T> {
 #[derive(Clone, Debug, PartialEq)]
 pub enum MsgKind<T> {
     /// "Would you vote for me at `term`?", sent at `term + 1` without bumping the sender's term.
-    PreVote { last_index: u64, last_term: u64 },
-    PreVoteResp { reject: bool },
+    PreVote {
+        last_index: u64,
+        last_term: u64,
+    },
+    PreVoteResp {
+        reject: bool,
+    },
     /// A real vote request; the candidate has already moved to `term`.
-    Vote { last_index: u64, last_term: u64 },
-    VoteResp { reject: bool },
+    Vote {
+        last_index: u64,
+        last_term: u64,
+    },
+    VoteResp {
+        reject: bool,
+    },
     /// Entries after `prev_index`, which must hold `prev_term` on the receiver.
-    Append { prev_index: u64, prev_term: u64, entries: Vec<Entry<T>>, commit: u64 },
+    Append {
+        prev_index: u64,
+        prev_term: u64,
+        entries: Vec<Entry<T>>,
+        commit: u64,
+    },
     /// On success `index` is the last index known to match the leader. On reject, `index` is the
     /// rejected `prev_index` and (`reject_hint`, `hint_term`) the receiver's best guess of where
     /// the logs may agree (largest index ≤ `prev_index` whose term ≤ `prev_term`), which lets the
     /// leader skip a whole term of mismatching entries per round trip.
-    AppendResp { reject: bool, index: u64, reject_hint: u64, hint_term: u64 },
+    AppendResp {
+        reject: bool,
+        index: u64,
+        reject_hint: u64,
+        hint_term: u64,
+    },
     /// `commit` is min(leader commit, receiver's match index), so that it never points at an
     /// entry the receiver may not have. `ctx` confirms leadership for pending reads.
-    Heartbeat { commit: u64, ctx: Option<u64> },
-    HeartbeatResp { ctx: Option<u64> },
+    Heartbeat {
+        commit: u64,
+        ctx: Option<u64>,
+    },
+    HeartbeatResp {
+        ctx: Option<u64>,
+    },
     /// A proposal forwarded by a follower to its leader.
-    Propose { data: EntryData<T>, ctx: u64 },
+    Propose {
+        data: EntryData<T>,
+        ctx: u64,
+    },
     /// A linearizable read forwarded by a follower to its leader.
-    ReadIndex { ctx: u64 },
+    ReadIndex {
+        ctx: u64,
+    },
     /// The leader's answer: the read may be served once the follower has applied `index`.
-    ReadIndexResp { ctx: u64, index: u64 },
+    ReadIndexResp {
+        ctx: u64,
+        index: u64,
+    },
 }
 
 impl<T> MsgKind<T> {
@@ -185,17 +232,33 @@ pub enum StepDownReason {
 /// What a Raft member reports to its host, drained with [`Raft::take_events`].
 #[derive(Clone, Debug, PartialEq)]
 pub enum RaftEvent {
-    BecameLeader { term: u64 },
+    BecameLeader {
+        term: u64,
+    },
     /// Emitted whenever the member is a follower afterwards and its role, term or known leader
     /// changed (e.g. a candidate that lost, a follower that learned who leads).
-    BecameFollower { term: u64, leader: Option<MemberId> },
+    BecameFollower {
+        term: u64,
+        leader: Option<MemberId>,
+    },
     /// A leader lost leadership; `term` is the term it led. A `BecameFollower` follows.
-    SteppedDown { term: u64, reason: StepDownReason },
+    SteppedDown {
+        term: u64,
+        reason: StepDownReason,
+    },
     /// `term` is the term campaigned for (for a pre-vote, one more than the member's term).
-    CampaignStarted { term: u64, pre_vote: bool },
-    ConfApplied { change: ConfChange, index: u64 },
+    CampaignStarted {
+        term: u64,
+        pre_vote: bool,
+    },
+    ConfApplied {
+        change: ConfChange,
+        index: u64,
+    },
     /// A proposal made on this member was dropped at once (no leader known, or refused).
-    ProposalDropped { ctx: u64 },
+    ProposalDropped {
+        ctx: u64,
+    },
 }
 
 /// A linearizable read that may be served once the local applied index ≥ `index`.
@@ -379,7 +442,6 @@ pub struct Raft<T> {
     read_seq: u64,
     /// Ticks seen by this member, for activity bookkeeping.
     ticks: u64,
-    leader_since: u64,
 
     // Outputs.
     msgs: Vec<Message<T>>,
@@ -420,7 +482,7 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
         // etcd-raft refuses a configuration where the election timeout is not longer than the
         // heartbeat; we repair it instead of failing (a scenario setting must never panic).
         let heartbeat_ticks = cfg.heartbeat_ticks.max(1);
-        let election_ticks = cfg.election_ticks.max(heartbeat_ticks + 1);
+        let election_ticks = cfg.election_ticks.max(heartbeat_ticks.saturating_add(1));
         let cfg = Config { election_ticks, heartbeat_ticks, ..cfg };
         let mut r = Raft {
             id,
@@ -445,7 +507,6 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
             pending_reads: VecDeque::new(),
             read_seq: 0,
             ticks: 0,
-            leader_since: 0,
             msgs: Vec::new(),
             read_states: Vec::new(),
             events: Vec::new(),
@@ -513,14 +574,19 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
 
     /// On the leader: for how many ticks every voter has been continuously active (answering
     /// without a silence longer than two heartbeat intervals plus one tick); `None` if some voter
-    /// is not active now or this member is not the leader. The leader itself counts from its
-    /// election. Used for etcd's `--strict-reconfig-check` (`isConnectedFullySince`, 5 s).
+    /// is not active now or this member is not the leader. Used for etcd's
+    /// `--strict-reconfig-check` (`isConnectedFullySince`, 5 s).
+    ///
+    /// As in etcd the leader always counts as connected to itself, so a one-voter cluster gets
+    /// the number of ticks this member has run. Other voters are tracked from the start of this
+    /// leadership (etcd tracks transport connections, which outlive elections), so right after an
+    /// election the figure is at most the time since the election.
     pub fn all_voters_active_for_ticks(&self) -> Option<u64> {
         if self.role != Role::Leader {
             return None;
         }
         let gap = self.active_gap();
-        let mut since = self.ticks.saturating_sub(self.leader_since);
+        let mut since = self.ticks;
         for &v in &self.voters {
             if v == self.id {
                 continue;
@@ -692,11 +758,13 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
                 // A stale leader (e.g. one that was partitioned away) would otherwise keep
                 // sending forever: answer with our term so that it steps down. Needed with
                 // CheckQuorum/PreVote because then our higher term may never reach it otherwise.
-                MsgKind::Append { .. } | MsgKind::Heartbeat { .. }
-                    if self.cfg.check_quorum || self.cfg.pre_vote =>
-                {
+                MsgKind::Append { .. } | MsgKind::Heartbeat { .. } if self.cfg.check_quorum || self.cfg.pre_vote => {
                     let term = self.term;
-                    self.send(m.from, term, MsgKind::AppendResp { reject: false, index: 0, reject_hint: 0, hint_term: 0 });
+                    self.send(
+                        m.from,
+                        term,
+                        MsgKind::AppendResp { reject: false, index: 0, reject_hint: 0, hint_term: 0 },
+                    );
                 }
                 // Tell a pre-candidate with a stale term that it cannot win.
                 MsgKind::PreVote { .. } => {
@@ -782,7 +850,7 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
 
     fn reset_randomized_election_timeout(&mut self) {
         let e = self.cfg.election_ticks as u64;
-        self.randomized_election_timeout = self.rng.range(e, 2 * e) as u32;
+        self.randomized_election_timeout = self.rng.range(e, 2 * e).min(u32::MAX as u64) as u32;
     }
 
     // ----- role transitions --------------------------------------------------------------------
@@ -838,7 +906,6 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
         self.reset(term);
         self.role = Role::Leader;
         self.leader = Some(self.id);
-        self.leader_since = self.ticks;
         let last = self.last_index();
         let members: Vec<MemberId> = self.voters.union(&self.learners).copied().collect();
         for id in members {
@@ -889,11 +956,8 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
         let (last_index, last_term) = (self.last_index(), self.last_term());
         let peers: Vec<MemberId> = self.voters.iter().copied().filter(|&v| v != me).collect();
         for id in peers {
-            let kind = if pre {
-                MsgKind::PreVote { last_index, last_term }
-            } else {
-                MsgKind::Vote { last_index, last_term }
-            };
+            let kind =
+                if pre { MsgKind::PreVote { last_index, last_term } } else { MsgKind::Vote { last_index, last_term } };
             self.send(id, term, kind);
         }
     }
@@ -916,9 +980,8 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
     fn handle_vote_request(&mut self, from: MemberId, msg_term: u64, pre: bool, last_index: u64, last_term: u64) {
         // We may vote for `from` if we already did in this term, or if we have voted for nobody
         // and know no leader; a pre-vote for a future term is always allowed (it binds nothing).
-        let can_vote = self.vote == Some(from)
-            || (self.vote.is_none() && self.leader.is_none())
-            || (pre && msg_term > self.term);
+        let can_vote =
+            self.vote == Some(from) || (self.vote.is_none() && self.leader.is_none()) || (pre && msg_term > self.term);
         let resp = |reject| if pre { MsgKind::PreVoteResp { reject } } else { MsgKind::VoteResp { reject } };
         if can_vote && self.is_up_to_date(last_index, last_term) {
             // A grant carries the term of the request, so a pre-candidate can count it.
@@ -1211,8 +1274,7 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
     fn maybe_commit(&mut self) -> bool {
         let mut advanced = false;
         while self.role == Role::Leader {
-            let matches: Vec<u64> =
-                self.voters.iter().map(|v| self.progress.get(v).map_or(0, |p| p.matched)).collect();
+            let matches: Vec<u64> = self.voters.iter().map(|v| self.progress.get(v).map_or(0, |p| p.matched)).collect();
             let mci = committed_index(matches);
             // Raft §5.4.2: never count replicas of an older term's entry.
             if mci > self.commit && self.term_at(mci) == Some(self.term) {

@@ -246,8 +246,7 @@ fn bootstrap_log_holds_one_committed_conf_entry_per_member() {
     assert_eq!((r.term(), r.role(), r.leader(), r.commit_index(), r.last_index()), (1, Role::Follower, None, 3, 3));
     assert_eq!(r.voters(), &BTreeSet::from([1, 2, 3]));
     let got: Vec<EntryData<u64>> = r.take_committed().into_iter().map(|e| e.data).collect();
-    let want: Vec<EntryData<u64>> =
-        [1, 2, 3].iter().map(|&m| EntryData::Conf(ConfChange::AddVoter(m))).collect();
+    let want: Vec<EntryData<u64>> = [1, 2, 3].iter().map(|&m| EntryData::Conf(ConfChange::AddVoter(m))).collect();
     assert_eq!(got, want);
     assert_eq!(r.applied_index(), 3);
     assert!(r.take_committed().is_empty());
@@ -360,7 +359,8 @@ fn prevote_does_not_bump_terms() {
         net.tick();
     }
     // Member 3 ran several pre-elections and never moved past term 1.
-    let pre = net.events_of(3).iter().filter(|e| matches!(e, RaftEvent::CampaignStarted { pre_vote: true, .. })).count();
+    let pre =
+        net.events_of(3).iter().filter(|e| matches!(e, RaftEvent::CampaignStarted { pre_vote: true, .. })).count();
     assert!(pre >= 2, "member 3 should have run pre-elections, ran {pre}");
     assert_eq!(net.node(3).term(), 1);
     // A pre-vote at a higher term, received out of lease, is granted without a term change.
@@ -929,6 +929,13 @@ fn strict_reconfig_check_sees_whether_every_voter_is_connected() {
     net.ticks(20);
     let active = net.node(l).all_voters_active_for_ticks().expect("back");
     assert!(active <= 20, "continuity restarted when it came back: {active}");
+    // A one-member cluster (e.g. after force-new-cluster) is connected to all its voters.
+    let mut one: Raft<u64> = Raft::new_bootstrap(1, &[1], cfg(true), Rng::new(3));
+    for _ in 0..2 * E {
+        one.tick();
+    }
+    assert_eq!(one.role(), Role::Leader);
+    assert_eq!(one.all_voters_active_for_ticks(), Some(2 * E));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1143,6 +1150,18 @@ fn garbage_messages_and_calls_never_panic() {
             }
         }
         net.deliver();
+    }
+}
+
+#[test]
+fn absurd_settings_are_repaired_not_fatal() {
+    for (e, h) in [(0, 0), (1, 1), (3, 5), (u32::MAX, u32::MAX), (u32::MAX, 0)] {
+        let c = Config { election_ticks: e, heartbeat_ticks: h, pre_vote: true, check_quorum: true };
+        let mut r: Raft<u64> = Raft::new_bootstrap(1, &[1, 2, 3], c, Rng::new(1));
+        assert!(r.config().election_ticks > r.config().heartbeat_ticks || r.config().heartbeat_ticks == u32::MAX);
+        for _ in 0..50 {
+            r.tick();
+        }
     }
 }
 
