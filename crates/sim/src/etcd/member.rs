@@ -254,3 +254,130 @@ fn reply(ctx: &mut Ctx, client: Addr, id: u64, resp: EtcdResponse) {
 pub fn put(key: &str, value: &str) -> KvOp {
     KvOp::Put { key: key.to_string(), value: value.into() }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::etcd::kv::KvResult;
+    use crate::observe::Observer;
+    use crate::proc::{Effect, EtcdResponse};
+    use crate::time::SimTime;
+
+    const CLIENT: Addr = Addr { host: 9, port: Port::EtcdProbe };
+
+    /// Three members wired by instant delivery; `cut` members cannot talk to their peers.
+    struct Cluster {
+        members: Vec<EtcdMember>,
+        obs: Observer,
+        now: SimTime,
+        cut: Vec<HostId>,
+        replies: Vec<(u64, EtcdResponse)>,
+    }
+
+    impl Cluster {
+        fn new() -> Self {
+            let cfg = EtcdConfig {
+                heartbeat_interval: Duration::from_millis(100),
+                election_timeout: Duration::from_millis(1000),
+                pre_vote: true,
+            };
+            let members =
+                (0..3).map(|h| EtcdMember::bootstrap(h, &[0, 1, 2], cfg, Rng::new(7).fork(&h.to_string()))).collect();
+            Cluster { members, obs: Observer::new(vec![]), now: SimTime::ZERO, cut: vec![], replies: vec![] }
+        }
+
+        fn route(&mut self, from: HostId, effects: Vec<Effect>) {
+            let mut queue: Vec<(HostId, Effect)> = effects.into_iter().map(|e| (from, e)).collect();
+            while let Some((from, e)) = queue.pop() {
+                let Effect::Send { to, payload, .. } = e else { continue };
+                // The cut is between members; the client reaches every member.
+                let peer_to_peer = from != CLIENT.host && to != CLIENT;
+                if peer_to_peer && (self.cut.contains(&from) || self.cut.contains(&to.host)) {
+                    continue;
+                }
+                if to == CLIENT {
+                    if let Payload::EtcdResp { id, resp } = payload {
+                        self.replies.push((id, resp));
+                    }
+                    continue;
+                }
+                let sender = if from == CLIENT.host { CLIENT } else { Addr { host: from, port: Port::Etcd } };
+                let mut out = Vec::new();
+                let mut ctx = Ctx { now: self.now, host: to.host, effects: &mut out, obs: &mut self.obs };
+                self.members[to.host as usize].on_message(&mut ctx, sender, payload);
+                queue.extend(out.into_iter().map(|e| (to.host, e)));
+            }
+        }
+
+        fn tick_all(&mut self, times: usize) {
+            for _ in 0..times {
+                self.now += Duration::from_millis(100);
+                for h in 0..3 {
+                    let mut out = Vec::new();
+                    let mut ctx = Ctx { now: self.now, host: h, effects: &mut out, obs: &mut self.obs };
+                    self.members[h as usize].on_tick(&mut ctx);
+                    self.route(h, out);
+                }
+            }
+        }
+
+        fn request(&mut self, to: HostId, id: u64, req: EtcdRequest) {
+            self.route(CLIENT.host, vec![Effect::Send {
+                from: Port::EtcdProbe,
+                to: Addr { host: to, port: Port::Etcd },
+                payload: Payload::EtcdReq { id, req },
+            }]);
+        }
+
+        fn leader(&self) -> HostId {
+            self.members.iter().find(|m| m.raft.role() == Role::Leader).map(|m| m.host).expect("a leader")
+        }
+    }
+
+    fn read(linearizable: bool) -> EtcdRequest {
+        EtcdRequest::Read { prefix: "/k".into(), linearizable }
+    }
+
+    #[test]
+    fn writes_commit_and_reads_see_them() {
+        let mut c = Cluster::new();
+        c.tick_all(30);
+        let follower = (c.leader() + 1) % 3;
+        c.request(follower, 1, EtcdRequest::Write(put("/k", "v1")));
+        c.tick_all(2);
+        assert!(matches!(c.replies[..], [(1, EtcdResponse::Written(KvResult::Ok { .. }))]), "{:?}", c.replies);
+        c.request(follower, 2, read(true));
+        c.tick_all(2);
+        let EtcdResponse::Read { kvs, .. } = &c.replies[1].1 else { panic!("{:?}", c.replies) };
+        assert_eq!(&*kvs[0].1.value, "v1");
+    }
+
+    #[test]
+    fn a_member_in_a_minority_serves_only_serializable_reads() {
+        let mut c = Cluster::new();
+        c.tick_all(30);
+        c.request(c.leader(), 1, EtcdRequest::Write(put("/k", "old")));
+        c.tick_all(2);
+        let lonely = (c.leader() + 1) % 3;
+        c.cut = vec![lonely];
+        c.tick_all(1);
+        // The majority goes on writing.
+        let majority = (lonely + 1) % 3;
+        c.request(majority, 2, EtcdRequest::Write(put("/k", "new")));
+        c.tick_all(30);
+        // The cut-off member never answers a linearizable read (its client times out, ≈ 7 s in etcd)...
+        c.request(lonely, 3, read(true));
+        c.tick_all(30);
+        assert!(c.replies.iter().all(|(id, _)| *id != 3), "{:?}", c.replies);
+        // ...but answers a serializable one at once, from its stale local store.
+        c.request(lonely, 4, read(false));
+        let (id, EtcdResponse::Read { kvs, .. }) = c.replies.last().unwrap() else { panic!("{:?}", c.replies) };
+        assert_eq!(*id, 4);
+        assert_eq!(&*kvs[0].1.value, "old");
+        // The majority's linearizable read sees the new value.
+        c.request(majority, 5, read(true));
+        c.tick_all(2);
+        let (id, EtcdResponse::Read { kvs, .. }) = c.replies.last().unwrap() else { panic!("{:?}", c.replies) };
+        assert_eq!((*id, &*kvs[0].1.value), (5, "new"));
+    }
+}
