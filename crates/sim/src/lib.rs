@@ -14,4 +14,5 @@ pub mod report;
 pub mod rng;
 pub mod scenario;
 pub mod time;
+pub mod view;
 pub mod world;

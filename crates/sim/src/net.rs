@@ -132,8 +132,17 @@ impl Network {
         (self.up[i] && !self.isolated[i]).then_some(self.island[i])
     }
 
-    pub fn has_oneway_faults(&self) -> bool {
-        !self.oneway.is_empty()
+    pub fn island(&self, h: HostId) -> u32 {
+        self.island[h as usize]
+    }
+
+    pub fn is_isolated(&self, h: HostId) -> bool {
+        self.isolated[h as usize]
+    }
+
+    /// Whether any partition, isolation or one-way fault is in force.
+    pub fn is_faulty(&self) -> bool {
+        !self.oneway.is_empty() || self.isolated.iter().any(|&i| i) || self.island.iter().any(|&i| i != 0)
     }
 }
 

@@ -566,6 +566,12 @@ impl World {
 
     /// Whether a majority of the voting members is up and mutually reachable.
     fn has_quorum_now(&self) -> bool {
+        let (connected, voters) = self.connected_voters();
+        quorum::has_quorum(connected, voters)
+    }
+
+    /// (voters up and mutually reachable in the largest group, all voters).
+    fn connected_voters(&self) -> (usize, usize) {
         let voters = self.voters();
         let reachable: Vec<HostId> = voters
             .iter()
@@ -575,8 +581,7 @@ impl World {
                     && self.etcd[h as usize].as_ref().is_some_and(|m| !m.removed && m.cluster == self.current_cluster)
             })
             .collect();
-        let best = largest_clique(&reachable, |a, b| self.net.connected(a, b));
-        quorum::has_quorum(best, voters.len())
+        (largest_clique(&reachable, |a, b| self.net.connected(a, b)), voters.len())
     }
 
     fn update_quorum(&mut self) {
@@ -649,6 +654,92 @@ impl World {
     }
     pub fn end(&self) -> SimTime {
         self.end
+    }
+
+    /// The absolute simulated time of report second `t` (clamped to the run).
+    pub fn at_report_secs(&self, t: f64) -> SimTime {
+        let us = (t.max(0.0) * 1e6).round() as u64;
+        (self.obs.origin + Duration(us)).min(self.end)
+    }
+
+    /// What the UI draws at the current instant.
+    pub fn snapshot(&self) -> crate::view::Snapshot {
+        use crate::view::{EtcdView, HostView, MemberView, Snapshot};
+        let voters = self.voters();
+        let hosts = self
+            .scenario
+            .hosts
+            .iter()
+            .enumerate()
+            .map(|(i, h)| {
+                let rt = &self.hosts[i];
+                let id = i as HostId;
+                let state = if rt.terminated {
+                    "terminated"
+                } else if !rt.joined {
+                    "standby"
+                } else if rt.up {
+                    "up"
+                } else {
+                    "down"
+                };
+                let etcd = self.etcd[i].as_ref().map(|m| MemberView {
+                    role: if !rt.up {
+                        "stopped"
+                    } else if m.removed {
+                        "removed"
+                    } else {
+                        match m.raft.role() {
+                            RaftRole::Leader => "leader",
+                            RaftRole::Follower => "follower",
+                            RaftRole::Candidate => "candidate",
+                            RaftRole::PreCandidate => "pre-candidate",
+                        }
+                    },
+                    term: m.raft.term(),
+                    commit: m.raft.commit_index(),
+                    applied: m.raft.applied_index(),
+                    voter: m.cluster == self.current_cluster && voters.contains(&id),
+                });
+                HostView {
+                    name: h.name.clone(),
+                    zone: h.zone.clone(),
+                    roles: h.roles.iter().map(|r| r.name()).collect(),
+                    state,
+                    island: self.net.island(id),
+                    isolated: self.net.is_isolated(id),
+                    spot: h.spot,
+                    etcd,
+                }
+            })
+            .collect();
+        let (connected, n) = self.connected_voters();
+        let leader = self.etcd_leader();
+        Snapshot {
+            t: self.obs.secs(self.now).max(0.0),
+            zones: self.zone_names(),
+            hosts,
+            etcd: EtcdView {
+                voters: n,
+                connected,
+                quorum_size: quorum::quorum(n),
+                has_quorum: quorum::has_quorum(connected, n),
+                leader: leader.map(|h| self.hosts[h as usize].name.clone()),
+                term: leader.and_then(|h| self.etcd[h as usize].as_ref()).map_or(0, |m| m.raft.term()),
+            },
+            network_faulty: self.net.is_faulty(),
+        }
+    }
+
+    /// Declared zones, then any zone only hosts name (`default`), in first-seen order.
+    fn zone_names(&self) -> Vec<String> {
+        let mut zones = self.scenario.zones.clone();
+        for h in &self.scenario.hosts {
+            if !zones.contains(&h.zone) {
+                zones.push(h.zone.clone());
+            }
+        }
+        zones
     }
 }
 

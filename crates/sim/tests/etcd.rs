@@ -175,3 +175,21 @@ fn a_rack_split_keeps_the_majority_side_writable() {
     assert!(r.series.etcd_writable[63..].iter().all(|w| *w == Some(true)));
     assert!(r.summary.violations.is_empty());
 }
+
+#[test]
+fn the_snapshot_shows_quorum_plainly() {
+    let json = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/scenarios/etcd-two-of-three-die.json")).unwrap();
+    let mut w = sim::world::World::new(sim::scenario::parse(&json).unwrap());
+    w.run_until(w.at_report_secs(10.0), u64::MAX);
+    let s = w.snapshot();
+    assert_eq!(s.t, 10.0);
+    assert_eq!(s.etcd.label(), "etcd: 3 of 3 — quorum");
+    assert_eq!(s.hosts.iter().filter(|h| h.etcd.as_ref().is_some_and(|m| m.role == "leader")).count(), 1);
+    assert_eq!(s.hosts[3].state, "standby");
+    w.run_until(w.at_report_secs(30.0), u64::MAX);
+    let s = w.snapshot();
+    assert_eq!(s.etcd.label(), "etcd: 1 of 3 — NO QUORUM");
+    assert_eq!((s.hosts[0].state, s.hosts[1].state), ("down", "down"));
+    assert_eq!(s.hosts[0].etcd.as_ref().unwrap().role, "stopped");
+    assert_eq!(s.etcd.leader, None, "CheckQuorum demoted the lone leader");
+}
