@@ -62,24 +62,38 @@ fn run(args: &[String]) -> ExitCode {
     }
 }
 
+/// Prints, ignoring a closed stdout (`clustersim run f | head` must not panic).
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 fn print_summary(r: &Report) {
     let e = &r.summary.etcd;
-    println!("{} (seed {}, {} s simulated)", r.scenario, r.seed, r.duration_s);
-    println!(
+    out!("{} (seed {}, {} s simulated)", r.scenario, r.seed, r.duration_s);
+    out!(
         "etcd: quorum lost {} s, {} leader changes, writes {} ok / {} failed",
         e.quorum_lost_s, e.leader_changes, e.writes_ok, e.writes_failed
     );
+    if let Some(api) = &r.summary.api {
+        out!("api: write availability {:.4}", api.write_availability);
+    }
+    for (lease, l) in &r.summary.leaders {
+        out!("{lease}: {} leader changes, final {}", l.changes, l.final_holder.as_deref().unwrap_or("none"));
+    }
     for op in &r.summary.operations {
         let reason = op.reason.as_deref().map(|r| format!(": {r}")).unwrap_or_default();
-        println!("operation at {} s: {} {}{reason}", op.t, op.action, if op.ok { "ok" } else { "failed" });
+        out!("operation at {} s: {} {}{reason}", op.t, op.action, if op.ok { "ok" } else { "failed" });
     }
-    println!("violations: {}", r.summary.violations.len());
+    out!("violations: {}", r.summary.violations.len());
     for v in &r.summary.violations {
-        println!("  {} s {}: {}", v.t, v.kind, v.text);
+        out!("  {} s {}: {}", v.t, v.kind, v.text);
     }
-    println!("events:");
+    out!("events:");
     for ev in &r.events {
-        println!("  {:>9.3} s  {}", ev.t, ev.text);
+        out!("  {:>9.3} s  {}", ev.t, ev.text);
     }
 }
 

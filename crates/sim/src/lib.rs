@@ -6,6 +6,7 @@
 
 pub mod engine;
 pub mod etcd;
+pub mod k8s;
 pub mod net;
 pub mod observe;
 pub mod proc;

@@ -9,7 +9,7 @@
 use crate::net::HostId;
 use crate::time::SimTime;
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Events kept per run; later ones are counted in `events_dropped`.
 pub const MAX_EVENTS: usize = 100_000;
@@ -26,6 +26,8 @@ pub struct Event {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub term: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    pub lease: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub action: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ok: Option<bool>,
@@ -38,7 +40,7 @@ pub struct Event {
 
 impl Event {
     pub fn new(t: f64, kind: &'static str, text: String) -> Self {
-        Event { t, kind, host: None, term: None, action: None, ok: None, reason: None, count: None, text }
+        Event { t, kind, host: None, term: None, lease: None, action: None, ok: None, reason: None, count: None, text }
     }
 }
 
@@ -78,6 +80,10 @@ pub struct Observer {
     leaders: BTreeMap<(u64, u64), HostId>,
     /// Term of the entry applied at each index, per cluster: State Machine Safety.
     applied_terms: BTreeMap<u64, Vec<u64>>,
+    /// Lease acquisitions reported (the one held at t = 0 included), per lease.
+    pub lease_changes: BTreeMap<&'static str, u64>,
+    /// Processes acting as leader right now, per lease: more than one is a violation.
+    acting: BTreeMap<&'static str, BTreeSet<HostId>>,
 }
 
 impl Observer {
@@ -95,6 +101,8 @@ impl Observer {
             writes_failed: 0,
             leaders: BTreeMap::new(),
             applied_terms: BTreeMap::new(),
+            lease_changes: BTreeMap::new(),
+            acting: BTreeMap::new(),
         }
     }
 
@@ -121,6 +129,13 @@ impl Observer {
         } else {
             self.events_dropped += 1;
         }
+    }
+
+    /// A plain event about one host (or none), with its explanation.
+    pub fn note(&mut self, now: SimTime, kind: &'static str, host: Option<HostId>, text: String) {
+        let mut e = Event::new(self.secs(now), kind, text);
+        e.host = host.map(|h| self.name(h).to_string());
+        self.push(now, e);
     }
 
     pub fn violation(&mut self, now: SimTime, kind: &'static str, text: String) {
@@ -211,6 +226,59 @@ impl Observer {
         let mut log = self.applied_terms.get(&from_cluster).cloned().unwrap_or_default();
         log.truncate(keep as usize);
         self.applied_terms.insert(new_cluster, log);
+    }
+
+    /// A process started acting as leader of `lease`.
+    pub fn lease_acquired(&mut self, now: SimTime, lease: &'static str, host: HostId) {
+        let acting = self.acting.entry(lease).or_default();
+        if let Some(&other) = acting.iter().find(|&&h| h != host) {
+            let text = format!(
+                "{} and {} both act as {lease} leader: {} took the lease while {} had not yet given up",
+                self.name(other),
+                self.name(host),
+                self.name(host),
+                self.name(other)
+            );
+            self.violation(now, "lease.two_leaders", text);
+        }
+        self.acting.entry(lease).or_default().insert(host);
+        if self.in_report(now) {
+            *self.lease_changes.entry(lease).or_default() += 1;
+        }
+        let text = format!("{} acquired the {lease} lease and now leads", self.name(host));
+        self.lease_event(now, "lease.acquired", lease, host, text);
+    }
+
+    /// Leases held when the boot ends, reported as acquisitions at t = 0.
+    pub fn leases_at_start(&mut self, now: SimTime) {
+        let held: Vec<(&'static str, HostId)> =
+            self.acting.iter().flat_map(|(l, hs)| hs.iter().map(move |h| (*l, *h))).collect();
+        for (lease, host) in held {
+            *self.lease_changes.entry(lease).or_default() += 1;
+            let text = format!("{} holds the {lease} lease (acquired while the cluster booted)", self.name(host));
+            self.lease_event(now, "lease.acquired", lease, host, text);
+        }
+    }
+
+    /// A leader stopped acting: it gave up (`why` is said), or its process died with its host.
+    pub fn lease_lost(&mut self, now: SimTime, lease: &'static str, host: HostId, why: &str) {
+        let was = self.acting.entry(lease).or_default().remove(&host);
+        if was && !why.is_empty() {
+            let text = format!("{} lost the {lease} lease: {why}", self.name(host));
+            self.lease_event(now, "lease.lost", lease, host, text);
+        }
+    }
+
+    /// The host acting as leader of `lease` now, if exactly one does.
+    pub fn lease_leader(&self, lease: &str) -> Option<HostId> {
+        self.acting.get(lease).and_then(|s| s.iter().next().copied())
+    }
+
+    fn lease_event(&mut self, now: SimTime, kind: &'static str, lease: &'static str, host: HostId, text: String) {
+        let mut e = Event::new(self.secs(now), kind, text);
+        e.host = Some(self.name(host).to_string());
+        e.lease = Some(lease);
+        self.push(now, e);
     }
 
     pub fn operation(&mut self, now: SimTime, action: &str, host: Option<HostId>, result: Result<(), String>) {

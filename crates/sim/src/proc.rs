@@ -17,6 +17,12 @@ pub enum Port {
     Etcd,
     /// The steady etcd client that measures write availability.
     EtcdProbe,
+    Apiserver,
+    Lb,
+    ControllerManager,
+    Scheduler,
+    /// The steady API client that measures API write availability.
+    ApiProbe,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -39,12 +45,25 @@ pub enum EtcdRequest {
     Write(KvOp),
     /// Range over a key prefix; `linearizable` goes through ReadIndex, otherwise served locally (serializable).
     Read { prefix: String, linearizable: bool },
+    /// A linearizable range of `prefix`, then every later change under it, streamed as
+    /// [`Payload::EtcdWatch`] (etcd's list-then-watch, with `WithRequireLeader`).
+    Watch { prefix: String },
+}
+
+/// One change seen by an etcd watch: the key's new state, or None when deleted.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WatchEvent {
+    pub key: String,
+    pub kv: Option<KeyValue>,
+    pub revision: u64,
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum EtcdResponse {
     Written(KvResult),
     Read { revision: u64, kvs: Vec<(String, KeyValue)> },
+    /// A watch started: the range at `revision`; changes after it follow.
+    WatchStarted { revision: u64, kvs: Vec<(String, KeyValue)> },
     Failed(EtcdError),
 }
 
@@ -63,6 +82,12 @@ pub enum Payload {
     Raft { cluster: u64, msg: raft::Message<EtcdCmd> },
     EtcdReq { id: u64, req: EtcdRequest },
     EtcdResp { id: u64, resp: EtcdResponse },
+    /// Changes for the watch opened by request `id`; an empty batch is a progress notification.
+    EtcdWatch { id: u64, events: Vec<WatchEvent> },
+    /// The member cancelled the watch (no leader for too long, or it stopped serving).
+    EtcdWatchCancelled { id: u64 },
+    /// Kubernetes API traffic.
+    Api(crate::k8s::api::ApiPayload),
 }
 
 /// Timers a process can set; the world hands them back when due.
@@ -74,6 +99,20 @@ pub enum Timer {
     ProbeWrite,
     /// A probe request is overdue.
     ProbeTimeout { id: u64 },
+    /// An etcd request of the apiserver is overdue.
+    EtcdTimeout { id: u64 },
+    /// A process's periodic housekeeping.
+    Housekeeping,
+    /// The kubelet's liveness probe of the apiserver.
+    Livez,
+    LbCheck,
+    LbCheckTimeout { id: u64 },
+    /// An API request of a client is overdue.
+    ApiTimeout { id: u64 },
+    /// Leader election: the next try to acquire or renew.
+    LeaderElection,
+    /// The process restarts (after an exit or a kill, with the kubelet's back-off).
+    Start,
 }
 
 pub enum Effect {

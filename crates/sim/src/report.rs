@@ -2,7 +2,8 @@
 //! per-second series and events with explanations. Plain data, serialised as JSON.
 
 use crate::observe::{Event, Operation, Violation};
-use crate::world::{Series, World};
+use crate::world::{Series, World, KCM_LEASE, SCHEDULER_LEASE};
+use std::collections::BTreeMap;
 use serde::Serialize;
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -25,6 +26,12 @@ fn is_zero(n: &u64) -> bool {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Summary {
     pub etcd: EtcdSummary,
+    /// Absent when the scenario runs no apiserver.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub api: Option<ApiSummary>,
+    /// Per lease (`kube-controller-manager`, `kube-scheduler`) the scenario runs.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub leaders: BTreeMap<&'static str, LeaderSummary>,
     pub operations: Vec<Operation>,
     pub violations: Vec<Violation>,
 }
@@ -37,12 +44,43 @@ pub struct EtcdSummary {
     pub writes_failed: u64,
 }
 
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ApiSummary {
+    /// Fraction of the probe's writes (one per second) that succeeded within 2 s.
+    pub write_availability: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LeaderSummary {
+    /// Every acquisition, the one held at t = 0 included.
+    pub changes: u64,
+    /// Who acts as leader at the end (None: nobody).
+    #[serde(rename = "final")]
+    pub final_holder: Option<String>,
+}
+
 impl Report {
     pub fn build(w: &World) -> Report {
         let sc = w.scenario();
         let mut series = w.series().clone();
         let outcomes = w.probe_outcomes();
-        series.etcd_writable = (0..series.t.len()).map(|i| outcomes.get(i).copied().flatten()).collect();
+        let n = series.t.len();
+        series.etcd_writable = (0..n).map(|i| outcomes.get(i).copied().flatten()).collect();
+        let api = w.api_probe_outcomes().map(|o| {
+            series.api_writable = (0..n).map(|i| o.get(i).copied().flatten()).collect();
+            let known: Vec<bool> = series.api_writable.iter().flatten().copied().collect();
+            let ok = known.iter().filter(|&&b| b).count();
+            ApiSummary { write_availability: if known.is_empty() { 1.0 } else { round6(ok as f64 / known.len() as f64) } }
+        });
+        let mut leaders = BTreeMap::new();
+        for (lease, held) in [(KCM_LEASE, &mut series.controller_manager_leader), (SCHEDULER_LEASE, &mut series.scheduler_leader)] {
+            if w.runs_lease(lease) {
+                let changes = w.obs.lease_changes.get(lease).copied().unwrap_or(0);
+                leaders.insert(lease, LeaderSummary { changes, final_holder: held.last().cloned().flatten() });
+            } else {
+                held.clear();
+            }
+        }
         Report {
             scenario: sc.name.clone(),
             seed: sc.seed,
@@ -54,6 +92,8 @@ impl Report {
                     writes_ok: w.obs.writes_ok,
                     writes_failed: w.obs.writes_failed,
                 },
+                api,
+                leaders,
                 operations: w.obs.operations.clone(),
                 violations: w.obs.violations.clone(),
             },
@@ -66,6 +106,10 @@ impl Report {
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("a report always serialises")
     }
+}
+
+fn round6(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
 }
 
 /// Seconds rounded to the millisecond, so reports stay readable and byte-stable.

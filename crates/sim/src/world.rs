@@ -10,6 +10,11 @@ use crate::engine::EventQueue;
 use crate::etcd::member::{EtcdConfig, EtcdMember};
 use crate::etcd::probe::{EtcdProbe, PROBE_TIMEOUT};
 use crate::etcd::raft::{ConfChange, MemberId, Role as RaftRole};
+use crate::k8s::api::ApiPayload;
+use crate::k8s::apiserver::{Apiserver, Verdict};
+use crate::k8s::lb::LoadBalancer;
+use crate::k8s::leader::{LeaderElector, LeaseTimings, Transition};
+use crate::k8s::probe::ApiProbe;
 use crate::net::{HostId, Network};
 use crate::observe::{Event, Observer};
 use crate::proc::{Addr, Ctx, Effect, Payload, Port, Timer};
@@ -17,17 +22,34 @@ use crate::quorum;
 use crate::rng::Rng;
 use crate::scenario::{Action, Role, Scenario};
 use crate::time::{Duration, SimTime};
+use std::collections::BTreeMap;
 
-/// Simulated time before t = 0 in which the cluster boots and settles.
-pub const BOOT: Duration = Duration::from_secs(10);
+/// Simulated time before t = 0 in which the cluster boots and settles (etcd elects a
+/// leader, apiservers sync their caches, leases are taken).
+pub const BOOT: Duration = Duration::from_secs(30);
+/// The kubelet's restart back-off for a container that exited: 10 s, doubling, at most 5 min.
+const RESTART_BACKOFF: Duration = Duration::from_secs(10);
+const RESTART_BACKOFF_MAX: Duration = Duration::from_secs(300);
+
+pub const KCM_LEASE: &str = "kube-controller-manager";
+pub const SCHEDULER_LEASE: &str = "kube-scheduler";
+
+/// The Kubernetes processes of one host (etcd lives apart: its disk outlives its process).
+#[derive(Default)]
+struct Procs {
+    apiserver: Option<Apiserver>,
+    lb: Option<LoadBalancer>,
+    kcm: Option<LeaderElector>,
+    scheduler: Option<LeaderElector>,
+}
 /// How long the operator's `etcdctl member add/remove` waits for the change to commit (its command timeout).
 pub const MEMBER_CHANGE_TIMEOUT: Duration = Duration::from_secs(5);
 /// The spot interruption notice before the instance is terminated (AWS).
 pub const SPOT_NOTICE: Duration = Duration::from_secs(120);
 
 enum Ev {
-    Deliver { from: Addr, to: Addr, incarnation: u64, payload: Payload },
-    Timer { to: Addr, incarnation: u64, timer: Timer },
+    Deliver { from: Addr, to: Addr, generation: u64, payload: Payload },
+    Timer { to: Addr, generation: u64, timer: Timer },
     Scenario(usize),
     /// The second half of a `reboot`, and the end of a spot notice.
     Boot(HostId),
@@ -63,6 +85,12 @@ pub struct Series {
     pub etcd_leader: Vec<Option<String>>,
     pub etcd_term: Vec<u64>,
     pub etcd_writable: Vec<Option<bool>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub api_writable: Vec<Option<bool>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub controller_manager_leader: Vec<Option<String>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub scheduler_leader: Vec<Option<String>>,
 }
 
 pub struct World {
@@ -73,6 +101,12 @@ pub struct World {
     hosts: Vec<HostRt>,
     etcd: Vec<Option<EtcdMember>>,
     etcd_cfg: EtcdConfig,
+    procs: Vec<Procs>,
+    /// Exits of each (host, process) since the host booted, for the restart back-off.
+    restarts: BTreeMap<(HostId, Port), u32>,
+    /// Restarts of each process within its host's life (see `generation`).
+    proc_gen: BTreeMap<(HostId, Port), u64>,
+    api_probe: Option<ApiProbe>,
     rng: Rng,
     /// The hidden observer host that runs the probe; it is never crashed or partitioned away.
     probe_host: HostId,
@@ -141,6 +175,10 @@ impl World {
             hosts,
             etcd,
             etcd_cfg,
+            procs: (0..n).map(|_| Procs::default()).collect(),
+            restarts: BTreeMap::new(),
+            proc_gen: BTreeMap::new(),
+            api_probe: None,
             rng,
             probe_host,
             probe: EtcdProbe::new(etcd_hosts),
@@ -159,6 +197,15 @@ impl World {
         };
         for &h in &initial {
             w.start_etcd_ticks(h);
+        }
+        for h in 0..n as HostId {
+            if w.hosts[h as usize].joined {
+                w.start_k8s_processes(h);
+            }
+        }
+        if let Some(endpoint) = w.api_endpoint() {
+            let me = Addr { host: probe_host, port: Port::ApiProbe };
+            w.api_probe = Some(ApiProbe::new(me, endpoint));
         }
         let origin = w.obs.origin;
         w.queue.push(origin, Ev::Sample);
@@ -214,13 +261,13 @@ impl World {
 
     fn handle(&mut self, ev: Ev) {
         match ev {
-            Ev::Deliver { from, to, incarnation, payload } => {
-                if self.alive(to.host, incarnation) && self.net.can_send(from.host, to.host) {
+            Ev::Deliver { from, to, generation, payload } => {
+                if self.alive(to, generation) && self.net.can_send(from.host, to.host) {
                     self.deliver(from, to, payload);
                 }
             }
-            Ev::Timer { to, incarnation, timer } => {
-                if self.alive(to.host, incarnation) {
+            Ev::Timer { to, generation, timer } => {
+                if self.alive(to, generation) {
                     self.fire(to, timer);
                 }
             }
@@ -235,44 +282,113 @@ impl World {
         }
     }
 
-    fn ctx_parts(&mut self, host: HostId) -> (Ctx<'_>, &mut Vec<Option<EtcdMember>>, &mut EtcdProbe) {
-        let ctx = Ctx { now: self.now, host, effects: &mut self.effects, obs: &mut self.obs };
-        (ctx, &mut self.etcd, &mut self.probe)
-    }
-
     fn deliver(&mut self, from: Addr, to: Addr, payload: Payload) {
-        let (mut ctx, etcd, probe) = self.ctx_parts(to.host);
+        let h = to.host as usize;
+        let mut ctx = Ctx { now: self.now, host: to.host, effects: &mut self.effects, obs: &mut self.obs };
+        let mut exited = false;
         match to.port {
             Port::Etcd => {
-                if let Some(m) = etcd.get_mut(to.host as usize).and_then(Option::as_mut) {
+                if let Some(m) = self.etcd[h].as_mut() {
                     m.on_message(&mut ctx, from, payload);
                 }
             }
-            Port::EtcdProbe => probe.on_message(&mut ctx, payload),
+            Port::EtcdProbe => self.probe.on_message(&mut ctx, payload),
+            Port::ApiProbe => {
+                if let (Some(p), Payload::Api(ApiPayload::Response { id, resp, .. })) = (self.api_probe.as_mut(), payload) {
+                    p.on_response(id, &resp);
+                }
+            }
+            Port::Apiserver => {
+                if let Some(a) = self.procs[h].apiserver.as_mut() {
+                    a.on_message(&mut ctx, payload);
+                    exited = a.verdict == Verdict::KilledByLiveness;
+                }
+            }
+            Port::Lb => {
+                if let Some(lb) = self.procs[h].lb.as_mut() {
+                    lb.on_message(&mut ctx, payload);
+                }
+            }
+            Port::ControllerManager | Port::Scheduler => {
+                let slot = if to.port == Port::ControllerManager { &mut self.procs[h].kcm } else { &mut self.procs[h].scheduler };
+                if let (Some(le), Payload::Api(ApiPayload::Response { id, resp, .. })) = (slot.as_mut(), payload) {
+                    exited = le.on_response(&mut ctx, id, resp) == Transition::Lost;
+                }
+            }
         }
         self.apply_effects(to.host);
+        if exited {
+            self.process_exited(to.host, to.port);
+        }
     }
 
     fn fire(&mut self, to: Addr, timer: Timer) {
         let origin = self.obs.origin;
-        let (mut ctx, etcd, probe) = self.ctx_parts(to.host);
-        match timer {
-            Timer::RaftTick => {
-                if let Some(m) = etcd.get_mut(to.host as usize).and_then(Option::as_mut) {
+        let h = to.host as usize;
+        if timer == Timer::Start {
+            self.start_process(to.host, to.port);
+            return;
+        }
+        let mut ctx = Ctx { now: self.now, host: to.host, effects: &mut self.effects, obs: &mut self.obs };
+        let mut exited = false;
+        match (to.port, timer) {
+            (Port::Etcd, Timer::RaftTick) => {
+                if let Some(m) = self.etcd[h].as_mut() {
                     m.on_tick(&mut ctx);
                 }
             }
-            Timer::ProbeWrite => {
+            (Port::EtcdProbe, Timer::ProbeWrite) => {
                 let second = EtcdProbe::second_of(ctx.now, origin);
-                probe.write(&mut ctx, second);
+                self.probe.write(&mut ctx, second);
+                if let Some(p) = self.api_probe.as_mut() {
+                    p.write(&mut ctx, second);
+                }
             }
-            Timer::ProbeTimeout { id } => probe.on_timeout(&mut ctx, id),
+            (Port::EtcdProbe, Timer::ProbeTimeout { id }) => self.probe.on_timeout(&mut ctx, id),
+            (Port::ApiProbe, Timer::ApiTimeout { id }) => {
+                if let Some(p) = self.api_probe.as_mut() {
+                    p.on_timeout(id);
+                }
+            }
+            (Port::Apiserver, t) => {
+                if let Some(a) = self.procs[h].apiserver.as_mut() {
+                    match t {
+                        Timer::EtcdTimeout { id } => a.on_etcd_timeout(&mut ctx, id),
+                        Timer::Housekeeping => a.on_housekeeping(&mut ctx),
+                        Timer::Livez => a.on_livez(&mut ctx),
+                        _ => {}
+                    }
+                    exited = a.verdict == Verdict::KilledByLiveness;
+                }
+            }
+            (Port::Lb, t) => {
+                if let Some(lb) = self.procs[h].lb.as_mut() {
+                    match t {
+                        Timer::LbCheck => lb.on_check_timer(&mut ctx),
+                        Timer::LbCheckTimeout { id } => lb.on_check_timeout(&mut ctx, id),
+                        _ => {}
+                    }
+                }
+            }
+            (Port::ControllerManager | Port::Scheduler, t) => {
+                let slot = if to.port == Port::ControllerManager { &mut self.procs[h].kcm } else { &mut self.procs[h].scheduler };
+                if let Some(le) = slot.as_mut() {
+                    match t {
+                        Timer::LeaderElection => exited = le.on_timer(&mut ctx) == Transition::Lost,
+                        Timer::ApiTimeout { id } => le.on_timeout(id),
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
         }
         self.apply_effects(to.host);
+        if exited {
+            self.process_exited(to.host, to.port);
+        }
     }
 
     fn apply_effects(&mut self, host: HostId) {
-        let incarnation = self.incarnation(host);
         for effect in std::mem::take(&mut self.effects) {
             match effect {
                 Effect::Send { from, to, payload } => {
@@ -280,21 +396,30 @@ impl World {
                         continue;
                     }
                     let at = self.net.arrival(self.now, host, to.host);
-                    let to_inc = self.incarnation(to.host);
+                    let generation = self.generation(to);
                     let from = Addr { host, port: from };
-                    self.queue.push(at, Ev::Deliver { from, to, incarnation: to_inc, payload });
+                    self.queue.push(at, Ev::Deliver { from, to, generation, payload });
                 }
                 Effect::Timer { port, after, timer } => {
                     let to = Addr { host, port };
-                    self.queue.push(self.now + after, Ev::Timer { to, incarnation, timer });
+                    let generation = self.generation(to);
+                    self.queue.push(self.now + after, Ev::Timer { to, generation, timer });
                 }
             }
         }
     }
 
-    /// Whether the host is up in the life a message or timer was addressed to.
-    fn alive(&self, h: HostId, incarnation: u64) -> bool {
-        h == self.probe_host || self.hosts.get(h as usize).is_some_and(|rt| rt.up && rt.incarnation == incarnation)
+    /// The life of a process: its host's incarnation and the process's own restarts. Messages
+    /// and timers addressed to an earlier life are dropped (a restarted process starts afresh).
+    fn generation(&self, to: Addr) -> u64 {
+        let restarts = self.proc_gen.get(&(to.host, to.port)).copied().unwrap_or(0);
+        (self.incarnation(to.host) << 32) | restarts
+    }
+
+    /// Whether a message or timer addressed to `generation` still finds its process.
+    fn alive(&self, to: Addr, generation: u64) -> bool {
+        to.host == self.probe_host
+            || (self.hosts.get(to.host as usize).is_some_and(|rt| rt.up) && self.generation(to) == generation)
     }
 
     fn incarnation(&self, h: HostId) -> u64 {
@@ -305,8 +430,118 @@ impl World {
         // Members start their tick loops at slightly different instants, as real processes do.
         let offset = Duration(self.rng.fork(&format!("tick/{h}/{}", self.incarnation(h))).below(self.etcd_cfg.heartbeat_interval.as_micros()));
         let to = Addr { host: h, port: Port::Etcd };
-        let incarnation = self.incarnation(h);
-        self.queue.push(self.now + offset, Ev::Timer { to, incarnation, timer: Timer::RaftTick });
+        let generation = self.generation(to);
+        self.queue.push(self.now + offset, Ev::Timer { to, generation, timer: Timer::RaftTick });
+    }
+
+    /// The endpoint kubelets and the API probe use: the load balancer, else the first apiserver.
+    fn api_endpoint(&self) -> Option<Addr> {
+        let hosts = &self.scenario.hosts;
+        if let Some(lb) = hosts.iter().position(|h| h.has_role(Role::LoadBalancer)) {
+            return Some(Addr { host: lb as HostId, port: Port::Lb });
+        }
+        hosts.iter().position(|h| h.runs_apiserver()).map(|h| Addr { host: h as HostId, port: Port::Apiserver })
+    }
+
+    /// The apiserver a control-plane component talks to: the one on its own host (kubeadm),
+    /// else the API endpoint.
+    fn local_apiserver(&self, h: HostId) -> Option<Addr> {
+        if self.scenario.hosts[h as usize].runs_apiserver() {
+            Some(Addr { host: h, port: Port::Apiserver })
+        } else {
+            self.api_endpoint()
+        }
+    }
+
+    /// Starts every Kubernetes process the host's roles call for (at boot and when it joins).
+    fn start_k8s_processes(&mut self, h: HostId) {
+        let host = &self.scenario.hosts[h as usize];
+        let ports: Vec<Port> = [
+            (host.runs_apiserver(), Port::Apiserver),
+            (host.has_role(Role::LoadBalancer), Port::Lb),
+            (host.runs_controller_manager(), Port::ControllerManager),
+            (host.runs_scheduler(), Port::Scheduler),
+        ]
+        .into_iter()
+        .filter(|(runs, _)| *runs)
+        .map(|(_, p)| p)
+        .collect();
+        for port in ports {
+            self.start_process(h, port);
+        }
+    }
+
+    /// A fresh copy of one process starts on a host that is up.
+    fn start_process(&mut self, h: HostId, port: Port) {
+        if !self.hosts[h as usize].up {
+            return;
+        }
+        let s = &self.scenario.settings;
+        let timings = LeaseTimings {
+            lease_duration: s.lease_duration,
+            renew_deadline: s.renew_deadline,
+            retry_period: s.retry_period,
+        };
+        let name = self.hosts[h as usize].name.clone();
+        let life = self.generation(Addr { host: h, port });
+        let me = Addr { host: h, port };
+        let api = self.local_apiserver(h);
+        let mut ctx = Ctx { now: self.now, host: h, effects: &mut self.effects, obs: &mut self.obs };
+        let procs = &mut self.procs[h as usize];
+        match port {
+            Port::Apiserver => {
+                let endpoints = if self.scenario.hosts[h as usize].has_role(Role::Etcd) {
+                    vec![h]
+                } else {
+                    self.scenario.hosts.iter().enumerate().filter(|(_, x)| x.has_role(Role::Etcd)).map(|(i, _)| i as HostId).collect()
+                };
+                let mut a = Apiserver::new(h, endpoints);
+                a.start(&mut ctx);
+                procs.apiserver = Some(a);
+            }
+            Port::Lb => {
+                let backends =
+                    self.scenario.hosts.iter().enumerate().filter(|(_, x)| x.runs_apiserver()).map(|(i, _)| i as HostId).collect();
+                let mut lb = LoadBalancer::new(h, backends, s.lb_health_check);
+                lb.start(&mut ctx);
+                procs.lb = Some(lb);
+            }
+            Port::ControllerManager | Port::Scheduler => {
+                let Some(api) = api else { return };
+                let lease = if port == Port::ControllerManager { KCM_LEASE } else { SCHEDULER_LEASE };
+                let rng = self.rng.fork(&format!("{lease}/{name}/{life}"));
+                let mut le = LeaderElector::new(lease, h, name, me, api, timings, rng);
+                le.start(&mut ctx);
+                if port == Port::ControllerManager {
+                    procs.kcm = Some(le);
+                } else {
+                    procs.scheduler = Some(le);
+                }
+            }
+            _ => {}
+        }
+        self.apply_effects(h);
+    }
+
+    /// A process exited (lost its lease) or was killed (liveness): the kubelet restarts it
+    /// after its back-off.
+    fn process_exited(&mut self, h: HostId, port: Port) {
+        let procs = &mut self.procs[h as usize];
+        match port {
+            Port::Apiserver => procs.apiserver = None,
+            Port::ControllerManager => procs.kcm = None,
+            Port::Scheduler => procs.scheduler = None,
+            _ => return,
+        }
+        *self.proc_gen.entry((h, port)).or_default() += 1;
+        let n = self.restarts.entry((h, port)).or_default();
+        *n += 1;
+        let backoff = Duration(
+            (RESTART_BACKOFF.as_micros() << (*n - 1).min(16)).min(RESTART_BACKOFF_MAX.as_micros()),
+        );
+        let to = Addr { host: h, port };
+        let generation = self.generation(to);
+        self.queue.push(self.now + backoff, Ev::Timer { to, generation, timer: Timer::Start });
     }
 
     // ---- scenario events -------------------------------------------------------------
@@ -431,6 +666,10 @@ impl World {
         self.net.set_up(h, false);
         let name = rt.name.clone();
         self.push_event("host.crashed", Some(h), format!("{name} went down: {why}"));
+        self.procs[h as usize] = Procs::default();
+        for lease in [KCM_LEASE, SCHEDULER_LEASE] {
+            self.obs.lease_lost(self.now, lease, h, "");
+        }
         self.update_quorum();
     }
 
@@ -447,6 +686,10 @@ impl World {
         if let Some(m) = self.etcd[h as usize].as_mut() {
             m.restart();
             self.start_etcd_ticks(h);
+        }
+        self.restarts.retain(|(host, _), _| *host != h);
+        if self.hosts[h as usize].joined {
+            self.start_k8s_processes(h);
         }
         self.update_quorum();
     }
@@ -620,14 +863,19 @@ impl World {
                 let term = self.etcd[h as usize].as_ref().map_or(0, |m| m.raft.term());
                 self.obs.etcd_leader_at_start(self.now, h, term);
             }
+            self.obs.leases_at_start(self.now);
         }
+        let lease_leader = |lease| self.obs.lease_leader(lease).map(|h| self.hosts[h as usize].name.clone());
+        let (kcm, sched) = (lease_leader(KCM_LEASE), lease_leader(SCHEDULER_LEASE));
+        self.series.controller_manager_leader.push(kcm);
+        self.series.scheduler_leader.push(sched);
         self.series.t.push(t.round());
         self.series.etcd_quorum.push(self.quorum == Some(true));
         self.series.etcd_leader.push(leader.map(|h| self.hosts[h as usize].name.clone()));
         self.series.etcd_term.push(leader.and_then(|h| self.etcd[h as usize].as_ref()).map_or(0, |m| m.raft.term()));
         // The probe writes once per second, right after the sample.
         let probe = Addr { host: self.probe_host, port: Port::EtcdProbe };
-        self.queue.push(self.now, Ev::Timer { to: probe, incarnation: 0, timer: Timer::ProbeWrite });
+        self.queue.push(self.now, Ev::Timer { to: probe, generation: 0, timer: Timer::ProbeWrite });
         if self.now + Duration::from_secs(1) <= self.end {
             self.queue.push(self.now + Duration::from_secs(1), Ev::Sample);
         }
@@ -651,6 +899,14 @@ impl World {
     }
     pub fn probe_outcomes(&self) -> &[Option<bool>] {
         &self.probe.outcomes
+    }
+    /// The API write probe's outcomes per report second (None when there is no apiserver).
+    pub fn api_probe_outcomes(&self) -> Option<&[Option<bool>]> {
+        self.api_probe.as_ref().map(|p| p.outcomes.as_slice())
+    }
+    /// Whether the scenario runs a controller-manager / a scheduler anywhere.
+    pub fn runs_lease(&self, lease: &str) -> bool {
+        self.scenario.hosts.iter().any(|h| if lease == KCM_LEASE { h.runs_controller_manager() } else { h.runs_scheduler() })
     }
     pub fn end(&self) -> SimTime {
         self.end

@@ -8,10 +8,10 @@
 
 use std::collections::BTreeMap;
 
-/// What a key holds. Plain data, cheap to clone.
-pub type Value = std::sync::Arc<str>;
+/// What a key holds: a Kubernetes object (or an opaque string), shared, cheap to clone.
+pub type Value = std::sync::Arc<crate::k8s::objects::Object>;
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct KeyValue {
     pub value: Value,
     pub create_revision: u64,
@@ -20,16 +20,27 @@ pub struct KeyValue {
 }
 
 /// One write request, as replicated through the Raft log.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum KvOp {
     Put { key: String, value: Value },
     Delete { key: String },
     /// Write only if the key's `mod_revision` equals `expected` (0 = the key must not exist).
     CompareAndSwap { key: String, expected: u64, value: Value },
+    /// Delete only if the key's `mod_revision` equals `expected` (a delete with a precondition).
+    CompareAndDelete { key: String, expected: u64 },
+}
+
+impl KvOp {
+    pub fn key(&self) -> &str {
+        match self {
+            KvOp::Put { key, .. } | KvOp::Delete { key } | KvOp::CompareAndSwap { key, .. } => key,
+            KvOp::CompareAndDelete { key, .. } => key,
+        }
+    }
 }
 
 /// The outcome of applying a [`KvOp`].
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum KvResult {
     /// Applied; the store's revision after the write.
     Ok { revision: u64 },
@@ -37,7 +48,7 @@ pub enum KvResult {
     Conflict { current: u64 },
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct KvStore {
     revision: u64,
     keys: BTreeMap<String, KeyValue>,
@@ -74,6 +85,15 @@ impl KvStore {
                 }
                 KvResult::Ok { revision: self.revision }
             }
+            KvOp::CompareAndDelete { key, expected } => {
+                let current = self.keys.get(key).map_or(0, |kv| kv.mod_revision);
+                if current != *expected || current == 0 {
+                    return KvResult::Conflict { current };
+                }
+                self.keys.remove(key);
+                self.revision += 1;
+                KvResult::Ok { revision: self.revision }
+            }
             KvOp::CompareAndSwap { key, expected, value } => {
                 let current = self.keys.get(key).map_or(0, |kv| kv.mod_revision);
                 if current != *expected {
@@ -107,7 +127,7 @@ mod tests {
     use super::*;
 
     fn v(s: &str) -> Value {
-        Value::from(s)
+        Value::new(s.into())
     }
 
     #[test]
@@ -132,7 +152,7 @@ mod tests {
         assert_eq!(kv.apply(&renew), KvResult::Ok { revision: 2 });
         let stale = KvOp::CompareAndSwap { key: "lease".into(), expected: 1, value: v("m2") };
         assert_eq!(kv.apply(&stale), KvResult::Conflict { current: 2 });
-        assert_eq!(&*kv.get("lease").unwrap().value, "m1");
+        assert_eq!(*kv.get("lease").unwrap().value, "m1".into());
     }
 
     #[test]

@@ -8,13 +8,21 @@
 //! reads are answered from the local store, possibly stale.
 //!
 //! A crash keeps what etcd keeps on disk (Raft term, vote, log, and the applied
-//! store); everything else starts afresh. Left out: snapshots and compaction,
-//! leases with TTLs, watches, auth, gRPC proxies.
+//! store); everything else starts afresh.
+//!
+//! Watches start with a linearizable range (so a watch never starts from a stale
+//! view) and then stream every applied change under their prefix. As with the
+//! apiserver's `WithRequireLeader`, a member that has had no leader for three
+//! election timeouts cancels its watches. A progress notification goes out every
+//! 5 s so a watcher can tell a silent member from a quiet one.
+//!
+//! Left out: snapshots and compaction, watch history (a watcher re-lists instead of
+//! resuming from a revision), leases with TTLs, auth, gRPC proxies.
 
-use super::kv::{KvOp, KvStore};
+use super::kv::{KvOp, KvResult, KvStore, Value};
 use super::raft::{self, ConfChange, EntryData, MemberId, Raft, RaftEvent, Role, StepDownReason};
 use crate::net::HostId;
-use crate::proc::{Addr, Ctx, EtcdCmd, EtcdError, EtcdRequest, EtcdResponse, Payload, Port, Timer};
+use crate::proc::{Addr, Ctx, EtcdCmd, EtcdError, EtcdRequest, EtcdResponse, Payload, Port, Timer, WatchEvent};
 use crate::rng::Rng;
 use crate::time::Duration;
 use std::collections::BTreeMap;
@@ -42,7 +50,17 @@ impl EtcdConfig {
 enum Pending {
     Write { client: Addr, id: u64 },
     Read { client: Addr, id: u64, prefix: String },
+    Watch { client: Addr, id: u64, prefix: String },
 }
+
+struct Watcher {
+    client: Addr,
+    id: u64,
+    prefix: String,
+}
+
+/// How often a watch gets a progress notification.
+const PROGRESS_NOTIFY: Duration = Duration::from_secs(5);
 
 pub struct EtcdMember {
     pub host: HostId,
@@ -58,6 +76,10 @@ pub struct EtcdMember {
     reads_waiting_apply: Vec<(u64, u64)>,
     /// Removed from the configuration: etcd shuts itself down.
     pub removed: bool,
+    watchers: Vec<Watcher>,
+    /// Ticks without a known leader (for `WithRequireLeader`).
+    leaderless_ticks: u64,
+    ticks: u64,
 }
 
 impl EtcdMember {
@@ -82,6 +104,9 @@ impl EtcdMember {
             pending: BTreeMap::new(),
             reads_waiting_apply: Vec::new(),
             removed: false,
+            watchers: Vec::new(),
+            leaderless_ticks: 0,
+            ticks: 0,
         }
     }
 
@@ -94,6 +119,8 @@ impl EtcdMember {
         self.raft.restart();
         self.pending.clear();
         self.reads_waiting_apply.clear();
+        self.watchers.clear();
+        self.leaderless_ticks = 0;
     }
 
     /// `etcd --force-new-cluster`: a one-member cluster from this member's committed data.
@@ -101,6 +128,7 @@ impl EtcdMember {
     pub fn force_new_cluster(&mut self, new_cluster: u64) -> u64 {
         self.pending.clear();
         self.reads_waiting_apply.clear();
+        self.watchers.clear();
         self.cluster = new_cluster;
         self.removed = false;
         self.raft.force_new_cluster()
@@ -108,11 +136,35 @@ impl EtcdMember {
 
     pub fn on_tick(&mut self, ctx: &mut Ctx) {
         if self.removed {
+            self.cancel_watches(ctx);
             return;
         }
         self.raft.tick();
+        self.ticks += 1;
+        self.leaderless_ticks = if self.raft.leader().is_some() { 0 } else { self.leaderless_ticks + 1 };
+        let election_ticks = self.cfg.raft().election_ticks as u64;
+        if self.leaderless_ticks > 3 * election_ticks {
+            self.cancel_watches(ctx);
+        }
+        let notify_every = PROGRESS_NOTIFY.as_micros() / self.cfg.heartbeat_interval.as_micros().max(1);
+        if self.ticks.is_multiple_of(notify_every.max(1)) {
+            for w in &self.watchers {
+                ctx.send(Port::Etcd, w.client, Payload::EtcdWatch { id: w.id, events: Vec::new() });
+            }
+        }
         self.drain(ctx);
         ctx.set_timer(Port::Etcd, self.cfg.heartbeat_interval, Timer::RaftTick);
+    }
+
+    fn cancel_watches(&mut self, ctx: &mut Ctx) {
+        for w in self.watchers.drain(..) {
+            ctx.send(Port::Etcd, w.client, Payload::EtcdWatchCancelled { id: w.id });
+        }
+    }
+
+    /// Whether this member has gone without a leader long enough to refuse watches.
+    pub fn watches_cancelled(&self) -> bool {
+        self.leaderless_ticks > 3 * self.cfg.raft().election_ticks as u64
     }
 
     pub fn on_message(&mut self, ctx: &mut Ctx, from: Addr, payload: Payload) {
@@ -123,13 +175,10 @@ impl EtcdMember {
             return;
         }
         match payload {
-            Payload::Raft { cluster, msg } => {
-                if cluster == self.cluster {
-                    self.raft.step(msg);
-                }
-            }
+            // Messages of another cluster (after a force-new-cluster) are dropped, as etcd does.
+            Payload::Raft { cluster, msg } if cluster == self.cluster => self.raft.step(msg),
             Payload::EtcdReq { id, req } => self.on_request(ctx, from, id, req),
-            Payload::EtcdResp { .. } => {}
+            _ => {}
         }
         self.drain(ctx);
     }
@@ -151,6 +200,15 @@ impl EtcdMember {
             EtcdRequest::Read { prefix, linearizable: true } => {
                 let c = self.new_ctx();
                 self.pending.insert(c, Pending::Read { client, id, prefix });
+                self.raft.read_index(c);
+            }
+            EtcdRequest::Watch { prefix } => {
+                if self.watches_cancelled() {
+                    reply(ctx, client, id, EtcdResponse::Failed(EtcdError::NoLeader));
+                    return;
+                }
+                let c = self.new_ctx();
+                self.pending.insert(c, Pending::Watch { client, id, prefix });
                 self.raft.read_index(c);
             }
         }
@@ -200,6 +258,9 @@ impl EtcdMember {
             ctx.obs.etcd_applied(ctx.now, self.host, self.cluster, entry.index, entry.term);
             if let EntryData::Normal(cmd) = &entry.data {
                 let result = self.kv.apply(&cmd.op);
+                if matches!(result, KvResult::Ok { .. }) && !self.watchers.is_empty() {
+                    self.notify_watchers(ctx, cmd.op.key());
+                }
                 if cmd.origin == self.host {
                     if let Some(Pending::Write { client, id }) = self.pending.remove(&cmd.ctx) {
                         reply(ctx, client, id, EtcdResponse::Written(result));
@@ -219,9 +280,18 @@ impl EtcdMember {
         let (ready, waiting): (Vec<_>, Vec<_>) = self.reads_waiting_apply.drain(..).partition(|(i, _)| *i <= applied);
         self.reads_waiting_apply = waiting;
         for (_, c) in ready {
-            if let Some(Pending::Read { client, id, prefix }) = self.pending.remove(&c) {
-                let resp = self.read(&prefix);
-                reply(ctx, client, id, resp);
+            match self.pending.remove(&c) {
+                Some(Pending::Read { client, id, prefix }) => {
+                    let resp = self.read(&prefix);
+                    reply(ctx, client, id, resp);
+                }
+                Some(Pending::Watch { client, id, prefix }) => {
+                    // Registered at the same applied index the range is read at: no change is missed.
+                    let EtcdResponse::Read { revision, kvs } = self.read(&prefix) else { unreachable!() };
+                    reply(ctx, client, id, EtcdResponse::WatchStarted { revision, kvs });
+                    self.watchers.push(Watcher { client, id, prefix });
+                }
+                _ => {}
             }
         }
         for ev in self.raft.take_events() {
@@ -246,13 +316,22 @@ impl EtcdMember {
     }
 }
 
+impl EtcdMember {
+    fn notify_watchers(&self, ctx: &mut Ctx, key: &str) {
+        let event = WatchEvent { key: key.to_string(), kv: self.kv.get(key).cloned(), revision: self.kv.revision() };
+        for w in self.watchers.iter().filter(|w| key.starts_with(&w.prefix)) {
+            ctx.send(Port::Etcd, w.client, Payload::EtcdWatch { id: w.id, events: vec![event.clone()] });
+        }
+    }
+}
+
 fn reply(ctx: &mut Ctx, client: Addr, id: u64, resp: EtcdResponse) {
     ctx.send(Port::Etcd, client, Payload::EtcdResp { id, resp });
 }
 
 /// A put of `value` at `key`.
 pub fn put(key: &str, value: &str) -> KvOp {
-    KvOp::Put { key: key.to_string(), value: value.into() }
+    KvOp::Put { key: key.to_string(), value: Value::new(value.into()) }
 }
 
 #[cfg(test)]
@@ -349,7 +428,7 @@ mod tests {
         c.request(follower, 2, read(true));
         c.tick_all(2);
         let EtcdResponse::Read { kvs, .. } = &c.replies[1].1 else { panic!("{:?}", c.replies) };
-        assert_eq!(&*kvs[0].1.value, "v1");
+        assert_eq!(*kvs[0].1.value, "v1".into());
     }
 
     #[test]
@@ -373,11 +452,11 @@ mod tests {
         c.request(lonely, 4, read(false));
         let (id, EtcdResponse::Read { kvs, .. }) = c.replies.last().unwrap() else { panic!("{:?}", c.replies) };
         assert_eq!(*id, 4);
-        assert_eq!(&*kvs[0].1.value, "old");
+        assert_eq!(*kvs[0].1.value, "old".into());
         // The majority's linearizable read sees the new value.
         c.request(majority, 5, read(true));
         c.tick_all(2);
         let (id, EtcdResponse::Read { kvs, .. }) = c.replies.last().unwrap() else { panic!("{:?}", c.replies) };
-        assert_eq!((*id, &*kvs[0].1.value), (5, "new"));
+        assert_eq!((*id, &*kvs[0].1.value), (5, &"new".into()));
     }
 }

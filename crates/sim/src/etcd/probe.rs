@@ -6,7 +6,7 @@
 //! the majority side of a partition by itself. It sits outside every fault (an
 //! observer with a view of every host), so what it measures is etcd, not its own link.
 
-use super::kv::{KvOp, KvResult};
+use super::kv::{KvOp, KvResult, Value};
 use crate::net::HostId;
 use crate::proc::{Addr, Ctx, EtcdRequest, EtcdResponse, Payload, Port, Timer};
 use crate::time::{Duration, SimTime};
@@ -38,7 +38,7 @@ impl EtcdProbe {
         let id = self.next_id;
         self.outstanding.insert(id, second);
         let to = Addr { host: self.endpoints[self.pinned], port: Port::Etcd };
-        let op = KvOp::Put { key: "/probe".into(), value: second.to_string().into() };
+        let op = KvOp::Put { key: "/probe".into(), value: Value::new(second.to_string().as_str().into()) };
         ctx.send(Port::EtcdProbe, to, Payload::EtcdReq { id, req: EtcdRequest::Write(op) });
         ctx.set_timer(Port::EtcdProbe, PROBE_TIMEOUT, Timer::ProbeTimeout { id });
     }

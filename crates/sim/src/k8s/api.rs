@@ -1,0 +1,69 @@
+//! The Kubernetes API as messages: requests from clients (through the load balancer
+//! or straight to an apiserver), responses, and watch streams.
+//!
+//! Keys are etcd keys (`/registry/...`); an object's `resourceVersion` is its etcd
+//! `mod_revision`. Updates carry the resourceVersion they read, so a concurrent
+//! writer makes them fail with a conflict (optimistic concurrency).
+
+use crate::etcd::kv::{KeyValue, Value};
+use crate::net::HostId;
+use crate::proc::Addr;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ApiRequest {
+    /// A consistent read of one object (a quorum read in etcd).
+    Get { key: String },
+    /// An unconditional update (no resourceVersion precondition).
+    Put { key: String, value: Value },
+    /// Create if absent.
+    Create { key: String, value: Value },
+    /// Replace if the object still has `resource_version`.
+    Update { key: String, value: Value, resource_version: u64 },
+    /// Delete if the object still has `resource_version`.
+    Delete { key: String, resource_version: u64 },
+    /// List then watch everything under `prefix`, served from the apiserver's watch cache.
+    Watch { prefix: String },
+    /// `GET /readyz`: answered `Ready(true)` only if the etcd check passes within 2 s.
+    Readyz,
+    /// A TCP connect check: answered at once by a running apiserver.
+    Tcp,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ApiResponse {
+    Object(Option<KeyValue>),
+    /// The write was applied; the object's new resourceVersion.
+    Written { resource_version: u64 },
+    /// 409: the object changed since it was read (or exists already, for a create).
+    Conflict,
+    /// 5xx or timeout on the server side, with a reason for the event log.
+    Failed(&'static str),
+    /// The watch is open on `backend`: the current objects, then [`ApiPayload::WatchEvents`].
+    WatchStarted { backend: HostId, revision: u64, items: Vec<(String, KeyValue)> },
+    Ready(bool),
+}
+
+/// Messages of the API, carried by `Payload::Api`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ApiPayload {
+    /// A request from `client`; `via` is the load balancer that forwarded it, if any, and
+    /// responses go back the same way.
+    Request { id: u64, client: Addr, via: Option<Addr>, req: ApiRequest },
+    Response { id: u64, client: Addr, resp: ApiResponse },
+    /// Changes for the watch opened by request `id`; an empty batch is a heartbeat.
+    WatchEvents { id: u64, client: Addr, events: Vec<(String, Option<KeyValue>)> },
+    /// The apiserver closed the watch (its own etcd watch broke): the client must re-list.
+    WatchClosed { id: u64, client: Addr },
+}
+
+impl ApiPayload {
+    /// The client a server-to-client message is for (None for requests).
+    pub fn client(&self) -> Option<Addr> {
+        match self {
+            ApiPayload::Request { .. } => None,
+            ApiPayload::Response { client, .. }
+            | ApiPayload::WatchEvents { client, .. }
+            | ApiPayload::WatchClosed { client, .. } => Some(*client),
+        }
+    }
+}

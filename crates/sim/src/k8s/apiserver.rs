@@ -1,0 +1,337 @@
+//! kube-apiserver: stateless, every request ends in etcd.
+//!
+//! - Consistent reads and writes go to etcd (a quorum read, or a compare-and-swap on the
+//!   object's resourceVersion) and fail when etcd cannot answer within its timeout.
+//! - The watch cache (cacher) lists then watches all of `/registry/` on one etcd member and
+//!   serves the clients' watches from memory. When etcd cancels that watch (its member has
+//!   had no leader for three election timeouts: `WithRequireLeader`), the cache closes every
+//!   client watch and stays unready until a new list succeeds.
+//! - `/readyz` passes when the watch cache is synced and an etcd quorum read answers within
+//!   2 s. `/livez` has the same etcd check; kubeadm's liveness probe (every 10 s, 8 failures)
+//!   makes the kubelet kill and restart the apiserver with back-off.
+//! - Stacked: the only etcd endpoint is the member on the same host. External: every etcd
+//!   member, one pinned at a time, moving on after a failure, as the etcd client does.
+//!
+//! Left out: admission, authentication, priority and fairness, the watch cache's own
+//! resourceVersion semantics beyond "current state, then changes".
+
+use crate::etcd::kv::{KeyValue, KvOp, KvResult};
+use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
+use crate::net::HostId;
+use crate::proc::{Addr, Ctx, EtcdError, EtcdRequest, EtcdResponse, Payload, Port, Timer, WatchEvent};
+use crate::time::{Duration, SimTime};
+use std::collections::BTreeMap;
+
+/// The etcd client's timeout for requests (etcd's own proposal timeout is ≈ 7 s).
+pub const ETCD_REQUEST_TIMEOUT: Duration = Duration::from_secs(7);
+/// The health checks' etcd timeout.
+pub const ETCD_CHECK_TIMEOUT: Duration = Duration::from_secs(2);
+/// kubeadm's liveness probe: period and failure threshold.
+pub const LIVENESS_PERIOD: Duration = Duration::from_secs(10);
+pub const LIVENESS_FAILURES: u32 = 8;
+/// How long the cache waits for any message (events or progress notifications) before
+/// it gives up on its etcd watch.
+const ETCD_WATCH_SILENCE: Duration = Duration::from_secs(15);
+const HOUSEKEEPING: Duration = Duration::from_secs(1);
+/// Client watches get an empty batch this often, so clients can tell a dead server.
+const WATCH_HEARTBEAT: Duration = Duration::from_secs(10);
+
+const REGISTRY: &str = "/registry/";
+
+enum EtcdPending {
+    /// A client's request; `get` = the key for a consistent read of one object.
+    Client { client: Addr, via: Option<Addr>, id: u64, get: Option<String> },
+    Readyz { client: Addr, via: Option<Addr>, id: u64 },
+    Livez,
+    Watch,
+}
+
+enum CacheState {
+    /// Not watching; retry after this instant.
+    Idle { retry_at: SimTime },
+    Starting,
+    Watching { id: u64, last_heard: SimTime },
+}
+
+struct ClientWatch {
+    client: Addr,
+    via: Option<Addr>,
+    id: u64,
+    prefix: String,
+}
+
+/// What the world must do after the apiserver handled an input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Running,
+    /// The liveness probe failed 8 times: the kubelet kills the container.
+    KilledByLiveness,
+}
+
+pub struct Apiserver {
+    host: HostId,
+    endpoints: Vec<HostId>,
+    pinned: usize,
+    next_id: u64,
+    pending: BTreeMap<u64, EtcdPending>,
+    cache: BTreeMap<String, KeyValue>,
+    cache_state: CacheState,
+    watchers: Vec<ClientWatch>,
+    livez_failures: u32,
+    last_heartbeat: SimTime,
+    pub verdict: Verdict,
+}
+
+impl Apiserver {
+    /// `endpoints`: the etcd members this apiserver may use, in preference order.
+    pub fn new(host: HostId, endpoints: Vec<HostId>) -> Self {
+        Apiserver {
+            host,
+            endpoints,
+            pinned: 0,
+            next_id: 0,
+            pending: BTreeMap::new(),
+            cache: BTreeMap::new(),
+            cache_state: CacheState::Idle { retry_at: SimTime::ZERO },
+            watchers: Vec::new(),
+            livez_failures: 0,
+            last_heartbeat: SimTime::ZERO,
+            verdict: Verdict::Running,
+        }
+    }
+
+    /// The process started: begin the housekeeping and liveness loops.
+    pub fn start(&mut self, ctx: &mut Ctx) {
+        self.housekeeping(ctx);
+        ctx.set_timer(Port::Apiserver, LIVENESS_PERIOD, Timer::Livez);
+    }
+
+    pub fn cache_synced(&self) -> bool {
+        matches!(self.cache_state, CacheState::Watching { .. })
+    }
+
+    fn etcd(&mut self, ctx: &mut Ctx, req: EtcdRequest, pending: EtcdPending, timeout: Duration) {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.pending.insert(id, pending);
+        let Some(&member) = self.endpoints.get(self.pinned) else { return };
+        ctx.send(Port::Apiserver, Addr { host: member, port: Port::Etcd }, Payload::EtcdReq { id, req });
+        ctx.set_timer(Port::Apiserver, timeout, Timer::EtcdTimeout { id });
+    }
+
+    fn respond(ctx: &mut Ctx, client: Addr, via: Option<Addr>, id: u64, resp: ApiResponse) {
+        ctx.send(Port::Apiserver, via.unwrap_or(client), Payload::Api(ApiPayload::Response { id, client, resp }));
+    }
+
+    /// The etcd client moves to the next endpoint after a failure (external topology).
+    fn endpoint_failed(&mut self) {
+        if !self.endpoints.is_empty() {
+            self.pinned = (self.pinned + 1) % self.endpoints.len();
+        }
+    }
+
+    pub fn on_message(&mut self, ctx: &mut Ctx, payload: Payload) {
+        match payload {
+            Payload::Api(ApiPayload::Request { id, client, via, req }) => self.on_request(ctx, client, via, id, req),
+            Payload::EtcdResp { id, resp } => self.on_etcd_response(ctx, id, resp),
+            Payload::EtcdWatch { id, events } => self.on_etcd_watch(ctx, id, events),
+            Payload::EtcdWatchCancelled { id } => {
+                if matches!(self.cache_state, CacheState::Watching { id: w, .. } if w == id) {
+                    self.cache_lost(ctx, "etcd cancelled the watch: its member has no leader");
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn on_request(&mut self, ctx: &mut Ctx, client: Addr, via: Option<Addr>, id: u64, req: ApiRequest) {
+        match req {
+            ApiRequest::Tcp => Self::respond(ctx, client, via, id, ApiResponse::Ready(true)),
+            ApiRequest::Readyz => {
+                if !self.cache_synced() {
+                    Self::respond(ctx, client, via, id, ApiResponse::Ready(false));
+                } else {
+                    let read = EtcdRequest::Read { prefix: "/health".into(), linearizable: true };
+                    self.etcd(ctx, read, EtcdPending::Readyz { client, via, id }, ETCD_CHECK_TIMEOUT);
+                }
+            }
+            ApiRequest::Get { key } => {
+                let read = EtcdRequest::Read { prefix: key.clone(), linearizable: true };
+                self.etcd(ctx, read, EtcdPending::Client { client, via, id, get: Some(key) }, ETCD_REQUEST_TIMEOUT);
+            }
+            ApiRequest::Put { key, value } => self.write(ctx, client, via, id, KvOp::Put { key, value }),
+            ApiRequest::Create { key, value } => {
+                let op = KvOp::CompareAndSwap { key, expected: 0, value };
+                self.write(ctx, client, via, id, op);
+            }
+            ApiRequest::Update { key, value, resource_version } => {
+                let op = KvOp::CompareAndSwap { key, expected: resource_version, value };
+                self.write(ctx, client, via, id, op);
+            }
+            ApiRequest::Delete { key, resource_version } => {
+                let op = KvOp::CompareAndDelete { key, expected: resource_version };
+                self.write(ctx, client, via, id, op);
+            }
+            ApiRequest::Watch { prefix } => {
+                let CacheState::Watching { .. } = self.cache_state else {
+                    Self::respond(ctx, client, via, id, ApiResponse::Failed("watch cache not ready"));
+                    return;
+                };
+                let items: Vec<(String, KeyValue)> =
+                    self.cache.range(prefix.clone()..).take_while(|(k, _)| k.starts_with(&prefix)).map(|(k, v)| (k.clone(), v.clone())).collect();
+                let revision = items.iter().map(|(_, kv)| kv.mod_revision).max().unwrap_or(0);
+                let resp = ApiResponse::WatchStarted { backend: self.host, revision, items };
+                Self::respond(ctx, client, via, id, resp);
+                self.watchers.retain(|w| !(w.client == client && w.id == id));
+                self.watchers.push(ClientWatch { client, via, id, prefix });
+            }
+        }
+    }
+
+    fn write(&mut self, ctx: &mut Ctx, client: Addr, via: Option<Addr>, id: u64, op: KvOp) {
+        self.etcd(ctx, EtcdRequest::Write(op), EtcdPending::Client { client, via, id, get: None }, ETCD_REQUEST_TIMEOUT);
+    }
+
+    fn on_etcd_response(&mut self, ctx: &mut Ctx, id: u64, resp: EtcdResponse) {
+        let Some(pending) = self.pending.remove(&id) else { return };
+        if matches!(resp, EtcdResponse::Failed(_)) {
+            self.endpoint_failed();
+        }
+        match pending {
+            EtcdPending::Client { client, via, id, get } => {
+                let api = match resp {
+                    EtcdResponse::Written(KvResult::Ok { revision }) => ApiResponse::Written { resource_version: revision },
+                    EtcdResponse::Written(KvResult::Conflict { .. }) => ApiResponse::Conflict,
+                    EtcdResponse::Read { kvs, .. } => {
+                        let key = get.unwrap_or_default();
+                        ApiResponse::Object(kvs.into_iter().find(|(k, _)| *k == key).map(|(_, v)| v))
+                    }
+                    EtcdResponse::Failed(EtcdError::NoLeader) => ApiResponse::Failed("etcdserver: no leader"),
+                    EtcdResponse::Failed(EtcdError::NotServing) => ApiResponse::Failed("etcd member not serving"),
+                    EtcdResponse::WatchStarted { .. } => ApiResponse::Failed("unexpected etcd response"),
+                };
+                Self::respond(ctx, client, via, id, api);
+            }
+            EtcdPending::Readyz { client, via, id } => {
+                let ok = matches!(resp, EtcdResponse::Read { .. }) && self.cache_synced();
+                Self::respond(ctx, client, via, id, ApiResponse::Ready(ok));
+            }
+            EtcdPending::Livez => {
+                if matches!(resp, EtcdResponse::Read { .. }) {
+                    self.livez_failures = 0;
+                } else {
+                    self.livez_failed(ctx);
+                }
+            }
+            EtcdPending::Watch => match resp {
+                EtcdResponse::WatchStarted { kvs, .. } => {
+                    self.cache = kvs.into_iter().collect();
+                    self.cache_state = CacheState::Watching { id, last_heard: ctx.now };
+                }
+                _ => self.cache_state = CacheState::Idle { retry_at: ctx.now + HOUSEKEEPING },
+            },
+        }
+    }
+
+    pub fn on_etcd_timeout(&mut self, ctx: &mut Ctx, id: u64) {
+        let Some(pending) = self.pending.remove(&id) else { return };
+        self.endpoint_failed();
+        match pending {
+            EtcdPending::Client { client, via, id, .. } => {
+                Self::respond(ctx, client, via, id, ApiResponse::Failed("etcd request timed out"))
+            }
+            EtcdPending::Readyz { client, via, id } => Self::respond(ctx, client, via, id, ApiResponse::Ready(false)),
+            EtcdPending::Livez => self.livez_failed(ctx),
+            EtcdPending::Watch => self.cache_state = CacheState::Idle { retry_at: ctx.now },
+        }
+    }
+
+    fn on_etcd_watch(&mut self, ctx: &mut Ctx, id: u64, events: Vec<WatchEvent>) {
+        let CacheState::Watching { id: w, last_heard } = &mut self.cache_state else { return };
+        if *w != id {
+            return;
+        }
+        *last_heard = ctx.now;
+        if events.is_empty() {
+            return;
+        }
+        for e in &events {
+            match &e.kv {
+                Some(kv) => self.cache.insert(e.key.clone(), kv.clone()),
+                None => self.cache.remove(&e.key),
+            };
+        }
+        for w in &self.watchers {
+            let batch: Vec<(String, Option<KeyValue>)> =
+                events.iter().filter(|e| e.key.starts_with(&w.prefix)).map(|e| (e.key.clone(), e.kv.clone())).collect();
+            if !batch.is_empty() {
+                let msg = ApiPayload::WatchEvents { id: w.id, client: w.client, events: batch };
+                ctx.send(Port::Apiserver, w.via.unwrap_or(w.client), Payload::Api(msg));
+            }
+        }
+    }
+
+    /// The cache lost its etcd watch: every client watch is closed and the cache is unready.
+    fn cache_lost(&mut self, ctx: &mut Ctx, why: &'static str) {
+        let name = ctx.obs.name(self.host).to_string();
+        let text = format!("the apiserver on {name} closed its clients' watches and is unready: {why}");
+        ctx.obs.note(ctx.now, "apiserver.cache_lost", Some(self.host), text);
+        for w in self.watchers.drain(..) {
+            let msg = ApiPayload::WatchClosed { id: w.id, client: w.client };
+            ctx.send(Port::Apiserver, w.via.unwrap_or(w.client), Payload::Api(msg));
+        }
+        self.cache_state = CacheState::Idle { retry_at: ctx.now + HOUSEKEEPING };
+        self.endpoint_failed();
+    }
+
+    pub fn on_housekeeping(&mut self, ctx: &mut Ctx) {
+        self.housekeeping(ctx);
+    }
+
+    fn housekeeping(&mut self, ctx: &mut Ctx) {
+        match self.cache_state {
+            CacheState::Idle { retry_at } if ctx.now >= retry_at => {
+                self.next_id += 1;
+                let id = self.next_id;
+                self.pending.insert(id, EtcdPending::Watch);
+                self.cache_state = CacheState::Starting;
+                if let Some(&member) = self.endpoints.get(self.pinned) {
+                    let req = EtcdRequest::Watch { prefix: REGISTRY.into() };
+                    ctx.send(Port::Apiserver, Addr { host: member, port: Port::Etcd }, Payload::EtcdReq { id, req });
+                }
+                ctx.set_timer(Port::Apiserver, ETCD_REQUEST_TIMEOUT, Timer::EtcdTimeout { id });
+            }
+            CacheState::Watching { last_heard, .. } if ctx.now - last_heard > ETCD_WATCH_SILENCE => {
+                self.cache_lost(ctx, "its etcd watch went silent");
+            }
+            _ => {}
+        }
+        if ctx.now - self.last_heartbeat >= WATCH_HEARTBEAT {
+            self.last_heartbeat = ctx.now;
+            for w in &self.watchers {
+                let msg = ApiPayload::WatchEvents { id: w.id, client: w.client, events: Vec::new() };
+                ctx.send(Port::Apiserver, w.via.unwrap_or(w.client), Payload::Api(msg));
+            }
+        }
+        ctx.set_timer(Port::Apiserver, HOUSEKEEPING, Timer::Housekeeping);
+    }
+
+    /// kubeadm's liveness probe of `/livez`, whose etcd check is a quorum read with a 2 s timeout.
+    pub fn on_livez(&mut self, ctx: &mut Ctx) {
+        let read = EtcdRequest::Read { prefix: "/health".into(), linearizable: true };
+        self.etcd(ctx, read, EtcdPending::Livez, ETCD_CHECK_TIMEOUT);
+        ctx.set_timer(Port::Apiserver, LIVENESS_PERIOD, Timer::Livez);
+    }
+
+    fn livez_failed(&mut self, ctx: &mut Ctx) {
+        self.livez_failures += 1;
+        if self.livez_failures >= LIVENESS_FAILURES && self.verdict == Verdict::Running {
+            self.verdict = Verdict::KilledByLiveness;
+            let name = ctx.obs.name(self.host).to_string();
+            let text = format!(
+                "the kubelet on {name} kills its apiserver: /livez failed {LIVENESS_FAILURES} times in a row (its etcd check cannot get a quorum read)"
+            );
+            ctx.obs.note(ctx.now, "apiserver.killed", Some(self.host), text);
+        }
+    }
+}

@@ -1,0 +1,138 @@
+//! The load balancer in front of the apiservers (kubeadm's haproxy example): a health
+//! check of every backend every 2 s, a backend marked down after 3 failed checks and up
+//! after 2 good ones, requests spread round-robin over the backends marked up.
+//!
+//! With `readyz` checks a backend whose etcd lost quorum is taken out; with plain `tcp`
+//! checks it stays in as long as the process accepts connections, and requests sent to
+//! it fail. A watch stays on the backend it started on (its stream flows back through
+//! here), as a long-lived connection does.
+//!
+//! Left out: connection limits, retries inside the balancer, TLS.
+
+use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
+use crate::net::HostId;
+use crate::proc::{Addr, Ctx, Payload, Port, Timer};
+use crate::scenario::LbHealthCheck;
+use crate::time::Duration;
+use std::collections::BTreeMap;
+
+pub const CHECK_INTERVAL: Duration = Duration::from_secs(2);
+pub const CHECK_TIMEOUT: Duration = Duration::from_secs(2);
+pub const FALL: u32 = 3;
+pub const RISE: u32 = 2;
+
+struct Backend {
+    host: HostId,
+    up: bool,
+    /// Consecutive results against the current state.
+    streak: u32,
+}
+
+pub struct LoadBalancer {
+    addr: Addr,
+    check: LbHealthCheck,
+    backends: Vec<Backend>,
+    next_id: u64,
+    checks: BTreeMap<u64, usize>,
+    rr: usize,
+}
+
+impl LoadBalancer {
+    pub fn new(host: HostId, backends: Vec<HostId>, check: LbHealthCheck) -> Self {
+        LoadBalancer {
+            addr: Addr { host, port: Port::Lb },
+            check,
+            // A settled cluster starts with every backend in service.
+            backends: backends.into_iter().map(|host| Backend { host, up: true, streak: 0 }).collect(),
+            next_id: 0,
+            checks: BTreeMap::new(),
+            rr: 0,
+        }
+    }
+
+    pub fn start(&mut self, ctx: &mut Ctx) {
+        ctx.set_timer(Port::Lb, CHECK_INTERVAL, Timer::LbCheck);
+    }
+
+    pub fn backends_up(&self) -> Vec<HostId> {
+        self.backends.iter().filter(|b| b.up).map(|b| b.host).collect()
+    }
+
+    pub fn on_check_timer(&mut self, ctx: &mut Ctx) {
+        for (i, b) in self.backends.iter().enumerate() {
+            self.next_id += 1;
+            let id = self.next_id;
+            self.checks.insert(id, i);
+            let req = match self.check {
+                LbHealthCheck::Readyz => ApiRequest::Readyz,
+                LbHealthCheck::Tcp => ApiRequest::Tcp,
+            };
+            let msg = ApiPayload::Request { id, client: self.addr, via: None, req };
+            ctx.send(Port::Lb, Addr { host: b.host, port: Port::Apiserver }, Payload::Api(msg));
+            ctx.set_timer(Port::Lb, CHECK_TIMEOUT, Timer::LbCheckTimeout { id });
+        }
+        ctx.set_timer(Port::Lb, CHECK_INTERVAL, Timer::LbCheck);
+    }
+
+    pub fn on_check_timeout(&mut self, ctx: &mut Ctx, id: u64) {
+        if let Some(i) = self.checks.remove(&id) {
+            self.record(ctx, i, false, "did not answer");
+        }
+    }
+
+    fn record(&mut self, ctx: &mut Ctx, i: usize, ok: bool, why: &str) {
+        let b = &mut self.backends[i];
+        if ok == b.up {
+            b.streak = 0;
+            return;
+        }
+        b.streak += 1;
+        let threshold = if b.up { FALL } else { RISE };
+        if b.streak < threshold {
+            return;
+        }
+        b.up = ok;
+        b.streak = 0;
+        let name = ctx.obs.name(b.host).to_string();
+        let check = match self.check {
+            LbHealthCheck::Readyz => "/readyz",
+            LbHealthCheck::Tcp => "the TCP check",
+        };
+        let (kind, text) = if ok {
+            ("lb.backend_up", format!("the load balancer puts the apiserver on {name} back in service: {check} passed {RISE} times"))
+        } else {
+            ("lb.backend_down", format!("the load balancer stops sending to the apiserver on {name}: {check} {why} {FALL} times"))
+        };
+        ctx.obs.note(ctx.now, kind, Some(b.host), text);
+    }
+
+    pub fn on_message(&mut self, ctx: &mut Ctx, payload: Payload) {
+        let Payload::Api(msg) = payload else { return };
+        match msg {
+            ApiPayload::Request { id, client, req, .. } => {
+                let up: Vec<HostId> = self.backends_up();
+                if up.is_empty() {
+                    let resp = ApiResponse::Failed("no apiserver in service behind the load balancer");
+                    ctx.send(Port::Lb, client, Payload::Api(ApiPayload::Response { id, client, resp }));
+                    return;
+                }
+                self.rr = (self.rr + 1) % up.len();
+                let backend = Addr { host: up[self.rr], port: Port::Apiserver };
+                let fwd = ApiPayload::Request { id, client, via: Some(self.addr), req };
+                ctx.send(Port::Lb, backend, Payload::Api(fwd));
+            }
+            ApiPayload::Response { id, client, resp } if client == self.addr => {
+                if let Some(i) = self.checks.remove(&id) {
+                    let ok = resp == ApiResponse::Ready(true);
+                    self.record(ctx, i, ok, "failed");
+                }
+            }
+            other => {
+                // A response or watch stream for a client: pass it on.
+                if let Some(client) = other.client() {
+                    ctx.send(Port::Lb, client, Payload::Api(other));
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,182 @@
+//! Leader election through a `Lease`, as client-go's `leaderelection` does it for
+//! kube-controller-manager and kube-scheduler.
+//!
+//! Every try reads the lease and writes it back with the resourceVersion it read
+//! (optimistic concurrency), so two candidates can never both succeed on one version.
+//! A candidate may take the lease only when the record it observes has not changed
+//! for `lease_duration` *by its own clock* (`observedTime`), which is why a failover
+//! takes 13–24 s with the defaults. The leader renews every `retry_period`; if it has
+//! not renewed for `renew_deadline` it gives up ("leaderelection lost") and the process
+//! exits, to be restarted by the kubelet as a candidate. Candidates retry every
+//! `retry_period` with jitter factor 1.2 (`wait.JitterUntil`).
+//!
+//! Left out: `ReleaseOnCancel`, clock skew between hosts (there is one simulated clock).
+
+use crate::k8s::api::{ApiRequest, ApiResponse};
+use crate::k8s::client::ApiClient;
+use crate::k8s::objects::{lease_key, Lease, Object};
+use crate::net::HostId;
+use crate::proc::{Addr, Ctx, Timer};
+use crate::rng::Rng;
+use crate::time::{Duration, SimTime};
+use std::sync::Arc;
+
+#[derive(Clone, Copy, Debug)]
+pub struct LeaseTimings {
+    pub lease_duration: Duration,
+    pub renew_deadline: Duration,
+    pub retry_period: Duration,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Step {
+    Get,
+    Write,
+}
+
+/// What a try changed, for the owner (which starts or stops its controllers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Transition {
+    None,
+    Acquired,
+    /// Could not renew within `renew_deadline`: the process must exit.
+    Lost,
+}
+
+pub struct LeaderElector {
+    pub lease: &'static str,
+    host: HostId,
+    identity: String,
+    timings: LeaseTimings,
+    client: ApiClient<Step>,
+    observed: Option<(Lease, u64)>,
+    observed_time: SimTime,
+    pub leading: bool,
+    last_renew: SimTime,
+    busy: bool,
+    rng: Rng,
+}
+
+impl LeaderElector {
+    pub fn new(lease: &'static str, host: HostId, identity: String, me: Addr, apiserver: Addr, timings: LeaseTimings, rng: Rng) -> Self {
+        LeaderElector {
+            lease,
+            host,
+            identity,
+            timings,
+            client: ApiClient::new(me, apiserver),
+            observed: None,
+            observed_time: SimTime::ZERO,
+            leading: false,
+            last_renew: SimTime::ZERO,
+            busy: false,
+            rng,
+        }
+    }
+
+    fn key(&self) -> String {
+        lease_key("kube-system", self.lease)
+    }
+
+    /// Starts the loop: the first try right away, as `PollImmediateUntil` does.
+    pub fn start(&mut self, ctx: &mut Ctx) {
+        ctx.set_timer(self.client.me_port(), Duration::ZERO, Timer::LeaderElection);
+    }
+
+    pub fn on_timer(&mut self, ctx: &mut Ctx) -> Transition {
+        if self.leading && ctx.now - self.last_renew > self.timings.renew_deadline {
+            return self.lose(ctx);
+        }
+        if !self.busy {
+            self.busy = true;
+            let timeout = self.request_timeout();
+            self.client.send(ctx, ApiRequest::Get { key: self.key() }, Step::Get, timeout);
+        }
+        let wait = if self.leading {
+            self.timings.retry_period
+        } else {
+            // JitterUntil(retryPeriod, 1.2): retryPeriod × [1, 2.2)
+            self.timings.retry_period.mul_f64(1.0 + 1.2 * self.rng.unit())
+        };
+        ctx.set_timer(self.client.me_port(), wait, Timer::LeaderElection);
+        Transition::None
+    }
+
+    /// Each request may take at most the time left before the renew deadline would pass.
+    fn request_timeout(&self) -> Duration {
+        self.timings.retry_period.max(Duration::from_secs(1))
+    }
+
+    pub fn on_response(&mut self, ctx: &mut Ctx, id: u64, resp: ApiResponse) -> Transition {
+        let Some(step) = self.client.answered(id) else { return Transition::None };
+        match (step, resp) {
+            (Step::Get, ApiResponse::Object(current)) => {
+                let now = ctx.now;
+                let record = current.as_ref().and_then(|kv| match &*kv.value {
+                    Object::Lease(l) => Some((l.clone(), kv.mod_revision)),
+                    _ => None,
+                });
+                if let Some((lease, rv)) = &record {
+                    if self.observed.as_ref().map(|(_, orv)| orv) != Some(rv) {
+                        // The record changed since we last looked: restart our own clock on it.
+                        self.observed = Some((lease.clone(), *rv));
+                        self.observed_time = now;
+                    }
+                    let held_by_other = lease.holder != self.identity && !lease.holder.is_empty();
+                    if held_by_other && self.observed_time + lease.lease_duration > now {
+                        self.busy = false;
+                        return Transition::None;
+                    }
+                }
+                let (acquire_time, transitions) = match &record {
+                    Some((l, _)) if l.holder == self.identity => (l.acquire_time, l.transitions),
+                    Some((l, _)) => (now, l.transitions + 1),
+                    None => (now, 0),
+                };
+                let lease = Lease {
+                    holder: self.identity.clone(),
+                    lease_duration: self.timings.lease_duration,
+                    acquire_time,
+                    renew_time: now,
+                    transitions,
+                };
+                let value = Arc::new(Object::Lease(lease));
+                let req = match record {
+                    Some((_, rv)) => ApiRequest::Update { key: self.key(), value, resource_version: rv },
+                    None => ApiRequest::Create { key: self.key(), value },
+                };
+                let timeout = self.request_timeout();
+                self.client.send(ctx, req, Step::Write, timeout);
+                Transition::None
+            }
+            (Step::Write, ApiResponse::Written { .. }) => {
+                self.busy = false;
+                self.last_renew = ctx.now;
+                self.observed = None;
+                if !self.leading {
+                    self.leading = true;
+                    ctx.obs.lease_acquired(ctx.now, self.lease, self.host);
+                    return Transition::Acquired;
+                }
+                Transition::None
+            }
+            _ => {
+                self.busy = false;
+                Transition::None
+            }
+        }
+    }
+
+    pub fn on_timeout(&mut self, id: u64) {
+        if self.client.timed_out(id).is_some() {
+            self.busy = false;
+        }
+    }
+
+    fn lose(&mut self, ctx: &mut Ctx) -> Transition {
+        self.leading = false;
+        let secs = self.timings.renew_deadline.as_secs_f64();
+        ctx.obs.lease_lost(ctx.now, self.lease, self.host, &format!("it could not renew the lease within renewDeadline ({secs} s); the process exits and the kubelet restarts it"));
+        Transition::Lost
+    }
+}

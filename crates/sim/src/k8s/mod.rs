@@ -1,0 +1,10 @@
+//! The Kubernetes layer on top of the simulated etcd: API objects, the apiserver
+//! and its clients, leader election, and the load balancer in front of the apiservers.
+
+pub mod api;
+pub mod apiserver;
+pub mod client;
+pub mod lb;
+pub mod leader;
+pub mod objects;
+pub mod probe;

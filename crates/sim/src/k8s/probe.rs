@@ -1,0 +1,53 @@
+//! The API write probe: once per simulated second it writes an object through the
+//! endpoint the kubelets use (the load balancer, or the first apiserver), and counts
+//! the writes answered as applied within 2 s: `api.write_availability`.
+
+use crate::etcd::kv::Value;
+use crate::k8s::api::{ApiRequest, ApiResponse};
+use crate::k8s::client::ApiClient;
+use crate::k8s::objects::Object;
+use crate::proc::{Addr, Ctx};
+use crate::time::Duration;
+
+pub const API_PROBE_TIMEOUT: Duration = Duration::from_secs(2);
+
+pub struct ApiProbe {
+    client: ApiClient<i64>,
+    /// Outcome of the write sent at each report second; None until known.
+    pub outcomes: Vec<Option<bool>>,
+}
+
+impl ApiProbe {
+    pub fn new(me: Addr, endpoint: Addr) -> Self {
+        ApiProbe { client: ApiClient::new(me, endpoint), outcomes: Vec::new() }
+    }
+
+    pub fn write(&mut self, ctx: &mut Ctx, second: i64) {
+        let value = Value::new(Object::Opaque(second.to_string().into()));
+        let req = ApiRequest::Put { key: "/registry/configmaps/default/api-probe".into(), value };
+        self.client.send(ctx, req, second, API_PROBE_TIMEOUT);
+    }
+
+    pub fn on_response(&mut self, id: u64, resp: &ApiResponse) {
+        if let Some(second) = self.client.answered(id) {
+            self.record(second, matches!(resp, ApiResponse::Written { .. }));
+        }
+    }
+
+    pub fn on_timeout(&mut self, id: u64) {
+        if let Some(second) = self.client.timed_out(id) {
+            self.record(second, false);
+        }
+    }
+
+    fn record(&mut self, second: i64, ok: bool) {
+        if second < 0 {
+            return;
+        }
+        let i = second as usize;
+        if self.outcomes.len() <= i {
+            self.outcomes.resize(i + 1, None);
+        }
+        self.outcomes[i] = Some(ok);
+    }
+}
