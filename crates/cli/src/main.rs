@@ -83,6 +83,12 @@ fn print_summary(r: &Report) {
     for (lease, l) in &r.summary.leaders {
         out!("{lease}: {} leader changes, final {}", l.changes, l.final_holder.as_deref().unwrap_or("none"));
     }
+    for (name, svc) in &r.summary.services {
+        out!("service {name}: availability {:.4}", svc.availability);
+    }
+    for (name, w) in &r.summary.workloads {
+        out!("workload {name}: replicas {}, max running {}, final running {}", w.replicas, w.max_running, w.final_running);
+    }
     for op in &r.summary.operations {
         let reason = op.reason.as_deref().map(|r| format!(": {r}")).unwrap_or_default();
         out!("operation at {} s: {} {}{reason}", op.t, op.action, if op.ok { "ok" } else { "failed" });

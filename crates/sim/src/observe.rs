@@ -28,6 +28,12 @@ pub struct Event {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lease: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pod: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workload: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub action: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ok: Option<bool>,
@@ -40,7 +46,7 @@ pub struct Event {
 
 impl Event {
     pub fn new(t: f64, kind: &'static str, text: String) -> Self {
-        Event { t, kind, host: None, term: None, lease: None, action: None, ok: None, reason: None, count: None, text }
+        Event { t, kind, host: None, term: None, lease: None, node: None, pod: None, workload: None, action: None, ok: None, reason: None, count: None, text }
     }
 }
 
@@ -226,6 +232,22 @@ impl Observer {
         let mut log = self.applied_terms.get(&from_cluster).cloned().unwrap_or_default();
         log.truncate(keep as usize);
         self.applied_terms.insert(new_cluster, log);
+    }
+
+    /// Something happened to a pod (`pod.started`, `pod.evicted`, `pod.deleted`, `pod.killed`).
+    pub fn pod_event(&mut self, now: SimTime, kind: &'static str, pod: &str, node: &str, workload: &str, text: String) {
+        let mut e = Event::new(self.secs(now), kind, text);
+        e.pod = Some(pod.to_string());
+        e.node = Some(node.to_string());
+        e.workload = Some(workload.to_string());
+        self.push(now, e);
+    }
+
+    /// A node changed readiness (`node.not_ready`, `node.ready`).
+    pub fn node_event(&mut self, now: SimTime, kind: &'static str, node: &str, text: String) {
+        let mut e = Event::new(self.secs(now), kind, text);
+        e.node = Some(node.to_string());
+        self.push(now, e);
     }
 
     /// A process started acting as leader of `lease`.

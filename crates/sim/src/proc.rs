@@ -23,6 +23,14 @@ pub enum Port {
     Scheduler,
     /// The steady API client that measures API write availability.
     ApiProbe,
+    Kubelet,
+    KubeProxy,
+    /// The CoreDNS pods running on a host.
+    CoreDns,
+    /// A `client` host's traffic.
+    Client,
+    /// The operator: applies the scenario's workloads at boot and its operator actions.
+    Operator,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -113,6 +121,10 @@ pub enum Timer {
     LeaderElection,
     /// The process restarts (after an exit or a kill, with the kubelet's back-off).
     Start,
+    /// A one-shot nudge to re-check state (not a loop).
+    Wake,
+    /// The next round of a client's requests.
+    ClientTick,
 }
 
 pub enum Effect {

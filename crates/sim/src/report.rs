@@ -32,6 +32,10 @@ pub struct Summary {
     /// Per lease (`kube-controller-manager`, `kube-scheduler`) the scenario runs.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub leaders: BTreeMap<&'static str, LeaderSummary>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub services: BTreeMap<String, ServiceSummary>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub workloads: BTreeMap<String, WorkloadSummary>,
     pub operations: Vec<Operation>,
     pub violations: Vec<Violation>,
 }
@@ -59,6 +63,21 @@ pub struct LeaderSummary {
     pub final_holder: Option<String>,
 }
 
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ServiceSummary {
+    /// Fraction of the Service's client requests that succeeded.
+    pub availability: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WorkloadSummary {
+    /// Desired pods at t = 0 (for a DaemonSet: the Nodes at t = 0).
+    pub replicas: u32,
+    /// The most pods running at once, anywhere (sampled every second): above `replicas` when duplicates ran.
+    pub max_running: u32,
+    pub final_running: u32,
+}
+
 impl Report {
     pub fn build(w: &World) -> Report {
         let sc = w.scenario();
@@ -81,6 +100,25 @@ impl Report {
                 held.clear();
             }
         }
+        let traffic = w.traffic();
+        let mut services = BTreeMap::new();
+        for (i, name) in traffic.services.iter().enumerate() {
+            if !sc.hosts.iter().any(|h| h.has_role(crate::scenario::Role::Client)) {
+                break;
+            }
+            let per_second = &traffic.per_second[i];
+            let ratios = (0..n).map(|k| per_second.get(k).map_or(1.0, |&(ok, t)| if t == 0 { 1.0 } else { round6(ok as f64 / t as f64) }));
+            series.service_availability.insert(name.clone(), ratios.collect());
+            services.insert(name.clone(), ServiceSummary { availability: round6(traffic.availability(i)) });
+        }
+        let mut workloads = BTreeMap::new();
+        if w.api_probe_outcomes().is_some() {
+            for (name, max_running, final_running) in w.workload_counts() {
+                let Some(spec) = sc.workloads.iter().find(|x| x.name == name) else { continue };
+                let replicas = spec.replicas.unwrap_or_else(|| w.initial_nodes());
+                workloads.insert(name, WorkloadSummary { replicas, max_running, final_running });
+            }
+        }
         Report {
             scenario: sc.name.clone(),
             seed: sc.seed,
@@ -94,6 +132,8 @@ impl Report {
                 },
                 api,
                 leaders,
+                services,
+                workloads,
                 operations: w.obs.operations.clone(),
                 violations: w.obs.violations.clone(),
             },

@@ -13,14 +13,22 @@ use crate::etcd::raft::{ConfChange, MemberId, Role as RaftRole};
 use crate::k8s::api::ApiPayload;
 use crate::k8s::apiserver::{Apiserver, Verdict};
 use crate::k8s::lb::LoadBalancer;
+use crate::k8s::controllers::{Controllers, NodeTimings};
+use crate::k8s::kubelet::Kubelet;
 use crate::k8s::leader::{LeaderElector, LeaseTimings, Transition};
+use crate::k8s::leading::{Leading, WORK_IDS};
+use crate::k8s::objects::{workload_key, Kind, Object, Workload};
+use crate::k8s::operator::Operator;
 use crate::k8s::probe::ApiProbe;
+use crate::k8s::proxy::{DnsServer, DnsServers, KubeProxy};
+use crate::k8s::scheduler::Scheduler;
+use crate::k8s::traffic::{Client, Traffic};
 use crate::net::{HostId, Network};
 use crate::observe::{Event, Observer};
 use crate::proc::{Addr, Ctx, Effect, Payload, Port, Timer};
 use crate::quorum;
 use crate::rng::Rng;
-use crate::scenario::{Action, Role, Scenario};
+use crate::scenario::{Action, Role, Scenario, WorkloadKind, COREDNS};
 use crate::time::{Duration, SimTime};
 use std::collections::BTreeMap;
 
@@ -39,8 +47,11 @@ pub const SCHEDULER_LEASE: &str = "kube-scheduler";
 struct Procs {
     apiserver: Option<Apiserver>,
     lb: Option<LoadBalancer>,
-    kcm: Option<LeaderElector>,
-    scheduler: Option<LeaderElector>,
+    kcm: Option<Leading<Controllers>>,
+    scheduler: Option<Leading<Scheduler>>,
+    kubelet: Option<Kubelet>,
+    proxy: Option<KubeProxy>,
+    dns: DnsServers,
 }
 /// How long the operator's `etcdctl member add/remove` waits for the change to commit (its command timeout).
 pub const MEMBER_CHANGE_TIMEOUT: Duration = Duration::from_secs(5);
@@ -91,6 +102,12 @@ pub struct Series {
     pub controller_manager_leader: Vec<Option<String>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub scheduler_leader: Vec<Option<String>>,
+    /// Per Service: the fraction of that second's requests that succeeded (filled in by the report).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub service_availability: BTreeMap<String, Vec<f64>>,
+    /// Per workload (CoreDNS included): containers running anywhere, isolated nodes included.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub running_pods: BTreeMap<String, Vec<u32>>,
 }
 
 pub struct World {
@@ -104,9 +121,18 @@ pub struct World {
     procs: Vec<Procs>,
     /// Exits of each (host, process) since the host booted, for the restart back-off.
     restarts: BTreeMap<(HostId, Port), u32>,
+    dns_counter: u64,
     /// Restarts of each process within its host's life (see `generation`).
     proc_gen: BTreeMap<(HostId, Port), u64>,
     api_probe: Option<ApiProbe>,
+    operator: Option<Operator>,
+    /// Worker host names in host order: the scheduler's tie-break.
+    worker_order: Vec<String>,
+    clients: BTreeMap<HostId, Client>,
+    traffic: Traffic,
+    /// Workloads in scenario order (CoreDNS last), and the most pods of each seen running at once.
+    workload_names: Vec<String>,
+    max_running: Vec<u32>,
     rng: Rng,
     /// The hidden observer host that runs the probe; it is never crashed or partitioned away.
     probe_host: HostId,
@@ -177,8 +203,17 @@ impl World {
             etcd_cfg,
             procs: (0..n).map(|_| Procs::default()).collect(),
             restarts: BTreeMap::new(),
+            dns_counter: 0,
             proc_gen: BTreeMap::new(),
             api_probe: None,
+            operator: None,
+            worker_order: scenario.hosts.iter().filter(|h| h.is_worker()).map(|h| h.name.clone()).collect(),
+            clients: BTreeMap::new(),
+            traffic: Traffic::new(
+                scenario.workloads.iter().filter(|w| w.service).map(|w| w.name.clone()).collect(),
+            ),
+            workload_names: scenario.workloads.iter().map(|w| w.name.clone()).chain([COREDNS.to_string()]).collect(),
+            max_running: vec![0; scenario.workloads.len() + 1],
             rng,
             probe_host,
             probe: EtcdProbe::new(etcd_hosts),
@@ -198,14 +233,20 @@ impl World {
         for &h in &initial {
             w.start_etcd_ticks(h);
         }
+        if let Some(endpoint) = w.api_endpoint() {
+            let me = Addr { host: probe_host, port: Port::ApiProbe };
+            w.api_probe = Some(ApiProbe::new(me, endpoint));
+            let me = Addr { host: probe_host, port: Port::Operator };
+            let mut operator = Operator::new(me, endpoint, w.manifests());
+            let mut ctx = Ctx { now: w.now, host: probe_host, effects: &mut w.effects, obs: &mut w.obs };
+            operator.start(&mut ctx);
+            w.operator = Some(operator);
+            w.apply_effects(probe_host);
+        }
         for h in 0..n as HostId {
             if w.hosts[h as usize].joined {
                 w.start_k8s_processes(h);
             }
-        }
-        if let Some(endpoint) = w.api_endpoint() {
-            let me = Addr { host: probe_host, port: Port::ApiProbe };
-            w.api_probe = Some(ApiProbe::new(me, endpoint));
         }
         let origin = w.obs.origin;
         w.queue.push(origin, Ev::Sample);
@@ -309,14 +350,46 @@ impl World {
                     lb.on_message(&mut ctx, payload);
                 }
             }
-            Port::ControllerManager | Port::Scheduler => {
-                let slot = if to.port == Port::ControllerManager { &mut self.procs[h].kcm } else { &mut self.procs[h].scheduler };
-                if let (Some(le), Payload::Api(ApiPayload::Response { id, resp, .. })) = (slot.as_mut(), payload) {
-                    exited = le.on_response(&mut ctx, id, resp) == Transition::Lost;
+            Port::ControllerManager => {
+                if let Some(p) = self.procs[h].kcm.as_mut() {
+                    exited = p.on_message(&mut ctx, payload) == Transition::Lost;
                 }
             }
+            Port::Scheduler => {
+                if let Some(p) = self.procs[h].scheduler.as_mut() {
+                    exited = p.on_message(&mut ctx, payload) == Transition::Lost;
+                }
+            }
+            Port::Kubelet => {
+                if let Some(k) = self.procs[h].kubelet.as_mut() {
+                    k.on_message(&mut ctx, payload);
+                }
+            }
+            Port::KubeProxy => {
+                if let (Some(p), Payload::Api(msg)) = (self.procs[h].proxy.as_mut(), &payload) {
+                    p.on_api(&mut ctx, msg);
+                }
+            }
+            Port::CoreDns => {
+                if let Payload::Api(msg) = &payload {
+                    for d in self.procs[h].dns.values_mut() {
+                        if d.on_api(&mut ctx, msg) {
+                            break;
+                        }
+                    }
+                }
+            }
+            Port::Operator => {
+                if let (Some(o), Payload::Api(msg)) = (self.operator.as_mut(), payload) {
+                    o.on_api(&mut ctx, msg);
+                }
+            }
+            Port::Client => {}
         }
         self.apply_effects(to.host);
+        if to.port == Port::Kubelet {
+            self.sync_dns_servers(to.host);
+        }
         if exited {
             self.process_exited(to.host, to.port);
         }
@@ -370,19 +443,65 @@ impl World {
                     }
                 }
             }
-            (Port::ControllerManager | Port::Scheduler, t) => {
-                let slot = if to.port == Port::ControllerManager { &mut self.procs[h].kcm } else { &mut self.procs[h].scheduler };
-                if let Some(le) = slot.as_mut() {
+            (Port::ControllerManager, t) => {
+                if let Some(p) = self.procs[h].kcm.as_mut() {
+                    exited = p.on_timer(&mut ctx, t) == Transition::Lost;
+                }
+            }
+            (Port::Scheduler, t) => {
+                if let Some(p) = self.procs[h].scheduler.as_mut() {
+                    exited = p.on_timer(&mut ctx, t) == Transition::Lost;
+                }
+            }
+            (Port::Kubelet, t) => {
+                if let Some(k) = self.procs[h].kubelet.as_mut() {
+                    k.on_timer(&mut ctx, t);
+                }
+            }
+            (Port::KubeProxy, t) => {
+                if let Some(p) = self.procs[h].proxy.as_mut() {
                     match t {
-                        Timer::LeaderElection => exited = le.on_timer(&mut ctx) == Transition::Lost,
-                        Timer::ApiTimeout { id } => le.on_timeout(id),
+                        Timer::Housekeeping => p.on_sync(&mut ctx),
+                        Timer::ApiTimeout { id } => p.on_timeout(&mut ctx, id),
                         _ => {}
                     }
                 }
             }
+            (Port::CoreDns, t) => match t {
+                Timer::Housekeeping => {
+                    for d in self.procs[h].dns.values_mut() {
+                        d.tick(&mut ctx);
+                    }
+                    if !self.procs[h].dns.is_empty() {
+                        ctx.set_timer(Port::CoreDns, Duration::from_secs(1), Timer::Housekeeping);
+                    }
+                }
+                Timer::ApiTimeout { id } => {
+                    if let Some(d) = self.procs[h].dns.values_mut().find(|d| d.owns(id)) {
+                        d.on_timeout(&mut ctx, id);
+                    }
+                }
+                _ => {}
+            },
+            (Port::Operator, t) => {
+                if let Some(o) = self.operator.as_mut() {
+                    match t {
+                        Timer::Housekeeping => o.on_tick(&mut ctx),
+                        Timer::ApiTimeout { id } => o.on_timeout(&mut ctx, id),
+                        _ => {}
+                    }
+                }
+            }
+            (Port::Client, Timer::ClientTick) => {
+                self.client_tick(to.host);
+                return;
+            }
             _ => {}
         }
         self.apply_effects(to.host);
+        if to.port == Port::Kubelet {
+            self.sync_dns_servers(to.host);
+        }
         if exited {
             self.process_exited(to.host, to.port);
         }
@@ -434,6 +553,149 @@ impl World {
         self.queue.push(self.now + offset, Ev::Timer { to, generation, timer: Timer::RaftTick });
     }
 
+    /// What the operator applies before t = 0: every workload of the scenario, and CoreDNS.
+    fn manifests(&self) -> Vec<(String, crate::etcd::kv::Value)> {
+        let kind = |k: WorkloadKind| match k {
+            WorkloadKind::Deployment => Kind::Deployment,
+            WorkloadKind::StatefulSet => Kind::StatefulSet,
+            WorkloadKind::DaemonSet => Kind::DaemonSet,
+        };
+        let coredns = Workload {
+            kind: Kind::Deployment,
+            name: COREDNS.into(),
+            replicas: self.scenario.settings.coredns_replicas,
+            // The kube-dns Service.
+            service: true,
+        };
+        self.scenario
+            .workloads
+            .iter()
+            .map(|w| Workload { kind: kind(w.kind), name: w.name.clone(), replicas: w.replicas.unwrap_or(0), service: w.service })
+            .chain([coredns])
+            .map(|w| (workload_key(&w.name), std::sync::Arc::new(Object::Workload(w))))
+            .collect()
+    }
+
+    /// Keeps one DNS server per CoreDNS container the host's kubelet runs.
+    fn sync_dns_servers(&mut self, h: HostId) {
+        let procs = &mut self.procs[h as usize];
+        let running: Vec<String> = procs
+            .kubelet
+            .as_ref()
+            .map(|k| k.containers.iter().filter(|(_, c)| c.workload == COREDNS).map(|(p, _)| p.clone()).collect())
+            .unwrap_or_default();
+        let before = procs.dns.len();
+        procs.dns.retain(|p, _| running.contains(p));
+        let new: Vec<String> = running.into_iter().filter(|p| !procs.dns.contains_key(p)).collect();
+        if new.is_empty() {
+            return;
+        }
+        let Some(api) = self.api_endpoint() else { return };
+        let me = Addr { host: h, port: Port::CoreDns };
+        for pod in new {
+            self.dns_counter += 1;
+            let server = DnsServer::new(me, api, self.dns_counter * crate::k8s::client::ID_SPACE, self.now);
+            self.procs[h as usize].dns.insert(pod, server);
+        }
+        if before == 0 {
+            let to = Addr { host: h, port: Port::CoreDns };
+            let generation = self.generation(to);
+            self.queue.push(self.now, Ev::Timer { to, generation, timer: Timer::Housekeeping });
+        }
+    }
+
+    /// One round of a client's requests: one per Service.
+    fn client_tick(&mut self, h: HostId) {
+        let second = self.obs.secs(self.now).floor();
+        if second >= 0.0 && self.now <= self.end {
+            for i in 0..self.traffic.services.len() {
+                let service = self.traffic.services[i].clone();
+                let ok = self.request(h, &service);
+                self.traffic.record(i, second as usize, ok);
+            }
+        }
+        let to = Addr { host: h, port: Port::Client };
+        let generation = self.generation(to);
+        self.queue.push(self.now + crate::k8s::traffic::REQUEST_PERIOD, Ev::Timer { to, generation, timer: Timer::ClientTick });
+    }
+
+    fn node_host(&self, node: &str) -> Option<HostId> {
+        self.scenario.hosts.iter().position(|h| h.name == node).map(|i| i as HostId)
+    }
+
+    /// A worker the client can reach whose kube-proxy runs, chosen uniformly.
+    fn pick_worker(&mut self, client: HostId) -> Option<HostId> {
+        let reachable: Vec<HostId> = self
+            .scenario
+            .hosts
+            .iter()
+            .enumerate()
+            .filter(|(i, h)| h.is_worker() && self.procs[*i].proxy.is_some() && self.net.connected(client, *i as HostId))
+            .map(|(i, _)| i as HostId)
+            .collect();
+        if reachable.is_empty() {
+            return None;
+        }
+        let c = self.clients.entry(client).or_insert_with(|| Client {
+            rng: self.rng.fork(&format!("client/{client}")),
+            dns_cache: BTreeMap::new(),
+        });
+        Some(reachable[c.rng.below(reachable.len() as u64) as usize])
+    }
+
+    /// The endpoint a worker's kube-proxy picks for a Service, as (pod, host).
+    fn pick_endpoint(&mut self, client: HostId, worker: HostId, service: &str) -> Option<(String, HostId)> {
+        let rules = self.procs[worker as usize].proxy.as_ref()?.rules(service).to_vec();
+        if rules.is_empty() {
+            return None;
+        }
+        let c = self.clients.get_mut(&client)?;
+        let e = &rules[c.rng.below(rules.len() as u64) as usize];
+        Some((e.pod.clone(), self.node_host(&e.node)?))
+    }
+
+    fn request(&mut self, client: HostId, service: &str) -> bool {
+        let now = self.now;
+        let cached = self.clients.get(&client).and_then(|c| c.dns_cache.get(service)).is_some_and(|&t| t > now);
+        if !cached {
+            let answered = (|| {
+                let worker = self.pick_worker(client)?;
+                let (pod, host) = self.pick_endpoint(client, worker, COREDNS)?;
+                if !self.net.connected(worker, host) {
+                    return None;
+                }
+                let server = self.procs[host as usize].dns.get(&pod)?;
+                (server.resolve(service, now) == crate::k8s::proxy::DnsAnswer::Answer).then_some(())
+            })();
+            if answered.is_none() {
+                return false;
+            }
+            let ttl = self.scenario.settings.dns_cache_ttl;
+            if let Some(c) = self.clients.get_mut(&client) {
+                c.dns_cache.insert(service.to_string(), now + ttl);
+            }
+        }
+        let Some(worker) = self.pick_worker(client) else { return false };
+        let Some((pod, host)) = self.pick_endpoint(client, worker, service) else { return false };
+        self.net.connected(worker, host)
+            && self.procs[host as usize].kubelet.as_ref().is_some_and(|k| k.containers.contains_key(&pod))
+    }
+
+    /// Containers running per workload right now, anywhere (isolated nodes included).
+    fn running_per_workload(&self) -> Vec<u32> {
+        let mut counts = vec![0u32; self.workload_names.len()];
+        for p in &self.procs {
+            if let Some(k) = &p.kubelet {
+                for c in k.containers.values() {
+                    if let Some(i) = self.workload_names.iter().position(|w| *w == c.workload) {
+                        counts[i] += 1;
+                    }
+                }
+            }
+        }
+        counts
+    }
+
     /// The endpoint kubelets and the API probe use: the load balancer, else the first apiserver.
     fn api_endpoint(&self) -> Option<Addr> {
         let hosts = &self.scenario.hosts;
@@ -461,6 +723,9 @@ impl World {
             (host.has_role(Role::LoadBalancer), Port::Lb),
             (host.runs_controller_manager(), Port::ControllerManager),
             (host.runs_scheduler(), Port::Scheduler),
+            (host.is_node(), Port::Kubelet),
+            (host.is_worker(), Port::KubeProxy),
+            (host.has_role(Role::Client), Port::Client),
         ]
         .into_iter()
         .filter(|(runs, _)| *runs)
@@ -486,6 +751,7 @@ impl World {
         let life = self.generation(Addr { host: h, port });
         let me = Addr { host: h, port };
         let api = self.local_apiserver(h);
+        let api_for_nodes = self.api_endpoint();
         let mut ctx = Ctx { now: self.now, host: h, effects: &mut self.effects, obs: &mut self.obs };
         let procs = &mut self.procs[h as usize];
         match port {
@@ -510,13 +776,40 @@ impl World {
                 let Some(api) = api else { return };
                 let lease = if port == Port::ControllerManager { KCM_LEASE } else { SCHEDULER_LEASE };
                 let rng = self.rng.fork(&format!("{lease}/{name}/{life}"));
-                let mut le = LeaderElector::new(lease, h, name, me, api, timings, rng);
-                le.start(&mut ctx);
+                let elector = LeaderElector::new(lease, h, name.clone(), me, api, timings, rng.clone());
                 if port == Port::ControllerManager {
-                    procs.kcm = Some(le);
+                    let nt = NodeTimings {
+                        node_monitor_period: s.node_monitor_period,
+                        node_monitor_grace_period: s.node_monitor_grace_period,
+                        toleration_seconds: s.toleration_seconds,
+                    };
+                    let make = Box::new(move |c: &Ctx| Controllers::new(me, api, nt, rng.fork(&format!("{}", c.now.0)), c.now, WORK_IDS));
+                    let mut p = Leading::new(elector, port, make);
+                    p.start(&mut ctx);
+                    procs.kcm = Some(p);
                 } else {
-                    procs.scheduler = Some(le);
+                    let order = self.worker_order.clone();
+                    let make = Box::new(move |_: &Ctx| Scheduler::new(me, api, order.clone(), WORK_IDS));
+                    let mut p = Leading::new(elector, port, make);
+                    p.start(&mut ctx);
+                    procs.scheduler = Some(p);
                 }
+            }
+            Port::Kubelet => {
+                let Some(api) = api_for_nodes else { return };
+                let host = &self.scenario.hosts[h as usize];
+                let mut k = Kubelet::new(h, name, host.zone.clone(), host.is_control_plane(), api, s.node_lease_renew_interval);
+                k.start(&mut ctx);
+                procs.kubelet = Some(k);
+            }
+            Port::KubeProxy => {
+                let Some(api) = api_for_nodes else { return };
+                let mut p = KubeProxy::new(me, api);
+                p.start(&mut ctx);
+                procs.proxy = Some(p);
+            }
+            Port::Client => {
+                ctx.set_timer(Port::Client, Duration::ZERO, Timer::ClientTick);
             }
             _ => {}
         }
@@ -530,6 +823,8 @@ impl World {
         match port {
             Port::Apiserver => procs.apiserver = None,
             Port::ControllerManager => procs.kcm = None,
+            Port::KubeProxy => procs.proxy = None,
+            Port::Kubelet => procs.kubelet = None,
             Port::Scheduler => procs.scheduler = None,
             _ => return,
         }
@@ -869,6 +1164,13 @@ impl World {
         let (kcm, sched) = (lease_leader(KCM_LEASE), lease_leader(SCHEDULER_LEASE));
         self.series.controller_manager_leader.push(kcm);
         self.series.scheduler_leader.push(sched);
+        if self.api_probe.is_some() {
+            let running = self.running_per_workload();
+            for (i, r) in running.into_iter().enumerate() {
+                self.max_running[i] = self.max_running[i].max(r);
+                self.series.running_pods.entry(self.workload_names[i].clone()).or_default().push(r);
+            }
+        }
         self.series.t.push(t.round());
         self.series.etcd_quorum.push(self.quorum == Some(true));
         self.series.etcd_leader.push(leader.map(|h| self.hosts[h as usize].name.clone()));
@@ -903,6 +1205,18 @@ impl World {
     /// The API write probe's outcomes per report second (None when there is no apiserver).
     pub fn api_probe_outcomes(&self) -> Option<&[Option<bool>]> {
         self.api_probe.as_ref().map(|p| p.outcomes.as_slice())
+    }
+    pub fn traffic(&self) -> &Traffic {
+        &self.traffic
+    }
+    /// Per workload (scenario order, CoreDNS last): name, most running at once, running now.
+    pub fn workload_counts(&self) -> Vec<(String, u32, u32)> {
+        let now = self.running_per_workload();
+        self.workload_names.iter().enumerate().map(|(i, w)| (w.clone(), self.max_running[i].max(now[i]), now[i])).collect()
+    }
+    /// Nodes registered at t = 0 (what a DaemonSet's desired count is).
+    pub fn initial_nodes(&self) -> u32 {
+        self.scenario.hosts.iter().filter(|h| h.is_node() && !h.standby).count() as u32
     }
     /// Whether the scenario runs a controller-manager / a scheduler anywhere.
     pub fn runs_lease(&self, lease: &str) -> bool {

@@ -21,8 +21,9 @@ pub enum ApiRequest {
     Update { key: String, value: Value, resource_version: u64 },
     /// Delete if the object still has `resource_version`.
     Delete { key: String, resource_version: u64 },
-    /// List then watch everything under `prefix`, served from the apiserver's watch cache.
-    Watch { prefix: String },
+    /// List then watch everything under `prefix`, served from the apiserver's watch cache;
+    /// `node` keeps only pods bound to that node (the kubelet's `spec.nodeName` field selector).
+    Watch { prefix: String, node: Option<String> },
     /// `GET /readyz`: answered `Ready(true)` only if the etcd check passes within 2 s.
     Readyz,
     /// A TCP connect check: answered at once by a running apiserver.

@@ -58,6 +58,20 @@ struct ClientWatch {
     via: Option<Addr>,
     id: u64,
     prefix: String,
+    node: Option<String>,
+}
+
+impl ClientWatch {
+    /// Whether an object (its old or new state) concerns this watch.
+    fn wants(&self, key: &str, kv: Option<&KeyValue>) -> bool {
+        if !key.starts_with(&self.prefix) {
+            return false;
+        }
+        match &self.node {
+            None => true,
+            Some(node) => kv.and_then(|kv| kv.value.as_pod()).is_some_and(|p| p.node.as_deref() == Some(node.as_str())),
+        }
+    }
 }
 
 /// What the world must do after the apiserver handled an input.
@@ -172,18 +186,24 @@ impl Apiserver {
                 let op = KvOp::CompareAndDelete { key, expected: resource_version };
                 self.write(ctx, client, via, id, op);
             }
-            ApiRequest::Watch { prefix } => {
+            ApiRequest::Watch { prefix, node } => {
                 let CacheState::Watching { .. } = self.cache_state else {
                     Self::respond(ctx, client, via, id, ApiResponse::Failed("watch cache not ready"));
                     return;
                 };
-                let items: Vec<(String, KeyValue)> =
-                    self.cache.range(prefix.clone()..).take_while(|(k, _)| k.starts_with(&prefix)).map(|(k, v)| (k.clone(), v.clone())).collect();
+                let watch = ClientWatch { client, via, id, prefix: prefix.clone(), node };
+                let items: Vec<(String, KeyValue)> = self
+                    .cache
+                    .range(prefix.clone()..)
+                    .take_while(|(k, _)| k.starts_with(&prefix))
+                    .filter(|(k, v)| watch.wants(k, Some(v)))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
                 let revision = items.iter().map(|(_, kv)| kv.mod_revision).max().unwrap_or(0);
                 let resp = ApiResponse::WatchStarted { backend: self.host, revision, items };
                 Self::respond(ctx, client, via, id, resp);
                 self.watchers.retain(|w| !(w.client == client && w.id == id));
-                self.watchers.push(ClientWatch { client, via, id, prefix });
+                self.watchers.push(watch);
             }
         }
     }
@@ -255,15 +275,24 @@ impl Apiserver {
         if events.is_empty() {
             return;
         }
+        let mut olds = Vec::with_capacity(events.len());
         for e in &events {
-            match &e.kv {
+            olds.push(match &e.kv {
                 Some(kv) => self.cache.insert(e.key.clone(), kv.clone()),
                 None => self.cache.remove(&e.key),
-            };
+            });
         }
         for w in &self.watchers {
-            let batch: Vec<(String, Option<KeyValue>)> =
-                events.iter().filter(|e| e.key.starts_with(&w.prefix)).map(|e| (e.key.clone(), e.kv.clone())).collect();
+            let batch: Vec<(String, Option<KeyValue>)> = events
+                .iter()
+                .zip(&olds)
+                .filter(|(e, old)| w.wants(&e.key, e.kv.as_ref()) || w.wants(&e.key, old.as_ref()))
+                .map(|(e, _)| {
+                    // A pod that left a node-filtered watch looks deleted to it.
+                    let kv = e.kv.clone().filter(|kv| w.wants(&e.key, Some(kv)));
+                    (e.key.clone(), kv)
+                })
+                .collect();
             if !batch.is_empty() {
                 let msg = ApiPayload::WatchEvents { id: w.id, client: w.client, events: batch };
                 ctx.send(Port::Apiserver, w.via.unwrap_or(w.client), Payload::Api(msg));

@@ -10,13 +10,26 @@ use std::collections::BTreeMap;
 pub struct ApiClient<T> {
     me: Addr,
     pub endpoint: Addr,
+    id_base: u64,
     next_id: u64,
     pending: BTreeMap<u64, T>,
 }
 
+/// Request ids of one client fall in `[id_base, id_base + ID_SPACE)`.
+pub const ID_SPACE: u64 = 1 << 40;
+
 impl<T> ApiClient<T> {
     pub fn new(me: Addr, endpoint: Addr) -> Self {
-        ApiClient { me, endpoint, next_id: 0, pending: BTreeMap::new() }
+        Self::with_id_base(me, endpoint, 0)
+    }
+
+    /// A client whose ids do not collide with those of other clients of the same process.
+    pub fn with_id_base(me: Addr, endpoint: Addr, id_base: u64) -> Self {
+        ApiClient { me, endpoint, id_base, next_id: id_base, pending: BTreeMap::new() }
+    }
+
+    pub fn owns(&self, id: u64) -> bool {
+        (self.id_base..self.id_base + ID_SPACE).contains(&id)
     }
 
     pub fn send(&mut self, ctx: &mut Ctx, req: ApiRequest, tag: T, timeout: Duration) -> u64 {

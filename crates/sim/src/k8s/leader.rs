@@ -74,6 +74,10 @@ impl LeaderElector {
         }
     }
 
+    pub fn owns(&self, id: u64) -> bool {
+        self.client.owns(id)
+    }
+
     fn key(&self) -> String {
         lease_key("kube-system", self.lease)
     }

@@ -4,7 +4,15 @@
 pub mod api;
 pub mod apiserver;
 pub mod client;
+pub mod controllers;
+pub mod informer;
+pub mod kubelet;
 pub mod lb;
 pub mod leader;
+pub mod leading;
 pub mod objects;
+pub mod operator;
 pub mod probe;
+pub mod proxy;
+pub mod scheduler;
+pub mod traffic;

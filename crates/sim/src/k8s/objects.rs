@@ -11,6 +11,176 @@ pub enum Object {
     /// A value with no Kubernetes meaning (the etcd write probe's key).
     Opaque(Arc<str>),
     Lease(Lease),
+    Node(Node),
+    Pod(Pod),
+    EndpointSlice(EndpointSlice),
+    Workload(Workload),
+}
+
+impl Object {
+    pub fn as_node(&self) -> Option<&Node> {
+        if let Object::Node(n) = self { Some(n) } else { None }
+    }
+    pub fn as_pod(&self) -> Option<&Pod> {
+        if let Object::Pod(p) = self { Some(p) } else { None }
+    }
+    pub fn as_lease(&self) -> Option<&Lease> {
+        if let Object::Lease(l) = self { Some(l) } else { None }
+    }
+    pub fn as_workload(&self) -> Option<&Workload> {
+        if let Object::Workload(w) = self { Some(w) } else { None }
+    }
+    pub fn as_endpoint_slice(&self) -> Option<&EndpointSlice> {
+        if let Object::EndpointSlice(e) = self { Some(e) } else { None }
+    }
+}
+
+pub const NODES: &str = "/registry/minions/";
+pub const NODE_LEASES: &str = "/registry/leases/kube-node-lease/";
+pub const PODS: &str = "/registry/pods/";
+pub const ENDPOINT_SLICES: &str = "/registry/endpointslices/";
+pub const WORKLOADS: &str = "/registry/workloads/";
+
+pub fn node_key(name: &str) -> String {
+    format!("{NODES}{name}")
+}
+pub fn pod_key(name: &str) -> String {
+    format!("{PODS}{name}")
+}
+pub fn slice_key(service: &str) -> String {
+    format!("{ENDPOINT_SLICES}{service}")
+}
+pub fn workload_key(name: &str) -> String {
+    format!("{WORKLOADS}{name}")
+}
+
+/// The name part of a key (`/registry/pods/web-1` -> `web-1`).
+pub fn name_of(key: &str) -> &str {
+    key.rsplit('/').next().unwrap_or(key)
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Condition {
+    True,
+    False,
+    Unknown,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum TaintKey {
+    /// `node-role.kubernetes.io/control-plane`
+    ControlPlane,
+    /// `node.kubernetes.io/unreachable`
+    Unreachable,
+    /// `node.kubernetes.io/not-ready`
+    NotReady,
+    /// `node.kubernetes.io/unschedulable` (cordon)
+    Unschedulable,
+}
+
+impl TaintKey {
+    pub fn name(self) -> &'static str {
+        match self {
+            TaintKey::ControlPlane => "node-role.kubernetes.io/control-plane",
+            TaintKey::Unreachable => "node.kubernetes.io/unreachable",
+            TaintKey::NotReady => "node.kubernetes.io/not-ready",
+            TaintKey::Unschedulable => "node.kubernetes.io/unschedulable",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Effect {
+    NoSchedule,
+    NoExecute,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Taint {
+    pub key: TaintKey,
+    pub effect: Effect,
+    pub time_added: SimTime,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    pub name: String,
+    /// `topology.kubernetes.io/zone`
+    pub zone: String,
+    pub control_plane: bool,
+    pub ready: Condition,
+    pub taints: Vec<Taint>,
+}
+
+impl Node {
+    pub fn has_taint(&self, key: TaintKey) -> bool {
+        self.taints.iter().any(|t| t.key == key)
+    }
+    /// Whether an ordinary workload pod may be scheduled here.
+    pub fn schedulable(&self) -> bool {
+        self.ready == Condition::True && self.taints.is_empty()
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Kind {
+    Deployment,
+    StatefulSet,
+    DaemonSet,
+}
+
+impl Kind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Deployment => "Deployment",
+            Kind::StatefulSet => "StatefulSet",
+            Kind::DaemonSet => "DaemonSet",
+        }
+    }
+}
+
+/// A workload's spec as stored (so that `scale` goes through the API like `kubectl scale`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Workload {
+    pub kind: Kind,
+    pub name: String,
+    pub replicas: u32,
+    pub service: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pod {
+    pub name: String,
+    pub workload: String,
+    pub kind: Kind,
+    /// `spec.nodeName`: None until the scheduler binds it.
+    pub node: Option<String>,
+    /// The kubelet reported its containers running.
+    pub running: bool,
+    /// The Ready condition (false again when its node is unreachable).
+    pub ready: bool,
+    /// `metadata.deletionTimestamp`: graceful deletion asked; the kubelet confirms by deleting.
+    pub deletion: Option<SimTime>,
+}
+
+impl Pod {
+    /// DaemonSet pods tolerate not-ready and unreachable forever (and the control-plane taint).
+    pub fn tolerates_everything(&self) -> bool {
+        self.kind == Kind::DaemonSet
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Endpoint {
+    pub pod: String,
+    pub node: String,
+}
+
+/// The ready endpoints of one Service.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EndpointSlice {
+    pub service: String,
+    pub endpoints: Vec<Endpoint>,
 }
 
 impl From<&str> for Object {

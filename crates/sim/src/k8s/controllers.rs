@@ -1,0 +1,420 @@
+//! The controllers of kube-controller-manager that decide what happens to nodes and
+//! pods, run only by the process holding the `kube-controller-manager` lease, and
+//! started fresh on every acquisition (Kubernetes keeps no controller state across a
+//! leader change):
+//!
+//! - node lifecycle: every `node_monitor_period` it samples node leases; `probeTimestamp`
+//!   is when *it* saw a lease change, so a new leader starts every node at "now". A node
+//!   silent for more than `node_monitor_grace_period` becomes Ready=Unknown, gets the
+//!   `unreachable:NoExecute` taint, and its pods Ready=False. Tainting is rate limited per
+//!   zone (0.1 node/s; 0 in a partially disrupted small zone) and stops, with every such
+//!   taint removed, when every zone is fully disrupted ("master disruption mode").
+//! - taint eviction: pods on a node with that taint are deleted `toleration_seconds` after
+//!   the taint was added; DaemonSet pods tolerate it forever.
+//! - ReplicaSet (Deployments): counts pods without a deletion timestamp and creates or
+//!   deletes to match `replicas`: at-least semantics, duplicates while evicted pods still run.
+//! - StatefulSet: one pod per ordinal, recreated only once the old object is gone.
+//! - DaemonSet: one pod per node, bound directly.
+//! - EndpointSlices: the ready pods of each Service.
+//!
+//! Left out: ReplicaSet revisions and rollouts, pod disruption budgets, garbage collection.
+
+use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
+use crate::k8s::client::{ApiClient, ID_SPACE};
+use crate::k8s::informer::Informer;
+use crate::k8s::objects::{
+    name_of, node_key, pod_key, slice_key, Condition, Effect, Endpoint, EndpointSlice, Kind, Node, Object, Pod, Taint, TaintKey,
+    ENDPOINT_SLICES, NODES, NODE_LEASES, PODS, WORKLOADS,
+};
+use crate::proc::{Addr, Ctx, Payload};
+use crate::rng::Rng;
+use crate::time::{Duration, SimTime};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+/// `--node-eviction-rate`: nodes tainted per second in a zone.
+const EVICTION_RATE: f64 = 0.1;
+/// `--secondary-node-eviction-rate`, for partially disrupted zones larger than
+/// `--large-cluster-size-threshold` (50 nodes).
+const SECONDARY_EVICTION_RATE: f64 = 0.01;
+const LARGE_ZONE: usize = 50;
+/// `--unhealthy-zone-threshold`
+const UNHEALTHY_ZONE: f64 = 0.55;
+
+#[derive(Clone, Copy, Debug)]
+pub struct NodeTimings {
+    pub node_monitor_period: Duration,
+    pub node_monitor_grace_period: Duration,
+    pub toleration_seconds: Duration,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ZoneState {
+    Normal,
+    Partial,
+    Full,
+}
+
+pub struct Controllers {
+    timings: NodeTimings,
+    client: ApiClient<String>,
+    nodes: Informer,
+    leases: Informer,
+    pods: Informer,
+    workloads: Informer,
+    slices: Informer,
+    /// Node lifecycle: the lease version last seen and when it was seen, per node.
+    probe: BTreeMap<String, (u64, SimTime)>,
+    /// Per zone: tainting tokens and when they were last refilled.
+    tokens: BTreeMap<String, (f64, SimTime)>,
+    last_monitor: SimTime,
+    /// Keys with a write in flight (one at a time per object).
+    busy: BTreeSet<String>,
+    /// Pods created and not yet seen by the informer (client-go's "expectations").
+    expected: BTreeSet<String>,
+    rng: Rng,
+}
+
+impl Controllers {
+    /// Fresh controllers (a new leader). Ids from `id_base` keep clear of the owner's clients.
+    pub fn new(me: Addr, api: Addr, timings: NodeTimings, rng: Rng, now: SimTime, id_base: u64) -> Self {
+        let informer = |prefix: &str, k: u64| Informer::new(prefix, None, me, api, id_base + k * ID_SPACE);
+        Controllers {
+            timings,
+            client: ApiClient::with_id_base(me, api, id_base),
+            nodes: informer(NODES, 1),
+            leases: informer(NODE_LEASES, 2),
+            pods: informer(PODS, 3),
+            workloads: informer(WORKLOADS, 4),
+            slices: informer(ENDPOINT_SLICES, 5),
+            probe: BTreeMap::new(),
+            tokens: BTreeMap::new(),
+            last_monitor: now,
+            busy: BTreeSet::new(),
+            expected: BTreeSet::new(),
+            rng,
+        }
+    }
+
+    fn informers(&mut self) -> [&mut Informer; 5] {
+        [&mut self.nodes, &mut self.leases, &mut self.pods, &mut self.workloads, &mut self.slices]
+    }
+
+    pub fn owns(&self, id: u64) -> bool {
+        self.client.owns(id) || [&self.nodes, &self.leases, &self.pods, &self.workloads, &self.slices].iter().any(|i| i.owns(id))
+    }
+
+    pub fn on_api(&mut self, ctx: &mut Ctx, msg: &ApiPayload) {
+        for i in self.informers() {
+            if i.on_api(ctx, msg) {
+                return;
+            }
+        }
+        if let ApiPayload::Response { id, resp, .. } = msg {
+            if let Some(key) = self.client.answered(*id) {
+                self.busy.remove(&key);
+                if !matches!(resp, ApiResponse::Written { .. }) {
+                    self.expected.remove(name_of(&key));
+                }
+            }
+        }
+    }
+
+    pub fn on_timeout(&mut self, ctx: &mut Ctx, id: u64) {
+        for i in self.informers() {
+            i.on_timeout(ctx, id);
+        }
+        if let Some(key) = self.client.timed_out(id) {
+            self.busy.remove(&key);
+            self.expected.remove(name_of(&key));
+        }
+    }
+
+    /// One pass of every controller (called every second while leading).
+    pub fn run(&mut self, ctx: &mut Ctx) {
+        for i in self.informers() {
+            i.tick(ctx);
+        }
+        let synced = self.nodes.synced && self.leases.synced && self.pods.synced && self.workloads.synced;
+        if !synced {
+            return;
+        }
+        if ctx.now - self.last_monitor >= self.timings.node_monitor_period {
+            self.last_monitor = ctx.now;
+            self.monitor_nodes(ctx);
+        }
+        self.evict_tainted(ctx);
+        self.sync_workloads(ctx);
+        if self.slices.synced {
+            self.sync_endpoints(ctx);
+        }
+    }
+
+    fn write(&mut self, ctx: &mut Ctx, req: ApiRequest) {
+        let key = match &req {
+            ApiRequest::Create { key, .. } | ApiRequest::Update { key, .. } | ApiRequest::Put { key, .. } | ApiRequest::Delete { key, .. } => key.clone(),
+            _ => return,
+        };
+        if self.busy.insert(key.clone()) {
+            self.client.send(ctx, req, key, REQUEST_TIMEOUT);
+        }
+    }
+
+    // ---- node lifecycle -----------------------------------------------------------
+
+    fn monitor_nodes(&mut self, ctx: &mut Ctx) {
+        let now = ctx.now;
+        let grace = self.timings.node_monitor_grace_period;
+        let nodes: Vec<(Node, u64)> =
+            self.nodes.items.values().filter_map(|kv| kv.value.as_node().map(|n| (n.clone(), kv.mod_revision))).collect();
+        // Probe times: when this controller saw each node's lease change.
+        let mut silent = BTreeSet::new();
+        for (node, _) in &nodes {
+            let lease_rv = self.leases.items.get(&format!("{NODE_LEASES}{}", node.name)).map_or(0, |kv| kv.mod_revision);
+            let entry = self.probe.entry(node.name.clone()).or_insert((lease_rv, now));
+            if entry.0 != lease_rv {
+                *entry = (lease_rv, now);
+            }
+            if now - entry.1 > grace {
+                silent.insert(node.name.clone());
+            }
+        }
+        // Zone states, from what the controller believes (silent nodes count as not ready).
+        let mut zones: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+        for (node, _) in &nodes {
+            let z = zones.entry(node.zone.clone()).or_default();
+            z.0 += 1;
+            if silent.contains(&node.name) || node.ready != Condition::True {
+                z.1 += 1;
+            }
+        }
+        let state = |(total, not_ready): (usize, usize)| {
+            if not_ready == total {
+                ZoneState::Full
+            } else if not_ready > 2 && not_ready as f64 / total as f64 >= UNHEALTHY_ZONE {
+                ZoneState::Partial
+            } else {
+                ZoneState::Normal
+            }
+        };
+        let all_full = !zones.is_empty() && zones.values().all(|&z| state(z) == ZoneState::Full);
+        for (node, rv) in nodes {
+            let tainted = node.has_taint(TaintKey::Unreachable);
+            if silent.contains(&node.name) {
+                if node.ready != Condition::Unknown {
+                    let mut n = node.clone();
+                    n.ready = Condition::Unknown;
+                    ctx.obs.node_event(now, "node.not_ready", &n.name, format!(
+                        "{} is NotReady (Unknown): the controller-manager has not seen its lease renewed for more than {} s",
+                        n.name,
+                        grace.as_secs_f64()
+                    ));
+                    if !all_full && self.take_token(&node.zone, state(zones[&node.zone]), zones[&node.zone].0, now) {
+                        n.taints.push(Taint { key: TaintKey::Unreachable, effect: Effect::NoExecute, time_added: now });
+                    }
+                    self.write(ctx, update_node(n, rv));
+                } else if !tainted && !all_full && self.take_token(&node.zone, state(zones[&node.zone]), zones[&node.zone].0, now) {
+                    let mut n = node.clone();
+                    n.taints.push(Taint { key: TaintKey::Unreachable, effect: Effect::NoExecute, time_added: now });
+                    self.write(ctx, update_node(n, rv));
+                } else if tainted && all_full {
+                    let mut n = node.clone();
+                    n.taints.retain(|t| t.key != TaintKey::Unreachable);
+                    self.write(ctx, update_node(n, rv));
+                }
+            } else if node.ready == Condition::True && tainted {
+                let mut n = node.clone();
+                n.taints.retain(|t| t.key != TaintKey::Unreachable);
+                ctx.obs.node_event(now, "node.ready", &n.name, format!("{} is Ready again: its kubelet renews its lease and reports Ready", n.name));
+                self.write(ctx, update_node(n, rv));
+            }
+        }
+        // Pods on nodes that are not Ready are not ready either: out of the Service endpoints.
+        let not_ready: BTreeSet<String> = self
+            .nodes
+            .items
+            .values()
+            .filter_map(|kv| kv.value.as_node())
+            .filter(|n| n.ready != Condition::True || silent.contains(&n.name))
+            .map(|n| n.name.clone())
+            .collect();
+        let stale: Vec<(Pod, u64)> = self
+            .pods
+            .items
+            .values()
+            .filter_map(|kv| kv.value.as_pod().map(|p| (p.clone(), kv.mod_revision)))
+            .filter(|(p, _)| p.ready && p.node.as_ref().is_some_and(|n| not_ready.contains(n)))
+            .collect();
+        for (mut p, rv) in stale {
+            p.ready = false;
+            self.write(ctx, ApiRequest::Update { key: pod_key(&p.name), value: Arc::new(Object::Pod(p)), resource_version: rv });
+        }
+    }
+
+    /// The zone's rate limiter: may one more node be tainted now?
+    fn take_token(&mut self, zone: &str, state: ZoneState, size: usize, now: SimTime) -> bool {
+        let rate = match state {
+            ZoneState::Normal | ZoneState::Full => EVICTION_RATE,
+            ZoneState::Partial if size > LARGE_ZONE => SECONDARY_EVICTION_RATE,
+            ZoneState::Partial => 0.0,
+        };
+        let (tokens, last) = self.tokens.entry(zone.to_string()).or_insert((1.0, now));
+        *tokens = (*tokens + rate * (now - *last).as_secs_f64()).min(1.0);
+        *last = now;
+        if rate > 0.0 && *tokens >= 1.0 {
+            *tokens -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn evict_tainted(&mut self, ctx: &mut Ctx) {
+        let now = ctx.now;
+        let taint_time: BTreeMap<String, SimTime> = self
+            .nodes
+            .items
+            .values()
+            .filter_map(|kv| kv.value.as_node())
+            .filter_map(|n| {
+                n.taints
+                    .iter()
+                    .filter(|t| t.effect == Effect::NoExecute && matches!(t.key, TaintKey::Unreachable | TaintKey::NotReady))
+                    .map(|t| t.time_added)
+                    .min()
+                    .map(|t| (n.name.clone(), t))
+            })
+            .collect();
+        if taint_time.is_empty() {
+            return;
+        }
+        let due: Vec<(Pod, u64)> = self
+            .pods
+            .items
+            .values()
+            .filter_map(|kv| kv.value.as_pod().map(|p| (p.clone(), kv.mod_revision)))
+            .filter(|(p, _)| p.deletion.is_none() && !p.tolerates_everything())
+            .filter(|(p, _)| {
+                p.node.as_ref().and_then(|n| taint_time.get(n)).is_some_and(|&t| now >= t + self.timings.toleration_seconds)
+            })
+            .collect();
+        for (mut p, rv) in due {
+            if self.busy.contains(&pod_key(&p.name)) {
+                continue;
+            }
+            let node = p.node.clone().unwrap_or_default();
+            ctx.obs.pod_event(now, "pod.evicted", &p.name, &node, &p.workload, format!(
+                "{} was evicted from {node}: the node has been tainted unreachable for tolerationSeconds ({} s)",
+                p.name,
+                self.timings.toleration_seconds.as_secs_f64()
+            ));
+            p.deletion = Some(now);
+            self.write(ctx, ApiRequest::Update { key: pod_key(&p.name), value: Arc::new(Object::Pod(p)), resource_version: rv });
+        }
+    }
+
+    // ---- workloads ----------------------------------------------------------------
+
+    fn sync_workloads(&mut self, ctx: &mut Ctx) {
+        let workloads: Vec<_> = self.workloads.items.values().filter_map(|kv| kv.value.as_workload().cloned()).collect();
+        let pods: Vec<(Pod, u64)> = self.pods.items.values().filter_map(|kv| kv.value.as_pod().map(|p| (p.clone(), kv.mod_revision))).collect();
+        for name in pods.iter().map(|(p, _)| &p.name) {
+            self.expected.remove(name);
+        }
+        let nodes: Vec<String> = self.nodes.items.values().filter_map(|kv| kv.value.as_node()).map(|n| n.name.clone()).collect();
+        for w in workloads {
+            let mine: Vec<&(Pod, u64)> = pods.iter().filter(|(p, _)| p.workload == w.name).collect();
+            match w.kind {
+                Kind::Deployment => {
+                    let active: Vec<&(Pod, u64)> = mine.iter().copied().filter(|(p, _)| p.deletion.is_none()).collect();
+                    let expected = self.expected.iter().filter(|n| n.starts_with(&format!("{}-", w.name))).count();
+                    let have = active.len() + expected;
+                    for _ in have..w.replicas as usize {
+                        let name = loop {
+                            let n = format!("{}-{:05x}", w.name, self.rng.below(1 << 20));
+                            if !pods.iter().any(|(p, _)| p.name == n) && !self.expected.contains(&n) {
+                                break n;
+                            }
+                        };
+                        self.create_pod(ctx, &w.name, Kind::Deployment, name, None);
+                    }
+                    if active.len() > w.replicas as usize {
+                        // Scale down: unscheduled pods first, then the last by name.
+                        let mut extra: Vec<&&(Pod, u64)> = active.iter().collect();
+                        extra.sort_by_key(|(p, _)| (p.node.is_some(), std::cmp::Reverse(p.name.clone())));
+                        for (p, rv) in extra.into_iter().take(active.len() - w.replicas as usize) {
+                            self.delete_pod(ctx, p, *rv, "the Deployment was scaled down");
+                        }
+                    }
+                }
+                Kind::StatefulSet => {
+                    for ordinal in 0..w.replicas {
+                        let name = format!("{}-{ordinal}", w.name);
+                        if !mine.iter().any(|(p, _)| p.name == name) && !self.expected.contains(&name) {
+                            self.create_pod(ctx, &w.name, Kind::StatefulSet, name, None);
+                        }
+                    }
+                    for (p, rv) in &mine {
+                        let ordinal: u32 = p.name.rsplit('-').next().and_then(|o| o.parse().ok()).unwrap_or(0);
+                        if ordinal >= w.replicas && p.deletion.is_none() {
+                            self.delete_pod(ctx, p, *rv, "the StatefulSet was scaled down");
+                        }
+                    }
+                }
+                Kind::DaemonSet => {
+                    for node in &nodes {
+                        let name = format!("{}-{node}", w.name);
+                        if !mine.iter().any(|(p, _)| p.name == name) && !self.expected.contains(&name) {
+                            self.create_pod(ctx, &w.name, Kind::DaemonSet, name, Some(node.clone()));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn create_pod(&mut self, ctx: &mut Ctx, workload: &str, kind: Kind, name: String, node: Option<String>) {
+        let pod = Pod { name: name.clone(), workload: workload.to_string(), kind, node, running: false, ready: false, deletion: None };
+        self.expected.insert(name.clone());
+        self.write(ctx, ApiRequest::Create { key: pod_key(&name), value: Arc::new(Object::Pod(pod)) });
+    }
+
+    fn delete_pod(&mut self, ctx: &mut Ctx, pod: &Pod, rv: u64, why: &str) {
+        let mut p = pod.clone();
+        p.deletion = Some(ctx.now);
+        let node = p.node.clone().unwrap_or_default();
+        ctx.obs.pod_event(ctx.now, "pod.deleted", &p.name, &node, &p.workload, format!("{} is being deleted: {why}", p.name));
+        self.write(ctx, ApiRequest::Update { key: pod_key(&p.name), value: Arc::new(Object::Pod(p)), resource_version: rv });
+    }
+
+    fn sync_endpoints(&mut self, ctx: &mut Ctx) {
+        let services: Vec<String> =
+            self.workloads.items.values().filter_map(|kv| kv.value.as_workload()).filter(|w| w.service).map(|w| w.name.clone()).collect();
+        for service in services {
+            let endpoints: Vec<Endpoint> = self
+                .pods
+                .items
+                .values()
+                .filter_map(|kv| kv.value.as_pod())
+                .filter(|p| p.workload == service && p.ready && p.running && p.deletion.is_none())
+                .filter_map(|p| p.node.as_ref().map(|n| Endpoint { pod: p.name.clone(), node: n.clone() }))
+                .collect();
+            let key = slice_key(&service);
+            let current = self.slices.items.get(&key).and_then(|kv| kv.value.as_endpoint_slice()).map(|s| &s.endpoints);
+            if current != Some(&endpoints) {
+                let slice = EndpointSlice { service: service.clone(), endpoints };
+                self.write(ctx, ApiRequest::Put { key, value: Arc::new(Object::EndpointSlice(slice)) });
+            }
+        }
+    }
+}
+
+fn update_node(n: Node, rv: u64) -> ApiRequest {
+    ApiRequest::Update { key: node_key(&n.name), value: Arc::new(Object::Node(n)), resource_version: rv }
+}
+
+/// Messages of the API that controllers handle come wrapped in a `Payload`.
+pub fn api_of(payload: &Payload) -> Option<&ApiPayload> {
+    if let Payload::Api(m) = payload { Some(m) } else { None }
+}

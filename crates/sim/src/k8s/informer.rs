@@ -1,0 +1,121 @@
+//! An informer (client-go's reflector + store, reduced): list then watch one kind of
+//! object through the API, keep the last known state in memory, and start over with
+//! a fresh list when the watch is closed or goes silent. The store is kept while the
+//! API is unreachable: a component cut off from the API still acts on what it last knew.
+
+use crate::etcd::kv::KeyValue;
+use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
+use crate::k8s::client::ApiClient;
+use crate::proc::{Addr, Ctx};
+use crate::time::{Duration, SimTime};
+use std::collections::BTreeMap;
+
+/// A watch with no message (not even a heartbeat) for this long is given up
+/// (client-go's HTTP/2 health check: 30 s idle + 15 s ping timeout).
+pub const WATCH_SILENCE: Duration = Duration::from_secs(45);
+/// Wait before listing again after a failure.
+pub const RELIST_BACKOFF: Duration = Duration::from_secs(1);
+const LIST_TIMEOUT: Duration = Duration::from_secs(10);
+
+enum State {
+    Idle { retry_at: SimTime },
+    Listing,
+    Watching { id: u64, last_heard: SimTime },
+}
+
+pub struct Informer {
+    prefix: String,
+    node: Option<String>,
+    client: ApiClient<()>,
+    state: State,
+    pub items: BTreeMap<String, KeyValue>,
+    /// Listed successfully at least once since the process started.
+    pub synced: bool,
+}
+
+impl Informer {
+    /// `id_base` keeps this informer's request ids apart from its owner's other clients.
+    pub fn new(prefix: &str, node: Option<String>, me: Addr, endpoint: Addr, id_base: u64) -> Self {
+        Informer {
+            prefix: prefix.to_string(),
+            node,
+            client: ApiClient::with_id_base(me, endpoint, id_base),
+            state: State::Idle { retry_at: SimTime::ZERO },
+            items: BTreeMap::new(),
+            synced: false,
+        }
+    }
+
+    pub fn owns(&self, id: u64) -> bool {
+        self.client.owns(id)
+    }
+
+    pub fn is_watching(&self) -> bool {
+        matches!(self.state, State::Watching { .. })
+    }
+
+    /// Called from the owner's periodic loop: (re)starts the list-watch when needed.
+    pub fn tick(&mut self, ctx: &mut Ctx) {
+        match self.state {
+            State::Idle { retry_at } if ctx.now >= retry_at => {
+                let req = ApiRequest::Watch { prefix: self.prefix.clone(), node: self.node.clone() };
+                self.client.send(ctx, req, (), LIST_TIMEOUT);
+                self.state = State::Listing;
+            }
+            State::Watching { last_heard, .. } if ctx.now - last_heard > WATCH_SILENCE => {
+                self.state = State::Idle { retry_at: ctx.now };
+            }
+            _ => {}
+        }
+    }
+
+    /// Handles an API message if it is this informer's; returns whether the store changed.
+    pub fn on_api(&mut self, ctx: &mut Ctx, msg: &ApiPayload) -> bool {
+        match msg {
+            ApiPayload::Response { id, resp, .. } if self.client.owns(*id) => {
+                if self.client.answered(*id).is_none() {
+                    return false;
+                }
+                match resp {
+                    ApiResponse::WatchStarted { items, .. } => {
+                        self.items = items.iter().cloned().collect();
+                        self.synced = true;
+                        self.state = State::Watching { id: *id, last_heard: ctx.now };
+                        true
+                    }
+                    _ => {
+                        self.state = State::Idle { retry_at: ctx.now + RELIST_BACKOFF };
+                        false
+                    }
+                }
+            }
+            ApiPayload::WatchEvents { id, events, .. } => {
+                let State::Watching { id: w, last_heard } = &mut self.state else { return false };
+                if w != id {
+                    return false;
+                }
+                *last_heard = ctx.now;
+                for (key, kv) in events {
+                    match kv {
+                        Some(kv) => self.items.insert(key.clone(), kv.clone()),
+                        None => self.items.remove(key),
+                    };
+                }
+                !events.is_empty()
+            }
+            ApiPayload::WatchClosed { id, .. } => {
+                if matches!(self.state, State::Watching { id: w, .. } if w == *id) {
+                    self.state = State::Idle { retry_at: ctx.now + RELIST_BACKOFF };
+                }
+                false
+            }
+            _ => false,
+        }
+    }
+
+    pub fn on_timeout(&mut self, ctx: &mut Ctx, id: u64) {
+        if self.client.timed_out(id).is_some() {
+            self.state = State::Idle { retry_at: ctx.now + RELIST_BACKOFF };
+        }
+    }
+}

@@ -1,0 +1,288 @@
+//! The kubelet: registers its Node, renews the node Lease every 10 s (the heartbeat the
+//! node lifecycle controller watches), and runs the pods bound to its node.
+//!
+//! Its containers are the truth of what runs: they keep running while the API is
+//! unreachable, because the kubelet only acts on deletions it has seen. When it
+//! reconnects, its informer lists afresh: pods deleted meanwhile are killed, pods being
+//! deleted are killed and then confirmed (the final delete that frees a StatefulSet
+//! ordinal). After a reboot it starts only what it can fetch from the API, so without
+//! the API it runs nothing.
+//!
+//! Left out: static pods (the control-plane components are processes of their own here),
+//! images, probes of application pods, resource accounting, graceful termination periods
+//! beyond a short stop time.
+
+use crate::etcd::kv::{KeyValue, Value};
+use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
+use crate::k8s::client::{ApiClient, ID_SPACE};
+use crate::k8s::informer::Informer;
+use crate::k8s::objects::{lease_key, node_key, pod_key, Condition, Effect, Kind, Lease, Node, Object, Pod, Taint, TaintKey, PODS};
+use crate::net::HostId;
+use crate::proc::{Addr, Ctx, Payload, Port, Timer};
+use crate::time::{Duration, SimTime};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+/// How long a container takes to start (image already on the node).
+pub const CONTAINER_START: Duration = Duration::from_secs(1);
+/// The node lease's duration (`nodeLeaseDurationSeconds`).
+pub const NODE_LEASE_DURATION: Duration = Duration::from_secs(40);
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+const SYNC: Duration = Duration::from_secs(1);
+const STATUS_PERIOD: Duration = Duration::from_secs(10);
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Req {
+    RegisterNode,
+    GetLease,
+    WriteLease,
+    GetNode,
+    UpdateNode,
+    PodStatus(String),
+    PodDelete(String),
+}
+
+/// A running container of a pod.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Container {
+    pub workload: String,
+    pub kind: Kind,
+}
+
+pub struct Kubelet {
+    host: HostId,
+    pub node: String,
+    zone: String,
+    control_plane: bool,
+    client: ApiClient<Req>,
+    pods: Informer,
+    pub containers: BTreeMap<String, Container>,
+    starting: BTreeMap<String, SimTime>,
+    /// Pods with a status update or delete in flight (one at a time per pod).
+    busy: BTreeSet<String>,
+    lease_rv: Option<u64>,
+    lease_busy: bool,
+    node_busy: bool,
+    renew_interval: Duration,
+    last_lease_try: SimTime,
+    last_status: SimTime,
+}
+
+impl Kubelet {
+    pub fn new(host: HostId, node: String, zone: String, control_plane: bool, api: Addr, renew_interval: Duration) -> Self {
+        let me = Addr { host, port: Port::Kubelet };
+        Kubelet {
+            host,
+            zone,
+            control_plane,
+            client: ApiClient::new(me, api),
+            pods: Informer::new(PODS, Some(node.clone()), me, api, ID_SPACE),
+            node,
+            containers: BTreeMap::new(),
+            starting: BTreeMap::new(),
+            busy: BTreeSet::new(),
+            lease_rv: None,
+            lease_busy: false,
+            node_busy: false,
+            renew_interval,
+            last_lease_try: SimTime::ZERO,
+            last_status: SimTime::ZERO,
+        }
+    }
+
+    pub fn start(&mut self, ctx: &mut Ctx) {
+        self.register(ctx);
+        self.last_lease_try = ctx.now;
+        self.last_status = ctx.now;
+        self.renew_lease(ctx);
+        ctx.set_timer(Port::Kubelet, SYNC, Timer::Housekeeping);
+    }
+
+    fn register(&mut self, ctx: &mut Ctx) {
+        let taints = if self.control_plane {
+            vec![Taint { key: TaintKey::ControlPlane, effect: Effect::NoSchedule, time_added: ctx.now }]
+        } else {
+            Vec::new()
+        };
+        let node = Node { name: self.node.clone(), zone: self.zone.clone(), control_plane: self.control_plane, ready: Condition::True, taints };
+        let req = ApiRequest::Create { key: node_key(&self.node), value: Arc::new(Object::Node(node)) };
+        self.node_busy = true;
+        self.client.send(ctx, req, Req::RegisterNode, REQUEST_TIMEOUT);
+    }
+
+    fn renew_lease(&mut self, ctx: &mut Ctx) {
+        if self.lease_busy {
+            return;
+        }
+        self.lease_busy = true;
+        let key = lease_key("kube-node-lease", &self.node);
+        match self.lease_rv {
+            Some(rv) => {
+                let req = ApiRequest::Update { key, value: self.lease_value(ctx.now), resource_version: rv };
+                self.client.send(ctx, req, Req::WriteLease, REQUEST_TIMEOUT);
+            }
+            None => {
+                self.client.send(ctx, ApiRequest::Get { key }, Req::GetLease, REQUEST_TIMEOUT);
+            }
+        }
+    }
+
+    fn lease_value(&self, now: SimTime) -> Value {
+        Arc::new(Object::Lease(Lease {
+            holder: self.node.clone(),
+            lease_duration: NODE_LEASE_DURATION,
+            acquire_time: now,
+            renew_time: now,
+            transitions: 0,
+        }))
+    }
+
+    pub fn on_timer(&mut self, ctx: &mut Ctx, timer: Timer) {
+        match timer {
+            Timer::Housekeeping => {
+                if ctx.now - self.last_lease_try >= self.renew_interval {
+                    self.last_lease_try = ctx.now;
+                    self.renew_lease(ctx);
+                }
+                if ctx.now - self.last_status >= STATUS_PERIOD && !self.node_busy {
+                    self.last_status = ctx.now;
+                    self.node_busy = true;
+                    self.client.send(ctx, ApiRequest::Get { key: node_key(&self.node) }, Req::GetNode, REQUEST_TIMEOUT);
+                }
+                self.pods.tick(ctx);
+                self.sync_pods(ctx);
+                ctx.set_timer(Port::Kubelet, SYNC, Timer::Housekeeping);
+            }
+            Timer::Wake => self.sync_pods(ctx),
+            Timer::ApiTimeout { id } if self.pods.owns(id) => self.pods.on_timeout(ctx, id),
+            Timer::ApiTimeout { id } => {
+                if let Some(req) = self.client.timed_out(id) {
+                    self.request_done(&req);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn request_done(&mut self, req: &Req) {
+        match req {
+            Req::GetLease | Req::WriteLease => self.lease_busy = false,
+            Req::RegisterNode | Req::GetNode | Req::UpdateNode => self.node_busy = false,
+            Req::PodStatus(p) | Req::PodDelete(p) => {
+                self.busy.remove(p);
+            }
+        }
+    }
+
+    pub fn on_message(&mut self, ctx: &mut Ctx, payload: Payload) {
+        let Payload::Api(msg) = payload else { return };
+        if self.pods.on_api(ctx, &msg) {
+            self.sync_pods(ctx);
+            return;
+        }
+        let ApiPayload::Response { id, resp, .. } = msg else { return };
+        let Some(req) = self.client.answered(id) else { return };
+        self.request_done(&req);
+        match (req, resp) {
+            (Req::GetLease, ApiResponse::Object(found)) => {
+                self.lease_busy = true;
+                let key = lease_key("kube-node-lease", &self.node);
+                let value = self.lease_value(ctx.now);
+                let req = match found {
+                    Some(kv) => ApiRequest::Update { key, value, resource_version: kv.mod_revision },
+                    None => ApiRequest::Create { key, value },
+                };
+                self.client.send(ctx, req, Req::WriteLease, REQUEST_TIMEOUT);
+            }
+            (Req::WriteLease, ApiResponse::Written { resource_version }) => self.lease_rv = Some(resource_version),
+            (Req::WriteLease, ApiResponse::Conflict) => self.lease_rv = None,
+            (Req::GetNode, ApiResponse::Object(Some(kv))) => self.check_node(ctx, &kv),
+            (Req::GetNode, ApiResponse::Object(None)) => self.register(ctx),
+            _ => {}
+        }
+    }
+
+    /// The kubelet reports its node Ready again once it can (the controller set it Unknown).
+    fn check_node(&mut self, ctx: &mut Ctx, kv: &KeyValue) {
+        let Some(node) = kv.value.as_node() else { return };
+        if node.ready != Condition::True {
+            let mut node = node.clone();
+            node.ready = Condition::True;
+            self.node_busy = true;
+            let req = ApiRequest::Update { key: node_key(&self.node), value: Arc::new(Object::Node(node)), resource_version: kv.mod_revision };
+            self.client.send(ctx, req, Req::UpdateNode, REQUEST_TIMEOUT);
+        }
+    }
+
+    /// Brings the containers in line with the pods the API binds to this node, as far as
+    /// the kubelet knows them.
+    fn sync_pods(&mut self, ctx: &mut Ctx) {
+        if !self.pods.synced {
+            return;
+        }
+        let now = ctx.now;
+        // Containers whose start time has come are running now.
+        let ready: Vec<String> = self.starting.iter().filter(|(_, &t)| t <= now).map(|(p, _)| p.clone()).collect();
+        for name in ready {
+            self.starting.remove(&name);
+            let Some(pod) = self.pods.items.get(&pod_key(&name)).and_then(|kv| kv.value.as_pod()).cloned() else { continue };
+            if pod.deletion.is_some() {
+                continue;
+            }
+            ctx.obs.pod_event(now, "pod.started", &pod.name, &self.node, &pod.workload, format!("{} started on {}", pod.name, self.node));
+            self.containers.insert(pod.name.clone(), Container { workload: pod.workload.clone(), kind: pod.kind });
+        }
+        // Kill what the API no longer wants here. The store changes only through a list or a
+        // watch, so a pod missing from it is a deletion the kubelet has seen.
+        let wanted: BTreeMap<String, (Pod, u64)> = self
+            .pods
+            .items
+            .values()
+            .filter_map(|kv| kv.value.as_pod().map(|p| (p.name.clone(), (p.clone(), kv.mod_revision))))
+            .collect();
+        let running: Vec<String> = self.containers.keys().cloned().collect();
+        for name in running {
+            let gone = match wanted.get(&name) {
+                None => Some("it was deleted from the API"),
+                Some((p, _)) if p.deletion.is_some() => Some("it is being deleted"),
+                _ => None,
+            };
+            if let Some(why) = gone {
+                let c = self.containers.remove(&name).expect("listed");
+                ctx.obs.pod_event(now, "pod.killed", &name, &self.node, &c.workload, format!("the kubelet on {} stopped {name}: {why}", self.node));
+            }
+        }
+        for (name, (pod, rv)) in &wanted {
+            if self.busy.contains(name) {
+                continue;
+            }
+            if pod.deletion.is_some() {
+                if !self.containers.contains_key(name) {
+                    // Confirm the deletion: the object goes away for good.
+                    self.busy.insert(name.clone());
+                    self.starting.remove(name);
+                    let req = ApiRequest::Delete { key: pod_key(name), resource_version: *rv };
+                    self.client.send(ctx, req, Req::PodDelete(name.clone()), REQUEST_TIMEOUT);
+                }
+                continue;
+            }
+            if self.containers.contains_key(name) {
+                if !pod.running || !pod.ready {
+                    let mut p = pod.clone();
+                    p.running = true;
+                    p.ready = true;
+                    self.busy.insert(name.clone());
+                    let req = ApiRequest::Update { key: pod_key(name), value: Arc::new(Object::Pod(p)), resource_version: *rv };
+                    self.client.send(ctx, req, Req::PodStatus(name.clone()), REQUEST_TIMEOUT);
+                }
+            } else if !self.starting.contains_key(name) {
+                self.starting.insert(name.clone(), now + CONTAINER_START);
+                ctx.set_timer(Port::Kubelet, CONTAINER_START, Timer::Wake);
+            }
+        }
+    }
+
+    pub fn host(&self) -> HostId {
+        self.host
+    }
+}

@@ -1,0 +1,125 @@
+//! The operator at a terminal: `kubectl apply` of the scenario's workloads before t = 0,
+//! then the scenario's API actions (`scale`, `delete_pod`), each one attempt through the
+//! API endpoint, recorded as an operation that succeeded or failed with its reason.
+
+use crate::etcd::kv::Value;
+use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
+use crate::k8s::client::ApiClient;
+use crate::k8s::objects::{pod_key, workload_key, Object};
+use crate::proc::{Addr, Ctx, Port, Timer};
+use crate::time::Duration;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+const RETRY: Duration = Duration::from_secs(1);
+
+#[derive(Clone, Debug)]
+enum Op {
+    Apply(String),
+    ScaleGet { workload: String, replicas: u32 },
+    ScaleUpdate,
+    PodGet { pod: String, force: bool },
+    PodDelete { pod: String, node: String, workload: String, force: bool },
+}
+
+pub struct Operator {
+    client: ApiClient<Op>,
+    /// Manifests not yet applied, by key.
+    manifests: BTreeMap<String, Value>,
+}
+
+impl Operator {
+    pub fn new(me: Addr, api: Addr, manifests: Vec<(String, Value)>) -> Self {
+        Operator { client: ApiClient::new(me, api), manifests: manifests.into_iter().collect() }
+    }
+
+    pub fn start(&mut self, ctx: &mut Ctx) {
+        self.on_tick(ctx);
+    }
+
+    pub fn on_tick(&mut self, ctx: &mut Ctx) {
+        if self.manifests.is_empty() {
+            return;
+        }
+        if self.client.in_flight() == 0 {
+            for (key, value) in &self.manifests {
+                let req = ApiRequest::Create { key: key.clone(), value: value.clone() };
+                self.client.send(ctx, req, Op::Apply(key.clone()), REQUEST_TIMEOUT);
+            }
+        }
+        ctx.set_timer(Port::Operator, RETRY, Timer::Housekeeping);
+    }
+
+    pub fn scale(&mut self, ctx: &mut Ctx, workload: &str, replicas: u32) {
+        let req = ApiRequest::Get { key: workload_key(workload) };
+        self.client.send(ctx, req, Op::ScaleGet { workload: workload.to_string(), replicas }, REQUEST_TIMEOUT);
+    }
+
+    pub fn delete_pod(&mut self, ctx: &mut Ctx, pod: &str, force: bool) {
+        let req = ApiRequest::Get { key: pod_key(pod) };
+        self.client.send(ctx, req, Op::PodGet { pod: pod.to_string(), force }, REQUEST_TIMEOUT);
+    }
+
+    pub fn on_timeout(&mut self, ctx: &mut Ctx, id: u64) {
+        if let Some(op) = self.client.timed_out(id) {
+            self.fail(ctx, &op, "the API did not answer");
+        }
+    }
+
+    fn fail(&mut self, ctx: &mut Ctx, op: &Op, reason: &str) {
+        let action = match op {
+            Op::Apply(_) => return,
+            Op::ScaleGet { .. } | Op::ScaleUpdate => "scale",
+            Op::PodGet { .. } | Op::PodDelete { .. } => "delete_pod",
+        };
+        ctx.obs.operation(ctx.now, action, None, Err(reason.to_string()));
+    }
+
+    pub fn on_api(&mut self, ctx: &mut Ctx, msg: ApiPayload) {
+        let ApiPayload::Response { id, resp, .. } = msg else { return };
+        let Some(op) = self.client.answered(id) else { return };
+        match (op, resp) {
+            (Op::Apply(key), ApiResponse::Written { .. } | ApiResponse::Conflict) => {
+                self.manifests.remove(&key);
+            }
+            (Op::Apply(_), _) => {}
+            (Op::ScaleGet { workload, replicas }, ApiResponse::Object(Some(kv))) => {
+                let Some(mut w) = kv.value.as_workload().cloned() else { return };
+                w.replicas = replicas;
+                let req = ApiRequest::Update { key: workload_key(&workload), value: Arc::new(Object::Workload(w)), resource_version: kv.mod_revision };
+                self.client.send(ctx, req, Op::ScaleUpdate, REQUEST_TIMEOUT);
+            }
+            (Op::PodGet { pod, force }, ApiResponse::Object(Some(kv))) => {
+                let Some(mut p) = kv.value.as_pod().cloned() else { return };
+                let (node, workload) = (p.node.clone().unwrap_or_default(), p.workload.clone());
+                let req = if force {
+                    ApiRequest::Delete { key: pod_key(&pod), resource_version: kv.mod_revision }
+                } else {
+                    p.deletion = Some(ctx.now);
+                    ApiRequest::Update { key: pod_key(&pod), value: Arc::new(Object::Pod(p)), resource_version: kv.mod_revision }
+                };
+                self.client.send(ctx, req, Op::PodDelete { pod, node, workload, force }, REQUEST_TIMEOUT);
+            }
+            (Op::PodGet { pod, .. }, ApiResponse::Object(None)) => {
+                ctx.obs.operation(ctx.now, "delete_pod", None, Err(format!("pod {pod} not found")));
+            }
+            (Op::ScaleGet { workload, .. }, ApiResponse::Object(None)) => {
+                ctx.obs.operation(ctx.now, "scale", None, Err(format!("workload {workload} not found")));
+            }
+            (Op::ScaleUpdate, ApiResponse::Written { .. }) => ctx.obs.operation(ctx.now, "scale", None, Ok(())),
+            (Op::PodDelete { pod, node, workload, force }, ApiResponse::Written { .. }) => {
+                ctx.obs.operation(ctx.now, "delete_pod", None, Ok(()));
+                let how = if force {
+                    "force-deleted by the operator: the object is gone without waiting for the kubelet"
+                } else {
+                    "deleted by the operator: the kubelet stops it and confirms"
+                };
+                ctx.obs.pod_event(ctx.now, "pod.deleted", &pod, &node, &workload, format!("{pod} was {how}"));
+            }
+            (op, ApiResponse::Conflict) => self.fail(ctx, &op, "conflict: the object changed meanwhile"),
+            (op, ApiResponse::Failed(why)) => self.fail(ctx, &op, why),
+            (op, _) => self.fail(ctx, &op, "unexpected answer"),
+        }
+    }
+}

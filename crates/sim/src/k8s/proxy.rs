@@ -1,0 +1,102 @@
+//! The Service data path on a worker: kube-proxy's rules and CoreDNS's answers.
+//!
+//! kube-proxy programs its rules from EndpointSlices and keeps the last rules it had when
+//! the API goes away (they may point at pods that died since). A restarted kube-proxy has
+//! no rules until it has listed once. A CoreDNS pod answers from its informer cache while
+//! the API is down; one (re)started while the API is down answers nothing for ≈ 5 s, then
+//! SERVFAIL, for every name it never synced.
+
+use crate::k8s::api::ApiPayload;
+use crate::k8s::informer::Informer;
+use crate::k8s::objects::{Endpoint, ENDPOINT_SLICES, WORKLOADS};
+use crate::proc::{Addr, Ctx, Port, Timer};
+use crate::time::{Duration, SimTime};
+use std::collections::BTreeMap;
+
+const SYNC: Duration = Duration::from_secs(1);
+/// CoreDNS waits this long for its first sync before it starts answering SERVFAIL.
+pub const DNS_SYNC_WAIT: Duration = Duration::from_secs(5);
+
+pub struct KubeProxy {
+    slices: Informer,
+}
+
+impl KubeProxy {
+    pub fn new(me: Addr, api: Addr) -> Self {
+        KubeProxy { slices: Informer::new(ENDPOINT_SLICES, None, me, api, 0) }
+    }
+
+    pub fn start(&mut self, ctx: &mut Ctx) {
+        self.on_sync(ctx);
+    }
+
+    pub fn on_sync(&mut self, ctx: &mut Ctx) {
+        self.slices.tick(ctx);
+        ctx.set_timer(Port::KubeProxy, SYNC, Timer::Housekeeping);
+    }
+
+    pub fn on_api(&mut self, ctx: &mut Ctx, msg: &ApiPayload) {
+        self.slices.on_api(ctx, msg);
+    }
+
+    pub fn on_timeout(&mut self, ctx: &mut Ctx, id: u64) {
+        self.slices.on_timeout(ctx, id);
+    }
+
+    /// The endpoints this kube-proxy would send a Service's traffic to.
+    pub fn rules(&self, service: &str) -> &[Endpoint] {
+        self.slices
+            .items
+            .get(&format!("{ENDPOINT_SLICES}{service}"))
+            .and_then(|kv| kv.value.as_endpoint_slice())
+            .map_or(&[], |s| s.endpoints.as_slice())
+    }
+}
+
+/// One CoreDNS pod's server.
+pub struct DnsServer {
+    services: Informer,
+    started: SimTime,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DnsAnswer {
+    Answer,
+    /// Not synced yet: no answer (the client times out).
+    Silent,
+    ServFail,
+    NxDomain,
+}
+
+impl DnsServer {
+    pub fn new(me: Addr, api: Addr, id_base: u64, now: SimTime) -> Self {
+        DnsServer { services: Informer::new(WORKLOADS, None, me, api, id_base), started: now }
+    }
+
+    pub fn owns(&self, id: u64) -> bool {
+        self.services.owns(id)
+    }
+
+    pub fn tick(&mut self, ctx: &mut Ctx) {
+        self.services.tick(ctx);
+    }
+
+    pub fn on_api(&mut self, ctx: &mut Ctx, msg: &ApiPayload) -> bool {
+        self.services.on_api(ctx, msg)
+    }
+
+    pub fn on_timeout(&mut self, ctx: &mut Ctx, id: u64) {
+        self.services.on_timeout(ctx, id);
+    }
+
+    pub fn resolve(&self, service: &str, now: SimTime) -> DnsAnswer {
+        if !self.services.synced {
+            return if now - self.started < DNS_SYNC_WAIT { DnsAnswer::Silent } else { DnsAnswer::ServFail };
+        }
+        let known = self.services.items.values().filter_map(|kv| kv.value.as_workload()).any(|w| w.service && w.name == service);
+        if known { DnsAnswer::Answer } else { DnsAnswer::NxDomain }
+    }
+}
+
+/// Pods of CoreDNS on one host, by pod name.
+pub type DnsServers = BTreeMap<String, DnsServer>;

@@ -1,0 +1,112 @@
+//! kube-scheduler's placement, run only by the holder of the `kube-scheduler` lease:
+//! each pending pod goes to a Ready, untainted worker with the fewest pods of its
+//! workload, then the fewest pods in total, then the first in host order (the rule the
+//! scenario format fixes). Binding writes the pod with the resourceVersion it read.
+//!
+//! Left out: resources, affinity, priorities and preemption.
+
+use crate::k8s::api::{ApiPayload, ApiRequest};
+use crate::k8s::client::{ApiClient, ID_SPACE};
+use crate::k8s::informer::Informer;
+use crate::k8s::objects::{pod_key, Object, NODES, PODS};
+use crate::proc::{Addr, Ctx};
+use crate::time::Duration;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+
+pub struct Scheduler {
+    client: ApiClient<String>,
+    nodes: Informer,
+    pods: Informer,
+    /// Worker host names in host order (the tie-break of the placement rule).
+    order: Vec<String>,
+    binding: BTreeSet<String>,
+}
+
+impl Scheduler {
+    pub fn new(me: Addr, api: Addr, order: Vec<String>, id_base: u64) -> Self {
+        Scheduler {
+            client: ApiClient::with_id_base(me, api, id_base),
+            nodes: Informer::new(NODES, None, me, api, id_base + ID_SPACE),
+            pods: Informer::new(PODS, None, me, api, id_base + 2 * ID_SPACE),
+            order,
+            binding: BTreeSet::new(),
+        }
+    }
+
+    pub fn owns(&self, id: u64) -> bool {
+        self.client.owns(id) || self.nodes.owns(id) || self.pods.owns(id)
+    }
+
+    pub fn on_api(&mut self, ctx: &mut Ctx, msg: &ApiPayload) {
+        if self.nodes.on_api(ctx, msg) || self.pods.on_api(ctx, msg) {
+            return;
+        }
+        if let ApiPayload::Response { id, .. } = msg {
+            if let Some(pod) = self.client.answered(*id) {
+                self.binding.remove(&pod);
+            }
+        }
+    }
+
+    pub fn on_timeout(&mut self, ctx: &mut Ctx, id: u64) {
+        self.nodes.on_timeout(ctx, id);
+        self.pods.on_timeout(ctx, id);
+        if let Some(pod) = self.client.timed_out(id) {
+            self.binding.remove(&pod);
+        }
+    }
+
+    pub fn run(&mut self, ctx: &mut Ctx) {
+        self.nodes.tick(ctx);
+        self.pods.tick(ctx);
+        if !self.nodes.synced || !self.pods.synced {
+            return;
+        }
+        let eligible: BTreeSet<String> = self
+            .nodes
+            .items
+            .values()
+            .filter_map(|kv| kv.value.as_node())
+            .filter(|n| !n.control_plane && n.schedulable())
+            .map(|n| n.name.clone())
+            .collect();
+        // Pods per node, in total and per workload (pods being deleted still occupy their node).
+        let mut total: BTreeMap<String, usize> = BTreeMap::new();
+        let mut per_workload: BTreeMap<(String, String), usize> = BTreeMap::new();
+        let mut pending = Vec::new();
+        for kv in self.pods.items.values() {
+            let Some(p) = kv.value.as_pod() else { continue };
+            match &p.node {
+                Some(n) => {
+                    *total.entry(n.clone()).or_default() += 1;
+                    *per_workload.entry((p.workload.clone(), n.clone())).or_default() += 1;
+                }
+                None if p.deletion.is_none() && !self.binding.contains(&p.name) => pending.push((p.clone(), kv.mod_revision)),
+                None => {}
+            }
+        }
+        for (mut pod, rv) in pending {
+            let best = self
+                .order
+                .iter()
+                .enumerate()
+                .filter(|(_, n)| eligible.contains(*n))
+                .min_by_key(|(i, n)| {
+                    let w = per_workload.get(&(pod.workload.clone(), (*n).clone())).copied().unwrap_or(0);
+                    (w, total.get(*n).copied().unwrap_or(0), *i)
+                })
+                .map(|(_, n)| n.clone());
+            let Some(node) = best else { continue };
+            *total.entry(node.clone()).or_default() += 1;
+            *per_workload.entry((pod.workload.clone(), node.clone())).or_default() += 1;
+            pod.node = Some(node);
+            self.binding.insert(pod.name.clone());
+            let name = pod.name.clone();
+            let req = ApiRequest::Update { key: pod_key(&name), value: Arc::new(Object::Pod(pod)), resource_version: rv };
+            self.client.send(ctx, req, name, REQUEST_TIMEOUT);
+        }
+    }
+}
