@@ -538,6 +538,9 @@ const HOST_FIELDS: &[&str] = &["name", "zone", "roles", "spot", "standby"];
 const WORKLOAD_FIELDS: &[&str] = &["kind", "name", "replicas", "service"];
 
 /// Default `downtime` of a `reboot`.
+/// A spot instance is terminated this long after its interruption notice (AWS: 2 minutes).
+pub const SPOT_NOTICE: Duration = Duration::from_secs(120);
+
 pub const DEFAULT_REBOOT_DOWNTIME: Duration = Duration::from_secs(30);
 /// Default `seed`.
 pub const DEFAULT_SEED: u64 = 1;
@@ -1714,7 +1717,8 @@ impl Scenario {
         // Then the state of each host along the events in the order they apply: an event that
         // cannot take effect (crash of a crashed host) is an error, not a silent no-op.
         let mut crashed_by: Vec<Option<usize>> = vec![None; self.hosts.len()];
-        let mut terminated_by: Vec<Option<usize>> = vec![None; self.hosts.len()];
+        // (the interrupting event, when the instance is terminated: 2 minutes after the notice)
+        let mut terminated_by: Vec<Option<(usize, Duration)>> = vec![None; self.hosts.len()];
         let mut join_tried: Vec<bool> = vec![false; self.hosts.len()];
         let mut replicas: Vec<u64> =
             self.workloads.iter().map(|w| w.replicas.unwrap_or(0) as u64).collect();
@@ -1728,14 +1732,16 @@ impl Scenario {
                 let Some(&hi) = hosts.get(name) else { continue };
                 let hp = format!("{p}.host");
                 let hq = quote(name);
-                if let Some(by) = terminated_by[hi] {
-                    return fail(
-                        hp,
-                        format!(
-                            "host {hq} was terminated by the spot interruption at {} (events[{by}]); it never comes back",
-                            self.events[by].at
-                        ),
-                    );
+                if let Some((by, end)) = terminated_by[hi] {
+                    if t >= end || matches!(ev.action, Action::SpotInterrupt { .. }) {
+                        return fail(
+                            hp,
+                            format!(
+                                "host {hq} was terminated at {end} by the spot interruption notice at {} (events[{by}]); it never comes back",
+                                self.events[by].at
+                            ),
+                        );
+                    }
                 }
                 let crashed = crashed_by[hi];
                 let crashed_msg = |by: usize, is: &str, what: &str| {
@@ -1768,7 +1774,7 @@ impl Scenario {
                         let what = format!("; {} cannot take effect", ev.action.name());
                         return fail(hp, crashed_msg(by, "", &what));
                     }
-                    (Action::SpotInterrupt { .. }, _) => terminated_by[hi] = Some(i),
+                    (Action::SpotInterrupt { .. }, _) => terminated_by[hi] = Some((i, t + SPOT_NOTICE)),
                     (Action::Join { .. }, None) => join_tried[hi] = true,
                     // A standby host runs no component before its first join (whether a join
                     // succeeds is only known at run time, so after one the check stops).
@@ -2209,7 +2215,7 @@ mod tests {
             (with_events(json!([
                 {"at": "3m", "action": "spot_interrupt", "host": "w2"},
                 {"at": "9m", "action": "restart", "host": "w2"}])),
-             "events[1].host: host \"w2\" was terminated by the spot interruption at 3m (events[0]); it never comes back"),
+             "events[1].host: host \"w2\" was terminated at 5m by the spot interruption notice at 3m (events[0]); it never comes back"),
             (with_events(json!([{"at": "3m", "action": "scale", "workload": "api", "replicas": 3}])),
              "events[0].workload: unknown workload \"api\""),
             (with_events(json!([{"at": "3m", "action": "scale", "workload": "agent", "replicas": 3}])),

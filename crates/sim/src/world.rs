@@ -28,7 +28,7 @@ use crate::observe::{Event, Observer};
 use crate::proc::{Addr, Ctx, Effect, Payload, Port, Timer};
 use crate::quorum;
 use crate::rng::Rng;
-use crate::scenario::{Action, Role, Scenario, WorkloadKind, COREDNS};
+use crate::scenario::{Action, Component, Role, Scenario, WorkloadKind, COREDNS, SPOT_NOTICE};
 use crate::time::{Duration, SimTime};
 use std::collections::BTreeMap;
 
@@ -55,8 +55,6 @@ struct Procs {
 }
 /// How long the operator's `etcdctl member add/remove` waits for the change to commit (its command timeout).
 pub const MEMBER_CHANGE_TIMEOUT: Duration = Duration::from_secs(5);
-/// The spot interruption notice before the instance is terminated (AWS).
-pub const SPOT_NOTICE: Duration = Duration::from_secs(120);
 
 enum Ev {
     Deliver { from: Addr, to: Addr, generation: u64, payload: Payload },
@@ -907,8 +905,15 @@ impl World {
             }
             Action::SpotInterrupt { host } => {
                 if let Some(h) = self.host_id(&host) {
-                    self.push_event("host.spot_notice", Some(h), format!("{host} got a spot interruption notice: it will be terminated in 2 minutes"));
+                    self.push_event(
+                        "host.spot_notice",
+                        Some(h),
+                        format!("{host} got a spot interruption notice: it is cordoned and drained, and will be terminated in 2 minutes"),
+                    );
                     self.queue.push(self.now + SPOT_NOTICE, Ev::Terminate(h));
+                    if self.scenario.hosts[h as usize].is_node() {
+                        self.with_operator(|o, ctx| o.drain(ctx, &host));
+                    }
                 }
             }
             Action::Join { host } => {
@@ -918,6 +923,7 @@ impl World {
                     } else {
                         self.hosts[h as usize].joined = true;
                         self.obs.operation(self.now, "join", Some(h), Ok(()));
+                        self.start_k8s_processes(h);
                     }
                 }
             }
@@ -936,13 +942,78 @@ impl World {
                     self.force_new_cluster(h);
                 }
             }
-            other => {
-                // Kubernetes operator actions arrive with the Kubernetes layer; until then they are recorded as refused.
-                let name = other.name();
-                self.obs.operation(self.now, name, None, Err("not modelled yet".into()));
+            Action::DeletePod { pod, force } => self.with_operator(|o, ctx| o.delete_pod(ctx, &pod, force)),
+            Action::Scale { workload, replicas } => self.with_operator(|o, ctx| o.scale(ctx, &workload, replicas)),
+            Action::RestartComponent { host, component } => {
+                if let Some(h) = self.host_id(&host) {
+                    self.restart_component(h, component);
+                }
             }
         }
         self.update_quorum();
+    }
+
+    /// Runs an operator action through the API (the operator exists when an apiserver does).
+    fn with_operator(&mut self, f: impl FnOnce(&mut Operator, &mut Ctx)) {
+        let Some(o) = self.operator.as_mut() else { return };
+        let mut ctx = Ctx { now: self.now, host: self.probe_host, effects: &mut self.effects, obs: &mut self.obs };
+        f(o, &mut ctx);
+        self.apply_effects(self.probe_host);
+    }
+
+    /// `restart_component`: one process restarts at once, with what that process keeps:
+    /// a restarted kubelet adopts the running containers; kube-proxy and CoreDNS start with
+    /// empty caches until they can list from the API; etcd keeps its disk.
+    fn restart_component(&mut self, h: HostId, component: Component) {
+        let name = self.hosts[h as usize].name.clone();
+        let (port, what) = match component {
+            Component::Etcd => {
+                if let Some(m) = self.etcd[h as usize].as_mut() {
+                    m.restart();
+                    *self.proc_gen.entry((h, Port::Etcd)).or_default() += 1;
+                    self.start_etcd_ticks(h);
+                }
+                self.push_event("component.restarted", Some(h), format!("etcd on {name} restarted: it keeps its data and rejoins"));
+                return;
+            }
+            Component::Coredns => {
+                let pods: Vec<String> = self.procs[h as usize].dns.keys().cloned().collect();
+                self.procs[h as usize].dns.clear();
+                *self.proc_gen.entry((h, Port::CoreDns)).or_default() += 1;
+                self.sync_dns_servers(h);
+                let text = format!("CoreDNS on {name} ({}) restarted: it must list Services from the API before it can answer", pods.join(", "));
+                self.push_event("component.restarted", Some(h), text);
+                return;
+            }
+            Component::KubeProxy => (Port::KubeProxy, "kube-proxy restarted: it has no rules until it lists EndpointSlices from the API"),
+            Component::Kubelet => (Port::Kubelet, "the kubelet restarted: its containers keep running"),
+            Component::Apiserver => (Port::Apiserver, "the apiserver restarted"),
+            Component::KubeControllerManager => (Port::ControllerManager, "kube-controller-manager restarted"),
+            Component::KubeScheduler => (Port::Scheduler, "kube-scheduler restarted"),
+        };
+        let containers = self.procs[h as usize].kubelet.as_ref().map(|k| k.containers.clone());
+        let lease = match port {
+            Port::ControllerManager => Some(KCM_LEASE),
+            Port::Scheduler => Some(SCHEDULER_LEASE),
+            _ => None,
+        };
+        if let Some(lease) = lease {
+            self.obs.lease_lost(self.now, lease, h, "its process restarted");
+        }
+        match port {
+            Port::KubeProxy => self.procs[h as usize].proxy = None,
+            Port::Kubelet => self.procs[h as usize].kubelet = None,
+            Port::Apiserver => self.procs[h as usize].apiserver = None,
+            Port::ControllerManager => self.procs[h as usize].kcm = None,
+            Port::Scheduler => self.procs[h as usize].scheduler = None,
+            _ => {}
+        }
+        *self.proc_gen.entry((h, port)).or_default() += 1;
+        self.start_process(h, port);
+        if let (Some(containers), Some(k)) = (containers, self.procs[h as usize].kubelet.as_mut()) {
+            k.containers = containers;
+        }
+        self.push_event("component.restarted", Some(h), format!("on {name}, {what}"));
     }
 
     fn push_event(&mut self, kind: &'static str, host: Option<HostId>, text: String) {
@@ -1042,9 +1113,13 @@ impl World {
                 // The operator starts etcd on the new host with an empty data dir (`--initial-cluster-state=existing`).
                 let rng = self.rng.fork(&format!("etcd/{}/join/{}", self.hosts[host as usize].name, op));
                 self.etcd[host as usize] = Some(EtcdMember::joining(host, self.current_cluster, self.etcd_cfg, rng));
+                let newly_joined = !self.hosts[host as usize].joined;
                 self.hosts[host as usize].joined = true;
                 if self.hosts[host as usize].up {
                     self.start_etcd_ticks(host);
+                    if newly_joined && action == "join" {
+                        self.start_k8s_processes(host);
+                    }
                 }
             }
             self.update_quorum();
@@ -1213,6 +1288,16 @@ impl World {
     pub fn workload_counts(&self) -> Vec<(String, u32, u32)> {
         let now = self.running_per_workload();
         self.workload_names.iter().enumerate().map(|(i, w)| (w.clone(), self.max_running[i].max(now[i]), now[i])).collect()
+    }
+    /// Every CoreDNS pod's server: (host, pod, whether it has synced with the API since it started).
+    pub fn coredns_servers(&self) -> Vec<(String, String, bool)> {
+        let mut out = Vec::new();
+        for (i, p) in self.procs.iter().enumerate() {
+            for (pod, d) in &p.dns {
+                out.push((self.hosts[i].name.clone(), pod.clone(), d.synced()));
+            }
+        }
+        out
     }
     /// Nodes registered at t = 0 (what a DaemonSet's desired count is).
     pub fn initial_nodes(&self) -> u32 {

@@ -24,6 +24,8 @@ pub enum ApiRequest {
     /// List then watch everything under `prefix`, served from the apiserver's watch cache;
     /// `node` keeps only pods bound to that node (the kubelet's `spec.nodeName` field selector).
     Watch { prefix: String, node: Option<String> },
+    /// A list from the watch cache (`resourceVersion=0`), optionally of the pods on one node.
+    List { prefix: String, node: Option<String> },
     /// `GET /readyz`: answered `Ready(true)` only if the etcd check passes within 2 s.
     Readyz,
     /// A TCP connect check: answered at once by a running apiserver.
@@ -42,6 +44,7 @@ pub enum ApiResponse {
     /// The watch is open on `backend`: the current objects, then [`ApiPayload::WatchEvents`].
     WatchStarted { backend: HostId, revision: u64, items: Vec<(String, KeyValue)> },
     Ready(bool),
+    List { items: Vec<(String, KeyValue)> },
 }
 
 /// Messages of the API, carried by `Payload::Api`.

@@ -186,19 +186,22 @@ impl Apiserver {
                 let op = KvOp::CompareAndDelete { key, expected: resource_version };
                 self.write(ctx, client, via, id, op);
             }
+            ApiRequest::List { prefix, node } => {
+                if !self.cache_synced() {
+                    Self::respond(ctx, client, via, id, ApiResponse::Failed("watch cache not ready"));
+                    return;
+                }
+                let filter = ClientWatch { client, via, id, prefix: prefix.clone(), node };
+                let items = self.cached(&filter);
+                Self::respond(ctx, client, via, id, ApiResponse::List { items });
+            }
             ApiRequest::Watch { prefix, node } => {
                 let CacheState::Watching { .. } = self.cache_state else {
                     Self::respond(ctx, client, via, id, ApiResponse::Failed("watch cache not ready"));
                     return;
                 };
                 let watch = ClientWatch { client, via, id, prefix: prefix.clone(), node };
-                let items: Vec<(String, KeyValue)> = self
-                    .cache
-                    .range(prefix.clone()..)
-                    .take_while(|(k, _)| k.starts_with(&prefix))
-                    .filter(|(k, v)| watch.wants(k, Some(v)))
-                    .map(|(k, v)| (k.clone(), v.clone()))
-                    .collect();
+                let items = self.cached(&watch);
                 let revision = items.iter().map(|(_, kv)| kv.mod_revision).max().unwrap_or(0);
                 let resp = ApiResponse::WatchStarted { backend: self.host, revision, items };
                 Self::respond(ctx, client, via, id, resp);
@@ -206,6 +209,16 @@ impl Apiserver {
                 self.watchers.push(watch);
             }
         }
+    }
+
+    /// The cached objects a watch or list asks for.
+    fn cached(&self, filter: &ClientWatch) -> Vec<(String, KeyValue)> {
+        self.cache
+            .range(filter.prefix.clone()..)
+            .take_while(|(k, _)| k.starts_with(&filter.prefix))
+            .filter(|(k, v)| filter.wants(k, Some(v)))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
     }
 
     fn write(&mut self, ctx: &mut Ctx, client: Addr, via: Option<Addr>, id: u64, op: KvOp) {

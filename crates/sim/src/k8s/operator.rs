@@ -5,7 +5,7 @@
 use crate::etcd::kv::Value;
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
 use crate::k8s::client::ApiClient;
-use crate::k8s::objects::{pod_key, workload_key, Object};
+use crate::k8s::objects::{node_key, pod_key, workload_key, Effect, Object, Taint, TaintKey, PODS};
 use crate::proc::{Addr, Ctx, Port, Timer};
 use crate::time::Duration;
 use std::collections::BTreeMap;
@@ -21,6 +21,11 @@ enum Op {
     ScaleUpdate,
     PodGet { pod: String, force: bool },
     PodDelete { pod: String, node: String, workload: String, force: bool },
+    /// The node termination handler on a spot notice: cordon, then evict every pod but DaemonSets'.
+    DrainGetNode { node: String },
+    DrainCordon,
+    DrainList { node: String },
+    DrainEvict,
 }
 
 pub struct Operator {
@@ -61,6 +66,14 @@ impl Operator {
         self.client.send(ctx, req, Op::PodGet { pod: pod.to_string(), force }, REQUEST_TIMEOUT);
     }
 
+    /// A spot interruption notice: the node termination handler cordons and drains the node.
+    pub fn drain(&mut self, ctx: &mut Ctx, node: &str) {
+        let req = ApiRequest::Get { key: node_key(node) };
+        self.client.send(ctx, req, Op::DrainGetNode { node: node.to_string() }, REQUEST_TIMEOUT);
+        let req = ApiRequest::List { prefix: PODS.to_string(), node: Some(node.to_string()) };
+        self.client.send(ctx, req, Op::DrainList { node: node.to_string() }, REQUEST_TIMEOUT);
+    }
+
     pub fn on_timeout(&mut self, ctx: &mut Ctx, id: u64) {
         if let Some(op) = self.client.timed_out(id) {
             self.fail(ctx, &op, "the API did not answer");
@@ -69,7 +82,7 @@ impl Operator {
 
     fn fail(&mut self, ctx: &mut Ctx, op: &Op, reason: &str) {
         let action = match op {
-            Op::Apply(_) => return,
+            Op::Apply(_) | Op::DrainEvict | Op::DrainCordon | Op::DrainGetNode { .. } | Op::DrainList { .. } => return,
             Op::ScaleGet { .. } | Op::ScaleUpdate => "scale",
             Op::PodGet { .. } | Op::PodDelete { .. } => "delete_pod",
         };
@@ -107,6 +120,28 @@ impl Operator {
             (Op::ScaleGet { workload, .. }, ApiResponse::Object(None)) => {
                 ctx.obs.operation(ctx.now, "scale", None, Err(format!("workload {workload} not found")));
             }
+            (Op::DrainGetNode { node }, ApiResponse::Object(Some(kv))) => {
+                let Some(mut n) = kv.value.as_node().cloned() else { return };
+                if !n.has_taint(TaintKey::Unschedulable) {
+                    n.taints.push(Taint { key: TaintKey::Unschedulable, effect: Effect::NoSchedule, time_added: ctx.now });
+                }
+                let req = ApiRequest::Update { key: node_key(&node), value: Arc::new(Object::Node(n)), resource_version: kv.mod_revision };
+                self.client.send(ctx, req, Op::DrainCordon, REQUEST_TIMEOUT);
+            }
+            (Op::DrainList { node }, ApiResponse::List { items }) => {
+                for (key, kv) in items {
+                    let Some(mut p) = kv.value.as_pod().cloned() else { continue };
+                    if p.tolerates_everything() || p.deletion.is_some() {
+                        continue;
+                    }
+                    p.deletion = Some(ctx.now);
+                    let text = format!("{} was evicted from {node}: the node is drained before its spot instance is reclaimed", p.name);
+                    ctx.obs.pod_event(ctx.now, "pod.evicted", &p.name, &node, &p.workload, text);
+                    let req = ApiRequest::Update { key, value: Arc::new(Object::Pod(p)), resource_version: kv.mod_revision };
+                    self.client.send(ctx, req, Op::DrainEvict, REQUEST_TIMEOUT);
+                }
+            }
+            (Op::DrainCordon | Op::DrainEvict | Op::DrainGetNode { .. } | Op::DrainList { .. }, _) => {}
             (Op::ScaleUpdate, ApiResponse::Written { .. }) => ctx.obs.operation(ctx.now, "scale", None, Ok(())),
             (Op::PodDelete { pod, node, workload, force }, ApiResponse::Written { .. }) => {
                 ctx.obs.operation(ctx.now, "delete_pod", None, Ok(()));

@@ -77,6 +77,10 @@ impl DnsServer {
         self.services.owns(id)
     }
 
+    pub fn synced(&self) -> bool {
+        self.services.synced
+    }
+
     pub fn tick(&mut self, ctx: &mut Ctx) {
         self.services.tick(ctx);
     }
