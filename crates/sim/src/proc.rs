@@ -123,6 +123,8 @@ pub enum Timer {
     Start,
     /// A one-shot nudge to re-check state (not a loop).
     Wake,
+    /// The kubelet's node lease renewal.
+    NodeLease,
     /// The next round of a client's requests.
     ClientTick,
 }

@@ -643,12 +643,12 @@ impl World {
 
     /// The endpoint a worker's kube-proxy picks for a Service, as (pod, host).
     fn pick_endpoint(&mut self, client: HostId, worker: HostId, service: &str) -> Option<(String, HostId)> {
-        let rules = self.procs[worker as usize].proxy.as_ref()?.rules(service).to_vec();
-        if rules.is_empty() {
+        let n = self.procs[worker as usize].proxy.as_ref()?.rules(service).len();
+        if n == 0 {
             return None;
         }
-        let c = self.clients.get_mut(&client)?;
-        let e = &rules[c.rng.below(rules.len() as u64) as usize];
+        let i = self.clients.get_mut(&client)?.rng.below(n as u64) as usize;
+        let e = &self.procs[worker as usize].proxy.as_ref()?.rules(service)[i];
         Some((e.pod.clone(), self.node_host(&e.node)?))
     }
 

@@ -73,6 +73,8 @@ pub struct Controllers {
     busy: BTreeSet<String>,
     /// Pods created and not yet seen by the informer (client-go's "expectations").
     expected: BTreeSet<String>,
+    /// Something changed since the last workload and endpoint pass (controllers are event-driven).
+    dirty: bool,
     rng: Rng,
 }
 
@@ -93,6 +95,7 @@ impl Controllers {
             last_monitor: now,
             busy: BTreeSet::new(),
             expected: BTreeSet::new(),
+            dirty: true,
             rng,
         }
     }
@@ -106,13 +109,25 @@ impl Controllers {
     }
 
     pub fn on_api(&mut self, ctx: &mut Ctx, msg: &ApiPayload) {
-        for i in self.informers() {
+        // Node lease renewals (every 10 s per node) matter only to the node monitor, which
+        // samples on its own period: they do not wake the workload controllers.
+        if self.leases.on_api(ctx, msg) {
+            return;
+        }
+        let mut changed = false;
+        for i in [&mut self.nodes, &mut self.pods, &mut self.workloads, &mut self.slices] {
             if i.on_api(ctx, msg) {
-                return;
+                changed = true;
+                break;
             }
+        }
+        if changed {
+            self.dirty = true;
+            return;
         }
         if let ApiPayload::Response { id, resp, .. } = msg {
             if let Some(key) = self.client.answered(*id) {
+                self.dirty = true;
                 self.busy.remove(&key);
                 if !matches!(resp, ApiResponse::Written { .. }) {
                     self.expected.remove(name_of(&key));
@@ -126,6 +141,7 @@ impl Controllers {
             i.on_timeout(ctx, id);
         }
         if let Some(key) = self.client.timed_out(id) {
+            self.dirty = true;
             self.busy.remove(&key);
             self.expected.remove(name_of(&key));
         }
@@ -145,9 +161,12 @@ impl Controllers {
             self.monitor_nodes(ctx);
         }
         self.evict_tainted(ctx);
-        self.sync_workloads(ctx);
-        if self.slices.synced {
-            self.sync_endpoints(ctx);
+        if self.dirty {
+            self.dirty = false;
+            self.sync_workloads(ctx);
+            if self.slices.synced {
+                self.sync_endpoints(ctx);
+            }
         }
     }
 

@@ -28,7 +28,8 @@ pub const CONTAINER_START: Duration = Duration::from_secs(1);
 /// The node lease's duration (`nodeLeaseDurationSeconds`).
 pub const NODE_LEASE_DURATION: Duration = Duration::from_secs(40);
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
-const SYNC: Duration = Duration::from_secs(1);
+/// The pod worker's periodic resync and informer check; changes are handled as they arrive.
+const SYNC: Duration = Duration::from_secs(5);
 const STATUS_PERIOD: Duration = Duration::from_secs(10);
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -64,8 +65,9 @@ pub struct Kubelet {
     lease_busy: bool,
     node_busy: bool,
     renew_interval: Duration,
-    last_lease_try: SimTime,
     last_status: SimTime,
+    /// The pod store or the containers changed since the last sync.
+    dirty: bool,
 }
 
 impl Kubelet {
@@ -85,17 +87,17 @@ impl Kubelet {
             lease_busy: false,
             node_busy: false,
             renew_interval,
-            last_lease_try: SimTime::ZERO,
             last_status: SimTime::ZERO,
+            dirty: true,
         }
     }
 
     pub fn start(&mut self, ctx: &mut Ctx) {
         self.register(ctx);
-        self.last_lease_try = ctx.now;
         self.last_status = ctx.now;
         self.renew_lease(ctx);
-        ctx.set_timer(Port::Kubelet, SYNC, Timer::Housekeeping);
+        ctx.set_timer(Port::Kubelet, self.renew_interval, Timer::NodeLease);
+        ctx.set_timer(Port::Kubelet, Duration::ZERO, Timer::Housekeeping);
     }
 
     fn register(&mut self, ctx: &mut Ctx) {
@@ -139,18 +141,20 @@ impl Kubelet {
 
     pub fn on_timer(&mut self, ctx: &mut Ctx, timer: Timer) {
         match timer {
+            Timer::NodeLease => {
+                self.renew_lease(ctx);
+                ctx.set_timer(Port::Kubelet, self.renew_interval, Timer::NodeLease);
+            }
             Timer::Housekeeping => {
-                if ctx.now - self.last_lease_try >= self.renew_interval {
-                    self.last_lease_try = ctx.now;
-                    self.renew_lease(ctx);
-                }
                 if ctx.now - self.last_status >= STATUS_PERIOD && !self.node_busy {
                     self.last_status = ctx.now;
                     self.node_busy = true;
                     self.client.send(ctx, ApiRequest::Get { key: node_key(&self.node) }, Req::GetNode, REQUEST_TIMEOUT);
                 }
                 self.pods.tick(ctx);
-                self.sync_pods(ctx);
+                if self.dirty || !self.busy.is_empty() {
+                    self.sync_pods(ctx);
+                }
                 ctx.set_timer(Port::Kubelet, SYNC, Timer::Housekeeping);
             }
             Timer::Wake => self.sync_pods(ctx),
@@ -177,12 +181,14 @@ impl Kubelet {
     pub fn on_message(&mut self, ctx: &mut Ctx, payload: Payload) {
         let Payload::Api(msg) = payload else { return };
         if self.pods.on_api(ctx, &msg) {
+            self.dirty = true;
             self.sync_pods(ctx);
             return;
         }
         let ApiPayload::Response { id, resp, .. } = msg else { return };
         let Some(req) = self.client.answered(id) else { return };
         self.request_done(&req);
+        self.dirty = true;
         match (req, resp) {
             (Req::GetLease, ApiResponse::Object(found)) => {
                 self.lease_busy = true;
@@ -220,6 +226,7 @@ impl Kubelet {
         if !self.pods.synced {
             return;
         }
+        self.dirty = !self.starting.is_empty();
         let now = ctx.now;
         // Containers whose start time has come are running now.
         let ready: Vec<String> = self.starting.iter().filter(|(_, &t)| t <= now).map(|(p, _)| p.clone()).collect();

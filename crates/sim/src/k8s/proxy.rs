@@ -13,7 +13,8 @@ use crate::proc::{Addr, Ctx, Port, Timer};
 use crate::time::{Duration, SimTime};
 use std::collections::BTreeMap;
 
-const SYNC: Duration = Duration::from_secs(1);
+/// How often the informer checks its watch (a relist after a failure waits for the next check).
+const SYNC: Duration = Duration::from_secs(5);
 /// CoreDNS waits this long for its first sync before it starts answering SERVFAIL.
 pub const DNS_SYNC_WAIT: Duration = Duration::from_secs(5);
 

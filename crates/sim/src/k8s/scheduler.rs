@@ -23,6 +23,8 @@ pub struct Scheduler {
     /// Worker host names in host order (the tie-break of the placement rule).
     order: Vec<String>,
     binding: BTreeSet<String>,
+    /// Something changed since the last pass.
+    dirty: bool,
 }
 
 impl Scheduler {
@@ -33,6 +35,7 @@ impl Scheduler {
             pods: Informer::new(PODS, None, me, api, id_base + 2 * ID_SPACE),
             order,
             binding: BTreeSet::new(),
+            dirty: true,
         }
     }
 
@@ -42,10 +45,12 @@ impl Scheduler {
 
     pub fn on_api(&mut self, ctx: &mut Ctx, msg: &ApiPayload) {
         if self.nodes.on_api(ctx, msg) || self.pods.on_api(ctx, msg) {
+            self.dirty = true;
             return;
         }
         if let ApiPayload::Response { id, .. } = msg {
             if let Some(pod) = self.client.answered(*id) {
+                self.dirty = true;
                 self.binding.remove(&pod);
             }
         }
@@ -55,6 +60,7 @@ impl Scheduler {
         self.nodes.on_timeout(ctx, id);
         self.pods.on_timeout(ctx, id);
         if let Some(pod) = self.client.timed_out(id) {
+            self.dirty = true;
             self.binding.remove(&pod);
         }
     }
@@ -62,7 +68,12 @@ impl Scheduler {
     pub fn run(&mut self, ctx: &mut Ctx) {
         self.nodes.tick(ctx);
         self.pods.tick(ctx);
-        if !self.nodes.synced || !self.pods.synced {
+        if !self.nodes.synced || !self.pods.synced || !self.dirty {
+            return;
+        }
+        self.dirty = false;
+        let any_pending = self.pods.items.values().filter_map(|kv| kv.value.as_pod()).any(|p| p.node.is_none() && p.deletion.is_none());
+        if !any_pending {
             return;
         }
         let eligible: BTreeSet<String> = self
