@@ -131,6 +131,7 @@ pub struct World {
     /// Workloads in scenario order (CoreDNS last), and the most pods of each seen running at once.
     workload_names: Vec<String>,
     max_running: Vec<u32>,
+    reported_doubles: std::collections::BTreeSet<String>,
     rng: Rng,
     /// The hidden observer host that runs the probe; it is never crashed or partitioned away.
     probe_host: HostId,
@@ -212,6 +213,7 @@ impl World {
             ),
             workload_names: scenario.workloads.iter().map(|w| w.name.clone()).chain([COREDNS.to_string()]).collect(),
             max_running: vec![0; scenario.workloads.len() + 1],
+            reported_doubles: Default::default(),
             rng,
             probe_host,
             probe: EtcdProbe::new(etcd_hosts),
@@ -677,6 +679,29 @@ impl World {
         let Some((pod, host)) = self.pick_endpoint(client, worker, service) else { return false };
         self.net.connected(worker, host)
             && self.procs[host as usize].kubelet.as_ref().is_some_and(|k| k.containers.contains_key(&pod))
+    }
+
+    /// At most one pod per StatefulSet ordinal may run: two containers of one pod name on two
+    /// nodes (a force-delete while the old node was only cut off) is a violation.
+    fn check_statefulset_ordinals(&mut self) {
+        let mut seen: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for (i, p) in self.procs.iter().enumerate() {
+            if let Some(k) = &p.kubelet {
+                for (pod, c) in &k.containers {
+                    if c.kind == Kind::StatefulSet {
+                        seen.entry(pod.as_str()).or_default().push(self.hosts[i].name.as_str());
+                    }
+                }
+            }
+        }
+        let doubles: Vec<(String, String)> =
+            seen.into_iter().filter(|(_, hosts)| hosts.len() > 1).map(|(pod, hosts)| (pod.to_string(), hosts.join(" and "))).collect();
+        for (pod, hosts) in doubles {
+            if self.reported_doubles.insert(pod.clone()) {
+                let text = format!("{pod} runs twice, on {hosts}: a StatefulSet ordinal must run at most once");
+                self.obs.violation(self.now, "statefulset.two_pods", text);
+            }
+        }
     }
 
     /// Containers running per workload right now, anywhere (isolated nodes included).
@@ -1240,6 +1265,7 @@ impl World {
         self.series.controller_manager_leader.push(kcm);
         self.series.scheduler_leader.push(sched);
         if self.api_probe.is_some() {
+            self.check_statefulset_ordinals();
             let running = self.running_per_workload();
             for (i, r) in running.into_iter().enumerate() {
                 self.max_running[i] = self.max_running[i].max(r);

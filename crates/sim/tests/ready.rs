@@ -183,3 +183,40 @@ fn a_tcp_check_keeps_routing_to_the_minority_apiserver_readyz_does_not() {
     assert_eq!(down[0].host.as_deref(), Some("m1"));
     assert!(down[0].t - 60.0 < 12.0);
 }
+
+fn with_events(name: &str, events: &str) -> Report {
+    let mut v: serde_json::Value = serde_json::from_str(&load(name)).unwrap();
+    v["events"] = serde_json::from_str(events).unwrap();
+    run_scenario(&v.to_string()).unwrap()
+}
+
+/// Force-deleting a StatefulSet pod whose node is only cut off (not dead) lets a second copy
+/// start elsewhere: Kubernetes really runs the ordinal twice, and the report says so.
+#[test]
+fn force_deleting_a_pod_on_a_cut_off_node_runs_the_ordinal_twice() {
+    let r = with_events(
+        "7-worker-dies",
+        r#"[{"at": "1m", "action": "isolate", "host": "w3"}, {"at": "8m", "action": "delete_pod", "pod": "db-0", "force": true}]"#,
+    );
+    let v = &r.summary.violations;
+    assert!(v.iter().any(|v| v.kind == "statefulset.two_pods" && v.text.contains("db-0")), "{v:?}");
+    assert_eq!(r.summary.workloads["db"].max_running, 2);
+    // Without the forced delete, the ordinal never runs twice.
+    let safe = with_events("7-worker-dies", r#"[{"at": "1m", "action": "isolate", "host": "w3"}]"#);
+    assert!(safe.summary.violations.is_empty());
+    assert_eq!(safe.summary.workloads["db"].max_running, 1);
+}
+
+/// When the controller-manager hears from no node at all (every zone fully disrupted), it taints
+/// nothing and evicts nothing: "master disruption mode".
+#[test]
+fn no_eviction_when_every_zone_is_disrupted() {
+    // Cut the load balancer (the kubelets' way to the API) off from every node: all leases stop.
+    let r = with_events("7-worker-dies", r#"[{"at": "1m", "action": "isolate", "host": "lb"}]"#);
+    let not_ready = events(&r, "node.not_ready");
+    assert_eq!(not_ready.len(), 4, "every node goes NotReady: {not_ready:?}");
+    assert!(events(&r, "pod.evicted").is_empty(), "no eviction in master disruption mode");
+    // A single dead worker in the same cluster is evicted as usual (the control: see the 7th scenario).
+    let one = run("7-worker-dies");
+    assert!(!events(&one, "pod.evicted").is_empty());
+}
