@@ -27,6 +27,44 @@ pub struct HostView {
     pub isolated: bool,
     pub spot: bool,
     pub etcd: Option<MemberView>,
+    /// Present on hosts that run an apiserver.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub apiserver: Option<ApiserverView>,
+    /// `leader`, `standby` or `restarting`, on hosts that run the component.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub controller_manager: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scheduler: Option<&'static str>,
+    /// The Node as the API has it (Ready condition, taints), on hosts that are Nodes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node: Option<NodeView>,
+    /// The pods whose containers run here, by the kubelet's own account.
+    pub pods: Vec<PodView>,
+    /// On the load balancer: each backend and whether it is in service.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lb_backends: Vec<(String, bool)>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ApiserverView {
+    /// The process runs (false while killed by its liveness probe and backing off).
+    pub running: bool,
+    /// Its watch cache is synced with etcd (a part of /readyz).
+    pub ready: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct NodeView {
+    /// `Ready`, `NotReady` or `Unknown`.
+    pub ready: &'static str,
+    /// Taint keys, e.g. `node.kubernetes.io/unreachable`.
+    pub taints: Vec<&'static str>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PodView {
+    pub name: String,
+    pub workload: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -1345,7 +1345,7 @@ impl World {
 
     /// What the UI draws at the current instant.
     pub fn snapshot(&self) -> crate::view::Snapshot {
-        use crate::view::{EtcdView, HostView, MemberView, Snapshot};
+        use crate::view::{ApiserverView, EtcdView, HostView, MemberView, PodView, Snapshot};
         let voters = self.voters();
         let hosts = self
             .scenario
@@ -1382,6 +1382,15 @@ impl World {
                     applied: m.raft.applied_index(),
                     voter: m.cluster == self.current_cluster && voters.contains(&id),
                 });
+                let procs = &self.procs[i];
+                let up = rt.up && rt.joined;
+                let leading = |lease: &str, runs: bool, running: bool| {
+                    runs.then(|| match (up && running, self.obs.lease_leader(lease) == Some(id)) {
+                        (true, true) => "leader",
+                        (true, false) => "standby",
+                        _ => "restarting",
+                    })
+                };
                 HostView {
                     name: h.name.clone(),
                     zone: h.zone.clone(),
@@ -1391,6 +1400,23 @@ impl World {
                     isolated: self.net.is_isolated(id),
                     spot: h.spot,
                     etcd,
+                    apiserver: h.runs_apiserver().then(|| ApiserverView {
+                        running: up && procs.apiserver.is_some(),
+                        ready: up && procs.apiserver.as_ref().is_some_and(|a| a.cache_synced()),
+                    }),
+                    controller_manager: leading(KCM_LEASE, h.runs_controller_manager(), procs.kcm.is_some()),
+                    scheduler: leading(SCHEDULER_LEASE, h.runs_scheduler(), procs.scheduler.is_some()),
+                    node: h.is_node().then(|| self.node_view(&h.name)).flatten(),
+                    pods: procs
+                        .kubelet
+                        .as_ref()
+                        .map(|k| k.containers.iter().map(|(p, c)| PodView { name: p.clone(), workload: c.workload.clone() }).collect())
+                        .unwrap_or_default(),
+                    lb_backends: procs
+                        .lb
+                        .as_ref()
+                        .map(|lb| lb.backends().into_iter().map(|(b, up)| (self.hosts[b as usize].name.clone(), up)).collect())
+                        .unwrap_or_default(),
                 }
             })
             .collect();
@@ -1410,6 +1436,27 @@ impl World {
             },
             network_faulty: self.net.is_faulty(),
         }
+    }
+
+    /// The Node object as the most up-to-date etcd member stores it.
+    fn node_view(&self, name: &str) -> Option<crate::view::NodeView> {
+        use crate::k8s::objects::{node_key, Condition};
+        let member = self
+            .etcd
+            .iter()
+            .flatten()
+            .filter(|m| m.cluster == self.current_cluster)
+            .max_by_key(|m| (m.raft.applied_index(), std::cmp::Reverse(m.host)))?;
+        let kv = member.kv.get(&node_key(name))?;
+        let node = kv.value.as_node()?;
+        Some(crate::view::NodeView {
+            ready: match node.ready {
+                Condition::True => "Ready",
+                Condition::False => "NotReady",
+                Condition::Unknown => "Unknown",
+            },
+            taints: node.taints.iter().map(|t| t.key.name()).collect(),
+        })
     }
 
     /// Declared zones, then any zone only hosts name (`default`), in first-seen order.

@@ -220,3 +220,26 @@ fn no_eviction_when_every_zone_is_disrupted() {
     let one = run("7-worker-dies");
     assert!(!events(&one, "pod.evicted").is_empty());
 }
+
+#[test]
+fn the_snapshot_shows_components_nodes_and_pods() {
+    let mut w = World::new(sim::scenario::parse(&load("7-worker-dies")).unwrap());
+    w.run_until(w.at_report_secs(30.0), u64::MAX);
+    let s = w.snapshot();
+    let host = |s: &sim::view::Snapshot, n: &str| s.hosts.iter().find(|h| h.name == n).unwrap().clone();
+    let m1 = host(&s, "m1");
+    assert_eq!((m1.controller_manager, m1.scheduler), (Some("leader"), Some("leader")));
+    assert!(m1.apiserver.as_ref().is_some_and(|a| a.running && a.ready));
+    assert!(m1.node.as_ref().unwrap().taints.contains(&"node-role.kubernetes.io/control-plane"));
+    let w3 = host(&s, "w3");
+    assert_eq!(w3.node.as_ref().unwrap().ready, "Ready");
+    assert!(w3.pods.iter().any(|p| p.name == "db-0"), "{:?}", w3.pods);
+    assert_eq!(host(&s, "lb").lb_backends, vec![("m1".to_string(), true)]);
+    // 2 minutes after w3 died: NotReady (Unknown) and tainted; its pods are no longer reported running.
+    w.run_until(w.at_report_secs(180.0), u64::MAX);
+    let w3 = host(&w.snapshot(), "w3");
+    assert_eq!(w3.state, "down");
+    assert_eq!(w3.node.as_ref().unwrap().ready, "Unknown");
+    assert!(w3.node.as_ref().unwrap().taints.contains(&"node.kubernetes.io/unreachable"));
+    assert!(w3.pods.is_empty());
+}

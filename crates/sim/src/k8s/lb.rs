@@ -54,6 +54,11 @@ impl LoadBalancer {
         ctx.set_timer(Port::Lb, CHECK_INTERVAL, Timer::LbCheck);
     }
 
+    /// Every backend and whether it is in service.
+    pub fn backends(&self) -> Vec<(HostId, bool)> {
+        self.backends.iter().map(|b| (b.host, b.up)).collect()
+    }
+
     pub fn backends_up(&self) -> Vec<HostId> {
         self.backends.iter().filter(|b| b.up).map(|b| b.host).collect()
     }
