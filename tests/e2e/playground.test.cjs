@@ -1,0 +1,188 @@
+// The playground as a person uses it: pick a ready scenario, break the cluster by dragging,
+// go back in time, share the run, open a broken link. Assertions read what is on screen.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const zlib = require('node:zlib');
+const { serve, launch, openPage, screenshot } = require('./lib.cjs');
+
+let server;
+let browser;
+test.before(async () => { server = await serve(); browser = await launch(); });
+test.after(async () => { await browser.close(); server.close(); });
+
+async function open(fragment = '') {
+  const { page, problems } = await openPage(browser, server.url + fragment);
+  await page.getByRole('heading', { level: 1 }).waitFor({ timeout: 15000 });
+  return { page, problems };
+}
+
+const quorum = (page) => page.getByTestId('quorum').textContent();
+const leader = (page) => page.getByTestId('leader').textContent();
+const clock = (page) => page.locator('.status .clock').textContent();
+
+/** Drags an element's centre to another element's centre with real pointer events. */
+async function drag(page, from, to) {
+  const a = await from.boundingBox();
+  const b = await to.boundingBox();
+  await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(a.x + a.width / 2 + 30, a.y + a.height / 2 + 20, { steps: 4 });
+  await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 12 });
+  await page.mouse.up();
+}
+
+/** Moves the scrubber to `seconds` as a person dragging it would (an input event). */
+async function scrubTo(page, seconds) {
+  await page.getByRole('slider', { name: 'Simulated time' }).fill(String(seconds));
+}
+
+async function step(page, times) {
+  for (let i = 0; i < times; i++) await page.getByRole('button', { name: 'Step forward one second' }).click();
+}
+
+test('pick a ready scenario and see its charts and story', async () => {
+  const { page, problems } = await open();
+  await page.getByRole('combobox', { name: 'Ready scenario' }).selectOption('etcd-two-of-three-die');
+  assert.match(await page.locator('.scenario').textContent(), /can a three-member etcd survive losing two members\?/i);
+  assert.match(await page.locator('.scenario').textContent(), /What to watch:.*force-new-cluster/);
+  // The whole run is computed ahead: the charts tell the story before it is played.
+  const charts = page.getByRole('img', { name: /Charts over 3:00/ });
+  assert.match(await charts.getAttribute('aria-label'), /Quorum lost for 70\.1 s/);
+  assert.match(await page.locator('figure.charts').textContent(), /NO QUORUM/);
+  assert.match(await page.locator('figure.charts').textContent(), /etcd-1 down/);
+  assert.equal(await quorum(page), 'etcd: 3 of 3 — quorum');
+  // Clicking an event of the log moves the time there.
+  await page.getByRole('button', { name: /fewer than 2 of the 3 etcd members/ }).click();
+  assert.equal(await quorum(page), 'etcd: 1 of 3 — NO QUORUM');
+  assert.match(await clock(page), /t = 0:20\.0/);
+  assert.match(await page.locator('[data-host="etcd-1"]').getAttribute('aria-label'), /DOWN/);
+  await screenshot(page, 'two-of-three-no-quorum');
+  // Play at max speed to the end: writes come back after --force-new-cluster.
+  await page.getByRole('combobox', { name: 'Playback speed' }).selectOption('max');
+  await page.getByRole('button', { name: 'Play' }).click();
+  await page.getByRole('button', { name: 'Play' }).waitFor({ timeout: 10000 });
+  assert.match(await clock(page), /t = 3:00\.0/);
+  assert.match(await quorum(page), /quorum$/);
+  assert.deepEqual(problems, []);
+});
+
+test('a Kubernetes ready scenario: the rack split runs pods twice', async () => {
+  const { page, problems } = await open();
+  await page.getByRole('combobox', { name: 'Ready scenario' }).selectOption('4-rack-split');
+  assert.match(await page.locator('.scenario').textContent(), /who wins, and do pods run twice\?/);
+  await scrubTo(page, 540);
+  assert.match(await clock(page), /t = 9:00\.0/);
+  const charts = await page.locator('figure.charts').textContent();
+  for (const row of ['API writes', 'controller-mgr', 'scheduler', 'service web', 'pods web', 'DUPLICATES']) {
+    assert.ok(charts.includes(row), `charts show "${row}"`);
+  }
+  assert.ok(await page.getByRole('group', { name: /^Island B: 1 of 3 etcd voter up here/ }).isVisible());
+  // The log follows the cursor: the current event is scrolled into the log's view.
+  const current = page.locator('.log li[aria-current="true"]');
+  assert.ok(await current.isVisible());
+  const [box, item] = await Promise.all([page.locator('.log').boundingBox(), current.boundingBox()]);
+  assert.ok(item.y >= box.y && item.y + item.height <= box.y + box.height + 1, 'current event inside the log box');
+  await screenshot(page, 'rack-split-duplicates');
+  assert.deepEqual(problems, []);
+});
+
+test('drag a zone into a new island, watch the leader change, scrub back, share', async () => {
+  const { page, problems } = await open();
+  assert.equal(await quorum(page), 'etcd: 3 of 3 — quorum');
+  assert.equal(await leader(page), 'leader: etcd-3 (term 2)');
+  await scrubTo(page, 20);
+  assert.match(await clock(page), /t = 0:20\.0/);
+
+  // Cut zone-c (the leader's zone) off: drop its column header on "new island".
+  await drag(page, page.locator('[data-zone="zone-c"]'), page.locator('.new-island rect'));
+  assert.equal(await quorum(page), 'etcd: 2 of 3 — quorum');
+  assert.match(await page.getByRole('status').first().textContent(), /Recorded at 0:20\.0: partition \[zone-a, zone-b\] \| \[zone-c\]/);
+  assert.ok(await page.getByRole('group', { name: /^Island A: 2 of 3 etcd voters up here/ }).isVisible());
+  assert.ok(await page.getByRole('group', { name: /^Island B: 1 of 3 etcd voter up here/ }).isVisible());
+  // A few seconds later the majority side has elected a new leader in a new term.
+  await step(page, 3);
+  assert.match(await clock(page), /t = 0:23\.0/);
+  assert.match(await leader(page), /^leader: etcd-[12] \(term [3-9]\)$/);
+  assert.match(await page.getByRole('region', { name: 'What happened' }).textContent(), /became the etcd leader/);
+  await screenshot(page, 'zone-c-cut-off');
+
+  // Then cut zone-b off too: the last member alone has no quorum.
+  await drag(page, page.locator('[data-zone="zone-b"]'), page.locator('.new-island rect'));
+  assert.equal(await quorum(page), 'etcd: 1 of 3 — NO QUORUM');
+  await step(page, 2);
+  const stateThen = { quorum: await quorum(page), leader: await leader(page), clock: await clock(page) };
+  await screenshot(page, 'three-islands-no-quorum');
+
+  // Back in time, before any split: the earlier state, replayed.
+  await scrubTo(page, 10);
+  assert.match(await clock(page), /t = 0:10\.0/);
+  assert.equal(await quorum(page), 'etcd: 3 of 3 — quorum');
+  assert.equal(await leader(page), 'leader: etcd-3 (term 2)');
+  await scrubTo(page, 25);
+
+  // Share: the link opens the same run at the same time in a fresh page.
+  await page.getByRole('button', { name: 'Share this run' }).click();
+  const link = await page.getByRole('textbox', { name: 'Share link' }).inputValue();
+  assert.match(link, /#s=1\.[A-Za-z0-9_-]+&t=25$/);
+  const fresh = await open(link.slice(link.indexOf('#')));
+  assert.deepEqual(
+    { quorum: await quorum(fresh.page), leader: await leader(fresh.page), clock: await clock(fresh.page) },
+    stateThen,
+  );
+  assert.match(await fresh.page.locator('.scenario').textContent(), /Your own run: 2 scheduled events/);
+  await screenshot(fresh.page, 'shared-link');
+  assert.deepEqual(fresh.problems, []);
+  await fresh.page.close();
+  assert.deepEqual(problems, []);
+});
+
+test('the keyboard does what the mouse does: host menu and move-to-island', async () => {
+  const { page, problems } = await open();
+  await page.locator('[data-host="etcd-1"]').focus();
+  await page.keyboard.press('Enter');
+  const menu = page.getByRole('menu', { name: /Actions for etcd-1/ });
+  await menu.waitFor();
+  await screenshot(page, 'host-menu');
+  await menu.getByRole('menuitem', { name: 'Crash' }).click();
+  assert.equal(await quorum(page), 'etcd: 2 of 3 — quorum');
+  assert.match(await page.locator('[data-host="etcd-1"]').getAttribute('aria-label'), /DOWN \(crashed\)/);
+  // Undo puts the scenario back.
+  await page.getByRole('button', { name: 'Undo' }).first().click();
+  assert.equal(await quorum(page), 'etcd: 3 of 3 — quorum');
+  // A zone moved from its menu, without dragging.
+  await page.locator('[data-zone="zone-a"]').focus();
+  await page.keyboard.press('Enter');
+  await page.getByRole('menuitem', { name: /Move to a new island/ }).click();
+  assert.equal(await quorum(page), 'etcd: 2 of 3 — quorum');
+  await page.getByRole('button', { name: 'Heal network' }).click();
+  assert.match(await page.locator('.status .network').textContent(), /whole/);
+  assert.deepEqual(problems, []);
+});
+
+test('a broken or foreign link shows a message and an intact default scenario', async () => {
+  // A real link cut in the middle, as a chat client or a hasty copy does.
+  const first = await open();
+  const good = new URL(first.page.url()).hash;
+  await first.page.close();
+  const cut = good.slice(0, Math.floor(good.length * 0.6));
+  // A well-encoded document that is not a valid scenario: the core's message names the field.
+  const bad = JSON.stringify({ version: 1, name: 'x', duration: '1m', hosts: [{ name: 'a', zone: 'nowhere', roles: ['etcd'] }] });
+  const badLink = '#s=1.' + zlib.deflateRawSync(Buffer.from(bad)).toString('base64url');
+  const cases = [
+    [cut, /damaged: (it is cut short|its compressed data is incomplete)/],
+    ['#s=1.AAAA$$$', /damaged: character 5 is not valid/],
+    [badLink, /not valid: hosts\[0\]\.zone: unknown zone "nowhere"/],
+    ['#s=7.abc', /encoding "7".*newer version/],
+    ['#hello-world', /not a playground scenario/],
+  ];
+  for (const [fragment, message] of cases) {
+    const { page, problems } = await open(fragment);
+    const alert = page.getByRole('alert');
+    assert.match(await alert.textContent(), message);
+    assert.match(await alert.textContent(), /Showing the default scenario instead/);
+    assert.equal(await quorum(page), 'etcd: 3 of 3 — quorum');
+    if (fragment === cut) await screenshot(page, 'broken-link');
+    assert.deepEqual(problems, []);
+    await page.close();
+  }
+});
