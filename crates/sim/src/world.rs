@@ -126,6 +126,7 @@ pub struct World {
     operator: Option<Operator>,
     /// Worker host names in host order: the scheduler's tie-break.
     worker_order: Vec<String>,
+    worker_ids: Vec<HostId>,
     clients: BTreeMap<HostId, Client>,
     traffic: Traffic,
     /// Workloads in scenario order (CoreDNS last), and the most pods of each seen running at once.
@@ -207,6 +208,7 @@ impl World {
             api_probe: None,
             operator: None,
             worker_order: scenario.hosts.iter().filter(|h| h.is_worker()).map(|h| h.name.clone()).collect(),
+            worker_ids: (0..n).filter(|&i| scenario.hosts[i].is_worker()).map(|i| i as HostId).collect(),
             clients: BTreeMap::new(),
             traffic: Traffic::new(
                 scenario.workloads.iter().filter(|w| w.service).map(|w| w.name.clone()).collect(),
@@ -623,8 +625,22 @@ impl World {
         self.scenario.hosts.iter().position(|h| h.name == node).map(|i| i as HostId)
     }
 
-    /// A worker the client can reach whose kube-proxy runs, chosen uniformly.
+    /// A worker the client can reach whose kube-proxy runs, chosen uniformly (by rejection:
+    /// draws among all workers until one is reachable, then a full scan if none was found).
     fn pick_worker(&mut self, client: HostId) -> Option<HostId> {
+        let usable = |w: &World, h: HostId| w.procs[h as usize].proxy.is_some() && w.net.connected(client, h);
+        if !self.clients.contains_key(&client) {
+            let rng = self.rng.fork(&format!("client/{client}"));
+            self.clients.insert(client, Client { rng, dns_cache: BTreeMap::new() });
+        }
+        let n = self.worker_ids.len() as u64;
+        for _ in 0..16.min(n) {
+            let i = self.clients.get_mut(&client)?.rng.below(n) as usize;
+            let h = self.worker_ids[i];
+            if usable(self, h) {
+                return Some(h);
+            }
+        }
         let reachable: Vec<HostId> = self
             .scenario
             .hosts

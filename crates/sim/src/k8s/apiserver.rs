@@ -91,6 +91,10 @@ pub struct Apiserver {
     cache: BTreeMap<String, KeyValue>,
     cache_state: CacheState,
     watchers: Vec<ClientWatch>,
+    /// Watchers by prefix (unfiltered) and by node (the kubelets' pod watches), so that a change
+    /// reaches the watches that want it without scanning every watch.
+    by_prefix: BTreeMap<String, Vec<usize>>,
+    by_node: BTreeMap<String, Vec<usize>>,
     livez_failures: u32,
     last_heartbeat: SimTime,
     pub verdict: Verdict,
@@ -108,6 +112,8 @@ impl Apiserver {
             cache: BTreeMap::new(),
             cache_state: CacheState::Idle { retry_at: SimTime::ZERO },
             watchers: Vec::new(),
+            by_prefix: BTreeMap::new(),
+            by_node: BTreeMap::new(),
             livez_failures: 0,
             last_heartbeat: SimTime::ZERO,
             verdict: Verdict::Running,
@@ -207,6 +213,18 @@ impl Apiserver {
                 Self::respond(ctx, client, via, id, resp);
                 self.watchers.retain(|w| !(w.client == client && w.id == id));
                 self.watchers.push(watch);
+                self.reindex();
+            }
+        }
+    }
+
+    fn reindex(&mut self) {
+        self.by_prefix.clear();
+        self.by_node.clear();
+        for (i, w) in self.watchers.iter().enumerate() {
+            match &w.node {
+                Some(node) => self.by_node.entry(node.clone()).or_default().push(i),
+                None => self.by_prefix.entry(w.prefix.clone()).or_default().push(i),
             }
         }
     }
@@ -295,7 +313,22 @@ impl Apiserver {
                 None => self.cache.remove(&e.key),
             });
         }
-        for w in &self.watchers {
+        let mut candidates: Vec<usize> = Vec::new();
+        for (e, old) in events.iter().zip(&olds) {
+            for (prefix, ws) in &self.by_prefix {
+                if e.key.starts_with(prefix.as_str()) {
+                    candidates.extend(ws);
+                }
+            }
+            for kv in [e.kv.as_ref(), old.as_ref()].into_iter().flatten() {
+                if let Some(node) = kv.value.as_pod().and_then(|p| p.node.as_ref()) {
+                    candidates.extend(self.by_node.get(node).into_iter().flatten());
+                }
+            }
+        }
+        candidates.sort_unstable();
+        candidates.dedup();
+        for w in candidates.into_iter().map(|i| &self.watchers[i]) {
             let batch: Vec<(String, Option<KeyValue>)> = events
                 .iter()
                 .zip(&olds)
@@ -322,6 +355,7 @@ impl Apiserver {
             let msg = ApiPayload::WatchClosed { id: w.id, client: w.client };
             ctx.send(Port::Apiserver, w.via.unwrap_or(w.client), Payload::Api(msg));
         }
+        self.reindex();
         self.cache_state = CacheState::Idle { retry_at: ctx.now + HOUSEKEEPING };
         self.endpoint_failed();
     }
