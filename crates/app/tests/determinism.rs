@@ -16,8 +16,12 @@ macro_rules! case {
     };
 }
 
-const CASES: &[(&str, &str, &str)] =
-    &[case!("etcd-leader-dies"), case!("etcd-rack-split"), case!("etcd-two-of-three-die")];
+const CASES: &[(&str, &str, &str)] = &[
+    case!("etcd-leader-dies"),
+    case!("etcd-rack-split"),
+    case!("etcd-two-of-three-die"),
+    case!("k8s-rack-split"),
+];
 
 #[wasm_bindgen_test]
 fn wasm_reports_equal_the_native_goldens() {

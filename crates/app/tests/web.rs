@@ -1,7 +1,14 @@
-//! Component tests in a real headless browser (wasm-bindgen-test + Chromium).
+//! Component tests in a real headless browser (wasm-bindgen-test + Chromium): the pure parts
+//! of the UI (share-link codec, reducer, gestures, catalog) and the mounted app.
 #![cfg(target_arch = "wasm32")]
 
+use app::codec;
+use app::gesture::{self, Item, Target};
+use app::ui::{Selection, Speed, UiAction, UiState};
+use sim::scenario::Action;
+use std::rc::Rc;
 use wasm_bindgen_test::*;
+use yew::Reducible;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -14,19 +21,170 @@ fn mount() -> web_sys::Element {
 
 async fn settle() {
     // Yew renders on its own scheduler; give it a turn of the event loop.
-    yew::platform::time::sleep(std::time::Duration::from_millis(10)).await;
+    yew::platform::time::sleep(std::time::Duration::from_millis(30)).await;
+}
+
+fn ready(id: &str) -> sim::scenario::Scenario {
+    app::catalog::Ready::by_id(id).unwrap().scenario()
+}
+
+// ---- share link ------------------------------------------------------------------------
+
+#[wasm_bindgen_test]
+fn every_ready_scenario_round_trips_through_the_link() {
+    for r in app::catalog::READY {
+        let s = r.scenario();
+        let enc = codec::encode_scenario(&s);
+        assert!(enc.starts_with("1."), "{enc}");
+        assert!(enc.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b)), "URL-safe: {enc}");
+        assert_eq!(codec::decode_scenario(&enc).unwrap(), s, "{}", r.id);
+        // Compression earns its bytes: the link is shorter than the compact JSON itself.
+        assert!(enc.len() < codec::compact_json(&s.to_json()).len(), "{}: {} chars", r.id, enc.len());
+    }
 }
 
 #[wasm_bindgen_test]
-async fn app_renders_title_and_quorum_table() {
+fn a_fragment_carries_the_scenario_and_the_time() {
+    let s = ready("etcd-rack-split");
+    let frag = codec::fragment(&s, Some(75.25));
+    let link = codec::decode_fragment(&frag);
+    assert_eq!(link.scenario.as_ref(), Some(&s));
+    assert_eq!(link.t, Some(75.25));
+    assert!(!link.embed);
+    assert!(link.problem.is_none());
+    // Order does not matter, and `embed` (a later slice) is understood.
+    let tail = frag.trim_start_matches('#');
+    let link = codec::decode_fragment(&format!("#embed&t=3&{tail}"));
+    assert!(link.embed && link.scenario.is_some());
+}
+
+#[wasm_bindgen_test]
+fn broken_links_name_their_problem() {
+    let good = codec::encode_scenario(&ready("etcd-leader-dies"));
+    let problem = |frag: &str| codec::decode_fragment(frag).problem.unwrap_or_default();
+    assert!(codec::decode_fragment("").problem.is_none());
+    assert!(problem("#s=1.abc!def").contains("character 4 is not valid"), "{}", problem("#s=1.abc!def"));
+    let cut = &good[..good.len() / 2];
+    let p = problem(&format!("#s={cut}"));
+    assert!(p.contains("damaged"), "{p}");
+    assert!(problem("#s=2.AAAA").contains("encoding \"2\""), "{}", problem("#s=2.AAAA"));
+    assert!(problem("#s=AAAA").contains("lacks the encoding version"));
+    assert!(problem("#section-3").contains("not a playground scenario"));
+    assert!(problem(&format!("#s={good}&t=soon")).contains("t=soon"));
+    // Valid encoding of an invalid scenario: the core's message, naming the field.
+    let bad = r#"{"version":1,"name":"x","duration":"1m","hosts":[{"name":"a","zone":"z","roles":["etcd"]}]}"#;
+    let packed = codec::deflate(bad.as_bytes());
+    let p = problem(&format!("#s=1.{}", codec::base64url_encode(&packed)));
+    assert!(p.contains("hosts[0].zone: unknown zone \"z\""), "{p}");
+    // A very long foreign fragment gives a short message.
+    assert!(problem(&format!("#{}", "x".repeat(10_000))).len() < 200);
+}
+
+#[wasm_bindgen_test]
+fn base64url_round_trips_every_length() {
+    for n in 0..40u8 {
+        let bytes: Vec<u8> = (0..n).map(|i| i.wrapping_mul(37).wrapping_add(n)).collect();
+        let enc = codec::base64url_encode(&bytes);
+        assert_eq!(codec::base64url_decode(&enc).unwrap(), bytes, "length {n}");
+    }
+    assert_eq!(codec::base64url_decode("A"), Err(codec::B64Error::Truncated), "one character cannot be a byte");
+    assert_eq!(codec::base64url_decode("AB*D"), Err(codec::B64Error::BadChar(2)));
+}
+
+// ---- reducer ---------------------------------------------------------------------------
+
+fn reduce(s: UiState, a: UiAction) -> UiState {
+    (*Rc::new(s).reduce(a)).clone()
+}
+
+#[wasm_bindgen_test]
+fn playback_moves_the_cursor_and_stops_at_the_end() {
+    let mut s = UiState::new(120.0, 0.0);
+    assert_eq!(s.speed, Speed::X10);
+    s = reduce(s, UiAction::TogglePlay);
+    assert!(s.playing);
+    // 10× for 50 ms of wall time: half a simulated second; a stalled tab counts at most 100 ms.
+    assert_eq!(s.play_target(50.0), Some(0.5));
+    assert_eq!(s.play_target(5_000.0), Some(1.0));
+    s = reduce(s, UiAction::Tick { reached: 0.5 });
+    assert_eq!((s.cursor, s.frame), (0.5, 1));
+    s = reduce(s, UiAction::SetSpeed(Speed::Max));
+    assert_eq!(s.play_target(16.0), None, "max: as far as the budget goes");
+    s = reduce(s, UiAction::Tick { reached: 120.0 });
+    assert!(!s.playing && s.at_end());
+    // Play at the end plays again from the start.
+    s = reduce(s, UiAction::TogglePlay);
+    assert!(s.playing);
+    assert_eq!(s.cursor, 0.0);
+}
+
+#[wasm_bindgen_test]
+fn ticks_while_paused_do_not_move_the_cursor_and_seeks_are_clamped() {
+    let mut s = UiState::new(60.0, 10.0);
+    s = reduce(s, UiAction::Tick { reached: 3.0 });
+    assert_eq!(s.cursor, 10.0, "background work does not move what the person chose");
+    s = reduce(s, UiAction::Seek(99.0));
+    assert_eq!(s.cursor, 60.0);
+    s = reduce(s, UiAction::Seek(-1.0));
+    assert_eq!(s.cursor, 0.0);
+    s = reduce(s, UiAction::Select(Some(Selection::Host("etcd-1".into()))));
+    assert_eq!(s.selection, Some(Selection::Host("etcd-1".into())));
+    s = reduce(s, UiAction::Loaded { duration: 30.0, cursor: 45.0 });
+    assert_eq!((s.duration, s.cursor, s.selection.clone()), (30.0, 30.0, None));
+}
+
+// ---- gestures --------------------------------------------------------------------------
+
+fn snapshot_of(id: &str) -> sim::view::Snapshot {
+    let mut w = sim::world::World::new(ready(id));
+    let t0 = w.at_report_secs(0.0);
+    w.run_until(t0, u64::MAX);
+    w.snapshot()
+}
+
+#[wasm_bindgen_test]
+fn dragging_a_zone_to_empty_space_partitions_by_zone_names() {
+    let snap = snapshot_of("three-zones");
+    let a = gesture::move_action(&snap, &Item::Zone("zone-c".into()), Target::NewIsland).unwrap();
+    assert_eq!(a, Action::Partition { groups: vec![vec!["zone-a".into(), "zone-b".into()], vec!["zone-c".into()]] });
+    // A single host moved out of its zone is named by itself; the rest of its zone by host.
+    let a = gesture::move_action(&snap, &Item::Host("etcd-3".into()), Target::NewIsland).unwrap();
+    assert_eq!(
+        a,
+        Action::Partition { groups: vec![vec!["zone-a".into(), "zone-b".into(), "spare".into()], vec!["etcd-3".into()]] }
+    );
+    // Already together: nothing to do.
+    assert_eq!(gesture::move_action(&snap, &Item::Zone("zone-a".into()), Target::Island(0)), None);
+}
+
+#[wasm_bindgen_test]
+fn moving_everything_back_together_heals() {
+    let mut s = ready("three-zones");
+    s.events.push(sim::scenario::Event {
+        at: sim::time::Duration::ZERO,
+        action: Action::Partition { groups: vec![vec!["zone-a".into()], vec!["zone-b".into(), "zone-c".into()]] },
+    });
+    let mut w = sim::world::World::new(s);
+    let t = w.at_report_secs(0.0);
+    w.run_until(t, u64::MAX);
+    let snap = w.snapshot();
+    let other = snap.hosts.iter().find(|h| h.name == "etcd-2").unwrap().island;
+    assert_eq!(gesture::move_action(&snap, &Item::Zone("zone-a".into()), Target::Island(other)), Some(Action::Heal));
+}
+
+// ---- the mounted app -------------------------------------------------------------------
+
+#[wasm_bindgen_test]
+async fn app_renders_the_default_scenario() {
     let root = mount();
     yew::Renderer::<app::App>::with_root(root.clone()).render();
     settle().await;
     let text = root.text_content().unwrap_or_default();
     assert!(text.contains("Kubernetes HA Playground"), "page text: {text}");
+    assert!(text.contains("etcd: 3 of 3 — quorum"), "page text: {text}");
     let row = root.query_selector("tr[data-members='3']").unwrap().expect("row for 3 members");
     // 3 members: quorum 2, one failure tolerated (k8s-ha-facts.md).
     assert_eq!(row.text_content().unwrap(), "321");
-    let row4 = root.query_selector("tr[data-members='4']").unwrap().expect("row for 4 members");
-    assert_eq!(row4.text_content().unwrap(), "431");
+    assert!(root.query_selector("[data-host='etcd-1']").unwrap().is_some());
+    assert!(root.query_selector("[data-zone='zone-c']").unwrap().is_some());
 }

@@ -203,7 +203,7 @@ fn serve() -> Result {
 }
 
 fn dist() -> Result {
-    run(cmd("trunk").args(["build", "--release", "--offline"]))?;
+    run(cmd("trunk").args(["build", "--release", "--offline", "--cargo-profile", "wasm-release"]))?;
     let dist = root().join("dist");
     let mut total_raw = 0;
     let mut total_gz = 0;

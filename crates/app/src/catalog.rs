@@ -1,0 +1,140 @@
+//! The ready scenarios of the picker: each answers one question people keep asking, and says
+//! what to watch. The documents live in `web/scenarios/` (plain scenario files, loadable by
+//! the runner too) and are compiled in, so picking one needs no network.
+
+use sim::scenario::{self, Scenario};
+
+pub struct Ready {
+    /// Stable id, used by the picker (and by tests).
+    pub id: &'static str,
+    pub question: &'static str,
+    pub watch: &'static str,
+    pub json: &'static str,
+}
+
+macro_rules! doc {
+    ($file:literal) => {
+        include_str!(concat!("../../../web/scenarios/", $file, ".json"))
+    };
+}
+
+/// The first one is the default: a sandbox with nothing scheduled, so the page opens on a
+/// healthy cluster waiting to be broken. `watch` is empty when the document's description
+/// says it after "Watch:" (one source for that text).
+pub const READY: &[Ready] = &[
+    Ready {
+        id: "three-zones",
+        question: "How many zones can you lose? (sandbox: break it yourself)",
+        watch: "Nothing is scheduled. Drag a zone onto “new island” to cut it off, or click a \
+                member to crash it, and watch the quorum line and the leader chart.",
+        json: doc!("three-zones"),
+    },
+    Ready { id: "1-only-master-dies", question: "My only master died: does my app keep serving?", watch: "", json: doc!("1-only-master-dies") },
+    Ready { id: "2-three-masters-one-dies", question: "Three masters, one dies: what keeps working?", watch: "", json: doc!("2-three-masters-one-dies") },
+    Ready { id: "3-three-masters-two-die", question: "Three masters, two die: why does the last one stop?", watch: "", json: doc!("3-three-masters-two-die") },
+    Ready { id: "4-rack-split", question: "Two racks split: who wins, and do pods run twice?", watch: "", json: doc!("4-rack-split") },
+    Ready { id: "5-five-masters-lose-two", question: "Five masters lose two: still a majority?", watch: "", json: doc!("5-five-masters-lose-two") },
+    Ready { id: "5-four-masters-lose-two", question: "Four masters lose two: is an even number safer?", watch: "", json: doc!("5-four-masters-lose-two") },
+    Ready { id: "6-spot-two-interruptions", question: "Control plane on spot: two interruptions close together", watch: "", json: doc!("6-spot-two-interruptions") },
+    Ready {
+        id: "6-spot-replaced-in-time",
+        question: "Control plane on spot: can replacing members in time save quorum?",
+        watch: "",
+        json: doc!("6-spot-replaced-in-time"),
+    },
+    Ready { id: "7-worker-dies", question: "A worker dies: how long until Kubernetes reacts?", watch: "", json: doc!("7-worker-dies") },
+    Ready {
+        id: "8-lb-health-check-tcp",
+        question: "Load balancer with a TCP health check: does a minority apiserver get traffic?",
+        watch: "At 1:00 m1's etcd member is cut off from the other two. Watch API writes: about a \
+                third fail, because the TCP check keeps m1 in the pool. Compare with readyz.",
+        json: doc!("8-lb-health-check-tcp"),
+    },
+    Ready {
+        id: "8-lb-health-check-readyz",
+        question: "Load balancer with kubeadm's /readyz check: the same cut",
+        watch: "At 1:00 m1's etcd member is cut off. Watch API writes: m1 reports unready and the \
+                balancer drops it within seconds, so writes keep succeeding.",
+        json: doc!("8-lb-health-check-readyz"),
+    },
+    Ready {
+        id: "etcd-leader-dies",
+        question: "etcd only: what happens when the etcd leader's machine dies?",
+        watch: "At 0:30 the leader (etcd-3) crashes. Quorum holds (2 of 3): a new leader is \
+                elected within about a second and writes fail only briefly. At 1:30 etcd-3 \
+                comes back as a follower.",
+        json: doc!("etcd-leader-dies"),
+    },
+    Ready {
+        id: "etcd-two-of-three-die",
+        question: "etcd only: can a three-member etcd survive losing two members?",
+        watch: "At 0:20 two members crash: 1 of 3, NO QUORUM, every write fails. The join at \
+                1:00 fails too (no quorum to add a member). At 1:30 --force-new-cluster on \
+                etcd-3 restores writes; at 2:00 etcd-4 is added back.",
+        json: doc!("etcd-two-of-three-die"),
+    },
+    Ready {
+        id: "etcd-rack-split",
+        question: "etcd only: two racks lose their link (3 + 2 members): who keeps working?",
+        watch: "At 1:00 rack-b, holding the leader, is cut off. Rack-a's three members elect a \
+                new leader and keep taking writes; the old leader steps down (CheckQuorum). \
+                At 3:00 the racks rejoin.",
+        json: doc!("etcd-rack-split"),
+    },
+];
+
+impl Ready {
+    pub fn scenario(&self) -> Scenario {
+        // Guarded by a test: every ready document parses.
+        scenario::parse(self.json).unwrap_or_else(|e| panic!("ready scenario {}: {e}", self.id))
+    }
+
+    /// (context, what to watch): the description split at "Watch:", unless `watch` is given.
+    pub fn texts(&self, s: &Scenario) -> (String, String) {
+        let d = s.description.clone().unwrap_or_default();
+        if !self.watch.is_empty() {
+            return (d, self.watch.to_string());
+        }
+        match d.split_once("Watch:") {
+            Some((before, after)) => (before.trim().to_string(), after.trim().to_string()),
+            None => (String::new(), d),
+        }
+    }
+
+    pub fn by_id(id: &str) -> Option<&'static Ready> {
+        READY.iter().find(|r| r.id == id)
+    }
+
+    /// The ready scenario a scenario came from, if unchanged (so the picker can show its text).
+    pub fn matching(s: &Scenario) -> Option<&'static Ready> {
+        READY.iter().find(|r| scenario::parse(r.json).is_ok_and(|x| x == *s))
+    }
+}
+
+pub fn default_scenario() -> Scenario {
+    READY[0].scenario()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_document_in_web_scenarios_is_in_the_picker_and_parses() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../web/scenarios");
+        let mut files: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.strip_suffix(".json").map(str::to_string))
+            .collect();
+        files.sort();
+        let mut ids: Vec<String> = READY.iter().map(|r| r.id.to_string()).collect();
+        ids.sort();
+        assert_eq!(files, ids, "web/scenarios/ and the picker must list the same scenarios");
+        for r in READY {
+            let s = r.scenario();
+            let (_, watch) = r.texts(&s);
+            assert!(!watch.is_empty(), "{}: no \"what to watch\" text", r.id);
+        }
+    }
+}

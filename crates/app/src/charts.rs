@@ -1,0 +1,404 @@
+//! Charts over simulated time, hand-drawn in SVG from the report's per-second series:
+//! fault windows, etcd quorum (shaded when lost), the etcd leader (one lane per member, leader
+//! changes marked) and write availability, with one shared cursor. Clicking moves the cursor.
+//! The drawing of the series is memoised on the report's version; only the cursor moves per frame.
+
+use crate::fmt::{fmt_t, fmt_t_precise};
+use sim::report::Report;
+use std::rc::Rc;
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+const W: f64 = 960.0;
+const LEFT: f64 = 150.0;
+const RIGHT: f64 = 14.0;
+const PW: f64 = W - LEFT - RIGHT;
+const ROW: f64 = 26.0;
+const LANE: f64 = 17.0;
+const GAP: f64 = 10.0;
+
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    pub report: Rc<Report>,
+    pub report_version: u64,
+    pub duration: f64,
+    pub cursor: f64,
+    pub computed: f64,
+    /// Hosts that can lead, one lane each per leader chart.
+    pub lanes: Rc<Lanes>,
+    pub on_seek: Callback<f64>,
+}
+
+/// A fault in force between two times, from the report's events.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Window {
+    pub t0: f64,
+    pub t1: f64,
+    pub text: String,
+}
+
+/// Fault windows: host down (crashed → started), spot notice (→ terminated), and network
+/// faults (partition, isolation, one-way → heal; a new partition replaces the previous one).
+pub fn fault_windows(report: &Report, end: f64) -> Vec<Window> {
+    // Open windows by key ("down etcd-1", "net partition", …); closed ones in `done`.
+    let mut done = Vec::new();
+    let mut open: Vec<(String, Window)> = Vec::new();
+    fn close(open: &mut Vec<(String, Window)>, done: &mut Vec<Window>, t: f64, pred: impl Fn(&str) -> bool) {
+        open.retain(|(k, w)| {
+            let hit = pred(k);
+            if hit {
+                done.push(Window { t1: t, ..w.clone() });
+            }
+            !hit
+        });
+    }
+    for e in &report.events {
+        let host = e.host.clone().unwrap_or_default();
+        let t = e.t;
+        let window = |text: String| Window { t0: t, t1: end, text };
+        match e.kind {
+            "host.crashed" => {
+                close(&mut open, &mut done, t, |k| k == format!("spot {host}"));
+                open.push((format!("down {host}"), window(format!("{host} down"))));
+            }
+            "host.started" => close(&mut open, &mut done, t, |k| k == format!("down {host}")),
+            "host.spot_notice" => open.push((format!("spot {host}"), window(format!("{host} spot notice")))),
+            "net.partition" => {
+                close(&mut open, &mut done, t, |k| k == "net partition");
+                open.push(("net partition".into(), window("network partition".into())));
+            }
+            "net.isolate" => open.push((format!("net isolate {host}"), window(format!("{host} isolated")))),
+            "net.partition_oneway" => open.push(("net oneway".into(), window("one-way drop".into()))),
+            "net.heal" => close(&mut open, &mut done, t, |k| k.starts_with("net")),
+            _ => {}
+        }
+    }
+    done.extend(open.into_iter().map(|(_, w)| w));
+    done.sort_by(|a, b| a.t0.total_cmp(&b.t0));
+    done
+}
+
+/// Runs of equal values in a per-second series: (from, to, value). Each sample holds for a second.
+pub fn runs<T: PartialEq + Clone>(t: &[f64], v: &[T], end: f64) -> Vec<(f64, f64, T)> {
+    let mut out: Vec<(f64, f64, T)> = Vec::new();
+    for (i, x) in v.iter().enumerate() {
+        let (t0, t1) = (t[i], (t[i] + 1.0).min(end));
+        match out.last_mut() {
+            Some(last) if last.2 == *x && last.1 >= t0 => last.1 = t1,
+            _ => out.push((t0, t1, x.clone())),
+        }
+    }
+    out
+}
+
+/// A tick step that gives at most about ten labels.
+fn tick_step(duration: f64) -> f64 {
+    const STEPS: [f64; 14] = [1., 2., 5., 10., 15., 30., 60., 120., 300., 600., 900., 1800., 3600., 7200.];
+    STEPS.into_iter().find(|s| duration / s <= 10.0).unwrap_or(duration / 10.0)
+}
+
+/// One chart row: a band of per-second states, or leader lanes (one per candidate host).
+enum Row<'a> {
+    /// Cells of (from, to, css class, label).
+    Band { title: String, sub: &'static str, cells: Vec<(f64, f64, &'static str, String)> },
+    Leader { title: &'static str, hosts: &'a [String], series: &'a [Option<String>], marks: Vec<(f64, &'a str, &'a str)> },
+}
+
+impl Row<'_> {
+    fn height(&self) -> f64 {
+        match self {
+            Row::Band { .. } => ROW,
+            Row::Leader { hosts, .. } => hosts.len().max(1) as f64 * LANE,
+        }
+    }
+}
+
+/// A yes/no band: "ok"/"lost" cells with their words ("unknown" before a probe resolves).
+fn yes_no(t: &[f64], v: &[Option<bool>], end: f64, ok: &str, bad: &str) -> Vec<(f64, f64, &'static str, String)> {
+    runs(t, v, end)
+        .into_iter()
+        .map(|(t0, t1, v)| match v {
+            Some(true) => (t0, t1, "ok", ok.to_string()),
+            Some(false) => (t0, t1, "lost", bad.to_string()),
+            None => (t0, t1, "unknown", String::new()),
+        })
+        .collect()
+}
+
+/// The rows the report has data for: etcd always; the API, the Kubernetes leaders, Services
+/// and workloads when the core reports them (they appear by themselves as the core grows).
+fn rows<'a>(report: &'a Report, lanes: &'a Lanes, end: f64) -> Vec<Row<'a>> {
+    let s = &report.series;
+    let marks = |pred: &dyn Fn(&sim::observe::Event) -> bool| -> Vec<(f64, &'a str, &'a str)> {
+        report.events.iter().filter(|e| pred(e)).filter_map(|e| Some((e.t, e.host.as_deref()?, e.text.as_str()))).collect()
+    };
+    let quorum: Vec<Option<bool>> = s.etcd_quorum.iter().map(|&q| Some(q)).collect();
+    let mut rows = vec![
+        Row::Band { title: "etcd quorum".into(), sub: "", cells: yes_no(&s.t, &quorum, end, "quorum", "NO QUORUM") },
+        Row::Leader { title: "etcd leader", hosts: &lanes.etcd, series: &s.etcd_leader, marks: marks(&|e| e.kind == "etcd.leader_elected") },
+        Row::Band { title: "etcd writes".into(), sub: "(probe, 1 per s)", cells: yes_no(&s.t, &s.etcd_writable, end, "writes succeed", "writes FAIL") },
+    ];
+    if !s.api_writable.is_empty() {
+        let cells = yes_no(&s.t, &s.api_writable, end, "API takes writes", "API writes FAIL");
+        rows.push(Row::Band { title: "API writes".into(), sub: "(probe, 1 per s)", cells });
+    }
+    for (title, lease, series, hosts) in [
+        ("controller-mgr", "kube-controller-manager", &s.controller_manager_leader, &lanes.controller_manager),
+        ("scheduler", "kube-scheduler", &s.scheduler_leader, &lanes.scheduler),
+    ] {
+        if !series.is_empty() && !hosts.is_empty() {
+            let m = marks(&|e| e.kind == "lease.acquired" && e.lease == Some(lease));
+            rows.push(Row::Leader { title, hosts, series, marks: m });
+        }
+    }
+    // Services: the share of the users' requests that succeeded each second.
+    for (name, v) in &s.service_availability {
+        let pct: Vec<u32> = v.iter().map(|a| (a * 100.0).round() as u32).collect();
+        let cells = runs(&s.t, &pct, end)
+            .into_iter()
+            .map(|(t0, t1, p)| match p {
+                100 => (t0, t1, "ok", "100 % of requests ok".to_string()),
+                0 => (t0, t1, "lost", "all requests FAIL".to_string()),
+                p => (t0, t1, "partial", format!("{p} % ok")),
+            })
+            .collect();
+        rows.push(Row::Band { title: format!("service {name}"), sub: "(users' requests)", cells });
+    }
+    // Workloads: pods running against desired; more than desired (duplicates) stands out.
+    for (name, v) in &s.running_pods {
+        let desired: Vec<Option<u32>> = s.t.iter().map(|&t| lanes.desired(name, t)).collect();
+        let both: Vec<(u32, Option<u32>)> = v.iter().copied().zip(desired).collect();
+        let cells = runs(&s.t, &both, end)
+            .into_iter()
+            .map(|(t0, t1, (n, d))| match d {
+                Some(d) if n > d => (t0, t1, "dup", format!("{n} running of {d}: DUPLICATES")),
+                Some(d) if n < d => (t0, t1, if n == 0 { "lost" } else { "partial" }, format!("{n} running of {d}")),
+                Some(d) => (t0, t1, "ok", format!("{n} running of {d}")),
+                None => (t0, t1, "neutral", format!("{n} running")),
+            })
+            .collect();
+        rows.push(Row::Band { title: format!("pods {name}"), sub: "(running / desired)", cells });
+    }
+    rows
+}
+
+/// What the charts need from the scenario: hosts that can lead (one lane each, from the roles)
+/// and each workload's desired replicas over time (its `replicas`, then `scale` events).
+#[derive(PartialEq, Default)]
+pub struct Lanes {
+    pub etcd: Vec<String>,
+    pub controller_manager: Vec<String>,
+    pub scheduler: Vec<String>,
+    /// Per workload: (from second, desired) steps, in time order. DaemonSets have none.
+    pub desired: Vec<(String, Vec<(f64, u32)>)>,
+}
+
+impl Lanes {
+    pub fn of(s: &sim::scenario::Scenario) -> Lanes {
+        let pick = |f: fn(&sim::scenario::Host) -> bool| s.hosts.iter().filter(|h| f(h)).map(|h| h.name.clone()).collect();
+        Lanes {
+            etcd: pick(|h| h.runs_etcd()),
+            controller_manager: pick(|h| h.runs_controller_manager()),
+            scheduler: pick(|h| h.runs_scheduler()),
+            desired: {
+                let mut d: Vec<(String, Vec<(f64, u32)>)> = s
+                    .workloads
+                    .iter()
+                    .filter_map(|w| Some((w.name.clone(), vec![(0.0, w.replicas?)])))
+                    .chain(std::iter::once((sim::scenario::COREDNS.to_string(), vec![(0.0, s.settings.coredns_replicas)])))
+                    .collect();
+                for e in s.events_sorted() {
+                    if let sim::scenario::Action::Scale { workload, replicas } = &e.action {
+                        if let Some((_, steps)) = d.iter_mut().find(|(n, _)| n == workload) {
+                            steps.push((e.at.as_secs_f64(), *replicas));
+                        }
+                    }
+                }
+                d
+            },
+        }
+    }
+
+    /// Desired replicas of `workload` at second `t`, if it has replicas.
+    pub fn desired(&self, workload: &str, t: f64) -> Option<u32> {
+        let (_, steps) = self.desired.iter().find(|(n, _)| n == workload)?;
+        steps.iter().rev().find(|(from, _)| *from <= t).map(|(_, n)| *n)
+    }
+}
+
+#[function_component(Charts)]
+pub fn charts(props: &Props) -> Html {
+    let duration = props.duration.max(1.0);
+    let x = move |t: f64| LEFT + t.clamp(0.0, duration) / duration * PW;
+
+    let faults_y = 8.0;
+    let windows = fault_windows(&props.report, duration);
+    let fault_lanes = assign_lanes(&windows);
+    let nf = fault_lanes.iter().max().map_or(1, |m| m + 1).min(4) as f64;
+    let first_y = faults_y + nf * LANE + GAP;
+    let heights: Vec<f64> = rows(&props.report, &props.lanes, duration).iter().map(Row::height).collect();
+    let axis_y = first_y + heights.iter().map(|h| h + GAP).sum::<f64>() - GAP + 6.0;
+    let height = axis_y + 22.0;
+
+    let drawing = use_memo((props.report_version, props.duration.to_bits(), props.lanes.clone(), Rc::as_ptr(&props.report) as usize), {
+        let report = props.report.clone();
+        let lanes = props.lanes.clone();
+        move |_| {
+            let rect = |t0: f64, t1: f64, y: f64, h: f64, class: &'static str| {
+                html! { <rect class={class} x={x(t0).to_string()} y={y.to_string()} width={(x(t1) - x(t0)).max(0.5).to_string()} height={h.to_string()} /> }
+            };
+            let windows_html = windows.iter().zip(&fault_lanes).filter(|(_, l)| **l < 4).map(|(w, l)| {
+                let y = faults_y + *l as f64 * LANE;
+                let width = x(w.t1) - x(w.t0);
+                html! {
+                    <g class="fault">
+                        { rect(w.t0, w.t1, y + 1.0, LANE - 2.0, "fault-bar") }
+                        <text x={(x(w.t0) + 3.0).to_string()} y={(y + 12.5).to_string()}>{ clip_text(&w.text, width) }</text>
+                    </g>
+                }
+            });
+            // Fault windows shade every chart, so cause and effect line up.
+            let shades = windows.iter().map(|w| rect(w.t0, w.t1, first_y - 4.0, axis_y - first_y + 4.0, "fault-shade"));
+            let mut y = first_y;
+            let mut body = Vec::new();
+            for row in rows(&report, &lanes, duration) {
+                let h = row.height();
+                body.push(match row {
+                    Row::Band { title, sub, cells } => html! {
+                        <g class="row">
+                            <text class="row-title" x="8" y={(y + if sub.is_empty() { 17.0 } else { 12.0 }).to_string()}>{ clip_text(&title, LEFT - 10.0) }<title>{ &title }</title></text>
+                            <text class="row-sub" x="8" y={(y + 24.0).to_string()}>{ sub }</text>
+                            { for cells.into_iter().map(|(t0, t1, class, label)| {
+                                let text_class = match class { "lost" => "on-lost", "dup" => "on-dup", _ => "on-ok" };
+                                html! {
+                                    <g>
+                                        { rect(t0, t1, y, ROW, class) }
+                                        <text class={text_class} x={(x(t0) + 4.0).to_string()} y={(y + 17.0).to_string()}>{ clip_text(&label, x(t1) - x(t0)) }</text>
+                                    </g>
+                                }
+                            }) }
+                        </g>
+                    },
+                    Row::Leader { title, hosts, series, marks } => {
+                        let leader_runs = runs(&report.series.t, series, duration);
+                        let lanes = hosts.iter().enumerate().map(|(i, h)| {
+                            let ly = y + i as f64 * LANE;
+                            let bars = leader_runs.iter().filter(|(_, _, l)| l.as_deref() == Some(h.as_str())).map(|(t0, t1, _)| rect(*t0, *t1, ly + 2.0, LANE - 4.0, "leader-bar"));
+                            html! {
+                                <g>
+                                    <text class="lane" x={(LEFT - 8.0).to_string()} y={(ly + 12.5).to_string()} text-anchor="end">{ h }</text>
+                                    <line class="lane-line" x1={LEFT.to_string()} x2={(LEFT + PW).to_string()} y1={(ly + LANE / 2.0).to_string()} y2={(ly + LANE / 2.0).to_string()} />
+                                    { for bars }
+                                </g>
+                            }
+                        });
+                        // Leader changes: a mark where each was won, in the winner's lane.
+                        let marks = marks.into_iter().filter_map(|(t, host, text)| {
+                            let lane = hosts.iter().position(|h| h == host)?;
+                            let (cx, my) = (x(t), y + lane as f64 * LANE);
+                            Some(html! { <path class="change" d={format!("M{} {} l-5 -7 h10 z", cx, my + 8.0)}><title>{ text }</title></path> })
+                        });
+                        html! {
+                            <g class="row">
+                                <text class="row-title" x="8" y={(y + 12.5).to_string()}>{ title }</text>
+                                { for lanes }
+                                { for marks }
+                            </g>
+                        }
+                    }
+                });
+                y += h + GAP;
+            }
+            let step = tick_step(duration);
+            let ticks = (0..=(duration / step) as usize).map(|k| {
+                let t = k as f64 * step;
+                html! {
+                    <g class="tick">
+                        <line x1={x(t).to_string()} x2={x(t).to_string()} y1={(axis_y - 4.0).to_string()} y2={axis_y.to_string()} />
+                        <text x={x(t).to_string()} y={(axis_y + 14.0).to_string()} text-anchor="middle">{ fmt_t(t) }</text>
+                    </g>
+                }
+            });
+            html! {
+                <>
+                    { for shades }
+                    <text class="row-title" x="8" y={(faults_y + 12.5).to_string()}>{ "Faults" }</text>
+                    if windows.is_empty() {
+                        <text class="row-sub" x={(LEFT + 4.0).to_string()} y={(faults_y + 12.5).to_string()}>{ "none: nothing is broken in this run" }</text>
+                    }
+                    { for windows_html }
+                    { for body }
+                    <line class="axis" x1={LEFT.to_string()} x2={(LEFT + PW).to_string()} y1={axis_y.to_string()} y2={axis_y.to_string()} />
+                    { for ticks }
+                </>
+            }
+        }
+    });
+
+    let onclick = {
+        let on_seek = props.on_seek.clone();
+        Callback::from(move |e: MouseEvent| {
+            let Some(el) = e.current_target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return };
+            let r = el.get_bounding_client_rect();
+            if r.width() <= 0.0 {
+                return;
+            }
+            let vx = (e.client_x() as f64 - r.left()) * W / r.width();
+            if vx >= LEFT {
+                on_seek.emit(((vx - LEFT) / PW * duration).clamp(0.0, duration));
+            }
+        })
+    };
+    let cx = x(props.cursor);
+    let pending = (props.computed < duration).then(|| {
+        html! { <rect class="pending" x={x(props.computed).to_string()} y="0" width={(x(duration) - x(props.computed)).to_string()} height={axis_y.to_string()} /> }
+    });
+    let sum = &props.report.summary.etcd;
+    let aria = format!(
+        "Charts over {} of simulated time. Quorum lost for {} s in total; {} etcd leader elections; probe writes: {} succeeded, {} failed. Click to move the time cursor.",
+        fmt_t(duration), sum.quorum_lost_s, sum.leader_changes, sum.writes_ok, sum.writes_failed
+    );
+    html! {
+        <figure class="charts">
+            <svg viewBox={format!("0 0 {W} {height}")} role="img" aria-label={aria} {onclick}>
+                { (*drawing).clone() }
+                { for pending }
+                <line class="cursor" x1={cx.to_string()} x2={cx.to_string()} y1="0" y2={axis_y.to_string()} />
+                <text class="cursor-label" x={(cx + 4.0).min(W - 40.0).to_string()} y={(first_y - 1.0).to_string()}>{ fmt_t_precise(props.cursor) }</text>
+            </svg>
+            <figcaption>
+                { format!("Whole run{}: quorum lost {} s · {} leader elections · writes {} ok, {} failed", if props.computed < duration { " (computed so far)" } else { "" }, sum.quorum_lost_s, sum.leader_changes, sum.writes_ok, sum.writes_failed) }
+            </figcaption>
+        </figure>
+    }
+}
+
+/// Lanes so overlapping fault windows do not hide each other.
+fn assign_lanes(windows: &[Window]) -> Vec<usize> {
+    let mut lane_end: Vec<f64> = Vec::new();
+    windows
+        .iter()
+        .map(|w| match lane_end.iter().position(|&e| e <= w.t0) {
+            Some(l) => {
+                lane_end[l] = w.t1;
+                l
+            }
+            None => {
+                lane_end.push(w.t1);
+                lane_end.len() - 1
+            }
+        })
+        .collect()
+}
+
+/// A label that fits `width` pixels (about 6.5 px a character), or nothing.
+fn clip_text(s: &str, width: f64) -> String {
+    let fits = ((width - 6.0) / 6.5).floor().max(0.0) as usize;
+    if s.chars().count() <= fits {
+        s.to_string()
+    } else if fits >= 4 {
+        s.chars().take(fits - 1).chain(std::iter::once('…')).collect()
+    } else {
+        String::new()
+    }
+}

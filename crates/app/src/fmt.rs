@@ -1,0 +1,17 @@
+//! Simulated time as people read it: "1:05", "1:05.3", "1:02:03".
+
+/// Whole seconds: "0:42", "12:00", "1:02:03".
+pub fn fmt_t(t: f64) -> String {
+    let s = t.max(0.0).floor() as u64;
+    if s >= 3600 {
+        format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+    } else {
+        format!("{}:{:02}", s / 60, s % 60)
+    }
+}
+
+/// Tenths of a second: "0:42.5" (what the cursor and the event log show).
+pub fn fmt_t_precise(t: f64) -> String {
+    let tenths = (t.max(0.0) * 10.0).floor() as u64;
+    format!("{}.{}", fmt_t((tenths / 10) as f64), tenths % 10)
+}

@@ -1,0 +1,128 @@
+//! `use_simulation`: the one hook that owns the simulation ([`Run`]) and exposes verbs.
+//! Components never touch a `World`; they call these verbs and read plain data back.
+//! Work is sliced by wall time so a frame never stalls, whatever the scenario's size.
+
+use crate::run::{Edit, Run};
+use sim::scenario::{Action, Scenario};
+use std::cell::RefCell;
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// Simulation events per call into the core: small enough to check the clock often.
+const SLICE: u64 = 5_000;
+/// At most this many earlier scenarios are kept for "Undo".
+const UNDO_DEPTH: usize = 50;
+
+#[derive(Clone)]
+pub struct Sim {
+    run: Rc<RefCell<Run>>,
+    undo: Rc<RefCell<Vec<Scenario>>>,
+    /// Bumped by every verb, so components re-render (and `PartialEq` sees a change).
+    version: u64,
+    /// Bumped when the scenario changes (the share link must be re-encoded).
+    pub scenario_version: u64,
+    refresh: Callback<bool>,
+}
+
+impl PartialEq for Sim {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.run, &other.run) && self.version == other.version
+    }
+}
+
+#[hook]
+pub fn use_simulation(init: impl FnOnce() -> Scenario) -> Sim {
+    let run = use_mut_ref(|| Run::new(init()));
+    let undo = use_mut_ref(Vec::new);
+    // Counters live in a cell (several verbs may run in one event handler) and a forced
+    // re-render publishes them.
+    let versions = use_mut_ref(|| (0u64, 0u64));
+    let force = use_force_update();
+    let refresh = {
+        let versions = versions.clone();
+        // `true`: the scenario changed too.
+        Callback::from(move |scenario_changed: bool| {
+            let mut v = versions.borrow_mut();
+            v.0 += 1;
+            v.1 += scenario_changed as u64;
+            force.force_update();
+        })
+    };
+    let versions = *versions.borrow();
+    Sim { run, undo, version: versions.0, scenario_version: versions.1, refresh }
+}
+
+fn now_ms() -> f64 {
+    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
+}
+
+impl Sim {
+    pub fn borrow(&self) -> std::cell::Ref<'_, Run> {
+        self.run.borrow()
+    }
+
+    /// Does up to `ms` of simulation work; returns whether more remains.
+    pub fn work_for(&self, ms: f64) -> bool {
+        let start = now_ms();
+        let mut run = self.run.borrow_mut();
+        while run.work(SLICE) {
+            if now_ms() - start >= ms {
+                break;
+            }
+        }
+        let busy = run.busy();
+        drop(run);
+        self.refresh.emit(false);
+        busy
+    }
+
+    /// Replaces the scenario (picker, link): a fresh run, the view at `t`. Clears "Undo".
+    pub fn load(&self, scenario: Scenario, t: f64) {
+        self.undo.borrow_mut().clear();
+        self.replace(scenario, t);
+    }
+
+    fn replace(&self, scenario: Scenario, t: f64) {
+        let mut run = Run::new(scenario);
+        run.seek(t);
+        *self.run.borrow_mut() = run;
+        self.refresh.emit(true);
+        self.work_for(30.0);
+    }
+
+    /// Moves the view to `t` (rebuilding and replaying when going back).
+    pub fn seek(&self, t: f64) {
+        self.run.borrow_mut().seek(t);
+        self.work_for(12.0);
+    }
+
+    /// Sets where the view should go without working toward it yet (the frame loop will).
+    pub fn set_target(&self, t: f64) {
+        self.run.borrow_mut().seek(t);
+    }
+
+    /// Records `action` at `t`: forks the timeline there. On refusal the run is unchanged.
+    pub fn apply(&self, t: f64, action: Action) -> Result<Edit, String> {
+        let edit = self.run.borrow().edited(t, action)?;
+        let old = self.run.borrow().scenario().clone();
+        let mut undo = self.undo.borrow_mut();
+        if undo.len() == UNDO_DEPTH {
+            undo.remove(0);
+        }
+        undo.push(old);
+        drop(undo);
+        self.replace(edit.scenario.clone(), edit.at);
+        Ok(edit)
+    }
+
+    pub fn can_undo(&self) -> bool {
+        !self.undo.borrow().is_empty()
+    }
+
+    /// Puts back the scenario before the last edit, the view at `t`.
+    pub fn undo(&self, t: f64) -> bool {
+        let Some(prev) = self.undo.borrow_mut().pop() else { return false };
+        self.replace(prev, t);
+        true
+    }
+}
