@@ -244,8 +244,8 @@ fn test(_args: &[String]) -> Result {
     };
 
     layer("native (cargo test --workspace)", &|| run(cmd("cargo").args(["test", "--workspace"])));
-    layer("seed sweep (release; SWEEP_COUNT schedules, default 10000)", &|| {
-        run(cmd("cargo").args(["test", "--release", "-p", "sim", "--test", "sweep", "--", "--nocapture"]))
+    layer("seed sweeps (release; SWEEP_COUNT etcd schedules, default 10000; K8S_SWEEP_COUNT clusters, default 1000)", &|| {
+        run(cmd("cargo").args(["test", "--release", "-p", "sim", "--test", "sweep", "--test", "k8s_sweep", "--", "--nocapture"]))
     });
     layer("wasm in headless Chromium (wasm-bindgen-test)", &|| {
         run(cmd("cargo")
