@@ -258,12 +258,16 @@ impl Controllers {
             .filter(|n| n.ready != Condition::True || silent.contains(&n.name))
             .map(|n| n.name.clone())
             .collect();
+        if not_ready.is_empty() {
+            return;
+        }
         let stale: Vec<(Pod, u64)> = self
             .pods
             .items
             .values()
-            .filter_map(|kv| kv.value.as_pod().map(|p| (p.clone(), kv.mod_revision)))
+            .filter_map(|kv| kv.value.as_pod().map(|p| (p, kv.mod_revision)))
             .filter(|(p, _)| p.ready && p.node.as_ref().is_some_and(|n| not_ready.contains(n)))
+            .map(|(p, rv)| (p.clone(), rv))
             .collect();
         for (mut p, rv) in stale {
             p.ready = false;
@@ -312,11 +316,12 @@ impl Controllers {
             .pods
             .items
             .values()
-            .filter_map(|kv| kv.value.as_pod().map(|p| (p.clone(), kv.mod_revision)))
+            .filter_map(|kv| kv.value.as_pod().map(|p| (p, kv.mod_revision)))
             .filter(|(p, _)| p.deletion.is_none() && !p.tolerates_everything())
             .filter(|(p, _)| {
                 p.node.as_ref().and_then(|n| taint_time.get(n)).is_some_and(|&t| now >= t + self.timings.toleration_seconds)
             })
+            .map(|(p, rv)| (p.clone(), rv))
             .collect();
         for (mut p, rv) in due {
             if self.busy.contains(&pod_key(&p.name)) {

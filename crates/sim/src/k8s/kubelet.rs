@@ -188,7 +188,9 @@ impl Kubelet {
         let ApiPayload::Response { id, resp, .. } = msg else { return };
         let Some(req) = self.client.answered(id) else { return };
         self.request_done(&req);
-        self.dirty = true;
+        if matches!(req, Req::PodStatus(_) | Req::PodDelete(_)) {
+            self.dirty = true;
+        }
         match (req, resp) {
             (Req::GetLease, ApiResponse::Object(found)) => {
                 self.lease_busy = true;
