@@ -10,7 +10,8 @@
 //!   2 s. `/livez` has the same etcd check; kubeadm's liveness probe (every 10 s, 8 failures)
 //!   makes the kubelet kill and restart the apiserver with back-off.
 //! - Stacked: the only etcd endpoint is the member on the same host. External: every etcd
-//!   member, one pinned at a time, moving on after a failure, as the etcd client does.
+//!   member, one pinned at a time, moving on after a failure to one not known to be failing, as
+//!   the etcd client's balancer does with its connection health checks.
 //!
 //! Left out: admission, authentication, priority and fairness, the watch cache's own
 //! resourceVersion semantics beyond "current state, then changes".
@@ -33,6 +34,8 @@ pub const LIVENESS_FAILURES: u32 = 8;
 /// it gives up on its etcd watch.
 const ETCD_WATCH_SILENCE: Duration = Duration::from_secs(15);
 const HOUSEKEEPING: Duration = Duration::from_secs(1);
+/// How long an endpoint that failed is avoided (the balancer's connection health check).
+const ENDPOINT_BACKOFF: Duration = Duration::from_secs(30);
 /// Client watches get an empty batch this often, so clients can tell a dead server.
 const WATCH_HEARTBEAT: Duration = Duration::from_secs(10);
 
@@ -86,10 +89,15 @@ pub struct Apiserver {
     host: HostId,
     endpoints: Vec<HostId>,
     pinned: usize,
+    /// Per endpoint: considered unhealthy until then (after a failure or a timeout).
+    unhealthy_until: Vec<SimTime>,
     next_id: u64,
-    pending: BTreeMap<u64, EtcdPending>,
+    /// Outstanding etcd requests and the endpoint each went to.
+    pending: BTreeMap<u64, (EtcdPending, usize)>,
     cache: BTreeMap<String, KeyValue>,
     cache_state: CacheState,
+    /// The endpoint the cache's watch is on.
+    watch_endpoint: usize,
     watchers: Vec<ClientWatch>,
     /// Watchers by prefix (unfiltered) and by node (the kubelets' pod watches), so that a change
     /// reaches the watches that want it without scanning every watch.
@@ -103,14 +111,17 @@ pub struct Apiserver {
 impl Apiserver {
     /// `endpoints`: the etcd members this apiserver may use, in preference order.
     pub fn new(host: HostId, endpoints: Vec<HostId>) -> Self {
+        let n = endpoints.len();
         Apiserver {
             host,
             endpoints,
             pinned: 0,
+            unhealthy_until: vec![SimTime::ZERO; n],
             next_id: 0,
             pending: BTreeMap::new(),
             cache: BTreeMap::new(),
             cache_state: CacheState::Idle { retry_at: SimTime::ZERO },
+            watch_endpoint: 0,
             watchers: Vec::new(),
             by_prefix: BTreeMap::new(),
             by_node: BTreeMap::new(),
@@ -133,7 +144,7 @@ impl Apiserver {
     fn etcd(&mut self, ctx: &mut Ctx, req: EtcdRequest, pending: EtcdPending, timeout: Duration) {
         self.next_id += 1;
         let id = self.next_id;
-        self.pending.insert(id, pending);
+        self.pending.insert(id, (pending, self.pinned));
         let Some(&member) = self.endpoints.get(self.pinned) else { return };
         ctx.send(Port::Apiserver, Addr { host: member, port: Port::Etcd }, Payload::EtcdReq { id, req });
         ctx.set_timer(Port::Apiserver, timeout, Timer::EtcdTimeout { id });
@@ -143,11 +154,19 @@ impl Apiserver {
         ctx.send(Port::Apiserver, via.unwrap_or(client), Payload::Api(ApiPayload::Response { id, client, resp }));
     }
 
-    /// The etcd client moves to the next endpoint after a failure (external topology).
-    fn endpoint_failed(&mut self) {
-        if !self.endpoints.is_empty() {
-            self.pinned = (self.pinned + 1) % self.endpoints.len();
+    /// An endpoint failed a request: it is avoided for a while, and if it was the pinned one the
+    /// client moves to the next endpoint not known to be failing (external topology).
+    fn endpoint_failed(&mut self, endpoint: usize, now: SimTime) {
+        let n = self.endpoints.len();
+        if endpoint >= n {
+            return;
         }
+        self.unhealthy_until[endpoint] = now + ENDPOINT_BACKOFF;
+        if endpoint != self.pinned {
+            return;
+        }
+        let next = (1..=n).map(|k| (self.pinned + k) % n).find(|&i| self.unhealthy_until[i] <= now);
+        self.pinned = next.unwrap_or((self.pinned + 1) % n);
     }
 
     pub fn on_message(&mut self, ctx: &mut Ctx, payload: Payload) {
@@ -244,9 +263,9 @@ impl Apiserver {
     }
 
     fn on_etcd_response(&mut self, ctx: &mut Ctx, id: u64, resp: EtcdResponse) {
-        let Some(pending) = self.pending.remove(&id) else { return };
+        let Some((pending, endpoint)) = self.pending.remove(&id) else { return };
         if matches!(resp, EtcdResponse::Failed(_)) {
-            self.endpoint_failed();
+            self.endpoint_failed(endpoint, ctx.now);
         }
         match pending {
             EtcdPending::Client { client, via, id, get } => {
@@ -285,8 +304,8 @@ impl Apiserver {
     }
 
     pub fn on_etcd_timeout(&mut self, ctx: &mut Ctx, id: u64) {
-        let Some(pending) = self.pending.remove(&id) else { return };
-        self.endpoint_failed();
+        let Some((pending, endpoint)) = self.pending.remove(&id) else { return };
+        self.endpoint_failed(endpoint, ctx.now);
         match pending {
             EtcdPending::Client { client, via, id, .. } => {
                 Self::respond(ctx, client, via, id, ApiResponse::Failed("etcd request timed out"))
@@ -357,7 +376,8 @@ impl Apiserver {
         }
         self.reindex();
         self.cache_state = CacheState::Idle { retry_at: ctx.now + HOUSEKEEPING };
-        self.endpoint_failed();
+        let watched = self.watch_endpoint;
+        self.endpoint_failed(watched, ctx.now);
     }
 
     pub fn on_housekeeping(&mut self, ctx: &mut Ctx) {
@@ -369,7 +389,8 @@ impl Apiserver {
             CacheState::Idle { retry_at } if ctx.now >= retry_at => {
                 self.next_id += 1;
                 let id = self.next_id;
-                self.pending.insert(id, EtcdPending::Watch);
+                self.pending.insert(id, (EtcdPending::Watch, self.pinned));
+                self.watch_endpoint = self.pinned;
                 self.cache_state = CacheState::Starting;
                 if let Some(&member) = self.endpoints.get(self.pinned) {
                     let req = EtcdRequest::Watch { prefix: REGISTRY.into() };

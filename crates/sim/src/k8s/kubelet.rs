@@ -149,7 +149,9 @@ impl Kubelet {
                 if ctx.now - self.last_status >= STATUS_PERIOD && !self.node_busy {
                     self.last_status = ctx.now;
                     self.node_busy = true;
-                    self.client.send(ctx, ApiRequest::Get { key: node_key(&self.node) }, Req::GetNode, REQUEST_TIMEOUT);
+                    // The status loop reads its Node with resourceVersion=0: from the watch cache.
+                    let req = ApiRequest::List { prefix: node_key(&self.node), node: None };
+                    self.client.send(ctx, req, Req::GetNode, REQUEST_TIMEOUT);
                 }
                 self.pods.tick(ctx);
                 if self.dirty || !self.busy.is_empty() {
@@ -204,8 +206,13 @@ impl Kubelet {
             }
             (Req::WriteLease, ApiResponse::Written { resource_version }) => self.lease_rv = Some(resource_version),
             (Req::WriteLease, ApiResponse::Conflict) => self.lease_rv = None,
-            (Req::GetNode, ApiResponse::Object(Some(kv))) => self.check_node(ctx, &kv),
-            (Req::GetNode, ApiResponse::Object(None)) => self.register(ctx),
+            (Req::GetNode, ApiResponse::List { items }) => {
+                let key = node_key(&self.node);
+                match items.into_iter().find(|(k, _)| *k == key) {
+                    Some((_, kv)) => self.check_node(ctx, &kv),
+                    None => self.register(ctx),
+                }
+            }
             _ => {}
         }
     }
