@@ -131,6 +131,8 @@ pub struct World {
     traffic: Traffic,
     /// Workloads in scenario order (CoreDNS last), and the most pods of each seen running at once.
     workload_names: Vec<String>,
+    workload_index: BTreeMap<String, usize>,
+    host_index: BTreeMap<String, HostId>,
     max_running: Vec<u32>,
     reported_doubles: std::collections::BTreeSet<String>,
     rng: Rng,
@@ -214,6 +216,15 @@ impl World {
                 scenario.workloads.iter().filter(|w| w.service).map(|w| w.name.clone()).collect(),
             ),
             workload_names: scenario.workloads.iter().map(|w| w.name.clone()).chain([COREDNS.to_string()]).collect(),
+            workload_index: scenario
+                .workloads
+                .iter()
+                .map(|w| w.name.clone())
+                .chain([COREDNS.to_string()])
+                .enumerate()
+                .map(|(i, w)| (w, i))
+                .collect(),
+            host_index: scenario.hosts.iter().enumerate().map(|(i, h)| (h.name.clone(), i as HostId)).collect(),
             max_running: vec![0; scenario.workloads.len() + 1],
             reported_doubles: Default::default(),
             rng,
@@ -622,7 +633,7 @@ impl World {
     }
 
     fn node_host(&self, node: &str) -> Option<HostId> {
-        self.scenario.hosts.iter().position(|h| h.name == node).map(|i| i as HostId)
+        self.host_id(node)
     }
 
     /// A worker the client can reach whose kube-proxy runs, chosen uniformly (by rejection:
@@ -726,7 +737,7 @@ impl World {
         for p in &self.procs {
             if let Some(k) = &p.kubelet {
                 for c in k.containers.values() {
-                    if let Some(i) = self.workload_names.iter().position(|w| *w == c.workload) {
+                    if let Some(&i) = self.workload_index.get(&c.workload) {
                         counts[i] += 1;
                     }
                 }
@@ -881,7 +892,7 @@ impl World {
     // ---- scenario events -------------------------------------------------------------
 
     fn host_id(&self, name: &str) -> Option<HostId> {
-        self.scenario.hosts.iter().position(|h| h.name == name).map(|i| i as HostId)
+        self.host_index.get(name).copied()
     }
 
     /// Hosts named directly, or all hosts of a named zone.
