@@ -34,7 +34,7 @@ fn main() {
                  serve   setup, then serve the playground at http://127.0.0.1:8080/\n\
                  dist    release build into dist/ and print bundle sizes\n\
                  test    every test layer: native, sweep, wasm in Chromium, end-to-end in Chromium\n\
-                 bench   simulation benchmarks (simulated seconds per wall second)"
+                 bench   benchmarks: the simulation natively, then the playground in Chromium (--native: only the first)"
             );
             if cmd == "help" || cmd == "--help" {
                 Ok(())
@@ -281,8 +281,17 @@ fn test(_args: &[String]) -> Result {
     }
 }
 
+/// The native benchmarks, then the playground's in headless Chromium (`--native` skips the browser).
 fn bench(args: &[String]) -> Result {
-    let mut c = cmd("cargo");
-    c.args(["run", "--release", "--quiet", "-p", "clustersim", "--", "bench"]).args(args);
-    run(&mut c)
+    let native_only = args.iter().any(|a| a == "--native");
+    run(cmd("cargo").args(["run", "--release", "--quiet", "-p", "clustersim", "--", "bench"]))?;
+    if native_only {
+        return Ok(());
+    }
+    setup()?;
+    dist()?;
+    run(cmd("node")
+        .arg("tests/e2e/bench.cjs")
+        .env("NODE_PATH", tools_dir().join("node_modules"))
+        .env("DIST_DIR", root().join("dist")))
 }
