@@ -19,7 +19,7 @@ const GAP: f64 = 10.0;
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
-    pub report: Rc<Report>,
+    pub report: crate::shared::Shared<Report>,
     pub report_version: u64,
     pub duration: f64,
     pub cursor: f64,
@@ -232,18 +232,17 @@ pub fn charts(props: &Props) -> Html {
     let x = move |t: f64| LEFT + t.clamp(0.0, duration) / duration * PW;
 
     let faults_y = 8.0;
-    let windows = fault_windows(&props.report, duration);
-    let fault_lanes = assign_lanes(&windows);
-    let nf = fault_lanes.iter().max().map_or(1, |m| m + 1).min(4) as f64;
-    let first_y = faults_y + nf * LANE + GAP;
-    let heights: Vec<f64> = rows(&props.report, &props.lanes, duration).iter().map(Row::height).collect();
-    let axis_y = first_y + heights.iter().map(|h| h + GAP).sum::<f64>() - GAP + 6.0;
-    let height = axis_y + 22.0;
-
-    let drawing = use_memo((props.report_version, props.duration.to_bits(), props.lanes.clone(), Rc::as_ptr(&props.report) as usize), {
-        let report = props.report.clone();
+    // Everything drawn from the report is memoised on it: only the cursor moves per frame.
+    let drawing = use_memo((props.report_version, props.duration.to_bits(), props.lanes.clone(), props.report.clone()), {
+        let report = props.report.0.clone();
         let lanes = props.lanes.clone();
         move |_| {
+            let windows = fault_windows(&report, duration);
+            let fault_lanes = assign_lanes(&windows);
+            let nf = fault_lanes.iter().max().map_or(1, |m| m + 1).min(4) as f64;
+            let first_y = faults_y + nf * LANE + GAP;
+            let all_rows = rows(&report, &lanes, duration);
+            let axis_y = first_y + all_rows.iter().map(|r| r.height() + GAP).sum::<f64>() - GAP + 6.0;
             let rect = |t0: f64, t1: f64, y: f64, h: f64, class: &'static str| {
                 html! { <rect class={class} x={x(t0).to_string()} y={y.to_string()} width={(x(t1) - x(t0)).max(0.5).to_string()} height={h.to_string()} /> }
             };
@@ -261,7 +260,7 @@ pub fn charts(props: &Props) -> Html {
             let shades = windows.iter().map(|w| rect(w.t0, w.t1, first_y - 4.0, axis_y - first_y + 4.0, "fault-shade"));
             let mut y = first_y;
             let mut body = Vec::new();
-            for row in rows(&report, &lanes, duration) {
+            for row in all_rows {
                 let h = row.height();
                 body.push(match row {
                     Row::Band { title, sub, cells } => html! {
@@ -319,7 +318,7 @@ pub fn charts(props: &Props) -> Html {
                     </g>
                 }
             });
-            html! {
+            let html = html! {
                 <>
                     { for shades }
                     <text class="row-title" x="8" y={(faults_y + 12.5).to_string()}>{ "Faults" }</text>
@@ -331,9 +330,12 @@ pub fn charts(props: &Props) -> Html {
                     <line class="axis" x1={LEFT.to_string()} x2={(LEFT + PW).to_string()} y1={axis_y.to_string()} y2={axis_y.to_string()} />
                     { for ticks }
                 </>
-            }
+            };
+            (html, first_y, axis_y)
         }
     });
+    let (first_y, axis_y) = (drawing.1, drawing.2);
+    let height = axis_y + 22.0;
 
     let onclick = {
         let on_seek = props.on_seek.clone();
@@ -361,7 +363,7 @@ pub fn charts(props: &Props) -> Html {
     html! {
         <figure class="charts">
             <svg viewBox={format!("0 0 {W} {height}")} role="img" aria-label={aria} {onclick}>
-                { (*drawing).clone() }
+                { drawing.0.clone() }
                 { for pending }
                 <line class="cursor" x1={cx.to_string()} x2={cx.to_string()} y1="0" y2={axis_y.to_string()} />
                 <text class="cursor-label" x={(cx + 4.0).min(W - 40.0).to_string()} y={(first_y - 1.0).to_string()}>{ fmt_t_precise(props.cursor) }</text>

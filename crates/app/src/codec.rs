@@ -5,7 +5,7 @@
 //!   (no padding) of the raw-DEFLATE-compressed canonical JSON with insignificant whitespace
 //!   removed. A later encoding gets a new number; this code keeps reading `1` forever.
 //! - `t=<seconds>`: the simulated time shown (optional).
-//! - `embed`: the embed view (reserved for a later slice; parsed so links carrying it work).
+//! - `embed`: the embed view (no editor chrome, for iframes in documentation).
 //!
 //! Decoding is an input boundary: every failure is a sentence for the person who opened the
 //! link, naming what is wrong, and the page falls back to an intact default scenario.
@@ -38,10 +38,18 @@ pub fn deflate(bytes: &[u8]) -> Vec<u8> {
 
 /// The fragment (with `#`) for a scenario and, optionally, the time shown.
 pub fn fragment(s: &Scenario, t: Option<f64>) -> String {
-    let mut f = format!("#s={}", encode_scenario(s));
+    fragment_of(&encode_scenario(s), t, false)
+}
+
+/// The fragment from an already encoded scenario (`1.…`), the time shown, and the embed flag.
+pub fn fragment_of(encoded: &str, t: Option<f64>, embed: bool) -> String {
+    let mut f = format!("#s={encoded}");
     if let Some(t) = t {
         // Milliseconds are the finest step the UI records events at.
         f.push_str(&format!("&t={}", (t * 1000.0).round() / 1000.0));
+    }
+    if embed {
+        f.push_str("&embed");
     }
     f
 }

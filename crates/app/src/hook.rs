@@ -12,10 +12,15 @@ use yew::prelude::*;
 const SLICE: u64 = 5_000;
 /// At most this many earlier scenarios are kept for "Undo".
 const UNDO_DEPTH: usize = 50;
+/// The charts and the log are refreshed at most this often (ms) while the run is computed
+/// ahead: rebuilding the report copies every event and series.
+const PUBLISH_EVERY_MS: f64 = 250.0;
 
 #[derive(Clone)]
 pub struct Sim {
     run: Rc<RefCell<Run>>,
+    /// When the report was last published (wall ms).
+    published_at: Rc<RefCell<f64>>,
     undo: Rc<RefCell<Vec<Scenario>>>,
     /// Bumped by every verb, so components re-render (and `PartialEq` sees a change).
     version: u64,
@@ -34,6 +39,7 @@ impl PartialEq for Sim {
 pub fn use_simulation(init: impl FnOnce() -> Scenario) -> Sim {
     let run = use_mut_ref(|| Run::new(init()));
     let undo = use_mut_ref(Vec::new);
+    let published_at = use_mut_ref(|| 0.0f64);
     // Counters live in a cell (several verbs may run in one event handler) and a forced
     // re-render publishes them.
     let versions = use_mut_ref(|| (0u64, 0u64));
@@ -49,7 +55,7 @@ pub fn use_simulation(init: impl FnOnce() -> Scenario) -> Sim {
         })
     };
     let versions = *versions.borrow();
-    Sim { run, undo, version: versions.0, scenario_version: versions.1, refresh }
+    Sim { run, published_at, undo, version: versions.0, scenario_version: versions.1, refresh }
 }
 
 fn now_ms() -> f64 {
@@ -69,6 +75,11 @@ impl Sim {
             if now_ms() - start >= ms {
                 break;
             }
+        }
+        let now = now_ms();
+        if run.report_stale() && now - *self.published_at.borrow() >= PUBLISH_EVERY_MS {
+            run.publish_report();
+            *self.published_at.borrow_mut() = now;
         }
         let busy = run.busy();
         drop(run);
@@ -98,7 +109,7 @@ impl Sim {
 
     /// Sets where the view should go without working toward it yet (the frame loop will).
     pub fn set_target(&self, t: f64) {
-        self.run.borrow_mut().seek(t);
+        self.run.borrow_mut().advance_to(t);
     }
 
     /// Records `action` at `t`: forks the timeline there. On refusal the run is unchanged.
@@ -113,6 +124,19 @@ impl Sim {
         drop(undo);
         self.replace(edit.scenario.clone(), edit.at);
         Ok(edit)
+    }
+
+    /// Replaces the scenario by an edited one (the topology editor): the run restarts from
+    /// t = 0, since the scenario changed from its start. The caller has validated it.
+    pub fn edit(&self, scenario: Scenario) {
+        let old = self.run.borrow().scenario().clone();
+        let mut undo = self.undo.borrow_mut();
+        if undo.len() == UNDO_DEPTH {
+            undo.remove(0);
+        }
+        undo.push(old);
+        drop(undo);
+        self.replace(scenario, 0.0);
     }
 
     pub fn can_undo(&self) -> bool {

@@ -9,12 +9,14 @@
 pub mod catalog;
 pub mod charts;
 pub mod codec;
+pub mod editor;
 pub mod fmt;
 pub mod gesture;
 pub mod hook;
 pub mod log;
 pub mod menu;
 pub mod run;
+pub mod shared;
 pub mod topology;
 pub mod ui;
 
@@ -33,6 +35,7 @@ struct Boot {
     scenario: Scenario,
     t: f64,
     problem: Option<String>,
+    embed: bool,
 }
 
 fn boot() -> Boot {
@@ -40,9 +43,10 @@ fn boot() -> Boot {
     let link = codec::decode_fragment(&hash);
     let fallback = if link.scenario.is_none() { " Showing the default scenario instead." } else { "" };
     let problem = link.problem.map(|p| format!("{p}{fallback}"));
+    let embed = link.embed;
     match link.scenario {
-        Some(s) => Boot { scenario: s, t: link.t.unwrap_or(0.0), problem },
-        None => Boot { scenario: catalog::default_scenario(), t: 0.0, problem },
+        Some(s) => Boot { scenario: s, t: link.t.unwrap_or(0.0), problem, embed },
+        None => Boot { scenario: catalog::default_scenario(), t: 0.0, problem, embed },
     }
 }
 
@@ -66,6 +70,7 @@ pub fn app() -> Html {
         move || {
             let mut s = UiState::new(start.scenario.duration.as_secs_f64(), start.t);
             s.notice = start.problem.clone().and_then(error);
+            s.embed = start.embed;
             s
         }
     });
@@ -78,7 +83,7 @@ pub fn app() -> Html {
 
     let run = sim.borrow();
     let snapshot = Rc::new(run.snapshot());
-    let report = run.report();
+    let report = shared::Shared::new(run.report());
     let report_version = run.report_version();
     let duration = run.duration_s();
     let computed = run.computed_s();
@@ -88,7 +93,12 @@ pub fn app() -> Html {
     drop(run);
 
     use_frame_loop(&sim, &ui, busy);
-    use_share_fragment(&sim, &scenario, &ui);
+    // Encoding (DEFLATE) is done once per scenario; the time changes far more often.
+    let encoded = use_memo(sim.scenario_version, {
+        let scenario = scenario.clone();
+        move |_| codec::encode_scenario(&scenario)
+    });
+    use_share_fragment(&sim, encoded.clone(), &ui);
 
     // ---- verbs -----------------------------------------------------------------------
     let seek = {
@@ -296,14 +306,14 @@ pub fn app() -> Html {
         </div>
     };
 
-    let menu = ui.selection.as_ref().and_then(|sel| {
-        let at = topology::anchor(&snapshot, sel)?;
-        Some(html! {
-            <menu::Menu snapshot={snapshot.clone()} selection={sel.clone()} at={at}
+    let menu = ui.selection.as_ref().map(|sel| {
+        html! {
+            <menu::Menu snapshot={snapshot.clone()} selection={sel.clone()}
                 when={AttrValue::from(fmt_t_precise(view_t))}
                 on_action={apply.clone()} on_move={move_item.clone()} on_close={close_menu.clone()} />
-        })
+        }
     });
+    let workloads = Rc::new(topology::workload_infos(&scenario, &lanes, view_t));
 
     let controls = html! {
         <div class="controls" role="group" aria-label="Playback">
@@ -319,11 +329,76 @@ pub fn app() -> Html {
             <input type="range" class="scrubber" min="0" max={duration.to_string()} step="0.1"
                 value={ui.cursor.to_string()} oninput={scrub}
                 aria-label="Simulated time" aria-valuetext={format!("{} of {}", fmt_t_precise(ui.cursor), fmt_t(duration))} />
-            <button onclick={heal} disabled={!snapshot.network_faulty}>{ "Heal network" }</button>
-            if sim.can_undo() {
-                <button onclick={undo.clone()}>{ "Undo" }</button>
+            if !ui.embed {
+                <button onclick={heal} disabled={!snapshot.network_faulty}>{ "Heal network" }</button>
+                if sim.can_undo() {
+                    <button onclick={undo.clone()}>{ "Undo" }</button>
+                }
             }
         </div>
+    };
+
+    let scenario_rc = use_memo(sim.scenario_version, {
+        let s = scenario.clone();
+        move |_| s
+    });
+    let on_edit = {
+        let (sim, ui) = (sim.clone(), ui.clone());
+        Callback::from(move |(s, what): (Scenario, String)| {
+            let d = s.duration.as_secs_f64();
+            sim.edit(s);
+            ui.dispatch(UiAction::Loaded { duration: d, cursor: 0.0 });
+            ui.dispatch(UiAction::Notify(info(format!("Scenario changed ({what}): the run restarts from 0:00."), true)));
+        })
+    };
+    let toggle_editor = {
+        let ui = ui.clone();
+        Callback::from(move |_: MouseEvent| ui.dispatch(UiAction::ToggleEditor))
+    };
+
+    if ui.embed {
+        // The run without editor chrome: a title, the state, the topology (view only), playback
+        // and the charts. A link opens the same run in the full playground.
+        let base = web_sys::window().and_then(|w| w.location().href().ok()).unwrap_or_default();
+        let base = base.split('#').next().unwrap_or_default();
+        let t = (!ui.playing).then_some(ui.cursor).filter(|&t| t > 0.0);
+        let full = format!("{base}{}", codec::fragment_of(&encoded, t, false));
+        let about = ready.map(|r| r.texts(&scenario).1).or_else(|| scenario.description.clone()).unwrap_or_default();
+        return html! {
+            <main class="page embed">
+                <header class="embed-top">
+                    <h1>{ &scenario.name }</h1>
+                    <a href={full} target="_blank" rel="noopener">{ "Open in the Kubernetes HA Playground ↗" }</a>
+                </header>
+                if !about.is_empty() {
+                    <p class="embed-about">{ about }</p>
+                }
+                { for notice }
+                { status }
+                <topology::Topology snapshot={snapshot.clone()} workloads={workloads.clone()} selection={None::<Selection>}
+                    interactive={false} on_select={Callback::noop()} on_move={Callback::noop()} on_background={Callback::noop()}>
+                    <></>
+                </topology::Topology>
+                { controls }
+                <charts::Charts report={report.clone()} {report_version} {duration} cursor={view_t} {computed}
+                    lanes={lanes.clone()} on_seek={seek.clone()} />
+            </main>
+        };
+    }
+
+    let editor = html! {
+        <section class={classes!("editor", ui.editor_open.then_some("open"))} aria-labelledby="editor-title">
+            <h2 id="editor-title">
+                <button class="disclosure" aria-expanded={ui.editor_open.to_string()} aria-controls="editor-body" onclick={toggle_editor}>
+                    { if ui.editor_open { "▾ " } else { "▸ " } }{ "Edit the topology: hosts, zones, workloads, settings" }
+                </button>
+            </h2>
+            if ui.editor_open {
+                <div id="editor-body">
+                    <editor::Editor scenario={scenario_rc.clone()} on_change={on_edit} />
+                </div>
+            }
+        </section>
     };
 
     html! {
@@ -337,10 +412,11 @@ pub fn app() -> Html {
             </header>
             { for notice }
             { picker }
+            { editor }
             <div class="workspace">
                 <div class="main-col">
                     { status }
-                    <topology::Topology snapshot={snapshot.clone()} selection={ui.selection.clone()}
+                    <topology::Topology snapshot={snapshot.clone()} workloads={workloads.clone()} selection={ui.selection.clone()}
                         on_select={select} on_move={move_item} on_background={close_menu.clone()}>
                         { for menu }
                     </topology::Topology>
@@ -394,11 +470,11 @@ fn use_frame_loop(sim: &Sim, ui: &UseReducerHandle<UiState>, busy: bool) {
 /// Keeps the URL fragment equal to the current scenario (and the time, when paused), without
 /// adding history entries. The scenario's encoding is cached: time changes far more often.
 #[hook]
-fn use_share_fragment(sim: &Sim, scenario: &Scenario, ui: &UseReducerHandle<UiState>) {
+fn use_share_fragment(sim: &Sim, encoded: Rc<String>, ui: &UseReducerHandle<UiState>) {
     let t = (!ui.playing).then_some(ui.cursor);
-    let scenario = scenario.clone();
+    let embed = ui.embed;
     use_effect_with((sim.scenario_version, t.map(f64::to_bits)), move |_| {
-        let frag = codec::fragment(&scenario, t.filter(|&t| t > 0.0));
+        let frag = codec::fragment_of(&encoded, t.filter(|&t| t > 0.0), embed);
         if let Some(h) = web_sys::window().and_then(|w| w.history().ok()) {
             let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&frag));
         }
@@ -411,37 +487,92 @@ struct ShareProps {
     cursor: f64,
 }
 
-/// "Share": shows the link of this run at this time, selected, and copies it.
+/// What the share box shows: the link, or the embed code.
+#[derive(Clone, PartialEq)]
+enum Shown {
+    Link(String),
+    Embed(String),
+}
+
+/// "Share": shows the link of this run at this time, selected, and copies it; "Copy embed
+/// code" does the same with an `<iframe>` of the embed view.
 #[function_component(Share)]
 fn share(props: &ShareProps) -> Html {
-    let url = use_state(|| None::<String>);
-    let onclick = {
-        let (url, sim, cursor) = (url.clone(), props.sim.clone(), props.cursor);
-        Callback::from(move |_: MouseEvent| {
-            let Some(w) = web_sys::window() else { return };
+    let shown = use_state(|| None::<Shown>);
+    let link_of = {
+        let (sim, cursor) = (props.sim.clone(), props.cursor);
+        move |embed: bool| -> Option<String> {
+            let w = web_sys::window()?;
             let href = w.location().href().unwrap_or_default();
             let base = href.split('#').next().unwrap_or_default().to_string();
-            let frag = codec::fragment(sim.borrow().scenario(), Some(cursor).filter(|&t| t > 0.0));
-            let link = format!("{base}{frag}");
-            // Best effort: the clipboard needs a secure context and permission.
-            let _ = w.navigator().clipboard().write_text(&link);
-            url.set(Some(link));
+            let enc = codec::encode_scenario(sim.borrow().scenario());
+            Some(format!("{base}{}", codec::fragment_of(&enc, Some(cursor).filter(|&t| t > 0.0), embed)))
+        }
+    };
+    let copy = |text: &str| {
+        // Best effort: the clipboard needs a secure context and permission.
+        if let Some(w) = web_sys::window() {
+            let _ = w.navigator().clipboard().write_text(text);
+        }
+    };
+    let on_link = {
+        let (shown, link_of) = (shown.clone(), link_of.clone());
+        Callback::from(move |_: MouseEvent| {
+            if let Some(link) = link_of(false) {
+                copy(&link);
+                shown.set(Some(Shown::Link(link)));
+            }
+        })
+    };
+    let on_embed = {
+        let (shown, link_of, sim) = (shown.clone(), link_of.clone(), props.sim.clone());
+        Callback::from(move |_: MouseEvent| {
+            if let Some(link) = link_of(true) {
+                let title = sim.borrow().scenario().name.replace('"', "&quot;").replace('<', "&lt;");
+                let code = format!(
+                    "<iframe src=\"{}\" title=\"Kubernetes HA Playground: {title}\" width=\"100%\" height=\"760\" style=\"border:1px solid #c9c9ce;border-radius:8px\" loading=\"lazy\"></iframe>",
+                    link.replace('&', "&amp;").replace('"', "&quot;")
+                );
+                copy(&code);
+                shown.set(Some(Shown::Embed(code)));
+            }
         })
     };
     let close = {
-        let url = url.clone();
-        Callback::from(move |_: MouseEvent| url.set(None))
+        let shown = shown.clone();
+        Callback::from(move |_: MouseEvent| shown.set(None))
     };
+    let onkeydown = {
+        let shown = shown.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            if e.key() == "Escape" {
+                shown.set(None);
+                menu::focus_selector(".share > .share-buttons > button");
+            }
+        })
+    };
+    let select_all = Callback::from(|e: FocusEvent| e.target_unchecked_into::<web_sys::HtmlInputElement>().select());
     html! {
         <div class="share">
-            <button {onclick}>{ "Share this run" }</button>
-            if let Some(link) = (*url).clone() {
-                <div class="share-box">
-                    <label>{ "Link to this run at this moment (copied):" }
-                        <input type="text" readonly=true value={link} aria-label="Share link"
-                            onfocus={Callback::from(|e: FocusEvent| e.target_unchecked_into::<web_sys::HtmlInputElement>().select())} />
-                    </label>
-                    <button onclick={close} aria-label="Close share link">{ "×" }</button>
+            <div class="share-buttons">
+                <button onclick={on_link}>{ "Share this run" }</button>
+                <button class="secondary" onclick={on_embed}>{ "Copy embed code" }</button>
+            </div>
+            if let Some(s) = (*shown).clone() {
+                <div class="share-box" {onkeydown}>
+                    { match s {
+                        Shown::Link(link) => html! {
+                            <label>{ "Link to this run at this moment (copied):" }
+                                <input type="text" readonly=true value={link} aria-label="Share link" onfocus={select_all} />
+                            </label>
+                        },
+                        Shown::Embed(code) => html! {
+                            <label>{ "Embed code for a web page (copied):" }
+                                <textarea readonly=true rows="4" aria-label="Embed code" onfocus={select_all} value={code} />
+                            </label>
+                        },
+                    } }
+                    <button onclick={close} aria-label="Close share box">{ "×" }</button>
                 </div>
             }
         </div>

@@ -3,7 +3,6 @@
 
 use crate::fmt::fmt_t_precise;
 use sim::report::Report;
-use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
@@ -12,7 +11,7 @@ const MAX_ROWS: usize = 400;
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
-    pub report: Rc<Report>,
+    pub report: crate::shared::Shared<Report>,
     pub cursor: f64,
     pub on_seek: Callback<f64>,
 }
@@ -41,25 +40,35 @@ pub fn event_log(props: &Props) -> Html {
             }
         });
     }
-    let rows = events[from..to].iter().enumerate().map(|(k, e)| {
-        let i = from + k;
-        let t = e.t;
+    // The rows change only when the report or "now" does (not on every frame of playback).
+    let rows = use_memo((props.report.clone(), now), {
+        let report = props.report.clone();
         let on_seek = props.on_seek.clone();
-        let class = classes!(
-            "event",
-            if i < now { "past" } else { "future" },
-            e.kind.replace('.', "-"),
-            (e.ok == Some(false)).then_some("failed")
-        );
-        let current = (i + 1 == now).then_some("true");
-        html! {
-            <li class={class} aria-current={current}>
-                <button onclick={Callback::from(move |_| on_seek.emit(t))}
-                        aria-label={format!("Go to {}: {}", fmt_t_precise(t), e.text)}>
-                    <span class="when">{ fmt_t_precise(t) }</span>
-                    <span class="what">{ &e.text }</span>
-                </button>
-            </li>
+        move |_| {
+            let events = &report.events;
+            html! {
+                { for events[from..to].iter().enumerate().map(|(k, e)| {
+                    let i = from + k;
+                    let t = e.t;
+                    let on_seek = on_seek.clone();
+                    let class = classes!(
+                        "event",
+                        if i < now { "past" } else { "future" },
+                        e.kind.replace('.', "-"),
+                        (e.ok == Some(false)).then_some("failed")
+                    );
+                    let current = (i + 1 == now).then_some("true");
+                    html! {
+                        <li class={class} aria-current={current}>
+                            <button onclick={Callback::from(move |_| on_seek.emit(t))}
+                                    aria-label={format!("Go to {}: {}", fmt_t_precise(t), e.text)}>
+                                <span class="when">{ fmt_t_precise(t) }</span>
+                                <span class="what">{ &e.text }</span>
+                            </button>
+                        </li>
+                    }
+                }) }
+            }
         }
     });
     html! {
@@ -70,7 +79,7 @@ pub fn event_log(props: &Props) -> Html {
                 <p class="empty">{ "No events yet." }</p>
             }
             <ol ref={list}>
-                { for rows }
+                { (*rows).clone() }
             </ol>
             if events.len() > MAX_ROWS {
                 <p class="hint">{ format!("Showing {} of {} events, around the cursor.", to - from, events.len()) }</p>

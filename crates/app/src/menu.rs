@@ -13,7 +13,6 @@ use yew::prelude::*;
 pub struct Props {
     pub snapshot: Rc<Snapshot>,
     pub selection: Selection,
-    pub at: (f64, f64),
     /// The time label shown in the title ("at 0:42").
     pub when: AttrValue,
     pub on_action: Callback<Action>,
@@ -34,13 +33,24 @@ pub fn menu(props: &Props) -> Html {
         });
     }
     let snap = &props.snapshot;
+    // After an action or on closing, the focus goes back to the host or zone the menu belongs to.
+    let selector = match &props.selection {
+        Selection::Host(h) => format!("[data-host=\"{}\"]", h.replace('"', "")),
+        Selection::Zone(z) => format!("[data-zone=\"{}\"]", z.replace('"', "")),
+    };
     let act = |label: String, action: Action| {
-        let on_action = props.on_action.clone();
-        (label, Callback::from(move |_: MouseEvent| on_action.emit(action.clone())))
+        let (on_action, selector) = (props.on_action.clone(), selector.clone());
+        (label, Callback::from(move |_: MouseEvent| {
+            on_action.emit(action.clone());
+            focus_selector(&selector);
+        }))
     };
     let mv = |label: String, item: Item, target: Target| {
-        let on_move = props.on_move.clone();
-        (label, Callback::from(move |_: MouseEvent| on_move.emit((item.clone(), target))))
+        let (on_move, selector) = (props.on_move.clone(), selector.clone());
+        (label, Callback::from(move |_: MouseEvent| {
+            on_move.emit((item.clone(), target));
+            focus_selector(&selector);
+        }))
     };
 
     let (title, item, mut buttons) = match &props.selection {
@@ -92,25 +102,75 @@ pub fn menu(props: &Props) -> Html {
     }
     buttons.push(mv("Move to a new island (cut it off)".into(), item.clone(), Target::NewIsland));
 
-    let on_close = props.on_close.clone();
+    let close = {
+        let on_close = props.on_close.clone();
+        move || {
+            on_close.emit(());
+            focus_selector(&selector);
+        }
+    };
+    let menu_ref = use_node_ref();
     let onkeydown = {
-        let on_close = on_close.clone();
-        Callback::from(move |e: KeyboardEvent| {
-            if e.key() == "Escape" {
-                on_close.emit(());
+        let close = close.clone();
+        let menu_ref = menu_ref.clone();
+        Callback::from(move |e: KeyboardEvent| match e.key().as_str() {
+            "Escape" => {
+                e.prevent_default();
+                close();
             }
+            // Arrow keys move between the items (the menu pattern); Tab works too.
+            "ArrowDown" | "ArrowUp" | "Home" | "End" => {
+                e.prevent_default();
+                move_focus(&menu_ref, &e.key());
+            }
+            _ => {}
         })
     };
-    let (x, y) = props.at;
     html! {
-        <div class="menu" role="menu" aria-label={format!("Actions for {title}")}
-             style={format!("left:{x}px;top:{y}px")} {onkeydown}>
+        <div class="menu" role="menu" aria-label={format!("Actions for {title}")} ref={menu_ref} {onkeydown}>
             <div class="menu-title">{ format!("{title} — at {}", props.when) }</div>
             { for buttons.into_iter().enumerate().map(|(i, (label, onclick))| {
                 let r = if i == 0 { first.clone() } else { NodeRef::default() };
                 html! { <button ref={r} role="menuitem" {onclick}>{ label }</button> }
             }) }
-            <button class="close" role="menuitem" onclick={Callback::from(move |_| on_close.emit(()))}>{ "Close" }</button>
+            <button class="close" role="menuitem" onclick={Callback::from(move |_| close())}>{ "Close (Esc)" }</button>
         </div>
+    }
+}
+
+/// Focuses the first element matching `selector` (an SVG host or zone, or an HTML element).
+pub fn focus_selector(selector: &str) {
+    use wasm_bindgen::JsCast;
+    let el = web_sys::window().and_then(|w| w.document()).and_then(|d| d.query_selector(selector).ok().flatten());
+    if let Some(el) = el {
+        // `focus` is on HTMLElement and SVGElement alike; the call is structural.
+        let _ = el.unchecked_ref::<web_sys::HtmlElement>().focus();
+    }
+}
+
+fn move_focus(menu: &NodeRef, key: &str) {
+    use wasm_bindgen::JsCast;
+    let Some(menu) = menu.cast::<web_sys::Element>() else { return };
+    let Ok(items) = menu.query_selector_all("button[role='menuitem']") else { return };
+    let n = items.length();
+    if n == 0 {
+        return;
+    }
+    let doc = web_sys::window().and_then(|w| w.document());
+    let active = doc.and_then(|d| d.active_element());
+    let current = (0..n).find(|&i| {
+        let item = items.item(i);
+        matches!((&item, &active), (Some(a), Some(b)) if a.is_same_node(Some(b.unchecked_ref())))
+    });
+    let next = match (key, current) {
+        ("Home", _) => 0,
+        ("End", _) => n - 1,
+        ("ArrowDown", Some(i)) => (i + 1) % n,
+        ("ArrowUp", Some(i)) => (i + n - 1) % n,
+        ("ArrowUp", None) => n - 1,
+        _ => 0,
+    };
+    if let Some(el) = items.item(next) {
+        let _ = el.unchecked_ref::<web_sys::HtmlElement>().focus();
     }
 }

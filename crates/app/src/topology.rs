@@ -1,7 +1,12 @@
-//! The topology (SVG): network islands as regions, zones as columns inside them, hosts as
-//! boxes with their state and etcd member. Drag a host or a zone header (pointer events) onto
-//! another island or onto "new island"; click or press Enter on either for its menu, which
-//! has the same moves as buttons. Drawn 1:1 (no viewBox scaling) so menus can sit on it.
+//! The topology (SVG): network islands as regions, zones inside them, hosts as boxes with their
+//! components (etcd member, apiserver, controller-manager, scheduler, the Node's condition, the
+//! load balancer's backends) and their pods as chips coloured by workload. Drag a host or a
+//! zone header (pointer events) onto another island or onto "new island"; click or press Enter
+//! on either for its menu, which has the same moves as buttons.
+//!
+//! Drawn 1:1 (no viewBox scaling) so menus can sit on it; the layout flows to the width it is
+//! given (islands and zones wrap onto new rows), so nothing scrolls sideways from 1024 px.
+//! Large clusters draw plain workers as half-width tiles.
 
 use crate::gesture::{island_label, islands, Item, Target};
 use sim::view::{HostView, Snapshot};
@@ -9,17 +14,36 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use yew::prelude::*;
 
-const PAD: f64 = 12.0;
-const COL_W: f64 = 190.0;
-const HOST_W: f64 = 174.0;
-const HOST_H: f64 = 78.0;
-const HOST_GAP: f64 = 10.0;
-const HEADER_H: f64 = 28.0;
-const LABEL_H: f64 = 40.0;
-const ISLAND_GAP: f64 = 14.0;
-const NEW_W: f64 = 150.0;
+const PAD: f64 = 10.0;
+/// Inner padding of an island, and the room its label takes at the top.
+const IPAD: f64 = 10.0;
+const LABEL_H: f64 = 38.0;
+const HOST_W: f64 = 166.0;
+const COL_GAP: f64 = 8.0;
+const COL_W: f64 = HOST_W + COL_GAP;
+const ROW_GAP: f64 = 8.0;
+const ZONE_GAP: f64 = 14.0;
+const HEADER_H: f64 = 22.0;
+const ISLAND_GAP: f64 = 12.0;
+const NEW_W: f64 = 128.0;
+/// Full boxes: the name, roles and state lines, then one badge line per component.
+const HOST_TOP: f64 = 52.0;
+const BADGE_H: f64 = 18.0;
+const CHIP: f64 = 12.0;
+const CHIP_STEP: f64 = 14.0;
+/// Tiles (plain workers of a large cluster): name and state, then small chips.
+const TILE_W: f64 = (HOST_W - COL_GAP) / 2.0;
+const TILE_TOP: f64 = 32.0;
+const TILE_CHIP: f64 = 8.0;
+const TILE_CHIP_STEP: f64 = 10.0;
+/// More plain workers than this and they are drawn as tiles.
+const TILE_ABOVE: usize = 12;
+/// The width used before the page has been measured (and by tests).
+pub const DEFAULT_WIDTH: f64 = 940.0;
 /// Pointer travel (px) before a press becomes a drag rather than a click.
 const DRAG_SLOP: f64 = 5.0;
+/// The load balancer's backends per row of chips.
+const BACKENDS_PER_ROW: usize = 3;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rect {
@@ -33,12 +57,16 @@ impl Rect {
     fn contains(&self, x: f64, y: f64) -> bool {
         x >= self.x && x <= self.x + self.w && y >= self.y && y <= self.y + self.h
     }
+    fn shift(self, dx: f64, dy: f64) -> Rect {
+        Rect { x: self.x + dx, y: self.y + dy, ..self }
+    }
 }
 
 pub struct Column {
     pub zone: String,
     pub header: Rect,
-    pub hosts: Vec<(usize, Rect)>,
+    /// Host index, its box, and whether it is drawn as a small tile.
+    pub hosts: Vec<(usize, Rect, bool)>,
 }
 
 pub struct IslandBox {
@@ -57,46 +85,204 @@ pub struct Layout {
     pub new_island: Rect,
 }
 
-/// Where everything goes: islands left to right, in each the zones (in scenario order) that
-/// have hosts there, hosts stacked in each zone column.
-pub fn layout(snap: &Snapshot) -> Layout {
+/// A workload as the topology colours it, and how many pods it should have now.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WorkloadInfo {
+    pub name: String,
+    pub desired: Option<u32>,
+}
+
+/// The workloads of a scenario in palette order (CoreDNS last), with their desired replicas at `t`.
+pub fn workload_infos(s: &sim::scenario::Scenario, lanes: &crate::charts::Lanes, t: f64) -> Vec<WorkloadInfo> {
+    s.workloads
+        .iter()
+        .map(|w| w.name.clone())
+        .chain(std::iter::once(sim::scenario::COREDNS.to_string()))
+        .map(|name| WorkloadInfo { desired: lanes.desired(&name, t), name })
+        .collect()
+}
+
+/// The palette class of a workload (Okabe–Ito, colour-blind safe; CoreDNS grey).
+pub fn workload_class(workloads: &[WorkloadInfo], name: &str) -> String {
+    if name == sim::scenario::COREDNS {
+        return "wl-dns".into();
+    }
+    match workloads.iter().position(|w| w.name == name) {
+        Some(i) => format!("wl-{}", i % 8),
+        None => "wl-dns".into(),
+    }
+}
+
+/// Workloads running more pods than desired right now: (name, running, desired).
+pub fn duplicates(snap: &Snapshot, workloads: &[WorkloadInfo]) -> Vec<(String, u32, u32)> {
+    workloads
+        .iter()
+        .filter_map(|w| {
+            let desired = w.desired?;
+            let running = snap.hosts.iter().flat_map(|h| &h.pods).filter(|p| p.workload == w.name).count() as u32;
+            (running > desired).then(|| (w.name.clone(), running, desired))
+        })
+        .collect()
+}
+
+/// Whether a pod chip is marked as a duplicate: its workload runs more than desired, and the
+/// pod is on a node the API no longer counts as Ready (the stale copy), or — when no copy is on
+/// such a node — every pod of the workload is marked.
+fn is_dup_pod(snap: &Snapshot, dups: &[(String, u32, u32)], host: &HostView, workload: &str) -> bool {
+    if !dups.iter().any(|(n, _, _)| n == workload) {
+        return false;
+    }
+    let stale = |h: &HostView| h.node.as_ref().is_some_and(|n| n.ready != "Ready");
+    let any_stale = snap.hosts.iter().any(|h| stale(h) && h.pods.iter().any(|p| p.workload == workload));
+    !any_stale || stale(host)
+}
+
+/// Plain workers (no other role) are drawn as tiles when there are many of them.
+fn tiles_wanted(snap: &Snapshot) -> bool {
+    snap.hosts.iter().filter(|h| is_plain_worker(h)).count() > TILE_ABOVE
+}
+
+fn is_plain_worker(h: &HostView) -> bool {
+    h.roles == ["worker"]
+}
+
+/// How many badge lines a full host box has.
+fn badge_lines(h: &HostView) -> usize {
+    h.etcd.is_some() as usize
+        + h.apiserver.is_some() as usize
+        + h.controller_manager.is_some() as usize
+        + h.scheduler.is_some() as usize
+        + node_badges(h).len()
+        + h.lb_backends.len().div_ceil(BACKENDS_PER_ROW)
+}
+
+fn chips_per_row(tile: bool) -> usize {
+    if tile {
+        ((TILE_W - 8.0 + TILE_CHIP_STEP - TILE_CHIP) / TILE_CHIP_STEP).floor() as usize
+    } else {
+        ((HOST_W - 8.0 + CHIP_STEP - CHIP) / CHIP_STEP).floor() as usize
+    }
+}
+
+fn host_height(h: &HostView, tile: bool) -> f64 {
+    let rows = h.pods.len().div_ceil(chips_per_row(tile)) as f64;
+    if tile {
+        TILE_TOP + rows * TILE_CHIP_STEP + 4.0
+    } else {
+        HOST_TOP + badge_lines(h) as f64 * BADGE_H + rows * CHIP_STEP + if rows > 0.0 { 4.0 } else { 2.0 }
+    }
+}
+
+/// A zone's hosts placed in a grid of `k` columns (full boxes) then `2k` (tiles), relative to
+/// the zone's origin; returns the boxes and the zone's size.
+fn place_zone(snap: &Snapshot, hosts: &[usize], tiles: bool, k: usize) -> (Vec<(usize, Rect, bool)>, f64, f64) {
+    let (full, small) = split_tiles(snap, hosts, tiles);
+    let k = k.max(1);
+    let mut out = Vec::new();
+    let mut y = HEADER_H + 6.0;
+    for (items, per_row, w, tile) in [(&full, k, HOST_W, false), (&small, 2 * k, TILE_W, true)] {
+        for row in items.chunks(per_row) {
+            let h = row.iter().map(|&i| host_height(&snap.hosts[i], tile)).fold(0.0, f64::max);
+            for (c, &i) in row.iter().enumerate() {
+                let x = c as f64 * (w + COL_GAP);
+                out.push((i, Rect { x, y, w, h: host_height(&snap.hosts[i], tile) }, tile));
+            }
+            y += h + ROW_GAP;
+        }
+    }
+    let width = k as f64 * COL_W - COL_GAP;
+    (out, width, y - ROW_GAP)
+}
+
+fn split_tiles(snap: &Snapshot, hosts: &[usize], tiles: bool) -> (Vec<usize>, Vec<usize>) {
+    hosts.iter().partition(|&&i| !(tiles && is_plain_worker(&snap.hosts[i])))
+}
+
+/// Columns per zone: one each, then the tallest zone gets another column while its island
+/// still fits the width (islands wrap onto rows of their own when they do not fit together),
+/// so small clusters use the width and large ones do not scroll sideways.
+fn zone_columns(snap: &Snapshot, zones: &[(usize, Vec<usize>)], tiles: bool, max_inner: f64) -> Vec<usize> {
+    let sizes: Vec<(usize, usize)> = zones
+        .iter()
+        .map(|(_, hosts)| {
+            let (f, t) = split_tiles(snap, hosts, tiles);
+            (f.len(), t.len())
+        })
+        .collect();
+    let rows = |(f, t): (usize, usize), k: usize| f.div_ceil(k) as f64 + 0.45 * t.div_ceil(2 * k) as f64;
+    let island_width = |ks: &[usize], isl: usize| -> f64 {
+        zones.iter().zip(ks).filter(|((i, _), _)| *i == isl).map(|(_, k)| *k as f64 * COL_W - COL_GAP + ZONE_GAP).sum::<f64>() - ZONE_GAP
+    };
+    let mut ks = vec![1usize; zones.len()];
+    let mut full = vec![false; zones.len()];
+    loop {
+        let Some(z) = (0..ks.len())
+            .filter(|&z| !full[z])
+            .max_by(|&a, &b| rows(sizes[a], ks[a]).total_cmp(&rows(sizes[b], ks[b])))
+        else {
+            break;
+        };
+        let k = ks[z];
+        // Short enough already: so is every other (this is the tallest left).
+        if rows(sizes[z], k) <= 2.0 {
+            break;
+        }
+        ks[z] += 1;
+        if island_width(&ks, zones[z].0) > max_inner || rows(sizes[z], k + 1) >= rows(sizes[z], k) {
+            ks[z] -= 1;
+            full[z] = true;
+        }
+    }
+    ks
+}
+
+/// Where everything goes, for a drawing `avail` pixels wide: islands left to right (wrapping
+/// onto new rows), in each the zones (in scenario order) that have hosts there (wrapping too),
+/// and the hosts of each zone in a grid.
+pub fn layout(snap: &Snapshot, avail: f64) -> Layout {
+    let avail = if avail > 0.0 { avail } else { DEFAULT_WIDTH };
     let groups = islands(snap);
     let partitioned = groups.len() > 1;
-    let tallest = groups
+    let tiles = tiles_wanted(snap);
+    let max_inner = (avail - 2.0 * PAD - 2.0 * IPAD).max(HOST_W);
+
+    // Every (island, zone) with hosts, then how many columns each zone gets.
+    let zones: Vec<(usize, Vec<usize>)> = groups
         .iter()
-        .flat_map(|(_, members)| {
-            snap.zones.iter().map(move |z| members.iter().filter(|&&i| &snap.hosts[i].zone == z).count())
+        .enumerate()
+        .flat_map(|(n, (_, members))| {
+            snap.zones.iter().filter_map(move |z| {
+                let hosts: Vec<usize> = members.iter().copied().filter(|&i| &snap.hosts[i].zone == z).collect();
+                (!hosts.is_empty()).then_some((n, hosts))
+            })
         })
-        .max()
-        .unwrap_or(1)
-        .max(1) as f64;
-    let island_h = LABEL_H + HEADER_H + tallest * (HOST_H + HOST_GAP) + PAD;
-    let top = PAD;
-    let mut x = PAD;
-    let mut boxes = Vec::new();
+        .collect();
+    let ks = zone_columns(snap, &zones, tiles, max_inner);
+
+    // Each island on its own, at the origin.
+    let mut boxes: Vec<IslandBox> = Vec::new();
     for (n, (id, members)) in groups.iter().enumerate() {
-        let x0 = x;
-        x += PAD;
         let mut columns = Vec::new();
-        for z in &snap.zones {
-            let hosts: Vec<usize> = members.iter().copied().filter(|&i| &snap.hosts[i].zone == z).collect();
-            if hosts.is_empty() {
-                continue;
+        let (mut x, mut y, mut row_h, mut inner_w) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
+        for (zi, (_, hosts)) in zones.iter().enumerate().filter(|(_, (isl, _))| *isl == n) {
+            let z = &snap.hosts[hosts[0]].zone;
+            let (placed, w, h) = place_zone(snap, hosts, tiles, ks[zi]);
+            if x > 0.0 && x + w > max_inner {
+                x = 0.0;
+                y += row_h + ZONE_GAP;
+                row_h = 0.0;
             }
-            let cx = x + (COL_W - HOST_W) / 2.0;
-            let header = Rect { x: cx, y: top + LABEL_H, w: HOST_W, h: HEADER_H - 6.0 };
-            let hosts = hosts
-                .iter()
-                .enumerate()
-                .map(|(k, &i)| {
-                    let y = top + LABEL_H + HEADER_H + k as f64 * (HOST_H + HOST_GAP);
-                    (i, Rect { x: cx, y, w: HOST_W, h: HOST_H })
-                })
-                .collect();
-            columns.push(Column { zone: z.clone(), header, hosts });
-            x += COL_W;
+            let (ox, oy) = (IPAD + x, LABEL_H + y);
+            columns.push(Column {
+                zone: z.clone(),
+                header: Rect { x: ox, y: oy, w, h: HEADER_H },
+                hosts: placed.into_iter().map(|(i, r, t)| (i, r.shift(ox, oy), t)).collect(),
+            });
+            x += w + ZONE_GAP;
+            inner_w = inner_w.max(x - ZONE_GAP);
+            row_h = row_h.max(h);
         }
-        x += PAD;
+        let rect = Rect { x: 0.0, y: 0.0, w: inner_w + 2.0 * IPAD, h: LABEL_H + y + row_h + IPAD };
         let (label, detail) = if partitioned {
             let voters = members
                 .iter()
@@ -110,11 +296,54 @@ pub fn layout(snap: &Snapshot) -> Layout {
         } else {
             ("One network".to_string(), "every host reaches every other".to_string())
         };
-        boxes.push(IslandBox { id: *id, label, detail, rect: Rect { x: x0, y: top, w: x - x0, h: island_h }, columns });
-        x += ISLAND_GAP;
+        boxes.push(IslandBox { id: *id, label, detail, rect, columns });
     }
-    let new_island = Rect { x, y: top, w: NEW_W, h: island_h };
-    Layout { width: x + NEW_W + PAD, height: top + island_h + PAD, partitioned, islands: boxes, new_island }
+
+    // Islands flow left to right, wrapping; "new island" after the last one.
+    let (mut x, mut y, mut row_h, mut width) = (PAD, PAD, 0.0f64, 0.0f64);
+    let mut row_start = 0;
+    let mut rows: Vec<(usize, usize, f64)> = Vec::new();
+    for (k, b) in boxes.iter_mut().enumerate() {
+        if x > PAD && x + b.rect.w > avail - PAD {
+            rows.push((row_start, k, row_h));
+            row_start = k;
+            x = PAD;
+            y += row_h + ISLAND_GAP;
+            row_h = 0.0;
+        }
+        move_island(b, x, y);
+        x += b.rect.w + ISLAND_GAP;
+        width = width.max(x - ISLAND_GAP);
+        row_h = row_h.max(b.rect.h);
+    }
+    if x > PAD && x + NEW_W > avail - PAD {
+        rows.push((row_start, boxes.len(), row_h));
+        row_start = boxes.len();
+        x = PAD;
+        y += row_h + ISLAND_GAP;
+        row_h = 90.0;
+    }
+    rows.push((row_start, boxes.len(), row_h.max(90.0)));
+    // Islands of a row share its height (the row reads as one band).
+    for &(a, b, h) in &rows {
+        for isl in &mut boxes[a..b] {
+            isl.rect.h = h;
+        }
+    }
+    let last_h = rows.last().map_or(90.0, |r| r.2);
+    let new_island = Rect { x, y, w: NEW_W, h: last_h };
+    width = width.max(x + NEW_W);
+    Layout { width: width + PAD, height: y + last_h + PAD, partitioned, islands: boxes, new_island }
+}
+
+fn move_island(b: &mut IslandBox, dx: f64, dy: f64) {
+    b.rect = b.rect.shift(dx, dy);
+    for c in &mut b.columns {
+        c.header = c.header.shift(dx, dy);
+        for (_, r, _) in &mut c.hosts {
+            *r = r.shift(dx, dy);
+        }
+    }
 }
 
 /// State → (css class, words). The words are always drawn: colour is never the only signal.
@@ -152,13 +381,88 @@ fn etcd_words(h: &HostView) -> Option<(&'static str, String)> {
     Some((class, format!("etcd {}, term {}{voter}", m.role, m.term)))
 }
 
-/// The sentence a screen reader hears for a host.
+/// The apiserver: ready / UNREADY (running, its etcd view not synced) / restarting / stopped.
+fn apiserver_words(h: &HostView) -> Option<(&'static str, &'static str)> {
+    let a = h.apiserver.as_ref()?;
+    Some(match (a.running, a.ready) {
+        (true, true) => ("ok", "apiserver: ready"),
+        (true, false) => ("warn", "apiserver: UNREADY"),
+        _ if h.state == "up" => ("bad", "apiserver: restarting"),
+        _ => ("inactive", "apiserver: stopped"),
+    })
+}
+
+/// A leader-elected component: leader / standby / restarting (stopped when the host is down).
+fn leading_words(h: &HostView, what: &str, state: Option<&str>) -> Option<(&'static str, String)> {
+    let s = state?;
+    Some(match s {
+        "leader" => ("leader", format!("{what}: leader")),
+        "standby" => ("follower", format!("{what}: standby")),
+        _ if h.state == "up" => ("bad", format!("{what}: restarting")),
+        _ => ("inactive", format!("{what}: stopped")),
+    })
+}
+
+/// The Node as the API has it: Ready / NotReady / Unknown, then one line per taint that matters.
+fn node_badges(h: &HostView) -> Vec<(&'static str, String)> {
+    let Some(n) = &h.node else {
+        let node_role = h.roles.iter().any(|r| *r == "worker" || *r == "control-plane");
+        return if node_role { vec![("inactive", "Node: not registered".to_string())] } else { Vec::new() };
+    };
+    let mut out = vec![(if n.ready == "Ready" { "ok" } else { "bad" }, format!("Node {}", n.ready))];
+    for t in &n.taints {
+        match *t {
+            "node.kubernetes.io/unreachable" => out.push(("warn", "tainted unreachable".to_string())),
+            "node.kubernetes.io/not-ready" => out.push(("warn", "tainted not-ready".to_string())),
+            "node.kubernetes.io/unschedulable" => out.push(("warn", "cordoned".to_string())),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The short state of a tile: the host's state when it is not up, else its Node's.
+fn tile_words(h: &HostView) -> (&'static str, String) {
+    if h.state != "up" || h.isolated {
+        let (class, words) = state_words(h);
+        return (class, words.replace(" (crashed)", ""));
+    }
+    match &h.node {
+        Some(n) if n.ready == "Ready" && n.taints.contains(&"node.kubernetes.io/unschedulable") => ("up", "Ready, cordoned".into()),
+        Some(n) if n.ready == "Ready" => ("up", "Ready".into()),
+        Some(n) if n.taints.contains(&"node.kubernetes.io/unreachable") => ("notready", format!("{}·taint", n.ready)),
+        Some(n) => ("notready", n.ready.to_string()),
+        None => ("standby", "not registered".into()),
+    }
+}
+
+/// The sentence a screen reader hears for a host: its state and every component's.
 pub fn host_aria(h: &HostView) -> String {
     let (_, state) = state_words(h);
     let roles = h.roles.join(", ");
-    let etcd = etcd_words(h).map(|(_, w)| format!(", {w}")).unwrap_or_default();
-    let spot = if h.spot { ", spot instance" } else { "" };
-    format!("{} ({roles}) in {}: {state}{etcd}{spot}. Press Enter for actions; drag to move it to another network island.", h.name, h.zone)
+    let mut parts = vec![state];
+    parts.extend(etcd_words(h).map(|(_, w)| w));
+    parts.extend(apiserver_words(h).map(|(_, w)| w.to_string()));
+    parts.extend(leading_words(h, "controller-manager", h.controller_manager).map(|(_, w)| w));
+    parts.extend(leading_words(h, "scheduler", h.scheduler).map(|(_, w)| w));
+    parts.extend(node_badges(h).into_iter().map(|(_, w)| w));
+    if !h.lb_backends.is_empty() {
+        let b: Vec<String> =
+            h.lb_backends.iter().map(|(n, up)| format!("{n} {}", if *up { "in service" } else { "out of service" })).collect();
+        parts.push(format!("backends: {}", b.join(", ")));
+    }
+    if !h.pods.is_empty() {
+        parts.push(format!("{} pod{} running", h.pods.len(), if h.pods.len() == 1 { "" } else { "s" }));
+    }
+    if h.spot {
+        parts.push("spot instance".into());
+    }
+    format!(
+        "{} ({roles}) in {}: {}. Press Enter for actions; drag to move it to another network island.",
+        h.name,
+        h.zone,
+        parts.join(", ")
+    )
 }
 
 struct Drag {
@@ -174,21 +478,54 @@ struct Drag {
 #[derive(Properties, PartialEq)]
 pub struct Props {
     pub snapshot: Rc<Snapshot>,
+    /// The scenario's workloads (palette order) and their desired replicas now.
+    pub workloads: Rc<Vec<WorkloadInfo>>,
     pub selection: Option<crate::ui::Selection>,
+    /// False in the embed view: nothing to click, drag or focus (it is a picture of the run).
+    #[prop_or(true)]
+    pub interactive: bool,
     /// A press without a drag, or Enter: open the item's menu.
     pub on_select: Callback<Item>,
     /// A press on empty space: close any menu.
     pub on_background: Callback<()>,
     /// A drop onto an island or onto "new island".
     pub on_move: Callback<(Item, Target)>,
-    /// The menu for the selected item (rendered by the parent, placed here).
+    /// The menu for the selected item (rendered by the parent, placed here under the item).
     pub children: Html,
+}
+
+/// The width of an element, kept up to date on window resizes.
+#[hook]
+fn use_width(node: NodeRef) -> f64 {
+    let width = use_state(|| 0.0f64);
+    {
+        let width = width.clone();
+        use_effect_with((), move |_| {
+            let measure = {
+                let node = node.clone();
+                move || {
+                    if let Some(el) = node.cast::<web_sys::Element>() {
+                        let w = el.client_width() as f64;
+                        if w > 0.0 && (w - *width).abs() >= 1.0 {
+                            width.set(w);
+                        }
+                    }
+                }
+            };
+            measure();
+            let listener = web_sys::window().map(|w| gloo_events::EventListener::new(&w, "resize", move |_| measure()));
+            move || drop(listener)
+        });
+    }
+    *width
 }
 
 #[function_component(Topology)]
 pub fn topology(props: &Props) -> Html {
     let snap = &props.snapshot;
-    let lay = layout(snap);
+    let scroll_ref = use_node_ref();
+    let avail = use_width(scroll_ref.clone());
+    let lay = layout(snap, avail);
     let svg_ref = use_node_ref();
     let drag: Rc<RefCell<Option<Drag>>> = use_mut_ref(|| None);
     let force = use_force_update();
@@ -200,7 +537,9 @@ pub fn topology(props: &Props) -> Html {
             rect.map_or((0.0, 0.0), |r| (e.client_x() as f64 - r.left(), e.client_y() as f64 - r.top()))
         }
     };
-    let start = |item: Item| {
+    let start = {
+        let (drag, svg_ref, svg_xy) = (drag.clone(), svg_ref.clone(), svg_xy.clone());
+        move |item: Item| {
         let drag = drag.clone();
         let svg_ref = svg_ref.clone();
         let svg_xy = svg_xy.clone();
@@ -216,6 +555,7 @@ pub fn topology(props: &Props) -> Html {
             }
             *drag.borrow_mut() = Some(Drag { item: item.clone(), pointer: e.pointer_id(), x0: x, y0: y, x, y, moved: false });
         })
+        }
     };
     let onpointermove = {
         let drag = drag.clone();
@@ -274,6 +614,20 @@ pub fn topology(props: &Props) -> Html {
             force.force_update();
         })
     };
+    // Stable callbacks for the host boxes, so an unchanged host is not drawn again.
+    let host_down = {
+        let start = start.clone();
+        use_callback((), move |(item, e): (Item, PointerEvent), _| start(item).emit(e))
+    };
+    let on_select_now = use_mut_ref(|| props.on_select.clone());
+    *on_select_now.borrow_mut() = props.on_select.clone();
+    let host_key = use_callback((), move |(item, e): (Item, KeyboardEvent), _| {
+        if e.key() == "Enter" || e.key() == " " {
+            e.prevent_default();
+            let cb = on_select_now.borrow().clone();
+            cb.emit(item);
+        }
+    });
     let key = |item: Item| {
         let on_select = props.on_select.clone();
         Callback::from(move |e: KeyboardEvent| {
@@ -290,6 +644,8 @@ pub fn topology(props: &Props) -> Html {
         (Some(crate::ui::Selection::Host(a)), Item::Host(b)) | (Some(crate::ui::Selection::Zone(a)), Item::Zone(b)) => a == b,
         _ => false,
     };
+    let wl = &props.workloads;
+    let dups = duplicates(snap, wl);
 
     let island_views = lay.islands.iter().enumerate().map(|(n, isl)| {
         let r = isl.rect;
@@ -302,41 +658,35 @@ pub fn topology(props: &Props) -> Html {
         let cols = isl.columns.iter().map(|c| {
             let item = Item::Zone(c.zone.clone());
             let h = c.header;
-            let zone_aria = format!(
-                "Zone {}: press Enter to move it to another network island, or drag it.",
-                c.zone
-            );
-            let hosts = c.hosts.iter().map(|(i, r)| {
+            let zone_aria = format!("Zone {}: press Enter to move it to another network island, or drag it.", c.zone);
+            let hosts = c.hosts.iter().map(|(i, r, tile)| {
                 let hv = &snap.hosts[*i];
                 let item = Item::Host(hv.name.clone());
-                let (state_class, state) = state_words(hv);
-                let etcd = etcd_words(hv);
-                let g_class = classes!("host", state_class, selected(&item).then_some("selected"));
+                let dup: Vec<bool> = hv.pods.iter().map(|p| is_dup_pod(snap, &dups, hv, &p.workload)).collect();
                 html! {
-                    <g class={g_class} tabindex="0" role="button" aria-label={host_aria(hv)}
-                       aria-haspopup="menu" data-host={hv.name.clone()}
-                       onpointerdown={start(item.clone())} onkeydown={key(item.clone())}>
-                        <rect class="box" x={r.x.to_string()} y={r.y.to_string()} width={r.w.to_string()} height={r.h.to_string()} rx="6" />
-                        <text class="name" x={(r.x + 8.0).to_string()} y={(r.y + 17.0).to_string()}>{ &hv.name }</text>
-                        if hv.spot {
-                            <text class="tag" x={(r.x + r.w - 8.0).to_string()} y={(r.y + 17.0).to_string()} text-anchor="end">{ "spot" }</text>
-                        }
-                        <text class="roles" x={(r.x + 8.0).to_string()} y={(r.y + 31.0).to_string()}>{ hv.roles.join(" · ") }</text>
-                        <text class="state" x={(r.x + 8.0).to_string()} y={(r.y + 48.0).to_string()}>{ state }</text>
-                        if let Some((role_class, words)) = etcd {
-                            <rect class={classes!("member", role_class)} x={(r.x + 4.0).to_string()} y={(r.y + 55.0).to_string()} width={(r.w - 8.0).to_string()} height="17" rx="3" />
-                            <text class={classes!("member-text", role_class)} x={(r.x + 8.0).to_string()} y={(r.y + 67.5).to_string()}>{ words }</text>
-                        }
-                    </g>
+                    <HostBox key={hv.name.clone()} hv={hv.clone()} rect={*r} tile={*tile} selected={selected(&item)}
+                        interactive={props.interactive} workloads={props.workloads.clone()} {dup}
+                        on_down={host_down.clone()} on_key={host_key.clone()} />
                 }
             });
+            if !props.interactive {
+                return html! {
+                    <>
+                        <g class="zone static" data-zone={c.zone.clone()}>
+                            <rect x={h.x.to_string()} y={h.y.to_string()} width={h.w.to_string()} height={h.h.to_string()} rx="4" />
+                            <text x={(h.x + h.w / 2.0).to_string()} y={(h.y + 15.0).to_string()} text-anchor="middle">{ format!("zone {}", c.zone) }</text>
+                        </g>
+                        { for hosts }
+                    </>
+                };
+            }
             html! {
                 <>
                     <g class={classes!("zone", selected(&item).then_some("selected"))} tabindex="0" role="button"
                        aria-label={zone_aria} aria-haspopup="menu" data-zone={c.zone.clone()}
                        onpointerdown={start(item.clone())} onkeydown={key(item.clone())}>
                         <rect x={h.x.to_string()} y={h.y.to_string()} width={h.w.to_string()} height={h.h.to_string()} rx="4" />
-                        <text x={(h.x + h.w / 2.0).to_string()} y={(h.y + 16.0).to_string()} text-anchor="middle">{ format!("⠿ {}", c.zone) }</text>
+                        <text x={(h.x + h.w / 2.0).to_string()} y={(h.y + 15.0).to_string()} text-anchor="middle">{ format!("⠿ {}", c.zone) }</text>
                     </g>
                     { for hosts }
                 </>
@@ -345,8 +695,8 @@ pub fn topology(props: &Props) -> Html {
         html! {
             <g data-island={isl.label.clone()} aria-label={format!("{}: {}", isl.label, isl.detail)} role="group">
                 <rect class={class} x={r.x.to_string()} y={r.y.to_string()} width={r.w.to_string()} height={r.h.to_string()} rx="10" />
-                <text class="island-label" x={(r.x + 10.0).to_string()} y={(r.y + 17.0).to_string()}>{ &isl.label }</text>
-                <text class="island-detail" x={(r.x + 10.0).to_string()} y={(r.y + 32.0).to_string()}>{ &isl.detail }</text>
+                <text class="island-label" x={(r.x + 10.0).to_string()} y={(r.y + 16.0).to_string()}>{ &isl.label }</text>
+                <text class="island-detail" x={(r.x + 10.0).to_string()} y={(r.y + 30.0).to_string()}>{ &isl.detail }</text>
                 { for cols }
             </g>
         }
@@ -366,40 +716,215 @@ pub fn topology(props: &Props) -> Html {
             </g>
         }
     });
+    let menu_at = props.selection.as_ref().and_then(|sel| anchor(snap, &lay, sel));
+
+    // Which workloads have pods at all (the legend lists only those, in palette order).
+    let present: Vec<&WorkloadInfo> = wl.iter().filter(|w| snap.hosts.iter().any(|h| h.pods.iter().any(|p| p.workload == w.name))).collect();
+    let legend = (!present.is_empty()).then(|| {
+        html! {
+            <div class="legend" aria-label="Pods by workload">
+                <span class="legend-title">{ "Pods:" }</span>
+                { for present.iter().map(|w| {
+                    let dup = dups.iter().find(|(n, _, _)| n == &w.name);
+                    html! {
+                        <span class={classes!("legend-item", dup.is_some().then_some("dup"))} data-workload={w.name.clone()}>
+                            <span class={classes!("swatch", workload_class(wl, &w.name))} aria-hidden="true">{ initial(&w.name) }</span>
+                            { match dup {
+                                Some((n, run, des)) => format!("{n}: {run} running of {des} — DUPLICATES"),
+                                None => w.name.clone(),
+                            } }
+                        </span>
+                    }
+                }) }
+                if !dups.is_empty() {
+                    <span class="legend-note">{ "Outlined black: a copy running beyond the desired count." }</span>
+                }
+            </div>
+        }
+    });
 
     html! {
         // The menu sits in the wrapper, outside the scrolling box, so it can overlap what is below.
         <div class="topology-wrap">
-            <div class="topology-scroll">
+            <div class="topology-scroll" ref={scroll_ref}>
                 <svg ref={svg_ref.clone()} class="topology" width={lay.width.to_string()} height={lay.height.to_string()}
                      role="group" aria-label="Cluster topology: network islands, zones and hosts"
                      {onpointermove} {onpointerup} {onpointercancel}>
                     <rect class="background" x="0" y="0" width={lay.width.to_string()} height={lay.height.to_string()}
                           onpointerdown={props.on_background.reform(|_: PointerEvent| ())} />
                     { for island_views }
+                    if props.interactive {
                     <g class={new_class}>
                         <rect x={n.x.to_string()} y={n.y.to_string()} width={n.w.to_string()} height={n.h.to_string()} rx="10" />
                         <text x={(n.x + n.w / 2.0).to_string()} y={(n.y + n.h / 2.0 - 8.0).to_string()} text-anchor="middle">{ "Drop here:" }</text>
                         <text x={(n.x + n.w / 2.0).to_string()} y={(n.y + n.h / 2.0 + 10.0).to_string()} text-anchor="middle">{ "new island" }</text>
                     </g>
+                    }
                     { for ghost }
                 </svg>
             </div>
-            { props.children.clone() }
+            { for legend }
+            if let Some((x, y)) = menu_at {
+                <div class="menu-anchor" style={format!("left:{x}px;top:{y}px")}>{ props.children.clone() }</div>
+            }
         </div>
     }
 }
 
+fn initial(name: &str) -> String {
+    name.chars().next().map(|c| c.to_ascii_uppercase().to_string()).unwrap_or_default()
+}
+
+fn badge(x: f64, y: f64, w: f64, class: &str, words: String) -> Html {
+    html! {
+        <>
+            <rect class={classes!("badge-box", class.to_string())} x={x.to_string()} y={y.to_string()} width={w.to_string()} height={(BADGE_H - 3.0).to_string()} rx="3" />
+            <text class={classes!("badge-text", class.to_string())} x={(x + 4.0).to_string()} y={(y + 11.5).to_string()}>{ words }</text>
+        </>
+    }
+}
+
+fn pod_chips(h: &HostView, x0: f64, y0: f64, tile: bool, wl: &[WorkloadInfo], dup: &[bool]) -> Html {
+    let per_row = chips_per_row(tile);
+    let (size, step) = if tile { (TILE_CHIP, TILE_CHIP_STEP) } else { (CHIP, CHIP_STEP) };
+    html! {
+        { for h.pods.iter().enumerate().map(|(k, p)| {
+            let (cx, cy) = (x0 + (k % per_row) as f64 * step, y0 + (k / per_row) as f64 * step);
+            let dup = dup.get(k).copied().unwrap_or(false);
+            let class = classes!("pod", workload_class(wl, &p.workload), dup.then_some("dup"));
+            let title = if dup {
+                format!("{} ({}) — a duplicate: {} runs more pods than desired", p.name, p.workload, p.workload)
+            } else {
+                format!("{} ({})", p.name, p.workload)
+            };
+            html! {
+                <g class={class} data-pod={p.name.clone()} data-workload={p.workload.clone()}>
+                    <rect x={cx.to_string()} y={cy.to_string()} width={size.to_string()} height={size.to_string()} rx="2" />
+                    if !tile {
+                        <text x={(cx + size / 2.0).to_string()} y={(cy + 9.0).to_string()} text-anchor="middle">{ initial(&p.workload) }</text>
+                    }
+                    <title>{ title }</title>
+                </g>
+            }
+        }) }
+    }
+}
+
+/// A full host box: name, roles, state, one badge per component, backends, pods.
+fn host_body(hv: &HostView, r: Rect, wl: &[WorkloadInfo], dup: &[bool]) -> Html {
+    let (_, state) = state_words(hv);
+    let mut badges: Vec<(&str, String)> = Vec::new();
+    badges.extend(etcd_words(hv).map(|(c, w)| (c, w)));
+    badges.extend(apiserver_words(hv).map(|(c, w)| (c, w.to_string())));
+    badges.extend(leading_words(hv, "controller-mgr", hv.controller_manager));
+    badges.extend(leading_words(hv, "scheduler", hv.scheduler));
+    badges.extend(node_badges(hv));
+    let bw = r.w - 8.0;
+    let mut y = r.y + HOST_TOP - 4.0;
+    let mut parts = Vec::new();
+    for (class, words) in badges {
+        parts.push(badge(r.x + 4.0, y, bw, class, words));
+        y += BADGE_H;
+    }
+    // The load balancer's backends: in service or out, three to a row.
+    let cw = (bw - 2.0 * 3.0) / BACKENDS_PER_ROW as f64;
+    for row in hv.lb_backends.chunks(BACKENDS_PER_ROW) {
+        for (k, (name, up)) in row.iter().enumerate() {
+            let x = r.x + 4.0 + k as f64 * (cw + 3.0);
+            let (class, mark) = if *up { ("ok", "✓") } else { ("out", "✗") };
+            parts.push(html! {
+                <g class={classes!("backend", class)} data-backend={name.clone()} data-in-service={up.to_string()}>
+                    <rect x={x.to_string()} y={y.to_string()} width={cw.to_string()} height={(BADGE_H - 3.0).to_string()} rx="3" />
+                    <text x={(x + 4.0).to_string()} y={(y + 11.5).to_string()}>{ format!("{mark} {name}") }</text>
+                    <title>{ format!("backend {name}: {}", if *up { "in service" } else { "out of service (failed health checks)" }) }</title>
+                </g>
+            });
+        }
+        y += BADGE_H;
+    }
+    html! {
+        <>
+            <rect class="box" x={r.x.to_string()} y={r.y.to_string()} width={r.w.to_string()} height={r.h.to_string()} rx="6" />
+            <text class="name" x={(r.x + 8.0).to_string()} y={(r.y + 16.0).to_string()}>{ &hv.name }</text>
+            if hv.spot {
+                <text class="tag" x={(r.x + r.w - 8.0).to_string()} y={(r.y + 16.0).to_string()} text-anchor="end">{ "spot" }</text>
+            }
+            <text class="roles" x={(r.x + 8.0).to_string()} y={(r.y + 30.0).to_string()}>{ hv.roles.join(" · ") }</text>
+            <text class="state" x={(r.x + 8.0).to_string()} y={(r.y + 44.0).to_string()}>{ state }</text>
+            { for parts }
+            { pod_chips(hv, r.x + 4.0, y + 1.0, false, wl, dup) }
+        </>
+    }
+}
+
+/// A tile (a plain worker of a large cluster): name, short state, small chips.
+fn tile_body(hv: &HostView, r: Rect, wl: &[WorkloadInfo], dup: &[bool]) -> Html {
+    let (_, words) = tile_words(hv);
+    html! {
+        <>
+            <rect class="box" x={r.x.to_string()} y={r.y.to_string()} width={r.w.to_string()} height={r.h.to_string()} rx="5" />
+            <text class="name" x={(r.x + 5.0).to_string()} y={(r.y + 13.0).to_string()}>{ &hv.name }</text>
+            <text class="state" x={(r.x + 5.0).to_string()} y={(r.y + 26.0).to_string()}>{ words }</text>
+            { pod_chips(hv, r.x + 4.0, r.y + TILE_TOP - 3.0, true, wl, dup) }
+        </>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct HostBoxProps {
+    hv: HostView,
+    rect: Rect,
+    tile: bool,
+    selected: bool,
+    interactive: bool,
+    workloads: Rc<Vec<WorkloadInfo>>,
+    /// Per pod: drawn as a duplicate.
+    dup: Vec<bool>,
+    on_down: Callback<(Item, PointerEvent)>,
+    on_key: Callback<(Item, KeyboardEvent)>,
+}
+
+/// One host: a component of its own, so only hosts whose view changed are drawn again.
+#[function_component(HostBox)]
+fn host_box(p: &HostBoxProps) -> Html {
+    let hv = &p.hv;
+    let body = if p.tile { tile_body(hv, p.rect, &p.workloads, &p.dup) } else { host_body(hv, p.rect, &p.workloads, &p.dup) };
+    let state_class = if p.tile { tile_words(hv).0 } else { state_words(hv).0 };
+    let g_class = classes!("host", state_class, p.tile.then_some("tile"), p.selected.then_some("selected"));
+    if !p.interactive {
+        return html! {
+            <g class={g_class} role="img" aria-label={host_aria(hv).replace(" Press Enter for actions; drag to move it to another network island.", "")}
+               data-host={hv.name.clone()}>
+                { body }
+            </g>
+        };
+    }
+    let item = Item::Host(hv.name.clone());
+    let onpointerdown = {
+        let (item, cb) = (item.clone(), p.on_down.clone());
+        Callback::from(move |e: PointerEvent| cb.emit((item.clone(), e)))
+    };
+    let onkeydown = {
+        let cb = p.on_key.clone();
+        Callback::from(move |e: KeyboardEvent| cb.emit((item.clone(), e)))
+    };
+    html! {
+        <g class={g_class} tabindex="0" role="button" aria-label={host_aria(hv)}
+           aria-haspopup="menu" data-host={hv.name.clone()} {onpointerdown} {onkeydown}>
+            { body }
+        </g>
+    }
+}
+
 /// Where a menu for the selection goes: under the host box or zone header, in SVG pixels.
-pub fn anchor(snap: &Snapshot, sel: &crate::ui::Selection) -> Option<(f64, f64)> {
-    let lay = layout(snap);
+pub fn anchor(snap: &Snapshot, lay: &Layout, sel: &crate::ui::Selection) -> Option<(f64, f64)> {
     for isl in &lay.islands {
         for c in &isl.columns {
             match sel {
                 crate::ui::Selection::Zone(z) if &c.zone == z => return Some((c.header.x, c.header.y + c.header.h + 2.0)),
                 crate::ui::Selection::Host(h) => {
-                    if let Some((_, r)) = c.hosts.iter().find(|(i, _)| &snap.hosts[*i].name == h) {
-                        return Some((r.x, r.y + r.h - 4.0));
+                    if let Some((_, r, _)) = c.hosts.iter().find(|(i, _, _)| &snap.hosts[*i].name == h) {
+                        return Some((r.x, (r.y + 40.0).min(r.y + r.h - 4.0)));
                     }
                 }
                 _ => {}
@@ -407,4 +932,55 @@ pub fn anchor(snap: &Snapshot, sel: &crate::ui::Selection) -> Option<(f64, f64)>
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim::world::World;
+
+    fn snapshot_at(id: &str, t: f64) -> (Snapshot, Vec<WorkloadInfo>) {
+        let s = crate::catalog::Ready::by_id(id).unwrap().scenario();
+        let lanes = crate::charts::Lanes::of(&s);
+        let mut w = World::new(s.clone());
+        let until = w.at_report_secs(t);
+        w.run_until(until, u64::MAX);
+        (w.snapshot(), workload_infos(&s, &lanes, t))
+    }
+
+    #[test]
+    fn the_layout_fits_the_width_it_is_given() {
+        for r in crate::catalog::READY {
+            let (snap, _) = snapshot_at(r.id, 0.0);
+            for avail in [600.0, 760.0, 980.0, 1300.0] {
+                let lay = layout(&snap, avail);
+                assert!(lay.width <= avail.max(HOST_W + 2.0 * (PAD + IPAD)) + 0.5, "{} at {avail}: {}", r.id, lay.width);
+                // Every host is placed once, inside its island.
+                let placed: usize = lay.islands.iter().flat_map(|i| &i.columns).map(|c| c.hosts.len()).sum();
+                assert_eq!(placed, snap.hosts.len(), "{}", r.id);
+                for isl in &lay.islands {
+                    for (_, h, _) in isl.columns.iter().flat_map(|c| &c.hosts) {
+                        assert!(isl.rect.contains(h.x, h.y) && isl.rect.contains(h.x + h.w, h.y + h.h), "{} at {avail}", r.id);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_rack_split_shows_components_and_the_stale_duplicate() {
+        let (snap, wl) = snapshot_at("4-rack-split", 540.0);
+        let host = |n: &str| snap.hosts.iter().find(|h| h.name == n).unwrap();
+        assert_eq!(node_badges(host("w2"))[0].1, "Node Unknown");
+        assert_eq!(node_badges(host("w2"))[1].1, "tainted unreachable");
+        assert_eq!(apiserver_words(host("m1")), Some(("ok", "apiserver: ready")));
+        assert_eq!(leading_words(host("m1"), "controller-mgr", host("m1").controller_manager).unwrap().1, "controller-mgr: leader");
+        let dups = duplicates(&snap, &wl);
+        assert!(dups.iter().any(|(n, run, des)| n == "web" && run > des), "{dups:?}");
+        // The copy on the unreachable node is the one marked, not the live replacement.
+        let marked = |h: &str| host(h).pods.iter().any(|p| is_dup_pod(&snap, &dups, host(h), &p.workload));
+        assert!(!marked("w1"));
+        assert!(marked("w2") || marked("w3"));
+        assert!(host_aria(host("lb")).contains("backends: m1 in service, m2 out of service"), "{}", host_aria(host("lb")));
+    }
 }

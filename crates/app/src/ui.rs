@@ -75,6 +75,10 @@ pub struct UiState {
     pub notice: Option<Notice>,
     /// Counts animation-frame ticks, so the frame loop re-arms after each one.
     pub frame: u64,
+    /// The embed view (`#…&embed`): the run without editor chrome. Fixed for the page's life.
+    pub embed: bool,
+    /// Whether the topology editor panel is open.
+    pub editor_open: bool,
 }
 
 impl UiState {
@@ -87,6 +91,8 @@ impl UiState {
             selection: None,
             notice: None,
             frame: 0,
+            embed: false,
+            editor_open: false,
         }
     }
 
@@ -116,6 +122,8 @@ pub enum UiAction {
     Tick { reached: f64 },
     Select(Option<Selection>),
     Notify(Option<Notice>),
+    /// Opens or closes the topology editor.
+    ToggleEditor,
 }
 
 impl Reducible for UiState {
@@ -152,6 +160,7 @@ impl Reducible for UiState {
             }
             UiAction::Select(sel) => s.selection = sel,
             UiAction::Notify(n) => s.notice = n,
+            UiAction::ToggleEditor => s.editor_open = !s.editor_open,
         }
         Rc::new(s)
     }

@@ -56,6 +56,11 @@ fn a_fragment_carries_the_scenario_and_the_time() {
     let tail = frag.trim_start_matches('#');
     let link = codec::decode_fragment(&format!("#embed&t=3&{tail}"));
     assert!(link.embed && link.scenario.is_some());
+    // The embed view writes its flag back into the fragment it keeps up to date.
+    let enc = codec::encode_scenario(&s);
+    let link = codec::decode_fragment(&codec::fragment_of(&enc, Some(2.5), true));
+    assert!(link.embed);
+    assert_eq!((link.t, link.scenario.as_ref()), (Some(2.5), Some(&s)));
 }
 
 #[wasm_bindgen_test]

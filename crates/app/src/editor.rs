@@ -1,0 +1,582 @@
+//! The topology editor: one's own scenario as forms. Hosts (zone, roles, spot, standby), zones,
+//! workloads and the settings section of the format, plus the scenario's name, duration and
+//! seed. Every edit builds a new scenario and checks it with the core's `Scenario::validate()`;
+//! an accepted one restarts the run from t = 0 (the scenario changed from its start), a refused
+//! one shows the core's message (naming the field) and keeps everything that was typed.
+//!
+//! The edits themselves are pure functions on a `Scenario` ([`edit`]), tested without a DOM.
+
+use sim::scenario::{
+    Host, LbHealthCheck, Role, Scenario, SettingKey, SettingValue, Workload, WorkloadKind, DEFAULT_ZONE,
+};
+use sim::time::parse_duration;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// One change to a scenario, as the forms produce it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Change {
+    AddHost { name: String, zone: String, roles: Vec<Role>, spot: bool, standby: bool },
+    RemoveHost(usize),
+    SetZone(usize, String),
+    ToggleRole(usize, Role),
+    SetSpot(usize, bool),
+    SetStandby(usize, bool),
+    AddZone(String),
+    RemoveZone(usize),
+    AddWorkload { kind: WorkloadKind, name: String, replicas: String, service: bool },
+    RemoveWorkload(usize),
+    SetReplicas(usize, String),
+    SetService(usize, bool),
+    /// A setting from its text (a duration, `true`/`false`, `readyz`/`tcp`, a count).
+    SetSetting(SettingKey, String),
+    SetName(String),
+    SetDuration(String),
+    SetSeed(String),
+}
+
+/// Applies `change` to a copy of `s` and validates it with the core. Ok: the new scenario and
+/// a few words saying what changed. Err: the core's message (or, for text that is not even a
+/// number or a duration, a message naming the field the same way).
+pub fn edit(s: &Scenario, change: &Change) -> Result<(Scenario, String), String> {
+    let mut s = s.clone();
+    let host = |s: &Scenario, i: usize| s.hosts.get(i).map(|h| h.name.clone()).unwrap_or_default();
+    let what = match change {
+        Change::AddHost { name, zone, roles, spot, standby } => {
+            s.hosts.push(Host { name: name.trim().to_string(), zone: zone.clone(), roles: roles.clone(), spot: *spot, standby: *standby });
+            format!("host {} added", name.trim())
+        }
+        Change::RemoveHost(i) => {
+            let name = host(&s, *i);
+            s.hosts.remove(*i);
+            format!("host {name} removed")
+        }
+        Change::SetZone(i, z) => {
+            s.hosts[*i].zone = z.clone();
+            format!("{} moved to zone {z}", host(&s, *i))
+        }
+        Change::ToggleRole(i, r) => {
+            let roles = &mut s.hosts[*i].roles;
+            let had = roles.contains(r);
+            if had {
+                roles.retain(|x| x != r);
+            } else {
+                roles.push(*r);
+                // The document's order, so the link stays canonical.
+                roles.sort();
+            }
+            format!("{}: role {} {}", host(&s, *i), r.name(), if had { "removed" } else { "added" })
+        }
+        Change::SetSpot(i, v) => {
+            s.hosts[*i].spot = *v;
+            format!("{}: spot {}", host(&s, *i), if *v { "on" } else { "off" })
+        }
+        Change::SetStandby(i, v) => {
+            s.hosts[*i].standby = *v;
+            format!("{}: standby {}", host(&s, *i), if *v { "on" } else { "off" })
+        }
+        Change::AddZone(z) => {
+            s.zones.push(z.trim().to_string());
+            format!("zone {} added", z.trim())
+        }
+        Change::RemoveZone(i) => {
+            let z = s.zones.remove(*i);
+            format!("zone {z} removed")
+        }
+        Change::AddWorkload { kind, name, replicas, service } => {
+            let path = format!("workloads[{}].replicas", s.workloads.len());
+            let replicas = match kind {
+                WorkloadKind::DaemonSet => None,
+                _ => Some(count(&path, replicas)?),
+            };
+            s.workloads.push(Workload { kind: *kind, name: name.trim().to_string(), replicas, service: *service });
+            format!("{} {} added", kind.name(), name.trim())
+        }
+        Change::RemoveWorkload(i) => {
+            let w = s.workloads.remove(*i);
+            format!("workload {} removed", w.name)
+        }
+        Change::SetReplicas(i, text) => {
+            let n = count(&format!("workloads[{i}].replicas"), text)?;
+            s.workloads[*i].replicas = Some(n);
+            format!("{}: {n} replicas", s.workloads[*i].name)
+        }
+        Change::SetService(i, v) => {
+            s.workloads[*i].service = *v;
+            format!("{}: Service {}", s.workloads[*i].name, if *v { "on" } else { "off" })
+        }
+        Change::SetSetting(key, text) => {
+            let path = format!("settings.{}", key.name());
+            let t = text.trim();
+            let value = match s.settings.get(*key) {
+                SettingValue::Duration(_) => SettingValue::Duration(parse_duration(t).map_err(|e| format!("{path}: {e}"))?),
+                SettingValue::Bool(_) => SettingValue::Bool(match t {
+                    "true" => true,
+                    "false" => false,
+                    _ => return Err(format!("{path}: expected true or false (found \"{t}\")")),
+                }),
+                SettingValue::LbHealthCheck(_) => SettingValue::LbHealthCheck(
+                    LbHealthCheck::from_name(t).ok_or_else(|| format!("{path}: expected \"readyz\" or \"tcp\" (found \"{t}\")"))?,
+                ),
+                SettingValue::Count(_) => SettingValue::Count(count(&path, t)?),
+            };
+            s.settings.set(*key, value);
+            format!("{} = {t}", key.name())
+        }
+        Change::SetName(n) => {
+            s.name = n.clone();
+            "name changed".to_string()
+        }
+        Change::SetDuration(text) => {
+            s.duration = parse_duration(text).map_err(|e| format!("duration: {e}"))?;
+            format!("duration {}", s.duration)
+        }
+        Change::SetSeed(text) => {
+            s.seed = text.trim().parse().map_err(|_| format!("seed: expected a whole number ≥ 0 (found \"{}\")", text.trim()))?;
+            format!("seed {}", s.seed)
+        }
+    };
+    s.validate().map_err(|e| e.to_string())?;
+    Ok((s, what))
+}
+
+fn count(path: &str, text: &str) -> Result<u32, String> {
+    text.trim().parse().map_err(|_| format!("{path}: expected a whole number ≥ 0 (found \"{}\")", text.trim()))
+}
+
+/// A setting's value as the form shows it.
+pub fn setting_text(s: &Scenario, key: SettingKey) -> String {
+    match s.settings.get(key) {
+        SettingValue::Duration(d) => d.to_string(),
+        SettingValue::Bool(b) => b.to_string(),
+        SettingValue::LbHealthCheck(c) => c.name().to_string(),
+        SettingValue::Count(n) => n.to_string(),
+    }
+}
+
+/// A free host name: `prefix-N` for the smallest N not taken.
+fn free_name(s: &Scenario, prefix: &str) -> String {
+    (1..).map(|n| format!("{prefix}-{n}")).find(|n| s.host(n).is_none() && s.workload(n).is_none()).unwrap_or_default()
+}
+
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    pub scenario: Rc<Scenario>,
+    /// An accepted edit: the new (validated) scenario, and what changed.
+    pub on_change: Callback<(Scenario, String)>,
+}
+
+/// What is typed into the forms; kept across refusals and across accepted edits of other fields.
+#[derive(Clone, PartialEq)]
+struct Drafts {
+    host_name: String,
+    host_zone: String,
+    host_roles: Vec<Role>,
+    host_spot: bool,
+    host_standby: bool,
+    zone_name: String,
+    wl_kind: WorkloadKind,
+    wl_name: String,
+    wl_replicas: String,
+    wl_service: bool,
+    /// Typed but not (yet) accepted: settings, replicas per workload, name/duration/seed.
+    settings: BTreeMap<SettingKey, String>,
+    replicas: BTreeMap<usize, String>,
+    meta: BTreeMap<&'static str, String>,
+}
+
+impl Drafts {
+    fn new() -> Drafts {
+        Drafts {
+            host_name: String::new(),
+            host_zone: String::new(),
+            host_roles: vec![Role::Worker],
+            host_spot: false,
+            host_standby: false,
+            zone_name: String::new(),
+            wl_kind: WorkloadKind::Deployment,
+            wl_name: String::new(),
+            wl_replicas: "2".into(),
+            wl_service: true,
+            settings: BTreeMap::new(),
+            replicas: BTreeMap::new(),
+            meta: BTreeMap::new(),
+        }
+    }
+}
+
+fn input_value(e: &Event) -> String {
+    e.target_unchecked_into::<web_sys::HtmlInputElement>().value()
+}
+
+fn checked(e: &Event) -> bool {
+    e.target_unchecked_into::<web_sys::HtmlInputElement>().checked()
+}
+
+#[function_component(Editor)]
+pub fn editor(props: &Props) -> Html {
+    let s = props.scenario.clone();
+    let drafts = use_state(Drafts::new);
+    let error = use_state(|| None::<String>);
+    let last_ok = use_state(|| None::<String>);
+
+    // Applies a change: on success the owner reloads the run; on refusal the message shows and
+    // the drafts stay as typed. `clear` removes the drafts the accepted change consumed.
+    let commit = {
+        let (s, on_change, error, last_ok, drafts) =
+            (s.clone(), props.on_change.clone(), error.clone(), last_ok.clone(), drafts.clone());
+        Rc::new(move |change: Change, clear: Option<fn(&mut Drafts)>| match edit(&s, &change) {
+            Ok((new, what)) => {
+                error.set(None);
+                last_ok.set(Some(format!("Accepted: {what}. The run restarted from 0:00.")));
+                if let Some(clear) = clear {
+                    let mut d = (*drafts).clone();
+                    clear(&mut d);
+                    drafts.set(d);
+                }
+                on_change.emit((new, what));
+            }
+            Err(m) => {
+                last_ok.set(None);
+                error.set(Some(m));
+            }
+        })
+    };
+    let draft = |f: fn(&mut Drafts, Event)| {
+        let drafts = drafts.clone();
+        Callback::from(move |e: Event| {
+            let mut d = (*drafts).clone();
+            f(&mut d, e);
+            drafts.set(d);
+        })
+    };
+    let d = &*drafts;
+    let zones: Vec<String> = s.zones.iter().cloned().chain(std::iter::once(DEFAULT_ZONE.to_string())).collect();
+    let zone_default = if d.host_zone.is_empty() { zones[0].clone() } else { d.host_zone.clone() };
+
+    // ---- hosts -------------------------------------------------------------------------
+    let host_rows = s.hosts.iter().enumerate().map(|(i, h)| {
+        let c = commit.clone();
+        let on_zone = Callback::from(move |e: Event| c(Change::SetZone(i, e.target_unchecked_into::<web_sys::HtmlSelectElement>().value()), None));
+        let c = commit.clone();
+        let on_spot = Callback::from(move |e: Event| c(Change::SetSpot(i, checked(&e)), None));
+        let c = commit.clone();
+        let on_standby = Callback::from(move |e: Event| c(Change::SetStandby(i, checked(&e)), None));
+        let c = commit.clone();
+        let on_remove = Callback::from(move |_: MouseEvent| c(Change::RemoveHost(i), None));
+        let mut host_zones = zones.clone();
+        if !host_zones.contains(&h.zone) {
+            host_zones.push(h.zone.clone());
+        }
+        html! {
+            <tr data-edit-host={h.name.clone()}>
+                <th scope="row">{ &h.name }</th>
+                <td>
+                    <select aria-label={format!("Zone of {}", h.name)} onchange={on_zone}>
+                        { for host_zones.iter().map(|z| html! { <option value={z.clone()} selected={*z == h.zone}>{ z }</option> }) }
+                    </select>
+                </td>
+                <td class="roles-cell">
+                    { for Role::ALL.iter().map(|&r| {
+                        let c = commit.clone();
+                        let on = Callback::from(move |_: Event| c(Change::ToggleRole(i, r), None));
+                        html! {
+                            <label class="check">
+                                <input type="checkbox" checked={h.roles.contains(&r)} onchange={on}
+                                    aria-label={format!("{}: role {}", h.name, r.name())} />
+                                { r.name() }
+                            </label>
+                        }
+                    }) }
+                </td>
+                <td><input type="checkbox" checked={h.spot} onchange={on_spot} aria-label={format!("{}: spot instance", h.name)} /></td>
+                <td><input type="checkbox" checked={h.standby} onchange={on_standby} aria-label={format!("{}: standby (joins later)", h.name)} /></td>
+                <td><button onclick={on_remove} aria-label={format!("Remove host {}", h.name)}>{ "Remove" }</button></td>
+            </tr>
+        }
+    });
+    let add_host = {
+        let c = commit.clone();
+        let d = d.clone();
+        let zone = zone_default.clone();
+        let s = s.clone();
+        Callback::from(move |e: SubmitEvent| {
+            e.prevent_default();
+            let name = if d.host_name.trim().is_empty() { free_name(&s, "host") } else { d.host_name.clone() };
+            let mut roles = d.host_roles.clone();
+            roles.sort();
+            c(
+                Change::AddHost { name, zone: zone.clone(), roles, spot: d.host_spot, standby: d.host_standby },
+                Some(|d: &mut Drafts| d.host_name.clear()),
+            )
+        })
+    };
+    let host_form = html! {
+        <form class="add" onsubmit={add_host} aria-label="Add a host">
+            <label>{ "Name " }
+                <input type="text" value={d.host_name.clone()} placeholder={free_name(&s, "host")} aria-label="New host name"
+                    oninput={{ let drafts = drafts.clone(); Callback::from(move |e: InputEvent| {
+                        let mut d = (*drafts).clone(); d.host_name = e.target_unchecked_into::<web_sys::HtmlInputElement>().value(); drafts.set(d);
+                    }) }} />
+            </label>
+            <label>{ "Zone " }
+                <select aria-label="New host zone" onchange={draft(|d, e| d.host_zone = e.target_unchecked_into::<web_sys::HtmlSelectElement>().value())}>
+                    { for zones.iter().map(|z| html! { <option value={z.clone()} selected={*z == zone_default}>{ z }</option> }) }
+                </select>
+            </label>
+            <fieldset class="roles-cell">
+                <legend>{ "Roles" }</legend>
+                { for Role::ALL.iter().map(|&r| {
+                    let drafts = drafts.clone();
+                    let on = Callback::from(move |e: Event| {
+                        let mut d = (*drafts).clone();
+                        if checked(&e) { if !d.host_roles.contains(&r) { d.host_roles.push(r); } } else { d.host_roles.retain(|x| *x != r); }
+                        drafts.set(d);
+                    });
+                    html! {
+                        <label class="check">
+                            <input type="checkbox" checked={d.host_roles.contains(&r)} onchange={on} aria-label={format!("New host: role {}", r.name())} />
+                            { r.name() }
+                        </label>
+                    }
+                }) }
+            </fieldset>
+            <label class="check"><input type="checkbox" checked={d.host_spot} onchange={draft(|d, e| d.host_spot = checked(&e))} />{ "spot" }</label>
+            <label class="check"><input type="checkbox" checked={d.host_standby} onchange={draft(|d, e| d.host_standby = checked(&e))} />{ "standby" }</label>
+            <button type="submit">{ "Add host" }</button>
+        </form>
+    };
+
+    // ---- zones -------------------------------------------------------------------------
+    let zone_items = s.zones.iter().enumerate().map(|(i, z)| {
+        let c = commit.clone();
+        let on_remove = Callback::from(move |_: MouseEvent| c(Change::RemoveZone(i), None));
+        let hosts = s.hosts_in_zone(z).count();
+        html! {
+            <li data-edit-zone={z.clone()}>
+                { format!("{z} ({hosts} host{})", if hosts == 1 { "" } else { "s" }) }
+                <button onclick={on_remove} aria-label={format!("Remove zone {z}")}>{ "Remove" }</button>
+            </li>
+        }
+    });
+    let add_zone = {
+        let c = commit.clone();
+        let name = d.zone_name.clone();
+        Callback::from(move |e: SubmitEvent| {
+            e.prevent_default();
+            c(Change::AddZone(name.clone()), Some(|d: &mut Drafts| d.zone_name.clear()))
+        })
+    };
+
+    // ---- workloads ---------------------------------------------------------------------
+    let wl_rows = s.workloads.iter().enumerate().map(|(i, w)| {
+        let c = commit.clone();
+        let on_service = Callback::from(move |e: Event| c(Change::SetService(i, checked(&e)), None));
+        let c = commit.clone();
+        let on_remove = Callback::from(move |_: MouseEvent| c(Change::RemoveWorkload(i), None));
+        let replicas = w.replicas.map(|r| {
+            let text = d.replicas.get(&i).cloned().unwrap_or_else(|| r.to_string());
+            let drafts2 = drafts.clone();
+            let on_input = Callback::from(move |e: InputEvent| {
+                let mut d = (*drafts2).clone();
+                d.replicas.insert(i, e.target_unchecked_into::<web_sys::HtmlInputElement>().value());
+                drafts2.set(d);
+            });
+            let c = commit.clone();
+            let on_change = Callback::from(move |e: Event| {
+                c(Change::SetReplicas(i, input_value(&e)), Some(|d: &mut Drafts| d.replicas.clear()))
+            });
+            html! {
+                <input type="text" inputmode="numeric" class="num" value={text} oninput={on_input} onchange={on_change}
+                    aria-label={format!("Replicas of {}", w.name)} />
+            }
+        });
+        html! {
+            <tr data-edit-workload={w.name.clone()}>
+                <th scope="row">{ &w.name }</th>
+                <td>{ w.kind.name() }</td>
+                <td>{ replicas.unwrap_or_else(|| html! { <span class="muted">{ "one per node" }</span> }) }</td>
+                <td><input type="checkbox" checked={w.service} onchange={on_service} aria-label={format!("{}: Service in front", w.name)} /></td>
+                <td><button onclick={on_remove} aria-label={format!("Remove workload {}", w.name)}>{ "Remove" }</button></td>
+            </tr>
+        }
+    });
+    let add_wl = {
+        let c = commit.clone();
+        let d = d.clone();
+        let s = s.clone();
+        Callback::from(move |e: SubmitEvent| {
+            e.prevent_default();
+            let name = if d.wl_name.trim().is_empty() { free_name(&s, "app") } else { d.wl_name.clone() };
+            c(
+                Change::AddWorkload { kind: d.wl_kind, name, replicas: d.wl_replicas.clone(), service: d.wl_service },
+                Some(|d: &mut Drafts| d.wl_name.clear()),
+            )
+        })
+    };
+
+    // ---- settings and the scenario's own fields ------------------------------------------
+    let setting_rows = SettingKey::ALL.iter().map(|&k| {
+        let text = d.settings.get(&k).cloned().unwrap_or_else(|| setting_text(&s, k));
+        let drafts2 = drafts.clone();
+        let on_input = Callback::from(move |e: InputEvent| {
+            let mut d = (*drafts2).clone();
+            d.settings.insert(k, e.target_unchecked_into::<web_sys::HtmlInputElement>().value());
+            drafts2.set(d);
+        });
+        let c = commit.clone();
+        let drafts3 = drafts.clone();
+        let on_change = Callback::from(move |e: Event| {
+            let v = input_value(&e);
+            // Keep the text even after acceptance until the scenario shows it back.
+            let mut d = (*drafts3).clone();
+            d.settings.insert(k, v.clone());
+            drafts3.set(d);
+            c(Change::SetSetting(k, v), None)
+        });
+        let edited = d.settings.get(&k).is_some_and(|t| *t != setting_text(&s, k));
+        html! {
+            <label class={classes!("setting", edited.then_some("edited"))}>
+                <span>{ k.name() }</span>
+                <input type="text" value={text} oninput={on_input} onchange={on_change} aria-label={format!("Setting {}", k.name())} />
+            </label>
+        }
+    });
+    let meta = |key: &'static str, label: &'static str, current: String, make: fn(String) -> Change| {
+        let text = d.meta.get(key).cloned().unwrap_or(current.clone());
+        let drafts2 = drafts.clone();
+        let on_input = Callback::from(move |e: InputEvent| {
+            let mut d = (*drafts2).clone();
+            d.meta.insert(key, e.target_unchecked_into::<web_sys::HtmlInputElement>().value());
+            drafts2.set(d);
+        });
+        let c = commit.clone();
+        let on_change = Callback::from(move |e: Event| c(make(input_value(&e)), None));
+        let edited = d.meta.get(key).is_some_and(|t| *t != current);
+        html! {
+            <label class={classes!("setting", edited.then_some("edited"))}>
+                <span>{ label }</span>
+                <input type="text" value={text} oninput={on_input} onchange={on_change} aria-label={format!("Scenario {label}")} />
+            </label>
+        }
+    };
+
+    html! {
+        <div class="editor-body">
+            <p class="hint">{ "Every change is checked by the simulation core and restarts the run from 0:00 (the scenario changed). \
+                               Scheduled events stay; a change they contradict is refused with the core's message." }</p>
+            if let Some(m) = &*error {
+                <p class="edit-error" role="alert">{ format!("Not applied — {m}") }</p>
+            }
+            if let Some(m) = &*last_ok {
+                <p class="edit-ok" role="status">{ m }</p>
+            }
+            <fieldset class="group">
+                <legend>{ "Scenario" }</legend>
+                <div class="settings">
+                    { meta("name", "name", s.name.clone(), Change::SetName) }
+                    { meta("duration", "duration", s.duration.to_string(), Change::SetDuration) }
+                    { meta("seed", "seed", s.seed.to_string(), Change::SetSeed) }
+                </div>
+            </fieldset>
+            <fieldset class="group">
+                <legend>{ format!("Hosts ({})", s.hosts.len()) }</legend>
+                <div class="table-scroll">
+                    <table class="edit-table">
+                        <thead><tr><th>{ "host" }</th><th>{ "zone" }</th><th>{ "roles" }</th><th>{ "spot" }</th><th>{ "standby" }</th><th></th></tr></thead>
+                        <tbody>{ for host_rows }</tbody>
+                    </table>
+                </div>
+                { host_form }
+            </fieldset>
+            <fieldset class="group">
+                <legend>{ "Zones" }</legend>
+                <ul class="zones">{ for zone_items }</ul>
+                <form class="add" onsubmit={add_zone} aria-label="Add a zone">
+                    <label>{ "Zone name " }
+                        <input type="text" value={d.zone_name.clone()} aria-label="New zone name"
+                            oninput={{ let drafts = drafts.clone(); Callback::from(move |e: InputEvent| {
+                                let mut d = (*drafts).clone(); d.zone_name = e.target_unchecked_into::<web_sys::HtmlInputElement>().value(); drafts.set(d);
+                            }) }} />
+                    </label>
+                    <button type="submit">{ "Add zone" }</button>
+                </form>
+            </fieldset>
+            <fieldset class="group">
+                <legend>{ "Workloads" }</legend>
+                <table class="edit-table">
+                    <thead><tr><th>{ "name" }</th><th>{ "kind" }</th><th>{ "replicas" }</th><th>{ "Service" }</th><th></th></tr></thead>
+                    <tbody>{ for wl_rows }</tbody>
+                </table>
+                <form class="add" onsubmit={add_wl} aria-label="Add a workload">
+                    <label>{ "Kind " }
+                        <select aria-label="New workload kind" onchange={draft(|d, e| {
+                            d.wl_kind = WorkloadKind::from_name(&e.target_unchecked_into::<web_sys::HtmlSelectElement>().value()).unwrap_or(WorkloadKind::Deployment)
+                        })}>
+                            { for WorkloadKind::ALL.iter().map(|k| html! { <option value={k.name()} selected={*k == d.wl_kind}>{ k.name() }</option> }) }
+                        </select>
+                    </label>
+                    <label>{ "Name " }
+                        <input type="text" value={d.wl_name.clone()} placeholder={free_name(&s, "app")} aria-label="New workload name"
+                            oninput={{ let drafts = drafts.clone(); Callback::from(move |e: InputEvent| {
+                                let mut d = (*drafts).clone(); d.wl_name = e.target_unchecked_into::<web_sys::HtmlInputElement>().value(); drafts.set(d);
+                            }) }} />
+                    </label>
+                    if d.wl_kind != WorkloadKind::DaemonSet {
+                        <label>{ "Replicas " }
+                            <input type="text" inputmode="numeric" class="num" value={d.wl_replicas.clone()} aria-label="New workload replicas"
+                                oninput={{ let drafts = drafts.clone(); Callback::from(move |e: InputEvent| {
+                                    let mut d = (*drafts).clone(); d.wl_replicas = e.target_unchecked_into::<web_sys::HtmlInputElement>().value(); drafts.set(d);
+                                }) }} />
+                        </label>
+                    }
+                    <label class="check"><input type="checkbox" checked={d.wl_service} onchange={draft(|d, e| d.wl_service = checked(&e))} />{ "Service" }</label>
+                    <button type="submit">{ "Add workload" }</button>
+                </form>
+            </fieldset>
+            <fieldset class="group">
+                <legend>{ "Settings" }</legend>
+                <p class="hint">{ "Durations as in Kubernetes (250ms, 40s, 5m); lb_health_check: readyz or tcp; etcd_pre_vote: true or false. Applied when you leave the field or press Enter." }</p>
+                <div class="settings">{ for setting_rows }</div>
+            </fieldset>
+        </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ready(id: &str) -> Scenario {
+        crate::catalog::Ready::by_id(id).unwrap().scenario()
+    }
+
+    #[test]
+    fn adding_a_host_and_a_workload_validates_through_the_core() {
+        let s = ready("three-zones");
+        let add = Change::AddHost { name: "w9".into(), zone: "zone-a".into(), roles: vec![Role::Worker], spot: false, standby: false };
+        let (s2, what) = edit(&s, &add).unwrap();
+        assert_eq!(what, "host w9 added");
+        assert_eq!(s2.hosts.last().unwrap().name, "w9");
+        // The same name again: the core's message, naming the field.
+        let err = edit(&s2, &add).unwrap_err();
+        assert!(err.starts_with(&format!("hosts[{}].name", s2.hosts.len())), "{err}");
+        let wl = Change::AddWorkload { kind: WorkloadKind::Deployment, name: "web".into(), replicas: "x".into(), service: true };
+        assert_eq!(edit(&s2, &wl).unwrap_err(), "workloads[0].replicas: expected a whole number ≥ 0 (found \"x\")");
+    }
+
+    #[test]
+    fn settings_are_checked_by_the_core_and_bad_text_is_named() {
+        let s = ready("three-zones");
+        let (s2, _) = edit(&s, &Change::SetSetting(SettingKey::EtcdHeartbeatInterval, "50ms".into())).unwrap();
+        assert_eq!(setting_text(&s2, SettingKey::EtcdHeartbeatInterval), "50ms");
+        let err = edit(&s, &Change::SetSetting(SettingKey::EtcdHeartbeatInterval, "0s".into())).unwrap_err();
+        assert_eq!(err, "settings.etcd_heartbeat_interval: must be at least 1ms (found 0s)");
+        let err = edit(&s, &Change::SetSetting(SettingKey::LbHealthCheck, "http".into())).unwrap_err();
+        assert!(err.starts_with("settings.lb_health_check:"), "{err}");
+        // Removing a zone that hosts still name is refused by the core.
+        let err = edit(&s, &Change::RemoveZone(0)).unwrap_err();
+        assert!(err.contains("unknown zone"), "{err}");
+    }
+}

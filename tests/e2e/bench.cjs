@@ -1,0 +1,178 @@
+// Performance of the playground in headless Chromium with the 100-worker reference cluster
+// (the same scenario as `cluster_reference(100)` in crates/cli/src/main.rs), loaded through a
+// share link built here. Prints figures next to their targets; asserts nothing time-based.
+//
+//   cargo xtask dist && NODE_PATH=.tools/node_modules node tests/e2e/bench.cjs
+//
+// Figures: time to first render (navigation start → topology in the DOM, measured in the page),
+// time to compute the whole run ahead (the charts complete), time to scrub to the end (setting
+// the scrubber → the clock shows 1:00:00.0), frame times while playing at max speed (rAF deltas),
+// and the gzipped download (every file of dist/, gzip level 9).
+const fs = require('node:fs');
+const path = require('node:path');
+const zlib = require('node:zlib');
+const { serve, launch, DIST } = require('./lib.cjs');
+
+/** The reference cluster: 3 external etcd (2+1), 3 control-plane hosts, `workers` workers. */
+function clusterReference(workers) {
+  const hosts = [
+    { name: 'etcd-1', zone: 'rack-a', roles: ['etcd'] },
+    { name: 'etcd-2', zone: 'rack-a', roles: ['etcd'] },
+    { name: 'etcd-3', zone: 'rack-b', roles: ['etcd'] },
+    { name: 'm1', zone: 'rack-a', roles: ['control-plane'] },
+    { name: 'm2', zone: 'rack-a', roles: ['control-plane'] },
+    { name: 'm3', zone: 'rack-b', roles: ['control-plane'] },
+    { name: 'lb', zone: 'outside', roles: ['load-balancer'] },
+    { name: 'users', zone: 'outside', roles: ['client'] },
+  ];
+  for (let i = 1; i <= workers; i++) hosts.push({ name: `w${i}`, zone: i % 2 === 0 ? 'rack-b' : 'rack-a', roles: ['worker'] });
+  return {
+    version: 1, name: `bench: ${workers} workers, rack split`, seed: 42, duration: '1h',
+    zones: ['rack-a', 'rack-b', 'outside'], hosts,
+    workloads: [
+      { kind: 'Deployment', name: 'web', replicas: workers * 6, service: true },
+      { kind: 'Deployment', name: 'api', replicas: workers * 3 - 2, service: true },
+      { kind: 'StatefulSet', name: 'db', replicas: Math.floor(workers / 2) },
+      { kind: 'DaemonSet', name: 'agent' },
+    ],
+    events: [
+      { at: '20m', action: 'partition', groups: [['rack-a', 'outside'], ['rack-b']] },
+      { at: '30m', action: 'heal' },
+    ],
+  };
+}
+
+/** The share fragment of a scenario: `#s=1.` + base64url(raw DEFLATE(compact JSON)). */
+function fragment(scenario) {
+  const packed = zlib.deflateRawSync(Buffer.from(JSON.stringify(scenario)), { level: 9 });
+  return '#s=1.' + packed.toString('base64url');
+}
+
+function gzipTotal(dir) {
+  let total = 0;
+  for (const f of fs.readdirSync(dir)) {
+    const p = path.join(dir, f);
+    if (fs.statSync(p).isFile()) total += zlib.gzipSync(fs.readFileSync(p), { level: 9 }).length;
+  }
+  return total;
+}
+
+const quantile = (xs, q) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))] : NaN;
+};
+
+function line(name, value, unit, target) {
+  const v = typeof value === 'number' ? value.toFixed(unit === 'ms' && value < 100 ? 1 : unit === 'KB' ? 1 : 0) : value;
+  console.log(`  ${name.padEnd(46)} ${String(v).padStart(9)} ${unit.padEnd(3)}  (target ${target})`);
+}
+
+async function main() {
+  const workers = Number(process.env.BENCH_WORKERS || 100);
+  const server = await serve();
+  const browser = await launch();
+  try {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(String(e)));
+    page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+    // Records when the topology first appears, from inside the page (no polling delay).
+    await page.addInitScript(() => {
+      const seen = () => {
+        if (window.__firstRender === undefined && document.querySelector('svg.topology [data-host]')) {
+          window.__firstRender = performance.now();
+          return true;
+        }
+        return false;
+      };
+      new MutationObserver((_, obs) => { if (seen()) obs.disconnect(); })
+        .observe(document, { childList: true, subtree: true });
+    });
+    const frag = fragment(clusterReference(workers));
+    await page.goto(server.url + frag);
+    await page.waitForFunction(() => window.__firstRender !== undefined, null, { timeout: 60000 });
+    const firstRender = await page.evaluate(() => window.__firstRender);
+
+    // The whole run computed ahead (the charts complete): what scrubbing anywhere can rely on.
+    const t0 = await page.evaluate(() => performance.now());
+    await page.locator('figure.charts figcaption', { hasText: /^Whole run:/ }).waitFor({ timeout: 600000 });
+    const ahead = (await page.evaluate(() => performance.now())) - t0;
+
+    // Scrubbing: an input event on the slider, then wait in the page until the clock shows the time.
+    const scrubTo = (value, shown) => page.evaluate(([value, shown]) => new Promise((resolve) => {
+      const slider = document.querySelector('input.scrubber');
+      const start = performance.now();
+      slider.value = value === 'max' ? slider.max : String(value);
+      slider.dispatchEvent(new Event('input', { bubbles: true }));
+      const check = () => {
+        if (document.querySelector('.status .clock').textContent.includes(shown)) resolve(performance.now() - start);
+        else requestAnimationFrame(check);
+      };
+      check();
+    }), [value, shown]);
+    const scrub = await scrubTo('max', '1:00:00.0');
+    // Back to the middle: a replay from the latest kept world before it (here: from the start).
+    const scrubMiddle = await scrubTo(1800, '30:00.0');
+
+    // Back to the start, then play at max speed and record animation-frame deltas.
+    await page.locator('input.scrubber').fill('0');
+    await page.locator('.status .clock', { hasText: 't = 0:00.0' }).waitFor({ timeout: 60000 });
+    await page.getByRole('combobox', { name: 'Playback speed' }).selectOption('max');
+    const playSeconds = Number(process.env.BENCH_PLAY_SECONDS || 5);
+    // Per frame: the interval between frames (bounded below by the display's 16.7 ms), and the
+    // main thread's busy time (from the frame's start to a message posted in it, which runs
+    // after every animation-frame callback, the app's render and the browser's style and layout).
+    await page.evaluate(() => {
+      window.__frames = [];
+      window.__busy = [];
+      let last = null;
+      const channel = new MessageChannel();
+      let frameStart = 0;
+      channel.port1.onmessage = () => window.__busy.push(performance.now() - frameStart);
+      const playing = () => document.querySelector('button.play')?.textContent.includes('Pause');
+      const tick = (ts) => {
+        // Only frames while the run plays (it stops by itself at the end).
+        if (playing()) {
+          if (last !== null) window.__frames.push(ts - last);
+          frameStart = ts;
+          channel.port2.postMessage(0);
+        }
+        last = ts;
+        if (!window.__stopFrames) requestAnimationFrame(tick);
+      };
+      requestAnimationFrame(tick);
+    });
+    await page.getByRole('button', { name: 'Play' }).click();
+    await page.waitForTimeout(playSeconds * 1000);
+    const played = await page.locator('.status .clock').textContent();
+    const [frames, busy] = await page.evaluate(() => { window.__stopFrames = true; return [window.__frames, window.__busy]; });
+    if (await page.getByRole('button', { name: 'Pause' }).count()) await page.getByRole('button', { name: 'Pause' }).click();
+
+    const gz = gzipTotal(DIST);
+    console.log(`playground benchmark: ${workers}-worker reference cluster, 1 h simulated, headless Chromium`);
+    line('time to first render', firstRender, 'ms', '≤ 1000 ms');
+    line('whole run computed ahead (charts complete)', ahead, 'ms', 'none; background work');
+    line('scrub to the end of the run', scrub, 'ms', '≤ 300 ms');
+    line('scrub back to 30:00 (replayed)', scrubMiddle, 'ms', 'none');
+    line(`frame interval playing at max, median (${frames.length})`, quantile(frames, 0.5), 'ms', '≤ 16 ms (60 Hz: 16.7)');
+    line('frame interval playing at max, p95', quantile(frames, 0.95), 'ms', 'none');
+    line('main-thread time per frame, median', quantile(busy, 0.5), 'ms', '≤ 16 ms');
+    line('main-thread time per frame, p95', quantile(busy, 0.95), 'ms', 'none');
+    line('gzipped download (dist/, gzip -9)', gz / 1024, 'KB', '≤ 500 KB');
+    console.log(`  (after ${playSeconds} s of play at max the clock showed "${played.trim()}")`);
+    console.log(`BENCH_FIRST_RENDER_MS=${firstRender.toFixed(0)} BENCH_SCRUB_END_MS=${scrub.toFixed(0)} ` +
+      `BENCH_FRAME_MEDIAN_MS=${quantile(frames, 0.5).toFixed(1)} BENCH_FRAME_P95_MS=${quantile(frames, 0.95).toFixed(1)} ` +
+      `BENCH_FRAME_BUSY_MEDIAN_MS=${quantile(busy, 0.5).toFixed(1)} BENCH_SCRUB_MIDDLE_MS=${scrubMiddle.toFixed(0)} ` +
+      `BENCH_DOWNLOAD_GZIP_BYTES=${gz} BENCH_AHEAD_MS=${ahead.toFixed(0)}`);
+    if (problems.length) console.log('page problems:', problems);
+  } finally {
+    await browser.close();
+    server.close();
+  }
+}
+
+if (require.main === module) {
+  main().catch((e) => { console.error(e); process.exit(1); });
+}
+
+module.exports = { clusterReference, fragment };

@@ -1,0 +1,232 @@
+// The Kubernetes layer on screen, the topology editor, the embed view and the keyboard:
+// what a person sees and does, read from the page.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { serve, launch, openPage, screenshot } = require('./lib.cjs');
+
+let server;
+let browser;
+test.before(async () => { server = await serve(); browser = await launch(); });
+test.after(async () => { await browser.close(); server.close(); });
+
+async function open(fragment = '', viewport) {
+  const { page, problems } = await openPage(browser, server.url + fragment, viewport);
+  await page.getByRole('heading', { level: 1 }).waitFor({ timeout: 15000 });
+  return { page, problems };
+}
+
+const quorum = (page) => page.getByTestId('quorum').textContent();
+const clock = (page) => page.locator('.status .clock').textContent();
+const hostLabel = (page, host) => page.locator(`[data-host="${host}"]`).getAttribute('aria-label');
+
+async function scrubTo(page, seconds, shown) {
+  await page.getByRole('slider', { name: 'Simulated time' }).fill(String(seconds));
+  if (shown) await page.locator('.status .clock', { hasText: `t = ${shown}` }).waitFor({ timeout: 15000 });
+}
+
+async function pick(page, id) {
+  await page.getByRole('combobox', { name: 'Ready scenario' }).selectOption(id);
+  await page.locator('figure.charts figcaption', { hasText: /^Whole run:/ }).waitFor({ timeout: 15000 });
+}
+
+test('the only master dies: its apiserver is down and API writes go red', async () => {
+  const { page, problems } = await open();
+  await pick(page, '1-only-master-dies');
+  // Before the crash: every component of the master is up, the leases are held there.
+  const before = await hostLabel(page, 'master');
+  for (const part of ['apiserver: ready', 'controller-manager: leader', 'scheduler: leader', 'Node Ready']) {
+    assert.ok(before.includes(part), `"${part}" in ${before}`);
+  }
+  // Pods as chips coloured by workload, with their names as titles, and a legend in words.
+  assert.ok(await page.locator('[data-host="worker-1"] .pod[data-workload="web"]').count() >= 1);
+  assert.match(await page.locator('[data-host="worker-1"] .pod[data-workload="web"] title').first().textContent(), /^web-\w+ \(web\)$/);
+  assert.match(await page.getByLabel('Pods by workload').textContent(), /web.*coredns/);
+
+  await scrubTo(page, 75, '1:15.0');
+  const after = await hostLabel(page, 'master');
+  assert.match(after, /DOWN \(crashed\)/);
+  assert.match(after, /apiserver: (stopped|restarting)/);
+  assert.match(after, /controller-manager: (stopped|restarting)/);
+  assert.equal(await quorum(page), 'etcd: 0 of 1 — NO QUORUM');
+  // The API-writes chart row is red (failing) from the crash on, and says so in words.
+  const charts = await page.locator('figure.charts').textContent();
+  assert.ok(charts.includes('API writes FAIL'), 'API writes FAIL in the charts');
+  const failing = page.locator('figure.charts rect.lost');
+  assert.ok(await failing.count() >= 2, 'red bands for quorum and writes');
+  // The workers keep their pods: users are still served (the story of this scenario).
+  assert.ok(await page.locator('[data-host="worker-2"] .pod[data-workload="web"]').count() >= 1);
+  await screenshot(page, 'only-master-down');
+  assert.deepEqual(problems, []);
+});
+
+test('load balancer backends, Node taints and duplicate pods are visible in the topology', async () => {
+  const { page, problems } = await open();
+  // readyz: m1's apiserver, cut off from etcd's majority, is taken out of service.
+  await pick(page, '8-lb-health-check-readyz');
+  await scrubTo(page, 90, '1:30.0');
+  const m1 = page.locator('[data-host="lb"] [data-backend="m1"]');
+  assert.equal(await m1.getAttribute('data-in-service'), 'false');
+  assert.equal(await page.locator('[data-host="lb"] [data-backend="m2"]').getAttribute('data-in-service'), 'true');
+  assert.match(await hostLabel(page, 'm1'), /apiserver: UNREADY/);
+  assert.match(await hostLabel(page, 'lb'), /m1 out of service/);
+  await page.locator('.topology-wrap').screenshot({ path: require('node:path').join(__dirname, 'screenshots', 'lb-backend-out.png') });
+
+  // The rack split, 9 minutes in: rack B's nodes are Unknown and tainted, its pods run twice.
+  await pick(page, '4-rack-split');
+  await scrubTo(page, 540, '9:00.0');
+  assert.match(await hostLabel(page, 'w2'), /Node Unknown, tainted unreachable/);
+  assert.match(await page.getByLabel('Pods by workload').textContent(), /web: 3 running of 2 — DUPLICATES/);
+  // The stale copy (on the unreachable node) is the one outlined.
+  const dups = page.locator('.pod.dup');
+  assert.ok(await dups.count() >= 1);
+  assert.match(await dups.first().locator('title').textContent(), /a duplicate/);
+  assert.equal(await page.locator('[data-host="w1"] .pod.dup').count(), 0, 'the live copies are not marked');
+  // Readable at 1024 px: the topology itself does not scroll sideways.
+  await page.setViewportSize({ width: 1024, height: 900 });
+  await page.waitForTimeout(200);
+  const sideways = await page.locator('.topology-scroll').evaluate((el) => el.scrollWidth - el.clientWidth);
+  assert.equal(sideways, 0, 'the topology scrolls sideways at 1024 px');
+  await screenshot(page, 'rack-split-1024');
+  assert.deepEqual(problems, []);
+});
+
+test('the topology editor: add a host, the run restarts with it; a refused edit keeps the form', async () => {
+  const { page, problems } = await open();
+  await scrubTo(page, 30, '0:30.0');
+  await page.getByRole('button', { name: /Edit the topology/ }).click();
+  const form = page.getByRole('form', { name: 'Add a host' });
+  await form.getByRole('textbox', { name: 'New host name' }).fill('etcd-4');
+  await form.getByRole('combobox', { name: 'New host zone' }).selectOption('zone-a');
+  await form.getByRole('checkbox', { name: 'New host: role worker' }).uncheck();
+  await form.getByRole('checkbox', { name: 'New host: role etcd' }).check();
+  await form.getByRole('button', { name: 'Add host' }).click();
+  // Accepted: the run restarted from 0:00 with a fourth etcd member in zone-a.
+  assert.match(await page.getByRole('status').first().textContent(), /Scenario changed \(host etcd-4 added\): the run restarts from 0:00/);
+  assert.match(await clock(page), /t = 0:00\.0/);
+  assert.ok(await page.locator('[data-zone="zone-a"]').count() === 1);
+  assert.match(await hostLabel(page, 'etcd-4'), /^etcd-4 \(etcd\) in zone-a: up, etcd/);
+  assert.equal(await quorum(page), 'etcd: 4 of 4 — quorum');
+  assert.match(await page.locator('.scenario').textContent(), /Your own run/);
+  // The link holds the edited scenario.
+  assert.match(page.url(), /#s=1\./);
+
+  // The same name again: refused with the core's message, naming the field; the form keeps it.
+  await form.getByRole('textbox', { name: 'New host name' }).fill('etcd-4');
+  await form.getByRole('button', { name: 'Add host' }).click();
+  const alert = page.getByRole('alert');
+  assert.match(await alert.textContent(), /Not applied — hosts\[5\]\.name: .*etcd-4/);
+  assert.equal(await form.getByRole('textbox', { name: 'New host name' }).inputValue(), 'etcd-4');
+  assert.equal(await page.locator('[data-host="etcd-4"]').count(), 1);
+
+  // A setting out of range: the core's message, and what was typed stays in the field.
+  const hb = page.getByRole('textbox', { name: 'Setting etcd_heartbeat_interval' });
+  await hb.fill('0s');
+  await hb.press('Enter');
+  assert.match(await alert.textContent(), /settings\.etcd_heartbeat_interval: must be at least 1ms \(found 0s\)/);
+  assert.equal(await hb.inputValue(), '0s');
+  await screenshot(page, 'editor-refused');
+  // A valid one is accepted.
+  await hb.fill('50ms');
+  await hb.press('Enter');
+  assert.match(await page.getByRole('status').first().textContent(), /etcd_heartbeat_interval = 50ms/);
+
+  // Workloads: a Deployment with a Service (no workers here, so its pods wait; the run says so).
+  const wl = page.getByRole('form', { name: 'Add a workload' });
+  await wl.getByRole('textbox', { name: 'New workload name' }).fill('web');
+  await wl.getByRole('textbox', { name: 'New workload replicas' }).fill('two');
+  await wl.getByRole('button', { name: 'Add workload' }).click();
+  assert.match(await alert.textContent(), /workloads\[0\]\.replicas: expected a whole number/);
+  assert.equal(await wl.getByRole('textbox', { name: 'New workload replicas' }).inputValue(), 'two');
+  assert.deepEqual(problems, []);
+});
+
+test('embed: #embed shows the run without editor chrome; the embed code opens it', async () => {
+  const { page, problems } = await open();
+  await pick(page, '7-worker-dies');
+  await page.getByRole('button', { name: 'Copy embed code' }).click();
+  const code = await page.getByRole('textbox', { name: 'Embed code' }).inputValue();
+  assert.match(code, /^<iframe src="http:\/\/127\.0\.0\.1:\d+\/#s=1\.[A-Za-z0-9_-]+&amp;embed" title="Kubernetes HA Playground: [^"]+" /);
+  // Escape closes the box.
+  await page.getByRole('textbox', { name: 'Embed code' }).press('Escape');
+  assert.equal(await page.getByRole('textbox', { name: 'Embed code' }).count(), 0);
+  const src = code.match(/src="([^"]+)"/)[1].replace(/&amp;/g, '&');
+  const embed = await openPage(browser, src, { width: 900, height: 760 });
+  const e = embed.page;
+  await e.getByRole('heading', { level: 1 }).waitFor({ timeout: 15000 });
+  assert.equal(await e.getByRole('combobox', { name: 'Ready scenario' }).count(), 0, 'no picker');
+  assert.equal(await e.getByRole('button', { name: /Edit the topology/ }).count(), 0, 'no editor');
+  assert.equal(await e.getByRole('button', { name: 'Share this run' }).count(), 0, 'no share menu');
+  assert.equal(await e.getByRole('button', { name: 'Heal network' }).count(), 0);
+  // Hosts are a picture: no menu opens on them.
+  assert.equal(await e.locator('[data-host][role="button"]').count(), 0);
+  await e.locator('[data-host="w1"]').click();
+  assert.equal(await e.getByRole('menu').count(), 0);
+  // Playback, topology and charts are there; the run is the same scenario.
+  assert.ok(await e.getByRole('button', { name: 'Play' }).isVisible());
+  await e.locator('figure.charts figcaption', { hasText: /^Whole run:/ }).waitFor({ timeout: 15000 });
+  await e.getByRole('slider', { name: 'Simulated time' }).fill('200');
+  await e.locator('.status .clock', { hasText: 't = 3:20.0' }).waitFor();
+  assert.match(e.url(), /&embed/, 'the fragment keeps the embed flag');
+  assert.match(await e.getByRole('link', { name: /Open in the Kubernetes HA Playground/ }).getAttribute('href'), /#s=1\.[^&]+&t=200$/);
+  await screenshot(e, 'embed-view');
+  assert.deepEqual(embed.problems, []);
+  await e.close();
+  assert.deepEqual(problems, []);
+});
+
+test('the embed example page loads both iframes and shows their runs', async () => {
+  const { page, problems } = await openPage(browser, server.url + 'embed-example.html', { width: 1100, height: 900 });
+  for (const [id, name, host] of [['only-master', 'The only master dies', 'master'], ['rack-split', 'Two racks split, external etcd', 'm1']]) {
+    const frame = page.frameLocator(`#${id}`);
+    await frame.getByRole('heading', { level: 1, name }).waitFor({ timeout: 20000 });
+    await frame.locator(`[data-host="${host}"]`).waitFor();
+    await frame.locator('figure.charts figcaption', { hasText: /^Whole run:/ }).waitFor({ timeout: 20000 });
+    assert.match(await frame.getByTestId('quorum').textContent(), /— quorum$/);
+    assert.equal(await frame.getByRole('combobox', { name: 'Ready scenario' }).count(), 0);
+  }
+  // The first one played a little: the master's crash shows in its topology.
+  const first = page.frameLocator('#only-master');
+  await first.getByRole('slider', { name: 'Simulated time' }).fill('90');
+  await first.locator('.status .clock', { hasText: 't = 1:30.0' }).waitFor();
+  assert.match(await first.locator('[data-host="master"]').getAttribute('aria-label'), /DOWN/);
+  await screenshot(page, 'embed-example');
+  assert.deepEqual(problems, []);
+});
+
+test('keyboard: Escape closes a host menu and gives the focus back; arrows move in the menu', async () => {
+  const { page, problems } = await open();
+  await page.locator('[data-host="etcd-2"]').focus();
+  await page.keyboard.press('Enter');
+  const menu = page.getByRole('menu', { name: /Actions for etcd-2/ });
+  await menu.waitFor();
+  // The first action has the focus; arrows move through the items.
+  assert.equal(await page.evaluate(() => document.activeElement.textContent), 'Crash');
+  await page.keyboard.press('ArrowDown');
+  assert.match(await page.evaluate(() => document.activeElement.textContent), /^Reboot/);
+  await page.keyboard.press('ArrowUp');
+  await page.keyboard.press('ArrowUp');
+  assert.equal(await page.evaluate(() => document.activeElement.textContent), 'Close (Esc)');
+  await page.keyboard.press('Escape');
+  assert.equal(await page.getByRole('menu').count(), 0);
+  assert.equal(await page.evaluate(() => document.activeElement.getAttribute('data-host')), 'etcd-2');
+  // An action from the menu also leaves the focus on the host, so the keyboard goes on from there.
+  await page.keyboard.press('Enter');
+  await menu.waitFor();
+  await page.keyboard.press('Enter');
+  assert.match(await hostLabel(page, 'etcd-2'), /DOWN \(crashed\)/);
+  assert.equal(await page.evaluate(() => document.activeElement.getAttribute('data-host')), 'etcd-2');
+  await page.getByRole('button', { name: 'Undo' }).first().click();
+  // Tab reaches the playback controls; Space plays and pauses.
+  const play = page.getByRole('button', { name: 'Play' });
+  await play.focus();
+  await page.keyboard.press('Space');
+  await page.getByRole('button', { name: 'Pause' }).waitFor();
+  await page.keyboard.press('Space');
+  await page.getByRole('button', { name: 'Play' }).waitFor();
+  // Every control has an accessible name.
+  const unnamed = await page.evaluate(() => [...document.querySelectorAll('button, select, input, textarea, [role="button"]')]
+    .filter((el) => !(el.getAttribute('aria-label') || el.textContent.trim() || el.labels?.length || el.getAttribute('title')))
+    .map((el) => el.outerHTML.slice(0, 80)));
+  assert.deepEqual(unnamed, []);
+  assert.deepEqual(problems, []);
+});
