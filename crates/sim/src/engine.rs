@@ -8,6 +8,7 @@ use crate::time::SimTime;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
+#[derive(Clone)]
 struct Scheduled<E> {
     at: SimTime,
     seq: u64,
@@ -33,6 +34,7 @@ impl<E> Ord for Scheduled<E> {
 }
 
 /// Pending events in `(time, sequence)` order.
+#[derive(Clone)]
 pub struct EventQueue<E> {
     heap: BinaryHeap<Scheduled<E>>,
     seq: u64,

@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 /// Index of a host in the scenario's host list.
 pub type HostId = u32;
 
+#[derive(Clone)]
 pub struct Network {
     latency: Duration,
     up: Vec<bool>,

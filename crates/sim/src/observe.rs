@@ -70,6 +70,7 @@ pub struct Operation {
 
 /// Collects observations during a run. Times are converted to report seconds
 /// (relative to t = 0 of the scenario, after the boot) by `origin`.
+#[derive(Clone)]
 pub struct Observer {
     pub origin: SimTime,
     /// The end of the scenario: the run goes on briefly to resolve outstanding probes, unreported.

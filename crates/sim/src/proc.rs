@@ -129,6 +129,7 @@ pub enum Timer {
     ClientTick,
 }
 
+#[derive(Clone)]
 pub enum Effect {
     Send { from: Port, to: Addr, payload: Payload },
     Timer { port: Port, after: Duration, timer: Timer },

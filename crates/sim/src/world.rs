@@ -16,7 +16,7 @@ use crate::k8s::lb::LoadBalancer;
 use crate::k8s::controllers::{Controllers, NodeTimings};
 use crate::k8s::kubelet::Kubelet;
 use crate::k8s::leader::{LeaderElector, LeaseTimings, Transition};
-use crate::k8s::leading::{Leading, WORK_IDS};
+use crate::k8s::leading::{ControllersSpec, Leading, SchedulerSpec};
 use crate::k8s::objects::{workload_key, Kind, Object, Workload};
 use crate::k8s::operator::Operator;
 use crate::k8s::probe::ApiProbe;
@@ -43,7 +43,7 @@ pub const KCM_LEASE: &str = "kube-controller-manager";
 pub const SCHEDULER_LEASE: &str = "kube-scheduler";
 
 /// The Kubernetes processes of one host (etcd lives apart: its disk outlives its process).
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Procs {
     apiserver: Option<Apiserver>,
     lb: Option<LoadBalancer>,
@@ -56,6 +56,7 @@ struct Procs {
 /// How long the operator's `etcdctl member add/remove` waits for the change to commit (its command timeout).
 pub const MEMBER_CHANGE_TIMEOUT: Duration = Duration::from_secs(5);
 
+#[derive(Clone)]
 enum Ev {
     Deliver { from: Addr, to: Addr, generation: u64, payload: Payload },
     Timer { to: Addr, generation: u64, timer: Timer },
@@ -68,6 +69,7 @@ enum Ev {
     Sample,
 }
 
+#[derive(Clone)]
 struct HostRt {
     name: String,
     up: bool,
@@ -78,6 +80,7 @@ struct HostRt {
     terminated: bool,
 }
 
+#[derive(Clone)]
 struct MemberChange {
     action: &'static str,
     host: HostId,
@@ -108,6 +111,7 @@ pub struct Series {
     pub running_pods: BTreeMap<String, Vec<u32>>,
 }
 
+#[derive(Clone)]
 pub struct World {
     now: SimTime,
     end: SimTime,
@@ -833,14 +837,14 @@ impl World {
                         node_monitor_grace_period: s.node_monitor_grace_period,
                         toleration_seconds: s.toleration_seconds,
                     };
-                    let make = Box::new(move |c: &Ctx| Controllers::new(me, api, nt, rng.fork(&format!("{}", c.now.0)), c.now, WORK_IDS));
-                    let mut p = Leading::new(elector, port, make);
+                    let spec = ControllersSpec { me, api, timings: nt, rng };
+                    let mut p = Leading::new(elector, port, spec);
                     p.start(&mut ctx);
                     procs.kcm = Some(p);
                 } else {
                     let order = self.worker_order.clone();
-                    let make = Box::new(move |_: &Ctx| Scheduler::new(me, api, order.clone(), WORK_IDS));
-                    let mut p = Leading::new(elector, port, make);
+                    let spec = SchedulerSpec { me, api, order };
+                    let mut p = Leading::new(elector, port, spec);
                     p.start(&mut ctx);
                     procs.scheduler = Some(p);
                 }

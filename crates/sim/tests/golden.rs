@@ -111,3 +111,19 @@ fn an_event_appended_at_t_changes_nothing_before_t() {
         assert_ne!(a.events, b.events, "{name}: the appended event must change the run after 50 s");
     }
 }
+
+/// A world cloned mid-run (a checkpoint, for instant scrubbing in the playground) continues
+/// exactly as the original does.
+#[test]
+fn a_cloned_world_continues_exactly_like_the_original() {
+    for (name, json) in scenarios() {
+        let mut original = World::new(sim::scenario::parse(&json).unwrap());
+        original.run_until(original.at_report_secs(70.0), u64::MAX);
+        let mut copy = original.clone();
+        original.run_to_end();
+        copy.run_to_end();
+        assert!(original.report().to_json() == copy.report().to_json(), "{name}: the clone diverged");
+        let fresh = run_scenario(&json).unwrap().to_json();
+        assert!(copy.report().to_json() == fresh, "{name}: a clone's run differs from an uninterrupted one");
+    }
+}

@@ -47,12 +47,14 @@ impl EtcdConfig {
     }
 }
 
+#[derive(Clone)]
 enum Pending {
     Write { client: Addr, id: u64 },
     Read { client: Addr, id: u64, prefix: String },
     Watch { client: Addr, id: u64, prefix: String },
 }
 
+#[derive(Clone)]
 struct Watcher {
     client: Addr,
     id: u64,
@@ -62,6 +64,7 @@ struct Watcher {
 /// How often a watch gets a progress notification.
 const PROGRESS_NOTIFY: Duration = Duration::from_secs(5);
 
+#[derive(Clone)]
 pub struct EtcdMember {
     pub host: HostId,
     pub raft: Raft<EtcdCmd>,

@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 
 pub const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
 
+#[derive(Clone)]
 pub struct EtcdProbe {
     endpoints: Vec<HostId>,
     pinned: usize,

@@ -41,6 +41,7 @@ const WATCH_HEARTBEAT: Duration = Duration::from_secs(10);
 
 const REGISTRY: &str = "/registry/";
 
+#[derive(Clone)]
 enum EtcdPending {
     /// A client's request; `get` = the key for a consistent read of one object.
     Client { client: Addr, via: Option<Addr>, id: u64, get: Option<String> },
@@ -49,6 +50,7 @@ enum EtcdPending {
     Watch,
 }
 
+#[derive(Clone)]
 enum CacheState {
     /// Not watching; retry after this instant.
     Idle { retry_at: SimTime },
@@ -56,6 +58,7 @@ enum CacheState {
     Watching { id: u64, last_heard: SimTime },
 }
 
+#[derive(Clone)]
 struct ClientWatch {
     client: Addr,
     via: Option<Addr>,
@@ -85,6 +88,7 @@ pub enum Verdict {
     KilledByLiveness,
 }
 
+#[derive(Clone)]
 pub struct Apiserver {
     host: HostId,
     endpoints: Vec<HostId>,

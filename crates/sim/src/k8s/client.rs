@@ -7,6 +7,7 @@ use crate::proc::{Addr, Ctx, Payload, Timer};
 use crate::time::Duration;
 use std::collections::BTreeMap;
 
+#[derive(Clone)]
 pub struct ApiClient<T> {
     me: Addr,
     pub endpoint: Addr,

@@ -56,6 +56,7 @@ enum ZoneState {
     Full,
 }
 
+#[derive(Clone)]
 pub struct Controllers {
     timings: NodeTimings,
     client: ApiClient<String>,

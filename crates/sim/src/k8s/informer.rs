@@ -17,12 +17,14 @@ pub const WATCH_SILENCE: Duration = Duration::from_secs(45);
 pub const RELIST_BACKOFF: Duration = Duration::from_secs(1);
 const LIST_TIMEOUT: Duration = Duration::from_secs(10);
 
+#[derive(Clone)]
 enum State {
     Idle { retry_at: SimTime },
     Listing,
     Watching { id: u64, last_heard: SimTime },
 }
 
+#[derive(Clone)]
 pub struct Informer {
     prefix: String,
     node: Option<String>,

@@ -50,6 +50,7 @@ pub struct Container {
     pub kind: Kind,
 }
 
+#[derive(Clone)]
 pub struct Kubelet {
     host: HostId,
     pub node: String,

@@ -21,6 +21,7 @@ pub const CHECK_TIMEOUT: Duration = Duration::from_secs(2);
 pub const FALL: u32 = 3;
 pub const RISE: u32 = 2;
 
+#[derive(Clone)]
 struct Backend {
     host: HostId,
     up: bool,
@@ -28,6 +29,7 @@ struct Backend {
     streak: u32,
 }
 
+#[derive(Clone)]
 pub struct LoadBalancer {
     addr: Addr,
     check: LbHealthCheck,

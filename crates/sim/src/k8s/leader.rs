@@ -43,6 +43,7 @@ pub enum Transition {
     Lost,
 }
 
+#[derive(Clone)]
 pub struct LeaderElector {
     pub lease: &'static str,
     host: HostId,

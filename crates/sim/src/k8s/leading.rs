@@ -4,10 +4,11 @@
 
 use crate::k8s::api::ApiPayload;
 use crate::k8s::client::ID_SPACE;
-use crate::k8s::controllers::Controllers;
+use crate::k8s::controllers::{Controllers, NodeTimings};
 use crate::k8s::leader::{LeaderElector, Transition};
 use crate::k8s::scheduler::Scheduler;
-use crate::proc::{Ctx, Payload, Port, Timer};
+use crate::proc::{Addr, Ctx, Payload, Port, Timer};
+use crate::rng::Rng;
 use crate::time::Duration;
 
 const RUN: Duration = Duration::from_secs(1);
@@ -15,14 +16,30 @@ const RUN: Duration = Duration::from_secs(1);
 pub const WORK_IDS: u64 = 16 * ID_SPACE;
 
 /// The work a leader does.
-pub trait Work {
+pub trait Work: Sized {
+    /// What a fresh copy is made from (plain data, so a process, and a world, can be cloned).
+    type Spec: Clone;
+    fn fresh(spec: &Self::Spec, ctx: &Ctx) -> Self;
     fn owns(&self, id: u64) -> bool;
     fn on_api(&mut self, ctx: &mut Ctx, msg: &ApiPayload);
     fn on_timeout(&mut self, ctx: &mut Ctx, id: u64);
     fn run(&mut self, ctx: &mut Ctx);
 }
 
+/// Controllers are made from their addresses, timings and a random stream forked per acquisition.
+#[derive(Clone)]
+pub struct ControllersSpec {
+    pub me: Addr,
+    pub api: Addr,
+    pub timings: NodeTimings,
+    pub rng: Rng,
+}
+
 impl Work for Controllers {
+    type Spec = ControllersSpec;
+    fn fresh(s: &ControllersSpec, ctx: &Ctx) -> Self {
+        Controllers::new(s.me, s.api, s.timings, s.rng.fork(&ctx.now.0.to_string()), ctx.now, WORK_IDS)
+    }
     fn owns(&self, id: u64) -> bool {
         Controllers::owns(self, id)
     }
@@ -37,7 +54,19 @@ impl Work for Controllers {
     }
 }
 
+#[derive(Clone)]
+pub struct SchedulerSpec {
+    pub me: Addr,
+    pub api: Addr,
+    /// Worker names in host order.
+    pub order: Vec<String>,
+}
+
 impl Work for Scheduler {
+    type Spec = SchedulerSpec;
+    fn fresh(s: &SchedulerSpec, _: &Ctx) -> Self {
+        Scheduler::new(s.me, s.api, s.order.clone(), WORK_IDS)
+    }
     fn owns(&self, id: u64) -> bool {
         Scheduler::owns(self, id)
     }
@@ -52,16 +81,17 @@ impl Work for Scheduler {
     }
 }
 
-pub struct Leading<W> {
+#[derive(Clone)]
+pub struct Leading<W: Work + Clone> {
     pub elector: LeaderElector,
     port: Port,
-    make: Box<dyn Fn(&Ctx) -> W>,
+    spec: W::Spec,
     work: Option<W>,
 }
 
-impl<W: Work> Leading<W> {
-    pub fn new(elector: LeaderElector, port: Port, make: Box<dyn Fn(&Ctx) -> W>) -> Self {
-        Leading { elector, port, make, work: None }
+impl<W: Work + Clone> Leading<W> {
+    pub fn new(elector: LeaderElector, port: Port, spec: W::Spec) -> Self {
+        Leading { elector, port, spec, work: None }
     }
 
     pub fn start(&mut self, ctx: &mut Ctx) {
@@ -75,7 +105,7 @@ impl<W: Work> Leading<W> {
 
     fn transition(&mut self, ctx: &Ctx, t: Transition) -> Transition {
         if t == Transition::Acquired {
-            self.work = Some((self.make)(ctx));
+            self.work = Some(W::fresh(&self.spec, ctx));
         }
         t
     }

@@ -28,6 +28,7 @@ enum Op {
     DrainEvict,
 }
 
+#[derive(Clone)]
 pub struct Operator {
     client: ApiClient<Op>,
     /// Manifests not yet applied, by key.

@@ -11,6 +11,7 @@ use crate::time::Duration;
 
 pub const API_PROBE_TIMEOUT: Duration = Duration::from_secs(2);
 
+#[derive(Clone)]
 pub struct ApiProbe {
     client: ApiClient<i64>,
     /// Outcome of the write sent at each report second; None until known.

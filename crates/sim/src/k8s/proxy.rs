@@ -18,6 +18,7 @@ const SYNC: Duration = Duration::from_secs(5);
 /// CoreDNS waits this long for its first sync before it starts answering SERVFAIL.
 pub const DNS_SYNC_WAIT: Duration = Duration::from_secs(5);
 
+#[derive(Clone)]
 pub struct KubeProxy {
     slices: Informer,
 }
@@ -55,6 +56,7 @@ impl KubeProxy {
 }
 
 /// One CoreDNS pod's server.
+#[derive(Clone)]
 pub struct DnsServer {
     services: Informer,
     started: SimTime,

@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 
+#[derive(Clone)]
 pub struct Scheduler {
     client: ApiClient<String>,
     nodes: Informer,

@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 
 pub const REQUEST_PERIOD: Duration = Duration::from_millis(100);
 
+#[derive(Clone)]
 pub struct Client {
     pub rng: Rng,
     /// DNS answers cached until, per Service.
@@ -22,7 +23,7 @@ pub struct Client {
 }
 
 /// Successes and attempts per Service per report second.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct Traffic {
     pub services: Vec<String>,
     pub per_second: Vec<Vec<(u32, u32)>>,
