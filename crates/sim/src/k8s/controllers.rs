@@ -26,6 +26,7 @@ use crate::k8s::objects::{
     name_of, node_key, pod_key, slice_key, Condition, Effect, Endpoint, EndpointSlice, Kind, Node, Object, Pod, Taint, TaintKey,
     ENDPOINT_SLICES, NODES, NODE_LEASES, PODS, WORKLOADS,
 };
+use crate::etcd::kv::Value;
 use crate::proc::{Addr, Ctx, Payload};
 use crate::rng::Rng;
 use crate::time::{Duration, SimTime};
@@ -343,22 +344,30 @@ impl Controllers {
 
     fn sync_workloads(&mut self, ctx: &mut Ctx) {
         let workloads: Vec<_> = self.workloads.items.values().filter_map(|kv| kv.value.as_workload().cloned()).collect();
-        let pods: Vec<(Pod, u64)> = self.pods.items.values().filter_map(|kv| kv.value.as_pod().map(|p| (p.clone(), kv.mod_revision))).collect();
-        for name in pods.iter().map(|(p, _)| &p.name) {
-            self.expected.remove(name);
+        // Shared handles to the cached pods, grouped by workload (no deep copies: this runs often).
+        let mut by_workload: BTreeMap<String, Vec<(Value, u64)>> = BTreeMap::new();
+        for kv in self.pods.items.values() {
+            if let Some(p) = kv.value.as_pod() {
+                by_workload.entry(p.workload.clone()).or_default().push((kv.value.clone(), kv.mod_revision));
+            }
         }
+        let known = |items: &BTreeMap<String, crate::etcd::kv::KeyValue>, name: &str| items.contains_key(&pod_key(name));
+        self.expected.retain(|n| !known(&self.pods.items, n));
         let nodes: Vec<String> = self.nodes.items.values().filter_map(|kv| kv.value.as_node()).map(|n| n.name.clone()).collect();
+        let none = Vec::new();
         for w in workloads {
-            let mine: Vec<&(Pod, u64)> = pods.iter().filter(|(p, _)| p.workload == w.name).collect();
+            let mine = by_workload.get(&w.name).unwrap_or(&none);
+            let pod = |v: &Value| v.as_pod().cloned().expect("grouped pods are pods");
             match w.kind {
                 Kind::Deployment => {
-                    let active: Vec<&(Pod, u64)> = mine.iter().copied().filter(|(p, _)| p.deletion.is_none()).collect();
-                    let expected = self.expected.iter().filter(|n| n.starts_with(&format!("{}-", w.name))).count();
+                    let active: Vec<&(Value, u64)> = mine.iter().filter(|(v, _)| v.as_pod().is_some_and(|p| p.deletion.is_none())).collect();
+                    let prefix = format!("{}-", w.name);
+                    let expected = self.expected.iter().filter(|n| n.starts_with(&prefix)).count();
                     let have = active.len() + expected;
                     for _ in have..w.replicas as usize {
                         let name = loop {
                             let n = format!("{}-{:05x}", w.name, self.rng.below(1 << 20));
-                            if !pods.iter().any(|(p, _)| p.name == n) && !self.expected.contains(&n) {
+                            if !known(&self.pods.items, &n) && !self.expected.contains(&n) {
                                 break n;
                             }
                         };
@@ -366,31 +375,32 @@ impl Controllers {
                     }
                     if active.len() > w.replicas as usize {
                         // Scale down: unscheduled pods first, then the last by name.
-                        let mut extra: Vec<&&(Pod, u64)> = active.iter().collect();
+                        let mut extra: Vec<(Pod, u64)> = active.iter().map(|(v, rv)| (pod(v), *rv)).collect();
                         extra.sort_by_key(|(p, _)| (p.node.is_some(), std::cmp::Reverse(p.name.clone())));
                         for (p, rv) in extra.into_iter().take(active.len() - w.replicas as usize) {
-                            self.delete_pod(ctx, p, *rv, "the Deployment was scaled down");
+                            self.delete_pod(ctx, &p, rv, "the Deployment was scaled down");
                         }
                     }
                 }
                 Kind::StatefulSet => {
                     for ordinal in 0..w.replicas {
                         let name = format!("{}-{ordinal}", w.name);
-                        if !mine.iter().any(|(p, _)| p.name == name) && !self.expected.contains(&name) {
+                        if !known(&self.pods.items, &name) && !self.expected.contains(&name) {
                             self.create_pod(ctx, &w.name, Kind::StatefulSet, name, None);
                         }
                     }
-                    for (p, rv) in &mine {
+                    for (v, rv) in mine {
+                        let p = pod(v);
                         let ordinal: u32 = p.name.rsplit('-').next().and_then(|o| o.parse().ok()).unwrap_or(0);
                         if ordinal >= w.replicas && p.deletion.is_none() {
-                            self.delete_pod(ctx, p, *rv, "the StatefulSet was scaled down");
+                            self.delete_pod(ctx, &p, *rv, "the StatefulSet was scaled down");
                         }
                     }
                 }
                 Kind::DaemonSet => {
                     for node in &nodes {
                         let name = format!("{}-{node}", w.name);
-                        if !mine.iter().any(|(p, _)| p.name == name) && !self.expected.contains(&name) {
+                        if !known(&self.pods.items, &name) && !self.expected.contains(&name) {
                             self.create_pod(ctx, &w.name, Kind::DaemonSet, name, Some(node.clone()));
                         }
                     }
@@ -417,17 +427,17 @@ impl Controllers {
         let services: Vec<String> =
             self.workloads.items.values().filter_map(|kv| kv.value.as_workload()).filter(|w| w.service).map(|w| w.name.clone()).collect();
         for service in services {
-            let endpoints: Vec<Endpoint> = self
-                .pods
-                .items
-                .values()
-                .filter_map(|kv| kv.value.as_pod())
-                .filter(|p| p.workload == service && p.ready && p.running && p.deletion.is_none())
-                .filter_map(|p| p.node.as_ref().map(|n| Endpoint { pod: p.name.clone(), node: n.clone() }))
-                .collect();
+            let serving = |p: &&Pod| p.workload == service && p.ready && p.running && p.deletion.is_none() && p.node.is_some();
+            let ready = || self.pods.items.values().filter_map(|kv| kv.value.as_pod()).filter(serving);
             let key = slice_key(&service);
             let current = self.slices.items.get(&key).and_then(|kv| kv.value.as_endpoint_slice()).map(|s| &s.endpoints);
-            if current != Some(&endpoints) {
+            // Compare before building: a slice is rewritten only when its endpoints changed.
+            let same = current.is_some_and(|cur| {
+                cur.len() == ready().count()
+                    && cur.iter().zip(ready()).all(|(e, p)| e.pod == p.name && Some(&e.node) == p.node.as_ref())
+            });
+            if !same {
+                let endpoints = ready().map(|p| Endpoint { pod: p.name.clone(), node: p.node.clone().unwrap_or_default() }).collect();
                 let slice = EndpointSlice { service: service.clone(), endpoints };
                 self.write(ctx, ApiRequest::Put { key, value: Arc::new(Object::EndpointSlice(slice)) });
             }

@@ -77,43 +77,39 @@ impl Scheduler {
         if !any_pending {
             return;
         }
-        let eligible: BTreeSet<String> = self
-            .nodes
-            .items
-            .values()
-            .filter_map(|kv| kv.value.as_node())
-            .filter(|n| !n.control_plane && n.schedulable())
-            .map(|n| n.name.clone())
-            .collect();
+        // Everything indexed by the worker's position in host order, so the placement loop
+        // compares integers only.
+        let n = self.order.len();
+        let index: BTreeMap<&str, usize> = self.order.iter().enumerate().map(|(i, w)| (w.as_str(), i)).collect();
+        let mut eligible = vec![false; n];
+        for node in self.nodes.items.values().filter_map(|kv| kv.value.as_node()) {
+            if let Some(&i) = index.get(node.name.as_str()) {
+                eligible[i] = !node.control_plane && node.schedulable();
+            }
+        }
         // Pods per node, in total and per workload (pods being deleted still occupy their node).
-        let mut total: BTreeMap<String, usize> = BTreeMap::new();
-        let mut per_workload: BTreeMap<(String, String), usize> = BTreeMap::new();
+        let mut total = vec![0usize; n];
+        let mut per_workload: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         let mut pending = Vec::new();
         for kv in self.pods.items.values() {
             let Some(p) = kv.value.as_pod() else { continue };
             match &p.node {
-                Some(n) => {
-                    *total.entry(n.clone()).or_default() += 1;
-                    *per_workload.entry((p.workload.clone(), n.clone())).or_default() += 1;
+                Some(node) => {
+                    if let Some(&i) = index.get(node.as_str()) {
+                        total[i] += 1;
+                        per_workload.entry(p.workload.clone()).or_insert_with(|| vec![0; n])[i] += 1;
+                    }
                 }
                 None if p.deletion.is_none() && !self.binding.contains(&p.name) => pending.push((p.clone(), kv.mod_revision)),
                 None => {}
             }
         }
         for (mut pod, rv) in pending {
-            let best = self
-                .order
-                .iter()
-                .enumerate()
-                .filter(|(_, n)| eligible.contains(*n))
-                .min_by_key(|(i, n)| {
-                    let w = per_workload.get(&(pod.workload.clone(), (*n).clone())).copied().unwrap_or(0);
-                    (w, total.get(*n).copied().unwrap_or(0), *i)
-                })
-                .map(|(_, n)| n.clone());
-            let Some(node) = best else { continue };
-            *total.entry(node.clone()).or_default() += 1;
-            *per_workload.entry((pod.workload.clone(), node.clone())).or_default() += 1;
+            let counts = per_workload.entry(pod.workload.clone()).or_insert_with(|| vec![0; n]);
+            let Some(best) = (0..n).filter(|&i| eligible[i]).min_by_key(|&i| (counts[i], total[i], i)) else { continue };
+            counts[best] += 1;
+            total[best] += 1;
+            let node = self.order[best].clone();
             pod.node = Some(node);
             self.binding.insert(pod.name.clone());
             let name = pod.name.clone();
