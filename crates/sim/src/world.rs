@@ -353,7 +353,7 @@ impl World {
             Port::EtcdProbe => self.probe.on_message(&mut ctx, payload),
             Port::ApiProbe => {
                 if let (Some(p), Payload::Api(ApiPayload::Response { id, resp, .. })) = (self.api_probe.as_mut(), payload) {
-                    p.on_response(id, &resp);
+                    p.on_response(id, &resp, ctx.now);
                 }
             }
             Port::Apiserver => {
@@ -435,9 +435,9 @@ impl World {
                 }
             }
             (Port::EtcdProbe, Timer::ProbeTimeout { id }) => self.probe.on_timeout(&mut ctx, id),
-            (Port::ApiProbe, Timer::ApiTimeout { id }) => {
+            (Port::ApiProbe, Timer::ApiTimeout { .. }) => {
                 if let Some(p) = self.api_probe.as_mut() {
-                    p.on_timeout(id);
+                    p.on_timeout(&mut ctx);
                 }
             }
             (Port::Apiserver, t) => {

@@ -1,10 +1,14 @@
 //! The client side of the API (client-go's REST client, reduced): numbered requests
 //! to one endpoint — the load balancer, or an apiserver — each with a timeout. The
 //! owner tags each request so it knows what an answer is for.
+//!
+//! One timer is armed at the earliest deadline rather than one per request: answers
+//! come in milliseconds, so almost every per-request timer would fire for nothing.
+//! An answer that arrives after its deadline counts as a timeout, exactly as before.
 
 use crate::k8s::api::{ApiPayload, ApiRequest};
 use crate::proc::{Addr, Ctx, Payload, Timer};
-use crate::time::Duration;
+use crate::time::{Duration, SimTime};
 use std::collections::BTreeMap;
 
 #[derive(Clone)]
@@ -13,7 +17,10 @@ pub struct ApiClient<T> {
     pub endpoint: Addr,
     id_base: u64,
     next_id: u64,
-    pending: BTreeMap<u64, T>,
+    /// Outstanding requests: tag and deadline.
+    pending: BTreeMap<u64, (T, SimTime)>,
+    /// The deadline the armed check timer fires at.
+    armed: Option<SimTime>,
 }
 
 /// Request ids of one client fall in `[id_base, id_base + ID_SPACE)`.
@@ -26,7 +33,7 @@ impl<T> ApiClient<T> {
 
     /// A client whose ids do not collide with those of other clients of the same process.
     pub fn with_id_base(me: Addr, endpoint: Addr, id_base: u64) -> Self {
-        ApiClient { me, endpoint, id_base, next_id: id_base, pending: BTreeMap::new() }
+        ApiClient { me, endpoint, id_base, next_id: id_base, pending: BTreeMap::new(), armed: None }
     }
 
     pub fn owns(&self, id: u64) -> bool {
@@ -36,21 +43,39 @@ impl<T> ApiClient<T> {
     pub fn send(&mut self, ctx: &mut Ctx, req: ApiRequest, tag: T, timeout: Duration) -> u64 {
         self.next_id += 1;
         let id = self.next_id;
-        self.pending.insert(id, tag);
+        let deadline = ctx.now + timeout;
+        self.pending.insert(id, (tag, deadline));
         let msg = ApiPayload::Request { id, client: self.me, via: None, req };
         ctx.send(self.me.port, self.endpoint, Payload::Api(msg));
-        ctx.set_timer(self.me.port, timeout, Timer::ApiTimeout { id });
+        if self.armed.is_none_or(|a| deadline < a) {
+            self.armed = Some(deadline);
+            ctx.set_timer(self.me.port, timeout, Timer::ApiTimeout { id: self.id_base });
+        }
         id
     }
 
-    /// The tag of an answered request (None if it already timed out).
-    pub fn answered(&mut self, id: u64) -> Option<T> {
-        self.pending.remove(&id)
+    /// The tag of a request answered in time (None if unknown or past its deadline: that
+    /// one is reported by `expired`).
+    pub fn answered(&mut self, id: u64, now: SimTime) -> Option<T> {
+        match self.pending.get(&id) {
+            Some((_, deadline)) if now <= *deadline => self.pending.remove(&id).map(|(t, _)| t),
+            _ => None,
+        }
     }
 
-    /// The tag of a request that timed out (None if it was answered in time).
-    pub fn timed_out(&mut self, id: u64) -> Option<T> {
-        self.pending.remove(&id)
+    /// The check timer fired: the tags of the requests past their deadline, in id order;
+    /// the timer is armed again for the next deadline.
+    pub fn expired(&mut self, ctx: &mut Ctx) -> Vec<T> {
+        let now = ctx.now;
+        let due: Vec<u64> = self.pending.iter().filter(|(_, (_, d))| *d <= now).map(|(id, _)| *id).collect();
+        let tags = due.into_iter().filter_map(|id| self.pending.remove(&id).map(|(t, _)| t)).collect();
+        if self.armed.is_none_or(|a| a <= now) {
+            self.armed = self.pending.values().map(|(_, d)| *d).min();
+            if let Some(next) = self.armed {
+                ctx.set_timer(self.me.port, next - now, Timer::ApiTimeout { id: self.id_base });
+            }
+        }
+        tags
     }
 
     pub fn me_port(&self) -> crate::proc::Port {

@@ -128,7 +128,7 @@ impl Controllers {
             return;
         }
         if let ApiPayload::Response { id, resp, .. } = msg {
-            if let Some(key) = self.client.answered(*id) {
+            if let Some(key) = self.client.answered(*id, ctx.now) {
                 self.dirty = true;
                 self.busy.remove(&key);
                 if !matches!(resp, ApiResponse::Written { .. }) {
@@ -142,10 +142,12 @@ impl Controllers {
         for i in self.informers() {
             i.on_timeout(ctx, id);
         }
-        if let Some(key) = self.client.timed_out(id) {
-            self.dirty = true;
-            self.busy.remove(&key);
-            self.expected.remove(name_of(&key));
+        if self.client.owns(id) {
+            for key in self.client.expired(ctx) {
+                self.dirty = true;
+                self.busy.remove(&key);
+                self.expected.remove(name_of(&key));
+            }
         }
     }
 

@@ -75,7 +75,7 @@ impl Informer {
     pub fn on_api(&mut self, ctx: &mut Ctx, msg: &ApiPayload) -> bool {
         match msg {
             ApiPayload::Response { id, resp, .. } if self.client.owns(*id) => {
-                if self.client.answered(*id).is_none() {
+                if self.client.answered(*id, ctx.now).is_none() {
                     return false;
                 }
                 match resp {
@@ -115,8 +115,9 @@ impl Informer {
         }
     }
 
+    /// A check timer of this informer's client fired.
     pub fn on_timeout(&mut self, ctx: &mut Ctx, id: u64) {
-        if self.client.timed_out(id).is_some() {
+        if self.client.owns(id) && !self.client.expired(ctx).is_empty() {
             self.state = State::Idle { retry_at: ctx.now + RELIST_BACKOFF };
         }
     }

@@ -162,8 +162,8 @@ impl Kubelet {
             }
             Timer::Wake => self.sync_pods(ctx),
             Timer::ApiTimeout { id } if self.pods.owns(id) => self.pods.on_timeout(ctx, id),
-            Timer::ApiTimeout { id } => {
-                if let Some(req) = self.client.timed_out(id) {
+            Timer::ApiTimeout { .. } => {
+                for req in self.client.expired(ctx) {
                     self.request_done(&req);
                 }
             }
@@ -189,7 +189,7 @@ impl Kubelet {
             return;
         }
         let ApiPayload::Response { id, resp, .. } = msg else { return };
-        let Some(req) = self.client.answered(id) else { return };
+        let Some(req) = self.client.answered(id, ctx.now) else { return };
         self.request_done(&req);
         if matches!(req, Req::PodStatus(_) | Req::PodDelete(_)) {
             self.dirty = true;

@@ -113,7 +113,7 @@ impl LeaderElector {
     }
 
     pub fn on_response(&mut self, ctx: &mut Ctx, id: u64, resp: ApiResponse) -> Transition {
-        let Some(step) = self.client.answered(id) else { return Transition::None };
+        let Some(step) = self.client.answered(id, ctx.now) else { return Transition::None };
         match (step, resp) {
             (Step::Get, ApiResponse::Object(current)) => {
                 let now = ctx.now;
@@ -172,8 +172,8 @@ impl LeaderElector {
         }
     }
 
-    pub fn on_timeout(&mut self, id: u64) {
-        if self.client.timed_out(id).is_some() {
+    pub fn on_timeout(&mut self, ctx: &mut Ctx) {
+        if !self.client.expired(ctx).is_empty() {
             self.busy = false;
         }
     }

@@ -135,7 +135,7 @@ impl<W: Work + Clone> Leading<W> {
                 Transition::None
             }
             Timer::ApiTimeout { id } if self.elector.owns(id) => {
-                self.elector.on_timeout(id);
+                self.elector.on_timeout(ctx);
                 Transition::None
             }
             Timer::ApiTimeout { id } => {

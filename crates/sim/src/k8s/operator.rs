@@ -76,7 +76,8 @@ impl Operator {
     }
 
     pub fn on_timeout(&mut self, ctx: &mut Ctx, id: u64) {
-        if let Some(op) = self.client.timed_out(id) {
+        let _ = id;
+        for op in self.client.expired(ctx) {
             self.fail(ctx, &op, "the API did not answer");
         }
     }
@@ -92,7 +93,7 @@ impl Operator {
 
     pub fn on_api(&mut self, ctx: &mut Ctx, msg: ApiPayload) {
         let ApiPayload::Response { id, resp, .. } = msg else { return };
-        let Some(op) = self.client.answered(id) else { return };
+        let Some(op) = self.client.answered(id, ctx.now) else { return };
         match (op, resp) {
             (Op::Apply(key), ApiResponse::Written { .. } | ApiResponse::Conflict) => {
                 self.manifests.remove(&key);

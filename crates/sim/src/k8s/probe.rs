@@ -7,7 +7,7 @@ use crate::k8s::api::{ApiRequest, ApiResponse};
 use crate::k8s::client::ApiClient;
 use crate::k8s::objects::Object;
 use crate::proc::{Addr, Ctx};
-use crate::time::Duration;
+use crate::time::{Duration, SimTime};
 
 pub const API_PROBE_TIMEOUT: Duration = Duration::from_secs(2);
 
@@ -29,14 +29,14 @@ impl ApiProbe {
         self.client.send(ctx, req, second, API_PROBE_TIMEOUT);
     }
 
-    pub fn on_response(&mut self, id: u64, resp: &ApiResponse) {
-        if let Some(second) = self.client.answered(id) {
+    pub fn on_response(&mut self, id: u64, resp: &ApiResponse, now: SimTime) {
+        if let Some(second) = self.client.answered(id, now) {
             self.record(second, matches!(resp, ApiResponse::Written { .. }));
         }
     }
 
-    pub fn on_timeout(&mut self, id: u64) {
-        if let Some(second) = self.client.timed_out(id) {
+    pub fn on_timeout(&mut self, ctx: &mut Ctx) {
+        for second in self.client.expired(ctx) {
             self.record(second, false);
         }
     }

@@ -50,7 +50,7 @@ impl Scheduler {
             return;
         }
         if let ApiPayload::Response { id, .. } = msg {
-            if let Some(pod) = self.client.answered(*id) {
+            if let Some(pod) = self.client.answered(*id, ctx.now) {
                 self.dirty = true;
                 self.binding.remove(&pod);
             }
@@ -60,9 +60,11 @@ impl Scheduler {
     pub fn on_timeout(&mut self, ctx: &mut Ctx, id: u64) {
         self.nodes.on_timeout(ctx, id);
         self.pods.on_timeout(ctx, id);
-        if let Some(pod) = self.client.timed_out(id) {
-            self.dirty = true;
-            self.binding.remove(&pod);
+        if self.client.owns(id) {
+            for pod in self.client.expired(ctx) {
+                self.dirty = true;
+                self.binding.remove(&pod);
+            }
         }
     }
 
