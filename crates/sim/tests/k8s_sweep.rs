@@ -141,3 +141,85 @@ fn random_faults_keep_kubernetes_safe_and_it_recovers() {
         );
     }
 }
+
+/// Random topologies (any mix of roles, standby and spot hosts, workloads, settings) with random
+/// events of every kind: whatever the scenario validator accepts must run to the end without a
+/// panic and give a report. `TOPOLOGY_SWEEP_COUNT` (default 1,000 in release, 30 in debug).
+#[test]
+fn random_topologies_and_actions_never_panic() {
+    let default = if cfg!(debug_assertions) { 30 } else { 1000 };
+    let n: u64 = std::env::var("TOPOLOGY_SWEEP_COUNT").ok().and_then(|s| s.parse().ok()).unwrap_or(default);
+    let roles = ["etcd", "control-plane", "apiserver", "controller-manager", "scheduler", "worker", "load-balancer", "client"];
+    let mut ran = 0;
+    for seed in 0..n {
+        let mut r = Rng::new(seed).fork("topology");
+        let hosts_n = 1 + r.below(8) as usize;
+        let mut hosts = Vec::new();
+        for i in 0..hosts_n {
+            // Every host gets a role; the first is always an etcd member (a cluster needs one).
+            let mut rs: Vec<String> = roles.iter().filter(|_| r.below(4) == 0).map(|x| format!("\"{x}\"")).collect();
+            if rs.is_empty() {
+                rs.push(format!("\"{}\"", roles[r.below(roles.len() as u64) as usize]));
+            }
+            if i == 0 && !rs.contains(&"\"etcd\"".to_string()) {
+                rs.push("\"etcd\"".into());
+            }
+            let standby = i > 0 && r.below(6) == 0;
+            let spot = r.below(5) == 0;
+            hosts.push(format!(
+                r#"{{"name": "h{i}", "zone": "z{}", "roles": [{}], "standby": {standby}, "spot": {spot}}}"#,
+                r.below(3),
+                rs.join(", ")
+            ));
+        }
+        let actions = [
+            "crash", "restart", "reboot", "isolate", "heal", "spot_interrupt", "join", "etcd_member_add",
+            "etcd_member_remove", "etcd_force_new_cluster", "delete_pod", "scale", "restart_component", "partition",
+        ];
+        let mut events = Vec::new();
+        for k in 0..(r.below(8) as usize) {
+            let h = format!("h{}", r.below(hosts_n as u64));
+            let a = actions[r.below(actions.len() as u64) as usize];
+            let extra = match a {
+                "delete_pod" => format!(r#""pod": "web-{k}", "force": {}"#, r.below(2) == 0),
+                "scale" => format!(r#""workload": "web", "replicas": {}"#, r.below(5)),
+                "restart_component" => format!(r#""host": "{h}", "component": "kubelet""#),
+                "partition" => r#""groups": [["z0"], ["z1"]]"#.to_string(),
+                "heal" => String::new(),
+                _ => format!(r#""host": "{h}""#),
+            };
+            let sep = if extra.is_empty() { "" } else { ", " };
+            events.push(format!(r#"{{"at": "{}s", "action": "{a}"{sep}{extra}}}"#, 5 + r.below(170)));
+        }
+        let json = format!(
+            r#"{{"version": 1, "name": "topology {seed}", "seed": {seed}, "duration": "3m", "zones": ["z0", "z1", "z2"],
+              "hosts": [{}],
+              "workloads": [{{"kind": "Deployment", "name": "web", "replicas": {}, "service": true}},
+                            {{"kind": "StatefulSet", "name": "db", "replicas": 1}}, {{"kind": "DaemonSet", "name": "agent"}}],
+              "settings": {{"etcd_pre_vote": {}, "lb_health_check": "{}", "coredns_replicas": {}}},
+              "events": [{}]}}"#,
+            hosts.join(", "),
+            r.below(4),
+            r.below(2) == 0,
+            if r.below(2) == 0 { "tcp" } else { "readyz" },
+            r.below(3),
+            events.join(", ")
+        );
+        let scenario = match sim::scenario::parse(&json) {
+            Ok(s) => s,
+            Err(e) => {
+                if std::env::var_os("TOPOLOGY_SWEEP_VERBOSE").is_some() {
+                    println!("refused: {e}");
+                }
+                continue;
+            }
+        };
+        let mut world = World::new(scenario);
+        world.run_to_end();
+        let report = world.report().to_json();
+        assert!(report.contains("\"summary\""), "seed {seed}");
+        ran += 1;
+    }
+    println!("topology sweep: {ran} of {n} generated scenarios were valid and ran to the end");
+    assert!(ran * 3 >= n as usize, "too few valid scenarios ({ran} of {n}): the generator needs fixing");
+}
