@@ -27,7 +27,7 @@ use crate::k8s::objects::{
     ENDPOINT_SLICES, NODES, NODE_LEASES, PODS, WORKLOADS,
 };
 use crate::etcd::kv::Value;
-use crate::proc::{Addr, Ctx, Payload};
+use crate::proc::{Addr, Ctx};
 use crate::rng::Rng;
 use crate::time::{Duration, SimTime};
 use std::collections::{BTreeMap, BTreeSet};
@@ -449,9 +449,4 @@ impl Controllers {
 
 fn update_node(n: Node, rv: u64) -> ApiRequest {
     ApiRequest::Update { key: node_key(&n.name), value: Arc::new(Object::Node(n)), resource_version: rv }
-}
-
-/// Messages of the API that controllers handle come wrapped in a `Payload`.
-pub fn api_of(payload: &Payload) -> Option<&ApiPayload> {
-    if let Payload::Api(m) = payload { Some(m) } else { None }
 }

@@ -52,10 +52,6 @@ impl Informer {
         self.client.owns(id)
     }
 
-    pub fn is_watching(&self) -> bool {
-        matches!(self.state, State::Watching { .. })
-    }
-
     /// Called from the owner's periodic loop: (re)starts the list-watch when needed.
     pub fn tick(&mut self, ctx: &mut Ctx) {
         match self.state {
