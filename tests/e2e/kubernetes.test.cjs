@@ -230,3 +230,30 @@ test('keyboard: Escape closes a host menu and gives the focus back; arrows move 
   assert.deepEqual(unnamed, []);
   assert.deepEqual(problems, []);
 });
+
+test('a large cluster: workers drawn as cells with a summary per zone; scrubbing back starts from a checkpoint', async () => {
+  const { clusterReference, fragment } = require('./bench.cjs');
+  // The 100-worker reference cluster (108 hosts), opened at 25:00: rack-b is cut off since 20:00.
+  const { page, problems } = await open(fragment(clusterReference(100)) + '&t=1500');
+  await page.locator('.status .clock', { hasText: 't = 25:00.0' }).waitFor({ timeout: 30000 });
+  assert.equal(await page.locator('.host.cell').count(), 100, 'one cell per plain worker');
+  assert.equal(await page.locator('.host.cell .pod').count(), 0, 'no chip per pod');
+  const summaries = await page.locator('.zone-summary').allTextContents();
+  assert.equal(summaries.length, 2);
+  assert.match(summaries[0], /^50 workers: 50 Ready · \d+ pods$/);
+  assert.match(summaries[1], /^50 workers: 0 Ready, 50 not Ready · \d+ pods$/);
+  assert.match(await hostLabel(page, 'w2'), /Node Unknown, tainted unreachable, \d+ pods running/);
+  await screenshot(page, 'large-cluster-cells');
+  // A cell is a host like any other: its menu opens on click.
+  await page.locator('[data-host="w2"]').click();
+  await page.getByRole('menu').waitFor({ timeout: 5000 });
+  await page.keyboard.press('Escape');
+  // Once computed, the run keeps checkpoints (every 5 simulated minutes here); going back to
+  // 19:50 clones the one at 15:00 instead of replaying 19 minutes and 50 seconds.
+  await page.locator('figure.charts figcaption', { hasText: /^Whole run:/ }).waitFor({ timeout: 60000 });
+  assert.match(await page.locator('main').getAttribute('data-diag'), /checkpoints=11 every=300 /);
+  await scrubTo(page, 1190, '19:50.0');
+  assert.equal(await quorum(page), 'etcd: 3 of 3 — quorum');
+  assert.deepEqual(problems, []);
+  await page.close();
+});

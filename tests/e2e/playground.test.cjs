@@ -93,10 +93,16 @@ test('a Kubernetes ready scenario: the rack split runs pods twice', async () => 
   }
   assert.ok(await page.getByRole('group', { name: /^Island B: 1 of 3 etcd voter up here/ }).isVisible());
   // The log follows the cursor: the current event is scrolled into the log's view.
+  // (It follows at most every 150 ms while the cursor or the report moves: poll for a second.)
   const current = page.locator('.log li[aria-current="true"]');
   assert.ok(await current.isVisible());
-  const [box, item] = await Promise.all([page.locator('.log').boundingBox(), current.boundingBox()]);
-  assert.ok(item.y >= box.y && item.y + item.height <= box.y + box.height + 1, 'current event inside the log box');
+  let inside = false;
+  for (let i = 0; i < 20 && !inside; i++) {
+    const [box, item] = await Promise.all([page.locator('.log').boundingBox(), current.boundingBox()]);
+    inside = item.y >= box.y && item.y + item.height <= box.y + box.height + 1;
+    if (!inside) await page.waitForTimeout(50);
+  }
+  assert.ok(inside, 'current event inside the log box');
   await screenshot(page, 'rack-split-duplicates');
   assert.deepEqual(problems, []);
 });

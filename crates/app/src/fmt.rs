@@ -15,3 +15,8 @@ pub fn fmt_t_precise(t: f64) -> String {
     let tenths = (t.max(0.0) * 10.0).floor() as u64;
     format!("{}.{}", fmt_t((tenths / 10) as f64), tenths % 10)
 }
+
+/// Wall-clock milliseconds of the page (0 outside a browser).
+pub fn now_ms() -> f64 {
+    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
+}

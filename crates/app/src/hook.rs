@@ -8,8 +8,10 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use yew::prelude::*;
 
-/// Simulation events per call into the core: small enough to check the clock often.
-const SLICE: u64 = 5_000;
+/// Simulation events per call into the core at first; then adapted so a call takes about
+/// [`SLICE_MS`] (events differ a lot in cost: a partition of a large cluster makes each one heavier).
+const SLICE: u64 = 2_000;
+const SLICE_MS: f64 = 1.5;
 /// At most this many earlier scenarios are kept for "Undo".
 const UNDO_DEPTH: usize = 50;
 /// The charts and the log are refreshed at most this often (ms) while the run is computed
@@ -19,6 +21,8 @@ const PUBLISH_EVERY_MS: f64 = 250.0;
 #[derive(Clone)]
 pub struct Sim {
     run: Rc<RefCell<Run>>,
+    /// Events per call into the core (adapted to the measured time per event).
+    slice: Rc<std::cell::Cell<u64>>,
     /// When the report was last published (wall ms).
     published_at: Rc<RefCell<f64>>,
     undo: Rc<RefCell<Vec<Scenario>>>,
@@ -40,6 +44,7 @@ pub fn use_simulation(init: impl FnOnce() -> Scenario) -> Sim {
     let run = use_mut_ref(|| Run::new(init()));
     let undo = use_mut_ref(Vec::new);
     let published_at = use_mut_ref(|| 0.0f64);
+    let slice = (*use_memo((), |_| Rc::new(std::cell::Cell::new(SLICE)))).clone();
     // Counters live in a cell (several verbs may run in one event handler) and a forced
     // re-render publishes them.
     let versions = use_mut_ref(|| (0u64, 0u64));
@@ -55,7 +60,7 @@ pub fn use_simulation(init: impl FnOnce() -> Scenario) -> Sim {
         })
     };
     let versions = *versions.borrow();
-    Sim { run, published_at, undo, version: versions.0, scenario_version: versions.1, refresh }
+    Sim { run, slice, published_at, undo, version: versions.0, scenario_version: versions.1, refresh }
 }
 
 fn now_ms() -> f64 {
@@ -71,8 +76,19 @@ impl Sim {
     pub fn work_for(&self, ms: f64) -> bool {
         let start = now_ms();
         let mut run = self.run.borrow_mut();
-        while run.work(SLICE) {
-            if now_ms() - start >= ms {
+        let mut at = start;
+        loop {
+            let slice = self.slice.get();
+            let more = run.work(slice);
+            let now = now_ms();
+            // Only full slices say how long an event takes (a slice may stop at a target).
+            let took = now - at;
+            if run.last_events() == slice && took > 0.05 {
+                let next = (slice as f64 * SLICE_MS / took).clamp(slice as f64 / 2.0, slice as f64 * 2.0);
+                self.slice.set((next as u64).clamp(100, 50_000));
+            }
+            at = now;
+            if !more || now - start >= ms {
                 break;
             }
         }

@@ -82,14 +82,16 @@ pub fn app() -> Html {
     }
 
     let run = sim.borrow();
-    let snapshot = Rc::new(run.snapshot());
+    let snapshot = run.snapshot();
     let report = shared::Shared::new(run.report());
     let report_version = run.report_version();
     let duration = run.duration_s();
     let computed = run.computed_s();
     let view_t = run.view_t();
     let busy = run.busy();
-    let scenario = run.scenario().clone();
+    let scenario = run.scenario_rc();
+    // For the benchmark and for curious readers of the DOM: checkpoints kept, and wasm memory.
+    let diag = format!("checkpoints={} every={} memory_mb={}", run.checkpoints(), run.checkpoint_every().unwrap_or(0.0), wasm_memory_mb());
     drop(run);
 
     use_frame_loop(&sim, &ui, busy);
@@ -338,10 +340,7 @@ pub fn app() -> Html {
         </div>
     };
 
-    let scenario_rc = use_memo(sim.scenario_version, {
-        let s = scenario.clone();
-        move |_| s
-    });
+    let scenario_rc = scenario.clone();
     let on_edit = {
         let (sim, ui) = (sim.clone(), ui.clone());
         Callback::from(move |(s, what): (Scenario, String)| {
@@ -375,7 +374,7 @@ pub fn app() -> Html {
                 }
                 { for notice }
                 { status }
-                <topology::Topology snapshot={snapshot.clone()} workloads={workloads.clone()} selection={None::<Selection>}
+                <topology::Topology snapshot={shared::Shared::new(snapshot.clone())} workloads={workloads.clone()} selection={None::<Selection>}
                     interactive={false} on_select={Callback::noop()} on_move={Callback::noop()} on_background={Callback::noop()}>
                     <></>
                 </topology::Topology>
@@ -402,7 +401,7 @@ pub fn app() -> Html {
     };
 
     html! {
-        <main class="page">
+        <main class="page" data-diag={diag}>
             <header class="top">
                 <div>
                     <h1>{ "Kubernetes HA Playground" }</h1>
@@ -416,7 +415,7 @@ pub fn app() -> Html {
             <div class="workspace">
                 <div class="main-col">
                     { status }
-                    <topology::Topology snapshot={snapshot.clone()} workloads={workloads.clone()} selection={ui.selection.clone()}
+                    <topology::Topology snapshot={shared::Shared::new(snapshot.clone())} workloads={workloads.clone()} selection={ui.selection.clone()}
                         on_select={select} on_move={move_item} on_background={close_menu.clone()}>
                         { for menu }
                     </topology::Topology>
@@ -436,12 +435,29 @@ pub fn app() -> Html {
     }
 }
 
+/// The wasm linear memory (MB): it only grows, so this is the peak so far.
+fn wasm_memory_mb() -> usize {
+    #[cfg(target_arch = "wasm32")]
+    return core::arch::wasm32::memory_size(0) * 65536 / 1_000_000;
+    #[cfg(not(target_arch = "wasm32"))]
+    0
+}
+
+/// Simulation work per animation frame (ms): at most, and at least (when frames run late).
+const WORK_MS_MAX: f64 = 8.0;
+const WORK_MS_MIN: f64 = 3.0;
+/// Work per frame while a seek is replayed (paused).
+const WORK_MS_SEEK: f64 = 30.0;
+
 /// Advances playback and background computation on animation frames: one frame is scheduled
 /// per render while there is something to do; each frame reports back with a `Tick`.
 #[hook]
 fn use_frame_loop(sim: &Sim, ui: &UseReducerHandle<UiState>, busy: bool) {
     let pending = use_mut_ref(|| None::<gloo_render::AnimationFrame>);
     let last = use_mut_ref(|| None::<f64>);
+    // Simulation work per frame (ms), adapted to keep frames at the display's rate: the page's
+    // own rendering (the topology of a large cluster) takes its share of the frame too.
+    let budget = use_mut_ref(|| WORK_MS_MAX);
     let (sim, ui) = (sim.clone(), ui.clone());
     // The cursor is a dependency so a seek during playback re-arms the loop from the new time
     // (an in-flight frame would otherwise carry the old cursor back).
@@ -452,15 +468,29 @@ fn use_frame_loop(sim: &Sim, ui: &UseReducerHandle<UiState>, busy: bool) {
             return;
         }
         let last2 = last.clone();
+        let budget = budget.clone();
         *pending.borrow_mut() = Some(gloo_render::request_animation_frame(move |ts| {
             let dt = last2.borrow().map_or(16.0, |l| ts - l);
             *last2.borrow_mut() = Some(ts);
             if playing {
+                // A frame missed (more than a 60 Hz interval): less work; else a little more.
+                let mut b = budget.borrow_mut();
+                *b = if dt > 20.0 { (*b * 0.75).max(WORK_MS_MIN) } else { (*b + 0.5).min(WORK_MS_MAX) };
+            }
+            if playing {
                 let target = ui.play_target(dt).unwrap_or(ui.duration);
                 sim.set_target(target);
             }
-            // About half a frame of work: the page stays responsive at any scenario size.
-            sim.work_for(8.0);
+            // At most about half a frame of work: the page stays responsive at any scenario size.
+            // A seek being replayed while paused: its intermediate states are not worth drawing,
+            // so frames do more work (the page still answers input between them).
+            // Paused, computing ahead: the full budget (nothing moves on screen but the charts).
+            let ms = match (playing, sim.borrow().view_behind()) {
+                (true, _) => *budget.borrow(),
+                (false, true) => WORK_MS_SEEK,
+                (false, false) => WORK_MS_MAX,
+            };
+            sim.work_for(ms);
             let reached = sim.borrow().view_t();
             ui.dispatch(UiAction::Tick { reached });
         }));

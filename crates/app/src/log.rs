@@ -8,6 +8,21 @@ use yew::prelude::*;
 
 /// Rows drawn at most; a long run shows the window around the cursor.
 const MAX_ROWS: usize = 400;
+/// The log scrolls to follow the cursor at most this often (ms).
+const FOLLOW_MS: f64 = 150.0;
+
+/// Scrolls the list so its current row is in view (when it is not).
+fn scroll_to_current(list: &NodeRef) {
+    let Some(box_) = list.cast::<web_sys::HtmlElement>() else { return };
+    let Ok(Some(cur)) = box_.query_selector("[aria-current='true']") else { return };
+    let Ok(cur) = cur.dyn_into::<web_sys::HtmlElement>() else { return };
+    // `position: relative` on the list makes it the items' offset parent.
+    let top = cur.offset_top();
+    let (view, h) = (box_.scroll_top(), box_.client_height());
+    if top < view || top + cur.offset_height() > view + h {
+        box_.set_scroll_top((top - h / 3).max(0));
+    }
+}
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
@@ -23,52 +38,47 @@ pub fn event_log(props: &Props) -> Html {
     let now = events.partition_point(|e| e.t <= props.cursor + 1e-9);
     let from = now.saturating_sub(MAX_ROWS / 2).min(events.len().saturating_sub(MAX_ROWS));
     let to = (from + MAX_ROWS).min(events.len());
-    // Keep "now" in view inside the log's own scroll box (never scrolling the page).
+    // Keep "now" in view inside the log's own scroll box (never scrolling the page). Reading
+    // positions forces a layout of the page, so while "now" moves on every frame (playback)
+    // this runs at most every [`FOLLOW_MS`], and once more at the end.
     let list = use_node_ref();
+    let follow = use_mut_ref(|| (f64::NEG_INFINITY, false));
     {
         let list = list.clone();
-        use_effect_with(now, move |_| {
-            // The list is its own scroll box (the heading stays put).
-            let Some(box_) = list.cast::<web_sys::HtmlElement>() else { return };
-            let Ok(Some(cur)) = box_.query_selector("[aria-current='true']") else { return };
-            let Ok(cur) = cur.dyn_into::<web_sys::HtmlElement>() else { return };
-            // `position: relative` on the list makes it the items' offset parent.
-            let top = cur.offset_top();
-            let (view, h) = (box_.scroll_top(), box_.client_height());
-            if top < view || top + cur.offset_height() > view + h {
-                box_.set_scroll_top((top - h / 3).max(0));
+        // Also when the window of rows moves (the report grew): the current row moves in the box.
+        use_effect_with((now, from), move |_| {
+            let (last, pending) = *follow.borrow();
+            if pending {
+                return;
+            }
+            let now_ms = crate::fmt::now_ms();
+            if now_ms - last >= FOLLOW_MS {
+                follow.borrow_mut().0 = now_ms;
+                scroll_to_current(&list);
+                return;
+            }
+            follow.borrow_mut().1 = true;
+            let later = wasm_bindgen::closure::Closure::once_into_js(move || {
+                *follow.borrow_mut() = (crate::fmt::now_ms(), false);
+                scroll_to_current(&list);
+            });
+            if let Some(w) = web_sys::window() {
+                let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(later.unchecked_ref(), (FOLLOW_MS - (now_ms - last)) as i32);
             }
         });
     }
-    // The rows change only when the report or "now" does (not on every frame of playback).
-    let rows = use_memo((props.report.clone(), now), {
-        let report = props.report.clone();
-        let on_seek = props.on_seek.clone();
-        move |_| {
-            let events = &report.events;
-            html! {
-                { for events[from..to].iter().enumerate().map(|(k, e)| {
-                    let i = from + k;
-                    let t = e.t;
-                    let on_seek = on_seek.clone();
-                    let class = classes!(
-                        "event",
-                        if i < now { "past" } else { "future" },
-                        e.kind.replace('.', "-"),
-                        (e.ok == Some(false)).then_some("failed")
-                    );
-                    let current = (i + 1 == now).then_some("true");
-                    html! {
-                        <li class={class} aria-current={current}>
-                            <button onclick={Callback::from(move |_| on_seek.emit(t))}
-                                    aria-label={format!("Go to {}: {}", fmt_t_precise(t), e.text)}>
-                                <span class="when">{ fmt_t_precise(t) }</span>
-                                <span class="what">{ &e.text }</span>
-                            </button>
-                        </li>
-                    }
-                }) }
-            }
+    // One component per row: as the cursor moves, only rows that become past or current are
+    // drawn again (at max speed "now" moves on almost every frame). The callback is stable so
+    // it does not make every row differ.
+    let on_seek_now = use_mut_ref(|| props.on_seek.clone());
+    *on_seek_now.borrow_mut() = props.on_seek.clone();
+    let on_seek = use_callback((), move |t: f64, _| {
+        let cb = on_seek_now.borrow().clone();
+        cb.emit(t);
+    });
+    let rows = (from..to).map(|i| {
+        html! {
+            <Row key={i} report={props.report.clone()} {i} past={i < now} current={i + 1 == now} on_seek={on_seek.clone()} />
         }
     });
     html! {
@@ -79,7 +89,7 @@ pub fn event_log(props: &Props) -> Html {
                 <p class="empty">{ "No events yet." }</p>
             }
             <ol ref={list}>
-                { (*rows).clone() }
+                { for rows }
             </ol>
             if events.len() > MAX_ROWS {
                 <p class="hint">{ format!("Showing {} of {} events, around the cursor.", to - from, events.len()) }</p>
@@ -88,5 +98,36 @@ pub fn event_log(props: &Props) -> Html {
                 <p class="hint">{ format!("{} more events were not kept (report limit).", props.report.events_dropped) }</p>
             }
         </section>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct RowProps {
+    report: crate::shared::Shared<Report>,
+    i: usize,
+    past: bool,
+    current: bool,
+    on_seek: Callback<f64>,
+}
+
+#[function_component(Row)]
+fn row(p: &RowProps) -> Html {
+    let e = &p.report.events[p.i];
+    let t = e.t;
+    let class = classes!(
+        "event",
+        if p.past { "past" } else { "future" },
+        e.kind.replace('.', "-"),
+        (e.ok == Some(false)).then_some("failed")
+    );
+    let on_seek = p.on_seek.clone();
+    html! {
+        <li class={class} aria-current={p.current.then_some("true")}>
+            <button onclick={Callback::from(move |_| on_seek.emit(t))}
+                    aria-label={format!("Go to {}: {}", fmt_t_precise(t), e.text)}>
+                <span class="when">{ fmt_t_precise(t) }</span>
+                <span class="what">{ &e.text }</span>
+            </button>
+        </li>
     }
 }

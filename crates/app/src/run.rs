@@ -3,13 +3,21 @@
 //! - `ahead` computes the whole run toward the scenario's end in budgeted slices; its report
 //!   feeds the charts and the event log, so the story is visible before it is played.
 //! - `view` is the world at the time the person looks at (the cursor); the topology draws its
-//!   snapshot. Going back in time rebuilds it from scratch and replays: runs are deterministic
-//!   and prefix-stable, so that is the same world, and it is how the core is meant to be used.
+//!   snapshot.
 //!
-//! Seeking reuses worlds instead of discarding them: a world left behind by a seek back, and
-//! the `ahead` world once it has reached the end, are kept as spares (at most [`SPARES`]);
-//! a seek takes the world that is latest without being past the target, so scrubbing to the
-//! end of a computed run, or back and forth between two times, costs no replay.
+//! Seeking never replays more than one checkpoint interval. While `ahead` computes, it stops at
+//! every multiple of the interval ([`checkpoint_interval`], chosen from the scenario's size so
+//! all checkpoints fit [`CHECKPOINT_BUDGET`]) and a clone of it is kept: `World` is `Clone`, and a
+//! clone continues exactly like the original, so replaying from a checkpoint gives the same
+//! world as replaying from the start (runs are deterministic and prefix-stable).
+//!
+//! A seek takes the latest world not past the target: the view itself, a spare (a world left
+//! behind by a seek back, or the `ahead` world once it has reached the end; at most [`SPARES`],
+//! moved, not copied), or a clone of a checkpoint when that is clearly later (a clone costs about
+//! as much as replaying a simulated minute of a large cluster). So scrubbing to the end of a
+//! computed run, or back and forth between two times, costs no replay at all. A seek past what
+//! `ahead` has computed (a link's time) lets `ahead` compute up to it and clones it into the view,
+//! so no stretch of the run is computed twice.
 //!
 //! The report is rebuilt from the `ahead` world only when asked ([`Run::publish_report`]):
 //! building it copies every event and series, too costly to do after every slice.
@@ -20,16 +28,43 @@
 
 use sim::report::Report;
 use sim::scenario::{Action, Event, Scenario};
-use sim::time::Duration;
+use sim::time::{Duration, SimTime};
 use sim::view::Snapshot;
 use sim::world::World;
 use std::rc::Rc;
 
 /// Worlds kept for reuse by seeks (besides the view and the one computing ahead).
 pub const SPARES: usize = 2;
+/// Estimated bytes all checkpoints of a run may take together.
+pub const CHECKPOINT_BUDGET: f64 = 128e6;
+/// At most this many checkpoints, whatever the run's length.
+pub const MAX_CHECKPOINTS: usize = 60;
+/// Checkpoint intervals tried, shortest first (simulated minutes).
+const INTERVALS_MIN: [u64; 12] = [1, 2, 5, 10, 15, 20, 30, 60, 120, 240, 480, 1440];
+
+/// Estimated bytes of a world of `hosts` hosts at report second `t`. Measured natively with a
+/// counting allocator on the reference clusters (100 and 1,000 workers, ≈ 10 pods each, 1 h): a
+/// world starts at ≈ 30 KB per host and grows by ≈ 150 KB per host per simulated hour (the
+/// observer's history, etcd's log and store grow with time).
+pub fn world_bytes(hosts: usize, t: f64) -> f64 {
+    hosts.max(1) as f64 * (30e3 + 150e3 * t / 3600.0)
+}
+
+/// The shortest checkpoint interval (report seconds) whose checkpoints, at every multiple of it
+/// before the end, fit [`CHECKPOINT_BUDGET`] and [`MAX_CHECKPOINTS`]; `None` when not even one
+/// fits. A 15-minute ready scenario gets one a minute, the 100-worker hour one every 5 minutes,
+/// the 1,000-worker hour one at 30 minutes.
+pub fn checkpoint_interval(duration_s: f64, hosts: usize) -> Option<f64> {
+    INTERVALS_MIN.iter().map(|m| (m * 60) as f64).find(|&every| {
+        let n = ((duration_s / every).ceil() as usize).saturating_sub(1);
+        let bytes: f64 = (1..=n).map(|k| world_bytes(hosts, k as f64 * every)).sum();
+        (1..=MAX_CHECKPOINTS).contains(&n) && bytes <= CHECKPOINT_BUDGET
+    })
+}
 
 pub struct Run {
-    scenario: Scenario,
+    /// Shared with the page, which reads it on every frame (a copy of 1,000 hosts is not free).
+    scenario: Rc<Scenario>,
     /// Computes the whole run toward the end; `None` once done (it became a spare).
     ahead: Option<World>,
     /// Report seconds `ahead` had reached when the report was last built.
@@ -41,7 +76,22 @@ pub struct Run {
     spares: Vec<World>,
     /// Report seconds the view is asked to reach.
     target: f64,
+    /// Report seconds between checkpoints (`None`: the run is too large for any).
+    every: Option<f64>,
+    /// Clones of `ahead` at `every`, `2 × every`, … (sorted by time), never modified.
+    checkpoints: Vec<World>,
+    /// Simulation events the last [`Run::work`] processed.
+    last_events: u64,
+    /// Whether the view's target was set by a seek (not by playback).
+    seeking: bool,
+    /// The time `ahead` is computing to for the view (see [`Run::work`]).
+    lead_to: Option<SimTime>,
+    /// The last snapshot of the view, and the view's (time, events processed) it was taken at.
+    snapshot_cache: std::cell::RefCell<Option<SnapshotKey>>,
 }
+
+/// A snapshot and the view's (time, events processed) it was taken at.
+type SnapshotKey = ((SimTime, u64), Rc<Snapshot>);
 
 /// An accepted edit: the new scenario, and how many later events the fork dropped.
 pub struct Edit {
@@ -55,8 +105,15 @@ impl Run {
         let ahead = World::new(scenario.clone());
         let report = Rc::new(ahead.report());
         let view = World::new(scenario.clone());
+        let every = checkpoint_interval(scenario.duration.as_secs_f64(), scenario.hosts.len());
         Run {
-            scenario,
+            every,
+            checkpoints: Vec::new(),
+            last_events: 0,
+            seeking: false,
+            lead_to: None,
+            snapshot_cache: Default::default(),
+            scenario: Rc::new(scenario),
             ahead: Some(ahead),
             published_s: 0.0,
             report,
@@ -69,6 +126,11 @@ impl Run {
 
     pub fn scenario(&self) -> &Scenario {
         &self.scenario
+    }
+
+    /// The scenario, shared (no copy).
+    pub fn scenario_rc(&self) -> Rc<Scenario> {
+        self.scenario.clone()
     }
 
     pub fn duration_s(&self) -> f64 {
@@ -103,8 +165,24 @@ impl Run {
         self.target
     }
 
-    pub fn snapshot(&self) -> Snapshot {
-        self.view.snapshot()
+    /// What the topology draws: the view's snapshot, built again only when the view moved
+    /// (the page renders on every frame, also while only the run ahead is being computed).
+    pub fn snapshot(&self) -> Rc<Snapshot> {
+        let key = (self.view.now(), self.view.events_processed());
+        let mut cache = self.snapshot_cache.borrow_mut();
+        match &*cache {
+            Some((k, snap)) if *k == key => snap.clone(),
+            _ => {
+                let snap = Rc::new(self.view.snapshot());
+                *cache = Some((key, snap.clone()));
+                snap
+            }
+        }
+    }
+
+    /// The report of the view world (what has happened up to the cursor).
+    pub fn view_report(&self) -> Report {
+        self.view.report()
     }
 
     /// Whether a slice of work remains (the view short of its target, or the run not computed).
@@ -112,37 +190,65 @@ impl Run {
         !self.complete() || self.view_behind()
     }
 
-    fn view_behind(&self) -> bool {
+    /// Whether the view is short of its target (a seek still being replayed).
+    pub fn view_behind(&self) -> bool {
         self.view.now() < self.view.at_report_secs(self.target)
     }
 
-    /// Asks the view for report second `t` (clamped to the run). Going back rebuilds it.
-    /// Asks the view for report second `t` (clamped to the run). The view becomes the kept
-    /// world latest at or before `t` (the current view, a spare), or a fresh one.
+    /// Asks the view for report second `t` (clamped to the run). The view becomes the latest
+    /// world at or before `t`: the current view, a spare, a clone of a checkpoint (when it is
+    /// more than [`Run::clone_margin`] later than those), or a fresh one.
     pub fn seek(&mut self, t: f64) {
         let t = t.clamp(0.0, self.duration_s());
         let at = self.view.at_report_secs(t);
-        let best = self
+        let spare = self
             .spares
             .iter()
             .enumerate()
             .filter(|(_, w)| w.now() <= at)
             .max_by_key(|(_, w)| w.now())
             .map(|(i, w)| (i, w.now()));
-        let view_ok = self.view.now() <= at;
-        match best {
-            Some((i, now)) if !view_ok || now > self.view.now() => {
+        let view_now = (self.view.now() <= at).then(|| self.view.now());
+        // The latest world that can be moved in without a copy (a fresh one starts at zero).
+        let moved_now = view_now.max(spare.map(|(_, now)| now)).unwrap_or(SimTime::ZERO);
+        let checkpoint = self.checkpoints.iter().rposition(|w| w.now() <= at);
+        match (checkpoint, spare) {
+            (Some(k), _) if self.checkpoints[k].now() > moved_now + self.clone_margin() => {
+                let w = self.checkpoints[k].clone();
+                let old = std::mem::replace(&mut self.view, w);
+                self.keep(old);
+            }
+            (_, Some((i, now))) if view_now.is_none_or(|v| now > v) => {
                 let w = self.spares.swap_remove(i);
                 let old = std::mem::replace(&mut self.view, w);
                 self.keep(old);
             }
-            _ if !view_ok => {
-                let old = std::mem::replace(&mut self.view, World::new(self.scenario.clone()));
+            _ if view_now.is_none() => {
+                let old = std::mem::replace(&mut self.view, World::new((*self.scenario).clone()));
                 self.keep(old);
             }
             _ => {}
         }
         self.target = t;
+        self.seeking = true;
+        self.lead_to = None;
+    }
+
+    /// How much later a checkpoint must be than a world that can be moved in for cloning it to
+    /// pay: half an interval, at most a simulated minute.
+    fn clone_margin(&self) -> Duration {
+        let s = self.every.map_or(0.0, |e| (e / 2.0).min(60.0));
+        Duration::from_millis((s * 1000.0) as u64)
+    }
+
+    /// Report seconds between checkpoints, if the run keeps any.
+    pub fn checkpoint_every(&self) -> Option<f64> {
+        self.every
+    }
+
+    /// How many checkpoints are kept so far.
+    pub fn checkpoints(&self) -> usize {
+        self.checkpoints.len()
     }
 
     /// Playback: moves the view's target forward to `t` on the same world (no jump to a kept
@@ -151,6 +257,8 @@ impl Run {
         let t = t.clamp(0.0, self.duration_s());
         if self.view.now() <= self.view.at_report_secs(t) {
             self.target = t;
+            self.seeking = false;
+            self.lead_to = None;
         } else {
             self.seek(t);
         }
@@ -167,21 +275,72 @@ impl Run {
 
     /// Processes at most `budget` simulation events: first toward the view's target (what the
     /// person looks at), then ahead. Returns whether work remains.
+    ///
+    /// After a seek past what `ahead` has computed (a link's time, the scrubber dragged forward
+    /// early), replaying the view would compute the same events twice: `ahead` is then advanced
+    /// to the target instead (keeping its checkpoints on the way) and the view becomes a clone
+    /// of it. Not during playback, which shows every second as the view reaches it.
     pub fn work(&mut self, budget: u64) -> bool {
-        if self.view_behind() {
-            let until = self.view.at_report_secs(self.target);
+        self.last_events = 0;
+        let view_until = self.view_behind().then(|| self.view.at_report_secs(self.target));
+        let margin = self.clone_margin();
+        let lead = match (view_until, &self.ahead) {
+            (Some(until), Some(a)) => self.seeking && a.now() >= self.view.now() && a.now() + margin < until,
+            _ => false,
+        };
+        if let Some(until) = view_until.filter(|_| self.lead_to.is_none() && !lead) {
+            let before = self.view.events_processed();
             self.view.run_until(until, budget);
-        } else if let Some(ahead) = &mut self.ahead {
-            let end = ahead.end();
-            if !ahead.run_until(end, budget) {
-                // Done: publish the final report, and keep the world (it is the run's end).
-                self.publish(true);
-                if let Some(done) = self.ahead.take() {
+            self.last_events = self.view.events_processed() - before;
+            return self.busy();
+        }
+        // `ahead` leads the view to this time, once started (it stays the way until reached).
+        if lead {
+            self.lead_to = view_until;
+        }
+        let lead_to = self.lead_to;
+        let Some(ahead) = &mut self.ahead else { return self.busy() };
+        let before = ahead.events_processed();
+        let end = ahead.end();
+        // Stop at the next checkpoint's time, if one is due before the end, and at the view's target.
+        let next = self.every.map(|e| ahead.at_report_secs(e * (self.checkpoints.len() + 1) as f64)).filter(|&c| c < end);
+        let stop = [next, lead_to].into_iter().flatten().min().unwrap_or(end);
+        let reached = !ahead.run_until(stop, budget);
+        self.last_events = ahead.events_processed() - before;
+        if !reached {
+            return self.busy();
+        }
+        let now = ahead.now();
+        if next == Some(now) {
+            self.checkpoints.push(ahead.clone());
+        }
+        let for_view = lead_to == Some(now);
+        if for_view {
+            self.lead_to = None;
+        }
+        if now >= end {
+            // Done: publish the final report, and keep the world (it is the run's end).
+            self.publish(true);
+            if let Some(done) = self.ahead.take() {
+                if for_view {
+                    let old = std::mem::replace(&mut self.view, done);
+                    self.keep(old);
+                } else {
                     self.keep(done);
                 }
             }
+        } else if for_view {
+            let w = ahead.clone();
+            let old = std::mem::replace(&mut self.view, w);
+            self.keep(old);
         }
         self.busy()
+    }
+
+    /// How many simulation events the last [`Run::work`] processed (its budget when it was cut
+    /// short by it, fewer when it reached a target).
+    pub fn last_events(&self) -> u64 {
+        self.last_events
     }
 
     /// Whether `ahead` has computed more than the published report shows.
@@ -208,7 +367,7 @@ impl Run {
     pub fn edited(&self, at: f64, action: Action) -> Result<Edit, String> {
         let ms = (at.clamp(0.0, self.duration_s()) * 1000.0).floor() as u64;
         let at_d = Duration::from_millis(ms).min(self.scenario.duration);
-        let mut scenario = self.scenario.clone();
+        let mut scenario = (*self.scenario).clone();
         let before = scenario.events.len();
         scenario.events.retain(|e| e.at <= at_d);
         let dropped = before - scenario.events.len();
@@ -277,5 +436,78 @@ mod tests {
         r.seek(60.0);
         assert!(!r.busy());
         assert_eq!(r.view_t(), 60.0);
+    }
+
+    #[test]
+    fn checkpoint_intervals_follow_the_size() {
+        assert_eq!(checkpoint_interval(900.0, 10), Some(60.0));
+        assert_eq!(checkpoint_interval(3600.0, 108), Some(300.0), "the 100-worker reference cluster");
+        assert_eq!(checkpoint_interval(3600.0, 1008), Some(1800.0), "the 1,000-worker reference cluster");
+        assert_eq!(checkpoint_interval(60.0, 10), None, "nothing before the end of a one-minute run");
+        assert_eq!(checkpoint_interval(7.0 * 86400.0, 100), None, "too large for the budget");
+        // A day of a small cluster: at most MAX_CHECKPOINTS.
+        let every = checkpoint_interval(86400.0, 10).unwrap();
+        assert!(86400.0 / every <= MAX_CHECKPOINTS as f64 + 1.0, "{every}");
+    }
+
+    /// The state after a seek that starts from a checkpoint equals a fresh replay from 0:00.
+    #[test]
+    fn a_seek_from_a_checkpoint_equals_a_fresh_replay() {
+        for id in ["4-rack-split", "7-worker-dies"] {
+            let mut r = run(id);
+            finish(&mut r);
+            let every = r.checkpoint_every().unwrap();
+            assert_eq!(r.checkpoints() as f64, (r.duration_s() / every).ceil() - 1.0, "{id}");
+            for t in [every * 2.0 + 10.5, every * 5.0, r.duration_s() - 1.0, every * 3.0 + 0.25] {
+                r.seek(t);
+                // Started from the checkpoint at or before `t`, not from 0:00 or a spare.
+                assert_eq!(r.view_t(), (t / every).floor() * every, "{id} at {t}: from a checkpoint");
+                finish(&mut r);
+                assert_eq!(r.view_t(), t);
+                let s = r.scenario().clone();
+                let mut fresh = World::new(s);
+                let until = fresh.at_report_secs(t);
+                while fresh.run_until(until, u64::MAX) {}
+                assert_eq!(*r.snapshot(), fresh.snapshot(), "{id} at {t}: snapshot");
+                assert_eq!(r.view_report(), fresh.report(), "{id} at {t}: report");
+            }
+        }
+    }
+
+    /// A seek past what is computed (a link's time): `ahead` computes up to it, keeping its
+    /// checkpoints, and the view is a clone of it; nothing is computed twice, and the state is
+    /// the one a fresh replay gives.
+    #[test]
+    fn a_seek_ahead_of_the_computed_run_is_reached_by_the_run_ahead() {
+        let mut r = run("4-rack-split");
+        r.seek(250.5);
+        let mut events = 0;
+        while r.view_behind() {
+            r.work(1_000);
+            events += r.last_events();
+        }
+        assert_eq!(r.view_t(), 250.5);
+        assert_eq!(r.checkpoints(), 4, "checkpoints at 1:00, 2:00, 3:00 and 4:00 on the way");
+        let mut fresh = World::new(r.scenario().clone());
+        let until = fresh.at_report_secs(250.5);
+        while fresh.run_until(until, u64::MAX) {}
+        assert_eq!(*r.snapshot(), fresh.snapshot());
+        assert_eq!(r.view_report(), fresh.report());
+        assert!(events <= fresh.events_processed() + 1_000, "computed once: {events} for {}", fresh.events_processed());
+        // Playback from there runs the view itself, and the run ahead completes as before.
+        r.advance_to(260.0);
+        finish(&mut r);
+        assert_eq!(r.view_t(), 260.0);
+        assert_eq!(r.computed_s(), 900.0);
+        let mut whole = World::new(r.scenario().clone());
+        let end = whole.end();
+        while whole.run_until(end, u64::MAX) {}
+        assert_eq!(*r.report(), whole.report());
+        // Seeking to the end before the run is computed: the finished run itself becomes the view.
+        let mut r = run("4-rack-split");
+        r.seek(900.0);
+        finish(&mut r);
+        assert_eq!(r.view_t(), 900.0);
+        assert_eq!(*r.snapshot(), whole.snapshot());
     }
 }

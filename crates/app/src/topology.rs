@@ -6,7 +6,9 @@
 //!
 //! Drawn 1:1 (no viewBox scaling) so menus can sit on it; the layout flows to the width it is
 //! given (islands and zones wrap onto new rows), so nothing scrolls sideways from 1024 px.
-//! Large clusters draw plain workers as half-width tiles.
+//! Larger clusters draw plain workers as half-width tiles; beyond [`COMPACT_ABOVE`] hosts, as
+//! small cells in a grid per zone (the pod count instead of one chip per pod, the state as a
+//! colour and a mark), under a line that sums the zone up, so 1,000 workers stay drawable.
 
 use crate::gesture::{island_label, islands, Item, Target};
 use sim::view::{HostView, Snapshot};
@@ -38,6 +40,24 @@ const TILE_CHIP: f64 = 8.0;
 const TILE_CHIP_STEP: f64 = 10.0;
 /// More plain workers than this and they are drawn as tiles.
 const TILE_ABOVE: usize = 12;
+/// More hosts than this and plain workers are drawn as cells.
+pub const COMPACT_ABOVE: usize = 60;
+const CELL_W: f64 = 28.0;
+const CELL_H: f64 = 18.0;
+const CELL_GAP: f64 = 3.0;
+/// The line above a zone's cells that sums them up.
+const SUMMARY_H: f64 = 16.0;
+
+/// How a host is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Look {
+    /// A full box: every component and one chip per pod.
+    Full,
+    /// A half-width tile: name, short state, small chips.
+    Tile,
+    /// A cell of the zone's grid: the pod count and the state.
+    Cell,
+}
 /// The width used before the page has been measured (and by tests).
 pub const DEFAULT_WIDTH: f64 = 940.0;
 /// Pointer travel (px) before a press becomes a drag rather than a click.
@@ -65,8 +85,10 @@ impl Rect {
 pub struct Column {
     pub zone: String,
     pub header: Rect,
-    /// Host index, its box, and whether it is drawn as a small tile.
-    pub hosts: Vec<(usize, Rect, bool)>,
+    /// Host index, its box, and how it is drawn.
+    pub hosts: Vec<(usize, Rect, Look)>,
+    /// The line summing up the zone's cells (where, and what it says).
+    pub summary: Option<(Rect, String)>,
 }
 
 pub struct IslandBox {
@@ -125,21 +147,73 @@ pub fn duplicates(snap: &Snapshot, workloads: &[WorkloadInfo]) -> Vec<(String, u
         .collect()
 }
 
-/// Whether a pod chip is marked as a duplicate: its workload runs more than desired, and the
-/// pod is on a node the API no longer counts as Ready (the stale copy), or — when no copy is on
-/// such a node — every pod of the workload is marked.
-fn is_dup_pod(snap: &Snapshot, dups: &[(String, u32, u32)], host: &HostView, workload: &str) -> bool {
-    if !dups.iter().any(|(n, _, _)| n == workload) {
-        return false;
-    }
+/// Which pod chips are marked as duplicates, per host and pod: the pod's workload runs more
+/// than desired, and the pod is on a node the API no longer counts as Ready (the stale copy),
+/// or — when no copy of that workload is on such a node — every pod of the workload is marked.
+/// Linear in the pods (it runs on every frame of playback).
+pub fn dup_marks(snap: &Snapshot, dups: &[(String, u32, u32)]) -> Vec<Vec<bool>> {
     let stale = |h: &HostView| h.node.as_ref().is_some_and(|n| n.ready != "Ready");
-    let any_stale = snap.hosts.iter().any(|h| stale(h) && h.pods.iter().any(|p| p.workload == workload));
-    !any_stale || stale(host)
+    if dups.is_empty() {
+        return snap.hosts.iter().map(|h| vec![false; h.pods.len()]).collect();
+    }
+    // Workloads with a copy on a stale node.
+    let mut stale_wls: Vec<&str> = Vec::new();
+    for h in snap.hosts.iter().filter(|h| stale(h)) {
+        for p in &h.pods {
+            if !stale_wls.contains(&p.workload.as_str()) {
+                stale_wls.push(&p.workload);
+            }
+        }
+    }
+    snap.hosts
+        .iter()
+        .map(|h| {
+            let on_stale = stale(h);
+            h.pods
+                .iter()
+                .map(|p| dups.iter().any(|(n, _, _)| *n == p.workload) && (on_stale || !stale_wls.contains(&p.workload.as_str())))
+                .collect()
+        })
+        .collect()
 }
 
-/// Plain workers (no other role) are drawn as tiles when there are many of them.
-fn tiles_wanted(snap: &Snapshot) -> bool {
-    snap.hosts.iter().filter(|h| is_plain_worker(h)).count() > TILE_ABOVE
+/// How plain workers (no other role) are drawn: full boxes, tiles when there are many of them,
+/// cells when the cluster is large.
+fn worker_look(snap: &Snapshot) -> Look {
+    if snap.hosts.len() > COMPACT_ABOVE {
+        Look::Cell
+    } else if snap.hosts.iter().filter(|h| is_plain_worker(h)).count() > TILE_ABOVE {
+        Look::Tile
+    } else {
+        Look::Full
+    }
+}
+
+/// Cells per row in a zone `k` columns wide.
+fn cells_per_row(k: usize) -> usize {
+    (((k as f64 * COL_W - COL_GAP + CELL_GAP) / (CELL_W + CELL_GAP)).floor() as usize).max(1)
+}
+
+/// The line above a zone's cells: how many workers in each state, and their pods.
+fn zone_summary(snap: &Snapshot, cells: &[usize]) -> String {
+    let (mut ready, mut not_ready, mut down, mut pods) = (0, 0, 0, 0);
+    for &i in cells {
+        let h = &snap.hosts[i];
+        pods += h.pods.len();
+        match tile_words(h).0 {
+            "up" => ready += 1,
+            "notready" | "standby" => not_ready += 1,
+            _ => down += 1,
+        }
+    }
+    let mut parts = vec![format!("{} workers: {ready} Ready", cells.len())];
+    if not_ready > 0 {
+        parts.push(format!("{not_ready} not Ready"));
+    }
+    if down > 0 {
+        parts.push(format!("{down} down"));
+    }
+    format!("{} · {pods} pods", parts.join(", "))
 }
 
 fn is_plain_worker(h: &HostView) -> bool {
@@ -164,7 +238,12 @@ fn chips_per_row(tile: bool) -> usize {
     }
 }
 
-fn host_height(h: &HostView, tile: bool) -> f64 {
+fn host_height(h: &HostView, look: Look) -> f64 {
+    let tile = match look {
+        Look::Cell => return CELL_H,
+        Look::Tile => true,
+        Look::Full => false,
+    };
     let rows = h.pods.len().div_ceil(chips_per_row(tile)) as f64;
     if tile {
         TILE_TOP + rows * TILE_CHIP_STEP + 4.0
@@ -173,43 +252,58 @@ fn host_height(h: &HostView, tile: bool) -> f64 {
     }
 }
 
-/// A zone's hosts placed in a grid of `k` columns (full boxes) then `2k` (tiles), relative to
-/// the zone's origin; returns the boxes and the zone's size.
-fn place_zone(snap: &Snapshot, hosts: &[usize], tiles: bool, k: usize) -> (Vec<(usize, Rect, bool)>, f64, f64) {
-    let (full, small) = split_tiles(snap, hosts, tiles);
+/// A zone's hosts placed in a grid of `k` columns (full boxes), then `2k` (tiles), then cells
+/// under their summary line, relative to the zone's origin; returns the boxes, where the
+/// summary goes, and the zone's size.
+#[allow(clippy::type_complexity)]
+fn place_zone(snap: &Snapshot, hosts: &[usize], look: Look, k: usize) -> (Vec<(usize, Rect, Look)>, Option<Rect>, f64, f64) {
+    let (full, small) = split_tiles(snap, hosts, look);
     let k = k.max(1);
+    let width = k as f64 * COL_W - COL_GAP;
     let mut out = Vec::new();
     let mut y = HEADER_H + 6.0;
-    for (items, per_row, w, tile) in [(&full, k, HOST_W, false), (&small, 2 * k, TILE_W, true)] {
+    let mut summary = None;
+    let mut last_gap = ROW_GAP;
+    let small_look = if look == Look::Cell { Look::Cell } else { Look::Tile };
+    let groups = [(&full, k, HOST_W, Look::Full), (&small, if look == Look::Cell { cells_per_row(k) } else { 2 * k }, TILE_W, small_look)];
+    for (items, per_row, w, look) in groups {
+        let (w, gap) = if look == Look::Cell { (CELL_W, CELL_GAP) } else { (w, COL_GAP) };
+        if look == Look::Cell && !items.is_empty() {
+            summary = Some(Rect { x: 0.0, y, w: width, h: SUMMARY_H });
+            y += SUMMARY_H + 2.0;
+        }
         for row in items.chunks(per_row) {
-            let h = row.iter().map(|&i| host_height(&snap.hosts[i], tile)).fold(0.0, f64::max);
+            let h = row.iter().map(|&i| host_height(&snap.hosts[i], look)).fold(0.0, f64::max);
             for (c, &i) in row.iter().enumerate() {
-                let x = c as f64 * (w + COL_GAP);
-                out.push((i, Rect { x, y, w, h: host_height(&snap.hosts[i], tile) }, tile));
+                let x = c as f64 * (w + gap);
+                out.push((i, Rect { x, y, w, h: host_height(&snap.hosts[i], look) }, look));
             }
-            y += h + ROW_GAP;
+            last_gap = if look == Look::Cell { CELL_GAP } else { ROW_GAP };
+            y += h + last_gap;
         }
     }
-    let width = k as f64 * COL_W - COL_GAP;
-    (out, width, y - ROW_GAP)
+    (out, summary, width, y - last_gap)
 }
 
-fn split_tiles(snap: &Snapshot, hosts: &[usize], tiles: bool) -> (Vec<usize>, Vec<usize>) {
-    hosts.iter().partition(|&&i| !(tiles && is_plain_worker(&snap.hosts[i])))
+fn split_tiles(snap: &Snapshot, hosts: &[usize], look: Look) -> (Vec<usize>, Vec<usize>) {
+    hosts.iter().partition(|&&i| !(look != Look::Full && is_plain_worker(&snap.hosts[i])))
 }
 
 /// Columns per zone: one each, then the tallest zone gets another column while its island
 /// still fits the width (islands wrap onto rows of their own when they do not fit together),
 /// so small clusters use the width and large ones do not scroll sideways.
-fn zone_columns(snap: &Snapshot, zones: &[(usize, Vec<usize>)], tiles: bool, max_inner: f64) -> Vec<usize> {
+fn zone_columns(snap: &Snapshot, zones: &[(usize, Vec<usize>)], look: Look, max_inner: f64) -> Vec<usize> {
     let sizes: Vec<(usize, usize)> = zones
         .iter()
         .map(|(_, hosts)| {
-            let (f, t) = split_tiles(snap, hosts, tiles);
+            let (f, t) = split_tiles(snap, hosts, look);
             (f.len(), t.len())
         })
         .collect();
-    let rows = |(f, t): (usize, usize), k: usize| f.div_ceil(k) as f64 + 0.45 * t.div_ceil(2 * k) as f64;
+    let rows = |(f, t): (usize, usize), k: usize| {
+        let small = if look == Look::Cell { 0.12 * t.div_ceil(cells_per_row(k)) as f64 } else { 0.45 * t.div_ceil(2 * k) as f64 };
+        f.div_ceil(k) as f64 + small
+    };
     let island_width = |ks: &[usize], isl: usize| -> f64 {
         zones.iter().zip(ks).filter(|((i, _), _)| *i == isl).map(|(_, k)| *k as f64 * COL_W - COL_GAP + ZONE_GAP).sum::<f64>() - ZONE_GAP
     };
@@ -243,7 +337,7 @@ pub fn layout(snap: &Snapshot, avail: f64) -> Layout {
     let avail = if avail > 0.0 { avail } else { DEFAULT_WIDTH };
     let groups = islands(snap);
     let partitioned = groups.len() > 1;
-    let tiles = tiles_wanted(snap);
+    let look = worker_look(snap);
     let max_inner = (avail - 2.0 * PAD - 2.0 * IPAD).max(HOST_W);
 
     // Every (island, zone) with hosts, then how many columns each zone gets.
@@ -257,7 +351,7 @@ pub fn layout(snap: &Snapshot, avail: f64) -> Layout {
             })
         })
         .collect();
-    let ks = zone_columns(snap, &zones, tiles, max_inner);
+    let ks = zone_columns(snap, &zones, look, max_inner);
 
     // Each island on its own, at the origin.
     let mut boxes: Vec<IslandBox> = Vec::new();
@@ -266,7 +360,7 @@ pub fn layout(snap: &Snapshot, avail: f64) -> Layout {
         let (mut x, mut y, mut row_h, mut inner_w) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
         for (zi, (_, hosts)) in zones.iter().enumerate().filter(|(_, (isl, _))| *isl == n) {
             let z = &snap.hosts[hosts[0]].zone;
-            let (placed, w, h) = place_zone(snap, hosts, tiles, ks[zi]);
+            let (placed, summary, w, h) = place_zone(snap, hosts, look, ks[zi]);
             if x > 0.0 && x + w > max_inner {
                 x = 0.0;
                 y += row_h + ZONE_GAP;
@@ -276,6 +370,10 @@ pub fn layout(snap: &Snapshot, avail: f64) -> Layout {
             columns.push(Column {
                 zone: z.clone(),
                 header: Rect { x: ox, y: oy, w, h: HEADER_H },
+                summary: summary.map(|r| {
+                    let cells: Vec<usize> = placed.iter().filter(|(_, _, l)| *l == Look::Cell).map(|(i, _, _)| *i).collect();
+                    (r.shift(ox, oy), zone_summary(snap, &cells))
+                }),
                 hosts: placed.into_iter().map(|(i, r, t)| (i, r.shift(ox, oy), t)).collect(),
             });
             x += w + ZONE_GAP;
@@ -340,6 +438,9 @@ fn move_island(b: &mut IslandBox, dx: f64, dy: f64) {
     b.rect = b.rect.shift(dx, dy);
     for c in &mut b.columns {
         c.header = c.header.shift(dx, dy);
+        if let Some((r, _)) = &mut c.summary {
+            *r = r.shift(dx, dy);
+        }
         for (_, r, _) in &mut c.hosts {
             *r = r.shift(dx, dy);
         }
@@ -477,7 +578,8 @@ struct Drag {
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
-    pub snapshot: Rc<Snapshot>,
+    /// Compared by pointer: the page keeps the same snapshot while the view does not move.
+    pub snapshot: crate::shared::Shared<Snapshot>,
     /// The scenario's workloads (palette order) and their desired replicas now.
     pub workloads: Rc<Vec<WorkloadInfo>>,
     pub selection: Option<crate::ui::Selection>,
@@ -646,7 +748,11 @@ pub fn topology(props: &Props) -> Html {
     };
     let wl = &props.workloads;
     let dups = duplicates(snap, wl);
+    let marks = dup_marks(snap, &dups);
 
+    // Islands are drawn as backgrounds; zone headers and hosts go on one keyed layer above them
+    // (in layout order, which is also the keyboard's order), so a host that changes island at a
+    // partition or a heal is only moved (its `transform`), not drawn again in another parent.
     let island_views = lay.islands.iter().enumerate().map(|(n, isl)| {
         let r = isl.rect;
         let class = classes!(
@@ -655,52 +761,55 @@ pub fn topology(props: &Props) -> Html {
             (!lay.partitioned).then_some("whole"),
             (hover == Some(Target::Island(isl.id))).then_some("drop-hover")
         );
-        let cols = isl.columns.iter().map(|c| {
+        html! {
+            <g key={format!("island {}", isl.id)} data-island={isl.label.clone()} aria-label={format!("{}: {}", isl.label, isl.detail)} role="group">
+                <rect class={class} x={r.x.to_string()} y={r.y.to_string()} width={r.w.to_string()} height={r.h.to_string()} rx="10" />
+                <text class="island-label" x={(r.x + 10.0).to_string()} y={(r.y + 16.0).to_string()}>{ &isl.label }</text>
+                <text class="island-detail" x={(r.x + 10.0).to_string()} y={(r.y + 30.0).to_string()}>{ &isl.detail }</text>
+            </g>
+        }
+    });
+    let mut items: Vec<Html> = Vec::new();
+    for isl in &lay.islands {
+        for c in &isl.columns {
             let item = Item::Zone(c.zone.clone());
             let h = c.header;
-            let zone_aria = format!("Zone {}: press Enter to move it to another network island, or drag it.", c.zone);
-            let hosts = c.hosts.iter().map(|(i, r, tile)| {
-                let hv = &snap.hosts[*i];
-                let item = Item::Host(hv.name.clone());
-                let dup: Vec<bool> = hv.pods.iter().map(|p| is_dup_pod(snap, &dups, hv, &p.workload)).collect();
+            let zone_key = format!("zone {} {}", isl.id, c.zone);
+            items.push(if props.interactive {
+                let zone_aria = format!("Zone {}: press Enter to move it to another network island, or drag it.", c.zone);
                 html! {
-                    <HostBox key={hv.name.clone()} hv={hv.clone()} rect={*r} tile={*tile} selected={selected(&item)}
-                        interactive={props.interactive} workloads={props.workloads.clone()} {dup}
-                        on_down={host_down.clone()} on_key={host_key.clone()} />
-                }
-            });
-            if !props.interactive {
-                return html! {
-                    <>
-                        <g class="zone static" data-zone={c.zone.clone()}>
-                            <rect x={h.x.to_string()} y={h.y.to_string()} width={h.w.to_string()} height={h.h.to_string()} rx="4" />
-                            <text x={(h.x + h.w / 2.0).to_string()} y={(h.y + 15.0).to_string()} text-anchor="middle">{ format!("zone {}", c.zone) }</text>
-                        </g>
-                        { for hosts }
-                    </>
-                };
-            }
-            html! {
-                <>
-                    <g class={classes!("zone", selected(&item).then_some("selected"))} tabindex="0" role="button"
+                    <g key={zone_key} class={classes!("zone", selected(&item).then_some("selected"))} tabindex="0" role="button"
                        aria-label={zone_aria} aria-haspopup="menu" data-zone={c.zone.clone()}
                        onpointerdown={start(item.clone())} onkeydown={key(item.clone())}>
                         <rect x={h.x.to_string()} y={h.y.to_string()} width={h.w.to_string()} height={h.h.to_string()} rx="4" />
                         <text x={(h.x + h.w / 2.0).to_string()} y={(h.y + 15.0).to_string()} text-anchor="middle">{ format!("⠿ {}", c.zone) }</text>
                     </g>
-                    { for hosts }
-                </>
+                }
+            } else {
+                html! {
+                    <g key={zone_key} class="zone static" data-zone={c.zone.clone()}>
+                        <rect x={h.x.to_string()} y={h.y.to_string()} width={h.w.to_string()} height={h.h.to_string()} rx="4" />
+                        <text x={(h.x + h.w / 2.0).to_string()} y={(h.y + 15.0).to_string()} text-anchor="middle">{ format!("zone {}", c.zone) }</text>
+                    </g>
+                }
+            });
+            if let Some((r, text)) = &c.summary {
+                items.push(html! {
+                    <text key={format!("summary {} {}", isl.id, c.zone)} class="zone-summary" x={r.x.to_string()} y={(r.y + 12.0).to_string()}>{ text }</text>
+                });
             }
-        });
-        html! {
-            <g data-island={isl.label.clone()} aria-label={format!("{}: {}", isl.label, isl.detail)} role="group">
-                <rect class={class} x={r.x.to_string()} y={r.y.to_string()} width={r.w.to_string()} height={r.h.to_string()} rx="10" />
-                <text class="island-label" x={(r.x + 10.0).to_string()} y={(r.y + 16.0).to_string()}>{ &isl.label }</text>
-                <text class="island-detail" x={(r.x + 10.0).to_string()} y={(r.y + 30.0).to_string()}>{ &isl.detail }</text>
-                { for cols }
-            </g>
+            for (i, r, look) in &c.hosts {
+                let hv = &snap.hosts[*i];
+                let item = Item::Host(hv.name.clone());
+                let dup = marks[*i].clone();
+                items.push(html! {
+                    <HostBox key={format!("host {}", hv.name)} hv={hv.clone()} rect={*r} look={*look} selected={selected(&item)}
+                        interactive={props.interactive} workloads={props.workloads.clone()} {dup}
+                        on_down={host_down.clone()} on_key={host_key.clone()} />
+                });
+            }
         }
-    });
+    }
 
     let n = lay.new_island;
     let new_class = classes!("new-island", dragging.is_some().then_some("active"), (hover == Some(Target::NewIsland)).then_some("drop-hover"));
@@ -753,6 +862,7 @@ pub fn topology(props: &Props) -> Html {
                     <rect class="background" x="0" y="0" width={lay.width.to_string()} height={lay.height.to_string()}
                           onpointerdown={props.on_background.reform(|_: PointerEvent| ())} />
                     { for island_views }
+                    { for items }
                     if props.interactive {
                     <g class={new_class}>
                         <rect x={n.x.to_string()} y={n.y.to_string()} width={n.w.to_string()} height={n.h.to_string()} rx="10" />
@@ -814,7 +924,7 @@ fn pod_chips(h: &HostView, x0: f64, y0: f64, tile: bool, wl: &[WorkloadInfo], du
 fn host_body(hv: &HostView, r: Rect, wl: &[WorkloadInfo], dup: &[bool]) -> Html {
     let (_, state) = state_words(hv);
     let mut badges: Vec<(&str, String)> = Vec::new();
-    badges.extend(etcd_words(hv).map(|(c, w)| (c, w)));
+    badges.extend(etcd_words(hv));
     badges.extend(apiserver_words(hv).map(|(c, w)| (c, w.to_string())));
     badges.extend(leading_words(hv, "controller-mgr", hv.controller_manager));
     badges.extend(leading_words(hv, "scheduler", hv.scheduler));
@@ -857,6 +967,28 @@ fn host_body(hv: &HostView, r: Rect, wl: &[WorkloadInfo], dup: &[bool]) -> Html 
     }
 }
 
+/// A cell (a plain worker of a large cluster): its pod count, or a mark when it is not Ready
+/// ("!" and the count when its Node is not Ready, "✗" when the host is down or gone). The words
+/// are in its label and tooltip; a copy running beyond the desired count outlines it.
+fn cell_body(hv: &HostView, r: Rect, dup: &[bool]) -> Html {
+    let (class, words) = tile_words(hv);
+    let n = hv.pods.len();
+    let mark = match class {
+        "up" => n.to_string(),
+        "notready" | "standby" => format!("!{n}"),
+        _ => "✗".to_string(),
+    };
+    let dup = dup.iter().any(|&d| d);
+    let s = if n == 1 { "" } else { "s" };
+    html! {
+        <>
+            <rect class={classes!("box", dup.then_some("dup"))} x="0" y="0" width={r.w.to_string()} height={r.h.to_string()} rx="3" />
+            <text class="count" x={(r.w / 2.0).to_string()} y={(r.h / 2.0 + 4.0).to_string()} text-anchor="middle">{ mark }</text>
+            <title>{ format!("{}: {words}, {n} pod{s}{}", hv.name, if dup { ", a duplicate among them" } else { "" }) }</title>
+        </>
+    }
+}
+
 /// A tile (a plain worker of a large cluster): name, short state, small chips.
 fn tile_body(hv: &HostView, r: Rect, wl: &[WorkloadInfo], dup: &[bool]) -> Html {
     let (_, words) = tile_words(hv);
@@ -874,7 +1006,7 @@ fn tile_body(hv: &HostView, r: Rect, wl: &[WorkloadInfo], dup: &[bool]) -> Html 
 struct HostBoxProps {
     hv: HostView,
     rect: Rect,
-    tile: bool,
+    look: Look,
     selected: bool,
     interactive: bool,
     workloads: Rc<Vec<WorkloadInfo>>,
@@ -884,17 +1016,47 @@ struct HostBoxProps {
     on_key: Callback<(Item, KeyboardEvent)>,
 }
 
+#[derive(Properties, PartialEq)]
+struct HostBodyProps {
+    hv: HostView,
+    w: f64,
+    h: f64,
+    look: Look,
+    workloads: Rc<Vec<WorkloadInfo>>,
+    dup: Vec<bool>,
+}
+
+/// What a host box contains, drawn at its own origin: a host that only moves (the islands
+/// changed) is not drawn again, only its group's `transform` changes.
+#[function_component(HostBody)]
+fn host_body_view(p: &HostBodyProps) -> Html {
+    let r = Rect { x: 0.0, y: 0.0, w: p.w, h: p.h };
+    match p.look {
+        Look::Cell => cell_body(&p.hv, r, &p.dup),
+        Look::Tile => tile_body(&p.hv, r, &p.workloads, &p.dup),
+        Look::Full => host_body(&p.hv, r, &p.workloads, &p.dup),
+    }
+}
+
 /// One host: a component of its own, so only hosts whose view changed are drawn again.
 #[function_component(HostBox)]
 fn host_box(p: &HostBoxProps) -> Html {
     let hv = &p.hv;
-    let body = if p.tile { tile_body(hv, p.rect, &p.workloads, &p.dup) } else { host_body(hv, p.rect, &p.workloads, &p.dup) };
-    let state_class = if p.tile { tile_words(hv).0 } else { state_words(hv).0 };
-    let g_class = classes!("host", state_class, p.tile.then_some("tile"), p.selected.then_some("selected"));
+    let body = html! {
+        <HostBody hv={hv.clone()} w={p.rect.w} h={p.rect.h} look={p.look} workloads={p.workloads.clone()} dup={p.dup.clone()} />
+    };
+    let transform = format!("translate({},{})", p.rect.x, p.rect.y);
+    let state_class = if p.look == Look::Full { state_words(hv).0 } else { tile_words(hv).0 };
+    let look_class = match p.look {
+        Look::Full => None,
+        Look::Tile => Some("tile"),
+        Look::Cell => Some("cell"),
+    };
+    let g_class = classes!("host", state_class, look_class, p.selected.then_some("selected"));
     if !p.interactive {
         return html! {
             <g class={g_class} role="img" aria-label={host_aria(hv).replace(" Press Enter for actions; drag to move it to another network island.", "")}
-               data-host={hv.name.clone()}>
+               data-host={hv.name.clone()} {transform}>
                 { body }
             </g>
         };
@@ -909,7 +1071,7 @@ fn host_box(p: &HostBoxProps) -> Html {
         Callback::from(move |e: KeyboardEvent| cb.emit((item.clone(), e)))
     };
     html! {
-        <g class={g_class} tabindex="0" role="button" aria-label={host_aria(hv)}
+        <g class={g_class} tabindex="0" role="button" aria-label={host_aria(hv)} {transform}
            aria-haspopup="menu" data-host={hv.name.clone()} {onpointerdown} {onkeydown}>
             { body }
         </g>
@@ -978,9 +1140,50 @@ mod tests {
         let dups = duplicates(&snap, &wl);
         assert!(dups.iter().any(|(n, run, des)| n == "web" && run > des), "{dups:?}");
         // The copy on the unreachable node is the one marked, not the live replacement.
-        let marked = |h: &str| host(h).pods.iter().any(|p| is_dup_pod(&snap, &dups, host(h), &p.workload));
+        let marks = dup_marks(&snap, &dups);
+        let marked = |h: &str| marks[snap.hosts.iter().position(|x| x.name == h).unwrap()].iter().any(|&m| m);
         assert!(!marked("w1"));
         assert!(marked("w2") || marked("w3"));
         assert!(host_aria(host("lb")).contains("backends: m1 in service, m2 out of service"), "{}", host_aria(host("lb")));
+    }
+
+    /// A large cluster: plain workers become cells under a summary line per zone, and the
+    /// drawing stays within the width and of a readable height.
+    #[test]
+    fn a_large_cluster_draws_workers_as_cells() {
+        let mut hosts = vec![
+            r#"{"name":"etcd-1","zone":"rack-a","roles":["etcd","control-plane"]}"#.to_string(),
+            r#"{"name":"lb","zone":"outside","roles":["load-balancer"]}"#.to_string(),
+        ];
+        for i in 1..=100 {
+            hosts.push(format!(r#"{{"name":"w{i}","zone":"rack-{}","roles":["worker"]}}"#, if i % 2 == 0 { "b" } else { "a" }));
+        }
+        let json = format!(
+            r#"{{"version":1,"name":"big","duration":"1m","zones":["rack-a","rack-b","outside"],"hosts":[{}],
+               "workloads":[{{"kind":"Deployment","name":"web","replicas":300}}]}}"#,
+            hosts.join(",")
+        );
+        let s = sim::scenario::parse(&json).unwrap();
+        let mut w = World::new(s);
+        let until = w.at_report_secs(0.0);
+        w.run_until(until, u64::MAX);
+        let snap = w.snapshot();
+        assert!(snap.hosts.len() > COMPACT_ABOVE);
+        let lay = layout(&snap, 900.0);
+        assert!(lay.width <= 900.5 && lay.height < 900.0, "{} × {}", lay.width, lay.height);
+        let cols: Vec<&Column> = lay.islands.iter().flat_map(|i| &i.columns).collect();
+        for c in &cols {
+            for (i, r, look) in &c.hosts {
+                let h = &snap.hosts[*i];
+                assert_eq!(*look == Look::Cell, is_plain_worker(h), "{}", h.name);
+                assert!(lay.islands[0].rect.contains(r.x, r.y) && lay.islands[0].rect.contains(r.x + r.w, r.y + r.h));
+            }
+        }
+        let a = cols.iter().find(|c| c.zone == "rack-a").unwrap();
+        let (_, text) = a.summary.as_ref().unwrap();
+        let pods: usize = a.hosts.iter().filter(|(_, _, l)| *l == Look::Cell).map(|(i, _, _)| snap.hosts[*i].pods.len()).sum();
+        assert_eq!(text, &format!("50 workers: 50 Ready · {pods} pods"));
+        assert!(pods > 100, "{pods}");
+        assert!(cols.iter().find(|c| c.zone == "outside").unwrap().summary.is_none());
     }
 }
