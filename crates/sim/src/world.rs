@@ -1265,10 +1265,13 @@ impl World {
                 let (kind, text) = if now_ok {
                     ("etcd.quorum_regained", "a majority of etcd members can reach each other again".to_string())
                 } else {
-                    let n = self.voters().len();
+                    let (connected, n) = self.connected_voters();
                     (
                         "etcd.quorum_lost",
-                        format!("fewer than {} of the {n} etcd members are up and connected: etcd cannot commit writes", quorum::quorum(n)),
+                        format!(
+                            "only {connected} of the {n} etcd members are up and connected, and a quorum needs {}: etcd cannot commit writes",
+                            quorum::quorum(n)
+                        ),
                     )
                 };
                 let e = Event::new(self.obs.secs(self.now), kind, text);
