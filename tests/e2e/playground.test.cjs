@@ -52,7 +52,7 @@ test('pick a ready scenario and see its charts and story', async () => {
   assert.match(await page.locator('figure.charts').textContent(), /etcd-1 down/);
   assert.equal(await quorum(page), 'etcd: 3 of 3 — quorum');
   // Clicking an event of the log moves the time there.
-  await page.getByRole('button', { name: /fewer than 2 of the 3 etcd members/ }).click();
+  await page.getByRole('button', { name: /only 1 of the 3 etcd members are up and connected/ }).click();
   assert.equal(await quorum(page), 'etcd: 1 of 3 — NO QUORUM');
   assert.match(await clock(page), /t = 0:20\.0/);
   assert.match(await page.locator('[data-host="etcd-1"]').getAttribute('aria-label'), /DOWN/);
