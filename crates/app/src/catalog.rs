@@ -29,20 +29,60 @@ pub const READY: &[Ready] = &[
                 member to crash it, and watch the quorum line and the leader chart.",
         json: doc!("three-zones"),
     },
-    Ready { id: "1-only-master-dies", question: "My only master died: does my app keep serving?", watch: "", json: doc!("1-only-master-dies") },
-    Ready { id: "2-three-masters-one-dies", question: "Three masters, one dies: what keeps working?", watch: "", json: doc!("2-three-masters-one-dies") },
-    Ready { id: "3-three-masters-two-die", question: "Three masters, two die: why does the last one stop?", watch: "", json: doc!("3-three-masters-two-die") },
-    Ready { id: "4-rack-split", question: "Two racks split: who wins, and do pods run twice?", watch: "", json: doc!("4-rack-split") },
-    Ready { id: "5-five-masters-lose-two", question: "Five masters lose two: still a majority?", watch: "", json: doc!("5-five-masters-lose-two") },
-    Ready { id: "5-four-masters-lose-two", question: "Four masters lose two: is an even number safer?", watch: "", json: doc!("5-four-masters-lose-two") },
-    Ready { id: "6-spot-two-interruptions", question: "Control plane on spot: two interruptions close together", watch: "", json: doc!("6-spot-two-interruptions") },
+    Ready {
+        id: "1-only-master-dies",
+        question: "My only master died: does my app keep serving?",
+        watch: "",
+        json: doc!("1-only-master-dies"),
+    },
+    Ready {
+        id: "2-three-masters-one-dies",
+        question: "Three masters, one dies: what keeps working?",
+        watch: "",
+        json: doc!("2-three-masters-one-dies"),
+    },
+    Ready {
+        id: "3-three-masters-two-die",
+        question: "Three masters, two die: why does the last one stop?",
+        watch: "",
+        json: doc!("3-three-masters-two-die"),
+    },
+    Ready {
+        id: "4-rack-split",
+        question: "Two racks split: who wins, and do pods run twice?",
+        watch: "",
+        json: doc!("4-rack-split"),
+    },
+    Ready {
+        id: "5-five-masters-lose-two",
+        question: "Five masters lose two: still a majority?",
+        watch: "",
+        json: doc!("5-five-masters-lose-two"),
+    },
+    Ready {
+        id: "5-four-masters-lose-two",
+        question: "Four masters lose two: is an even number safer?",
+        watch: "",
+        json: doc!("5-four-masters-lose-two"),
+    },
+    Ready {
+        id: "6-spot-two-interruptions",
+        question: "Control plane on spot: two interruptions close together",
+        watch: "",
+        json: doc!("6-spot-two-interruptions"),
+    },
     Ready {
         id: "6-spot-replaced-in-time",
         question: "Control plane on spot: can replacing members in time save quorum?",
         watch: "",
         json: doc!("6-spot-replaced-in-time"),
     },
-    Ready { id: "7-worker-dies", question: "A worker dies: how long until Kubernetes reacts?", watch: "", json: doc!("7-worker-dies") },
+    Ready {
+        id: "7-worker-dies",
+        question: "A worker dies: how long until Kubernetes reacts?",
+        watch: "",
+        json: doc!("7-worker-dies"),
+    },
     Ready {
         id: "8-lb-health-check-tcp",
         question: "Load balancer with a TCP health check: does a minority apiserver get traffic?",
@@ -107,7 +147,9 @@ impl Ready {
 
     /// The ready scenario a scenario came from, if unchanged (so the picker can show its text).
     pub fn matching(s: &Scenario) -> Option<&'static Ready> {
-        READY.iter().find(|r| scenario::parse(r.json).is_ok_and(|x| x == *s))
+        READY
+            .iter()
+            .find(|r| scenario::parse(r.json).is_ok_and(|x| x == *s))
     }
 }
 
@@ -125,12 +167,20 @@ mod tests {
         let mut files: Vec<String> = std::fs::read_dir(dir)
             .unwrap()
             .flatten()
-            .filter_map(|e| e.file_name().to_str()?.strip_suffix(".json").map(str::to_string))
+            .filter_map(|e| {
+                e.file_name()
+                    .to_str()?
+                    .strip_suffix(".json")
+                    .map(str::to_string)
+            })
             .collect();
         files.sort();
         let mut ids: Vec<String> = READY.iter().map(|r| r.id.to_string()).collect();
         ids.sort();
-        assert_eq!(files, ids, "web/scenarios/ and the picker must list the same scenarios");
+        assert_eq!(
+            files, ids,
+            "web/scenarios/ and the picker must list the same scenarios"
+        );
         for r in READY {
             let s = r.scenario();
             let (_, watch) = r.texts(&s);

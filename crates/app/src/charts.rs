@@ -43,7 +43,12 @@ pub fn fault_windows(report: &Report, end: f64) -> Vec<Window> {
     // Open windows by key ("down etcd-1", "net partition", …); closed ones in `done`.
     let mut done = Vec::new();
     let mut open: Vec<(String, Window)> = Vec::new();
-    fn close(open: &mut Vec<(String, Window)>, done: &mut Vec<Window>, t: f64, pred: impl Fn(&str) -> bool) {
+    fn close(
+        open: &mut Vec<(String, Window)>,
+        done: &mut Vec<Window>,
+        t: f64,
+        pred: impl Fn(&str) -> bool,
+    ) {
         open.retain(|(k, w)| {
             let hit = pred(k);
             if hit {
@@ -55,20 +60,32 @@ pub fn fault_windows(report: &Report, end: f64) -> Vec<Window> {
     for e in &report.events {
         let host = e.host.clone().unwrap_or_default();
         let t = e.t;
-        let window = |text: String| Window { t0: t, t1: end, text };
+        let window = |text: String| Window {
+            t0: t,
+            t1: end,
+            text,
+        };
         match e.kind {
             "host.crashed" => {
                 close(&mut open, &mut done, t, |k| k == format!("spot {host}"));
                 open.push((format!("down {host}"), window(format!("{host} down"))));
             }
             "host.started" => close(&mut open, &mut done, t, |k| k == format!("down {host}")),
-            "host.spot_notice" => open.push((format!("spot {host}"), window(format!("{host} spot notice")))),
+            "host.spot_notice" => open.push((
+                format!("spot {host}"),
+                window(format!("{host} spot notice")),
+            )),
             "net.partition" => {
                 close(&mut open, &mut done, t, |k| k == "net partition");
                 open.push(("net partition".into(), window("network partition".into())));
             }
-            "net.isolate" => open.push((format!("net isolate {host}"), window(format!("{host} isolated")))),
-            "net.partition_oneway" => open.push(("net oneway".into(), window("one-way drop".into()))),
+            "net.isolate" => open.push((
+                format!("net isolate {host}"),
+                window(format!("{host} isolated")),
+            )),
+            "net.partition_oneway" => {
+                open.push(("net oneway".into(), window("one-way drop".into())))
+            }
             "net.heal" => close(&mut open, &mut done, t, |k| k.starts_with("net")),
             _ => {}
         }
@@ -93,15 +110,29 @@ pub fn runs<T: PartialEq + Clone>(t: &[f64], v: &[T], end: f64) -> Vec<(f64, f64
 
 /// A tick step that gives at most about ten labels.
 fn tick_step(duration: f64) -> f64 {
-    const STEPS: [f64; 14] = [1., 2., 5., 10., 15., 30., 60., 120., 300., 600., 900., 1800., 3600., 7200.];
-    STEPS.into_iter().find(|s| duration / s <= 10.0).unwrap_or(duration / 10.0)
+    const STEPS: [f64; 14] = [
+        1., 2., 5., 10., 15., 30., 60., 120., 300., 600., 900., 1800., 3600., 7200.,
+    ];
+    STEPS
+        .into_iter()
+        .find(|s| duration / s <= 10.0)
+        .unwrap_or(duration / 10.0)
 }
 
 /// One chart row: a band of per-second states, or leader lanes (one per candidate host).
 enum Row<'a> {
     /// Cells of (from, to, css class, label).
-    Band { title: String, sub: &'static str, cells: Vec<(f64, f64, &'static str, String)> },
-    Leader { title: &'static str, hosts: &'a [String], series: &'a [Option<String>], marks: Vec<(f64, &'a str, &'a str)> },
+    Band {
+        title: String,
+        sub: &'static str,
+        cells: Vec<(f64, f64, &'static str, String)>,
+    },
+    Leader {
+        title: &'static str,
+        hosts: &'a [String],
+        series: &'a [Option<String>],
+        marks: Vec<(f64, &'a str, &'a str)>,
+    },
 }
 
 impl Row<'_> {
@@ -114,7 +145,13 @@ impl Row<'_> {
 }
 
 /// A yes/no band: "ok"/"lost" cells with their words ("unknown" before a probe resolves).
-fn yes_no(t: &[f64], v: &[Option<bool>], end: f64, ok: &str, bad: &str) -> Vec<(f64, f64, &'static str, String)> {
+fn yes_no(
+    t: &[f64],
+    v: &[Option<bool>],
+    end: f64,
+    ok: &str,
+    bad: &str,
+) -> Vec<(f64, f64, &'static str, String)> {
     runs(t, v, end)
         .into_iter()
         .map(|(t0, t1, v)| match v {
@@ -130,25 +167,68 @@ fn yes_no(t: &[f64], v: &[Option<bool>], end: f64, ok: &str, bad: &str) -> Vec<(
 fn rows<'a>(report: &'a Report, lanes: &'a Lanes, end: f64) -> Vec<Row<'a>> {
     let s = &report.series;
     let marks = |pred: &dyn Fn(&sim::observe::Event) -> bool| -> Vec<(f64, &'a str, &'a str)> {
-        report.events.iter().filter(|e| pred(e)).filter_map(|e| Some((e.t, e.host.as_deref()?, e.text.as_str()))).collect()
+        report
+            .events
+            .iter()
+            .filter(|e| pred(e))
+            .filter_map(|e| Some((e.t, e.host.as_deref()?, e.text.as_str())))
+            .collect()
     };
     let quorum: Vec<Option<bool>> = s.etcd_quorum.iter().map(|&q| Some(q)).collect();
     let mut rows = vec![
-        Row::Band { title: "etcd quorum".into(), sub: "", cells: yes_no(&s.t, &quorum, end, "quorum", "NO QUORUM") },
-        Row::Leader { title: "etcd leader", hosts: &lanes.etcd, series: &s.etcd_leader, marks: marks(&|e| e.kind == "etcd.leader_elected") },
-        Row::Band { title: "etcd writes".into(), sub: "(probe, 1 per s)", cells: yes_no(&s.t, &s.etcd_writable, end, "writes succeed", "writes FAIL") },
+        Row::Band {
+            title: "etcd quorum".into(),
+            sub: "",
+            cells: yes_no(&s.t, &quorum, end, "quorum", "NO QUORUM"),
+        },
+        Row::Leader {
+            title: "etcd leader",
+            hosts: &lanes.etcd,
+            series: &s.etcd_leader,
+            marks: marks(&|e| e.kind == "etcd.leader_elected"),
+        },
+        Row::Band {
+            title: "etcd writes".into(),
+            sub: "(probe, 1 per s)",
+            cells: yes_no(&s.t, &s.etcd_writable, end, "writes succeed", "writes FAIL"),
+        },
     ];
     if !s.api_writable.is_empty() {
-        let cells = yes_no(&s.t, &s.api_writable, end, "API takes writes", "API writes FAIL");
-        rows.push(Row::Band { title: "API writes".into(), sub: "(probe, 1 per s)", cells });
+        let cells = yes_no(
+            &s.t,
+            &s.api_writable,
+            end,
+            "API takes writes",
+            "API writes FAIL",
+        );
+        rows.push(Row::Band {
+            title: "API writes".into(),
+            sub: "(probe, 1 per s)",
+            cells,
+        });
     }
     for (title, lease, series, hosts) in [
-        ("controller-mgr", "kube-controller-manager", &s.controller_manager_leader, &lanes.controller_manager),
-        ("scheduler", "kube-scheduler", &s.scheduler_leader, &lanes.scheduler),
+        (
+            "controller-mgr",
+            "kube-controller-manager",
+            &s.controller_manager_leader,
+            &lanes.controller_manager,
+        ),
+        (
+            "scheduler",
+            "kube-scheduler",
+            &s.scheduler_leader,
+            &lanes.scheduler,
+        ),
     ] {
         if !series.is_empty() && !hosts.is_empty() {
             let m = marks(&|e| e.kind == "lease.acquired" && e.lease == Some(lease));
-            rows.push(Row::Leader { title, hosts, series, marks: m });
+            rows.push(Row::Leader {
+                title,
+                hosts,
+                series,
+                marks: m,
+            });
         }
     }
     // Services: the share of the users' requests that succeeded each second.
@@ -162,7 +242,11 @@ fn rows<'a>(report: &'a Report, lanes: &'a Lanes, end: f64) -> Vec<Row<'a>> {
                 p => (t0, t1, "partial", format!("{p} % ok")),
             })
             .collect();
-        rows.push(Row::Band { title: format!("service {name}"), sub: "(users' requests)", cells });
+        rows.push(Row::Band {
+            title: format!("service {name}"),
+            sub: "(users' requests)",
+            cells,
+        });
     }
     // Workloads: pods running against desired; more than desired (duplicates) stands out.
     for (name, v) in &s.running_pods {
@@ -172,12 +256,21 @@ fn rows<'a>(report: &'a Report, lanes: &'a Lanes, end: f64) -> Vec<Row<'a>> {
             .into_iter()
             .map(|(t0, t1, (n, d))| match d {
                 Some(d) if n > d => (t0, t1, "dup", format!("{n} running of {d}: DUPLICATES")),
-                Some(d) if n < d => (t0, t1, if n == 0 { "lost" } else { "partial" }, format!("{n} running of {d}")),
+                Some(d) if n < d => (
+                    t0,
+                    t1,
+                    if n == 0 { "lost" } else { "partial" },
+                    format!("{n} running of {d}"),
+                ),
                 Some(d) => (t0, t1, "ok", format!("{n} running of {d}")),
                 None => (t0, t1, "neutral", format!("{n} running")),
             })
             .collect();
-        rows.push(Row::Band { title: format!("pods {name}"), sub: "(running / desired)", cells });
+        rows.push(Row::Band {
+            title: format!("pods {name}"),
+            sub: "(running / desired)",
+            cells,
+        });
     }
     rows
 }
@@ -195,7 +288,13 @@ pub struct Lanes {
 
 impl Lanes {
     pub fn of(s: &sim::scenario::Scenario) -> Lanes {
-        let pick = |f: fn(&sim::scenario::Host) -> bool| s.hosts.iter().filter(|h| f(h)).map(|h| h.name.clone()).collect();
+        let pick = |f: fn(&sim::scenario::Host) -> bool| {
+            s.hosts
+                .iter()
+                .filter(|h| f(h))
+                .map(|h| h.name.clone())
+                .collect()
+        };
         Lanes {
             etcd: pick(|h| h.runs_etcd()),
             controller_manager: pick(|h| h.runs_controller_manager()),
@@ -205,7 +304,10 @@ impl Lanes {
                     .workloads
                     .iter()
                     .filter_map(|w| Some((w.name.clone(), vec![(0.0, w.replicas?)])))
-                    .chain(std::iter::once((sim::scenario::COREDNS.to_string(), vec![(0.0, s.settings.coredns_replicas)])))
+                    .chain(std::iter::once((
+                        sim::scenario::COREDNS.to_string(),
+                        vec![(0.0, s.settings.coredns_replicas)],
+                    )))
                     .collect();
                 for e in s.events_sorted() {
                     if let sim::scenario::Action::Scale { workload, replicas } = &e.action {
@@ -222,7 +324,11 @@ impl Lanes {
     /// Desired replicas of `workload` at second `t`, if it has replicas.
     pub fn desired(&self, workload: &str, t: f64) -> Option<u32> {
         let (_, steps) = self.desired.iter().find(|(n, _)| n == workload)?;
-        steps.iter().rev().find(|(from, _)| *from <= t).map(|(_, n)| *n)
+        steps
+            .iter()
+            .rev()
+            .find(|(from, _)| *from <= t)
+            .map(|(_, n)| *n)
     }
 }
 
@@ -233,20 +339,28 @@ pub fn charts(props: &Props) -> Html {
 
     let faults_y = 8.0;
     // Everything drawn from the report is memoised on it: only the cursor moves per frame.
-    let drawing = use_memo((props.report_version, props.duration.to_bits(), props.lanes.clone(), props.report.clone()), {
-        let report = props.report.0.clone();
-        let lanes = props.lanes.clone();
-        move |_| {
-            let windows = fault_windows(&report, duration);
-            let fault_lanes = assign_lanes(&windows);
-            let nf = fault_lanes.iter().max().map_or(1, |m| m + 1).min(4) as f64;
-            let first_y = faults_y + nf * LANE + GAP;
-            let all_rows = rows(&report, &lanes, duration);
-            let axis_y = first_y + all_rows.iter().map(|r| r.height() + GAP).sum::<f64>() - GAP + 6.0;
-            let rect = |t0: f64, t1: f64, y: f64, h: f64, class: &'static str| {
-                html! { <rect class={class} x={x(t0).to_string()} y={y.to_string()} width={(x(t1) - x(t0)).max(0.5).to_string()} height={h.to_string()} /> }
-            };
-            let windows_html = windows.iter().zip(&fault_lanes).filter(|(_, l)| **l < 4).map(|(w, l)| {
+    let drawing = use_memo(
+        (
+            props.report_version,
+            props.duration.to_bits(),
+            props.lanes.clone(),
+            props.report.clone(),
+        ),
+        {
+            let report = props.report.0.clone();
+            let lanes = props.lanes.clone();
+            move |_| {
+                let windows = fault_windows(&report, duration);
+                let fault_lanes = assign_lanes(&windows);
+                let nf = fault_lanes.iter().max().map_or(1, |m| m + 1).min(4) as f64;
+                let first_y = faults_y + nf * LANE + GAP;
+                let all_rows = rows(&report, &lanes, duration);
+                let axis_y =
+                    first_y + all_rows.iter().map(|r| r.height() + GAP).sum::<f64>() - GAP + 6.0;
+                let rect = |t0: f64, t1: f64, y: f64, h: f64, class: &'static str| {
+                    html! { <rect class={class} x={x(t0).to_string()} y={y.to_string()} width={(x(t1) - x(t0)).max(0.5).to_string()} height={h.to_string()} /> }
+                };
+                let windows_html = windows.iter().zip(&fault_lanes).filter(|(_, l)| **l < 4).map(|(w, l)| {
                 let y = faults_y + *l as f64 * LANE;
                 let width = x(w.t1) - x(w.t0);
                 html! {
@@ -256,13 +370,21 @@ pub fn charts(props: &Props) -> Html {
                     </g>
                 }
             });
-            // Fault windows shade every chart, so cause and effect line up.
-            let shades = windows.iter().map(|w| rect(w.t0, w.t1, first_y - 4.0, axis_y - first_y + 4.0, "fault-shade"));
-            let mut y = first_y;
-            let mut body = Vec::new();
-            for row in all_rows {
-                let h = row.height();
-                body.push(match row {
+                // Fault windows shade every chart, so cause and effect line up.
+                let shades = windows.iter().map(|w| {
+                    rect(
+                        w.t0,
+                        w.t1,
+                        first_y - 4.0,
+                        axis_y - first_y + 4.0,
+                        "fault-shade",
+                    )
+                });
+                let mut y = first_y;
+                let mut body = Vec::new();
+                for row in all_rows {
+                    let h = row.height();
+                    body.push(match row {
                     Row::Band { title, sub, cells } => html! {
                         <g class="row">
                             <text class="row-title" x="8" y={(y + if sub.is_empty() { 17.0 } else { 12.0 }).to_string()}>{ clip_text(&title, LEFT - 10.0) }<title>{ &title }</title></text>
@@ -306,10 +428,10 @@ pub fn charts(props: &Props) -> Html {
                         }
                     }
                 });
-                y += h + GAP;
-            }
-            let step = tick_step(duration);
-            let ticks = (0..=(duration / step) as usize).map(|k| {
+                    y += h + GAP;
+                }
+                let step = tick_step(duration);
+                let ticks = (0..=(duration / step) as usize).map(|k| {
                 let t = k as f64 * step;
                 html! {
                     <g class="tick">
@@ -318,29 +440,35 @@ pub fn charts(props: &Props) -> Html {
                     </g>
                 }
             });
-            let html = html! {
-                <>
-                    { for shades }
-                    <text class="row-title" x="8" y={(faults_y + 12.5).to_string()}>{ "Faults" }</text>
-                    if windows.is_empty() {
-                        <text class="row-sub" x={(LEFT + 4.0).to_string()} y={(faults_y + 12.5).to_string()}>{ "none: nothing is broken in this run" }</text>
-                    }
-                    { for windows_html }
-                    { for body }
-                    <line class="axis" x1={LEFT.to_string()} x2={(LEFT + PW).to_string()} y1={axis_y.to_string()} y2={axis_y.to_string()} />
-                    { for ticks }
-                </>
-            };
-            (html, first_y, axis_y)
-        }
-    });
+                let html = html! {
+                    <>
+                        { for shades }
+                        <text class="row-title" x="8" y={(faults_y + 12.5).to_string()}>{ "Faults" }</text>
+                        if windows.is_empty() {
+                            <text class="row-sub" x={(LEFT + 4.0).to_string()} y={(faults_y + 12.5).to_string()}>{ "none: nothing is broken in this run" }</text>
+                        }
+                        { for windows_html }
+                        { for body }
+                        <line class="axis" x1={LEFT.to_string()} x2={(LEFT + PW).to_string()} y1={axis_y.to_string()} y2={axis_y.to_string()} />
+                        { for ticks }
+                    </>
+                };
+                (html, first_y, axis_y)
+            }
+        },
+    );
     let (first_y, axis_y) = (drawing.1, drawing.2);
     let height = axis_y + 22.0;
 
     let onclick = {
         let on_seek = props.on_seek.clone();
         Callback::from(move |e: MouseEvent| {
-            let Some(el) = e.current_target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return };
+            let Some(el) = e
+                .current_target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            else {
+                return;
+            };
             let r = el.get_bounding_client_rect();
             if r.width() <= 0.0 {
                 return;
@@ -399,7 +527,10 @@ fn clip_text(s: &str, width: f64) -> String {
     if s.chars().count() <= fits {
         s.to_string()
     } else if fits >= 4 {
-        s.chars().take(fits - 1).chain(std::iter::once('…')).collect()
+        s.chars()
+            .take(fits - 1)
+            .chain(std::iter::once('…'))
+            .collect()
     } else {
         String::new()
     }

@@ -57,9 +57,11 @@ pub fn fragment_of(encoded: &str, t: Option<f64>, embed: bool) -> String {
 /// Reads `s=`'s value. Errors are whole sentences for the page.
 pub fn decode_scenario(value: &str) -> Result<Scenario, String> {
     let Some((version, payload)) = value.split_once('.') else {
-        return Err("The scenario in this link is damaged: it lacks the encoding version \
+        return Err(
+            "The scenario in this link is damaged: it lacks the encoding version \
                     (expected s=1.…)."
-            .into());
+                .into(),
+        );
     };
     if version != ENCODING.to_string() {
         let shown: String = version.chars().take(12).collect();
@@ -79,12 +81,15 @@ pub fn decode_scenario(value: &str) -> Result<Scenario, String> {
             .to_string(),
     })?;
     // Bounded like a scenario file, so a hostile link cannot exhaust memory.
-    let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&packed, scenario::MAX_INPUT_BYTES)
-        .map_err(|_| {
-            "The scenario in this link is damaged: its compressed data is incomplete or corrupt. \
+    let json = miniz_oxide::inflate::decompress_to_vec_with_limit(
+        &packed,
+        scenario::MAX_INPUT_BYTES,
+    )
+    .map_err(|_| {
+        "The scenario in this link is damaged: its compressed data is incomplete or corrupt. \
              Was the link cut while copying?"
-                .to_string()
-        })?;
+            .to_string()
+    })?;
     let json = String::from_utf8(json)
         .map_err(|_| "The scenario in this link is damaged: it is not text.".to_string())?;
     scenario::parse(&json).map_err(|e| format!("The scenario in this link is not valid: {e}."))
@@ -114,7 +119,10 @@ pub fn decode_fragment(hash: &str) -> Link {
                     Ok(t) if t.is_finite() && t >= 0.0 => link.t = Some(t),
                     _ => {
                         link.problem.get_or_insert_with(|| {
-                            format!("The time in this link (t={}) is not a number of seconds.", clip(value))
+                            format!(
+                                "The time in this link (t={}) is not a number of seconds.",
+                                clip(value)
+                            )
                         });
                     }
                 }
@@ -176,7 +184,10 @@ const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 pub fn base64url_encode(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
-        let n = chunk.iter().enumerate().fold(0u32, |n, (i, &b)| n | (b as u32) << (16 - 8 * i));
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | (b as u32) << (16 - 8 * i));
         for i in 0..=chunk.len() {
             out.push(B64[(n >> (18 - 6 * i) & 63) as usize] as char);
         }

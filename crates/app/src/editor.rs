@@ -7,7 +7,8 @@
 //! The edits themselves are pure functions on a `Scenario` ([`edit`]), tested without a DOM.
 
 use sim::scenario::{
-    Host, LbHealthCheck, Role, Scenario, SettingKey, SettingValue, Workload, WorkloadKind, DEFAULT_ZONE,
+    Host, LbHealthCheck, Role, Scenario, SettingKey, SettingValue, Workload, WorkloadKind,
+    DEFAULT_ZONE,
 };
 use sim::time::parse_duration;
 use std::collections::BTreeMap;
@@ -17,7 +18,13 @@ use yew::prelude::*;
 /// One change to a scenario, as the forms produce it.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Change {
-    AddHost { name: String, zone: String, roles: Vec<Role>, spot: bool, standby: bool },
+    AddHost {
+        name: String,
+        zone: String,
+        roles: Vec<Role>,
+        spot: bool,
+        standby: bool,
+    },
     RemoveHost(usize),
     SetZone(usize, String),
     ToggleRole(usize, Role),
@@ -25,7 +32,12 @@ pub enum Change {
     SetStandby(usize, bool),
     AddZone(String),
     RemoveZone(usize),
-    AddWorkload { kind: WorkloadKind, name: String, replicas: String, service: bool },
+    AddWorkload {
+        kind: WorkloadKind,
+        name: String,
+        replicas: String,
+        service: bool,
+    },
     RemoveWorkload(usize),
     SetReplicas(usize, String),
     SetService(usize, bool),
@@ -43,8 +55,20 @@ pub fn edit(s: &Scenario, change: &Change) -> Result<(Scenario, String), String>
     let mut s = s.clone();
     let host = |s: &Scenario, i: usize| s.hosts.get(i).map(|h| h.name.clone()).unwrap_or_default();
     let what = match change {
-        Change::AddHost { name, zone, roles, spot, standby } => {
-            s.hosts.push(Host { name: name.trim().to_string(), zone: zone.clone(), roles: roles.clone(), spot: *spot, standby: *standby });
+        Change::AddHost {
+            name,
+            zone,
+            roles,
+            spot,
+            standby,
+        } => {
+            s.hosts.push(Host {
+                name: name.trim().to_string(),
+                zone: zone.clone(),
+                roles: roles.clone(),
+                spot: *spot,
+                standby: *standby,
+            });
             format!("host {} added", name.trim())
         }
         Change::RemoveHost(i) => {
@@ -66,7 +90,12 @@ pub fn edit(s: &Scenario, change: &Change) -> Result<(Scenario, String), String>
                 // The document's order, so the link stays canonical.
                 roles.sort();
             }
-            format!("{}: role {} {}", host(&s, *i), r.name(), if had { "removed" } else { "added" })
+            format!(
+                "{}: role {} {}",
+                host(&s, *i),
+                r.name(),
+                if had { "removed" } else { "added" }
+            )
         }
         Change::SetSpot(i, v) => {
             s.hosts[*i].spot = *v;
@@ -74,7 +103,11 @@ pub fn edit(s: &Scenario, change: &Change) -> Result<(Scenario, String), String>
         }
         Change::SetStandby(i, v) => {
             s.hosts[*i].standby = *v;
-            format!("{}: standby {}", host(&s, *i), if *v { "on" } else { "off" })
+            format!(
+                "{}: standby {}",
+                host(&s, *i),
+                if *v { "on" } else { "off" }
+            )
         }
         Change::AddZone(z) => {
             s.zones.push(z.trim().to_string());
@@ -84,13 +117,23 @@ pub fn edit(s: &Scenario, change: &Change) -> Result<(Scenario, String), String>
             let z = s.zones.remove(*i);
             format!("zone {z} removed")
         }
-        Change::AddWorkload { kind, name, replicas, service } => {
+        Change::AddWorkload {
+            kind,
+            name,
+            replicas,
+            service,
+        } => {
             let path = format!("workloads[{}].replicas", s.workloads.len());
             let replicas = match kind {
                 WorkloadKind::DaemonSet => None,
                 _ => Some(count(&path, replicas)?),
             };
-            s.workloads.push(Workload { kind: *kind, name: name.trim().to_string(), replicas, service: *service });
+            s.workloads.push(Workload {
+                kind: *kind,
+                name: name.trim().to_string(),
+                replicas,
+                service: *service,
+            });
             format!("{} {} added", kind.name(), name.trim())
         }
         Change::RemoveWorkload(i) => {
@@ -104,21 +147,29 @@ pub fn edit(s: &Scenario, change: &Change) -> Result<(Scenario, String), String>
         }
         Change::SetService(i, v) => {
             s.workloads[*i].service = *v;
-            format!("{}: Service {}", s.workloads[*i].name, if *v { "on" } else { "off" })
+            format!(
+                "{}: Service {}",
+                s.workloads[*i].name,
+                if *v { "on" } else { "off" }
+            )
         }
         Change::SetSetting(key, text) => {
             let path = format!("settings.{}", key.name());
             let t = text.trim();
             let value = match s.settings.get(*key) {
-                SettingValue::Duration(_) => SettingValue::Duration(parse_duration(t).map_err(|e| format!("{path}: {e}"))?),
+                SettingValue::Duration(_) => {
+                    SettingValue::Duration(parse_duration(t).map_err(|e| format!("{path}: {e}"))?)
+                }
                 SettingValue::Bool(_) => SettingValue::Bool(match t {
                     "true" => true,
                     "false" => false,
                     _ => return Err(format!("{path}: expected true or false (found \"{t}\")")),
                 }),
-                SettingValue::LbHealthCheck(_) => SettingValue::LbHealthCheck(
-                    LbHealthCheck::from_name(t).ok_or_else(|| format!("{path}: expected \"readyz\" or \"tcp\" (found \"{t}\")"))?,
-                ),
+                SettingValue::LbHealthCheck(_) => {
+                    SettingValue::LbHealthCheck(LbHealthCheck::from_name(t).ok_or_else(|| {
+                        format!("{path}: expected \"readyz\" or \"tcp\" (found \"{t}\")")
+                    })?)
+                }
                 SettingValue::Count(_) => SettingValue::Count(count(&path, t)?),
             };
             s.settings.set(*key, value);
@@ -133,7 +184,12 @@ pub fn edit(s: &Scenario, change: &Change) -> Result<(Scenario, String), String>
             format!("duration {}", s.duration)
         }
         Change::SetSeed(text) => {
-            s.seed = text.trim().parse().map_err(|_| format!("seed: expected a whole number ≥ 0 (found \"{}\")", text.trim()))?;
+            s.seed = text.trim().parse().map_err(|_| {
+                format!(
+                    "seed: expected a whole number ≥ 0 (found \"{}\")",
+                    text.trim()
+                )
+            })?;
             format!("seed {}", s.seed)
         }
     };
@@ -142,7 +198,12 @@ pub fn edit(s: &Scenario, change: &Change) -> Result<(Scenario, String), String>
 }
 
 fn count(path: &str, text: &str) -> Result<u32, String> {
-    text.trim().parse().map_err(|_| format!("{path}: expected a whole number ≥ 0 (found \"{}\")", text.trim()))
+    text.trim().parse().map_err(|_| {
+        format!(
+            "{path}: expected a whole number ≥ 0 (found \"{}\")",
+            text.trim()
+        )
+    })
 }
 
 /// A setting's value as the form shows it.
@@ -157,7 +218,10 @@ pub fn setting_text(s: &Scenario, key: SettingKey) -> String {
 
 /// A free host name: `prefix-N` for the smallest N not taken.
 fn free_name(s: &Scenario, prefix: &str) -> String {
-    (1..).map(|n| format!("{prefix}-{n}")).find(|n| s.host(n).is_none() && s.workload(n).is_none()).unwrap_or_default()
+    (1..)
+        .map(|n| format!("{prefix}-{n}"))
+        .find(|n| s.host(n).is_none() && s.workload(n).is_none())
+        .unwrap_or_default()
 }
 
 #[derive(Properties, PartialEq)]
@@ -207,11 +271,13 @@ impl Drafts {
 }
 
 fn input_value(e: &Event) -> String {
-    e.target_unchecked_into::<web_sys::HtmlInputElement>().value()
+    e.target_unchecked_into::<web_sys::HtmlInputElement>()
+        .value()
 }
 
 fn checked(e: &Event) -> bool {
-    e.target_unchecked_into::<web_sys::HtmlInputElement>().checked()
+    e.target_unchecked_into::<web_sys::HtmlInputElement>()
+        .checked()
 }
 
 #[function_component(Editor)]
@@ -224,24 +290,33 @@ pub fn editor(props: &Props) -> Html {
     // Applies a change: on success the owner reloads the run; on refusal the message shows and
     // the drafts stay as typed. `clear` removes the drafts the accepted change consumed.
     let commit = {
-        let (s, on_change, error, last_ok, drafts) =
-            (s.clone(), props.on_change.clone(), error.clone(), last_ok.clone(), drafts.clone());
-        Rc::new(move |change: Change, clear: Option<fn(&mut Drafts)>| match edit(&s, &change) {
-            Ok((new, what)) => {
-                error.set(None);
-                last_ok.set(Some(format!("Accepted: {what}. The run restarted from 0:00.")));
-                if let Some(clear) = clear {
-                    let mut d = (*drafts).clone();
-                    clear(&mut d);
-                    drafts.set(d);
+        let (s, on_change, error, last_ok, drafts) = (
+            s.clone(),
+            props.on_change.clone(),
+            error.clone(),
+            last_ok.clone(),
+            drafts.clone(),
+        );
+        Rc::new(
+            move |change: Change, clear: Option<fn(&mut Drafts)>| match edit(&s, &change) {
+                Ok((new, what)) => {
+                    error.set(None);
+                    last_ok.set(Some(format!(
+                        "Accepted: {what}. The run restarted from 0:00."
+                    )));
+                    if let Some(clear) = clear {
+                        let mut d = (*drafts).clone();
+                        clear(&mut d);
+                        drafts.set(d);
+                    }
+                    on_change.emit((new, what));
                 }
-                on_change.emit((new, what));
-            }
-            Err(m) => {
-                last_ok.set(None);
-                error.set(Some(m));
-            }
-        })
+                Err(m) => {
+                    last_ok.set(None);
+                    error.set(Some(m));
+                }
+            },
+        )
     };
     let draft = |f: fn(&mut Drafts, Event)| {
         let drafts = drafts.clone();
@@ -252,8 +327,17 @@ pub fn editor(props: &Props) -> Html {
         })
     };
     let d = &*drafts;
-    let zones: Vec<String> = s.zones.iter().cloned().chain(std::iter::once(DEFAULT_ZONE.to_string())).collect();
-    let zone_default = if d.host_zone.is_empty() { zones[0].clone() } else { d.host_zone.clone() };
+    let zones: Vec<String> = s
+        .zones
+        .iter()
+        .cloned()
+        .chain(std::iter::once(DEFAULT_ZONE.to_string()))
+        .collect();
+    let zone_default = if d.host_zone.is_empty() {
+        zones[0].clone()
+    } else {
+        d.host_zone.clone()
+    };
 
     // ---- hosts -------------------------------------------------------------------------
     let host_rows = s.hosts.iter().enumerate().map(|(i, h)| {
@@ -303,11 +387,21 @@ pub fn editor(props: &Props) -> Html {
         let s = s.clone();
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
-            let name = if d.host_name.trim().is_empty() { free_name(&s, "host") } else { d.host_name.clone() };
+            let name = if d.host_name.trim().is_empty() {
+                free_name(&s, "host")
+            } else {
+                d.host_name.clone()
+            };
             let mut roles = d.host_roles.clone();
             roles.sort();
             c(
-                Change::AddHost { name, zone: zone.clone(), roles, spot: d.host_spot, standby: d.host_standby },
+                Change::AddHost {
+                    name,
+                    zone: zone.clone(),
+                    roles,
+                    spot: d.host_spot,
+                    standby: d.host_standby,
+                },
                 Some(|d: &mut Drafts| d.host_name.clear()),
             )
         })
@@ -365,7 +459,10 @@ pub fn editor(props: &Props) -> Html {
         let name = d.zone_name.clone();
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
-            c(Change::AddZone(name.clone()), Some(|d: &mut Drafts| d.zone_name.clear()))
+            c(
+                Change::AddZone(name.clone()),
+                Some(|d: &mut Drafts| d.zone_name.clear()),
+            )
         })
     };
 
@@ -408,9 +505,18 @@ pub fn editor(props: &Props) -> Html {
         let s = s.clone();
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
-            let name = if d.wl_name.trim().is_empty() { free_name(&s, "app") } else { d.wl_name.clone() };
+            let name = if d.wl_name.trim().is_empty() {
+                free_name(&s, "app")
+            } else {
+                d.wl_name.clone()
+            };
             c(
-                Change::AddWorkload { kind: d.wl_kind, name, replicas: d.wl_replicas.clone(), service: d.wl_service },
+                Change::AddWorkload {
+                    kind: d.wl_kind,
+                    name,
+                    replicas: d.wl_replicas.clone(),
+                    service: d.wl_service,
+                },
                 Some(|d: &mut Drafts| d.wl_name.clear()),
             )
         })
@@ -443,12 +549,19 @@ pub fn editor(props: &Props) -> Html {
             </label>
         }
     });
-    let meta = |key: &'static str, label: &'static str, current: String, make: fn(String) -> Change| {
+    let meta = |key: &'static str,
+                label: &'static str,
+                current: String,
+                make: fn(String) -> Change| {
         let text = d.meta.get(key).cloned().unwrap_or(current.clone());
         let drafts2 = drafts.clone();
         let on_input = Callback::from(move |e: InputEvent| {
             let mut d = (*drafts2).clone();
-            d.meta.insert(key, e.target_unchecked_into::<web_sys::HtmlInputElement>().value());
+            d.meta.insert(
+                key,
+                e.target_unchecked_into::<web_sys::HtmlInputElement>()
+                    .value(),
+            );
             drafts2.set(d);
         });
         let c = commit.clone();
@@ -555,25 +668,57 @@ mod tests {
     #[test]
     fn adding_a_host_and_a_workload_validates_through_the_core() {
         let s = ready("three-zones");
-        let add = Change::AddHost { name: "w9".into(), zone: "zone-a".into(), roles: vec![Role::Worker], spot: false, standby: false };
+        let add = Change::AddHost {
+            name: "w9".into(),
+            zone: "zone-a".into(),
+            roles: vec![Role::Worker],
+            spot: false,
+            standby: false,
+        };
         let (s2, what) = edit(&s, &add).unwrap();
         assert_eq!(what, "host w9 added");
         assert_eq!(s2.hosts.last().unwrap().name, "w9");
         // The same name again: the core's message, naming the field.
         let err = edit(&s2, &add).unwrap_err();
-        assert!(err.starts_with(&format!("hosts[{}].name", s2.hosts.len())), "{err}");
-        let wl = Change::AddWorkload { kind: WorkloadKind::Deployment, name: "web".into(), replicas: "x".into(), service: true };
-        assert_eq!(edit(&s2, &wl).unwrap_err(), "workloads[0].replicas: expected a whole number ≥ 0 (found \"x\")");
+        assert!(
+            err.starts_with(&format!("hosts[{}].name", s2.hosts.len())),
+            "{err}"
+        );
+        let wl = Change::AddWorkload {
+            kind: WorkloadKind::Deployment,
+            name: "web".into(),
+            replicas: "x".into(),
+            service: true,
+        };
+        assert_eq!(
+            edit(&s2, &wl).unwrap_err(),
+            "workloads[0].replicas: expected a whole number ≥ 0 (found \"x\")"
+        );
     }
 
     #[test]
     fn settings_are_checked_by_the_core_and_bad_text_is_named() {
         let s = ready("three-zones");
-        let (s2, _) = edit(&s, &Change::SetSetting(SettingKey::EtcdHeartbeatInterval, "50ms".into())).unwrap();
+        let (s2, _) = edit(
+            &s,
+            &Change::SetSetting(SettingKey::EtcdHeartbeatInterval, "50ms".into()),
+        )
+        .unwrap();
         assert_eq!(setting_text(&s2, SettingKey::EtcdHeartbeatInterval), "50ms");
-        let err = edit(&s, &Change::SetSetting(SettingKey::EtcdHeartbeatInterval, "0s".into())).unwrap_err();
-        assert_eq!(err, "settings.etcd_heartbeat_interval: must be at least 1ms (found 0s)");
-        let err = edit(&s, &Change::SetSetting(SettingKey::LbHealthCheck, "http".into())).unwrap_err();
+        let err = edit(
+            &s,
+            &Change::SetSetting(SettingKey::EtcdHeartbeatInterval, "0s".into()),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err,
+            "settings.etcd_heartbeat_interval: must be at least 1ms (found 0s)"
+        );
+        let err = edit(
+            &s,
+            &Change::SetSetting(SettingKey::LbHealthCheck, "http".into()),
+        )
+        .unwrap_err();
         assert!(err.starts_with("settings.lb_health_check:"), "{err}");
         // Removing a zone that hosts still name is refused by the core.
         let err = edit(&s, &Change::RemoveZone(0)).unwrap_err();

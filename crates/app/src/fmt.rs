@@ -18,5 +18,7 @@ pub fn fmt_t_precise(t: f64) -> String {
 
 /// Wall-clock milliseconds of the page (0 outside a browser).
 pub fn now_ms() -> f64 {
-    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or(0.0, |p| p.now())
 }

@@ -52,8 +52,15 @@ pub fn island_label(n: usize) -> String {
 /// The action that moves `item` to `target`, or `None` when nothing would change.
 pub fn move_action(snap: &Snapshot, item: &Item, target: Target) -> Option<Action> {
     let moving: Vec<usize> = match item {
-        Item::Host(n) => snap.hosts.iter().position(|h| &h.name == n).into_iter().collect(),
-        Item::Zone(z) => (0..snap.hosts.len()).filter(|&i| &snap.hosts[i].zone == z).collect(),
+        Item::Host(n) => snap
+            .hosts
+            .iter()
+            .position(|h| &h.name == n)
+            .into_iter()
+            .collect(),
+        Item::Zone(z) => (0..snap.hosts.len())
+            .filter(|&i| &snap.hosts[i].zone == z)
+            .collect(),
     };
     if moving.is_empty() {
         return None;
@@ -69,7 +76,9 @@ pub fn move_action(snap: &Snapshot, item: &Item, target: Target) -> Option<Actio
     // Moving everything of its island to a new one changes nothing either.
     if target == Target::NewIsland {
         let from: Vec<u32> = moving.iter().map(|&i| island[i]).collect();
-        if from.iter().all(|&f| f == from[0]) && island.iter().filter(|&&x| x == from[0]).count() == moving.len() {
+        if from.iter().all(|&f| f == from[0])
+            && island.iter().filter(|&&x| x == from[0]).count() == moving.len()
+        {
             return None;
         }
     }
@@ -94,8 +103,15 @@ pub fn move_action(snap: &Snapshot, item: &Item, target: Target) -> Option<Actio
             for &i in members {
                 let h = &snap.hosts[i];
                 let whole_zone = snap.hosts.iter().filter(|x| x.zone == h.zone).count()
-                    == members.iter().filter(|&&j| snap.hosts[j].zone == h.zone).count();
-                let name = if whole_zone { h.zone.clone() } else { h.name.clone() };
+                    == members
+                        .iter()
+                        .filter(|&&j| snap.hosts[j].zone == h.zone)
+                        .count();
+                let name = if whole_zone {
+                    h.zone.clone()
+                } else {
+                    h.name.clone()
+                };
                 if !names.contains(&name) {
                     names.push(name);
                 }
@@ -110,7 +126,10 @@ pub fn move_action(snap: &Snapshot, item: &Item, target: Target) -> Option<Actio
 pub fn describe(action: &Action) -> String {
     match action {
         Action::Partition { groups } => {
-            let g: Vec<String> = groups.iter().map(|g| format!("[{}]", g.join(", "))).collect();
+            let g: Vec<String> = groups
+                .iter()
+                .map(|g| format!("[{}]", g.join(", ")))
+                .collect();
             format!("partition {}", g.join(" | "))
         }
         Action::Heal => "heal the network".into(),

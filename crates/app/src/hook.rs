@@ -60,11 +60,21 @@ pub fn use_simulation(init: impl FnOnce() -> Scenario) -> Sim {
         })
     };
     let versions = *versions.borrow();
-    Sim { run, slice, published_at, undo, version: versions.0, scenario_version: versions.1, refresh }
+    Sim {
+        run,
+        slice,
+        published_at,
+        undo,
+        version: versions.0,
+        scenario_version: versions.1,
+        refresh,
+    }
 }
 
 fn now_ms() -> f64 {
-    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or(0.0, |p| p.now())
 }
 
 impl Sim {
@@ -84,7 +94,8 @@ impl Sim {
             // Only full slices say how long an event takes (a slice may stop at a target).
             let took = now - at;
             if run.last_events() == slice && took > 0.05 {
-                let next = (slice as f64 * SLICE_MS / took).clamp(slice as f64 / 2.0, slice as f64 * 2.0);
+                let next =
+                    (slice as f64 * SLICE_MS / took).clamp(slice as f64 / 2.0, slice as f64 * 2.0);
                 self.slice.set((next as u64).clamp(100, 50_000));
             }
             at = now;
@@ -161,7 +172,9 @@ impl Sim {
 
     /// Puts back the scenario before the last edit, the view at `t`.
     pub fn undo(&self, t: f64) -> bool {
-        let Some(prev) = self.undo.borrow_mut().pop() else { return false };
+        let Some(prev) = self.undo.borrow_mut().pop() else {
+            return false;
+        };
         self.replace(prev, t);
         true
     }

@@ -39,23 +39,47 @@ struct Boot {
 }
 
 fn boot() -> Boot {
-    let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
+    let hash = web_sys::window()
+        .and_then(|w| w.location().hash().ok())
+        .unwrap_or_default();
     let link = codec::decode_fragment(&hash);
-    let fallback = if link.scenario.is_none() { " Showing the default scenario instead." } else { "" };
+    let fallback = if link.scenario.is_none() {
+        " Showing the default scenario instead."
+    } else {
+        ""
+    };
     let problem = link.problem.map(|p| format!("{p}{fallback}"));
     let embed = link.embed;
     match link.scenario {
-        Some(s) => Boot { scenario: s, t: link.t.unwrap_or(0.0), problem, embed },
-        None => Boot { scenario: catalog::default_scenario(), t: 0.0, problem, embed },
+        Some(s) => Boot {
+            scenario: s,
+            t: link.t.unwrap_or(0.0),
+            problem,
+            embed,
+        },
+        None => Boot {
+            scenario: catalog::default_scenario(),
+            t: 0.0,
+            problem,
+            embed,
+        },
     }
 }
 
 fn info(text: String, undo: bool) -> Option<Notice> {
-    Some(Notice { kind: NoticeKind::Info, text, undo })
+    Some(Notice {
+        kind: NoticeKind::Info,
+        text,
+        undo,
+    })
 }
 
 fn error(text: String) -> Option<Notice> {
-    Some(Notice { kind: NoticeKind::Error, text, undo: false })
+    Some(Notice {
+        kind: NoticeKind::Error,
+        text,
+        undo: false,
+    })
 }
 
 #[function_component(App)]
@@ -91,7 +115,12 @@ pub fn app() -> Html {
     let busy = run.busy();
     let scenario = run.scenario_rc();
     // For the benchmark and for curious readers of the DOM: checkpoints kept, and wasm memory.
-    let diag = format!("checkpoints={} every={} memory_mb={}", run.checkpoints(), run.checkpoint_every().unwrap_or(0.0), wasm_memory_mb());
+    let diag = format!(
+        "checkpoints={} every={} memory_mb={}",
+        run.checkpoints(),
+        run.checkpoint_every().unwrap_or(0.0),
+        wasm_memory_mb()
+    );
     drop(run);
 
     use_frame_loop(&sim, &ui, busy);
@@ -117,28 +146,41 @@ pub fn app() -> Html {
             let t = sim.borrow().view_t();
             match sim.apply(t, action) {
                 Ok(edit) => {
-                    ui.dispatch(UiAction::Loaded { duration: edit.scenario.duration.as_secs_f64(), cursor: edit.at });
+                    ui.dispatch(UiAction::Loaded {
+                        duration: edit.scenario.duration.as_secs_f64(),
+                        cursor: edit.at,
+                    });
                     let fork = match edit.dropped {
                         0 => String::new(),
                         1 => " The timeline forks here: the 1 later event of the scenario was dropped.".into(),
                         n => format!(" The timeline forks here: the {n} later events of the scenario were dropped."),
                     };
-                    ui.dispatch(UiAction::Notify(info(format!("Recorded at {}: {what}.{fork}", fmt_t_precise(edit.at)), true)));
+                    ui.dispatch(UiAction::Notify(info(
+                        format!("Recorded at {}: {what}.{fork}", fmt_t_precise(edit.at)),
+                        true,
+                    )));
                 }
                 Err(m) => {
                     ui.dispatch(UiAction::Select(None));
-                    ui.dispatch(UiAction::Notify(error(format!("Not recorded ({what}): {m}. The scenario is unchanged."))));
+                    ui.dispatch(UiAction::Notify(error(format!(
+                        "Not recorded ({what}): {m}. The scenario is unchanged."
+                    ))));
                 }
             }
         })
     };
     let move_item = {
         let (apply, ui, snapshot) = (apply.clone(), ui.clone(), snapshot.clone());
-        Callback::from(move |(item, target): (Item, Target)| match gesture::move_action(&snapshot, &item, target) {
-            Some(action) => apply.emit(action),
-            None => {
-                ui.dispatch(UiAction::Select(None));
-                ui.dispatch(UiAction::Notify(info(format!("{} is already there: nothing to change.", item.name()), false)));
+        Callback::from(move |(item, target): (Item, Target)| {
+            match gesture::move_action(&snapshot, &item, target) {
+                Some(action) => apply.emit(action),
+                None => {
+                    ui.dispatch(UiAction::Select(None));
+                    ui.dispatch(UiAction::Notify(info(
+                        format!("{} is already there: nothing to change.", item.name()),
+                        false,
+                    )));
+                }
             }
         })
     };
@@ -175,7 +217,9 @@ pub fn app() -> Html {
     let set_speed = {
         let ui = ui.clone();
         Callback::from(move |e: Event| {
-            let v = e.target_unchecked_into::<web_sys::HtmlSelectElement>().value();
+            let v = e
+                .target_unchecked_into::<web_sys::HtmlSelectElement>()
+                .value();
             if let Some(s) = Speed::from_label(&v) {
                 ui.dispatch(UiAction::SetSpeed(s));
             }
@@ -184,7 +228,9 @@ pub fn app() -> Html {
     let scrub = {
         let seek = seek.clone();
         Callback::from(move |e: InputEvent| {
-            let v = e.target_unchecked_into::<web_sys::HtmlInputElement>().value_as_number();
+            let v = e
+                .target_unchecked_into::<web_sys::HtmlInputElement>()
+                .value_as_number();
             if v.is_finite() {
                 seek.emit(v);
             }
@@ -200,20 +246,31 @@ pub fn app() -> Html {
             let t = ui.cursor;
             if sim.undo(t) {
                 let d = sim.borrow().duration_s();
-                ui.dispatch(UiAction::Loaded { duration: d, cursor: t });
-                ui.dispatch(UiAction::Notify(info("Undone: the scenario is back as it was before the last change.".into(), false)));
+                ui.dispatch(UiAction::Loaded {
+                    duration: d,
+                    cursor: t,
+                });
+                ui.dispatch(UiAction::Notify(info(
+                    "Undone: the scenario is back as it was before the last change.".into(),
+                    false,
+                )));
             }
         })
     };
     let pick = {
         let (sim, ui) = (sim.clone(), ui.clone());
         Callback::from(move |e: Event| {
-            let id = e.target_unchecked_into::<web_sys::HtmlSelectElement>().value();
+            let id = e
+                .target_unchecked_into::<web_sys::HtmlSelectElement>()
+                .value();
             if let Some(r) = Ready::by_id(&id) {
                 let s = r.scenario();
                 let d = s.duration.as_secs_f64();
                 sim.load(s, 0.0);
-                ui.dispatch(UiAction::Loaded { duration: d, cursor: 0.0 });
+                ui.dispatch(UiAction::Loaded {
+                    duration: d,
+                    cursor: 0.0,
+                });
                 ui.dispatch(UiAction::Notify(None));
             }
         })
@@ -284,7 +341,11 @@ pub fn app() -> Html {
     };
 
     let e = &snapshot.etcd;
-    let quorum_class = if e.has_quorum { "badge ok" } else { "badge lost" };
+    let quorum_class = if e.has_quorum {
+        "badge ok"
+    } else {
+        "badge lost"
+    };
     let leader = match &e.leader {
         Some(l) => format!("leader: {l} (term {})", e.term),
         None => "leader: none".to_string(),
@@ -346,8 +407,14 @@ pub fn app() -> Html {
         Callback::from(move |(s, what): (Scenario, String)| {
             let d = s.duration.as_secs_f64();
             sim.edit(s);
-            ui.dispatch(UiAction::Loaded { duration: d, cursor: 0.0 });
-            ui.dispatch(UiAction::Notify(info(format!("Scenario changed ({what}): the run restarts from 0:00."), true)));
+            ui.dispatch(UiAction::Loaded {
+                duration: d,
+                cursor: 0.0,
+            });
+            ui.dispatch(UiAction::Notify(info(
+                format!("Scenario changed ({what}): the run restarts from 0:00."),
+                true,
+            )));
         })
     };
     let toggle_editor = {
@@ -358,11 +425,16 @@ pub fn app() -> Html {
     if ui.embed {
         // The run without editor chrome: a title, the state, the topology (view only), playback
         // and the charts. A link opens the same run in the full playground.
-        let base = web_sys::window().and_then(|w| w.location().href().ok()).unwrap_or_default();
+        let base = web_sys::window()
+            .and_then(|w| w.location().href().ok())
+            .unwrap_or_default();
         let base = base.split('#').next().unwrap_or_default();
         let t = (!ui.playing).then_some(ui.cursor).filter(|&t| t > 0.0);
         let full = format!("{base}{}", codec::fragment_of(&encoded, t, false));
-        let about = ready.map(|r| r.texts(&scenario).1).or_else(|| scenario.description.clone()).unwrap_or_default();
+        let about = ready
+            .map(|r| r.texts(&scenario).1)
+            .or_else(|| scenario.description.clone())
+            .unwrap_or_default();
         return html! {
             <main class="page embed">
                 <header class="embed-top">
@@ -461,40 +533,47 @@ fn use_frame_loop(sim: &Sim, ui: &UseReducerHandle<UiState>, busy: bool) {
     let (sim, ui) = (sim.clone(), ui.clone());
     // The cursor is a dependency so a seek during playback re-arms the loop from the new time
     // (an in-flight frame would otherwise carry the old cursor back).
-    use_effect_with((ui.playing, ui.frame, busy, ui.cursor.to_bits()), move |&(playing, _, busy, _)| {
-        if !playing && !busy {
-            *last.borrow_mut() = None;
-            pending.borrow_mut().take();
-            return;
-        }
-        let last2 = last.clone();
-        let budget = budget.clone();
-        *pending.borrow_mut() = Some(gloo_render::request_animation_frame(move |ts| {
-            let dt = last2.borrow().map_or(16.0, |l| ts - l);
-            *last2.borrow_mut() = Some(ts);
-            if playing {
-                // A frame missed (more than a 60 Hz interval): less work; else a little more.
-                let mut b = budget.borrow_mut();
-                *b = if dt > 20.0 { (*b * 0.75).max(WORK_MS_MIN) } else { (*b + 0.5).min(WORK_MS_MAX) };
+    use_effect_with(
+        (ui.playing, ui.frame, busy, ui.cursor.to_bits()),
+        move |&(playing, _, busy, _)| {
+            if !playing && !busy {
+                *last.borrow_mut() = None;
+                pending.borrow_mut().take();
+                return;
             }
-            if playing {
-                let target = ui.play_target(dt).unwrap_or(ui.duration);
-                sim.set_target(target);
-            }
-            // At most about half a frame of work: the page stays responsive at any scenario size.
-            // A seek being replayed while paused: its intermediate states are not worth drawing,
-            // so frames do more work (the page still answers input between them).
-            // Paused, computing ahead: the full budget (nothing moves on screen but the charts).
-            let ms = match (playing, sim.borrow().view_behind()) {
-                (true, _) => *budget.borrow(),
-                (false, true) => WORK_MS_SEEK,
-                (false, false) => WORK_MS_MAX,
-            };
-            sim.work_for(ms);
-            let reached = sim.borrow().view_t();
-            ui.dispatch(UiAction::Tick { reached });
-        }));
-    });
+            let last2 = last.clone();
+            let budget = budget.clone();
+            *pending.borrow_mut() = Some(gloo_render::request_animation_frame(move |ts| {
+                let dt = last2.borrow().map_or(16.0, |l| ts - l);
+                *last2.borrow_mut() = Some(ts);
+                if playing {
+                    // A frame missed (more than a 60 Hz interval): less work; else a little more.
+                    let mut b = budget.borrow_mut();
+                    *b = if dt > 20.0 {
+                        (*b * 0.75).max(WORK_MS_MIN)
+                    } else {
+                        (*b + 0.5).min(WORK_MS_MAX)
+                    };
+                }
+                if playing {
+                    let target = ui.play_target(dt).unwrap_or(ui.duration);
+                    sim.set_target(target);
+                }
+                // At most about half a frame of work: the page stays responsive at any scenario size.
+                // A seek being replayed while paused: its intermediate states are not worth drawing,
+                // so frames do more work (the page still answers input between them).
+                // Paused, computing ahead: the full budget (nothing moves on screen but the charts).
+                let ms = match (playing, sim.borrow().view_behind()) {
+                    (true, _) => *budget.borrow(),
+                    (false, true) => WORK_MS_SEEK,
+                    (false, false) => WORK_MS_MAX,
+                };
+                sim.work_for(ms);
+                let reached = sim.borrow().view_t();
+                ui.dispatch(UiAction::Tick { reached });
+            }));
+        },
+    );
 }
 
 /// Keeps the URL fragment equal to the current scenario (and the time, when paused), without
@@ -536,7 +615,10 @@ fn share(props: &ShareProps) -> Html {
             let href = w.location().href().unwrap_or_default();
             let base = href.split('#').next().unwrap_or_default().to_string();
             let enc = codec::encode_scenario(sim.borrow().scenario());
-            Some(format!("{base}{}", codec::fragment_of(&enc, Some(cursor).filter(|&t| t > 0.0), embed)))
+            Some(format!(
+                "{base}{}",
+                codec::fragment_of(&enc, Some(cursor).filter(|&t| t > 0.0), embed)
+            ))
         }
     };
     let copy = |text: &str| {
@@ -558,7 +640,12 @@ fn share(props: &ShareProps) -> Html {
         let (shown, link_of, sim) = (shown.clone(), link_of.clone(), props.sim.clone());
         Callback::from(move |_: MouseEvent| {
             if let Some(link) = link_of(true) {
-                let title = sim.borrow().scenario().name.replace('"', "&quot;").replace('<', "&lt;");
+                let title = sim
+                    .borrow()
+                    .scenario()
+                    .name
+                    .replace('"', "&quot;")
+                    .replace('<', "&lt;");
                 let code = format!(
                     "<iframe src=\"{}\" title=\"Kubernetes HA Playground: {title}\" width=\"100%\" height=\"760\" style=\"border:1px solid #c9c9ce;border-radius:8px\" loading=\"lazy\"></iframe>",
                     link.replace('&', "&amp;").replace('"', "&quot;")
@@ -581,7 +668,10 @@ fn share(props: &ShareProps) -> Html {
             }
         })
     };
-    let select_all = Callback::from(|e: FocusEvent| e.target_unchecked_into::<web_sys::HtmlInputElement>().select());
+    let select_all = Callback::from(|e: FocusEvent| {
+        e.target_unchecked_into::<web_sys::HtmlInputElement>()
+            .select()
+    });
     html! {
         <div class="share">
             <div class="share-buttons">

@@ -13,9 +13,15 @@ const FOLLOW_MS: f64 = 150.0;
 
 /// Scrolls the list so its current row is in view (when it is not).
 fn scroll_to_current(list: &NodeRef) {
-    let Some(box_) = list.cast::<web_sys::HtmlElement>() else { return };
-    let Ok(Some(cur)) = box_.query_selector("[aria-current='true']") else { return };
-    let Ok(cur) = cur.dyn_into::<web_sys::HtmlElement>() else { return };
+    let Some(box_) = list.cast::<web_sys::HtmlElement>() else {
+        return;
+    };
+    let Ok(Some(cur)) = box_.query_selector("[aria-current='true']") else {
+        return;
+    };
+    let Ok(cur) = cur.dyn_into::<web_sys::HtmlElement>() else {
+        return;
+    };
     // `position: relative` on the list makes it the items' offset parent.
     let top = cur.offset_top();
     let (view, h) = (box_.scroll_top(), box_.client_height());
@@ -36,7 +42,9 @@ pub fn event_log(props: &Props) -> Html {
     let events = &props.report.events;
     // The latest event at or before the cursor is "now".
     let now = events.partition_point(|e| e.t <= props.cursor + 1e-9);
-    let from = now.saturating_sub(MAX_ROWS / 2).min(events.len().saturating_sub(MAX_ROWS));
+    let from = now
+        .saturating_sub(MAX_ROWS / 2)
+        .min(events.len().saturating_sub(MAX_ROWS));
     let to = (from + MAX_ROWS).min(events.len());
     // Keep "now" in view inside the log's own scroll box (never scrolling the page). Reading
     // positions forces a layout of the page, so while "now" moves on every frame (playback)
@@ -63,7 +71,10 @@ pub fn event_log(props: &Props) -> Html {
                 scroll_to_current(&list);
             });
             if let Some(w) = web_sys::window() {
-                let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(later.unchecked_ref(), (FOLLOW_MS - (now_ms - last)) as i32);
+                let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(
+                    later.unchecked_ref(),
+                    (FOLLOW_MS - (now_ms - last)) as i32,
+                );
             }
         });
     }

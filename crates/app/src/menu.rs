@@ -40,22 +40,30 @@ pub fn menu(props: &Props) -> Html {
     };
     let act = |label: String, action: Action| {
         let (on_action, selector) = (props.on_action.clone(), selector.clone());
-        (label, Callback::from(move |_: MouseEvent| {
-            on_action.emit(action.clone());
-            focus_selector(&selector);
-        }))
+        (
+            label,
+            Callback::from(move |_: MouseEvent| {
+                on_action.emit(action.clone());
+                focus_selector(&selector);
+            }),
+        )
     };
     let mv = |label: String, item: Item, target: Target| {
         let (on_move, selector) = (props.on_move.clone(), selector.clone());
-        (label, Callback::from(move |_: MouseEvent| {
-            on_move.emit((item.clone(), target));
-            focus_selector(&selector);
-        }))
+        (
+            label,
+            Callback::from(move |_: MouseEvent| {
+                on_move.emit((item.clone(), target));
+                focus_selector(&selector);
+            }),
+        )
     };
 
     let (title, item, mut buttons) = match &props.selection {
         Selection::Host(name) => {
-            let Some(h) = snap.hosts.iter().find(|h| &h.name == name) else { return html! {} };
+            let Some(h) = snap.hosts.iter().find(|h| &h.name == name) else {
+                return html! {};
+            };
             let host = || name.clone();
             let mut b = Vec::new();
             match h.state {
@@ -63,23 +71,44 @@ pub fn menu(props: &Props) -> Html {
                     b.push(act("Crash".into(), Action::Crash { host: host() }));
                     b.push(act(
                         format!("Reboot ({} down)", DEFAULT_REBOOT_DOWNTIME),
-                        Action::Reboot { host: host(), downtime: DEFAULT_REBOOT_DOWNTIME },
+                        Action::Reboot {
+                            host: host(),
+                            downtime: DEFAULT_REBOOT_DOWNTIME,
+                        },
                     ));
                     if !h.isolated {
-                        b.push(act("Isolate from the network".into(), Action::Isolate { host: host() }));
+                        b.push(act(
+                            "Isolate from the network".into(),
+                            Action::Isolate { host: host() },
+                        ));
                     }
                 }
                 "down" => b.push(act("Restart".into(), Action::Restart { host: host() })),
-                "standby" => b.push(act("Join the cluster (kubeadm join)".into(), Action::Join { host: host() })),
+                "standby" => b.push(act(
+                    "Join the cluster (kubeadm join)".into(),
+                    Action::Join { host: host() },
+                )),
                 _ => {}
             }
             if h.spot && h.state != "terminated" {
-                b.push(act("Spot interruption (2-minute notice)".into(), Action::SpotInterrupt { host: host() }));
+                b.push(act(
+                    "Spot interruption (2-minute notice)".into(),
+                    Action::SpotInterrupt { host: host() },
+                ));
             }
             if h.roles.contains(&"etcd") && h.state != "terminated" {
-                b.push(act("etcd: add this member".into(), Action::EtcdMemberAdd { host: host() }));
-                b.push(act("etcd: remove this member".into(), Action::EtcdMemberRemove { host: host() }));
-                b.push(act("etcd: force new cluster here".into(), Action::EtcdForceNewCluster { host: host() }));
+                b.push(act(
+                    "etcd: add this member".into(),
+                    Action::EtcdMemberAdd { host: host() },
+                ));
+                b.push(act(
+                    "etcd: remove this member".into(),
+                    Action::EtcdMemberRemove { host: host() },
+                ));
+                b.push(act(
+                    "etcd: force new cluster here".into(),
+                    Action::EtcdForceNewCluster { host: host() },
+                ));
             }
             (format!("{name} ({})", h.zone), Item::Host(name.clone()), b)
         }
@@ -93,14 +122,27 @@ pub fn menu(props: &Props) -> Html {
             Item::Host(h) => &snap.hosts[*i].name == h,
             Item::Zone(z) => &snap.hosts[*i].zone == z,
         };
-        let total = snap.hosts.iter().enumerate().filter(|(i, _)| inside(i)).count();
+        let total = snap
+            .hosts
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| inside(i))
+            .count();
         if members.iter().filter(|i| inside(i)).count() == total {
             continue;
         }
-        let label = if partitioned { format!("Move to island {}", island_label(n)) } else { "Move back".into() };
+        let label = if partitioned {
+            format!("Move to island {}", island_label(n))
+        } else {
+            "Move back".into()
+        };
         buttons.push(mv(label, item.clone(), Target::Island(*id)));
     }
-    buttons.push(mv("Move to a new island (cut it off)".into(), item.clone(), Target::NewIsland));
+    buttons.push(mv(
+        "Move to a new island (cut it off)".into(),
+        item.clone(),
+        Target::NewIsland,
+    ));
 
     let close = {
         let on_close = props.on_close.clone();
@@ -141,7 +183,9 @@ pub fn menu(props: &Props) -> Html {
 /// Focuses the first element matching `selector` (an SVG host or zone, or an HTML element).
 pub fn focus_selector(selector: &str) {
     use wasm_bindgen::JsCast;
-    let el = web_sys::window().and_then(|w| w.document()).and_then(|d| d.query_selector(selector).ok().flatten());
+    let el = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.query_selector(selector).ok().flatten());
     if let Some(el) = el {
         // `focus` is on HTMLElement and SVGElement alike; the call is structural.
         let _ = el.unchecked_ref::<web_sys::HtmlElement>().focus();
@@ -150,8 +194,12 @@ pub fn focus_selector(selector: &str) {
 
 fn move_focus(menu: &NodeRef, key: &str) {
     use wasm_bindgen::JsCast;
-    let Some(menu) = menu.cast::<web_sys::Element>() else { return };
-    let Ok(items) = menu.query_selector_all("button[role='menuitem']") else { return };
+    let Some(menu) = menu.cast::<web_sys::Element>() else {
+        return;
+    };
+    let Ok(items) = menu.query_selector_all("button[role='menuitem']") else {
+        return;
+    };
     let n = items.length();
     if n == 0 {
         return;

@@ -55,11 +55,14 @@ pub fn world_bytes(hosts: usize, t: f64) -> f64 {
 /// fits. A 15-minute ready scenario gets one a minute, the 100-worker hour one every 5 minutes,
 /// the 1,000-worker hour one at 30 minutes.
 pub fn checkpoint_interval(duration_s: f64, hosts: usize) -> Option<f64> {
-    INTERVALS_MIN.iter().map(|m| (m * 60) as f64).find(|&every| {
-        let n = ((duration_s / every).ceil() as usize).saturating_sub(1);
-        let bytes: f64 = (1..=n).map(|k| world_bytes(hosts, k as f64 * every)).sum();
-        (1..=MAX_CHECKPOINTS).contains(&n) && bytes <= CHECKPOINT_BUDGET
-    })
+    INTERVALS_MIN
+        .iter()
+        .map(|m| (m * 60) as f64)
+        .find(|&every| {
+            let n = ((duration_s / every).ceil() as usize).saturating_sub(1);
+            let bytes: f64 = (1..=n).map(|k| world_bytes(hosts, k as f64 * every)).sum();
+            (1..=MAX_CHECKPOINTS).contains(&n) && bytes <= CHECKPOINT_BUDGET
+        })
 }
 
 pub struct Run {
@@ -210,7 +213,9 @@ impl Run {
             .map(|(i, w)| (i, w.now()));
         let view_now = (self.view.now() <= at).then(|| self.view.now());
         // The latest world that can be moved in without a copy (a fresh one starts at zero).
-        let moved_now = view_now.max(spare.map(|(_, now)| now)).unwrap_or(SimTime::ZERO);
+        let moved_now = view_now
+            .max(spare.map(|(_, now)| now))
+            .unwrap_or(SimTime::ZERO);
         let checkpoint = self.checkpoints.iter().rposition(|w| w.now() <= at);
         match (checkpoint, spare) {
             (Some(k), _) if self.checkpoints[k].now() > moved_now + self.clone_margin() => {
@@ -268,7 +273,9 @@ impl Run {
     fn keep(&mut self, w: World) {
         self.spares.push(w);
         if self.spares.len() > SPARES {
-            let earliest = (0..self.spares.len()).min_by_key(|&i| self.spares[i].now()).unwrap_or(0);
+            let earliest = (0..self.spares.len())
+                .min_by_key(|&i| self.spares[i].now())
+                .unwrap_or(0);
             self.spares.swap_remove(earliest);
         }
     }
@@ -282,10 +289,14 @@ impl Run {
     /// of it. Not during playback, which shows every second as the view reaches it.
     pub fn work(&mut self, budget: u64) -> bool {
         self.last_events = 0;
-        let view_until = self.view_behind().then(|| self.view.at_report_secs(self.target));
+        let view_until = self
+            .view_behind()
+            .then(|| self.view.at_report_secs(self.target));
         let margin = self.clone_margin();
         let lead = match (view_until, &self.ahead) {
-            (Some(until), Some(a)) => self.seeking && a.now() >= self.view.now() && a.now() + margin < until,
+            (Some(until), Some(a)) => {
+                self.seeking && a.now() >= self.view.now() && a.now() + margin < until
+            }
             _ => false,
         };
         if let Some(until) = view_until.filter(|_| self.lead_to.is_none() && !lead) {
@@ -299,11 +310,16 @@ impl Run {
             self.lead_to = view_until;
         }
         let lead_to = self.lead_to;
-        let Some(ahead) = &mut self.ahead else { return self.busy() };
+        let Some(ahead) = &mut self.ahead else {
+            return self.busy();
+        };
         let before = ahead.events_processed();
         let end = ahead.end();
         // Stop at the next checkpoint's time, if one is due before the end, and at the view's target.
-        let next = self.every.map(|e| ahead.at_report_secs(e * (self.checkpoints.len() + 1) as f64)).filter(|&c| c < end);
+        let next = self
+            .every
+            .map(|e| ahead.at_report_secs(e * (self.checkpoints.len() + 1) as f64))
+            .filter(|&c| c < end);
         let stop = [next, lead_to].into_iter().flatten().min().unwrap_or(end);
         let reached = !ahead.run_until(stop, budget);
         self.last_events = ahead.events_processed() - before;
@@ -345,7 +361,9 @@ impl Run {
 
     /// Whether `ahead` has computed more than the published report shows.
     pub fn report_stale(&self) -> bool {
-        self.ahead.as_ref().is_some_and(|a| a.elapsed_s().min(self.duration_s()) > self.published_s)
+        self.ahead
+            .as_ref()
+            .is_some_and(|a| a.elapsed_s().min(self.duration_s()) > self.published_s)
     }
 
     /// Rebuilds the report from what `ahead` has computed (the charts and the log read it).
@@ -357,7 +375,11 @@ impl Run {
         if let Some(ahead) = &self.ahead {
             self.report = Rc::new(ahead.report());
             self.report_version += 1;
-            self.published_s = if done { self.duration_s() } else { ahead.elapsed_s().min(self.duration_s()) };
+            self.published_s = if done {
+                self.duration_s()
+            } else {
+                ahead.elapsed_s().min(self.duration_s())
+            };
         }
     }
 
@@ -373,7 +395,11 @@ impl Run {
         let dropped = before - scenario.events.len();
         scenario.events.push(Event { at: at_d, action });
         scenario.validate().map_err(|e| e.to_string())?;
-        Ok(Edit { scenario, at: at_d.as_secs_f64(), dropped })
+        Ok(Edit {
+            scenario,
+            at: at_d.as_secs_f64(),
+            dropped,
+        })
     }
 }
 
@@ -414,8 +440,19 @@ mod tests {
         assert_eq!(edit.scenario.events.len(), 2);
         assert_eq!(edit.at, 45.5);
         // Crashing a crashed host is refused with the core's message, naming the event.
-        let err = r.edited(40.0, Action::Crash { host: "etcd-3".into() }).err().unwrap();
-        assert!(err.starts_with("events[1].host: host \"etcd-3\" is already crashed"), "{err}");
+        let err = r
+            .edited(
+                40.0,
+                Action::Crash {
+                    host: "etcd-3".into(),
+                },
+            )
+            .err()
+            .unwrap();
+        assert!(
+            err.starts_with("events[1].host: host \"etcd-3\" is already crashed"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -441,10 +478,26 @@ mod tests {
     #[test]
     fn checkpoint_intervals_follow_the_size() {
         assert_eq!(checkpoint_interval(900.0, 10), Some(60.0));
-        assert_eq!(checkpoint_interval(3600.0, 108), Some(300.0), "the 100-worker reference cluster");
-        assert_eq!(checkpoint_interval(3600.0, 1008), Some(1800.0), "the 1,000-worker reference cluster");
-        assert_eq!(checkpoint_interval(60.0, 10), None, "nothing before the end of a one-minute run");
-        assert_eq!(checkpoint_interval(7.0 * 86400.0, 100), None, "too large for the budget");
+        assert_eq!(
+            checkpoint_interval(3600.0, 108),
+            Some(300.0),
+            "the 100-worker reference cluster"
+        );
+        assert_eq!(
+            checkpoint_interval(3600.0, 1008),
+            Some(1800.0),
+            "the 1,000-worker reference cluster"
+        );
+        assert_eq!(
+            checkpoint_interval(60.0, 10),
+            None,
+            "nothing before the end of a one-minute run"
+        );
+        assert_eq!(
+            checkpoint_interval(7.0 * 86400.0, 100),
+            None,
+            "too large for the budget"
+        );
         // A day of a small cluster: at most MAX_CHECKPOINTS.
         let every = checkpoint_interval(86400.0, 10).unwrap();
         assert!(86400.0 / every <= MAX_CHECKPOINTS as f64 + 1.0, "{every}");
@@ -457,11 +510,24 @@ mod tests {
             let mut r = run(id);
             finish(&mut r);
             let every = r.checkpoint_every().unwrap();
-            assert_eq!(r.checkpoints() as f64, (r.duration_s() / every).ceil() - 1.0, "{id}");
-            for t in [every * 2.0 + 10.5, every * 5.0, r.duration_s() - 1.0, every * 3.0 + 0.25] {
+            assert_eq!(
+                r.checkpoints() as f64,
+                (r.duration_s() / every).ceil() - 1.0,
+                "{id}"
+            );
+            for t in [
+                every * 2.0 + 10.5,
+                every * 5.0,
+                r.duration_s() - 1.0,
+                every * 3.0 + 0.25,
+            ] {
                 r.seek(t);
                 // Started from the checkpoint at or before `t`, not from 0:00 or a spare.
-                assert_eq!(r.view_t(), (t / every).floor() * every, "{id} at {t}: from a checkpoint");
+                assert_eq!(
+                    r.view_t(),
+                    (t / every).floor() * every,
+                    "{id} at {t}: from a checkpoint"
+                );
                 finish(&mut r);
                 assert_eq!(r.view_t(), t);
                 let s = r.scenario().clone();
@@ -487,13 +553,21 @@ mod tests {
             events += r.last_events();
         }
         assert_eq!(r.view_t(), 250.5);
-        assert_eq!(r.checkpoints(), 4, "checkpoints at 1:00, 2:00, 3:00 and 4:00 on the way");
+        assert_eq!(
+            r.checkpoints(),
+            4,
+            "checkpoints at 1:00, 2:00, 3:00 and 4:00 on the way"
+        );
         let mut fresh = World::new(r.scenario().clone());
         let until = fresh.at_report_secs(250.5);
         while fresh.run_until(until, u64::MAX) {}
         assert_eq!(*r.snapshot(), fresh.snapshot());
         assert_eq!(r.view_report(), fresh.report());
-        assert!(events <= fresh.events_processed() + 1_000, "computed once: {events} for {}", fresh.events_processed());
+        assert!(
+            events <= fresh.events_processed() + 1_000,
+            "computed once: {events} for {}",
+            fresh.events_processed()
+        );
         // Playback from there runs the view itself, and the run ahead completes as before.
         r.advance_to(260.0);
         finish(&mut r);

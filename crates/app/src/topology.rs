@@ -78,7 +78,11 @@ impl Rect {
         x >= self.x && x <= self.x + self.w && y >= self.y && y <= self.y + self.h
     }
     fn shift(self, dx: f64, dy: f64) -> Rect {
-        Rect { x: self.x + dx, y: self.y + dy, ..self }
+        Rect {
+            x: self.x + dx,
+            y: self.y + dy,
+            ..self
+        }
     }
 }
 
@@ -115,12 +119,19 @@ pub struct WorkloadInfo {
 }
 
 /// The workloads of a scenario in palette order (CoreDNS last), with their desired replicas at `t`.
-pub fn workload_infos(s: &sim::scenario::Scenario, lanes: &crate::charts::Lanes, t: f64) -> Vec<WorkloadInfo> {
+pub fn workload_infos(
+    s: &sim::scenario::Scenario,
+    lanes: &crate::charts::Lanes,
+    t: f64,
+) -> Vec<WorkloadInfo> {
     s.workloads
         .iter()
         .map(|w| w.name.clone())
         .chain(std::iter::once(sim::scenario::COREDNS.to_string()))
-        .map(|name| WorkloadInfo { desired: lanes.desired(&name, t), name })
+        .map(|name| WorkloadInfo {
+            desired: lanes.desired(&name, t),
+            name,
+        })
         .collect()
 }
 
@@ -141,7 +152,12 @@ pub fn duplicates(snap: &Snapshot, workloads: &[WorkloadInfo]) -> Vec<(String, u
         .iter()
         .filter_map(|w| {
             let desired = w.desired?;
-            let running = snap.hosts.iter().flat_map(|h| &h.pods).filter(|p| p.workload == w.name).count() as u32;
+            let running = snap
+                .hosts
+                .iter()
+                .flat_map(|h| &h.pods)
+                .filter(|p| p.workload == w.name)
+                .count() as u32;
             (running > desired).then(|| (w.name.clone(), running, desired))
         })
         .collect()
@@ -154,7 +170,11 @@ pub fn duplicates(snap: &Snapshot, workloads: &[WorkloadInfo]) -> Vec<(String, u
 pub fn dup_marks(snap: &Snapshot, dups: &[(String, u32, u32)]) -> Vec<Vec<bool>> {
     let stale = |h: &HostView| h.node.as_ref().is_some_and(|n| n.ready != "Ready");
     if dups.is_empty() {
-        return snap.hosts.iter().map(|h| vec![false; h.pods.len()]).collect();
+        return snap
+            .hosts
+            .iter()
+            .map(|h| vec![false; h.pods.len()])
+            .collect();
     }
     // Workloads with a copy on a stale node.
     let mut stale_wls: Vec<&str> = Vec::new();
@@ -171,7 +191,10 @@ pub fn dup_marks(snap: &Snapshot, dups: &[(String, u32, u32)]) -> Vec<Vec<bool>>
             let on_stale = stale(h);
             h.pods
                 .iter()
-                .map(|p| dups.iter().any(|(n, _, _)| *n == p.workload) && (on_stale || !stale_wls.contains(&p.workload.as_str())))
+                .map(|p| {
+                    dups.iter().any(|(n, _, _)| *n == p.workload)
+                        && (on_stale || !stale_wls.contains(&p.workload.as_str()))
+                })
                 .collect()
         })
         .collect()
@@ -248,7 +271,10 @@ fn host_height(h: &HostView, look: Look) -> f64 {
     if tile {
         TILE_TOP + rows * TILE_CHIP_STEP + 4.0
     } else {
-        HOST_TOP + badge_lines(h) as f64 * BADGE_H + rows * CHIP_STEP + if rows > 0.0 { 4.0 } else { 2.0 }
+        HOST_TOP
+            + badge_lines(h) as f64 * BADGE_H
+            + rows * CHIP_STEP
+            + if rows > 0.0 { 4.0 } else { 2.0 }
     }
 }
 
@@ -256,7 +282,12 @@ fn host_height(h: &HostView, look: Look) -> f64 {
 /// under their summary line, relative to the zone's origin; returns the boxes, where the
 /// summary goes, and the zone's size.
 #[allow(clippy::type_complexity)]
-fn place_zone(snap: &Snapshot, hosts: &[usize], look: Look, k: usize) -> (Vec<(usize, Rect, Look)>, Option<Rect>, f64, f64) {
+fn place_zone(
+    snap: &Snapshot,
+    hosts: &[usize],
+    look: Look,
+    k: usize,
+) -> (Vec<(usize, Rect, Look)>, Option<Rect>, f64, f64) {
     let (full, small) = split_tiles(snap, hosts, look);
     let k = k.max(1);
     let width = k as f64 * COL_W - COL_GAP;
@@ -264,21 +295,62 @@ fn place_zone(snap: &Snapshot, hosts: &[usize], look: Look, k: usize) -> (Vec<(u
     let mut y = HEADER_H + 6.0;
     let mut summary = None;
     let mut last_gap = ROW_GAP;
-    let small_look = if look == Look::Cell { Look::Cell } else { Look::Tile };
-    let groups = [(&full, k, HOST_W, Look::Full), (&small, if look == Look::Cell { cells_per_row(k) } else { 2 * k }, TILE_W, small_look)];
+    let small_look = if look == Look::Cell {
+        Look::Cell
+    } else {
+        Look::Tile
+    };
+    let groups = [
+        (&full, k, HOST_W, Look::Full),
+        (
+            &small,
+            if look == Look::Cell {
+                cells_per_row(k)
+            } else {
+                2 * k
+            },
+            TILE_W,
+            small_look,
+        ),
+    ];
     for (items, per_row, w, look) in groups {
-        let (w, gap) = if look == Look::Cell { (CELL_W, CELL_GAP) } else { (w, COL_GAP) };
+        let (w, gap) = if look == Look::Cell {
+            (CELL_W, CELL_GAP)
+        } else {
+            (w, COL_GAP)
+        };
         if look == Look::Cell && !items.is_empty() {
-            summary = Some(Rect { x: 0.0, y, w: width, h: SUMMARY_H });
+            summary = Some(Rect {
+                x: 0.0,
+                y,
+                w: width,
+                h: SUMMARY_H,
+            });
             y += SUMMARY_H + 2.0;
         }
         for row in items.chunks(per_row) {
-            let h = row.iter().map(|&i| host_height(&snap.hosts[i], look)).fold(0.0, f64::max);
+            let h = row
+                .iter()
+                .map(|&i| host_height(&snap.hosts[i], look))
+                .fold(0.0, f64::max);
             for (c, &i) in row.iter().enumerate() {
                 let x = c as f64 * (w + gap);
-                out.push((i, Rect { x, y, w, h: host_height(&snap.hosts[i], look) }, look));
+                out.push((
+                    i,
+                    Rect {
+                        x,
+                        y,
+                        w,
+                        h: host_height(&snap.hosts[i], look),
+                    },
+                    look,
+                ));
             }
-            last_gap = if look == Look::Cell { CELL_GAP } else { ROW_GAP };
+            last_gap = if look == Look::Cell {
+                CELL_GAP
+            } else {
+                ROW_GAP
+            };
             y += h + last_gap;
         }
     }
@@ -286,13 +358,20 @@ fn place_zone(snap: &Snapshot, hosts: &[usize], look: Look, k: usize) -> (Vec<(u
 }
 
 fn split_tiles(snap: &Snapshot, hosts: &[usize], look: Look) -> (Vec<usize>, Vec<usize>) {
-    hosts.iter().partition(|&&i| !(look != Look::Full && is_plain_worker(&snap.hosts[i])))
+    hosts
+        .iter()
+        .partition(|&&i| !(look != Look::Full && is_plain_worker(&snap.hosts[i])))
 }
 
 /// Columns per zone: one each, then the tallest zone gets another column while its island
 /// still fits the width (islands wrap onto rows of their own when they do not fit together),
 /// so small clusters use the width and large ones do not scroll sideways.
-fn zone_columns(snap: &Snapshot, zones: &[(usize, Vec<usize>)], look: Look, max_inner: f64) -> Vec<usize> {
+fn zone_columns(
+    snap: &Snapshot,
+    zones: &[(usize, Vec<usize>)],
+    look: Look,
+    max_inner: f64,
+) -> Vec<usize> {
     let sizes: Vec<(usize, usize)> = zones
         .iter()
         .map(|(_, hosts)| {
@@ -301,11 +380,21 @@ fn zone_columns(snap: &Snapshot, zones: &[(usize, Vec<usize>)], look: Look, max_
         })
         .collect();
     let rows = |(f, t): (usize, usize), k: usize| {
-        let small = if look == Look::Cell { 0.12 * t.div_ceil(cells_per_row(k)) as f64 } else { 0.45 * t.div_ceil(2 * k) as f64 };
+        let small = if look == Look::Cell {
+            0.12 * t.div_ceil(cells_per_row(k)) as f64
+        } else {
+            0.45 * t.div_ceil(2 * k) as f64
+        };
         f.div_ceil(k) as f64 + small
     };
     let island_width = |ks: &[usize], isl: usize| -> f64 {
-        zones.iter().zip(ks).filter(|((i, _), _)| *i == isl).map(|(_, k)| *k as f64 * COL_W - COL_GAP + ZONE_GAP).sum::<f64>() - ZONE_GAP
+        zones
+            .iter()
+            .zip(ks)
+            .filter(|((i, _), _)| *i == isl)
+            .map(|(_, k)| *k as f64 * COL_W - COL_GAP + ZONE_GAP)
+            .sum::<f64>()
+            - ZONE_GAP
     };
     let mut ks = vec![1usize; zones.len()];
     let mut full = vec![false; zones.len()];
@@ -346,7 +435,11 @@ pub fn layout(snap: &Snapshot, avail: f64) -> Layout {
         .enumerate()
         .flat_map(|(n, (_, members))| {
             snap.zones.iter().filter_map(move |z| {
-                let hosts: Vec<usize> = members.iter().copied().filter(|&i| &snap.hosts[i].zone == z).collect();
+                let hosts: Vec<usize> = members
+                    .iter()
+                    .copied()
+                    .filter(|&i| &snap.hosts[i].zone == z)
+                    .collect();
                 (!hosts.is_empty()).then_some((n, hosts))
             })
         })
@@ -369,18 +462,35 @@ pub fn layout(snap: &Snapshot, avail: f64) -> Layout {
             let (ox, oy) = (IPAD + x, LABEL_H + y);
             columns.push(Column {
                 zone: z.clone(),
-                header: Rect { x: ox, y: oy, w, h: HEADER_H },
+                header: Rect {
+                    x: ox,
+                    y: oy,
+                    w,
+                    h: HEADER_H,
+                },
                 summary: summary.map(|r| {
-                    let cells: Vec<usize> = placed.iter().filter(|(_, _, l)| *l == Look::Cell).map(|(i, _, _)| *i).collect();
+                    let cells: Vec<usize> = placed
+                        .iter()
+                        .filter(|(_, _, l)| *l == Look::Cell)
+                        .map(|(i, _, _)| *i)
+                        .collect();
                     (r.shift(ox, oy), zone_summary(snap, &cells))
                 }),
-                hosts: placed.into_iter().map(|(i, r, t)| (i, r.shift(ox, oy), t)).collect(),
+                hosts: placed
+                    .into_iter()
+                    .map(|(i, r, t)| (i, r.shift(ox, oy), t))
+                    .collect(),
             });
             x += w + ZONE_GAP;
             inner_w = inner_w.max(x - ZONE_GAP);
             row_h = row_h.max(h);
         }
-        let rect = Rect { x: 0.0, y: 0.0, w: inner_w + 2.0 * IPAD, h: LABEL_H + y + row_h + IPAD };
+        let rect = Rect {
+            x: 0.0,
+            y: 0.0,
+            w: inner_w + 2.0 * IPAD,
+            h: LABEL_H + y + row_h + IPAD,
+        };
         let (label, detail) = if partitioned {
             let voters = members
                 .iter()
@@ -390,11 +500,23 @@ pub fn layout(snap: &Snapshot, avail: f64) -> Layout {
                 })
                 .count();
             let s = if voters == 1 { "" } else { "s" };
-            (format!("Island {}", island_label(n)), format!("{voters} of {} etcd voter{s} up here", snap.etcd.voters))
+            (
+                format!("Island {}", island_label(n)),
+                format!("{voters} of {} etcd voter{s} up here", snap.etcd.voters),
+            )
         } else {
-            ("One network".to_string(), "every host reaches every other".to_string())
+            (
+                "One network".to_string(),
+                "every host reaches every other".to_string(),
+            )
         };
-        boxes.push(IslandBox { id: *id, label, detail, rect, columns });
+        boxes.push(IslandBox {
+            id: *id,
+            label,
+            detail,
+            rect,
+            columns,
+        });
     }
 
     // Islands flow left to right, wrapping; "new island" after the last one.
@@ -429,9 +551,20 @@ pub fn layout(snap: &Snapshot, avail: f64) -> Layout {
         }
     }
     let last_h = rows.last().map_or(90.0, |r| r.2);
-    let new_island = Rect { x, y, w: NEW_W, h: last_h };
+    let new_island = Rect {
+        x,
+        y,
+        w: NEW_W,
+        h: last_h,
+    };
     width = width.max(x + NEW_W);
-    Layout { width: width + PAD, height: y + last_h + PAD, partitioned, islands: boxes, new_island }
+    Layout {
+        width: width + PAD,
+        height: y + last_h + PAD,
+        partitioned,
+        islands: boxes,
+        new_island,
+    }
 }
 
 fn move_island(b: &mut IslandBox, dx: f64, dy: f64) {
@@ -478,7 +611,11 @@ fn etcd_words(h: &HostView) -> Option<(&'static str, String)> {
         "candidate" | "pre-candidate" => "candidate",
         _ => "inactive",
     };
-    let voter = if m.voter || m.role == "stopped" { "" } else { " (not a voter)" };
+    let voter = if m.voter || m.role == "stopped" {
+        ""
+    } else {
+        " (not a voter)"
+    };
     Some((class, format!("etcd {}, term {}{voter}", m.role, m.term)))
 }
 
@@ -507,13 +644,25 @@ fn leading_words(h: &HostView, what: &str, state: Option<&str>) -> Option<(&'sta
 /// The Node as the API has it: Ready / NotReady / Unknown, then one line per taint that matters.
 fn node_badges(h: &HostView) -> Vec<(&'static str, String)> {
     let Some(n) = &h.node else {
-        let node_role = h.roles.iter().any(|r| *r == "worker" || *r == "control-plane");
-        return if node_role { vec![("inactive", "Node: not registered".to_string())] } else { Vec::new() };
+        let node_role = h
+            .roles
+            .iter()
+            .any(|r| *r == "worker" || *r == "control-plane");
+        return if node_role {
+            vec![("inactive", "Node: not registered".to_string())]
+        } else {
+            Vec::new()
+        };
     };
-    let mut out = vec![(if n.ready == "Ready" { "ok" } else { "bad" }, format!("Node {}", n.ready))];
+    let mut out = vec![(
+        if n.ready == "Ready" { "ok" } else { "bad" },
+        format!("Node {}", n.ready),
+    )];
     for t in &n.taints {
         match *t {
-            "node.kubernetes.io/unreachable" => out.push(("warn", "tainted unreachable".to_string())),
+            "node.kubernetes.io/unreachable" => {
+                out.push(("warn", "tainted unreachable".to_string()))
+            }
             "node.kubernetes.io/not-ready" => out.push(("warn", "tainted not-ready".to_string())),
             "node.kubernetes.io/unschedulable" => out.push(("warn", "cordoned".to_string())),
             _ => {}
@@ -529,9 +678,13 @@ fn tile_words(h: &HostView) -> (&'static str, String) {
         return (class, words.replace(" (crashed)", ""));
     }
     match &h.node {
-        Some(n) if n.ready == "Ready" && n.taints.contains(&"node.kubernetes.io/unschedulable") => ("up", "Ready, cordoned".into()),
+        Some(n) if n.ready == "Ready" && n.taints.contains(&"node.kubernetes.io/unschedulable") => {
+            ("up", "Ready, cordoned".into())
+        }
         Some(n) if n.ready == "Ready" => ("up", "Ready".into()),
-        Some(n) if n.taints.contains(&"node.kubernetes.io/unreachable") => ("notready", format!("{}·taint", n.ready)),
+        Some(n) if n.taints.contains(&"node.kubernetes.io/unreachable") => {
+            ("notready", format!("{}·taint", n.ready))
+        }
         Some(n) => ("notready", n.ready.to_string()),
         None => ("standby", "not registered".into()),
     }
@@ -548,12 +701,19 @@ pub fn host_aria(h: &HostView) -> String {
     parts.extend(leading_words(h, "scheduler", h.scheduler).map(|(_, w)| w));
     parts.extend(node_badges(h).into_iter().map(|(_, w)| w));
     if !h.lb_backends.is_empty() {
-        let b: Vec<String> =
-            h.lb_backends.iter().map(|(n, up)| format!("{n} {}", if *up { "in service" } else { "out of service" })).collect();
+        let b: Vec<String> = h
+            .lb_backends
+            .iter()
+            .map(|(n, up)| format!("{n} {}", if *up { "in service" } else { "out of service" }))
+            .collect();
         parts.push(format!("backends: {}", b.join(", ")));
     }
     if !h.pods.is_empty() {
-        parts.push(format!("{} pod{} running", h.pods.len(), if h.pods.len() == 1 { "" } else { "s" }));
+        parts.push(format!(
+            "{} pod{} running",
+            h.pods.len(),
+            if h.pods.len() == 1 { "" } else { "s" }
+        ));
     }
     if h.spot {
         parts.push("spot instance".into());
@@ -615,7 +775,8 @@ fn use_width(node: NodeRef) -> f64 {
                 }
             };
             measure();
-            let listener = web_sys::window().map(|w| gloo_events::EventListener::new(&w, "resize", move |_| measure()));
+            let listener = web_sys::window()
+                .map(|w| gloo_events::EventListener::new(&w, "resize", move |_| measure()));
             move || drop(listener)
         });
     }
@@ -635,28 +796,43 @@ pub fn topology(props: &Props) -> Html {
     let svg_xy = {
         let svg_ref = svg_ref.clone();
         move |e: &PointerEvent| -> (f64, f64) {
-            let rect = svg_ref.cast::<web_sys::Element>().map(|el| el.get_bounding_client_rect());
-            rect.map_or((0.0, 0.0), |r| (e.client_x() as f64 - r.left(), e.client_y() as f64 - r.top()))
+            let rect = svg_ref
+                .cast::<web_sys::Element>()
+                .map(|el| el.get_bounding_client_rect());
+            rect.map_or((0.0, 0.0), |r| {
+                (
+                    e.client_x() as f64 - r.left(),
+                    e.client_y() as f64 - r.top(),
+                )
+            })
         }
     };
     let start = {
         let (drag, svg_ref, svg_xy) = (drag.clone(), svg_ref.clone(), svg_xy.clone());
         move |item: Item| {
-        let drag = drag.clone();
-        let svg_ref = svg_ref.clone();
-        let svg_xy = svg_xy.clone();
-        Callback::from(move |e: PointerEvent| {
-            if e.button() != 0 {
-                return;
-            }
-            e.prevent_default();
-            let (x, y) = svg_xy(&e);
-            if let Some(svg) = svg_ref.cast::<web_sys::Element>() {
-                // Keep receiving moves even when the pointer leaves the SVG.
-                let _ = svg.set_pointer_capture(e.pointer_id());
-            }
-            *drag.borrow_mut() = Some(Drag { item: item.clone(), pointer: e.pointer_id(), x0: x, y0: y, x, y, moved: false });
-        })
+            let drag = drag.clone();
+            let svg_ref = svg_ref.clone();
+            let svg_xy = svg_xy.clone();
+            Callback::from(move |e: PointerEvent| {
+                if e.button() != 0 {
+                    return;
+                }
+                e.prevent_default();
+                let (x, y) = svg_xy(&e);
+                if let Some(svg) = svg_ref.cast::<web_sys::Element>() {
+                    // Keep receiving moves even when the pointer leaves the SVG.
+                    let _ = svg.set_pointer_capture(e.pointer_id());
+                }
+                *drag.borrow_mut() = Some(Drag {
+                    item: item.clone(),
+                    pointer: e.pointer_id(),
+                    x0: x,
+                    y0: y,
+                    x,
+                    y,
+                    moved: false,
+                });
+            })
         }
     };
     let onpointermove = {
@@ -665,7 +841,9 @@ pub fn topology(props: &Props) -> Html {
         let svg_xy = svg_xy.clone();
         Callback::from(move |e: PointerEvent| {
             let mut d = drag.borrow_mut();
-            let Some(d) = d.as_mut().filter(|d| d.pointer == e.pointer_id()) else { return };
+            let Some(d) = d.as_mut().filter(|d| d.pointer == e.pointer_id()) else {
+                return;
+            };
             let (x, y) = svg_xy(&e);
             d.x = x;
             d.y = y;
@@ -685,7 +863,12 @@ pub fn topology(props: &Props) -> Html {
         .collect();
     let hit = {
         let targets = targets.clone();
-        move |x: f64, y: f64| targets.iter().find(|(_, r)| r.contains(x, y)).map(|(t, _)| *t)
+        move |x: f64, y: f64| {
+            targets
+                .iter()
+                .find(|(_, r)| r.contains(x, y))
+                .map(|(t, _)| *t)
+        }
     };
     let onpointerup = {
         let drag = drag.clone();
@@ -695,7 +878,9 @@ pub fn topology(props: &Props) -> Html {
         let hit = hit.clone();
         let svg_xy = svg_xy.clone();
         Callback::from(move |e: PointerEvent| {
-            let Some(d) = drag.borrow_mut().take() else { return };
+            let Some(d) = drag.borrow_mut().take() else {
+                return;
+            };
             if d.pointer != e.pointer_id() {
                 return;
             }
@@ -719,7 +904,9 @@ pub fn topology(props: &Props) -> Html {
     // Stable callbacks for the host boxes, so an unchanged host is not drawn again.
     let host_down = {
         let start = start.clone();
-        use_callback((), move |(item, e): (Item, PointerEvent), _| start(item).emit(e))
+        use_callback((), move |(item, e): (Item, PointerEvent), _| {
+            start(item).emit(e)
+        })
     };
     let on_select_now = use_mut_ref(|| props.on_select.clone());
     *on_select_now.borrow_mut() = props.on_select.clone();
@@ -740,10 +927,15 @@ pub fn topology(props: &Props) -> Html {
         })
     };
 
-    let dragging = drag.borrow().as_ref().filter(|d| d.moved).map(|d| (d.item.clone(), d.x, d.y));
+    let dragging = drag
+        .borrow()
+        .as_ref()
+        .filter(|d| d.moved)
+        .map(|d| (d.item.clone(), d.x, d.y));
     let hover = dragging.as_ref().and_then(|(_, x, y)| hit(*x, *y));
     let selected = |item: &Item| match (&props.selection, item) {
-        (Some(crate::ui::Selection::Host(a)), Item::Host(b)) | (Some(crate::ui::Selection::Zone(a)), Item::Zone(b)) => a == b,
+        (Some(crate::ui::Selection::Host(a)), Item::Host(b))
+        | (Some(crate::ui::Selection::Zone(a)), Item::Zone(b)) => a == b,
         _ => false,
     };
     let wl = &props.workloads;
@@ -812,7 +1004,11 @@ pub fn topology(props: &Props) -> Html {
     }
 
     let n = lay.new_island;
-    let new_class = classes!("new-island", dragging.is_some().then_some("active"), (hover == Some(Target::NewIsland)).then_some("drop-hover"));
+    let new_class = classes!(
+        "new-island",
+        dragging.is_some().then_some("active"),
+        (hover == Some(Target::NewIsland)).then_some("drop-hover")
+    );
     let ghost = dragging.as_ref().map(|(item, x, y)| {
         let label = match item {
             Item::Host(h) => h.clone(),
@@ -825,10 +1021,20 @@ pub fn topology(props: &Props) -> Html {
             </g>
         }
     });
-    let menu_at = props.selection.as_ref().and_then(|sel| anchor(snap, &lay, sel));
+    let menu_at = props
+        .selection
+        .as_ref()
+        .and_then(|sel| anchor(snap, &lay, sel));
 
     // Which workloads have pods at all (the legend lists only those, in palette order).
-    let present: Vec<&WorkloadInfo> = wl.iter().filter(|w| snap.hosts.iter().any(|h| h.pods.iter().any(|p| p.workload == w.name))).collect();
+    let present: Vec<&WorkloadInfo> = wl
+        .iter()
+        .filter(|w| {
+            snap.hosts
+                .iter()
+                .any(|h| h.pods.iter().any(|p| p.workload == w.name))
+        })
+        .collect();
     let legend = (!present.is_empty()).then(|| {
         html! {
             <div class="legend" aria-label="Pods by workload">
@@ -882,7 +1088,10 @@ pub fn topology(props: &Props) -> Html {
 }
 
 fn initial(name: &str) -> String {
-    name.chars().next().map(|c| c.to_ascii_uppercase().to_string()).unwrap_or_default()
+    name.chars()
+        .next()
+        .map(|c| c.to_ascii_uppercase().to_string())
+        .unwrap_or_default()
 }
 
 fn badge(x: f64, y: f64, w: f64, class: &str, words: String) -> Html {
@@ -894,9 +1103,20 @@ fn badge(x: f64, y: f64, w: f64, class: &str, words: String) -> Html {
     }
 }
 
-fn pod_chips(h: &HostView, x0: f64, y0: f64, tile: bool, wl: &[WorkloadInfo], dup: &[bool]) -> Html {
+fn pod_chips(
+    h: &HostView,
+    x0: f64,
+    y0: f64,
+    tile: bool,
+    wl: &[WorkloadInfo],
+    dup: &[bool],
+) -> Html {
     let per_row = chips_per_row(tile);
-    let (size, step) = if tile { (TILE_CHIP, TILE_CHIP_STEP) } else { (CHIP, CHIP_STEP) };
+    let (size, step) = if tile {
+        (TILE_CHIP, TILE_CHIP_STEP)
+    } else {
+        (CHIP, CHIP_STEP)
+    };
     html! {
         { for h.pods.iter().enumerate().map(|(k, p)| {
             let (cx, cy) = (x0 + (k % per_row) as f64 * step, y0 + (k / per_row) as f64 * step);
@@ -1030,7 +1250,12 @@ struct HostBodyProps {
 /// changed) is not drawn again, only its group's `transform` changes.
 #[function_component(HostBody)]
 fn host_body_view(p: &HostBodyProps) -> Html {
-    let r = Rect { x: 0.0, y: 0.0, w: p.w, h: p.h };
+    let r = Rect {
+        x: 0.0,
+        y: 0.0,
+        w: p.w,
+        h: p.h,
+    };
     match p.look {
         Look::Cell => cell_body(&p.hv, r, &p.dup),
         Look::Tile => tile_body(&p.hv, r, &p.workloads, &p.dup),
@@ -1046,13 +1271,22 @@ fn host_box(p: &HostBoxProps) -> Html {
         <HostBody hv={hv.clone()} w={p.rect.w} h={p.rect.h} look={p.look} workloads={p.workloads.clone()} dup={p.dup.clone()} />
     };
     let transform = format!("translate({},{})", p.rect.x, p.rect.y);
-    let state_class = if p.look == Look::Full { state_words(hv).0 } else { tile_words(hv).0 };
+    let state_class = if p.look == Look::Full {
+        state_words(hv).0
+    } else {
+        tile_words(hv).0
+    };
     let look_class = match p.look {
         Look::Full => None,
         Look::Tile => Some("tile"),
         Look::Cell => Some("cell"),
     };
-    let g_class = classes!("host", state_class, look_class, p.selected.then_some("selected"));
+    let g_class = classes!(
+        "host",
+        state_class,
+        look_class,
+        p.selected.then_some("selected")
+    );
     if !p.interactive {
         return html! {
             <g class={g_class} role="img" aria-label={host_aria(hv).replace(" Press Enter for actions; drag to move it to another network island.", "")}
@@ -1083,9 +1317,13 @@ pub fn anchor(snap: &Snapshot, lay: &Layout, sel: &crate::ui::Selection) -> Opti
     for isl in &lay.islands {
         for c in &isl.columns {
             match sel {
-                crate::ui::Selection::Zone(z) if &c.zone == z => return Some((c.header.x, c.header.y + c.header.h + 2.0)),
+                crate::ui::Selection::Zone(z) if &c.zone == z => {
+                    return Some((c.header.x, c.header.y + c.header.h + 2.0))
+                }
                 crate::ui::Selection::Host(h) => {
-                    if let Some((_, r, _)) = c.hosts.iter().find(|(i, _, _)| &snap.hosts[*i].name == h) {
+                    if let Some((_, r, _)) =
+                        c.hosts.iter().find(|(i, _, _)| &snap.hosts[*i].name == h)
+                    {
                         return Some((r.x, (r.y + 40.0).min(r.y + r.h - 4.0)));
                     }
                 }
@@ -1116,13 +1354,27 @@ mod tests {
             let (snap, _) = snapshot_at(r.id, 0.0);
             for avail in [600.0, 760.0, 980.0, 1300.0] {
                 let lay = layout(&snap, avail);
-                assert!(lay.width <= avail.max(HOST_W + 2.0 * (PAD + IPAD)) + 0.5, "{} at {avail}: {}", r.id, lay.width);
+                assert!(
+                    lay.width <= avail.max(HOST_W + 2.0 * (PAD + IPAD)) + 0.5,
+                    "{} at {avail}: {}",
+                    r.id,
+                    lay.width
+                );
                 // Every host is placed once, inside its island.
-                let placed: usize = lay.islands.iter().flat_map(|i| &i.columns).map(|c| c.hosts.len()).sum();
+                let placed: usize = lay
+                    .islands
+                    .iter()
+                    .flat_map(|i| &i.columns)
+                    .map(|c| c.hosts.len())
+                    .sum();
                 assert_eq!(placed, snap.hosts.len(), "{}", r.id);
                 for isl in &lay.islands {
                     for (_, h, _) in isl.columns.iter().flat_map(|c| &c.hosts) {
-                        assert!(isl.rect.contains(h.x, h.y) && isl.rect.contains(h.x + h.w, h.y + h.h), "{} at {avail}", r.id);
+                        assert!(
+                            isl.rect.contains(h.x, h.y) && isl.rect.contains(h.x + h.w, h.y + h.h),
+                            "{} at {avail}",
+                            r.id
+                        );
                     }
                 }
             }
@@ -1135,16 +1387,35 @@ mod tests {
         let host = |n: &str| snap.hosts.iter().find(|h| h.name == n).unwrap();
         assert_eq!(node_badges(host("w2"))[0].1, "Node Unknown");
         assert_eq!(node_badges(host("w2"))[1].1, "tainted unreachable");
-        assert_eq!(apiserver_words(host("m1")), Some(("ok", "apiserver: ready")));
-        assert_eq!(leading_words(host("m1"), "controller-mgr", host("m1").controller_manager).unwrap().1, "controller-mgr: leader");
+        assert_eq!(
+            apiserver_words(host("m1")),
+            Some(("ok", "apiserver: ready"))
+        );
+        assert_eq!(
+            leading_words(host("m1"), "controller-mgr", host("m1").controller_manager)
+                .unwrap()
+                .1,
+            "controller-mgr: leader"
+        );
         let dups = duplicates(&snap, &wl);
-        assert!(dups.iter().any(|(n, run, des)| n == "web" && run > des), "{dups:?}");
+        assert!(
+            dups.iter().any(|(n, run, des)| n == "web" && run > des),
+            "{dups:?}"
+        );
         // The copy on the unreachable node is the one marked, not the live replacement.
         let marks = dup_marks(&snap, &dups);
-        let marked = |h: &str| marks[snap.hosts.iter().position(|x| x.name == h).unwrap()].iter().any(|&m| m);
+        let marked = |h: &str| {
+            marks[snap.hosts.iter().position(|x| x.name == h).unwrap()]
+                .iter()
+                .any(|&m| m)
+        };
         assert!(!marked("w1"));
         assert!(marked("w2") || marked("w3"));
-        assert!(host_aria(host("lb")).contains("backends: m1 in service, m2 out of service"), "{}", host_aria(host("lb")));
+        assert!(
+            host_aria(host("lb")).contains("backends: m1 in service, m2 out of service"),
+            "{}",
+            host_aria(host("lb"))
+        );
     }
 
     /// A large cluster: plain workers become cells under a summary line per zone, and the
@@ -1156,7 +1427,10 @@ mod tests {
             r#"{"name":"lb","zone":"outside","roles":["load-balancer"]}"#.to_string(),
         ];
         for i in 1..=100 {
-            hosts.push(format!(r#"{{"name":"w{i}","zone":"rack-{}","roles":["worker"]}}"#, if i % 2 == 0 { "b" } else { "a" }));
+            hosts.push(format!(
+                r#"{{"name":"w{i}","zone":"rack-{}","roles":["worker"]}}"#,
+                if i % 2 == 0 { "b" } else { "a" }
+            ));
         }
         let json = format!(
             r#"{{"version":1,"name":"big","duration":"1m","zones":["rack-a","rack-b","outside"],"hosts":[{}],
@@ -1170,20 +1444,38 @@ mod tests {
         let snap = w.snapshot();
         assert!(snap.hosts.len() > COMPACT_ABOVE);
         let lay = layout(&snap, 900.0);
-        assert!(lay.width <= 900.5 && lay.height < 900.0, "{} × {}", lay.width, lay.height);
+        assert!(
+            lay.width <= 900.5 && lay.height < 900.0,
+            "{} × {}",
+            lay.width,
+            lay.height
+        );
         let cols: Vec<&Column> = lay.islands.iter().flat_map(|i| &i.columns).collect();
         for c in &cols {
             for (i, r, look) in &c.hosts {
                 let h = &snap.hosts[*i];
                 assert_eq!(*look == Look::Cell, is_plain_worker(h), "{}", h.name);
-                assert!(lay.islands[0].rect.contains(r.x, r.y) && lay.islands[0].rect.contains(r.x + r.w, r.y + r.h));
+                assert!(
+                    lay.islands[0].rect.contains(r.x, r.y)
+                        && lay.islands[0].rect.contains(r.x + r.w, r.y + r.h)
+                );
             }
         }
         let a = cols.iter().find(|c| c.zone == "rack-a").unwrap();
         let (_, text) = a.summary.as_ref().unwrap();
-        let pods: usize = a.hosts.iter().filter(|(_, _, l)| *l == Look::Cell).map(|(i, _, _)| snap.hosts[*i].pods.len()).sum();
+        let pods: usize = a
+            .hosts
+            .iter()
+            .filter(|(_, _, l)| *l == Look::Cell)
+            .map(|(i, _, _)| snap.hosts[*i].pods.len())
+            .sum();
         assert_eq!(text, &format!("50 workers: 50 Ready · {pods} pods"));
         assert!(pods > 100, "{pods}");
-        assert!(cols.iter().find(|c| c.zone == "outside").unwrap().summary.is_none());
+        assert!(cols
+            .iter()
+            .find(|c| c.zone == "outside")
+            .unwrap()
+            .summary
+            .is_none());
     }
 }

@@ -101,7 +101,9 @@ impl UiState {
     pub fn play_target(&self, dt_ms: f64) -> Option<f64> {
         // A long pause (background tab) must not jump the run: at most a tenth of a second counts.
         let dt = dt_ms.clamp(0.0, 100.0) / 1000.0;
-        self.speed.factor().map(|f| (self.cursor + dt * f).min(self.duration))
+        self.speed
+            .factor()
+            .map(|f| (self.cursor + dt * f).min(self.duration))
     }
 
     pub fn at_end(&self) -> bool {
@@ -112,14 +114,19 @@ impl UiState {
 #[derive(Clone, Debug, PartialEq)]
 pub enum UiAction {
     /// A scenario was loaded (picker, link, edit): the cursor goes to `cursor`.
-    Loaded { duration: f64, cursor: f64 },
+    Loaded {
+        duration: f64,
+        cursor: f64,
+    },
     TogglePlay,
     Pause,
     SetSpeed(Speed),
     /// The cursor moved to `t` (scrubber, step, event log, chart click).
     Seek(f64),
     /// One animation frame: the view reached `reached` seconds.
-    Tick { reached: f64 },
+    Tick {
+        reached: f64,
+    },
     Select(Option<Selection>),
     Notify(Option<Notice>),
     /// Opens or closes the topology editor.

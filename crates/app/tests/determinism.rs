@@ -26,7 +26,13 @@ const CASES: &[(&str, &str, &str)] = &[
 #[wasm_bindgen_test]
 fn wasm_reports_equal_the_native_goldens() {
     for (name, scenario, golden) in CASES {
-        let report = sim::report::run_scenario(scenario).expect("valid scenario").to_json() + "\n";
-        assert!(report == *golden, "{name}: the wasm report differs from the native golden");
+        let report = sim::report::run_scenario(scenario)
+            .expect("valid scenario")
+            .to_json()
+            + "\n";
+        assert!(
+            report == *golden,
+            "{name}: the wasm report differs from the native golden"
+        );
     }
 }

@@ -36,10 +36,19 @@ fn every_ready_scenario_round_trips_through_the_link() {
         let s = r.scenario();
         let enc = codec::encode_scenario(&s);
         assert!(enc.starts_with("1."), "{enc}");
-        assert!(enc.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b)), "URL-safe: {enc}");
+        assert!(
+            enc.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b)),
+            "URL-safe: {enc}"
+        );
         assert_eq!(codec::decode_scenario(&enc).unwrap(), s, "{}", r.id);
         // Compression earns its bytes: the link is shorter than the compact JSON itself.
-        assert!(enc.len() < codec::compact_json(&s.to_json()).len(), "{}: {} chars", r.id, enc.len());
+        assert!(
+            enc.len() < codec::compact_json(&s.to_json()).len(),
+            "{}: {} chars",
+            r.id,
+            enc.len()
+        );
     }
 }
 
@@ -68,11 +77,19 @@ fn broken_links_name_their_problem() {
     let good = codec::encode_scenario(&ready("etcd-leader-dies"));
     let problem = |frag: &str| codec::decode_fragment(frag).problem.unwrap_or_default();
     assert!(codec::decode_fragment("").problem.is_none());
-    assert!(problem("#s=1.abc!def").contains("character 4 is not valid"), "{}", problem("#s=1.abc!def"));
+    assert!(
+        problem("#s=1.abc!def").contains("character 4 is not valid"),
+        "{}",
+        problem("#s=1.abc!def")
+    );
     let cut = &good[..good.len() / 2];
     let p = problem(&format!("#s={cut}"));
     assert!(p.contains("damaged"), "{p}");
-    assert!(problem("#s=2.AAAA").contains("encoding \"2\""), "{}", problem("#s=2.AAAA"));
+    assert!(
+        problem("#s=2.AAAA").contains("encoding \"2\""),
+        "{}",
+        problem("#s=2.AAAA")
+    );
     assert!(problem("#s=AAAA").contains("lacks the encoding version"));
     assert!(problem("#section-3").contains("not a playground scenario"));
     assert!(problem(&format!("#s={good}&t=soon")).contains("t=soon"));
@@ -92,8 +109,15 @@ fn base64url_round_trips_every_length() {
         let enc = codec::base64url_encode(&bytes);
         assert_eq!(codec::base64url_decode(&enc).unwrap(), bytes, "length {n}");
     }
-    assert_eq!(codec::base64url_decode("A"), Err(codec::B64Error::Truncated), "one character cannot be a byte");
-    assert_eq!(codec::base64url_decode("AB*D"), Err(codec::B64Error::BadChar(2)));
+    assert_eq!(
+        codec::base64url_decode("A"),
+        Err(codec::B64Error::Truncated),
+        "one character cannot be a byte"
+    );
+    assert_eq!(
+        codec::base64url_decode("AB*D"),
+        Err(codec::B64Error::BadChar(2))
+    );
 }
 
 // ---- reducer ---------------------------------------------------------------------------
@@ -127,15 +151,27 @@ fn playback_moves_the_cursor_and_stops_at_the_end() {
 fn ticks_while_paused_do_not_move_the_cursor_and_seeks_are_clamped() {
     let mut s = UiState::new(60.0, 10.0);
     s = reduce(s, UiAction::Tick { reached: 3.0 });
-    assert_eq!(s.cursor, 10.0, "background work does not move what the person chose");
+    assert_eq!(
+        s.cursor, 10.0,
+        "background work does not move what the person chose"
+    );
     s = reduce(s, UiAction::Seek(99.0));
     assert_eq!(s.cursor, 60.0);
     s = reduce(s, UiAction::Seek(-1.0));
     assert_eq!(s.cursor, 0.0);
     s = reduce(s, UiAction::Select(Some(Selection::Host("etcd-1".into()))));
     assert_eq!(s.selection, Some(Selection::Host("etcd-1".into())));
-    s = reduce(s, UiAction::Loaded { duration: 30.0, cursor: 45.0 });
-    assert_eq!((s.duration, s.cursor, s.selection.clone()), (30.0, 30.0, None));
+    s = reduce(
+        s,
+        UiAction::Loaded {
+            duration: 30.0,
+            cursor: 45.0,
+        },
+    );
+    assert_eq!(
+        (s.duration, s.cursor, s.selection.clone()),
+        (30.0, 30.0, None)
+    );
 }
 
 // ---- gestures --------------------------------------------------------------------------
@@ -151,15 +187,31 @@ fn snapshot_of(id: &str) -> sim::view::Snapshot {
 fn dragging_a_zone_to_empty_space_partitions_by_zone_names() {
     let snap = snapshot_of("three-zones");
     let a = gesture::move_action(&snap, &Item::Zone("zone-c".into()), Target::NewIsland).unwrap();
-    assert_eq!(a, Action::Partition { groups: vec![vec!["zone-a".into(), "zone-b".into()], vec!["zone-c".into()]] });
+    assert_eq!(
+        a,
+        Action::Partition {
+            groups: vec![
+                vec!["zone-a".into(), "zone-b".into()],
+                vec!["zone-c".into()]
+            ]
+        }
+    );
     // A single host moved out of its zone is named by itself; the rest of its zone by host.
     let a = gesture::move_action(&snap, &Item::Host("etcd-3".into()), Target::NewIsland).unwrap();
     assert_eq!(
         a,
-        Action::Partition { groups: vec![vec!["zone-a".into(), "zone-b".into(), "spare".into()], vec!["etcd-3".into()]] }
+        Action::Partition {
+            groups: vec![
+                vec!["zone-a".into(), "zone-b".into(), "spare".into()],
+                vec!["etcd-3".into()]
+            ]
+        }
     );
     // Already together: nothing to do.
-    assert_eq!(gesture::move_action(&snap, &Item::Zone("zone-a".into()), Target::Island(0)), None);
+    assert_eq!(
+        gesture::move_action(&snap, &Item::Zone("zone-a".into()), Target::Island(0)),
+        None
+    );
 }
 
 #[wasm_bindgen_test]
@@ -167,14 +219,27 @@ fn moving_everything_back_together_heals() {
     let mut s = ready("three-zones");
     s.events.push(sim::scenario::Event {
         at: sim::time::Duration::ZERO,
-        action: Action::Partition { groups: vec![vec!["zone-a".into()], vec!["zone-b".into(), "zone-c".into()]] },
+        action: Action::Partition {
+            groups: vec![
+                vec!["zone-a".into()],
+                vec!["zone-b".into(), "zone-c".into()],
+            ],
+        },
     });
     let mut w = sim::world::World::new(s);
     let t = w.at_report_secs(0.0);
     w.run_until(t, u64::MAX);
     let snap = w.snapshot();
-    let other = snap.hosts.iter().find(|h| h.name == "etcd-2").unwrap().island;
-    assert_eq!(gesture::move_action(&snap, &Item::Zone("zone-a".into()), Target::Island(other)), Some(Action::Heal));
+    let other = snap
+        .hosts
+        .iter()
+        .find(|h| h.name == "etcd-2")
+        .unwrap()
+        .island;
+    assert_eq!(
+        gesture::move_action(&snap, &Item::Zone("zone-a".into()), Target::Island(other)),
+        Some(Action::Heal)
+    );
 }
 
 // ---- the mounted app -------------------------------------------------------------------
@@ -185,11 +250,23 @@ async fn app_renders_the_default_scenario() {
     yew::Renderer::<app::App>::with_root(root.clone()).render();
     settle().await;
     let text = root.text_content().unwrap_or_default();
-    assert!(text.contains("Kubernetes HA Playground"), "page text: {text}");
+    assert!(
+        text.contains("Kubernetes HA Playground"),
+        "page text: {text}"
+    );
     assert!(text.contains("etcd: 3 of 3 — quorum"), "page text: {text}");
-    let row = root.query_selector("tr[data-members='3']").unwrap().expect("row for 3 members");
+    let row = root
+        .query_selector("tr[data-members='3']")
+        .unwrap()
+        .expect("row for 3 members");
     // 3 members: quorum 2, one failure tolerated (k8s-ha-facts.md).
     assert_eq!(row.text_content().unwrap(), "321");
-    assert!(root.query_selector("[data-host='etcd-1']").unwrap().is_some());
-    assert!(root.query_selector("[data-zone='zone-c']").unwrap().is_some());
+    assert!(root
+        .query_selector("[data-host='etcd-1']")
+        .unwrap()
+        .is_some());
+    assert!(root
+        .query_selector("[data-zone='zone-c']")
+        .unwrap()
+        .is_some());
 }

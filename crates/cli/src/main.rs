@@ -78,26 +78,52 @@ macro_rules! out {
 
 fn print_summary(r: &Report) {
     let e = &r.summary.etcd;
-    out!("{} (seed {}, {} s simulated)", r.scenario, r.seed, r.duration_s);
+    out!(
+        "{} (seed {}, {} s simulated)",
+        r.scenario,
+        r.seed,
+        r.duration_s
+    );
     out!(
         "etcd: quorum lost {} s, {} leader changes, writes {} ok / {} failed",
-        e.quorum_lost_s, e.leader_changes, e.writes_ok, e.writes_failed
+        e.quorum_lost_s,
+        e.leader_changes,
+        e.writes_ok,
+        e.writes_failed
     );
     if let Some(api) = &r.summary.api {
         out!("api: write availability {:.4}", api.write_availability);
     }
     for (lease, l) in &r.summary.leaders {
-        out!("{lease}: {} leader changes, final {}", l.changes, l.final_holder.as_deref().unwrap_or("none"));
+        out!(
+            "{lease}: {} leader changes, final {}",
+            l.changes,
+            l.final_holder.as_deref().unwrap_or("none")
+        );
     }
     for (name, svc) in &r.summary.services {
         out!("service {name}: availability {:.4}", svc.availability);
     }
     for (name, w) in &r.summary.workloads {
-        out!("workload {name}: replicas {}, max running {}, final running {}", w.replicas, w.max_running, w.final_running);
+        out!(
+            "workload {name}: replicas {}, max running {}, final running {}",
+            w.replicas,
+            w.max_running,
+            w.final_running
+        );
     }
     for op in &r.summary.operations {
-        let reason = op.reason.as_deref().map(|r| format!(": {r}")).unwrap_or_default();
-        out!("operation at {} s: {} {}{reason}", op.t, op.action, if op.ok { "ok" } else { "failed" });
+        let reason = op
+            .reason
+            .as_deref()
+            .map(|r| format!(": {r}"))
+            .unwrap_or_default();
+        out!(
+            "operation at {} s: {} {}{reason}",
+            op.t,
+            op.action,
+            if op.ok { "ok" } else { "failed" }
+        );
     }
     out!("violations: {}", r.summary.violations.len());
     for v in &r.summary.violations {
@@ -142,7 +168,9 @@ fn cluster_reference(workers: usize) -> String {
     ];
     for i in 1..=workers {
         let zone = if i % 2 == 0 { "rack-b" } else { "rack-a" };
-        hosts.push(format!(r#"{{"name": "w{i}", "zone": "{zone}", "roles": ["worker"]}}"#));
+        hosts.push(format!(
+            r#"{{"name": "w{i}", "zone": "{zone}", "roles": ["worker"]}}"#
+        ));
     }
     let (web, api, db) = (workers * 6, workers * 3 - 2, workers / 2);
     format!(
@@ -161,7 +189,11 @@ fn cluster_reference(workers: usize) -> String {
 fn bench() -> ExitCode {
     bench_one(ETCD_REFERENCE, 3, "20000");
     bench_one(&cluster_reference(100), 1, "10000");
-    bench_one(&cluster_reference(1000), 1, "(no target; cost must grow no worse than linearly in nodes)");
+    bench_one(
+        &cluster_reference(1000),
+        1,
+        "(no target; cost must grow no worse than linearly in nodes)",
+    );
     ExitCode::SUCCESS
 }
 
@@ -181,10 +213,21 @@ fn bench_one(json: &str, rounds: usize, target: &str) {
         best = best.min(wall);
         events = world.events_processed();
         violations = world.obs.violations.len();
-        pods = world.workload_counts().iter().map(|(_, _, now)| now).sum::<u32>();
+        pods = world
+            .workload_counts()
+            .iter()
+            .map(|(_, _, now)| now)
+            .sum::<u32>();
     }
-    println!("benchmark: {} ({} hosts, {pods} pods running at the end)", scenario.name, scenario.hosts.len());
+    println!(
+        "benchmark: {} ({} hosts, {pods} pods running at the end)",
+        scenario.name,
+        scenario.hosts.len()
+    );
     println!("  simulated {simulated:.0} s in {best:.3} s wall (best of {rounds}), {events} events, {violations} violations");
-    println!("  SIM_SECONDS_PER_WALL_SECOND={:.0} (target >= {target})", simulated / best);
+    println!(
+        "  SIM_SECONDS_PER_WALL_SECOND={:.0} (target >= {target})",
+        simulated / best
+    );
     println!("  EVENTS_PER_SECOND={:.0}", events as f64 / best);
 }

@@ -11,7 +11,12 @@ fn clustersim(args: &[&str], stdin: &str) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
     child.wait_with_output().unwrap()
 }
 
@@ -22,18 +27,40 @@ const VALID: &str = r#"{"version": 1, "name": "cli", "seed": 3, "duration": "30s
 #[test]
 fn run_json_prints_the_report_of_the_format() {
     let out = clustersim(&["run", "-", "--json"], VALID);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is one JSON object");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("stdout is one JSON object");
     assert_eq!(r["scenario"], "cli");
     assert_eq!(r["seed"], 3);
     assert_eq!(r["duration_s"], 30.0);
-    for key in ["quorum_lost_s", "leader_changes", "writes_ok", "writes_failed"] {
+    for key in [
+        "quorum_lost_s",
+        "leader_changes",
+        "writes_ok",
+        "writes_failed",
+    ] {
         assert!(r["summary"]["etcd"][key].is_number(), "summary.etcd.{key}");
     }
     assert!(r["summary"]["operations"].is_array() && r["summary"]["violations"].is_array());
-    assert_eq!(r["series"]["t"].as_array().unwrap().len(), 31, "one sample per second, 0..=30");
-    let crash = r["events"].as_array().unwrap().iter().find(|e| e["kind"] == "host.crashed").unwrap();
-    assert_eq!((crash["t"].as_f64(), crash["host"].as_str()), (Some(10.0), Some("etcd-1")));
+    assert_eq!(
+        r["series"]["t"].as_array().unwrap().len(),
+        31,
+        "one sample per second, 0..=30"
+    );
+    let crash = r["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["kind"] == "host.crashed")
+        .unwrap();
+    assert_eq!(
+        (crash["t"].as_f64(), crash["host"].as_str()),
+        (Some(10.0), Some("etcd-1"))
+    );
     assert!(crash["text"].as_str().unwrap().contains("etcd-1"));
 }
 
@@ -41,20 +68,44 @@ fn run_json_prints_the_report_of_the_format() {
 fn bad_input_exits_non_zero_with_one_message_naming_the_field() {
     let cases: &[(&str, &str)] = &[
         ("{\"version\": 1,", "invalid JSON"),
-        (r#"{"version": 1, "name": "x", "duration": "1m", "hosts": [{"name": "a", "roles": "etcd"}]}"#, "hosts[0].roles"),
-        (r#"{"version": 1, "name": "x", "duration": "1m", "hosts": [{"name": "a", "zone": "rack-c", "roles": ["etcd"]}]}"#, "hosts[0].zone"),
-        (r#"{"version": 1, "name": "x", "duration": "-1m", "hosts": [{"name": "a", "roles": ["etcd"]}]}"#, "duration"),
-        (r#"{"version": 1, "name": "x", "duration": "1m", "hosts": [{"name": "a", "roles": ["etcd"]}], "settings": {"bogus": 1}}"#, "settings.bogus"),
-        (r#"{"version": 1, "name": "x", "duration": "1m", "hosts": [{"name": "a", "roles": ["etcd"]}], "events": [{"at": "1s", "action": "explode"}]}"#, "events[0].action"),
-        (r#"{"version": 1, "name": "x", "duration": "1m", "hosts": [{"name": "<script>", "roles": ["etcd"]}]}"#, "hosts[0].name"),
-        (r#"{"version": 1, "name": "x", "duration": "1m", "hosts": [{"name": "a", "roles": ["etcd"]}], "events": [{"at": "1s", "action": "crash", "host": "nope"}]}"#, "events[0].host"),
+        (
+            r#"{"version": 1, "name": "x", "duration": "1m", "hosts": [{"name": "a", "roles": "etcd"}]}"#,
+            "hosts[0].roles",
+        ),
+        (
+            r#"{"version": 1, "name": "x", "duration": "1m", "hosts": [{"name": "a", "zone": "rack-c", "roles": ["etcd"]}]}"#,
+            "hosts[0].zone",
+        ),
+        (
+            r#"{"version": 1, "name": "x", "duration": "-1m", "hosts": [{"name": "a", "roles": ["etcd"]}]}"#,
+            "duration",
+        ),
+        (
+            r#"{"version": 1, "name": "x", "duration": "1m", "hosts": [{"name": "a", "roles": ["etcd"]}], "settings": {"bogus": 1}}"#,
+            "settings.bogus",
+        ),
+        (
+            r#"{"version": 1, "name": "x", "duration": "1m", "hosts": [{"name": "a", "roles": ["etcd"]}], "events": [{"at": "1s", "action": "explode"}]}"#,
+            "events[0].action",
+        ),
+        (
+            r#"{"version": 1, "name": "x", "duration": "1m", "hosts": [{"name": "<script>", "roles": ["etcd"]}]}"#,
+            "hosts[0].name",
+        ),
+        (
+            r#"{"version": 1, "name": "x", "duration": "1m", "hosts": [{"name": "a", "roles": ["etcd"]}], "events": [{"at": "1s", "action": "crash", "host": "nope"}]}"#,
+            "events[0].host",
+        ),
     ];
     for (input, field) in cases {
         let out = clustersim(&["run", "-", "--json"], input);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{input}");
         assert!(out.stdout.is_empty(), "{input}: no report on bad input");
-        assert!(stderr.contains(field), "{input}: message must name {field}: {stderr}");
+        assert!(
+            stderr.contains(field),
+            "{input}: message must name {field}: {stderr}"
+        );
         assert_eq!(stderr.trim().lines().count(), 1, "one message: {stderr}");
         assert!(!stderr.contains("panicked"), "{stderr}");
     }

@@ -121,7 +121,9 @@ impl Network {
         let base = self.latency.as_micros();
         let jitter = self.rngs[a as usize].below(base / 2 + 1);
         let at = now + Duration(base + jitter);
-        let last = self.last_arrival[a as usize].entry(b).or_insert(SimTime::ZERO);
+        let last = self.last_arrival[a as usize]
+            .entry(b)
+            .or_insert(SimTime::ZERO);
         let at = at.max(*last);
         *last = at;
         at
@@ -143,7 +145,9 @@ impl Network {
 
     /// Whether any partition, isolation or one-way fault is in force.
     pub fn is_faulty(&self) -> bool {
-        !self.oneway.is_empty() || self.isolated.iter().any(|&i| i) || self.island.iter().any(|&i| i != 0)
+        !self.oneway.is_empty()
+            || self.isolated.iter().any(|&i| i)
+            || self.island.iter().any(|&i| i != 0)
     }
 }
 

@@ -46,7 +46,21 @@ pub struct Event {
 
 impl Event {
     pub fn new(t: f64, kind: &'static str, text: String) -> Self {
-        Event { t, kind, host: None, term: None, lease: None, node: None, pod: None, workload: None, action: None, ok: None, reason: None, count: None, text }
+        Event {
+            t,
+            kind,
+            host: None,
+            term: None,
+            lease: None,
+            node: None,
+            pod: None,
+            workload: None,
+            action: None,
+            ok: None,
+            reason: None,
+            count: None,
+            text,
+        }
     }
 }
 
@@ -170,7 +184,10 @@ impl Observer {
         let mut e = Event::new(
             self.secs(now),
             "etcd.leader_elected",
-            format!("{} became the etcd leader in term {term}: a majority of members voted for it", self.name(host)),
+            format!(
+                "{} became the etcd leader in term {term}: a majority of members voted for it",
+                self.name(host)
+            ),
         );
         e.host = Some(self.name(host).to_string());
         e.term = Some(term);
@@ -183,7 +200,10 @@ impl Observer {
         let mut e = Event::new(
             self.secs(now),
             "etcd.leader_elected",
-            format!("{} is the etcd leader in term {term}, elected while the cluster booted", self.name(host)),
+            format!(
+                "{} is the etcd leader in term {term}, elected while the cluster booted",
+                self.name(host)
+            ),
         );
         e.host = Some(self.name(host).to_string());
         e.term = Some(term);
@@ -194,7 +214,10 @@ impl Observer {
         let mut e = Event::new(
             self.secs(now),
             "etcd.leader_lost",
-            format!("{} stopped leading etcd in term {term}: {why}", self.name(host)),
+            format!(
+                "{} stopped leading etcd in term {term}: {why}",
+                self.name(host)
+            ),
         );
         e.host = Some(self.name(host).to_string());
         e.term = Some(term);
@@ -203,7 +226,14 @@ impl Observer {
 
     /// A member applied the entry at `index` with `term`: it must be the entry every other
     /// member applied there.
-    pub fn etcd_applied(&mut self, now: SimTime, host: HostId, cluster: u64, index: u64, term: u64) {
+    pub fn etcd_applied(
+        &mut self,
+        now: SimTime,
+        host: HostId,
+        cluster: u64,
+        index: u64,
+        term: u64,
+    ) {
         let log = self.applied_terms.entry(cluster).or_default();
         let i = index as usize;
         if i == 0 {
@@ -223,20 +253,35 @@ impl Observer {
         } else {
             // Applying beyond the known record means a member skipped entries: impossible in Raft.
             let next = log.len() + 1;
-            let text = format!("{} applied index {index} before index {next}", self.name(host));
+            let text = format!(
+                "{} applied index {index} before index {next}",
+                self.name(host)
+            );
             self.violation(now, "etcd.state_machine_safety", text);
         }
     }
 
     /// `--force-new-cluster` started `new_cluster` from `from_cluster`'s entries up to `keep`.
     pub fn etcd_forked(&mut self, from_cluster: u64, new_cluster: u64, keep: u64) {
-        let mut log = self.applied_terms.get(&from_cluster).cloned().unwrap_or_default();
+        let mut log = self
+            .applied_terms
+            .get(&from_cluster)
+            .cloned()
+            .unwrap_or_default();
         log.truncate(keep as usize);
         self.applied_terms.insert(new_cluster, log);
     }
 
     /// Something happened to a pod (`pod.started`, `pod.evicted`, `pod.deleted`, `pod.killed`).
-    pub fn pod_event(&mut self, now: SimTime, kind: &'static str, pod: &str, node: &str, workload: &str, text: String) {
+    pub fn pod_event(
+        &mut self,
+        now: SimTime,
+        kind: &'static str,
+        pod: &str,
+        node: &str,
+        workload: &str,
+        text: String,
+    ) {
         let mut e = Event::new(self.secs(now), kind, text);
         e.pod = Some(pod.to_string());
         e.node = Some(node.to_string());
@@ -268,17 +313,26 @@ impl Observer {
         if self.in_report(now) {
             *self.lease_changes.entry(lease).or_default() += 1;
         }
-        let text = format!("{} acquired the {lease} lease and now leads", self.name(host));
+        let text = format!(
+            "{} acquired the {lease} lease and now leads",
+            self.name(host)
+        );
         self.lease_event(now, "lease.acquired", lease, host, text);
     }
 
     /// Leases held when the boot ends, reported as acquisitions at t = 0.
     pub fn leases_at_start(&mut self, now: SimTime) {
-        let held: Vec<(&'static str, HostId)> =
-            self.acting.iter().flat_map(|(l, hs)| hs.iter().map(move |h| (*l, *h))).collect();
+        let held: Vec<(&'static str, HostId)> = self
+            .acting
+            .iter()
+            .flat_map(|(l, hs)| hs.iter().map(move |h| (*l, *h)))
+            .collect();
         for (lease, host) in held {
             *self.lease_changes.entry(lease).or_default() += 1;
-            let text = format!("{} holds the {lease} lease (acquired while the cluster booted)", self.name(host));
+            let text = format!(
+                "{} holds the {lease} lease (acquired while the cluster booted)",
+                self.name(host)
+            );
             self.lease_event(now, "lease.acquired", lease, host, text);
         }
     }
@@ -294,20 +348,38 @@ impl Observer {
 
     /// The host acting as leader of `lease` now, if exactly one does.
     pub fn lease_leader(&self, lease: &str) -> Option<HostId> {
-        self.acting.get(lease).and_then(|s| s.iter().next().copied())
+        self.acting
+            .get(lease)
+            .and_then(|s| s.iter().next().copied())
     }
 
-    fn lease_event(&mut self, now: SimTime, kind: &'static str, lease: &'static str, host: HostId, text: String) {
+    fn lease_event(
+        &mut self,
+        now: SimTime,
+        kind: &'static str,
+        lease: &'static str,
+        host: HostId,
+        text: String,
+    ) {
         let mut e = Event::new(self.secs(now), kind, text);
         e.host = Some(self.name(host).to_string());
         e.lease = Some(lease);
         self.push(now, e);
     }
 
-    pub fn operation(&mut self, now: SimTime, action: &str, host: Option<HostId>, result: Result<(), String>) {
+    pub fn operation(
+        &mut self,
+        now: SimTime,
+        action: &str,
+        host: Option<HostId>,
+        result: Result<(), String>,
+    ) {
         let t = self.secs(now);
         let host_name = host.map(|h| self.name(h).to_string());
-        let target = host_name.as_deref().map(|h| format!(" on {h}")).unwrap_or_default();
+        let target = host_name
+            .as_deref()
+            .map(|h| format!(" on {h}"))
+            .unwrap_or_default();
         let (ok, reason) = match result {
             Ok(()) => (true, None),
             Err(r) => (false, Some(r)),
@@ -316,7 +388,13 @@ impl Observer {
             None => format!("operator: {action}{target} succeeded"),
             Some(r) => format!("operator: {action}{target} failed: {r}"),
         };
-        self.operations.push(Operation { t, action: action.to_string(), host: host_name.clone(), ok, reason: reason.clone() });
+        self.operations.push(Operation {
+            t,
+            action: action.to_string(),
+            host: host_name.clone(),
+            ok,
+            reason: reason.clone(),
+        });
         let mut e = Event::new(t, "operation", text);
         e.action = Some(action.to_string());
         e.host = host_name;

@@ -52,10 +52,15 @@ pub struct EtcdCmd {
 pub enum EtcdRequest {
     Write(KvOp),
     /// Range over a key prefix; `linearizable` goes through ReadIndex, otherwise served locally (serializable).
-    Read { prefix: String, linearizable: bool },
+    Read {
+        prefix: String,
+        linearizable: bool,
+    },
     /// A linearizable range of `prefix`, then every later change under it, streamed as
     /// [`Payload::EtcdWatch`] (etcd's list-then-watch, with `WithRequireLeader`).
-    Watch { prefix: String },
+    Watch {
+        prefix: String,
+    },
 }
 
 /// One change seen by an etcd watch: the key's new state, or None when deleted.
@@ -69,9 +74,15 @@ pub struct WatchEvent {
 #[derive(Clone, Debug, PartialEq)]
 pub enum EtcdResponse {
     Written(KvResult),
-    Read { revision: u64, kvs: Vec<(String, KeyValue)> },
+    Read {
+        revision: u64,
+        kvs: Vec<(String, KeyValue)>,
+    },
     /// A watch started: the range at `revision`; changes after it follow.
-    WatchStarted { revision: u64, kvs: Vec<(String, KeyValue)> },
+    WatchStarted {
+        revision: u64,
+        kvs: Vec<(String, KeyValue)>,
+    },
     Failed(EtcdError),
 }
 
@@ -87,13 +98,27 @@ pub enum EtcdError {
 pub enum Payload {
     /// Raft traffic between members; `cluster` is the cluster id (changed by force-new-cluster),
     /// messages of another cluster are dropped as etcd does.
-    Raft { cluster: u64, msg: raft::Message<EtcdCmd> },
-    EtcdReq { id: u64, req: EtcdRequest },
-    EtcdResp { id: u64, resp: EtcdResponse },
+    Raft {
+        cluster: u64,
+        msg: raft::Message<EtcdCmd>,
+    },
+    EtcdReq {
+        id: u64,
+        req: EtcdRequest,
+    },
+    EtcdResp {
+        id: u64,
+        resp: EtcdResponse,
+    },
     /// Changes for the watch opened by request `id`; an empty batch is a progress notification.
-    EtcdWatch { id: u64, events: Vec<WatchEvent> },
+    EtcdWatch {
+        id: u64,
+        events: Vec<WatchEvent>,
+    },
     /// The member cancelled the watch (no leader for too long, or it stopped serving).
-    EtcdWatchCancelled { id: u64 },
+    EtcdWatchCancelled {
+        id: u64,
+    },
     /// Kubernetes API traffic.
     Api(crate::k8s::api::ApiPayload),
 }
@@ -106,17 +131,25 @@ pub enum Timer {
     /// The etcd probe's next write.
     ProbeWrite,
     /// A probe request is overdue.
-    ProbeTimeout { id: u64 },
+    ProbeTimeout {
+        id: u64,
+    },
     /// An etcd request of the apiserver is overdue.
-    EtcdTimeout { id: u64 },
+    EtcdTimeout {
+        id: u64,
+    },
     /// A process's periodic housekeeping.
     Housekeeping,
     /// The kubelet's liveness probe of the apiserver.
     Livez,
     LbCheck,
-    LbCheckTimeout { id: u64 },
+    LbCheckTimeout {
+        id: u64,
+    },
     /// An API request of a client is overdue.
-    ApiTimeout { id: u64 },
+    ApiTimeout {
+        id: u64,
+    },
     /// Leader election: the next try to acquire or renew.
     LeaderElection,
     /// The process restarts (after an exit or a kill, with the kubelet's back-off).
@@ -131,8 +164,16 @@ pub enum Timer {
 
 #[derive(Clone)]
 pub enum Effect {
-    Send { from: Port, to: Addr, payload: Payload },
-    Timer { port: Port, after: Duration, timer: Timer },
+    Send {
+        from: Port,
+        to: Addr,
+        payload: Payload,
+    },
+    Timer {
+        port: Port,
+        after: Duration,
+        timer: Timer,
+    },
 }
 
 /// What a process sees while handling one input.

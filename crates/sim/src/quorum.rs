@@ -32,7 +32,15 @@ mod tests {
     #[test]
     fn quorum_table() {
         // k8s-ha-facts.md: n=1:1, 2:2, 3:2, 4:3, 5:3, 6:4, 7:4
-        let table = [(1, 1, 0), (2, 2, 0), (3, 2, 1), (4, 3, 1), (5, 3, 2), (6, 4, 2), (7, 4, 3)];
+        let table = [
+            (1, 1, 0),
+            (2, 2, 0),
+            (3, 2, 1),
+            (4, 3, 1),
+            (5, 3, 2),
+            (6, 4, 2),
+            (7, 4, 3),
+        ];
         for (n, q, f) in table {
             assert_eq!(quorum(n), q, "quorum({n})");
             assert_eq!(failures_tolerated(n), f, "failures_tolerated({n})");

@@ -3,8 +3,8 @@
 
 use crate::observe::{Event, Operation, Violation};
 use crate::world::{Series, World, KCM_LEASE, SCHEDULER_LEASE};
-use std::collections::BTreeMap;
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Report {
@@ -89,13 +89,28 @@ impl Report {
             series.api_writable = (0..n).map(|i| o.get(i).copied().flatten()).collect();
             let known: Vec<bool> = series.api_writable.iter().flatten().copied().collect();
             let ok = known.iter().filter(|&&b| b).count();
-            ApiSummary { write_availability: if known.is_empty() { 1.0 } else { round6(ok as f64 / known.len() as f64) } }
+            ApiSummary {
+                write_availability: if known.is_empty() {
+                    1.0
+                } else {
+                    round6(ok as f64 / known.len() as f64)
+                },
+            }
         });
         let mut leaders = BTreeMap::new();
-        for (lease, held) in [(KCM_LEASE, &mut series.controller_manager_leader), (SCHEDULER_LEASE, &mut series.scheduler_leader)] {
+        for (lease, held) in [
+            (KCM_LEASE, &mut series.controller_manager_leader),
+            (SCHEDULER_LEASE, &mut series.scheduler_leader),
+        ] {
             if w.runs_lease(lease) {
                 let changes = w.obs.lease_changes.get(lease).copied().unwrap_or(0);
-                leaders.insert(lease, LeaderSummary { changes, final_holder: held.last().cloned().flatten() });
+                leaders.insert(
+                    lease,
+                    LeaderSummary {
+                        changes,
+                        final_holder: held.last().cloned().flatten(),
+                    },
+                );
             } else {
                 held.clear();
             }
@@ -103,20 +118,48 @@ impl Report {
         let traffic = w.traffic();
         let mut services = BTreeMap::new();
         for (i, name) in traffic.services.iter().enumerate() {
-            if !sc.hosts.iter().any(|h| h.has_role(crate::scenario::Role::Client)) {
+            if !sc
+                .hosts
+                .iter()
+                .any(|h| h.has_role(crate::scenario::Role::Client))
+            {
                 break;
             }
             let per_second = &traffic.per_second[i];
-            let ratios = (0..n).map(|k| per_second.get(k).map_or(1.0, |&(ok, t)| if t == 0 { 1.0 } else { round6(ok as f64 / t as f64) }));
-            series.service_availability.insert(name.clone(), ratios.collect());
-            services.insert(name.clone(), ServiceSummary { availability: round6(traffic.availability(i)) });
+            let ratios = (0..n).map(|k| {
+                per_second.get(k).map_or(1.0, |&(ok, t)| {
+                    if t == 0 {
+                        1.0
+                    } else {
+                        round6(ok as f64 / t as f64)
+                    }
+                })
+            });
+            series
+                .service_availability
+                .insert(name.clone(), ratios.collect());
+            services.insert(
+                name.clone(),
+                ServiceSummary {
+                    availability: round6(traffic.availability(i)),
+                },
+            );
         }
         let mut workloads = BTreeMap::new();
         if w.api_probe_outcomes().is_some() {
             for (name, max_running, final_running) in w.workload_counts() {
-                let Some(spec) = sc.workloads.iter().find(|x| x.name == name) else { continue };
+                let Some(spec) = sc.workloads.iter().find(|x| x.name == name) else {
+                    continue;
+                };
                 let replicas = spec.replicas.unwrap_or_else(|| w.initial_nodes());
-                workloads.insert(name, WorkloadSummary { replicas, max_running, final_running });
+                workloads.insert(
+                    name,
+                    WorkloadSummary {
+                        replicas,
+                        max_running,
+                        final_running,
+                    },
+                );
             }
         }
         Report {

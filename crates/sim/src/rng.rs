@@ -29,7 +29,10 @@ fn hash_label(label: &str) -> u64 {
 
 impl Rng {
     pub fn new(seed: u64) -> Self {
-        Rng { seed, state: mix(seed) }
+        Rng {
+            seed,
+            state: mix(seed),
+        }
     }
 
     /// An independent stream named by `label` (e.g. `"etcd/etcd-1"`).
@@ -81,8 +84,14 @@ mod tests {
         let parent = Rng::new(7);
         let mut moved = parent.clone();
         moved.next_u64();
-        assert_eq!(parent.fork("etcd-1").next_u64(), moved.fork("etcd-1").next_u64());
-        assert_ne!(parent.fork("etcd-1").next_u64(), parent.fork("etcd-2").next_u64());
+        assert_eq!(
+            parent.fork("etcd-1").next_u64(),
+            moved.fork("etcd-1").next_u64()
+        );
+        assert_ne!(
+            parent.fork("etcd-1").next_u64(),
+            parent.fork("etcd-2").next_u64()
+        );
     }
 
     #[test]

@@ -223,31 +223,64 @@ pub struct Event {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Action {
     /// Every process on the host dies; its network is silent.
-    Crash { host: String },
+    Crash {
+        host: String,
+    },
     /// A crashed host boots again.
-    Restart { host: String },
+    Restart {
+        host: String,
+    },
     /// Crash, then restart after `downtime` (default 30 s).
-    Reboot { host: String, downtime: Duration },
+    Reboot {
+        host: String,
+        downtime: Duration,
+    },
     /// Hosts in different groups cannot talk; each name is a zone or a host.
-    Partition { groups: Vec<Vec<String>> },
+    Partition {
+        groups: Vec<Vec<String>>,
+    },
     /// The host can talk to nobody.
-    Isolate { host: String },
+    Isolate {
+        host: String,
+    },
     /// Messages from `from` to `to` are dropped. Each side is one or more zone or host names
     /// (written as a string when there is one).
-    PartitionOneway { from: Vec<String>, to: Vec<String> },
+    PartitionOneway {
+        from: Vec<String>,
+        to: Vec<String>,
+    },
     /// All partitions and isolations end.
     Heal,
     /// Two-minute notice, cordon and drain, then terminated for good.
-    SpotInterrupt { host: String },
+    SpotInterrupt {
+        host: String,
+    },
     /// `kubeadm join` of a standby host.
-    Join { host: String },
-    EtcdMemberAdd { host: String },
-    EtcdMemberRemove { host: String },
-    EtcdForceNewCluster { host: String },
-    DeletePod { pod: String, force: bool },
+    Join {
+        host: String,
+    },
+    EtcdMemberAdd {
+        host: String,
+    },
+    EtcdMemberRemove {
+        host: String,
+    },
+    EtcdForceNewCluster {
+        host: String,
+    },
+    DeletePod {
+        pod: String,
+        force: bool,
+    },
     /// Desired replicas of a Deployment or StatefulSet (or `coredns`).
-    Scale { workload: String, replicas: u32 },
-    RestartComponent { host: String, component: Component },
+    Scale {
+        workload: String,
+        replicas: u32,
+    },
+    RestartComponent {
+        host: String,
+        component: Component,
+    },
 }
 
 /// A process that `restart_component` can restart.
@@ -272,7 +305,10 @@ pub struct ScenarioError {
 
 impl ScenarioError {
     pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
-        ScenarioError { path: path.into(), message: message.into() }
+        ScenarioError {
+            path: path.into(),
+            message: message.into(),
+        }
     }
 }
 
@@ -329,8 +365,11 @@ impl Role {
 }
 
 impl WorkloadKind {
-    pub const ALL: [WorkloadKind; 3] =
-        [WorkloadKind::Deployment, WorkloadKind::StatefulSet, WorkloadKind::DaemonSet];
+    pub const ALL: [WorkloadKind; 3] = [
+        WorkloadKind::Deployment,
+        WorkloadKind::StatefulSet,
+        WorkloadKind::DaemonSet,
+    ];
     pub fn name(self) -> &'static str {
         match self {
             WorkloadKind::Deployment => "Deployment",
@@ -507,8 +546,14 @@ impl Action {
 /// This is the list to extend when the format gains an action or an optional field.
 fn action_fields(action: &str) -> Option<&'static [&'static str]> {
     Some(match action {
-        "crash" | "restart" | "isolate" | "spot_interrupt" | "join" | "etcd_member_add"
-        | "etcd_member_remove" | "etcd_force_new_cluster" => &["host"],
+        "crash"
+        | "restart"
+        | "isolate"
+        | "spot_interrupt"
+        | "join"
+        | "etcd_member_add"
+        | "etcd_member_remove"
+        | "etcd_force_new_cluster" => &["host"],
         "reboot" => &["host", "downtime"],
         "partition" => &["groups"],
         "partition_oneway" => &["from", "to"],
@@ -713,7 +758,10 @@ impl Scenario {
 
     /// The workload with this name and its index in `workloads` (CoreDNS is not one).
     pub fn workload(&self, name: &str) -> Option<(usize, &Workload)> {
-        self.workloads.iter().enumerate().find(|(_, w)| w.name == name)
+        self.workloads
+            .iter()
+            .enumerate()
+            .find(|(_, w)| w.name == name)
     }
 
     /// Whether a zone exists: listed, or the implicit [`DEFAULT_ZONE`].
@@ -722,8 +770,14 @@ impl Scenario {
     }
 
     /// Hosts in a zone, with their indices.
-    pub fn hosts_in_zone<'a>(&'a self, zone: &'a str) -> impl Iterator<Item = (usize, &'a Host)> + 'a {
-        self.hosts.iter().enumerate().filter(move |(_, h)| h.zone == zone)
+    pub fn hosts_in_zone<'a>(
+        &'a self,
+        zone: &'a str,
+    ) -> impl Iterator<Item = (usize, &'a Host)> + 'a {
+        self.hosts
+            .iter()
+            .enumerate()
+            .filter(move |(_, h)| h.zone == zone)
     }
 
     /// Indices of the hosts a partition name means: the host of that name, else every host of
@@ -737,7 +791,10 @@ impl Scenario {
 
     /// Events in the order they apply: by time, ties in list order (a stable sort).
     pub fn events_sorted(&self) -> Vec<&Event> {
-        self.events_sorted_indexed().into_iter().map(|(_, e)| e).collect()
+        self.events_sorted_indexed()
+            .into_iter()
+            .map(|(_, e)| e)
+            .collect()
     }
 
     /// Like [`Scenario::events_sorted`], with each event's index in `events`.
@@ -757,14 +814,21 @@ impl Scenario {
     /// Pods desired at t = 0: replicas, DaemonSet pods on every Node (standby hosts included,
     /// as an upper bound) and CoreDNS. This is what [`MAX_PODS`] bounds.
     pub fn pod_count(&self) -> u64 {
-        let replicas = self.workloads.iter().map(|w| w.replicas.unwrap_or(0) as u64).sum::<u64>();
+        let replicas = self
+            .workloads
+            .iter()
+            .map(|w| w.replicas.unwrap_or(0) as u64)
+            .sum::<u64>();
         replicas + self.daemonset_pods() + self.settings.coredns_replicas as u64
     }
 
     fn daemonset_pods(&self) -> u64 {
         let nodes = self.hosts.iter().filter(|h| h.is_node()).count() as u64;
-        let daemonsets =
-            self.workloads.iter().filter(|w| w.kind == WorkloadKind::DaemonSet).count() as u64;
+        let daemonsets = self
+            .workloads
+            .iter()
+            .filter(|w| w.kind == WorkloadKind::DaemonSet)
+            .count() as u64;
         nodes * daemonsets
     }
 }
@@ -801,7 +865,12 @@ impl J {
         }
     }
     fn obj(fields: Vec<(&str, J)>) -> J {
-        J::Obj(fields.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+        J::Obj(
+            fields
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
+        )
     }
     fn str(s: &str) -> J {
         J::Str(s.to_string())
@@ -909,7 +978,9 @@ fn quote(s: &str) -> String {
 fn key_path(parent: &str, key: &str) -> String {
     let plain = !key.is_empty()
         && key.len() <= 64
-        && key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
     match (parent.is_empty(), plain) {
         (true, true) => key.to_string(),
         (false, true) => format!("{parent}.{key}"),
@@ -943,15 +1014,25 @@ impl<'a> Obj<'a> {
                 return fail(key_path(path, k), "duplicate field");
             }
         }
-        Ok(Obj { path: path.to_string(), items })
+        Ok(Obj {
+            path: path.to_string(),
+            items,
+        })
     }
 
     /// Refuses fields outside `known`.
     fn only(&self, known: &[&str], context: &str) -> R<()> {
         for (k, _) in self.items {
             if !known.contains(&k.as_str()) {
-                let list = if known.is_empty() { "none".to_string() } else { known.join(", ") };
-                return fail(self.at(k), format!("unknown field{context} (known: {list})"));
+                let list = if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                };
+                return fail(
+                    self.at(k),
+                    format!("unknown field{context} (known: {list})"),
+                );
             }
         }
         Ok(())
@@ -962,7 +1043,8 @@ impl<'a> Obj<'a> {
     }
 
     fn req(&self, key: &str) -> R<&'a J> {
-        self.get(key).ok_or_else(|| ScenarioError::new(self.at(key), "missing required field"))
+        self.get(key)
+            .ok_or_else(|| ScenarioError::new(self.at(key), "missing required field"))
     }
 
     fn at(&self, key: &str) -> String {
@@ -991,7 +1073,10 @@ fn as_bool(j: &J, path: &str) -> R<bool> {
 fn as_u64(j: &J, path: &str) -> R<u64> {
     match j {
         J::U(n) => Ok(*n),
-        _ => fail(path, format!("expected a whole number ≥ 0, found {}", j.found())),
+        _ => fail(
+            path,
+            format!("expected a whole number ≥ 0, found {}", j.found()),
+        ),
     }
 }
 
@@ -1047,7 +1132,10 @@ fn as_names(j: &J, path: &str) -> R<Vec<String>> {
         }
         _ => fail(
             path,
-            format!("expected a zone or host name, or an array of them, found {}", j.found()),
+            format!(
+                "expected a zone or host name, or an array of them, found {}",
+                j.found()
+            ),
         ),
     }
 }
@@ -1063,7 +1151,10 @@ pub fn parse(json: &str) -> Result<Scenario, ScenarioError> {
     if json.len() > MAX_INPUT_BYTES {
         return fail(
             "",
-            format!("the document is {} bytes; the limit is {MAX_INPUT_BYTES}", json.len()),
+            format!(
+                "the document is {} bytes; the limit is {MAX_INPUT_BYTES}",
+                json.len()
+            ),
         );
     }
     let tree: J = serde_json::from_str(json)
@@ -1080,7 +1171,12 @@ fn from_tree(tree: &J) -> R<Scenario> {
     let version_j = o.req("version")?;
     let version = match version_j {
         J::U(n) => *n,
-        _ => return fail("version", format!("expected the number 1, found {}", version_j.found())),
+        _ => {
+            return fail(
+                "version",
+                format!("expected the number 1, found {}", version_j.found()),
+            )
+        }
     };
     if version != VERSION as u64 {
         return fail("version", unsupported_version(version));
@@ -1107,21 +1203,31 @@ fn from_tree(tree: &J) -> R<Scenario> {
             .collect::<R<_>>()?,
     };
 
-    let hosts = as_bounded_arr(o.req("hosts")?, "hosts", "an array of hosts", MAX_HOSTS, "hosts")?
-        .iter()
-        .enumerate()
-        .map(|(i, h)| host_from(h, &index_path("hosts", i)))
-        .collect::<R<_>>()?;
+    let hosts = as_bounded_arr(
+        o.req("hosts")?,
+        "hosts",
+        "an array of hosts",
+        MAX_HOSTS,
+        "hosts",
+    )?
+    .iter()
+    .enumerate()
+    .map(|(i, h)| host_from(h, &index_path("hosts", i)))
+    .collect::<R<_>>()?;
 
     let workloads = match o.get("workloads") {
         None => Vec::new(),
-        Some(j) => {
-            as_bounded_arr(j, "workloads", "an array of workloads", MAX_WORKLOADS, "workloads")?
-                .iter()
-                .enumerate()
-                .map(|(i, w)| workload_from(w, &index_path("workloads", i)))
-                .collect::<R<_>>()?
-        }
+        Some(j) => as_bounded_arr(
+            j,
+            "workloads",
+            "an array of workloads",
+            MAX_WORKLOADS,
+            "workloads",
+        )?
+        .iter()
+        .enumerate()
+        .map(|(i, w)| workload_from(w, &index_path("workloads", i)))
+        .collect::<R<_>>()?,
     };
 
     let settings = match o.get("settings") {
@@ -1167,7 +1273,10 @@ fn host_from(j: &J, path: &str) -> R<Host> {
     let roles_path = o.at("roles");
     let mut roles = Vec::new();
     // At most one of each role, so anything longer is refused as a duplicate below.
-    for (i, r) in as_arr(o.req("roles")?, &roles_path, "an array of role names")?.iter().enumerate() {
+    for (i, r) in as_arr(o.req("roles")?, &roles_path, "an array of role names")?
+        .iter()
+        .enumerate()
+    {
         let p = index_path(&roles_path, i);
         let s = as_str(r, &p, "a role name")?;
         match Role::from_name(s) {
@@ -1177,7 +1286,10 @@ fn host_from(j: &J, path: &str) -> R<Host> {
             Some(role) => roles.push(role),
             None => {
                 let known: Vec<&str> = Role::ALL.iter().map(|r| r.name()).collect();
-                return fail(p, format!("unknown role {} (known: {})", quote(s), known.join(", ")));
+                return fail(
+                    p,
+                    format!("unknown role {} (known: {})", quote(s), known.join(", ")),
+                );
             }
         }
     }
@@ -1189,7 +1301,13 @@ fn host_from(j: &J, path: &str) -> R<Host> {
         None => false,
         Some(b) => as_bool(b, &o.at("standby"))?,
     };
-    Ok(Host { name, zone, roles, spot, standby })
+    Ok(Host {
+        name,
+        zone,
+        roles,
+        spot,
+        standby,
+    })
 }
 
 fn workload_from(j: &J, path: &str) -> R<Workload> {
@@ -1200,7 +1318,10 @@ fn workload_from(j: &J, path: &str) -> R<Workload> {
     let kind = WorkloadKind::from_name(kind_s).ok_or_else(|| {
         ScenarioError::new(
             &kind_path,
-            format!("unknown kind {} (known: Deployment, StatefulSet, DaemonSet)", quote(kind_s)),
+            format!(
+                "unknown kind {} (known: Deployment, StatefulSet, DaemonSet)",
+                quote(kind_s)
+            ),
         )
     })?;
     let name = as_string(o.req("name")?, &o.at("name"))?;
@@ -1212,7 +1333,12 @@ fn workload_from(j: &J, path: &str) -> R<Workload> {
         None => false,
         Some(b) => as_bool(b, &o.at("service"))?,
     };
-    Ok(Workload { kind, name, replicas, service })
+    Ok(Workload {
+        kind,
+        name,
+        replicas,
+        service,
+    })
 }
 
 fn settings_from(j: &J, path: &str) -> R<Settings> {
@@ -1280,7 +1406,11 @@ fn event_from(j: &J, path: &str) -> R<Event> {
         },
         "partition" => {
             let gpath = o.at("groups");
-            let groups = as_arr(o.req("groups")?, &gpath, "an array of groups (arrays of names)")?;
+            let groups = as_arr(
+                o.req("groups")?,
+                &gpath,
+                "an array of groups (arrays of names)",
+            )?;
             check_count(&gpath, groups.len(), MAX_HOSTS + MAX_ZONES, "groups")?;
             let mut out = Vec::with_capacity(groups.len());
             for (gi, g) in groups.iter().enumerate() {
@@ -1326,7 +1456,11 @@ fn event_from(j: &J, path: &str) -> R<Event> {
                 let known: Vec<&str> = Component::ALL.iter().map(|c| c.name()).collect();
                 ScenarioError::new(
                     &cpath,
-                    format!("unknown component {} (known: {})", quote(c), known.join(", ")),
+                    format!(
+                        "unknown component {} (known: {})",
+                        quote(c),
+                        known.join(", ")
+                    ),
                 )
             })?;
             Action::RestartComponent { host, component }
@@ -1349,10 +1483,15 @@ fn check_label(path: &str, what: &str, s: &str, max: usize) -> R<()> {
         return fail(path, format!("{what} must not be empty"));
     }
     if n > max {
-        return fail(path, format!("{what} is {n} characters long; the limit is {max}"));
+        return fail(
+            path,
+            format!("{what} is {n} characters long; the limit is {max}"),
+        );
     }
     let b = s.as_bytes();
-    let ok = b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+    let ok = b
+        .iter()
+        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
         && b[0] != b'-'
         && b[b.len() - 1] != b'-';
     if !ok {
@@ -1375,7 +1514,9 @@ fn check_text(path: &str, s: &str, max: usize, multiline: bool) -> R<()> {
     if n > max {
         return fail(path, format!("{n} characters; the limit is {max}"));
     }
-    if s.chars().any(|c| c.is_control() && !(multiline && matches!(c, '\n' | '\t' | '\r'))) {
+    if s.chars()
+        .any(|c| c.is_control() && !(multiline && matches!(c, '\n' | '\t' | '\r')))
+    {
         return fail(path, "must not contain control characters");
     }
     Ok(())
@@ -1398,7 +1539,10 @@ impl Scenario {
         if self.duration > MAX_DURATION {
             return fail(
                 "duration",
-                format!("{} exceeds the limit of {MAX_DURATION} (7 days)", self.duration),
+                format!(
+                    "{} exceeds the limit of {MAX_DURATION} (7 days)",
+                    self.duration
+                ),
             );
         }
 
@@ -1438,7 +1582,10 @@ impl Scenario {
                 );
             }
             if !zones.contains(h.zone.as_str()) {
-                return fail(format!("{p}.zone"), format!("unknown zone {}", quote(&h.zone)));
+                return fail(
+                    format!("{p}.zone"),
+                    format!("unknown zone {}", quote(&h.zone)),
+                );
             }
             let rp = format!("{p}.roles");
             if h.roles.is_empty() {
@@ -1446,7 +1593,10 @@ impl Scenario {
             }
             for (ri, r) in h.roles.iter().enumerate() {
                 if h.roles[..ri].contains(r) {
-                    return fail(index_path(&rp, ri), format!("duplicate role \"{}\"", r.name()));
+                    return fail(
+                        index_path(&rp, ri),
+                        format!("duplicate role \"{}\"", r.name()),
+                    );
                 }
             }
         }
@@ -1459,7 +1609,12 @@ impl Scenario {
         }
 
         // Workloads.
-        check_count("workloads", self.workloads.len(), MAX_WORKLOADS, "workloads")?;
+        check_count(
+            "workloads",
+            self.workloads.len(),
+            MAX_WORKLOADS,
+            "workloads",
+        )?;
         let mut workloads: BTreeMap<&str, usize> = BTreeMap::new();
         for (i, w) in self.workloads.iter().enumerate() {
             let p = index_path("workloads", i);
@@ -1475,17 +1630,26 @@ impl Scenario {
             if w.service && !w.name.starts_with(|c: char| c.is_ascii_lowercase()) {
                 return fail(
                     np,
-                    format!("{} cannot name a Service: it must start with a letter", quote(&w.name)),
+                    format!(
+                        "{} cannot name a Service: it must start with a letter",
+                        quote(&w.name)
+                    ),
                 );
             }
             let rp = format!("{p}.replicas");
             match (w.kind, w.replicas) {
                 (WorkloadKind::DaemonSet, Some(_)) => {
-                    return fail(rp, "a DaemonSet has no replicas: it runs one pod on every node")
+                    return fail(
+                        rp,
+                        "a DaemonSet has no replicas: it runs one pod on every node",
+                    )
                 }
                 (WorkloadKind::DaemonSet, None) => {}
                 (kind, None) => {
-                    return fail(rp, format!("missing required field (a {} needs replicas)", kind.name()))
+                    return fail(
+                        rp,
+                        format!("missing required field (a {} needs replicas)", kind.name()),
+                    )
                 }
                 (_, Some(n)) if n > MAX_PODS => {
                     return fail(rp, format!("{n} exceeds the limit of {MAX_PODS} pods"))
@@ -1521,7 +1685,10 @@ impl Scenario {
         if s.coredns_replicas > MAX_PODS {
             return fail(
                 path(SettingKey::CorednsReplicas),
-                format!("{} exceeds the limit of {MAX_PODS} pods", s.coredns_replicas),
+                format!(
+                    "{} exceeds the limit of {MAX_PODS} pods",
+                    s.coredns_replicas
+                ),
             );
         }
         // client-go refuses these combinations (leaderelection.NewLeaderElector): the leader
@@ -1672,11 +1839,11 @@ impl Scenario {
                     let pp = at("pod");
                     check_label(&pp, "pod name", pod, MAX_POD_NAME_LEN)?;
                     // Pods are named after their workload (`web-7d4b9-x2x`, `db-0`).
-                    let owned = workloads
-                        .keys()
-                        .copied()
-                        .chain([COREDNS])
-                        .any(|w| pod.len() > w.len() + 1 && pod.starts_with(w) && pod.as_bytes()[w.len()] == b'-');
+                    let owned = workloads.keys().copied().chain([COREDNS]).any(|w| {
+                        pod.len() > w.len() + 1
+                            && pod.starts_with(w)
+                            && pod.as_bytes()[w.len()] == b'-'
+                    });
                     if !owned {
                         return fail(
                             pp,
@@ -1720,8 +1887,11 @@ impl Scenario {
         // (the interrupting event, when the instance is terminated: 2 minutes after the notice)
         let mut terminated_by: Vec<Option<(usize, Duration)>> = vec![None; self.hosts.len()];
         let mut join_tried: Vec<bool> = vec![false; self.hosts.len()];
-        let mut replicas: Vec<u64> =
-            self.workloads.iter().map(|w| w.replicas.unwrap_or(0) as u64).collect();
+        let mut replicas: Vec<u64> = self
+            .workloads
+            .iter()
+            .map(|w| w.replicas.unwrap_or(0) as u64)
+            .collect();
         let mut coredns = self.settings.coredns_replicas as u64;
         let fixed_pods = self.daemonset_pods();
         for (i, ev) in self.events_sorted_indexed() {
@@ -1758,7 +1928,9 @@ impl Scenario {
                     (Action::Restart { .. }, None) => {
                         return fail(
                             hp,
-                            format!("host {hq} is not crashed at {t}; only a crashed host can restart"),
+                            format!(
+                                "host {hq} is not crashed at {t}; only a crashed host can restart"
+                            ),
                         );
                     }
                     (Action::Restart { .. }, Some(_)) => crashed_by[hi] = None,
@@ -1774,7 +1946,9 @@ impl Scenario {
                         let what = format!("; {} cannot take effect", ev.action.name());
                         return fail(hp, crashed_msg(by, "", &what));
                     }
-                    (Action::SpotInterrupt { .. }, _) => terminated_by[hi] = Some((i, t + SPOT_NOTICE)),
+                    (Action::SpotInterrupt { .. }, _) => {
+                        terminated_by[hi] = Some((i, t + SPOT_NOTICE))
+                    }
                     (Action::Join { .. }, None) => join_tried[hi] = true,
                     // A standby host runs no component before its first join (whether a join
                     // succeeds is only known at run time, so after one the check stops).
@@ -1792,7 +1966,11 @@ impl Scenario {
                     _ => {}
                 }
             }
-            if let Action::Scale { workload, replicas: n } = &ev.action {
+            if let Action::Scale {
+                workload,
+                replicas: n,
+            } = &ev.action
+            {
                 match workloads.get(workload.as_str()) {
                     Some(&wi) => replicas[wi] = *n as u64,
                     None => coredns = *n as u64,
@@ -1854,7 +2032,10 @@ impl Host {
         let mut f = vec![
             ("name", J::str(&self.name)),
             ("zone", J::str(&self.zone)),
-            ("roles", J::Arr(self.roles.iter().map(|r| J::str(r.name())).collect())),
+            (
+                "roles",
+                J::Arr(self.roles.iter().map(|r| J::str(r.name())).collect()),
+            ),
         ];
         if self.spot {
             f.push(("spot", J::Bool(true)));
@@ -1868,7 +2049,10 @@ impl Host {
 
 impl Workload {
     fn tree(&self) -> J {
-        let mut f = vec![("kind", J::str(self.kind.name())), ("name", J::str(&self.name))];
+        let mut f = vec![
+            ("kind", J::str(self.kind.name())),
+            ("name", J::str(&self.name)),
+        ];
         if let Some(n) = self.replicas {
             f.push(("replicas", J::U(n as u64)));
         }
@@ -1897,7 +2081,12 @@ impl Event {
             }
             Action::Partition { groups } => f.push((
                 "groups",
-                J::Arr(groups.iter().map(|g| J::Arr(g.iter().map(|n| J::str(n)).collect())).collect()),
+                J::Arr(
+                    groups
+                        .iter()
+                        .map(|g| J::Arr(g.iter().map(|n| J::str(n)).collect()))
+                        .collect(),
+                ),
             )),
             Action::PartitionOneway { from, to } => {
                 f.push(("from", names(from)));
@@ -1929,17 +2118,29 @@ impl Scenario {
     /// `service`, `force`) only when true; settings only those the document named or that
     /// differ from the default. Order: that of the contract page.
     fn tree(&self) -> J {
-        let mut f = vec![("version", J::U(self.version as u64)), ("name", J::str(&self.name))];
+        let mut f = vec![
+            ("version", J::U(self.version as u64)),
+            ("name", J::str(&self.name)),
+        ];
         if let Some(d) = &self.description {
             f.push(("description", J::str(d)));
         }
         f.push(("seed", J::U(self.seed)));
         f.push(("duration", dur(self.duration)));
-        f.push(("zones", J::Arr(self.zones.iter().map(|z| J::str(z)).collect())));
+        f.push((
+            "zones",
+            J::Arr(self.zones.iter().map(|z| J::str(z)).collect()),
+        ));
         f.push(("hosts", J::Arr(self.hosts.iter().map(Host::tree).collect())));
-        f.push(("workloads", J::Arr(self.workloads.iter().map(Workload::tree).collect())));
+        f.push((
+            "workloads",
+            J::Arr(self.workloads.iter().map(Workload::tree).collect()),
+        ));
         f.push(("settings", self.settings.tree()));
-        f.push(("events", J::Arr(self.events.iter().map(Event::tree).collect())));
+        f.push((
+            "events",
+            J::Arr(self.events.iter().map(Event::tree).collect()),
+        ));
         debug_assert!(f.iter().all(|(k, _)| SCENARIO_FIELDS.contains(k)));
         J::obj(f)
     }
@@ -2048,16 +2249,28 @@ mod tests {
         assert_eq!(s.workloads[0].replicas, Some(2));
         assert!(s.workloads[0].service);
         assert_eq!(s.workloads[2].kind, WorkloadKind::DaemonSet);
-        assert_eq!(s.settings.node_monitor_grace_period, Duration::from_secs(40));
+        assert_eq!(
+            s.settings.node_monitor_grace_period,
+            Duration::from_secs(40)
+        );
         assert_eq!(s.settings.lease_duration, Duration::from_secs(15));
         assert_eq!(s.settings.explicit.len(), 1);
         assert_eq!(
             s.events[0].action,
             Action::Partition {
-                groups: vec![vec!["rack-a".into(), "outside".into()], vec!["rack-b".into()]]
+                groups: vec![
+                    vec!["rack-a".into(), "outside".into()],
+                    vec!["rack-b".into()]
+                ]
             }
         );
-        assert_eq!(s.events[1], Event { at: Duration::from_secs(600), action: Action::Heal });
+        assert_eq!(
+            s.events[1],
+            Event {
+                at: Duration::from_secs(600),
+                action: Action::Heal
+            }
+        );
     }
 
     #[test]
@@ -2066,12 +2279,24 @@ mod tests {
         assert_eq!(parse(&canonical).unwrap().to_json(), canonical);
         assert_eq!(parse(&canonical).unwrap(), parse(EXAMPLE).unwrap());
         // Field order as on the contract page.
-        let order = ["\"version\"", "\"name\"", "\"description\"", "\"seed\"", "\"duration\"",
-            "\"zones\"", "\"hosts\"", "\"workloads\"", "\"settings\"", "\"events\""];
+        let order = [
+            "\"version\"",
+            "\"name\"",
+            "\"description\"",
+            "\"seed\"",
+            "\"duration\"",
+            "\"zones\"",
+            "\"hosts\"",
+            "\"workloads\"",
+            "\"settings\"",
+            "\"events\"",
+        ];
         let pos: Vec<usize> = order.iter().map(|k| canonical.find(k).unwrap()).collect();
         assert!(pos.windows(2).all(|w| w[0] < w[1]), "{canonical}");
         assert!(canonical.starts_with("{\n  \"version\": 1,\n  \"name\""));
-        assert!(canonical.contains("\"settings\": {\n    \"node_monitor_grace_period\": \"40s\"\n  }"));
+        assert!(
+            canonical.contains("\"settings\": {\n    \"node_monitor_grace_period\": \"40s\"\n  }")
+        );
         // Only the named setting is written back.
         assert!(!canonical.contains("lease_duration"));
     }
@@ -2117,11 +2342,17 @@ mod tests {
         assert_eq!(s.settings.toleration_seconds, Duration::from_secs(60));
         assert_eq!(
             s.events[3].action,
-            Action::Reboot { host: "w2".into(), downtime: Duration::from_secs(90) }
+            Action::Reboot {
+                host: "w2".into(),
+                downtime: Duration::from_secs(90)
+            }
         );
         assert_eq!(
             s.events[16].action,
-            Action::RestartComponent { host: "e1".into(), component: Component::Apiserver }
+            Action::RestartComponent {
+                host: "e1".into(),
+                component: Component::Apiserver
+            }
         );
         let canonical = s.to_json();
         assert_eq!(parse(&canonical).unwrap(), s);
@@ -2133,7 +2364,10 @@ mod tests {
         assert_eq!(serde_json::to_string_pretty(&s).unwrap(), canonical);
         let back: Scenario = serde_json::from_str(&canonical).unwrap();
         assert_eq!(back, s);
-        assert_eq!(s.to_json_value(), serde_json::from_str::<serde_json::Value>(&canonical).unwrap());
+        assert_eq!(
+            s.to_json_value(),
+            serde_json::from_str::<serde_json::Value>(&canonical).unwrap()
+        );
     }
 
     #[test]
@@ -2289,13 +2523,22 @@ mod tests {
     fn settings_are_written_back_only_when_named_or_changed() {
         let mut s = parse(EXAMPLE).unwrap();
         s.settings.retry_period = Duration::from_secs(3);
-        assert!(s.settings.set(SettingKey::DnsCacheTtl, SettingValue::Duration(Duration::from_secs(5))));
-        assert!(!s.settings.set(SettingKey::EtcdPreVote, SettingValue::Count(1)));
+        assert!(s.settings.set(
+            SettingKey::DnsCacheTtl,
+            SettingValue::Duration(Duration::from_secs(5))
+        ));
+        assert!(!s
+            .settings
+            .set(SettingKey::EtcdPreVote, SettingValue::Count(1)));
         let again = parse(&s.to_json()).unwrap();
         let written: Vec<SettingKey> = again.settings.explicit.iter().copied().collect();
         assert_eq!(
             written,
-            [SettingKey::RetryPeriod, SettingKey::NodeMonitorGracePeriod, SettingKey::DnsCacheTtl]
+            [
+                SettingKey::RetryPeriod,
+                SettingKey::NodeMonitorGracePeriod,
+                SettingKey::DnsCacheTtl
+            ]
         );
     }
 
@@ -2314,7 +2557,9 @@ mod tests {
         assert!(variants.len() >= 2_000);
         let mut accepted = 0;
         for v in &variants {
-            let Ok(text) = std::str::from_utf8(v) else { continue };
+            let Ok(text) = std::str::from_utf8(v) else {
+                continue;
+            };
             if let Ok(s) = parse(text) {
                 accepted += 1;
                 let canonical = s.to_json();

@@ -140,8 +140,16 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
             "s" => 1e6,
             "ms" => 1e3,
             "us" | "µs" => 1.0,
-            "" => return Err(format!("invalid duration \"{s}\": missing unit (h, m, s, ms)")),
-            other => return Err(format!("invalid duration \"{s}\": unknown unit \"{other}\"")),
+            "" => {
+                return Err(format!(
+                    "invalid duration \"{s}\": missing unit (h, m, s, ms)"
+                ))
+            }
+            other => {
+                return Err(format!(
+                    "invalid duration \"{s}\": unknown unit \"{other}\""
+                ))
+            }
         };
         total += num * scale;
         if total > 1e18 {

@@ -92,7 +92,11 @@ pub struct EtcdView {
 impl EtcdView {
     /// "etcd: 2 of 3 — quorum" / "etcd: 1 of 3 — NO QUORUM"
     pub fn label(&self) -> String {
-        let state = if self.has_quorum { "quorum" } else { "NO QUORUM" };
+        let state = if self.has_quorum {
+            "quorum"
+        } else {
+            "NO QUORUM"
+        };
         format!("etcd: {} of {} — {state}", self.connected, self.voters)
     }
 }

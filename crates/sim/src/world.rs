@@ -12,9 +12,9 @@ use crate::etcd::probe::{EtcdProbe, PROBE_TIMEOUT};
 use crate::etcd::raft::{ConfChange, MemberId, Role as RaftRole};
 use crate::k8s::api::ApiPayload;
 use crate::k8s::apiserver::{Apiserver, Verdict};
-use crate::k8s::lb::LoadBalancer;
 use crate::k8s::controllers::{Controllers, NodeTimings};
 use crate::k8s::kubelet::Kubelet;
+use crate::k8s::lb::LoadBalancer;
 use crate::k8s::leader::{LeaderElector, LeaseTimings, Transition};
 use crate::k8s::leading::{ControllersSpec, Leading, SchedulerSpec};
 use crate::k8s::objects::{workload_key, Kind, Object, Workload};
@@ -58,14 +58,25 @@ pub const MEMBER_CHANGE_TIMEOUT: Duration = Duration::from_secs(5);
 
 #[derive(Clone)]
 enum Ev {
-    Deliver { from: Addr, to: Addr, generation: u64, payload: Payload },
-    Timer { to: Addr, generation: u64, timer: Timer },
+    Deliver {
+        from: Addr,
+        to: Addr,
+        generation: u64,
+        payload: Payload,
+    },
+    Timer {
+        to: Addr,
+        generation: u64,
+        timer: Timer,
+    },
     Scenario(usize),
     /// The second half of a `reboot`, and the end of a spot notice.
     Boot(HostId),
     Terminate(HostId),
     /// Poll whether an operator's membership change has committed.
-    MemberChangeCheck { op: usize },
+    MemberChangeCheck {
+        op: usize,
+    },
     Sample,
 }
 
@@ -175,7 +186,13 @@ impl World {
         let hosts = scenario
             .hosts
             .iter()
-            .map(|h| HostRt { name: h.name.clone(), up: true, incarnation: 0, joined: !h.standby, terminated: false })
+            .map(|h| HostRt {
+                name: h.name.clone(),
+                up: true,
+                incarnation: 0,
+                joined: !h.standby,
+                terminated: false,
+            })
             .collect();
         let initial: Vec<HostId> = scenario
             .hosts
@@ -184,13 +201,23 @@ impl World {
             .filter(|(_, h)| h.has_role(Role::Etcd) && !h.standby)
             .map(|(i, _)| i as HostId)
             .collect();
-        let etcd_hosts: Vec<HostId> =
-            scenario.hosts.iter().enumerate().filter(|(_, h)| h.has_role(Role::Etcd)).map(|(i, _)| i as HostId).collect();
+        let etcd_hosts: Vec<HostId> = scenario
+            .hosts
+            .iter()
+            .enumerate()
+            .filter(|(_, h)| h.has_role(Role::Etcd))
+            .map(|(i, _)| i as HostId)
+            .collect();
         let etcd = (0..n as HostId)
             .map(|h| {
-                initial
-                    .contains(&h)
-                    .then(|| EtcdMember::bootstrap(h, &initial, etcd_cfg, rng.fork(&format!("etcd/{}", names[h as usize]))))
+                initial.contains(&h).then(|| {
+                    EtcdMember::bootstrap(
+                        h,
+                        &initial,
+                        etcd_cfg,
+                        rng.fork(&format!("etcd/{}", names[h as usize])),
+                    )
+                })
             })
             .collect();
         let mut sorted_events: Vec<usize> = (0..scenario.events.len()).collect();
@@ -213,13 +240,31 @@ impl World {
             proc_gen: BTreeMap::new(),
             api_probe: None,
             operator: None,
-            worker_order: scenario.hosts.iter().filter(|h| h.is_worker()).map(|h| h.name.clone()).collect(),
-            worker_ids: (0..n).filter(|&i| scenario.hosts[i].is_worker()).map(|i| i as HostId).collect(),
+            worker_order: scenario
+                .hosts
+                .iter()
+                .filter(|h| h.is_worker())
+                .map(|h| h.name.clone())
+                .collect(),
+            worker_ids: (0..n)
+                .filter(|&i| scenario.hosts[i].is_worker())
+                .map(|i| i as HostId)
+                .collect(),
             clients: BTreeMap::new(),
             traffic: Traffic::new(
-                scenario.workloads.iter().filter(|w| w.service).map(|w| w.name.clone()).collect(),
+                scenario
+                    .workloads
+                    .iter()
+                    .filter(|w| w.service)
+                    .map(|w| w.name.clone())
+                    .collect(),
             ),
-            workload_names: scenario.workloads.iter().map(|w| w.name.clone()).chain([COREDNS.to_string()]).collect(),
+            workload_names: scenario
+                .workloads
+                .iter()
+                .map(|w| w.name.clone())
+                .chain([COREDNS.to_string()])
+                .collect(),
             workload_index: scenario
                 .workloads
                 .iter()
@@ -228,7 +273,12 @@ impl World {
                 .enumerate()
                 .map(|(i, w)| (w, i))
                 .collect(),
-            host_index: scenario.hosts.iter().enumerate().map(|(i, h)| (h.name.clone(), i as HostId)).collect(),
+            host_index: scenario
+                .hosts
+                .iter()
+                .enumerate()
+                .map(|(i, h)| (h.name.clone(), i as HostId))
+                .collect(),
             max_running: vec![0; scenario.workloads.len() + 1],
             reported_doubles: Default::default(),
             rng,
@@ -251,11 +301,22 @@ impl World {
             w.start_etcd_ticks(h);
         }
         if let Some(endpoint) = w.api_endpoint() {
-            let me = Addr { host: probe_host, port: Port::ApiProbe };
+            let me = Addr {
+                host: probe_host,
+                port: Port::ApiProbe,
+            };
             w.api_probe = Some(ApiProbe::new(me, endpoint));
-            let me = Addr { host: probe_host, port: Port::Operator };
+            let me = Addr {
+                host: probe_host,
+                port: Port::Operator,
+            };
             let mut operator = Operator::new(me, endpoint, w.manifests());
-            let mut ctx = Ctx { now: w.now, host: probe_host, effects: &mut w.effects, obs: &mut w.obs };
+            let mut ctx = Ctx {
+                now: w.now,
+                host: probe_host,
+                effects: &mut w.effects,
+                obs: &mut w.obs,
+            };
             operator.start(&mut ctx);
             w.operator = Some(operator);
             w.apply_effects(probe_host);
@@ -268,7 +329,8 @@ impl World {
         let origin = w.obs.origin;
         w.queue.push(origin, Ev::Sample);
         for &i in &w.sorted_events {
-            w.queue.push(origin + w.scenario.events[i].at, Ev::Scenario(i));
+            w.queue
+                .push(origin + w.scenario.events[i].at, Ev::Scenario(i));
         }
         w
     }
@@ -319,12 +381,21 @@ impl World {
 
     fn handle(&mut self, ev: Ev) {
         match ev {
-            Ev::Deliver { from, to, generation, payload } => {
+            Ev::Deliver {
+                from,
+                to,
+                generation,
+                payload,
+            } => {
                 if self.alive(to, generation) && self.net.can_send(from.host, to.host) {
                     self.deliver(from, to, payload);
                 }
             }
-            Ev::Timer { to, generation, timer } => {
+            Ev::Timer {
+                to,
+                generation,
+                timer,
+            } => {
                 if self.alive(to, generation) {
                     self.fire(to, timer);
                 }
@@ -332,7 +403,10 @@ impl World {
             Ev::Scenario(i) => self.apply_scenario_event(i),
             Ev::Boot(h) => self.boot_host(h),
             Ev::Terminate(h) => {
-                self.crash_host(h, "its spot instance was reclaimed after the 2-minute notice");
+                self.crash_host(
+                    h,
+                    "its spot instance was reclaimed after the 2-minute notice",
+                );
                 self.hosts[h as usize].terminated = true;
             }
             Ev::MemberChangeCheck { op } => self.check_member_change(op),
@@ -342,7 +416,12 @@ impl World {
 
     fn deliver(&mut self, from: Addr, to: Addr, payload: Payload) {
         let h = to.host as usize;
-        let mut ctx = Ctx { now: self.now, host: to.host, effects: &mut self.effects, obs: &mut self.obs };
+        let mut ctx = Ctx {
+            now: self.now,
+            host: to.host,
+            effects: &mut self.effects,
+            obs: &mut self.obs,
+        };
         let mut exited = false;
         match to.port {
             Port::Etcd => {
@@ -352,7 +431,9 @@ impl World {
             }
             Port::EtcdProbe => self.probe.on_message(&mut ctx, payload),
             Port::ApiProbe => {
-                if let (Some(p), Payload::Api(ApiPayload::Response { id, resp, .. })) = (self.api_probe.as_mut(), payload) {
+                if let (Some(p), Payload::Api(ApiPayload::Response { id, resp, .. })) =
+                    (self.api_probe.as_mut(), payload)
+                {
                     p.on_response(id, &resp, ctx.now);
                 }
             }
@@ -419,7 +500,12 @@ impl World {
             self.start_process(to.host, to.port);
             return;
         }
-        let mut ctx = Ctx { now: self.now, host: to.host, effects: &mut self.effects, obs: &mut self.obs };
+        let mut ctx = Ctx {
+            now: self.now,
+            host: to.host,
+            effects: &mut self.effects,
+            obs: &mut self.obs,
+        };
         let mut exited = false;
         match (to.port, timer) {
             (Port::Etcd, Timer::RaftTick) => {
@@ -534,12 +620,27 @@ impl World {
                     let at = self.net.arrival(self.now, host, to.host);
                     let generation = self.generation(to);
                     let from = Addr { host, port: from };
-                    self.queue.push(at, Ev::Deliver { from, to, generation, payload });
+                    self.queue.push(
+                        at,
+                        Ev::Deliver {
+                            from,
+                            to,
+                            generation,
+                            payload,
+                        },
+                    );
                 }
                 Effect::Timer { port, after, timer } => {
                     let to = Addr { host, port };
                     let generation = self.generation(to);
-                    self.queue.push(self.now + after, Ev::Timer { to, generation, timer });
+                    self.queue.push(
+                        self.now + after,
+                        Ev::Timer {
+                            to,
+                            generation,
+                            timer,
+                        },
+                    );
                 }
             }
         }
@@ -555,7 +656,8 @@ impl World {
     /// Whether a message or timer addressed to `generation` still finds its process.
     fn alive(&self, to: Addr, generation: u64) -> bool {
         to.host == self.probe_host
-            || (self.hosts.get(to.host as usize).is_some_and(|rt| rt.up) && self.generation(to) == generation)
+            || (self.hosts.get(to.host as usize).is_some_and(|rt| rt.up)
+                && self.generation(to) == generation)
     }
 
     fn incarnation(&self, h: HostId) -> u64 {
@@ -564,10 +666,24 @@ impl World {
 
     fn start_etcd_ticks(&mut self, h: HostId) {
         // Members start their tick loops at slightly different instants, as real processes do.
-        let offset = Duration(self.rng.fork(&format!("tick/{h}/{}", self.incarnation(h))).below(self.etcd_cfg.heartbeat_interval.as_micros()));
-        let to = Addr { host: h, port: Port::Etcd };
+        let offset = Duration(
+            self.rng
+                .fork(&format!("tick/{h}/{}", self.incarnation(h)))
+                .below(self.etcd_cfg.heartbeat_interval.as_micros()),
+        );
+        let to = Addr {
+            host: h,
+            port: Port::Etcd,
+        };
         let generation = self.generation(to);
-        self.queue.push(self.now + offset, Ev::Timer { to, generation, timer: Timer::RaftTick });
+        self.queue.push(
+            self.now + offset,
+            Ev::Timer {
+                to,
+                generation,
+                timer: Timer::RaftTick,
+            },
+        );
     }
 
     /// What the operator applies before t = 0: every workload of the scenario, and CoreDNS.
@@ -587,9 +703,19 @@ impl World {
         self.scenario
             .workloads
             .iter()
-            .map(|w| Workload { kind: kind(w.kind), name: w.name.clone(), replicas: w.replicas.unwrap_or(0), service: w.service })
+            .map(|w| Workload {
+                kind: kind(w.kind),
+                name: w.name.clone(),
+                replicas: w.replicas.unwrap_or(0),
+                service: w.service,
+            })
             .chain([coredns])
-            .map(|w| (workload_key(&w.name), std::sync::Arc::new(Object::Workload(w))))
+            .map(|w| {
+                (
+                    workload_key(&w.name),
+                    std::sync::Arc::new(Object::Workload(w)),
+                )
+            })
             .collect()
     }
 
@@ -599,25 +725,54 @@ impl World {
         let running: Vec<String> = procs
             .kubelet
             .as_ref()
-            .map(|k| k.containers.iter().filter(|(_, c)| c.workload == COREDNS).map(|(p, _)| p.clone()).collect())
+            .map(|k| {
+                k.containers
+                    .iter()
+                    .filter(|(_, c)| c.workload == COREDNS)
+                    .map(|(p, _)| p.clone())
+                    .collect()
+            })
             .unwrap_or_default();
         let before = procs.dns.len();
         procs.dns.retain(|p, _| running.contains(p));
-        let new: Vec<String> = running.into_iter().filter(|p| !procs.dns.contains_key(p)).collect();
+        let new: Vec<String> = running
+            .into_iter()
+            .filter(|p| !procs.dns.contains_key(p))
+            .collect();
         if new.is_empty() {
             return;
         }
-        let Some(api) = self.api_endpoint() else { return };
-        let me = Addr { host: h, port: Port::CoreDns };
+        let Some(api) = self.api_endpoint() else {
+            return;
+        };
+        let me = Addr {
+            host: h,
+            port: Port::CoreDns,
+        };
         for pod in new {
             self.dns_counter += 1;
-            let server = DnsServer::new(me, api, self.dns_counter * crate::k8s::client::ID_SPACE, self.now);
+            let server = DnsServer::new(
+                me,
+                api,
+                self.dns_counter * crate::k8s::client::ID_SPACE,
+                self.now,
+            );
             self.procs[h as usize].dns.insert(pod, server);
         }
         if before == 0 {
-            let to = Addr { host: h, port: Port::CoreDns };
+            let to = Addr {
+                host: h,
+                port: Port::CoreDns,
+            };
             let generation = self.generation(to);
-            self.queue.push(self.now, Ev::Timer { to, generation, timer: Timer::Housekeeping });
+            self.queue.push(
+                self.now,
+                Ev::Timer {
+                    to,
+                    generation,
+                    timer: Timer::Housekeeping,
+                },
+            );
         }
     }
 
@@ -631,9 +786,19 @@ impl World {
                 self.traffic.record(i, second as usize, ok);
             }
         }
-        let to = Addr { host: h, port: Port::Client };
+        let to = Addr {
+            host: h,
+            port: Port::Client,
+        };
         let generation = self.generation(to);
-        self.queue.push(self.now + crate::k8s::traffic::REQUEST_PERIOD, Ev::Timer { to, generation, timer: Timer::ClientTick });
+        self.queue.push(
+            self.now + crate::k8s::traffic::REQUEST_PERIOD,
+            Ev::Timer {
+                to,
+                generation,
+                timer: Timer::ClientTick,
+            },
+        );
     }
 
     fn node_host(&self, node: &str) -> Option<HostId> {
@@ -643,10 +808,18 @@ impl World {
     /// A worker the client can reach whose kube-proxy runs, chosen uniformly (by rejection:
     /// draws among all workers until one is reachable, then a full scan if none was found).
     fn pick_worker(&mut self, client: HostId) -> Option<HostId> {
-        let usable = |w: &World, h: HostId| w.procs[h as usize].proxy.is_some() && w.net.connected(client, h);
+        let usable = |w: &World, h: HostId| {
+            w.procs[h as usize].proxy.is_some() && w.net.connected(client, h)
+        };
         if !self.clients.contains_key(&client) {
             let rng = self.rng.fork(&format!("client/{client}"));
-            self.clients.insert(client, Client { rng, dns_cache: BTreeMap::new() });
+            self.clients.insert(
+                client,
+                Client {
+                    rng,
+                    dns_cache: BTreeMap::new(),
+                },
+            );
         }
         let n = self.worker_ids.len() as u64;
         for _ in 0..16.min(n) {
@@ -661,7 +834,11 @@ impl World {
             .hosts
             .iter()
             .enumerate()
-            .filter(|(i, h)| h.is_worker() && self.procs[*i].proxy.is_some() && self.net.connected(client, *i as HostId))
+            .filter(|(i, h)| {
+                h.is_worker()
+                    && self.procs[*i].proxy.is_some()
+                    && self.net.connected(client, *i as HostId)
+            })
             .map(|(i, _)| i as HostId)
             .collect();
         if reachable.is_empty() {
@@ -675,8 +852,17 @@ impl World {
     }
 
     /// The endpoint a worker's kube-proxy picks for a Service, as (pod, host).
-    fn pick_endpoint(&mut self, client: HostId, worker: HostId, service: &str) -> Option<(String, HostId)> {
-        let n = self.procs[worker as usize].proxy.as_ref()?.rules(service).len();
+    fn pick_endpoint(
+        &mut self,
+        client: HostId,
+        worker: HostId,
+        service: &str,
+    ) -> Option<(String, HostId)> {
+        let n = self.procs[worker as usize]
+            .proxy
+            .as_ref()?
+            .rules(service)
+            .len();
         if n == 0 {
             return None;
         }
@@ -687,7 +873,11 @@ impl World {
 
     fn request(&mut self, client: HostId, service: &str) -> bool {
         let now = self.now;
-        let cached = self.clients.get(&client).and_then(|c| c.dns_cache.get(service)).is_some_and(|&t| t > now);
+        let cached = self
+            .clients
+            .get(&client)
+            .and_then(|c| c.dns_cache.get(service))
+            .is_some_and(|&t| t > now);
         if !cached {
             let answered = (|| {
                 let worker = self.pick_worker(client)?;
@@ -706,10 +896,17 @@ impl World {
                 c.dns_cache.insert(service.to_string(), now + ttl);
             }
         }
-        let Some(worker) = self.pick_worker(client) else { return false };
-        let Some((pod, host)) = self.pick_endpoint(client, worker, service) else { return false };
+        let Some(worker) = self.pick_worker(client) else {
+            return false;
+        };
+        let Some((pod, host)) = self.pick_endpoint(client, worker, service) else {
+            return false;
+        };
         self.net.connected(worker, host)
-            && self.procs[host as usize].kubelet.as_ref().is_some_and(|k| k.containers.contains_key(&pod))
+            && self.procs[host as usize]
+                .kubelet
+                .as_ref()
+                .is_some_and(|k| k.containers.contains_key(&pod))
     }
 
     /// At most one pod per StatefulSet ordinal may run: two containers of one pod name on two
@@ -720,16 +917,23 @@ impl World {
             if let Some(k) = &p.kubelet {
                 for (pod, c) in &k.containers {
                     if c.kind == Kind::StatefulSet {
-                        seen.entry(pod.as_str()).or_default().push(self.hosts[i].name.as_str());
+                        seen.entry(pod.as_str())
+                            .or_default()
+                            .push(self.hosts[i].name.as_str());
                     }
                 }
             }
         }
-        let doubles: Vec<(String, String)> =
-            seen.into_iter().filter(|(_, hosts)| hosts.len() > 1).map(|(pod, hosts)| (pod.to_string(), hosts.join(" and "))).collect();
+        let doubles: Vec<(String, String)> = seen
+            .into_iter()
+            .filter(|(_, hosts)| hosts.len() > 1)
+            .map(|(pod, hosts)| (pod.to_string(), hosts.join(" and ")))
+            .collect();
         for (pod, hosts) in doubles {
             if self.reported_doubles.insert(pod.clone()) {
-                let text = format!("{pod} runs twice, on {hosts}: a StatefulSet ordinal must run at most once");
+                let text = format!(
+                    "{pod} runs twice, on {hosts}: a StatefulSet ordinal must run at most once"
+                );
                 self.obs.violation(self.now, "statefulset.two_pods", text);
             }
         }
@@ -754,16 +958,25 @@ impl World {
     fn api_endpoint(&self) -> Option<Addr> {
         let hosts = &self.scenario.hosts;
         if let Some(lb) = hosts.iter().position(|h| h.has_role(Role::LoadBalancer)) {
-            return Some(Addr { host: lb as HostId, port: Port::Lb });
+            return Some(Addr {
+                host: lb as HostId,
+                port: Port::Lb,
+            });
         }
-        hosts.iter().position(|h| h.runs_apiserver()).map(|h| Addr { host: h as HostId, port: Port::Apiserver })
+        hosts.iter().position(|h| h.runs_apiserver()).map(|h| Addr {
+            host: h as HostId,
+            port: Port::Apiserver,
+        })
     }
 
     /// The apiserver a control-plane component talks to: the one on its own host (kubeadm),
     /// else the API endpoint.
     fn local_apiserver(&self, h: HostId) -> Option<Addr> {
         if self.scenario.hosts[h as usize].runs_apiserver() {
-            Some(Addr { host: h, port: Port::Apiserver })
+            Some(Addr {
+                host: h,
+                port: Port::Apiserver,
+            })
         } else {
             self.api_endpoint()
         }
@@ -806,38 +1019,65 @@ impl World {
         let me = Addr { host: h, port };
         let api = self.local_apiserver(h);
         let api_for_nodes = self.api_endpoint();
-        let mut ctx = Ctx { now: self.now, host: h, effects: &mut self.effects, obs: &mut self.obs };
+        let mut ctx = Ctx {
+            now: self.now,
+            host: h,
+            effects: &mut self.effects,
+            obs: &mut self.obs,
+        };
         let procs = &mut self.procs[h as usize];
         match port {
             Port::Apiserver => {
                 let endpoints = if self.scenario.hosts[h as usize].has_role(Role::Etcd) {
                     vec![h]
                 } else {
-                    self.scenario.hosts.iter().enumerate().filter(|(_, x)| x.has_role(Role::Etcd)).map(|(i, _)| i as HostId).collect()
+                    self.scenario
+                        .hosts
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, x)| x.has_role(Role::Etcd))
+                        .map(|(i, _)| i as HostId)
+                        .collect()
                 };
                 let mut a = Apiserver::new(h, endpoints);
                 a.start(&mut ctx);
                 procs.apiserver = Some(a);
             }
             Port::Lb => {
-                let backends =
-                    self.scenario.hosts.iter().enumerate().filter(|(_, x)| x.runs_apiserver()).map(|(i, _)| i as HostId).collect();
+                let backends = self
+                    .scenario
+                    .hosts
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, x)| x.runs_apiserver())
+                    .map(|(i, _)| i as HostId)
+                    .collect();
                 let mut lb = LoadBalancer::new(h, backends, s.lb_health_check);
                 lb.start(&mut ctx);
                 procs.lb = Some(lb);
             }
             Port::ControllerManager | Port::Scheduler => {
                 let Some(api) = api else { return };
-                let lease = if port == Port::ControllerManager { KCM_LEASE } else { SCHEDULER_LEASE };
+                let lease = if port == Port::ControllerManager {
+                    KCM_LEASE
+                } else {
+                    SCHEDULER_LEASE
+                };
                 let rng = self.rng.fork(&format!("{lease}/{name}/{life}"));
-                let elector = LeaderElector::new(lease, h, name.clone(), me, api, timings, rng.clone());
+                let elector =
+                    LeaderElector::new(lease, h, name.clone(), me, api, timings, rng.clone());
                 if port == Port::ControllerManager {
                     let nt = NodeTimings {
                         node_monitor_period: s.node_monitor_period,
                         node_monitor_grace_period: s.node_monitor_grace_period,
                         toleration_seconds: s.toleration_seconds,
                     };
-                    let spec = ControllersSpec { me, api, timings: nt, rng };
+                    let spec = ControllersSpec {
+                        me,
+                        api,
+                        timings: nt,
+                        rng,
+                    };
                     let mut p = Leading::new(elector, port, spec);
                     p.start(&mut ctx);
                     procs.kcm = Some(p);
@@ -852,7 +1092,14 @@ impl World {
             Port::Kubelet => {
                 let Some(api) = api_for_nodes else { return };
                 let host = &self.scenario.hosts[h as usize];
-                let mut k = Kubelet::new(h, name, host.zone.clone(), host.is_control_plane(), api, s.node_lease_renew_interval);
+                let mut k = Kubelet::new(
+                    h,
+                    name,
+                    host.zone.clone(),
+                    host.is_control_plane(),
+                    api,
+                    s.node_lease_renew_interval,
+                );
                 k.start(&mut ctx);
                 procs.kubelet = Some(k);
             }
@@ -890,7 +1137,14 @@ impl World {
         );
         let to = Addr { host: h, port };
         let generation = self.generation(to);
-        self.queue.push(self.now + backoff, Ev::Timer { to, generation, timer: Timer::Start });
+        self.queue.push(
+            self.now + backoff,
+            Ev::Timer {
+                to,
+                generation,
+                timer: Timer::Start,
+            },
+        );
     }
 
     // ---- scenario events -------------------------------------------------------------
@@ -907,7 +1161,12 @@ impl World {
                 out.push(h);
             } else {
                 out.extend(
-                    self.scenario.hosts.iter().enumerate().filter(|(_, h)| &h.zone == name).map(|(i, _)| i as HostId),
+                    self.scenario
+                        .hosts
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, h)| &h.zone == name)
+                        .map(|(i, _)| i as HostId),
                 );
             }
         }
@@ -937,15 +1196,27 @@ impl World {
                 let ids: Vec<Vec<HostId>> = groups.iter().map(|g| self.resolve(g)).collect();
                 let mut ids = ids;
                 // The hidden probe host sees everybody.
-                ids.iter_mut().for_each(|g| g.retain(|&h| h != self.probe_host));
+                ids.iter_mut()
+                    .for_each(|g| g.retain(|&h| h != self.probe_host));
                 self.net.partition(&ids);
-                let desc: Vec<String> = groups.iter().map(|g| format!("[{}]", g.join(", "))).collect();
-                self.push_event("net.partition", None, format!("the network splits into {}", desc.join(" | ")));
+                let desc: Vec<String> = groups
+                    .iter()
+                    .map(|g| format!("[{}]", g.join(", ")))
+                    .collect();
+                self.push_event(
+                    "net.partition",
+                    None,
+                    format!("the network splits into {}", desc.join(" | ")),
+                );
             }
             Action::Isolate { host } => {
                 if let Some(h) = self.host_id(&host) {
                     self.net.isolate(h);
-                    self.push_event("net.isolate", Some(h), format!("{host} is cut off from every other host"));
+                    self.push_event(
+                        "net.isolate",
+                        Some(h),
+                        format!("{host} is cut off from every other host"),
+                    );
                 }
             }
             Action::PartitionOneway { from, to } => {
@@ -953,11 +1224,19 @@ impl World {
                 let d = self.resolve(&to);
                 self.net.partition_oneway(&f, &d);
                 let (from, to) = (from.join(", "), to.join(", "));
-                self.push_event("net.partition_oneway", None, format!("messages from {from} to {to} are dropped; the other direction works"));
+                self.push_event(
+                    "net.partition_oneway",
+                    None,
+                    format!("messages from {from} to {to} are dropped; the other direction works"),
+                );
             }
             Action::Heal => {
                 self.net.heal();
-                self.push_event("net.heal", None, "every partition and isolation ends".to_string());
+                self.push_event(
+                    "net.heal",
+                    None,
+                    "every partition and isolation ends".to_string(),
+                );
             }
             Action::SpotInterrupt { host } => {
                 if let Some(h) = self.host_id(&host) {
@@ -985,12 +1264,20 @@ impl World {
             }
             Action::EtcdMemberAdd { host } => {
                 if let Some(h) = self.host_id(&host) {
-                    self.start_member_change("etcd_member_add", h, ConfChange::AddVoter(h as MemberId));
+                    self.start_member_change(
+                        "etcd_member_add",
+                        h,
+                        ConfChange::AddVoter(h as MemberId),
+                    );
                 }
             }
             Action::EtcdMemberRemove { host } => {
                 if let Some(h) = self.host_id(&host) {
-                    self.start_member_change("etcd_member_remove", h, ConfChange::Remove(h as MemberId));
+                    self.start_member_change(
+                        "etcd_member_remove",
+                        h,
+                        ConfChange::Remove(h as MemberId),
+                    );
                 }
             }
             Action::EtcdForceNewCluster { host } => {
@@ -998,8 +1285,12 @@ impl World {
                     self.force_new_cluster(h);
                 }
             }
-            Action::DeletePod { pod, force } => self.with_operator(|o, ctx| o.delete_pod(ctx, &pod, force)),
-            Action::Scale { workload, replicas } => self.with_operator(|o, ctx| o.scale(ctx, &workload, replicas)),
+            Action::DeletePod { pod, force } => {
+                self.with_operator(|o, ctx| o.delete_pod(ctx, &pod, force))
+            }
+            Action::Scale { workload, replicas } => {
+                self.with_operator(|o, ctx| o.scale(ctx, &workload, replicas))
+            }
             Action::RestartComponent { host, component } => {
                 if let Some(h) = self.host_id(&host) {
                     self.restart_component(h, component);
@@ -1011,8 +1302,15 @@ impl World {
 
     /// Runs an operator action through the API (the operator exists when an apiserver does).
     fn with_operator(&mut self, f: impl FnOnce(&mut Operator, &mut Ctx)) {
-        let Some(o) = self.operator.as_mut() else { return };
-        let mut ctx = Ctx { now: self.now, host: self.probe_host, effects: &mut self.effects, obs: &mut self.obs };
+        let Some(o) = self.operator.as_mut() else {
+            return;
+        };
+        let mut ctx = Ctx {
+            now: self.now,
+            host: self.probe_host,
+            effects: &mut self.effects,
+            obs: &mut self.obs,
+        };
         f(o, &mut ctx);
         self.apply_effects(self.probe_host);
     }
@@ -1029,7 +1327,11 @@ impl World {
                     *self.proc_gen.entry((h, Port::Etcd)).or_default() += 1;
                     self.start_etcd_ticks(h);
                 }
-                self.push_event("component.restarted", Some(h), format!("etcd on {name} restarted: it keeps its data and rejoins"));
+                self.push_event(
+                    "component.restarted",
+                    Some(h),
+                    format!("etcd on {name} restarted: it keeps its data and rejoins"),
+                );
                 return;
             }
             Component::Coredns => {
@@ -1041,20 +1343,32 @@ impl World {
                 self.push_event("component.restarted", Some(h), text);
                 return;
             }
-            Component::KubeProxy => (Port::KubeProxy, "kube-proxy restarted: it has no rules until it lists EndpointSlices from the API"),
-            Component::Kubelet => (Port::Kubelet, "the kubelet restarted: its containers keep running"),
+            Component::KubeProxy => (
+                Port::KubeProxy,
+                "kube-proxy restarted: it has no rules until it lists EndpointSlices from the API",
+            ),
+            Component::Kubelet => (
+                Port::Kubelet,
+                "the kubelet restarted: its containers keep running",
+            ),
             Component::Apiserver => (Port::Apiserver, "the apiserver restarted"),
-            Component::KubeControllerManager => (Port::ControllerManager, "kube-controller-manager restarted"),
+            Component::KubeControllerManager => {
+                (Port::ControllerManager, "kube-controller-manager restarted")
+            }
             Component::KubeScheduler => (Port::Scheduler, "kube-scheduler restarted"),
         };
-        let containers = self.procs[h as usize].kubelet.as_ref().map(|k| k.containers.clone());
+        let containers = self.procs[h as usize]
+            .kubelet
+            .as_ref()
+            .map(|k| k.containers.clone());
         let lease = match port {
             Port::ControllerManager => Some(KCM_LEASE),
             Port::Scheduler => Some(SCHEDULER_LEASE),
             _ => None,
         };
         if let Some(lease) = lease {
-            self.obs.lease_lost(self.now, lease, h, "its process restarted");
+            self.obs
+                .lease_lost(self.now, lease, h, "its process restarted");
         }
         match port {
             Port::KubeProxy => self.procs[h as usize].proxy = None,
@@ -1104,7 +1418,11 @@ impl World {
         rt.incarnation += 1;
         self.net.set_up(h, true);
         let name = rt.name.clone();
-        self.push_event("host.started", Some(h), format!("{name} is up again; its processes start fresh"));
+        self.push_event(
+            "host.started",
+            Some(h),
+            format!("{name} is up again; its processes start fresh"),
+        );
         if let Some(m) = self.etcd[h as usize].as_mut() {
             m.restart();
             self.start_etcd_ticks(h);
@@ -1123,7 +1441,9 @@ impl World {
             .iter()
             .enumerate()
             .filter_map(|(i, m)| m.as_ref().map(|m| (i as HostId, m)))
-            .filter(|(h, m)| self.hosts[*h as usize].up && m.cluster == self.current_cluster && !m.removed)
+            .filter(|(h, m)| {
+                self.hosts[*h as usize].up && m.cluster == self.current_cluster && !m.removed
+            })
             .filter(|(_, m)| m.raft.role() == RaftRole::Leader)
             .max_by_key(|(h, m)| (m.raft.term(), std::cmp::Reverse(*h)))
             .map(|(h, _)| h)
@@ -1131,13 +1451,23 @@ impl World {
 
     fn start_member_change(&mut self, action: &'static str, host: HostId, change: ConfChange) {
         let Some(leader) = self.etcd_leader() else {
-            self.obs.operation(self.now, action, Some(host), Err("no etcd leader: no quorum".into()));
+            self.obs.operation(
+                self.now,
+                action,
+                Some(host),
+                Err("no etcd leader: no quorum".into()),
+            );
             return;
         };
         // Raft sends the proposal's messages from its outbox on the member's next tick.
-        let proposed = self.etcd[leader as usize].as_mut().expect("leader exists").propose_member_change(change);
+        let proposed = self.etcd[leader as usize]
+            .as_mut()
+            .expect("leader exists")
+            .propose_member_change(change);
         match proposed {
-            Err(reason) => self.obs.operation(self.now, action, Some(host), Err(reason.into())),
+            Err(reason) => self
+                .obs
+                .operation(self.now, action, Some(host), Err(reason.into())),
             Ok(()) => {
                 let op = self.member_changes.len();
                 self.member_changes.push(MemberChange {
@@ -1147,28 +1477,44 @@ impl World {
                     change,
                     deadline: self.now + MEMBER_CHANGE_TIMEOUT,
                 });
-                self.queue.push(self.now + Duration::from_millis(100), Ev::MemberChangeCheck { op });
+                self.queue.push(
+                    self.now + Duration::from_millis(100),
+                    Ev::MemberChangeCheck { op },
+                );
             }
         }
     }
 
     fn check_member_change(&mut self, op: usize) {
         let c = &self.member_changes[op];
-        let (host, leader, change, deadline, action) = (c.host, c.leader, c.change, c.deadline, c.action);
+        let (host, leader, change, deadline, action) =
+            (c.host, c.leader, c.change, c.deadline, c.action);
         let applied = self.etcd[leader as usize].as_ref().is_some_and(|m| {
             self.hosts[leader as usize].up
                 && match change {
-                    ConfChange::AddVoter(id) | ConfChange::PromoteLearner(id) => m.raft.voters().contains(&id),
+                    ConfChange::AddVoter(id) | ConfChange::PromoteLearner(id) => {
+                        m.raft.voters().contains(&id)
+                    }
                     ConfChange::AddLearner(id) => m.raft.learners().contains(&id),
-                    ConfChange::Remove(id) => !m.raft.voters().contains(&id) && !m.raft.learners().contains(&id),
+                    ConfChange::Remove(id) => {
+                        !m.raft.voters().contains(&id) && !m.raft.learners().contains(&id)
+                    }
                 }
         });
         if applied {
             self.obs.operation(self.now, action, Some(host), Ok(()));
             if let ConfChange::AddVoter(_) | ConfChange::AddLearner(_) = change {
                 // The operator starts etcd on the new host with an empty data dir (`--initial-cluster-state=existing`).
-                let rng = self.rng.fork(&format!("etcd/{}/join/{}", self.hosts[host as usize].name, op));
-                self.etcd[host as usize] = Some(EtcdMember::joining(host, self.current_cluster, self.etcd_cfg, rng));
+                let rng = self.rng.fork(&format!(
+                    "etcd/{}/join/{}",
+                    self.hosts[host as usize].name, op
+                ));
+                self.etcd[host as usize] = Some(EtcdMember::joining(
+                    host,
+                    self.current_cluster,
+                    self.etcd_cfg,
+                    rng,
+                ));
                 let newly_joined = !self.hosts[host as usize].joined;
                 self.hosts[host as usize].joined = true;
                 if self.hosts[host as usize].up {
@@ -1180,20 +1526,34 @@ impl World {
             }
             self.update_quorum();
         } else if self.now >= deadline {
-            self.obs.operation(self.now, action, Some(host), Err("timed out: the change did not commit (no quorum)".into()));
+            self.obs.operation(
+                self.now,
+                action,
+                Some(host),
+                Err("timed out: the change did not commit (no quorum)".into()),
+            );
         } else {
-            self.queue.push(self.now + Duration::from_millis(100), Ev::MemberChangeCheck { op });
+            self.queue.push(
+                self.now + Duration::from_millis(100),
+                Ev::MemberChangeCheck { op },
+            );
         }
     }
 
     fn force_new_cluster(&mut self, h: HostId) {
         let action = "etcd_force_new_cluster";
         if !self.hosts[h as usize].up {
-            self.obs.operation(self.now, action, Some(h), Err("the host is down".into()));
+            self.obs
+                .operation(self.now, action, Some(h), Err("the host is down".into()));
             return;
         }
         let Some(m) = self.etcd[h as usize].as_mut() else {
-            self.obs.operation(self.now, action, Some(h), Err("no etcd member on this host".into()));
+            self.obs.operation(
+                self.now,
+                action,
+                Some(h),
+                Err("no etcd member on this host".into()),
+            );
             return;
         };
         self.cluster_counter += 1;
@@ -1247,10 +1607,15 @@ impl World {
             .copied()
             .filter(|&h| {
                 self.net.island_of(h).is_some()
-                    && self.etcd[h as usize].as_ref().is_some_and(|m| !m.removed && m.cluster == self.current_cluster)
+                    && self.etcd[h as usize]
+                        .as_ref()
+                        .is_some_and(|m| !m.removed && m.cluster == self.current_cluster)
             })
             .collect();
-        (largest_clique(&reachable, |a, b| self.net.connected(a, b)), voters.len())
+        (
+            largest_clique(&reachable, |a, b| self.net.connected(a, b)),
+            voters.len(),
+        )
     }
 
     fn update_quorum(&mut self) {
@@ -1263,7 +1628,10 @@ impl World {
         if self.quorum != Some(now_ok) {
             if self.quorum.is_some() {
                 let (kind, text) = if now_ok {
-                    ("etcd.quorum_regained", "a majority of etcd members can reach each other again".to_string())
+                    (
+                        "etcd.quorum_regained",
+                        "a majority of etcd members can reach each other again".to_string(),
+                    )
                 } else {
                     let (connected, n) = self.connected_voters();
                     (
@@ -1294,7 +1662,11 @@ impl World {
             }
             self.obs.leases_at_start(self.now);
         }
-        let lease_leader = |lease| self.obs.lease_leader(lease).map(|h| self.hosts[h as usize].name.clone());
+        let lease_leader = |lease| {
+            self.obs
+                .lease_leader(lease)
+                .map(|h| self.hosts[h as usize].name.clone())
+        };
         let (kcm, sched) = (lease_leader(KCM_LEASE), lease_leader(SCHEDULER_LEASE));
         self.series.controller_manager_leader.push(kcm);
         self.series.scheduler_leader.push(sched);
@@ -1303,18 +1675,39 @@ impl World {
             let running = self.running_per_workload();
             for (i, r) in running.into_iter().enumerate() {
                 self.max_running[i] = self.max_running[i].max(r);
-                self.series.running_pods.entry(self.workload_names[i].clone()).or_default().push(r);
+                self.series
+                    .running_pods
+                    .entry(self.workload_names[i].clone())
+                    .or_default()
+                    .push(r);
             }
         }
         self.series.t.push(t.round());
         self.series.etcd_quorum.push(self.quorum == Some(true));
-        self.series.etcd_leader.push(leader.map(|h| self.hosts[h as usize].name.clone()));
-        self.series.etcd_term.push(leader.and_then(|h| self.etcd[h as usize].as_ref()).map_or(0, |m| m.raft.term()));
+        self.series
+            .etcd_leader
+            .push(leader.map(|h| self.hosts[h as usize].name.clone()));
+        self.series.etcd_term.push(
+            leader
+                .and_then(|h| self.etcd[h as usize].as_ref())
+                .map_or(0, |m| m.raft.term()),
+        );
         // The probe writes once per second, right after the sample.
-        let probe = Addr { host: self.probe_host, port: Port::EtcdProbe };
-        self.queue.push(self.now, Ev::Timer { to: probe, generation: 0, timer: Timer::ProbeWrite });
+        let probe = Addr {
+            host: self.probe_host,
+            port: Port::EtcdProbe,
+        };
+        self.queue.push(
+            self.now,
+            Ev::Timer {
+                to: probe,
+                generation: 0,
+                timer: Timer::ProbeWrite,
+            },
+        );
         if self.now + Duration::from_secs(1) <= self.end {
-            self.queue.push(self.now + Duration::from_secs(1), Ev::Sample);
+            self.queue
+                .push(self.now + Duration::from_secs(1), Ev::Sample);
         }
     }
 
@@ -1330,7 +1723,9 @@ impl World {
         let mut us = self.quorum_lost_us;
         if self.quorum == Some(false) {
             let until = self.now.min(self.end);
-            us += until.saturating_sub(self.quorum_since.max(self.obs.origin)).as_micros();
+            us += until
+                .saturating_sub(self.quorum_since.max(self.obs.origin))
+                .as_micros();
         }
         us as f64 / 1e6
     }
@@ -1347,7 +1742,11 @@ impl World {
     /// Per workload (scenario order, CoreDNS last): name, most running at once, running now.
     pub fn workload_counts(&self) -> Vec<(String, u32, u32)> {
         let now = self.running_per_workload();
-        self.workload_names.iter().enumerate().map(|(i, w)| (w.clone(), self.max_running[i].max(now[i]), now[i])).collect()
+        self.workload_names
+            .iter()
+            .enumerate()
+            .map(|(i, w)| (w.clone(), self.max_running[i].max(now[i]), now[i]))
+            .collect()
     }
     /// Every CoreDNS pod's server: (host, pod, whether it has synced with the API since it started).
     pub fn coredns_servers(&self) -> Vec<(String, String, bool)> {
@@ -1361,11 +1760,21 @@ impl World {
     }
     /// Nodes registered at t = 0 (what a DaemonSet's desired count is).
     pub fn initial_nodes(&self) -> u32 {
-        self.scenario.hosts.iter().filter(|h| h.is_node() && !h.standby).count() as u32
+        self.scenario
+            .hosts
+            .iter()
+            .filter(|h| h.is_node() && !h.standby)
+            .count() as u32
     }
     /// Whether the scenario runs a controller-manager / a scheduler anywhere.
     pub fn runs_lease(&self, lease: &str) -> bool {
-        self.scenario.hosts.iter().any(|h| if lease == KCM_LEASE { h.runs_controller_manager() } else { h.runs_scheduler() })
+        self.scenario.hosts.iter().any(|h| {
+            if lease == KCM_LEASE {
+                h.runs_controller_manager()
+            } else {
+                h.runs_scheduler()
+            }
+        })
     }
     pub fn end(&self) -> SimTime {
         self.end
@@ -1419,11 +1828,13 @@ impl World {
                 let procs = &self.procs[i];
                 let up = rt.up && rt.joined;
                 let leading = |lease: &str, runs: bool, running: bool| {
-                    runs.then(|| match (up && running, self.obs.lease_leader(lease) == Some(id)) {
-                        (true, true) => "leader",
-                        (true, false) => "standby",
-                        _ => "restarting",
-                    })
+                    runs.then(
+                        || match (up && running, self.obs.lease_leader(lease) == Some(id)) {
+                            (true, true) => "leader",
+                            (true, false) => "standby",
+                            _ => "restarting",
+                        },
+                    )
                 };
                 HostView {
                     name: h.name.clone(),
@@ -1438,18 +1849,39 @@ impl World {
                         running: up && procs.apiserver.is_some(),
                         ready: up && procs.apiserver.as_ref().is_some_and(|a| a.cache_synced()),
                     }),
-                    controller_manager: leading(KCM_LEASE, h.runs_controller_manager(), procs.kcm.is_some()),
-                    scheduler: leading(SCHEDULER_LEASE, h.runs_scheduler(), procs.scheduler.is_some()),
+                    controller_manager: leading(
+                        KCM_LEASE,
+                        h.runs_controller_manager(),
+                        procs.kcm.is_some(),
+                    ),
+                    scheduler: leading(
+                        SCHEDULER_LEASE,
+                        h.runs_scheduler(),
+                        procs.scheduler.is_some(),
+                    ),
                     node: h.is_node().then(|| self.node_view(&h.name)).flatten(),
                     pods: procs
                         .kubelet
                         .as_ref()
-                        .map(|k| k.containers.iter().map(|(p, c)| PodView { name: p.clone(), workload: c.workload.clone() }).collect())
+                        .map(|k| {
+                            k.containers
+                                .iter()
+                                .map(|(p, c)| PodView {
+                                    name: p.clone(),
+                                    workload: c.workload.clone(),
+                                })
+                                .collect()
+                        })
                         .unwrap_or_default(),
                     lb_backends: procs
                         .lb
                         .as_ref()
-                        .map(|lb| lb.backends().into_iter().map(|(b, up)| (self.hosts[b as usize].name.clone(), up)).collect())
+                        .map(|lb| {
+                            lb.backends()
+                                .into_iter()
+                                .map(|(b, up)| (self.hosts[b as usize].name.clone(), up))
+                                .collect()
+                        })
                         .unwrap_or_default(),
                 }
             })
@@ -1466,7 +1898,9 @@ impl World {
                 quorum_size: quorum::quorum(n),
                 has_quorum: quorum::has_quorum(connected, n),
                 leader: leader.map(|h| self.hosts[h as usize].name.clone()),
-                term: leader.and_then(|h| self.etcd[h as usize].as_ref()).map_or(0, |m| m.raft.term()),
+                term: leader
+                    .and_then(|h| self.etcd[h as usize].as_ref())
+                    .map_or(0, |m| m.raft.term()),
             },
             network_faulty: self.net.is_faulty(),
         }
@@ -1516,14 +1950,24 @@ fn largest_clique(hosts: &[HostId], connected: impl Fn(HostId, HostId) -> bool) 
             if size <= best {
                 continue;
             }
-            let members: Vec<HostId> = (0..n).filter(|i| mask & (1 << i) != 0).map(|i| hosts[i]).collect();
-            let ok = members.iter().enumerate().all(|(i, &a)| members[i + 1..].iter().all(|&b| connected(a, b)));
+            let members: Vec<HostId> = (0..n)
+                .filter(|i| mask & (1 << i) != 0)
+                .map(|i| hosts[i])
+                .collect();
+            let ok = members
+                .iter()
+                .enumerate()
+                .all(|(i, &a)| members[i + 1..].iter().all(|&b| connected(a, b)));
             if ok {
                 best = size;
             }
         }
         best
     } else {
-        hosts.iter().map(|&a| hosts.iter().filter(|&&b| a == b || connected(a, b)).count()).max().unwrap_or(0)
+        hosts
+            .iter()
+            .map(|&a| hosts.iter().filter(|&&b| a == b || connected(a, b)).count())
+            .max()
+            .unwrap_or(0)
     }
 }

@@ -19,7 +19,11 @@ fn masters(seed: u64, check: &str, events: &str) -> String {
 }
 
 fn holder_at_start(r: &Report, lease: &str) -> String {
-    let e = r.events.iter().find(|e| e.kind == "lease.acquired" && e.lease == Some(lease)).expect("a lease at t = 0");
+    let e = r
+        .events
+        .iter()
+        .find(|e| e.kind == "lease.acquired" && e.lease == Some(lease))
+        .expect("a lease at t = 0");
     assert_eq!(e.t, 0.0);
     e.host.clone().unwrap()
 }
@@ -28,26 +32,47 @@ fn holder_at_start(r: &Report, lease: &str) -> String {
 fn the_controller_manager_moves_13_to_24_s_after_its_host_dies() {
     let mut delays = Vec::new();
     for seed in 1..=30 {
-        let holder = holder_at_start(&run(&masters(seed, "readyz", "")), "kube-controller-manager");
-        let r = run(&masters(seed, "readyz", &format!(r#"{{"at": "60s", "action": "crash", "host": "{holder}"}}"#)));
+        let holder = holder_at_start(
+            &run(&masters(seed, "readyz", "")),
+            "kube-controller-manager",
+        );
+        let r = run(&masters(
+            seed,
+            "readyz",
+            &format!(r#"{{"at": "60s", "action": "crash", "host": "{holder}"}}"#),
+        ));
         let next = r
             .events
             .iter()
-            .find(|e| e.kind == "lease.acquired" && e.lease == Some("kube-controller-manager") && e.t > 60.0)
+            .find(|e| {
+                e.kind == "lease.acquired"
+                    && e.lease == Some("kube-controller-manager")
+                    && e.t > 60.0
+            })
             .expect("a standby takes over");
         let delay = next.t - 60.0;
         // leaseDuration 15 s counted from when the standby saw the last renewal (0–2 s before the crash,
         // seen up to one poll later), polls every 2–4.4 s: ≈ 13–24 s.
-        assert!((12.5..24.5).contains(&delay), "seed {seed}: new controller-manager leader after {delay} s");
+        assert!(
+            (12.5..24.5).contains(&delay),
+            "seed {seed}: new controller-manager leader after {delay} s"
+        );
         delays.push(delay);
-        assert!(r.summary.violations.is_empty(), "{:?}", r.summary.violations);
+        assert!(
+            r.summary.violations.is_empty(),
+            "{:?}",
+            r.summary.violations
+        );
         let kcm = &r.summary.leaders["kube-controller-manager"];
         assert_eq!(kcm.changes, 2, "the boot holder and the standby");
         assert_eq!(kcm.final_holder.as_deref(), next.host.as_deref());
     }
     delays.sort_by(f64::total_cmp);
     let median = delays[delays.len() / 2];
-    assert!((15.0..19.0).contains(&median), "typically 16–17 s, median {median} s");
+    assert!(
+        (15.0..19.0).contains(&median),
+        "typically 16–17 s, median {median} s"
+    );
 }
 
 #[test]
@@ -55,28 +80,65 @@ fn two_of_three_masters_down_the_survivor_gives_up_its_leases_and_its_apiserver_
     for seed in 1..=5 {
         let first = run(&masters(seed, "readyz", ""));
         let holder = holder_at_start(&first, "kube-controller-manager");
-        let others: Vec<&str> = ["m1", "m2", "m3"].into_iter().filter(|h| *h != holder).collect();
+        let others: Vec<&str> = ["m1", "m2", "m3"]
+            .into_iter()
+            .filter(|h| *h != holder)
+            .collect();
         let events = format!(
             r#"{{"at": "30s", "action": "crash", "host": "{}"}}, {{"at": "30s", "action": "crash", "host": "{}"}},
                {{"at": "3m", "action": "join", "host": "m4"}}, {{"at": "200s", "action": "etcd_force_new_cluster", "host": "{holder}"}}"#,
             others[0], others[1]
         );
         let r = run(&masters(seed, "readyz", &events));
-        let lost = r.events.iter().find(|e| e.kind == "lease.lost" && e.lease == Some("kube-controller-manager")).expect("lease lost");
+        let lost = r
+            .events
+            .iter()
+            .find(|e| e.kind == "lease.lost" && e.lease == Some("kube-controller-manager"))
+            .expect("lease lost");
         // It last renewed 0–2 s before the crash and gives up once renewDeadline (10 s) has passed, checked every 2 s.
-        assert!((8.0..12.1).contains(&(lost.t - 30.0)), "seed {seed}: gave up {} s after the crash", lost.t - 30.0);
-        let killed = r.events.iter().find(|e| e.kind == "apiserver.killed").expect("liveness kill");
+        assert!(
+            (8.0..12.1).contains(&(lost.t - 30.0)),
+            "seed {seed}: gave up {} s after the crash",
+            lost.t - 30.0
+        );
+        let killed = r
+            .events
+            .iter()
+            .find(|e| e.kind == "apiserver.killed")
+            .expect("liveness kill");
         // 8 failed probes 10 s apart: the first fails within a period of etcd losing quorum.
-        assert!((68.0..92.0).contains(&(killed.t - 30.0)), "seed {seed}: killed {} s after", killed.t - 30.0);
+        assert!(
+            (68.0..92.0).contains(&(killed.t - 30.0)),
+            "seed {seed}: killed {} s after",
+            killed.t - 30.0
+        );
         // No API write succeeds between ≈ 40 s and the force-new-cluster at 200 s.
         let api = &r.series.api_writable;
-        assert!(api[40..200].iter().all(|w| *w == Some(false)), "seed {seed}");
+        assert!(
+            api[40..200].iter().all(|w| *w == Some(false)),
+            "seed {seed}"
+        );
         let ops = &r.summary.operations;
-        assert_eq!((ops[0].action.as_str(), ops[0].ok), ("join", false), "seed {seed}: no quorum to add a member");
-        assert_eq!((ops[1].action.as_str(), ops[1].ok), ("etcd_force_new_cluster", true));
+        assert_eq!(
+            (ops[0].action.as_str(), ops[0].ok),
+            ("join", false),
+            "seed {seed}: no quorum to add a member"
+        );
+        assert_eq!(
+            (ops[1].action.as_str(), ops[1].ok),
+            ("etcd_force_new_cluster", true)
+        );
         // After the recovery, writes through the load balancer succeed again and the leases are retaken.
-        assert!(api[240..].iter().all(|w| *w == Some(true)), "seed {seed}: API writes back after recovery");
-        assert_eq!(r.summary.leaders["kube-controller-manager"].final_holder.as_deref(), Some(holder.as_str()));
+        assert!(
+            api[240..].iter().all(|w| *w == Some(true)),
+            "seed {seed}: API writes back after recovery"
+        );
+        assert_eq!(
+            r.summary.leaders["kube-controller-manager"]
+                .final_holder
+                .as_deref(),
+            Some(holder.as_str())
+        );
         assert!(r.summary.violations.is_empty());
     }
 }
@@ -90,19 +152,46 @@ fn a_tcp_health_check_keeps_routing_to_an_apiserver_without_quorum() {
                  {"at": "60s", "action": "partition_oneway", "from": ["m2", "m3"], "to": "m1"}"#;
     let tcp = run(&masters(3, "tcp", cut));
     let readyz = run(&masters(3, "readyz", cut));
-    let failures = |r: &Report| r.series.api_writable[70..].iter().filter(|w| **w == Some(false)).count();
+    let failures = |r: &Report| {
+        r.series.api_writable[70..]
+            .iter()
+            .filter(|w| **w == Some(false))
+            .count()
+    };
     // Round-robin over three backends: about a third of the writes land on m1 and time out.
     let tcp_failed = failures(&tcp);
-    assert!((50..110).contains(&tcp_failed), "tcp: {tcp_failed} of 230 writes failed");
+    assert!(
+        (50..110).contains(&tcp_failed),
+        "tcp: {tcp_failed} of 230 writes failed"
+    );
     // The TCP check passes as long as the process accepts connections: m1 is taken out only while
     // its liveness probe has it killed and restarting (≈ 70–90 s later), then put back.
-    let first_down = tcp.events.iter().find(|e| e.kind == "lb.backend_down").map_or(f64::MAX, |e| e.t);
-    let killed = tcp.events.iter().find(|e| e.kind == "apiserver.killed").expect("m1's apiserver is killed").t;
-    assert!(first_down > killed, "tcp: m1 taken out at {first_down} s, before its apiserver died at {killed} s");
+    let first_down = tcp
+        .events
+        .iter()
+        .find(|e| e.kind == "lb.backend_down")
+        .map_or(f64::MAX, |e| e.t);
+    let killed = tcp
+        .events
+        .iter()
+        .find(|e| e.kind == "apiserver.killed")
+        .expect("m1's apiserver is killed")
+        .t;
+    assert!(
+        first_down > killed,
+        "tcp: m1 taken out at {first_down} s, before its apiserver died at {killed} s"
+    );
     // readyz: m1 goes unready once its etcd check fails, and is out after 3 × 2 s.
     assert_eq!(failures(&readyz), 0);
-    let down = readyz.events.iter().find(|e| e.kind == "lb.backend_down").expect("m1 taken out");
+    let down = readyz
+        .events
+        .iter()
+        .find(|e| e.kind == "lb.backend_down")
+        .expect("m1 taken out");
     assert_eq!(down.host.as_deref(), Some("m1"));
     assert!(down.t - 60.0 < 12.0, "taken out after {} s", down.t - 60.0);
-    assert!(readyz.summary.api.as_ref().unwrap().write_availability > tcp.summary.api.as_ref().unwrap().write_availability);
+    assert!(
+        readyz.summary.api.as_ref().unwrap().write_availability
+            > tcp.summary.api.as_ref().unwrap().write_availability
+    );
 }

@@ -20,7 +20,11 @@ fn three(seed: u64, settings: &str, events: &str) -> String {
 
 fn leader_at_start(r: &Report) -> String {
     let e = &r.events[0];
-    assert_eq!((e.kind, e.t), ("etcd.leader_elected", 0.0), "t = 0 reports the boot's leader");
+    assert_eq!(
+        (e.kind, e.t),
+        ("etcd.leader_elected", 0.0),
+        "t = 0 reports the boot's leader"
+    );
     e.host.clone().unwrap()
 }
 
@@ -41,13 +45,26 @@ fn a_new_leader_within_one_to_two_election_timeouts_after_the_leader_dies() {
     let mut delays = Vec::new();
     for seed in 1..=30 {
         let leader = leader_of(seed);
-        let r = run(&three(seed, "", &format!(r#"{{"at": "30s", "action": "crash", "host": "{leader}"}}"#)));
+        let r = run(&three(
+            seed,
+            "",
+            &format!(r#"{{"at": "30s", "action": "crash", "host": "{leader}"}}"#),
+        ));
         let elected = events(&r, "etcd.leader_elected");
-        let next = elected.iter().find(|e| e.t > 30.0).expect("a new leader is elected");
+        let next = elected
+            .iter()
+            .find(|e| e.t > 30.0)
+            .expect("a new leader is elected");
         assert_ne!(next.host.as_deref(), Some(leader.as_str()));
         let delay = next.t - 30.0;
-        assert!((0.8..2.1).contains(&delay), "seed {seed}: new leader after {delay} s");
-        assert_eq!(r.summary.etcd.quorum_lost_s, 0.0, "2 of 3 remain: electing is not quorum loss");
+        assert!(
+            (0.8..2.1).contains(&delay),
+            "seed {seed}: new leader after {delay} s"
+        );
+        assert_eq!(
+            r.summary.etcd.quorum_lost_s, 0.0,
+            "2 of 3 remain: electing is not quorum loss"
+        );
         delays.push(delay);
     }
     let mean = delays.iter().sum::<f64>() / delays.len() as f64;
@@ -59,8 +76,15 @@ fn a_new_leader_within_one_to_two_election_timeouts_after_the_leader_dies() {
 fn a_leader_cut_off_from_the_majority_steps_down_by_check_quorum() {
     for seed in 1..=10 {
         let leader = leader_of(seed);
-        let others: Vec<String> = ["etcd-1", "etcd-2", "etcd-3"].iter().filter(|h| **h != leader).map(|h| h.to_string()).collect();
-        let crash = others.iter().map(|h| format!(r#"{{"at": "20s", "action": "crash", "host": "{h}"}}"#)).collect::<Vec<_>>();
+        let others: Vec<String> = ["etcd-1", "etcd-2", "etcd-3"]
+            .iter()
+            .filter(|h| **h != leader)
+            .map(|h| h.to_string())
+            .collect();
+        let crash = others
+            .iter()
+            .map(|h| format!(r#"{{"at": "20s", "action": "crash", "host": "{h}"}}"#))
+            .collect::<Vec<_>>();
         let r = run(&three(seed, "", &crash.join(",")));
         let lost = events(&r, "etcd.leader_lost");
         let down = lost.first().expect("the lone leader steps down");
@@ -68,10 +92,19 @@ fn a_leader_cut_off_from_the_majority_steps_down_by_check_quorum() {
         assert!(down.text.contains("CheckQuorum"), "{}", down.text);
         // Checked every election timeout: within 1–2 timeouts of losing its followers.
         let after = down.t - 20.0;
-        assert!((0.9..2.15).contains(&after), "seed {seed}: stepped down after {after} s");
+        assert!(
+            (0.9..2.15).contains(&after),
+            "seed {seed}: stepped down after {after} s"
+        );
         // No majority from 20 s to the end (100 s) and no write succeeds after the step-down.
-        assert!((r.summary.etcd.quorum_lost_s - 100.0).abs() < 1e-6, "{}", r.summary.etcd.quorum_lost_s);
-        assert!(r.series.etcd_writable[21..].iter().all(|w| *w == Some(false)));
+        assert!(
+            (r.summary.etcd.quorum_lost_s - 100.0).abs() < 1e-6,
+            "{}",
+            r.summary.etcd.quorum_lost_s
+        );
+        assert!(r.series.etcd_writable[21..]
+            .iter()
+            .all(|w| *w == Some(false)));
     }
 }
 
@@ -81,32 +114,58 @@ fn a_leader_cut_off_from_the_majority_steps_down_by_check_quorum() {
 fn pre_vote_stops_a_rejoining_member_from_disrupting_the_leader() {
     for seed in 1..=10 {
         let leader = leader_of(seed);
-        let follower = ["etcd-1", "etcd-2", "etcd-3"].into_iter().find(|h| *h != leader).unwrap();
+        let follower = ["etcd-1", "etcd-2", "etcd-3"]
+            .into_iter()
+            .find(|h| *h != leader)
+            .unwrap();
         let events = format!(
             r#"{{"at": "10s", "action": "isolate", "host": "{follower}"}}, {{"at": "40s", "action": "heal"}}"#
         );
         let with = run(&three(seed, r#""etcd_pre_vote": true"#, &events));
         let term0 = with.series.etcd_term[0];
-        assert_eq!(with.summary.etcd.leader_changes, 1, "seed {seed}: only the boot leader");
-        assert!(with.series.etcd_term.iter().all(|&t| t == term0), "seed {seed}: the term never moves");
-        assert!(with.series.etcd_leader.iter().all(|l| l.as_deref() == Some(leader.as_str())));
+        assert_eq!(
+            with.summary.etcd.leader_changes, 1,
+            "seed {seed}: only the boot leader"
+        );
+        assert!(
+            with.series.etcd_term.iter().all(|&t| t == term0),
+            "seed {seed}: the term never moves"
+        );
+        assert!(with
+            .series
+            .etcd_leader
+            .iter()
+            .all(|l| l.as_deref() == Some(leader.as_str())));
 
         let without = run(&three(seed, r#""etcd_pre_vote": false"#, &events));
         let last = *without.series.etcd_term.last().unwrap();
         // ≈ one term per election timeout while isolated (30 s / 1–2 s): far past the start.
-        assert!(last > term0 + 10, "seed {seed}: without PreVote the term jumps ({term0} -> {last})");
+        assert!(
+            last > term0 + 10,
+            "seed {seed}: without PreVote the term jumps ({term0} -> {last})"
+        );
         let lost = events_after(&without, "etcd.leader_lost", 40.0);
-        assert!(lost.iter().any(|e| e.text.contains("higher term")), "seed {seed}: the leader is deposed");
+        assert!(
+            lost.iter().any(|e| e.text.contains("higher term")),
+            "seed {seed}: the leader is deposed"
+        );
     }
 }
 
 fn events_after<'a>(r: &'a Report, kind: &str, t: f64) -> Vec<&'a Event> {
-    r.events.iter().filter(|e| e.kind == kind && e.t >= t).collect()
+    r.events
+        .iter()
+        .filter(|e| e.kind == kind && e.t >= t)
+        .collect()
 }
 
 #[test]
 fn losing_two_of_three_stops_writes_until_force_new_cluster() {
-    let json = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/scenarios/etcd-two-of-three-die.json")).unwrap();
+    let json = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/scenarios/etcd-two-of-three-die.json"
+    ))
+    .unwrap();
     let r = run(&json);
     let s = &r.series;
     // 20 s: two members crash. No majority, so nothing commits.
@@ -117,19 +176,34 @@ fn losing_two_of_three_stops_writes_until_force_new_cluster() {
     let ops = &r.summary.operations;
     assert_eq!((ops[0].action.as_str(), ops[0].ok), ("join", false));
     // 90 s: --force-new-cluster on the survivor: one member, a leader after an election timeout, writes again.
-    assert_eq!((ops[1].action.as_str(), ops[1].ok), ("etcd_force_new_cluster", true));
+    assert_eq!(
+        (ops[1].action.as_str(), ops[1].ok),
+        ("etcd_force_new_cluster", true)
+    );
     let elected = events_after(&r, "etcd.leader_elected", 90.0);
-    assert!(elected[0].t - 90.0 < 2.1, "the lone member elects itself within an election timeout");
+    assert!(
+        elected[0].t - 90.0 < 2.1,
+        "the lone member elects itself within an election timeout"
+    );
     // The client then has to find the one live endpoint among four, with a 2 s timeout per dead one.
-    let back = (90..s.t.len()).find(|&i| s.etcd_writable[i] == Some(true)).unwrap();
+    let back = (90..s.t.len())
+        .find(|&i| s.etcd_writable[i] == Some(true))
+        .unwrap();
     assert!(back <= 98, "writes back at {back} s");
     // 120 s: a fresh member is added to the one-member cluster (allowed: 1 of 1 is connected).
-    assert_eq!((ops[2].action.as_str(), ops[2].ok), ("etcd_member_add", true));
+    assert_eq!(
+        (ops[2].action.as_str(), ops[2].ok),
+        ("etcd_member_add", true)
+    );
     assert!(s.etcd_quorum[121..].iter().all(|&q| q));
     assert!(s.etcd_writable[125..].iter().all(|w| *w == Some(true)));
     // Quorum lost from 20 s until the force-new-cluster at 90 s, plus the instant between the add
     // committing and the new member starting (a 2-member cluster with one member not yet running).
-    assert!((70.0..70.5).contains(&r.summary.etcd.quorum_lost_s), "{}", r.summary.etcd.quorum_lost_s);
+    assert!(
+        (70.0..70.5).contains(&r.summary.etcd.quorum_lost_s),
+        "{}",
+        r.summary.etcd.quorum_lost_s
+    );
     assert!(r.summary.violations.is_empty());
 }
 
@@ -137,7 +211,10 @@ fn losing_two_of_three_stops_writes_until_force_new_cluster() {
 fn a_member_cannot_be_added_while_another_is_dead_strict_reconfig_check() {
     for seed in 1..=5 {
         let leader = leader_of(seed);
-        let dead = ["etcd-1", "etcd-2", "etcd-3"].into_iter().find(|h| *h != leader).unwrap();
+        let dead = ["etcd-1", "etcd-2", "etcd-3"]
+            .into_iter()
+            .find(|h| *h != leader)
+            .unwrap();
         let events = format!(
             r#"{{"at": "10s", "action": "crash", "host": "{dead}"}},
                {{"at": "30s", "action": "etcd_member_add", "host": "etcd-4"}},
@@ -149,42 +226,69 @@ fn a_member_cannot_be_added_while_another_is_dead_strict_reconfig_check() {
         assert_eq!(ops.len(), 3);
         assert!(!ops[0].ok, "seed {seed}: add with a dead member is refused");
         assert_eq!(ops[0].reason.as_deref(), Some("unhealthy cluster"));
-        assert!(ops[1].ok, "seed {seed}: the dead member can be removed (2 of 3 is a quorum)");
+        assert!(
+            ops[1].ok,
+            "seed {seed}: the dead member can be removed (2 of 3 is a quorum)"
+        );
         assert!(ops[2].ok, "seed {seed}: then the new member can be added");
         assert_eq!(r.summary.etcd.quorum_lost_s, 0.0);
         // The new member must be caught up and counted: writes keep succeeding with 3 voters.
-        assert!(r.series.etcd_writable[65..].iter().all(|w| *w == Some(true)));
+        assert!(r.series.etcd_writable[65..]
+            .iter()
+            .all(|w| *w == Some(true)));
         assert!(r.summary.violations.is_empty());
     }
 }
 
 #[test]
 fn a_rack_split_keeps_the_majority_side_writable() {
-    let json = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/scenarios/etcd-rack-split.json")).unwrap();
+    let json = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/scenarios/etcd-rack-split.json"
+    ))
+    .unwrap();
     let r = run(&json);
     let boot_leader = leader_at_start(&r);
     // In this scenario the boot leader is in the minority rack, which makes the test meaningful.
-    assert!(["etcd-4", "etcd-5"].contains(&boot_leader.as_str()), "boot leader {boot_leader}");
+    assert!(
+        ["etcd-4", "etcd-5"].contains(&boot_leader.as_str()),
+        "boot leader {boot_leader}"
+    );
     let lost = events_after(&r, "etcd.leader_lost", 60.0);
     assert_eq!(lost[0].host.as_deref(), Some(boot_leader.as_str()));
-    assert!(lost[0].t - 60.0 < 2.15, "CheckQuorum within two election timeouts");
+    assert!(
+        lost[0].t - 60.0 < 2.15,
+        "CheckQuorum within two election timeouts"
+    );
     let elected = events_after(&r, "etcd.leader_elected", 60.0);
     assert!(["etcd-1", "etcd-2", "etcd-3"].contains(&elected[0].host.as_deref().unwrap()));
     assert!(elected[0].t - 60.0 < 2.1);
     assert_eq!(r.summary.etcd.quorum_lost_s, 0.0, "3 of 5 stay connected");
-    assert!(r.series.etcd_writable[63..].iter().all(|w| *w == Some(true)));
+    assert!(r.series.etcd_writable[63..]
+        .iter()
+        .all(|w| *w == Some(true)));
     assert!(r.summary.violations.is_empty());
 }
 
 #[test]
 fn the_snapshot_shows_quorum_plainly() {
-    let json = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/scenarios/etcd-two-of-three-die.json")).unwrap();
+    let json = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/scenarios/etcd-two-of-three-die.json"
+    ))
+    .unwrap();
     let mut w = sim::world::World::new(sim::scenario::parse(&json).unwrap());
     w.run_until(w.at_report_secs(10.0), u64::MAX);
     let s = w.snapshot();
     assert_eq!(s.t, 10.0);
     assert_eq!(s.etcd.label(), "etcd: 3 of 3 — quorum");
-    assert_eq!(s.hosts.iter().filter(|h| h.etcd.as_ref().is_some_and(|m| m.role == "leader")).count(), 1);
+    assert_eq!(
+        s.hosts
+            .iter()
+            .filter(|h| h.etcd.as_ref().is_some_and(|m| m.role == "leader"))
+            .count(),
+        1
+    );
     assert_eq!(s.hosts[3].state, "standby");
     w.run_until(w.at_report_secs(30.0), u64::MAX);
     let s = w.snapshot();

@@ -19,7 +19,12 @@ fn scenarios() -> Vec<(String, String)> {
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .map(|p| (p.file_stem().unwrap().to_string_lossy().into_owned(), std::fs::read_to_string(&p).unwrap()))
+        .map(|p| {
+            (
+                p.file_stem().unwrap().to_string_lossy().into_owned(),
+                std::fs::read_to_string(&p).unwrap(),
+            )
+        })
         .collect();
     out.sort();
     assert!(!out.is_empty());
@@ -31,7 +36,10 @@ fn reports_match_the_goldens() {
     let update = std::env::var_os("UPDATE_GOLDEN").is_some();
     let mut mismatched = Vec::new();
     for (name, json) in scenarios() {
-        let report = run_scenario(&json).unwrap_or_else(|e| panic!("{name}: {e}")).to_json() + "\n";
+        let report = run_scenario(&json)
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+            .to_json()
+            + "\n";
         let path = root().join(format!("tests/golden/{name}.report.json"));
         if update {
             std::fs::write(&path, &report).unwrap();
@@ -75,16 +83,47 @@ fn run(s: sim::scenario::Scenario) -> sim::report::Report {
 }
 
 /// Everything strictly before `secs` agrees in two reports: series samples and events.
-fn assert_same_prefix(short: &sim::report::Report, long: &sim::report::Report, secs: f64, what: &str) {
+fn assert_same_prefix(
+    short: &sim::report::Report,
+    long: &sim::report::Report,
+    secs: f64,
+    what: &str,
+) {
     let n = short.series.t.iter().filter(|&&t| t < secs).count();
     assert!(n > 0);
     assert_eq!(short.series.t[..n], long.series.t[..n], "{what}: t");
-    assert_eq!(short.series.etcd_quorum[..n], long.series.etcd_quorum[..n], "{what}: etcd_quorum");
-    assert_eq!(short.series.etcd_leader[..n], long.series.etcd_leader[..n], "{what}: etcd_leader");
-    assert_eq!(short.series.etcd_term[..n], long.series.etcd_term[..n], "{what}: etcd_term");
-    assert_eq!(short.series.etcd_writable[..n], long.series.etcd_writable[..n], "{what}: etcd_writable");
-    let before = |r: &sim::report::Report| r.events.iter().filter(|e| e.t < secs).cloned().collect::<Vec<_>>();
-    assert_eq!(before(short), before(long), "{what}: events before {secs} s");
+    assert_eq!(
+        short.series.etcd_quorum[..n],
+        long.series.etcd_quorum[..n],
+        "{what}: etcd_quorum"
+    );
+    assert_eq!(
+        short.series.etcd_leader[..n],
+        long.series.etcd_leader[..n],
+        "{what}: etcd_leader"
+    );
+    assert_eq!(
+        short.series.etcd_term[..n],
+        long.series.etcd_term[..n],
+        "{what}: etcd_term"
+    );
+    assert_eq!(
+        short.series.etcd_writable[..n],
+        long.series.etcd_writable[..n],
+        "{what}: etcd_writable"
+    );
+    let before = |r: &sim::report::Report| {
+        r.events
+            .iter()
+            .filter(|e| e.t < secs)
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        before(short),
+        before(long),
+        "{what}: events before {secs} s"
+    );
 }
 
 #[test]
@@ -103,12 +142,18 @@ fn an_event_appended_at_t_changes_nothing_before_t() {
         let mut forked = base.clone();
         let at = sim::time::parse_duration("50s").unwrap();
         let first = base.hosts[0].name.clone();
-        forked.events.push(sim::scenario::Event { at, action: sim::scenario::Action::Isolate { host: first } });
+        forked.events.push(sim::scenario::Event {
+            at,
+            action: sim::scenario::Action::Isolate { host: first },
+        });
         forked.validate().unwrap_or_else(|e| panic!("{name}: {e}"));
         let a = run(base);
         let b = run(forked);
         assert_same_prefix(&a, &b, 50.0, &name);
-        assert_ne!(a.events, b.events, "{name}: the appended event must change the run after 50 s");
+        assert_ne!(
+            a.events, b.events,
+            "{name}: the appended event must change the run after 50 s"
+        );
     }
 }
 
@@ -122,8 +167,14 @@ fn a_cloned_world_continues_exactly_like_the_original() {
         let mut copy = original.clone();
         original.run_to_end();
         copy.run_to_end();
-        assert!(original.report().to_json() == copy.report().to_json(), "{name}: the clone diverged");
+        assert!(
+            original.report().to_json() == copy.report().to_json(),
+            "{name}: the clone diverged"
+        );
         let fresh = run_scenario(&json).unwrap().to_json();
-        assert!(copy.report().to_json() == fresh, "{name}: a clone's run differs from an uninterrupted one");
+        assert!(
+            copy.report().to_json() == fresh,
+            "{name}: a clone's run differs from an uninterrupted one"
+        );
     }
 }

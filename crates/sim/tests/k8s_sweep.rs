@@ -12,7 +12,10 @@ use sim::world::World;
 
 fn count() -> u64 {
     let default = if cfg!(debug_assertions) { 20 } else { 1000 };
-    std::env::var("K8S_SWEEP_COUNT").ok().and_then(|s| s.parse().ok()).unwrap_or(default)
+    std::env::var("K8S_SWEEP_COUNT")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
 }
 
 const HOSTS: [&str; 6] = ["m1", "m2", "m3", "w1", "w2", "w3"];
@@ -38,21 +41,35 @@ fn schedule(seed: u64) -> String {
                 up[h] = true;
                 format!(r#""action": "restart", "host": "{host}""#)
             }
-            1 => format!(r#""action": "reboot", "host": "{host}", "downtime": "{}s""#, 5 + r.below(60)),
+            1 => format!(
+                r#""action": "reboot", "host": "{host}", "downtime": "{}s""#,
+                5 + r.below(60)
+            ),
             2 => {
-                let side: Vec<String> = HOSTS.iter().filter(|_| r.below(2) == 0).map(|h| format!("\"{h}\"")).collect();
+                let side: Vec<String> = HOSTS
+                    .iter()
+                    .filter(|_| r.below(2) == 0)
+                    .map(|h| format!("\"{h}\""))
+                    .collect();
                 if side.is_empty() || side.len() == 6 {
                     continue;
                 }
-                format!(r#""action": "partition", "groups": [[{}]]"#, side.join(", "))
+                format!(
+                    r#""action": "partition", "groups": [[{}]]"#,
+                    side.join(", ")
+                )
             }
             3 => format!(r#""action": "isolate", "host": "{host}""#),
             4 if up[h] => {
                 let component = ["kubelet", "kube-proxy", "coredns"][r.below(3) as usize];
                 if host.starts_with('m') || component == "kubelet" {
-                    format!(r#""action": "restart_component", "host": "{host}", "component": "kubelet""#)
+                    format!(
+                        r#""action": "restart_component", "host": "{host}", "component": "kubelet""#
+                    )
                 } else {
-                    format!(r#""action": "restart_component", "host": "{host}", "component": "{component}""#)
+                    format!(
+                        r#""action": "restart_component", "host": "{host}", "component": "{component}""#
+                    )
                 }
             }
             _ => r#""action": "heal""#.to_string(),
@@ -65,7 +82,10 @@ fn schedule(seed: u64) -> String {
     events.push(r#"{"at": "6m", "action": "heal"}"#.into());
     for (i, u) in up.iter().enumerate() {
         if !u {
-            events.push(format!(r#"{{"at": "6m", "action": "restart", "host": "{}"}}"#, HOSTS[i]));
+            events.push(format!(
+                r#"{{"at": "6m", "action": "restart", "host": "{}"}}"#,
+                HOSTS[i]
+            ));
         }
     }
     format!(
@@ -105,7 +125,10 @@ fn check(seed: u64) -> Option<String> {
     }
     for (name, w) in &r.summary.workloads {
         if w.final_running != w.replicas {
-            return Some(format!("{name}: {} running at the end, {} desired", w.final_running, w.replicas));
+            return Some(format!(
+                "{name}: {} running at the end, {} desired",
+                w.final_running, w.replicas
+            ));
         }
     }
     None
@@ -113,7 +136,10 @@ fn check(seed: u64) -> Option<String> {
 
 #[test]
 fn random_faults_keep_kubernetes_safe_and_it_recovers() {
-    if let Some(seed) = std::env::var("K8S_SWEEP_SEED").ok().and_then(|s| s.parse::<u64>().ok()) {
+    if let Some(seed) = std::env::var("K8S_SWEEP_SEED")
+        .ok()
+        .and_then(|s| s.parse::<u64>().ok())
+    {
         println!("{}", schedule(seed));
         if let Some(problem) = check(seed) {
             panic!("SEED={seed}: {problem}");
@@ -121,15 +147,31 @@ fn random_faults_keep_kubernetes_safe_and_it_recovers() {
         return;
     }
     let n = count();
-    let threads = std::thread::available_parallelism().map_or(2, |p| p.get()).min(4) as u64;
+    let threads = std::thread::available_parallelism()
+        .map_or(2, |p| p.get())
+        .min(4) as u64;
     let started = std::time::Instant::now();
     let failures: Vec<(u64, String)> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
-            .map(|k| scope.spawn(move || (0..n).filter(|s| s % threads == k).filter_map(|s| check(s).map(|p| (s, p))).collect::<Vec<_>>()))
+            .map(|k| {
+                scope.spawn(move || {
+                    (0..n)
+                        .filter(|s| s % threads == k)
+                        .filter_map(|s| check(s).map(|p| (s, p)))
+                        .collect::<Vec<_>>()
+                })
+            })
             .collect();
-        handles.into_iter().flat_map(|h| h.join().expect("sweep thread")).collect()
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("sweep thread"))
+            .collect()
     });
-    println!("k8s sweep: {n} schedules in {:.1} s, {} failed", started.elapsed().as_secs_f64(), failures.len());
+    println!(
+        "k8s sweep: {n} schedules in {:.1} s, {} failed",
+        started.elapsed().as_secs_f64(),
+        failures.len()
+    );
     if let Some((seed, problem)) = failures.iter().min_by_key(|(s, _)| *s) {
         for (s, p) in failures.iter().take(10) {
             eprintln!("SEED={s}: {p}");
@@ -148,8 +190,20 @@ fn random_faults_keep_kubernetes_safe_and_it_recovers() {
 #[test]
 fn random_topologies_and_actions_never_panic() {
     let default = if cfg!(debug_assertions) { 30 } else { 1000 };
-    let n: u64 = std::env::var("TOPOLOGY_SWEEP_COUNT").ok().and_then(|s| s.parse().ok()).unwrap_or(default);
-    let roles = ["etcd", "control-plane", "apiserver", "controller-manager", "scheduler", "worker", "load-balancer", "client"];
+    let n: u64 = std::env::var("TOPOLOGY_SWEEP_COUNT")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default);
+    let roles = [
+        "etcd",
+        "control-plane",
+        "apiserver",
+        "controller-manager",
+        "scheduler",
+        "worker",
+        "load-balancer",
+        "client",
+    ];
     let mut ran = 0;
     for seed in 0..n {
         let mut r = Rng::new(seed).fork("topology");
@@ -157,9 +211,16 @@ fn random_topologies_and_actions_never_panic() {
         let mut hosts = Vec::new();
         for i in 0..hosts_n {
             // Every host gets a role; the first is always an etcd member (a cluster needs one).
-            let mut rs: Vec<String> = roles.iter().filter(|_| r.below(4) == 0).map(|x| format!("\"{x}\"")).collect();
+            let mut rs: Vec<String> = roles
+                .iter()
+                .filter(|_| r.below(4) == 0)
+                .map(|x| format!("\"{x}\""))
+                .collect();
             if rs.is_empty() {
-                rs.push(format!("\"{}\"", roles[r.below(roles.len() as u64) as usize]));
+                rs.push(format!(
+                    "\"{}\"",
+                    roles[r.below(roles.len() as u64) as usize]
+                ));
             }
             if i == 0 && !rs.contains(&"\"etcd\"".to_string()) {
                 rs.push("\"etcd\"".into());
@@ -173,8 +234,20 @@ fn random_topologies_and_actions_never_panic() {
             ));
         }
         let actions = [
-            "crash", "restart", "reboot", "isolate", "heal", "spot_interrupt", "join", "etcd_member_add",
-            "etcd_member_remove", "etcd_force_new_cluster", "delete_pod", "scale", "restart_component", "partition",
+            "crash",
+            "restart",
+            "reboot",
+            "isolate",
+            "heal",
+            "spot_interrupt",
+            "join",
+            "etcd_member_add",
+            "etcd_member_remove",
+            "etcd_force_new_cluster",
+            "delete_pod",
+            "scale",
+            "restart_component",
+            "partition",
         ];
         let mut events = Vec::new();
         for k in 0..(r.below(8) as usize) {
@@ -189,7 +262,10 @@ fn random_topologies_and_actions_never_panic() {
                 _ => format!(r#""host": "{h}""#),
             };
             let sep = if extra.is_empty() { "" } else { ", " };
-            events.push(format!(r#"{{"at": "{}s", "action": "{a}"{sep}{extra}}}"#, 5 + r.below(170)));
+            events.push(format!(
+                r#"{{"at": "{}s", "action": "{a}"{sep}{extra}}}"#,
+                5 + r.below(170)
+            ));
         }
         let json = format!(
             r#"{{"version": 1, "name": "topology {seed}", "seed": {seed}, "duration": "3m", "zones": ["z0", "z1", "z2"],
@@ -221,5 +297,8 @@ fn random_topologies_and_actions_never_panic() {
         ran += 1;
     }
     println!("topology sweep: {ran} of {n} generated scenarios were valid and ran to the end");
-    assert!(ran * 3 >= n as usize, "too few valid scenarios ({ran} of {n}): the generator needs fixing");
+    assert!(
+        ran * 3 >= n as usize,
+        "too few valid scenarios ({ran} of {n}): the generator needs fixing"
+    );
 }

@@ -7,7 +7,11 @@ use sim::report::{run_scenario, Report};
 use sim::world::World;
 
 fn load(name: &str) -> String {
-    std::fs::read_to_string(format!("{}/../../web/scenarios/{name}.json", env!("CARGO_MANIFEST_DIR"))).unwrap()
+    std::fs::read_to_string(format!(
+        "{}/../../web/scenarios/{name}.json",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
 }
 
 fn run(name: &str) -> Report {
@@ -32,8 +36,13 @@ fn every_ready_scenario_is_valid_described_and_safe() {
     let mut n = 0;
     for entry in std::fs::read_dir(dir).unwrap().flatten() {
         let text = std::fs::read_to_string(entry.path()).unwrap();
-        let s = sim::scenario::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", entry.path().display()));
-        assert!(s.description.as_ref().is_some_and(|d| d.len() > 40), "{}: needs a description", s.name);
+        let s = sim::scenario::parse(&text)
+            .unwrap_or_else(|e| panic!("{}: {e}", entry.path().display()));
+        assert!(
+            s.description.as_ref().is_some_and(|d| d.len() > 40),
+            "{}: needs a description",
+            s.name
+        );
         n += 1;
     }
     assert!(n >= 11);
@@ -45,10 +54,17 @@ fn the_only_master_dies_apps_keep_serving_but_nothing_heals() {
     let web = &r.series.service_availability["web"];
     // The API is gone from 60 s: no write succeeds; the apps keep serving from kube-proxy's last rules.
     assert!(all(&r.series.api_writable[62..], false));
-    assert!(mean(&web[60..180]) > 0.999, "availability with the master down: {}", mean(&web[60..180]));
+    assert!(
+        mean(&web[60..180]) > 0.999,
+        "availability with the master down: {}",
+        mean(&web[60..180])
+    );
     // Nothing starts after the master died: the rebooted worker gets no pod back.
     assert!(events(&r, "pod.started").iter().all(|e| e.t < 60.0));
-    assert!(r.series.running_pods["web"][215..].iter().all(|&n| n == 2), "worker-3's web pod stays gone");
+    assert!(
+        r.series.running_pods["web"][215..].iter().all(|&n| n == 2),
+        "worker-3's web pod stays gone"
+    );
     assert_eq!(r.summary.workloads["web"].final_running, 2);
     // The rebooted worker's pod is still in every kube-proxy's rules: requests to it fail.
     assert!(mean(&web[215..300]) < 0.9);
@@ -57,8 +73,16 @@ fn the_only_master_dies_apps_keep_serving_but_nothing_heals() {
     w.run_until(w.at_report_secs(310.0), u64::MAX);
     let servers = w.coredns_servers();
     let restarted: Vec<_> = servers.iter().filter(|(h, _, _)| h == "worker-1").collect();
-    assert!(!restarted.is_empty() && restarted.iter().all(|(_, _, synced)| !synced), "{servers:?}");
-    assert!(servers.iter().any(|(h, _, synced)| h != "worker-1" && *synced), "the other CoreDNS keeps its cache");
+    assert!(
+        !restarted.is_empty() && restarted.iter().all(|(_, _, synced)| !synced),
+        "{servers:?}"
+    );
+    assert!(
+        servers
+            .iter()
+            .any(|(h, _, synced)| h != "worker-1" && *synced),
+        "the other CoreDNS keeps its cache"
+    );
     assert!(r.summary.violations.is_empty());
 }
 
@@ -66,10 +90,24 @@ fn the_only_master_dies_apps_keep_serving_but_nothing_heals() {
 fn three_masters_one_dies_quorum_holds_and_the_controller_manager_moves() {
     let r = run("2-three-masters-one-dies");
     let first = events(&r, "lease.acquired");
-    let kcm0 = first.iter().find(|e| e.lease == Some("kube-controller-manager") && e.t == 0.0).unwrap();
-    assert_eq!(kcm0.host.as_deref(), Some("m2"), "the scenario crashes the lease holder");
-    let next = first.iter().find(|e| e.lease == Some("kube-controller-manager") && e.t > 60.0).expect("failover");
-    assert!((13.0..24.5).contains(&(next.t - 60.0)), "moved after {} s", next.t - 60.0);
+    let kcm0 = first
+        .iter()
+        .find(|e| e.lease == Some("kube-controller-manager") && e.t == 0.0)
+        .unwrap();
+    assert_eq!(
+        kcm0.host.as_deref(),
+        Some("m2"),
+        "the scenario crashes the lease holder"
+    );
+    let next = first
+        .iter()
+        .find(|e| e.lease == Some("kube-controller-manager") && e.t > 60.0)
+        .expect("failover");
+    assert!(
+        (13.0..24.5).contains(&(next.t - 60.0)),
+        "moved after {} s",
+        next.t - 60.0
+    );
     assert_eq!(r.summary.etcd.quorum_lost_s, 0.0);
     assert!(r.summary.services["web"].availability > 0.999);
     assert!(r.summary.api.as_ref().unwrap().write_availability > 0.97);
@@ -81,17 +119,45 @@ fn three_masters_two_die_no_quorum_until_force_new_cluster() {
     let r = run("3-three-masters-two-die");
     let s = &r.series;
     assert!(s.etcd_quorum[61..240].iter().all(|q| !q));
-    assert!(all(&s.api_writable[62..240], false), "no API write without quorum");
-    assert!(r.summary.services["web"].availability > 0.999, "running apps keep serving");
-    let ops: Vec<(&str, bool)> = r.summary.operations.iter().map(|o| (o.action.as_str(), o.ok)).collect();
-    assert_eq!(ops, [("join", false), ("etcd_force_new_cluster", true), ("join", true)]);
+    assert!(
+        all(&s.api_writable[62..240], false),
+        "no API write without quorum"
+    );
+    assert!(
+        r.summary.services["web"].availability > 0.999,
+        "running apps keep serving"
+    );
+    let ops: Vec<(&str, bool)> = r
+        .summary
+        .operations
+        .iter()
+        .map(|o| (o.action.as_str(), o.ok))
+        .collect();
+    assert_eq!(
+        ops,
+        [
+            ("join", false),
+            ("etcd_force_new_cluster", true),
+            ("join", true)
+        ]
+    );
     // The survivor gives up its leases ≈ 10 s after its last renewal; its apiserver is killed ≈ 70–90 s in.
     let lost = events(&r, "lease.lost");
-    assert!(lost.iter().any(|e| e.host.as_deref() == Some("m3") && (68.0..72.5).contains(&e.t)), "{lost:?}");
+    assert!(
+        lost.iter()
+            .any(|e| e.host.as_deref() == Some("m3") && (68.0..72.5).contains(&e.t)),
+        "{lost:?}"
+    );
     let killed = events(&r, "apiserver.killed");
-    assert!((128.0..152.0).contains(&killed[0].t), "liveness kill at {}", killed[0].t);
+    assert!(
+        (128.0..152.0).contains(&killed[0].t),
+        "liveness kill at {}",
+        killed[0].t
+    );
     // After force-new-cluster, writes return (once the apiserver is back from its restart back-off).
-    let back = (240..s.t.len()).find(|&i| s.api_writable[i] == Some(true)).expect("writes return");
+    let back = (240..s.t.len())
+        .find(|&i| s.api_writable[i] == Some(true))
+        .expect("writes return");
     assert!(back < 300, "API writable again at {back} s");
     assert!(s.etcd_quorum[301..].iter().all(|&q| q));
     assert!(r.summary.violations.is_empty());
@@ -102,14 +168,29 @@ fn a_rack_split_duplicates_deployment_pods_but_not_statefulset_pods() {
     let r = run("4-rack-split");
     // Rack A keeps 2 of 3 etcd members: leadership ends there.
     assert_eq!(r.summary.etcd.quorum_lost_s, 0.0);
-    assert_eq!(r.summary.leaders["kube-controller-manager"].final_holder.as_deref(), Some("m1"));
-    assert_eq!(r.summary.leaders["kube-scheduler"].final_holder.as_deref(), Some("m1"));
+    assert_eq!(
+        r.summary.leaders["kube-controller-manager"]
+            .final_holder
+            .as_deref(),
+        Some("m1")
+    );
+    assert_eq!(
+        r.summary.leaders["kube-scheduler"].final_holder.as_deref(),
+        Some("m1")
+    );
     // Rack B's pods are evicted ≈ grace (50 s) + 300 s after the cut, delayed by the controller-manager's
     // failover (its new leader starts its node probes at "now") and the 0.1 node/s taint rate.
     let evicted = events(&r, "pod.evicted");
-    let web = evicted.iter().find(|e| e.workload.as_deref() == Some("web")).expect("web pod evicted");
+    let web = evicted
+        .iter()
+        .find(|e| e.workload.as_deref() == Some("web"))
+        .expect("web pod evicted");
     assert_eq!(web.node.as_deref(), Some("w2"));
-    assert!((120.0 + 345.0..120.0 + 420.0).contains(&web.t), "evicted at {}", web.t);
+    assert!(
+        (120.0 + 345.0..120.0 + 420.0).contains(&web.t),
+        "evicted at {}",
+        web.t
+    );
     // The replacement runs while the original still runs on the cut-off rack: duplicates.
     assert_eq!(r.summary.workloads["web"].replicas, 2);
     assert_eq!(r.summary.workloads["web"].max_running, 3);
@@ -118,16 +199,25 @@ fn a_rack_split_duplicates_deployment_pods_but_not_statefulset_pods() {
     assert_eq!(r.summary.workloads["db"].max_running, 1);
     // After the heal (720 s) the stale pods are killed and the counts converge.
     let killed = events(&r, "pod.killed");
-    assert!(killed.iter().any(|e| e.workload.as_deref() == Some("web") && e.t > 720.0));
+    assert!(killed
+        .iter()
+        .any(|e| e.workload.as_deref() == Some("web") && e.t > 720.0));
     assert_eq!(r.summary.workloads["web"].final_running, 2);
     assert_eq!(r.summary.workloads["db"].final_running, 1);
-    assert!(r.summary.violations.is_empty(), "{:?}", r.summary.violations);
+    assert!(
+        r.summary.violations.is_empty(),
+        "{:?}",
+        r.summary.violations
+    );
 }
 
 #[test]
 fn four_masters_tolerate_no_more_failures_than_three_five_tolerate_two() {
     let four = run("5-four-masters-lose-two");
-    assert!((four.summary.etcd.quorum_lost_s - 120.0).abs() < 1e-6, "2 of 4 is no majority");
+    assert!(
+        (four.summary.etcd.quorum_lost_s - 120.0).abs() < 1e-6,
+        "2 of 4 is no majority"
+    );
     assert!(all(&four.series.api_writable[62..], false));
     let five = run("5-five-masters-lose-two");
     assert_eq!(five.summary.etcd.quorum_lost_s, 0.0, "3 of 5 is a majority");
@@ -143,8 +233,15 @@ fn spot_interruptions_close_together_lose_quorum_unless_members_are_replaced() {
     assert!((two.summary.etcd.quorum_lost_s - 150.0).abs() < 1e-6);
     let replaced = run("6-spot-replaced-in-time");
     assert_eq!(replaced.summary.etcd.quorum_lost_s, 0.0);
-    assert!(replaced.summary.operations.iter().all(|o| o.ok), "{:?}", replaced.summary.operations);
-    assert!(all(&replaced.series.api_writable[250..], true), "the replaced control plane takes writes");
+    assert!(
+        replaced.summary.operations.iter().all(|o| o.ok),
+        "{:?}",
+        replaced.summary.operations
+    );
+    assert!(
+        all(&replaced.series.api_writable[250..], true),
+        "the replaced control plane takes writes"
+    );
 }
 
 #[test]
@@ -153,21 +250,42 @@ fn a_worker_dies_not_ready_then_evicted_statefulset_pod_waits_for_a_forced_delet
     let not_ready = events(&r, "node.not_ready");
     assert_eq!(not_ready[0].node.as_deref(), Some("w3"));
     // Last lease renewal 0–10 s before the crash; NotReady at the first 5 s tick past the 50 s grace.
-    assert!((40.0..55.5).contains(&(not_ready[0].t - 60.0)), "NotReady after {} s", not_ready[0].t - 60.0);
+    assert!(
+        (40.0..55.5).contains(&(not_ready[0].t - 60.0)),
+        "NotReady after {} s",
+        not_ready[0].t - 60.0
+    );
     let evicted = events(&r, "pod.evicted");
     for e in &evicted {
-        assert!((340.0..356.0).contains(&(e.t - 60.0)), "{} evicted after {} s", e.pod.as_deref().unwrap(), e.t - 60.0);
-        assert_ne!(e.workload.as_deref(), Some("agent"), "DaemonSet pods tolerate the taint forever");
+        assert!(
+            (340.0..356.0).contains(&(e.t - 60.0)),
+            "{} evicted after {} s",
+            e.pod.as_deref().unwrap(),
+            e.t - 60.0
+        );
+        assert_ne!(
+            e.workload.as_deref(),
+            Some("agent"),
+            "DaemonSet pods tolerate the taint forever"
+        );
     }
     assert!(evicted.iter().any(|e| e.pod.as_deref() == Some("db-0")));
     let started = events(&r, "pod.started");
     let evicted_at = evicted[0].t;
-    assert!(started.iter().any(|e| e.workload.as_deref() == Some("web") && (evicted_at..evicted_at + 10.0).contains(&e.t)));
+    assert!(started
+        .iter()
+        .any(|e| e.workload.as_deref() == Some("web")
+            && (evicted_at..evicted_at + 10.0).contains(&e.t)));
     // db-0 stays Terminating (not restarted) until the operator force-deletes it at 480 s.
-    let db_started: Vec<_> = started.iter().filter(|e| e.pod.as_deref() == Some("db-0")).collect();
+    let db_started: Vec<_> = started
+        .iter()
+        .filter(|e| e.pod.as_deref() == Some("db-0"))
+        .collect();
     assert_eq!(db_started.len(), 1, "{db_started:?}");
     assert!((480.0..490.0).contains(&db_started[0].t));
-    assert!(r.series.running_pods["db"][420..480].iter().all(|&n| n == 0));
+    assert!(r.series.running_pods["db"][420..480]
+        .iter()
+        .all(|&n| n == 0));
     assert_eq!(r.summary.workloads["db"].final_running, 1);
     assert!(r.summary.violations.is_empty());
 }
@@ -176,8 +294,17 @@ fn a_worker_dies_not_ready_then_evicted_statefulset_pod_waits_for_a_forced_delet
 fn a_tcp_check_keeps_routing_to_the_minority_apiserver_readyz_does_not() {
     let tcp = run("8-lb-health-check-tcp");
     let readyz = run("8-lb-health-check-readyz");
-    let failed = |r: &Report| r.series.api_writable[70..130].iter().filter(|w| **w == Some(false)).count();
-    assert!((10..35).contains(&failed(&tcp)), "tcp: {} of 60 failed (≈ a third)", failed(&tcp));
+    let failed = |r: &Report| {
+        r.series.api_writable[70..130]
+            .iter()
+            .filter(|w| **w == Some(false))
+            .count()
+    };
+    assert!(
+        (10..35).contains(&failed(&tcp)),
+        "tcp: {} of 60 failed (≈ a third)",
+        failed(&tcp)
+    );
     assert_eq!(failed(&readyz), 0);
     let down = events(&readyz, "lb.backend_down");
     assert_eq!(down[0].host.as_deref(), Some("m1"));
@@ -199,10 +326,17 @@ fn force_deleting_a_pod_on_a_cut_off_node_runs_the_ordinal_twice() {
         r#"[{"at": "1m", "action": "isolate", "host": "w3"}, {"at": "8m", "action": "delete_pod", "pod": "db-0", "force": true}]"#,
     );
     let v = &r.summary.violations;
-    assert!(v.iter().any(|v| v.kind == "statefulset.two_pods" && v.text.contains("db-0")), "{v:?}");
+    assert!(
+        v.iter()
+            .any(|v| v.kind == "statefulset.two_pods" && v.text.contains("db-0")),
+        "{v:?}"
+    );
     assert_eq!(r.summary.workloads["db"].max_running, 2);
     // Without the forced delete, the ordinal never runs twice.
-    let safe = with_events("7-worker-dies", r#"[{"at": "1m", "action": "isolate", "host": "w3"}]"#);
+    let safe = with_events(
+        "7-worker-dies",
+        r#"[{"at": "1m", "action": "isolate", "host": "w3"}]"#,
+    );
     assert!(safe.summary.violations.is_empty());
     assert_eq!(safe.summary.workloads["db"].max_running, 1);
 }
@@ -212,10 +346,20 @@ fn force_deleting_a_pod_on_a_cut_off_node_runs_the_ordinal_twice() {
 #[test]
 fn no_eviction_when_every_zone_is_disrupted() {
     // Cut the load balancer (the kubelets' way to the API) off from every node: all leases stop.
-    let r = with_events("7-worker-dies", r#"[{"at": "1m", "action": "isolate", "host": "lb"}]"#);
+    let r = with_events(
+        "7-worker-dies",
+        r#"[{"at": "1m", "action": "isolate", "host": "lb"}]"#,
+    );
     let not_ready = events(&r, "node.not_ready");
-    assert_eq!(not_ready.len(), 4, "every node goes NotReady: {not_ready:?}");
-    assert!(events(&r, "pod.evicted").is_empty(), "no eviction in master disruption mode");
+    assert_eq!(
+        not_ready.len(),
+        4,
+        "every node goes NotReady: {not_ready:?}"
+    );
+    assert!(
+        events(&r, "pod.evicted").is_empty(),
+        "no eviction in master disruption mode"
+    );
     // A single dead worker in the same cluster is evicted as usual (the control: see the 7th scenario).
     let one = run("7-worker-dies");
     assert!(!events(&one, "pod.evicted").is_empty());
@@ -226,11 +370,20 @@ fn the_snapshot_shows_components_nodes_and_pods() {
     let mut w = World::new(sim::scenario::parse(&load("7-worker-dies")).unwrap());
     w.run_until(w.at_report_secs(30.0), u64::MAX);
     let s = w.snapshot();
-    let host = |s: &sim::view::Snapshot, n: &str| s.hosts.iter().find(|h| h.name == n).unwrap().clone();
+    let host =
+        |s: &sim::view::Snapshot, n: &str| s.hosts.iter().find(|h| h.name == n).unwrap().clone();
     let m1 = host(&s, "m1");
-    assert_eq!((m1.controller_manager, m1.scheduler), (Some("leader"), Some("leader")));
+    assert_eq!(
+        (m1.controller_manager, m1.scheduler),
+        (Some("leader"), Some("leader"))
+    );
     assert!(m1.apiserver.as_ref().is_some_and(|a| a.running && a.ready));
-    assert!(m1.node.as_ref().unwrap().taints.contains(&"node-role.kubernetes.io/control-plane"));
+    assert!(m1
+        .node
+        .as_ref()
+        .unwrap()
+        .taints
+        .contains(&"node-role.kubernetes.io/control-plane"));
     let w3 = host(&s, "w3");
     assert_eq!(w3.node.as_ref().unwrap().ready, "Ready");
     assert!(w3.pods.iter().any(|p| p.name == "db-0"), "{:?}", w3.pods);
@@ -240,6 +393,11 @@ fn the_snapshot_shows_components_nodes_and_pods() {
     let w3 = host(&w.snapshot(), "w3");
     assert_eq!(w3.state, "down");
     assert_eq!(w3.node.as_ref().unwrap().ready, "Unknown");
-    assert!(w3.node.as_ref().unwrap().taints.contains(&"node.kubernetes.io/unreachable"));
+    assert!(w3
+        .node
+        .as_ref()
+        .unwrap()
+        .taints
+        .contains(&"node.kubernetes.io/unreachable"));
     assert!(w3.pods.is_empty());
 }

@@ -12,7 +12,10 @@ use sim::world::World;
 /// 10,000 in release (the README's test command runs it so); a quick 300 in debug builds.
 fn count() -> u64 {
     let default = if cfg!(debug_assertions) { 300 } else { 10_000 };
-    std::env::var("SWEEP_COUNT").ok().and_then(|s| s.parse().ok()).unwrap_or(default)
+    std::env::var("SWEEP_COUNT")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
 }
 
 /// A random scenario: 3 or 5 etcd members over 2–3 zones, 60 s of chaos, then every host
@@ -22,7 +25,12 @@ fn schedule(seed: u64) -> String {
     let members = if r.below(2) == 0 { 3 } else { 5 };
     let zones = ["a", "b", "c"];
     let hosts: Vec<String> = (1..=members)
-        .map(|i| format!(r#"{{"name": "etcd-{i}", "zone": "{}", "roles": ["etcd"]}}"#, zones[(i - 1) % 3]))
+        .map(|i| {
+            format!(
+                r#"{{"name": "etcd-{i}", "zone": "{}", "roles": ["etcd"]}}"#,
+                zones[(i - 1) % 3]
+            )
+        })
         .collect();
     let mut up = vec![true; members];
     let mut events = Vec::new();
@@ -44,7 +52,10 @@ fn schedule(seed: u64) -> String {
                 up[h] = true;
                 format!(r#""action": "restart", "host": "{host}""#)
             }
-            2 => format!(r#""action": "reboot", "host": "{host}", "downtime": "{}ms""#, 100 + r.below(5_000)),
+            2 => format!(
+                r#""action": "reboot", "host": "{host}", "downtime": "{}ms""#,
+                100 + r.below(5_000)
+            ),
             3 => {
                 // Two non-empty groups: member h on one side, every other member on a random side.
                 let mut groups: Vec<Vec<String>> = vec![vec![format!("\"{host}\"")], Vec::new()];
@@ -52,13 +63,19 @@ fn schedule(seed: u64) -> String {
                     groups[r.below(2) as usize].push(format!("\"etcd-{}\"", i + 1));
                 }
                 groups.retain(|g| !g.is_empty());
-                let g: Vec<String> = groups.iter().map(|g| format!("[{}]", g.join(", "))).collect();
+                let g: Vec<String> = groups
+                    .iter()
+                    .map(|g| format!("[{}]", g.join(", ")))
+                    .collect();
                 format!(r#""action": "partition", "groups": [{}]"#, g.join(", "))
             }
             4 => r#""action": "partition", "groups": [["a"], ["b"]]"#.to_string(),
             5 => format!(r#""action": "isolate", "host": "{host}""#),
             6 => {
-                let to = format!("etcd-{}", (h + 1 + r.below(members as u64 - 1) as usize) % members + 1);
+                let to = format!(
+                    "etcd-{}",
+                    (h + 1 + r.below(members as u64 - 1) as usize) % members + 1
+                );
                 format!(r#""action": "partition_oneway", "from": "{host}", "to": "{to}""#)
             }
             _ => r#""action": "heal""#.to_string(),
@@ -71,7 +88,10 @@ fn schedule(seed: u64) -> String {
     events.push(r#"{"at": "60s", "action": "heal"}"#.to_string());
     for (i, u) in up.iter().enumerate() {
         if !u {
-            events.push(format!(r#"{{"at": "60s", "action": "restart", "host": "etcd-{}"}}"#, i + 1));
+            events.push(format!(
+                r#"{{"at": "60s", "action": "restart", "host": "etcd-{}"}}"#,
+                i + 1
+            ));
         }
     }
     let pre_vote = r.below(2) == 0;
@@ -103,17 +123,26 @@ fn check(seed: u64) -> Option<String> {
     let s = &report.series;
     let from = s.t.iter().position(|&t| t >= 70.0).unwrap_or(s.t.len());
     if let Some(i) = (from..s.t.len()).find(|&i| s.etcd_leader[i].is_none() || !s.etcd_quorum[i]) {
-        return Some(format!("no leader or no quorum at t = {} s, 10 s after the final heal", s.t[i]));
+        return Some(format!(
+            "no leader or no quorum at t = {} s, 10 s after the final heal",
+            s.t[i]
+        ));
     }
     if let Some(i) = (from..s.t.len()).find(|&i| s.etcd_writable[i] != Some(true)) {
-        return Some(format!("probe write at t = {} s failed, 10 s after the final heal", s.t[i]));
+        return Some(format!(
+            "probe write at t = {} s failed, 10 s after the final heal",
+            s.t[i]
+        ));
     }
     None
 }
 
 #[test]
 fn random_fault_schedules_keep_raft_safe_and_live() {
-    if let Some(seed) = std::env::var("SWEEP_SEED").ok().and_then(|s| s.parse::<u64>().ok()) {
+    if let Some(seed) = std::env::var("SWEEP_SEED")
+        .ok()
+        .and_then(|s| s.parse::<u64>().ok())
+    {
         println!("{}", schedule(seed));
         if let Some(problem) = check(seed) {
             panic!("SEED={seed}: {problem}");
@@ -121,19 +150,31 @@ fn random_fault_schedules_keep_raft_safe_and_live() {
         return;
     }
     let n = count();
-    let threads = std::thread::available_parallelism().map_or(2, |p| p.get()).min(4) as u64;
+    let threads = std::thread::available_parallelism()
+        .map_or(2, |p| p.get())
+        .min(4) as u64;
     let started = std::time::Instant::now();
     let failures: Vec<(u64, String)> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|k| {
                 scope.spawn(move || {
-                    (0..n).filter(|s| s % threads == k).filter_map(|s| check(s).map(|p| (s, p))).collect::<Vec<_>>()
+                    (0..n)
+                        .filter(|s| s % threads == k)
+                        .filter_map(|s| check(s).map(|p| (s, p)))
+                        .collect::<Vec<_>>()
                 })
             })
             .collect();
-        handles.into_iter().flat_map(|h| h.join().expect("sweep thread")).collect()
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("sweep thread"))
+            .collect()
     });
-    println!("sweep: {n} schedules in {:.1} s, {} failed", started.elapsed().as_secs_f64(), failures.len());
+    println!(
+        "sweep: {n} schedules in {:.1} s, {} failed",
+        started.elapsed().as_secs_f64(),
+        failures.len()
+    );
     if let Some((seed, problem)) = failures.iter().min_by_key(|(s, _)| *s) {
         for (s, p) in failures.iter().take(10) {
             eprintln!("SEED={s}: {p}");

@@ -22,7 +22,15 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 fn the_core_depends_on_nothing_web_or_random() {
     let manifest = std::fs::read_to_string(sim_dir().join("Cargo.toml")).unwrap();
     let deps = manifest.split("[dependencies]").nth(1).unwrap_or("");
-    for banned in ["yew", "web-sys", "js-sys", "wasm-bindgen", "getrandom", "rand", "gloo"] {
+    for banned in [
+        "yew",
+        "web-sys",
+        "js-sys",
+        "wasm-bindgen",
+        "getrandom",
+        "rand",
+        "gloo",
+    ] {
         assert!(
             !deps.lines().any(|l| l.trim_start().starts_with(banned)),
             "crates/sim must not depend on {banned}"
@@ -37,7 +45,15 @@ fn the_core_reads_no_clock_and_no_ambient_randomness() {
     assert!(files.len() > 5);
     for f in files {
         let text = std::fs::read_to_string(&f).unwrap();
-        for banned in ["Instant::now", "SystemTime", "HashMap", "HashSet", "thread_rng", "RandomState", "std::thread"] {
+        for banned in [
+            "Instant::now",
+            "SystemTime",
+            "HashMap",
+            "HashSet",
+            "thread_rng",
+            "RandomState",
+            "std::thread",
+        ] {
             assert!(!text.contains(banned), "{} uses {banned}", f.display());
         }
     }

@@ -51,7 +51,11 @@ fn main() {
 
 fn root() -> PathBuf {
     // crates/xtask -> workspace root
-    Path::new(env!("CARGO_MANIFEST_DIR")).ancestors().nth(2).unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .nth(2)
+        .unwrap()
+        .to_path_buf()
 }
 
 fn cargo_bin_dir() -> PathBuf {
@@ -86,7 +90,9 @@ fn cmd(program: &str) -> Command {
 fn run(c: &mut Command) -> Result {
     let shown = format!("{c:?}");
     println!("$ {}", shown.replace('"', ""));
-    let status = c.status().map_err(|e| format!("cannot start {shown}: {e}"))?;
+    let status = c
+        .status()
+        .map_err(|e| format!("cannot start {shown}: {e}"))?;
     if status.success() {
         Ok(())
     } else {
@@ -97,16 +103,27 @@ fn run(c: &mut Command) -> Result {
 /// The first line a tool prints for `--version`, or None when it is not installed.
 fn version_of(program: &str) -> Option<String> {
     let out = cmd(program).arg("--version").output().ok()?;
-    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).lines().next().unwrap_or("").trim().to_string())
+    out.status.success().then(|| {
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_string()
+    })
 }
 
 /// The version of `wasm-bindgen` that Cargo.lock resolved: the CLI must match it exactly.
 fn locked_wasm_bindgen_version() -> Result<String> {
-    let lock = fs::read_to_string(root().join("Cargo.lock")).map_err(|e| format!("Cargo.lock: {e}"))?;
+    let lock =
+        fs::read_to_string(root().join("Cargo.lock")).map_err(|e| format!("Cargo.lock: {e}"))?;
     let mut lines = lock.lines();
     while let Some(line) = lines.next() {
         if line.trim() == "name = \"wasm-bindgen\"" {
-            if let Some(v) = lines.next().and_then(|l| l.trim().strip_prefix("version = \"")) {
+            if let Some(v) = lines
+                .next()
+                .and_then(|l| l.trim().strip_prefix("version = \""))
+            {
                 return Ok(v.trim_end_matches('"').to_string());
             }
         }
@@ -118,8 +135,14 @@ fn setup() -> Result {
     let started = Instant::now();
     println!("== setup: checking tools");
 
-    let targets = cmd("rustup").args(["target", "list", "--installed"]).output().map_err(|e| format!("rustup: {e}"))?;
-    if String::from_utf8_lossy(&targets.stdout).lines().any(|l| l.trim() == WASM_TARGET) {
+    let targets = cmd("rustup")
+        .args(["target", "list", "--installed"])
+        .output()
+        .map_err(|e| format!("rustup: {e}"))?;
+    if String::from_utf8_lossy(&targets.stdout)
+        .lines()
+        .any(|l| l.trim() == WASM_TARGET)
+    {
         println!("ok   rust target {WASM_TARGET}");
     } else {
         println!("get  rust target {WASM_TARGET}");
@@ -129,18 +152,27 @@ fn setup() -> Result {
     match version_of("trunk") {
         Some(v) if v.contains(TRUNK_VERSION) => println!("ok   {v}"),
         other => {
-            println!("get  trunk {TRUNK_VERSION} (found: {}; takes ≈ 6 min on 2 cores)", other.unwrap_or("none".into()));
+            println!(
+                "get  trunk {TRUNK_VERSION} (found: {}; takes ≈ 6 min on 2 cores)",
+                other.unwrap_or("none".into())
+            );
             run(cmd("cargo").args(["install", "trunk", "--version", TRUNK_VERSION, "--locked"]))?;
         }
     }
 
     let wb = locked_wasm_bindgen_version()?;
     match version_of("wasm-bindgen") {
-        Some(v) if v.split_whitespace().nth(1) == Some(wb.as_str()) && version_of("wasm-bindgen-test-runner").is_some() => {
+        Some(v)
+            if v.split_whitespace().nth(1) == Some(wb.as_str())
+                && version_of("wasm-bindgen-test-runner").is_some() =>
+        {
             println!("ok   {v}")
         }
         other => {
-            println!("get  wasm-bindgen-cli {wb} (found: {})", other.unwrap_or("none".into()));
+            println!(
+                "get  wasm-bindgen-cli {wb} (found: {})",
+                other.unwrap_or("none".into())
+            );
             // Not --locked: its lock file names a crate version the registry lacks (toolchain.md).
             run(cmd("cargo").args(["install", "wasm-bindgen-cli", "--version", &wb]))?;
         }
@@ -148,7 +180,9 @@ fn setup() -> Result {
 
     let tools = tools_dir();
     let have_npm_tools = tools.join("node_modules/.bin/wasm-opt").exists()
-        && tools.join("node_modules/playwright-core/package.json").exists()
+        && tools
+            .join("node_modules/playwright-core/package.json")
+            .exists()
         && fs::read_to_string(tools.join("node_modules/binaryen/package.json"))
             .map(|s| s.contains(&format!("\"version\": \"{BINARYEN_VERSION}\"")))
             .unwrap_or(false)
@@ -173,7 +207,10 @@ fn setup() -> Result {
     }
 
     if Path::new("/usr/bin/chromium").exists() && Path::new("/usr/bin/chromedriver").exists() {
-        println!("ok   {}", version_of("/usr/bin/chromium").unwrap_or("chromium".into()));
+        println!(
+            "ok   {}",
+            version_of("/usr/bin/chromium").unwrap_or("chromium".into())
+        );
     } else {
         println!("get  Debian chromium and chromium-driver");
         let sudo = if is_root() { vec![] } else { vec!["sudo"] };
@@ -193,7 +230,11 @@ fn setup() -> Result {
 }
 
 fn is_root() -> bool {
-    cmd("id").arg("-u").output().map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0").unwrap_or(false)
+    cmd("id")
+        .arg("-u")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+        .unwrap_or(false)
 }
 
 fn serve() -> Result {
@@ -203,11 +244,20 @@ fn serve() -> Result {
 }
 
 fn dist() -> Result {
-    run(cmd("trunk").args(["build", "--release", "--offline", "--cargo-profile", "wasm-release"]))?;
+    run(cmd("trunk").args([
+        "build",
+        "--release",
+        "--offline",
+        "--cargo-profile",
+        "wasm-release",
+    ]))?;
     let dist = root().join("dist");
     let mut total_raw = 0;
     let mut total_gz = 0;
-    let mut entries: Vec<_> = fs::read_dir(&dist).map_err(|e| format!("dist/: {e}"))?.flatten().collect();
+    let mut entries: Vec<_> = fs::read_dir(&dist)
+        .map_err(|e| format!("dist/: {e}"))?
+        .flatten()
+        .collect();
     entries.sort_by_key(|e| e.file_name());
     println!("\n{:<44} {:>10} {:>10}", "bundle file", "raw", "gzip -9");
     for e in entries {
@@ -219,7 +269,12 @@ fn dist() -> Result {
         let gz = gzip_size(&path)?;
         total_raw += raw;
         total_gz += gz;
-        println!("{:<44} {:>10} {:>10}", e.file_name().to_string_lossy(), raw, gz);
+        println!(
+            "{:<44} {:>10} {:>10}",
+            e.file_name().to_string_lossy(),
+            raw,
+            gz
+        );
     }
     println!("{:<44} {:>10} {:>10}", "total", total_raw, total_gz);
     println!("BUNDLE_GZIP_BYTES={total_gz}");
@@ -227,7 +282,11 @@ fn dist() -> Result {
 }
 
 fn gzip_size(path: &Path) -> Result<u64> {
-    let out = Command::new("gzip").args(["-9", "-c"]).arg(path).output().map_err(|e| format!("gzip: {e}"))?;
+    let out = Command::new("gzip")
+        .args(["-9", "-c"])
+        .arg(path)
+        .output()
+        .map_err(|e| format!("gzip: {e}"))?;
     Ok(out.stdout.len() as u64)
 }
 
@@ -243,7 +302,9 @@ fn test(_args: &[String]) -> Result {
         results.push((name, r, t.elapsed().as_secs_f64()));
     };
 
-    layer("native (cargo test --workspace)", &|| run(cmd("cargo").args(["test", "--workspace"])));
+    layer("native (cargo test --workspace)", &|| {
+        run(cmd("cargo").args(["test", "--workspace"]))
+    });
     layer("seed sweeps (release; SWEEP_COUNT etcd schedules, default 10000; K8S_SWEEP_COUNT clusters, default 1000)", &|| {
         run(cmd("cargo").args(["test", "--release", "-p", "sim", "--test", "sweep", "--test", "k8s_sweep", "--", "--nocapture"]))
     });
@@ -251,19 +312,28 @@ fn test(_args: &[String]) -> Result {
         run(cmd("cargo")
             .args(["test", "--target", WASM_TARGET, "-p", "app"])
             .env("CHROMEDRIVER", "/usr/bin/chromedriver")
-            .env("CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER", "wasm-bindgen-test-runner")
+            .env(
+                "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER",
+                "wasm-bindgen-test-runner",
+            )
             .env("WASM_BINDGEN_TEST_TIMEOUT", "120"))
     });
-    layer("end-to-end in headless Chromium (dist/ served on 127.0.0.1)", &|| {
-        dist()?;
-        run(cmd("node")
-            .args(["--test", "--test-concurrency=1"])
-            .arg("tests/e2e/")
-            .env("NODE_PATH", tools_dir().join("node_modules"))
-            .env("DIST_DIR", root().join("dist")))
-    });
+    layer(
+        "end-to-end in headless Chromium (dist/ served on 127.0.0.1)",
+        &|| {
+            dist()?;
+            run(cmd("node")
+                .args(["--test", "--test-concurrency=1"])
+                .arg("tests/e2e/")
+                .env("NODE_PATH", tools_dir().join("node_modules"))
+                .env("DIST_DIR", root().join("dist")))
+        },
+    );
 
-    println!("\n== test summary ({:.0} s)", started.elapsed().as_secs_f64());
+    println!(
+        "\n== test summary ({:.0} s)",
+        started.elapsed().as_secs_f64()
+    );
     let mut failed = 0;
     for (name, r, secs) in &results {
         match r {
@@ -284,7 +354,15 @@ fn test(_args: &[String]) -> Result {
 /// The native benchmarks, then the playground's in headless Chromium (`--native` skips the browser).
 fn bench(args: &[String]) -> Result {
     let native_only = args.iter().any(|a| a == "--native");
-    run(cmd("cargo").args(["run", "--release", "--quiet", "-p", "clustersim", "--", "bench"]))?;
+    run(cmd("cargo").args([
+        "run",
+        "--release",
+        "--quiet",
+        "-p",
+        "clustersim",
+        "--",
+        "bench",
+    ]))?;
     if native_only {
         return Ok(());
     }

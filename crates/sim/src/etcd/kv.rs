@@ -22,12 +22,24 @@ pub struct KeyValue {
 /// One write request, as replicated through the Raft log.
 #[derive(Clone, Debug, PartialEq)]
 pub enum KvOp {
-    Put { key: String, value: Value },
-    Delete { key: String },
+    Put {
+        key: String,
+        value: Value,
+    },
+    Delete {
+        key: String,
+    },
     /// Write only if the key's `mod_revision` equals `expected` (0 = the key must not exist).
-    CompareAndSwap { key: String, expected: u64, value: Value },
+    CompareAndSwap {
+        key: String,
+        expected: u64,
+        value: Value,
+    },
     /// Delete only if the key's `mod_revision` equals `expected` (a delete with a precondition).
-    CompareAndDelete { key: String, expected: u64 },
+    CompareAndDelete {
+        key: String,
+        expected: u64,
+    },
 }
 
 impl KvOp {
@@ -72,8 +84,13 @@ impl KvStore {
     }
 
     /// Every key starting with `prefix`, in key order.
-    pub fn range_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = (&'a String, &'a KeyValue)> + 'a {
-        self.keys.range(prefix.to_string()..).take_while(move |(k, _)| k.starts_with(prefix))
+    pub fn range_prefix<'a>(
+        &'a self,
+        prefix: &'a str,
+    ) -> impl Iterator<Item = (&'a String, &'a KeyValue)> + 'a {
+        self.keys
+            .range(prefix.to_string()..)
+            .take_while(move |(k, _)| k.starts_with(prefix))
     }
 
     pub fn apply(&mut self, op: &KvOp) -> KvResult {
@@ -83,7 +100,9 @@ impl KvStore {
                 if self.keys.remove(key).is_some() {
                     self.revision += 1;
                 }
-                KvResult::Ok { revision: self.revision }
+                KvResult::Ok {
+                    revision: self.revision,
+                }
             }
             KvOp::CompareAndDelete { key, expected } => {
                 let current = self.keys.get(key).map_or(0, |kv| kv.mod_revision);
@@ -92,9 +111,15 @@ impl KvStore {
                 }
                 self.keys.remove(key);
                 self.revision += 1;
-                KvResult::Ok { revision: self.revision }
+                KvResult::Ok {
+                    revision: self.revision,
+                }
             }
-            KvOp::CompareAndSwap { key, expected, value } => {
+            KvOp::CompareAndSwap {
+                key,
+                expected,
+                value,
+            } => {
                 let current = self.keys.get(key).map_or(0, |kv| kv.mod_revision);
                 if current != *expected {
                     return KvResult::Conflict { current };
@@ -114,8 +139,15 @@ impl KvStore {
                 kv.version += 1;
             }
             None => {
-                self.keys
-                    .insert(key.to_string(), KeyValue { value, create_revision: rev, mod_revision: rev, version: 1 });
+                self.keys.insert(
+                    key.to_string(),
+                    KeyValue {
+                        value,
+                        create_revision: rev,
+                        mod_revision: rev,
+                        version: 1,
+                    },
+                );
             }
         }
         KvResult::Ok { revision: rev }
@@ -133,9 +165,27 @@ mod tests {
     #[test]
     fn revisions_count_every_write() {
         let mut kv = KvStore::default();
-        assert_eq!(kv.apply(&KvOp::Put { key: "a".into(), value: v("1") }), KvResult::Ok { revision: 1 });
-        assert_eq!(kv.apply(&KvOp::Put { key: "b".into(), value: v("1") }), KvResult::Ok { revision: 2 });
-        assert_eq!(kv.apply(&KvOp::Put { key: "a".into(), value: v("2") }), KvResult::Ok { revision: 3 });
+        assert_eq!(
+            kv.apply(&KvOp::Put {
+                key: "a".into(),
+                value: v("1")
+            }),
+            KvResult::Ok { revision: 1 }
+        );
+        assert_eq!(
+            kv.apply(&KvOp::Put {
+                key: "b".into(),
+                value: v("1")
+            }),
+            KvResult::Ok { revision: 2 }
+        );
+        assert_eq!(
+            kv.apply(&KvOp::Put {
+                key: "a".into(),
+                value: v("2")
+            }),
+            KvResult::Ok { revision: 3 }
+        );
         let a = kv.get("a").unwrap();
         assert_eq!((a.create_revision, a.mod_revision, a.version), (1, 3, 2));
     }
@@ -144,13 +194,25 @@ mod tests {
     fn compare_and_swap_detects_a_concurrent_writer() {
         let mut kv = KvStore::default();
         // Create-if-absent succeeds once.
-        let cas = KvOp::CompareAndSwap { key: "lease".into(), expected: 0, value: v("m1") };
+        let cas = KvOp::CompareAndSwap {
+            key: "lease".into(),
+            expected: 0,
+            value: v("m1"),
+        };
         assert_eq!(kv.apply(&cas), KvResult::Ok { revision: 1 });
         assert_eq!(kv.apply(&cas), KvResult::Conflict { current: 1 });
         // The holder renews with the revision it read; a stale writer loses.
-        let renew = KvOp::CompareAndSwap { key: "lease".into(), expected: 1, value: v("m1") };
+        let renew = KvOp::CompareAndSwap {
+            key: "lease".into(),
+            expected: 1,
+            value: v("m1"),
+        };
         assert_eq!(kv.apply(&renew), KvResult::Ok { revision: 2 });
-        let stale = KvOp::CompareAndSwap { key: "lease".into(), expected: 1, value: v("m2") };
+        let stale = KvOp::CompareAndSwap {
+            key: "lease".into(),
+            expected: 1,
+            value: v("m2"),
+        };
         assert_eq!(kv.apply(&stale), KvResult::Conflict { current: 2 });
         assert_eq!(*kv.get("lease").unwrap().value, "m1".into());
     }
@@ -159,11 +221,16 @@ mod tests {
     fn prefix_ranges() {
         let mut kv = KvStore::default();
         for k in ["/pods/a", "/pods/b", "/nodes/x", "/podsz"] {
-            kv.apply(&KvOp::Put { key: k.into(), value: v("") });
+            kv.apply(&KvOp::Put {
+                key: k.into(),
+                value: v(""),
+            });
         }
         let keys: Vec<_> = kv.range_prefix("/pods/").map(|(k, _)| k.as_str()).collect();
         assert_eq!(keys, ["/pods/a", "/pods/b"]);
-        kv.apply(&KvOp::Delete { key: "/pods/a".into() });
+        kv.apply(&KvOp::Delete {
+            key: "/pods/a".into(),
+        });
         assert_eq!(kv.range_prefix("/pods/").count(), 1);
         assert_eq!(kv.revision(), 5);
     }

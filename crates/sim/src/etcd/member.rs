@@ -22,7 +22,9 @@
 use super::kv::{KvOp, KvResult, KvStore, Value};
 use super::raft::{self, ConfChange, EntryData, MemberId, Raft, RaftEvent, Role, StepDownReason};
 use crate::net::HostId;
-use crate::proc::{Addr, Ctx, EtcdCmd, EtcdError, EtcdRequest, EtcdResponse, Payload, Port, Timer, WatchEvent};
+use crate::proc::{
+    Addr, Ctx, EtcdCmd, EtcdError, EtcdRequest, EtcdResponse, Payload, Port, Timer, WatchEvent,
+};
 use crate::rng::Rng;
 use crate::time::Duration;
 use std::collections::BTreeMap;
@@ -37,8 +39,14 @@ pub struct EtcdConfig {
 
 impl EtcdConfig {
     pub fn raft(&self) -> raft::Config {
-        let ticks = (self.election_timeout.as_micros() / self.heartbeat_interval.as_micros().max(1)).max(2);
-        raft::Config { election_ticks: ticks as u32, heartbeat_ticks: 1, pre_vote: self.pre_vote, check_quorum: true }
+        let ticks =
+            (self.election_timeout.as_micros() / self.heartbeat_interval.as_micros().max(1)).max(2);
+        raft::Config {
+            election_ticks: ticks as u32,
+            heartbeat_ticks: 1,
+            pre_vote: self.pre_vote,
+            check_quorum: true,
+        }
     }
 
     /// etcd's `--strict-reconfig-check` window (`isConnectedFullySince`): 5 s, in ticks.
@@ -49,9 +57,20 @@ impl EtcdConfig {
 
 #[derive(Clone)]
 enum Pending {
-    Write { client: Addr, id: u64 },
-    Read { client: Addr, id: u64, prefix: String },
-    Watch { client: Addr, id: u64, prefix: String },
+    Write {
+        client: Addr,
+        id: u64,
+    },
+    Read {
+        client: Addr,
+        id: u64,
+        prefix: String,
+    },
+    Watch {
+        client: Addr,
+        id: u64,
+        prefix: String,
+    },
 }
 
 #[derive(Clone)]
@@ -87,11 +106,19 @@ pub struct EtcdMember {
 
 impl EtcdMember {
     pub fn bootstrap(host: HostId, initial: &[HostId], cfg: EtcdConfig, rng: Rng) -> Self {
-        Self::with_raft(host, Raft::new_bootstrap(host as MemberId, initial, cfg.raft(), rng), cfg)
+        Self::with_raft(
+            host,
+            Raft::new_bootstrap(host as MemberId, initial, cfg.raft(), rng),
+            cfg,
+        )
     }
 
     pub fn joining(host: HostId, cluster: u64, cfg: EtcdConfig, rng: Rng) -> Self {
-        let mut m = Self::with_raft(host, Raft::new_joining(host as MemberId, cfg.raft(), rng), cfg);
+        let mut m = Self::with_raft(
+            host,
+            Raft::new_joining(host as MemberId, cfg.raft(), rng),
+            cfg,
+        );
         m.cluster = cluster;
         m
     }
@@ -144,15 +171,27 @@ impl EtcdMember {
         }
         self.raft.tick();
         self.ticks += 1;
-        self.leaderless_ticks = if self.raft.leader().is_some() { 0 } else { self.leaderless_ticks + 1 };
+        self.leaderless_ticks = if self.raft.leader().is_some() {
+            0
+        } else {
+            self.leaderless_ticks + 1
+        };
         let election_ticks = self.cfg.raft().election_ticks as u64;
         if self.leaderless_ticks > 3 * election_ticks {
             self.cancel_watches(ctx);
         }
-        let notify_every = PROGRESS_NOTIFY.as_micros() / self.cfg.heartbeat_interval.as_micros().max(1);
+        let notify_every =
+            PROGRESS_NOTIFY.as_micros() / self.cfg.heartbeat_interval.as_micros().max(1);
         if self.ticks.is_multiple_of(notify_every.max(1)) {
             for w in &self.watchers {
-                ctx.send(Port::Etcd, w.client, Payload::EtcdWatch { id: w.id, events: Vec::new() });
+                ctx.send(
+                    Port::Etcd,
+                    w.client,
+                    Payload::EtcdWatch {
+                        id: w.id,
+                        events: Vec::new(),
+                    },
+                );
             }
         }
         self.drain(ctx);
@@ -161,7 +200,11 @@ impl EtcdMember {
 
     fn cancel_watches(&mut self, ctx: &mut Ctx) {
         for w in self.watchers.drain(..) {
-            ctx.send(Port::Etcd, w.client, Payload::EtcdWatchCancelled { id: w.id });
+            ctx.send(
+                Port::Etcd,
+                w.client,
+                Payload::EtcdWatchCancelled { id: w.id },
+            );
         }
     }
 
@@ -190,17 +233,30 @@ impl EtcdMember {
         match req {
             EtcdRequest::Write(op) => {
                 let c = self.new_ctx();
-                if self.raft.propose(EtcdCmd { origin: self.host, ctx: c, op }, c) {
+                if self.raft.propose(
+                    EtcdCmd {
+                        origin: self.host,
+                        ctx: c,
+                        op,
+                    },
+                    c,
+                ) {
                     self.pending.insert(c, Pending::Write { client, id });
                 } else {
                     reply(ctx, client, id, EtcdResponse::Failed(EtcdError::NoLeader));
                 }
             }
-            EtcdRequest::Read { prefix, linearizable: false } => {
+            EtcdRequest::Read {
+                prefix,
+                linearizable: false,
+            } => {
                 let resp = self.read(&prefix);
                 reply(ctx, client, id, resp);
             }
-            EtcdRequest::Read { prefix, linearizable: true } => {
+            EtcdRequest::Read {
+                prefix,
+                linearizable: true,
+            } => {
                 let c = self.new_ctx();
                 self.pending.insert(c, Pending::Read { client, id, prefix });
                 self.raft.read_index(c);
@@ -211,7 +267,8 @@ impl EtcdMember {
                     return;
                 }
                 let c = self.new_ctx();
-                self.pending.insert(c, Pending::Watch { client, id, prefix });
+                self.pending
+                    .insert(c, Pending::Watch { client, id, prefix });
                 self.raft.read_index(c);
             }
         }
@@ -247,18 +304,36 @@ impl EtcdMember {
     }
 
     fn read(&self, prefix: &str) -> EtcdResponse {
-        let kvs = self.kv.range_prefix(prefix).map(|(k, v)| (k.clone(), v.clone())).collect();
-        EtcdResponse::Read { revision: self.kv.revision(), kvs }
+        let kvs = self
+            .kv
+            .range_prefix(prefix)
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        EtcdResponse::Read {
+            revision: self.kv.revision(),
+            kvs,
+        }
     }
 
     /// Hands Raft's outputs to the world: messages, applied entries, read states, events.
     fn drain(&mut self, ctx: &mut Ctx) {
         for msg in self.raft.take_messages() {
-            let to = Addr { host: msg.to as HostId, port: Port::Etcd };
-            ctx.send(Port::Etcd, to, Payload::Raft { cluster: self.cluster, msg });
+            let to = Addr {
+                host: msg.to as HostId,
+                port: Port::Etcd,
+            };
+            ctx.send(
+                Port::Etcd,
+                to,
+                Payload::Raft {
+                    cluster: self.cluster,
+                    msg,
+                },
+            );
         }
         for entry in self.raft.take_committed() {
-            ctx.obs.etcd_applied(ctx.now, self.host, self.cluster, entry.index, entry.term);
+            ctx.obs
+                .etcd_applied(ctx.now, self.host, self.cluster, entry.index, entry.term);
             if let EntryData::Normal(cmd) = &entry.data {
                 let result = self.kv.apply(&cmd.op);
                 if matches!(result, KvResult::Ok { .. }) && !self.watchers.is_empty() {
@@ -280,7 +355,10 @@ impl EtcdMember {
             self.reads_waiting_apply.push((rs.index, rs.ctx));
         }
         let applied = self.raft.applied_index();
-        let (ready, waiting): (Vec<_>, Vec<_>) = self.reads_waiting_apply.drain(..).partition(|(i, _)| *i <= applied);
+        let (ready, waiting): (Vec<_>, Vec<_>) = self
+            .reads_waiting_apply
+            .drain(..)
+            .partition(|(i, _)| *i <= applied);
         self.reads_waiting_apply = waiting;
         for (_, c) in ready {
             match self.pending.remove(&c) {
@@ -290,8 +368,15 @@ impl EtcdMember {
                 }
                 Some(Pending::Watch { client, id, prefix }) => {
                     // Registered at the same applied index the range is read at: no change is missed.
-                    let EtcdResponse::Read { revision, kvs } = self.read(&prefix) else { unreachable!() };
-                    reply(ctx, client, id, EtcdResponse::WatchStarted { revision, kvs });
+                    let EtcdResponse::Read { revision, kvs } = self.read(&prefix) else {
+                        unreachable!()
+                    };
+                    reply(
+                        ctx,
+                        client,
+                        id,
+                        EtcdResponse::WatchStarted { revision, kvs },
+                    );
                     self.watchers.push(Watcher { client, id, prefix });
                 }
                 _ => {}
@@ -304,10 +389,14 @@ impl EtcdMember {
                         reply(ctx, client, id, EtcdResponse::Failed(EtcdError::NoLeader));
                     }
                 }
-                RaftEvent::BecameLeader { term } => ctx.obs.etcd_leader(ctx.now, self.host, self.cluster, term),
+                RaftEvent::BecameLeader { term } => {
+                    ctx.obs.etcd_leader(ctx.now, self.host, self.cluster, term)
+                }
                 RaftEvent::SteppedDown { term, reason } => {
                     let why = match reason {
-                        StepDownReason::CheckQuorum => "it could not reach a majority (CheckQuorum)",
+                        StepDownReason::CheckQuorum => {
+                            "it could not reach a majority (CheckQuorum)"
+                        }
                         StepDownReason::HigherTerm { .. } => "it saw a higher term",
                         StepDownReason::RemovedFromConfig => "it was removed from the cluster",
                     };
@@ -321,9 +410,20 @@ impl EtcdMember {
 
 impl EtcdMember {
     fn notify_watchers(&self, ctx: &mut Ctx, key: &str) {
-        let event = WatchEvent { key: key.to_string(), kv: self.kv.get(key).cloned(), revision: self.kv.revision() };
+        let event = WatchEvent {
+            key: key.to_string(),
+            kv: self.kv.get(key).cloned(),
+            revision: self.kv.revision(),
+        };
         for w in self.watchers.iter().filter(|w| key.starts_with(&w.prefix)) {
-            ctx.send(Port::Etcd, w.client, Payload::EtcdWatch { id: w.id, events: vec![event.clone()] });
+            ctx.send(
+                Port::Etcd,
+                w.client,
+                Payload::EtcdWatch {
+                    id: w.id,
+                    events: vec![event.clone()],
+                },
+            );
         }
     }
 }
@@ -334,7 +434,10 @@ fn reply(ctx: &mut Ctx, client: Addr, id: u64, resp: EtcdResponse) {
 
 /// A put of `value` at `key`.
 pub fn put(key: &str, value: &str) -> KvOp {
-    KvOp::Put { key: key.to_string(), value: Value::new(value.into()) }
+    KvOp::Put {
+        key: key.to_string(),
+        value: Value::new(value.into()),
+    }
 }
 
 #[cfg(test)]
@@ -345,7 +448,10 @@ mod tests {
     use crate::proc::{Effect, EtcdResponse};
     use crate::time::SimTime;
 
-    const CLIENT: Addr = Addr { host: 9, port: Port::EtcdProbe };
+    const CLIENT: Addr = Addr {
+        host: 9,
+        port: Port::EtcdProbe,
+    };
 
     /// Three members wired by instant delivery; `cut` members cannot talk to their peers.
     struct Cluster {
@@ -363,15 +469,26 @@ mod tests {
                 election_timeout: Duration::from_millis(1000),
                 pre_vote: true,
             };
-            let members =
-                (0..3).map(|h| EtcdMember::bootstrap(h, &[0, 1, 2], cfg, Rng::new(7).fork(&h.to_string()))).collect();
-            Cluster { members, obs: Observer::new(vec![]), now: SimTime::ZERO, cut: vec![], replies: vec![] }
+            let members = (0..3)
+                .map(|h| {
+                    EtcdMember::bootstrap(h, &[0, 1, 2], cfg, Rng::new(7).fork(&h.to_string()))
+                })
+                .collect();
+            Cluster {
+                members,
+                obs: Observer::new(vec![]),
+                now: SimTime::ZERO,
+                cut: vec![],
+                replies: vec![],
+            }
         }
 
         fn route(&mut self, from: HostId, effects: Vec<Effect>) {
             let mut queue: Vec<(HostId, Effect)> = effects.into_iter().map(|e| (from, e)).collect();
             while let Some((from, e)) = queue.pop() {
-                let Effect::Send { to, payload, .. } = e else { continue };
+                let Effect::Send { to, payload, .. } = e else {
+                    continue;
+                };
                 // The cut is between members; the client reaches every member.
                 let peer_to_peer = from != CLIENT.host && to != CLIENT;
                 if peer_to_peer && (self.cut.contains(&from) || self.cut.contains(&to.host)) {
@@ -383,9 +500,21 @@ mod tests {
                     }
                     continue;
                 }
-                let sender = if from == CLIENT.host { CLIENT } else { Addr { host: from, port: Port::Etcd } };
+                let sender = if from == CLIENT.host {
+                    CLIENT
+                } else {
+                    Addr {
+                        host: from,
+                        port: Port::Etcd,
+                    }
+                };
                 let mut out = Vec::new();
-                let mut ctx = Ctx { now: self.now, host: to.host, effects: &mut out, obs: &mut self.obs };
+                let mut ctx = Ctx {
+                    now: self.now,
+                    host: to.host,
+                    effects: &mut out,
+                    obs: &mut self.obs,
+                };
                 self.members[to.host as usize].on_message(&mut ctx, sender, payload);
                 queue.extend(out.into_iter().map(|e| (to.host, e)));
             }
@@ -396,7 +525,12 @@ mod tests {
                 self.now += Duration::from_millis(100);
                 for h in 0..3 {
                     let mut out = Vec::new();
-                    let mut ctx = Ctx { now: self.now, host: h, effects: &mut out, obs: &mut self.obs };
+                    let mut ctx = Ctx {
+                        now: self.now,
+                        host: h,
+                        effects: &mut out,
+                        obs: &mut self.obs,
+                    };
                     self.members[h as usize].on_tick(&mut ctx);
                     self.route(h, out);
                 }
@@ -404,20 +538,33 @@ mod tests {
         }
 
         fn request(&mut self, to: HostId, id: u64, req: EtcdRequest) {
-            self.route(CLIENT.host, vec![Effect::Send {
-                from: Port::EtcdProbe,
-                to: Addr { host: to, port: Port::Etcd },
-                payload: Payload::EtcdReq { id, req },
-            }]);
+            self.route(
+                CLIENT.host,
+                vec![Effect::Send {
+                    from: Port::EtcdProbe,
+                    to: Addr {
+                        host: to,
+                        port: Port::Etcd,
+                    },
+                    payload: Payload::EtcdReq { id, req },
+                }],
+            );
         }
 
         fn leader(&self) -> HostId {
-            self.members.iter().find(|m| m.raft.role() == Role::Leader).map(|m| m.host).expect("a leader")
+            self.members
+                .iter()
+                .find(|m| m.raft.role() == Role::Leader)
+                .map(|m| m.host)
+                .expect("a leader")
         }
     }
 
     fn read(linearizable: bool) -> EtcdRequest {
-        EtcdRequest::Read { prefix: "/k".into(), linearizable }
+        EtcdRequest::Read {
+            prefix: "/k".into(),
+            linearizable,
+        }
     }
 
     #[test]
@@ -427,10 +574,19 @@ mod tests {
         let follower = (c.leader() + 1) % 3;
         c.request(follower, 1, EtcdRequest::Write(put("/k", "v1")));
         c.tick_all(2);
-        assert!(matches!(c.replies[..], [(1, EtcdResponse::Written(KvResult::Ok { .. }))]), "{:?}", c.replies);
+        assert!(
+            matches!(
+                c.replies[..],
+                [(1, EtcdResponse::Written(KvResult::Ok { .. }))]
+            ),
+            "{:?}",
+            c.replies
+        );
         c.request(follower, 2, read(true));
         c.tick_all(2);
-        let EtcdResponse::Read { kvs, .. } = &c.replies[1].1 else { panic!("{:?}", c.replies) };
+        let EtcdResponse::Read { kvs, .. } = &c.replies[1].1 else {
+            panic!("{:?}", c.replies)
+        };
         assert_eq!(*kvs[0].1.value, "v1".into());
     }
 
@@ -453,13 +609,17 @@ mod tests {
         assert!(c.replies.iter().all(|(id, _)| *id != 3), "{:?}", c.replies);
         // ...but answers a serializable one at once, from its stale local store.
         c.request(lonely, 4, read(false));
-        let (id, EtcdResponse::Read { kvs, .. }) = c.replies.last().unwrap() else { panic!("{:?}", c.replies) };
+        let (id, EtcdResponse::Read { kvs, .. }) = c.replies.last().unwrap() else {
+            panic!("{:?}", c.replies)
+        };
         assert_eq!(*id, 4);
         assert_eq!(*kvs[0].1.value, "old".into());
         // The majority's linearizable read sees the new value.
         c.request(majority, 5, read(true));
         c.tick_all(2);
-        let (id, EtcdResponse::Read { kvs, .. }) = c.replies.last().unwrap() else { panic!("{:?}", c.replies) };
+        let (id, EtcdResponse::Read { kvs, .. }) = c.replies.last().unwrap() else {
+            panic!("{:?}", c.replies)
+        };
         assert_eq!((*id, &*kvs[0].1.value), (5, &"new".into()));
     }
 }

@@ -27,7 +27,13 @@ pub struct EtcdProbe {
 
 impl EtcdProbe {
     pub fn new(endpoints: Vec<HostId>) -> Self {
-        EtcdProbe { endpoints, pinned: 0, next_id: 0, outstanding: BTreeMap::new(), outcomes: Vec::new() }
+        EtcdProbe {
+            endpoints,
+            pinned: 0,
+            next_id: 0,
+            outstanding: BTreeMap::new(),
+            outcomes: Vec::new(),
+        }
     }
 
     /// Sends the write for report second `second` (writes before t = 0 are not counted).
@@ -38,9 +44,22 @@ impl EtcdProbe {
         self.next_id += 1;
         let id = self.next_id;
         self.outstanding.insert(id, second);
-        let to = Addr { host: self.endpoints[self.pinned], port: Port::Etcd };
-        let op = KvOp::Put { key: "/probe".into(), value: Value::new(second.to_string().as_str().into()) };
-        ctx.send(Port::EtcdProbe, to, Payload::EtcdReq { id, req: EtcdRequest::Write(op) });
+        let to = Addr {
+            host: self.endpoints[self.pinned],
+            port: Port::Etcd,
+        };
+        let op = KvOp::Put {
+            key: "/probe".into(),
+            value: Value::new(second.to_string().as_str().into()),
+        };
+        ctx.send(
+            Port::EtcdProbe,
+            to,
+            Payload::EtcdReq {
+                id,
+                req: EtcdRequest::Write(op),
+            },
+        );
         ctx.set_timer(Port::EtcdProbe, PROBE_TIMEOUT, Timer::ProbeTimeout { id });
     }
 
@@ -56,7 +75,9 @@ impl EtcdProbe {
     }
 
     fn resolve(&mut self, ctx: &mut Ctx, id: u64, ok: bool) {
-        let Some(second) = self.outstanding.remove(&id) else { return };
+        let Some(second) = self.outstanding.remove(&id) else {
+            return;
+        };
         if !ok {
             // clientv3 moves to another endpoint after an error.
             self.pinned = (self.pinned + 1) % self.endpoints.len();

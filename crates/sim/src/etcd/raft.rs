@@ -117,7 +117,12 @@ pub struct Config {
 
 impl Default for Config {
     fn default() -> Self {
-        Config { election_ticks: 10, heartbeat_ticks: 1, pre_vote: true, check_quorum: true }
+        Config {
+            election_ticks: 10,
+            heartbeat_ticks: 1,
+            pre_vote: true,
+            check_quorum: true,
+        }
     }
 }
 
@@ -362,7 +367,9 @@ impl Progress {
         if self.next - 1 != rejected {
             return false;
         }
-        self.next = rejected.min(match_hint.saturating_add(1)).max(self.matched + 1);
+        self.next = rejected
+            .min(match_hint.saturating_add(1))
+            .max(self.matched + 1);
         self.probe_sent = false;
         true
     }
@@ -463,7 +470,11 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
         let mut r = Self::blank(id, cfg, rng);
         r.term = 1;
         for (i, &m) in members.iter().enumerate() {
-            r.log.push(Entry { term: 1, index: i as u64 + 1, data: EntryData::Conf(ConfChange::AddVoter(m)) });
+            r.log.push(Entry {
+                term: 1,
+                index: i as u64 + 1,
+                data: EntryData::Conf(ConfChange::AddVoter(m)),
+            });
         }
         r.commit = r.last_index();
         r.conf_applied = r.commit;
@@ -483,7 +494,11 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
         // heartbeat; we repair it instead of failing (a scenario setting must never panic).
         let heartbeat_ticks = cfg.heartbeat_ticks.max(1);
         let election_ticks = cfg.election_ticks.max(heartbeat_ticks.saturating_add(1));
-        let cfg = Config { election_ticks, heartbeat_ticks, ..cfg };
+        let cfg = Config {
+            election_ticks,
+            heartbeat_ticks,
+            ..cfg
+        };
         let mut r = Raft {
             id,
             cfg,
@@ -716,7 +731,11 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
         }
         for cc in changes {
             let index = self.last_index() + 1;
-            self.log.push(Entry { term: self.term, index, data: EntryData::Conf(cc) });
+            self.log.push(Entry {
+                term: self.term,
+                index,
+                data: EntryData::Conf(cc),
+            });
         }
         let last = self.last_index();
         self.commit_to(last);
@@ -748,22 +767,33 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
                 // A granted pre-vote carries the future term we asked about; we move to it only
                 // once a majority granted. A *rejected* one carries the rejecter's (higher) term.
                 MsgKind::PreVoteResp { reject: false } => {}
-                MsgKind::Append { .. } | MsgKind::Heartbeat { .. } => {
-                    self.become_follower(m.term, Some(m.from), StepDownReason::HigherTerm { from: m.from })
+                MsgKind::Append { .. } | MsgKind::Heartbeat { .. } => self.become_follower(
+                    m.term,
+                    Some(m.from),
+                    StepDownReason::HigherTerm { from: m.from },
+                ),
+                _ => {
+                    self.become_follower(m.term, None, StepDownReason::HigherTerm { from: m.from })
                 }
-                _ => self.become_follower(m.term, None, StepDownReason::HigherTerm { from: m.from }),
             }
         } else if m.term < self.term {
             match m.kind {
                 // A stale leader (e.g. one that was partitioned away) would otherwise keep
                 // sending forever: answer with our term so that it steps down. Needed with
                 // CheckQuorum/PreVote because then our higher term may never reach it otherwise.
-                MsgKind::Append { .. } | MsgKind::Heartbeat { .. } if self.cfg.check_quorum || self.cfg.pre_vote => {
+                MsgKind::Append { .. } | MsgKind::Heartbeat { .. }
+                    if self.cfg.check_quorum || self.cfg.pre_vote =>
+                {
                     let term = self.term;
                     self.send(
                         m.from,
                         term,
-                        MsgKind::AppendResp { reject: false, index: 0, reject_hint: 0, hint_term: 0 },
+                        MsgKind::AppendResp {
+                            reject: false,
+                            index: 0,
+                            reject_hint: 0,
+                            hint_term: 0,
+                        },
                     );
                 }
                 // Tell a pre-candidate with a stale term that it cannot win.
@@ -777,12 +807,14 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
         }
 
         match m.kind {
-            MsgKind::PreVote { last_index, last_term } => {
-                self.handle_vote_request(m.from, m.term, true, last_index, last_term)
-            }
-            MsgKind::Vote { last_index, last_term } => {
-                self.handle_vote_request(m.from, m.term, false, last_index, last_term)
-            }
+            MsgKind::PreVote {
+                last_index,
+                last_term,
+            } => self.handle_vote_request(m.from, m.term, true, last_index, last_term),
+            MsgKind::Vote {
+                last_index,
+                last_term,
+            } => self.handle_vote_request(m.from, m.term, false, last_index, last_term),
             _ => match self.role {
                 Role::Leader => self.step_leader(m),
                 Role::PreCandidate | Role::Candidate => self.step_candidate(m),
@@ -845,7 +877,9 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
     }
 
     fn in_lease(&self) -> bool {
-        self.cfg.check_quorum && self.leader.is_some() && self.election_elapsed < self.cfg.election_ticks
+        self.cfg.check_quorum
+            && self.leader.is_some()
+            && self.election_elapsed < self.cfg.election_ticks
     }
 
     fn reset_randomized_election_timeout(&mut self) {
@@ -878,7 +912,10 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
         self.role = Role::Follower;
         self.leader = leader;
         if old_role == Role::Leader {
-            self.events.push(RaftEvent::SteppedDown { term: old_term, reason: why });
+            self.events.push(RaftEvent::SteppedDown {
+                term: old_term,
+                reason: why,
+            });
         }
         if old_role != Role::Follower || old_term != term || old_leader != leader {
             self.events.push(RaftEvent::BecameFollower { term, leader });
@@ -890,7 +927,10 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
         self.votes.clear();
         self.leader = None;
         self.role = Role::PreCandidate;
-        self.events.push(RaftEvent::CampaignStarted { term: self.term.saturating_add(1), pre_vote: true });
+        self.events.push(RaftEvent::CampaignStarted {
+            term: self.term.saturating_add(1),
+            pre_vote: true,
+        });
     }
 
     fn become_candidate(&mut self) {
@@ -898,7 +938,10 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
         self.reset(term);
         self.vote = Some(self.id);
         self.role = Role::Candidate;
-        self.events.push(RaftEvent::CampaignStarted { term, pre_vote: false });
+        self.events.push(RaftEvent::CampaignStarted {
+            term,
+            pre_vote: false,
+        });
     }
 
     fn become_leader(&mut self) {
@@ -956,8 +999,17 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
         let (last_index, last_term) = (self.last_index(), self.last_term());
         let peers: Vec<MemberId> = self.voters.iter().copied().filter(|&v| v != me).collect();
         for id in peers {
-            let kind =
-                if pre { MsgKind::PreVote { last_index, last_term } } else { MsgKind::Vote { last_index, last_term } };
+            let kind = if pre {
+                MsgKind::PreVote {
+                    last_index,
+                    last_term,
+                }
+            } else {
+                MsgKind::Vote {
+                    last_index,
+                    last_term,
+                }
+            };
             self.send(id, term, kind);
         }
     }
@@ -965,8 +1017,16 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
     /// Record a (pre)vote answer and tally the voters of the current configuration.
     fn poll(&mut self, from: MemberId, granted: bool) -> VoteResult {
         self.votes.entry(from).or_insert(granted);
-        let yes = self.voters.iter().filter(|v| self.votes.get(v) == Some(&true)).count();
-        let no = self.voters.iter().filter(|v| self.votes.get(v) == Some(&false)).count();
+        let yes = self
+            .voters
+            .iter()
+            .filter(|v| self.votes.get(v) == Some(&true))
+            .count();
+        let no = self
+            .voters
+            .iter()
+            .filter(|v| self.votes.get(v) == Some(&false))
+            .count();
         let q = quorum(self.voters.len());
         if yes >= q {
             VoteResult::Won
@@ -977,12 +1037,26 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
         }
     }
 
-    fn handle_vote_request(&mut self, from: MemberId, msg_term: u64, pre: bool, last_index: u64, last_term: u64) {
+    fn handle_vote_request(
+        &mut self,
+        from: MemberId,
+        msg_term: u64,
+        pre: bool,
+        last_index: u64,
+        last_term: u64,
+    ) {
         // We may vote for `from` if we already did in this term, or if we have voted for nobody
         // and know no leader; a pre-vote for a future term is always allowed (it binds nothing).
-        let can_vote =
-            self.vote == Some(from) || (self.vote.is_none() && self.leader.is_none()) || (pre && msg_term > self.term);
-        let resp = |reject| if pre { MsgKind::PreVoteResp { reject } } else { MsgKind::VoteResp { reject } };
+        let can_vote = self.vote == Some(from)
+            || (self.vote.is_none() && self.leader.is_none())
+            || (pre && msg_term > self.term);
+        let resp = |reject| {
+            if pre {
+                MsgKind::PreVoteResp { reject }
+            } else {
+                MsgKind::VoteResp { reject }
+            }
+        };
         if can_vote && self.is_up_to_date(last_index, last_term) {
             // A grant carries the term of the request, so a pre-candidate can count it.
             self.send(from, msg_term, resp(false));
@@ -998,16 +1072,20 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
 
     /// The election restriction: a candidate's log must be at least as up-to-date as ours.
     fn is_up_to_date(&self, last_index: u64, last_term: u64) -> bool {
-        last_term > self.last_term() || (last_term == self.last_term() && last_index >= self.last_index())
+        last_term > self.last_term()
+            || (last_term == self.last_term() && last_index >= self.last_index())
     }
 
     // ----- per-role message handling -----------------------------------------------------------
 
     fn step_leader(&mut self, m: Message<T>) {
         match m.kind {
-            MsgKind::AppendResp { reject, index, reject_hint, hint_term } => {
-                self.handle_append_resp(m.from, reject, index, reject_hint, hint_term)
-            }
+            MsgKind::AppendResp {
+                reject,
+                index,
+                reject_hint,
+                hint_term,
+            } => self.handle_append_resp(m.from, reject, index, reject_hint, hint_term),
             MsgKind::HeartbeatResp { ctx } => self.handle_heartbeat_resp(m.from, ctx),
             // Another leader in our own term cannot exist; late vote answers are moot.
             _ => {}
@@ -1018,7 +1096,12 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
         let from = m.from;
         match m.kind {
             // Someone won this term: follow it.
-            MsgKind::Append { prev_index, prev_term, entries, commit } => {
+            MsgKind::Append {
+                prev_index,
+                prev_term,
+                entries,
+                commit,
+            } => {
                 self.become_follower(m.term, Some(from), StepDownReason::HigherTerm { from });
                 self.handle_append(from, prev_index, prev_term, entries, commit);
             }
@@ -1026,8 +1109,12 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
                 self.become_follower(m.term, Some(from), StepDownReason::HigherTerm { from });
                 self.handle_heartbeat(from, commit, ctx);
             }
-            MsgKind::PreVoteResp { reject } if self.role == Role::PreCandidate => self.on_vote_resp(from, !reject),
-            MsgKind::VoteResp { reject } if self.role == Role::Candidate => self.on_vote_resp(from, !reject),
+            MsgKind::PreVoteResp { reject } if self.role == Role::PreCandidate => {
+                self.on_vote_resp(from, !reject)
+            }
+            MsgKind::VoteResp { reject } if self.role == Role::Candidate => {
+                self.on_vote_resp(from, !reject)
+            }
             _ => {}
         }
     }
@@ -1052,7 +1139,12 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
     fn step_follower(&mut self, m: Message<T>) {
         let from = m.from;
         match m.kind {
-            MsgKind::Append { prev_index, prev_term, entries, commit } => {
+            MsgKind::Append {
+                prev_index,
+                prev_term,
+                entries,
+                commit,
+            } => {
                 self.election_elapsed = 0;
                 self.note_leader(from);
                 self.handle_append(from, prev_index, prev_term, entries, commit);
@@ -1062,7 +1154,9 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
                 self.note_leader(from);
                 self.handle_heartbeat(from, commit, ctx);
             }
-            MsgKind::ReadIndexResp { ctx, index } => self.read_states.push(ReadState { ctx, index }),
+            MsgKind::ReadIndexResp { ctx, index } => {
+                self.read_states.push(ReadState { ctx, index })
+            }
             _ => {}
         }
     }
@@ -1070,7 +1164,10 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
     fn note_leader(&mut self, from: MemberId) {
         if self.leader != Some(from) {
             self.leader = Some(from);
-            self.events.push(RaftEvent::BecameFollower { term: self.term, leader: Some(from) });
+            self.events.push(RaftEvent::BecameFollower {
+                term: self.term,
+                leader: Some(from),
+            });
         }
     }
 
@@ -1082,13 +1179,17 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
                 }
                 // Our leader may have changed since the sender chose us: pass it on.
                 Role::Follower => match self.leader {
-                    Some(l) if l != m.from && l != self.id => self.send(l, 0, MsgKind::Propose { data, ctx }),
+                    Some(l) if l != m.from && l != self.id => {
+                        self.send(l, 0, MsgKind::Propose { data, ctx })
+                    }
                     _ => {}
                 },
                 Role::PreCandidate | Role::Candidate => {}
             },
             // Not passed on by a follower: the answer would come back to us, not to the sender.
-            MsgKind::ReadIndex { ctx } if self.role == Role::Leader => self.leader_read_index(m.from, ctx),
+            MsgKind::ReadIndex { ctx } if self.role == Role::Leader => {
+                self.leader_read_index(m.from, ctx)
+            }
             _ => {}
         }
     }
@@ -1132,7 +1233,9 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
     fn conf_change_valid(&self, cc: ConfChange) -> bool {
         match cc {
             ConfChange::AddVoter(id) => !self.voters.contains(&id),
-            ConfChange::AddLearner(id) => !self.voters.contains(&id) && !self.learners.contains(&id),
+            ConfChange::AddLearner(id) => {
+                !self.voters.contains(&id) && !self.learners.contains(&id)
+            }
             ConfChange::PromoteLearner(id) => self.learners.contains(&id),
             ConfChange::Remove(id) => {
                 self.learners.contains(&id) || (self.voters.contains(&id) && self.voters.len() > 1)
@@ -1143,7 +1246,11 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
     /// Append one entry to the leader's log and send it out. Returns its index.
     fn leader_append(&mut self, data: EntryData<T>) -> u64 {
         let index = self.last_index() + 1;
-        self.log.push(Entry { term: self.term, index, data });
+        self.log.push(Entry {
+            term: self.term,
+            index,
+            data,
+        });
         if let Some(pr) = self.progress.get_mut(&self.id) {
             pr.matched = index;
             pr.next = index + 1;
@@ -1163,7 +1270,9 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
             return false;
         }
         let last = self.last_index();
-        let Some(pr) = self.progress.get(&to) else { return false };
+        let Some(pr) = self.progress.get(&to) else {
+            return false;
+        };
         if pr.is_paused() {
             return false;
         }
@@ -1189,20 +1298,38 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
             }
         }
         let term = self.term;
-        self.send(to, term, MsgKind::Append { prev_index, prev_term, entries, commit });
+        self.send(
+            to,
+            term,
+            MsgKind::Append {
+                prev_index,
+                prev_term,
+                entries,
+                commit,
+            },
+        );
         true
     }
 
     fn bcast_append(&mut self) {
-        let peers: Vec<MemberId> = self.progress.keys().copied().filter(|&p| p != self.id).collect();
+        let peers: Vec<MemberId> = self
+            .progress
+            .keys()
+            .copied()
+            .filter(|&p| p != self.id)
+            .collect();
         for id in peers {
             self.maybe_send_append(id, true);
         }
     }
 
     fn bcast_heartbeat(&mut self, ctx: Option<u64>) {
-        let peers: Vec<(MemberId, u64)> =
-            self.progress.iter().filter(|(&p, _)| p != self.id).map(|(&p, pr)| (p, pr.matched)).collect();
+        let peers: Vec<(MemberId, u64)> = self
+            .progress
+            .iter()
+            .filter(|(&p, _)| p != self.id)
+            .map(|(&p, pr)| (p, pr.matched))
+            .collect();
         let term = self.term;
         for (id, matched) in peers {
             let commit = self.commit.min(matched);
@@ -1210,14 +1337,26 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
         }
     }
 
-    fn handle_append_resp(&mut self, from: MemberId, reject: bool, index: u64, reject_hint: u64, hint_term: u64) {
+    fn handle_append_resp(
+        &mut self,
+        from: MemberId,
+        reject: bool,
+        index: u64,
+        reject_hint: u64,
+        hint_term: u64,
+    ) {
         let last = self.last_index();
         let (now, gap) = (self.ticks, self.active_gap());
         // Fast backtracking: skip, on our side too, every entry whose term is above the
         // follower's term at the hint (etcd-raft `findConflictByTerm` on both sides).
-        let next_probe =
-            if reject && hint_term > 0 { self.find_conflict_by_term(reject_hint, hint_term).0 } else { reject_hint };
-        let Some(pr) = self.progress.get_mut(&from) else { return };
+        let next_probe = if reject && hint_term > 0 {
+            self.find_conflict_by_term(reject_hint, hint_term).0
+        } else {
+            reject_hint
+        };
+        let Some(pr) = self.progress.get_mut(&from) else {
+            return;
+        };
         pr.heard(now, gap);
         if reject {
             if pr.maybe_decr_to(index, next_probe) {
@@ -1252,7 +1391,9 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
     fn handle_heartbeat_resp(&mut self, from: MemberId, ctx: Option<u64>) {
         let last = self.last_index();
         let (now, gap) = (self.ticks, self.active_gap());
-        let Some(pr) = self.progress.get_mut(&from) else { return };
+        let Some(pr) = self.progress.get_mut(&from) else {
+            return;
+        };
         pr.heard(now, gap);
         pr.probe_sent = false;
         // A full pipeline whose acks were lost would stall forever: let one more through.
@@ -1274,7 +1415,11 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
     fn maybe_commit(&mut self) -> bool {
         let mut advanced = false;
         while self.role == Role::Leader {
-            let matches: Vec<u64> = self.voters.iter().map(|v| self.progress.get(v).map_or(0, |p| p.matched)).collect();
+            let matches: Vec<u64> = self
+                .voters
+                .iter()
+                .map(|v| self.progress.get(v).map_or(0, |p| p.matched))
+                .collect();
             let mci = committed_index(matches);
             // Raft §5.4.2: never count replicas of an older term's entry.
             if mci > self.commit && self.term_at(mci) == Some(self.term) {
@@ -1307,7 +1452,13 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
             self.pending_reads.pop_front();
         }
         let acks = BTreeSet::from([self.id]);
-        self.pending_reads.push_back(PendingRead { seq, index: self.commit, origin, ctx, acks });
+        self.pending_reads.push_back(PendingRead {
+            seq,
+            index: self.commit,
+            origin,
+            ctx,
+            acks,
+        });
         self.bcast_heartbeat(Some(seq));
     }
 
@@ -1321,7 +1472,11 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
             r.acks.insert(from);
         }
         while let Some(front) = self.pending_reads.pop_front() {
-            let n = front.acks.iter().filter(|a| self.voters.contains(a)).count();
+            let n = front
+                .acks
+                .iter()
+                .filter(|a| self.voters.contains(a))
+                .count();
             if !has_quorum(n, self.voters.len()) {
                 self.pending_reads.push_front(front);
                 break;
@@ -1341,12 +1496,28 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
 
     // ----- replication, follower side ----------------------------------------------------------
 
-    fn handle_append(&mut self, from: MemberId, prev_index: u64, prev_term: u64, entries: Vec<Entry<T>>, commit: u64) {
+    fn handle_append(
+        &mut self,
+        from: MemberId,
+        prev_index: u64,
+        prev_term: u64,
+        entries: Vec<Entry<T>>,
+        commit: u64,
+    ) {
         let term = self.term;
         if prev_index < self.commit {
             // Everything up to our commit index is known to match: tell the leader so.
             let index = self.commit;
-            self.send(from, term, MsgKind::AppendResp { reject: false, index, reject_hint: 0, hint_term: 0 });
+            self.send(
+                from,
+                term,
+                MsgKind::AppendResp {
+                    reject: false,
+                    index,
+                    reject_hint: 0,
+                    hint_term: 0,
+                },
+            );
             return;
         }
         // Malformed (non-contiguous) batches are ignored.
@@ -1359,13 +1530,25 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
             // Log matching fails at prev_index: hint the largest index that may still match.
             let hint = prev_index.min(self.last_index());
             let (reject_hint, hint_term) = self.find_conflict_by_term(hint, prev_term);
-            self.send(from, term, MsgKind::AppendResp { reject: true, index: prev_index, reject_hint, hint_term });
+            self.send(
+                from,
+                term,
+                MsgKind::AppendResp {
+                    reject: true,
+                    index: prev_index,
+                    reject_hint,
+                    hint_term,
+                },
+            );
             return;
         }
         let last_new = prev_index + entries.len() as u64;
         // Keep what already matches (a duplicate or reordered Append must not truncate entries
         // that a later Append added); replace from the first conflicting entry on.
-        let conflict = entries.iter().find(|e| self.term_at(e.index) != Some(e.term)).map(|e| e.index);
+        let conflict = entries
+            .iter()
+            .find(|e| self.term_at(e.index) != Some(e.term))
+            .map(|e| e.index);
         if let Some(ci) = conflict {
             if ci <= self.commit {
                 // Would rewrite committed history; cannot happen in one Raft cluster (only when
@@ -1378,7 +1561,16 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
         }
         // Only what the leader proved to match may be committed.
         self.commit_to(commit.min(last_new));
-        self.send(from, term, MsgKind::AppendResp { reject: false, index: last_new, reject_hint: 0, hint_term: 0 });
+        self.send(
+            from,
+            term,
+            MsgKind::AppendResp {
+                reject: false,
+                index: last_new,
+                reject_hint: 0,
+                hint_term: 0,
+            },
+        );
     }
 
     fn handle_heartbeat(&mut self, from: MemberId, commit: u64, ctx: Option<u64>) {
@@ -1398,7 +1590,10 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
         while self.conf_applied < self.commit {
             self.conf_applied += 1;
             let cc = match self.entry(self.conf_applied) {
-                Some(Entry { data: EntryData::Conf(cc), .. }) => Some(*cc),
+                Some(Entry {
+                    data: EntryData::Conf(cc),
+                    ..
+                }) => Some(*cc),
                 _ => None,
             };
             if let Some(cc) = cc {
@@ -1429,7 +1624,8 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
                 self.learners.remove(&id);
             }
         }
-        self.events.push(RaftEvent::ConfApplied { change: cc, index });
+        self.events
+            .push(RaftEvent::ConfApplied { change: cc, index });
         if self.role != Role::Leader {
             return;
         }
@@ -1484,7 +1680,12 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
     }
 
     fn send(&mut self, to: MemberId, term: u64, kind: MsgKind<T>) {
-        self.msgs.push(Message { from: self.id, to, term, kind });
+        self.msgs.push(Message {
+            from: self.id,
+            to,
+            term,
+            kind,
+        });
     }
 }
 

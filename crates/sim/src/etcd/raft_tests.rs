@@ -7,7 +7,12 @@ use super::*;
 const E: u64 = 10; // election ticks used throughout
 
 fn cfg(pre_vote: bool) -> Config {
-    Config { election_ticks: E as u32, heartbeat_ticks: 1, pre_vote, check_quorum: true }
+    Config {
+        election_ticks: E as u32,
+        heartbeat_ticks: 1,
+        pre_vote,
+        check_quorum: true,
+    }
 }
 
 fn rng_for(seed: u64, id: MemberId) -> Rng {
@@ -37,7 +42,10 @@ impl Net {
         let ids: Vec<MemberId> = (1..=n).collect();
         let mut net = Net::empty(seed);
         for &id in &ids {
-            net.nodes.insert(id, Raft::new_bootstrap(id, &ids, cfg.clone(), rng_for(seed, id)));
+            net.nodes.insert(
+                id,
+                Raft::new_bootstrap(id, &ids, cfg.clone(), rng_for(seed, id)),
+            );
         }
         net
     }
@@ -58,7 +66,8 @@ impl Net {
     }
 
     fn add_joining(&mut self, id: MemberId, cfg: Config, seed: u64) {
-        self.nodes.insert(id, Raft::new_joining(id, cfg, rng_for(seed, id)));
+        self.nodes
+            .insert(id, Raft::new_joining(id, cfg, rng_for(seed, id)));
     }
 
     fn node(&self, id: MemberId) -> &Raft<u64> {
@@ -146,12 +155,26 @@ impl Net {
                 }
             }
         }
-        let tail: Vec<String> = self.trace.iter().rev().take(30).map(|m| format!("{m:?}")).collect();
-        panic!("network never went quiet; last messages:\n{}", tail.join("\n"));
+        let tail: Vec<String> = self
+            .trace
+            .iter()
+            .rev()
+            .take(30)
+            .map(|m| format!("{m:?}"))
+            .collect();
+        panic!(
+            "network never went quiet; last messages:\n{}",
+            tail.join("\n")
+        );
     }
 
     fn tick(&mut self) {
-        let ids: Vec<MemberId> = self.nodes.keys().copied().filter(|id| !self.down.contains(id)).collect();
+        let ids: Vec<MemberId> = self
+            .nodes
+            .keys()
+            .copied()
+            .filter(|id| !self.down.contains(id))
+            .collect();
         for id in ids {
             self.node_mut(id).tick();
         }
@@ -211,7 +234,10 @@ impl Net {
     }
 
     fn sent_by(&self, id: MemberId, name: &str) -> usize {
-        self.trace.iter().filter(|m| m.from == id && m.kind.name() == name).count()
+        self.trace
+            .iter()
+            .filter(|m| m.from == id && m.kind.name() == name)
+            .count()
     }
 
     /// Safety checks over everything seen so far.
@@ -243,10 +269,22 @@ impl Net {
 #[test]
 fn bootstrap_log_holds_one_committed_conf_entry_per_member() {
     let mut r: Raft<u64> = Raft::new_bootstrap(2, &[3, 1, 2], cfg(true), Rng::new(1));
-    assert_eq!((r.term(), r.role(), r.leader(), r.commit_index(), r.last_index()), (1, Role::Follower, None, 3, 3));
+    assert_eq!(
+        (
+            r.term(),
+            r.role(),
+            r.leader(),
+            r.commit_index(),
+            r.last_index()
+        ),
+        (1, Role::Follower, None, 3, 3)
+    );
     assert_eq!(r.voters(), &BTreeSet::from([1, 2, 3]));
     let got: Vec<EntryData<u64>> = r.take_committed().into_iter().map(|e| e.data).collect();
-    let want: Vec<EntryData<u64>> = [1, 2, 3].iter().map(|&m| EntryData::Conf(ConfChange::AddVoter(m))).collect();
+    let want: Vec<EntryData<u64>> = [1, 2, 3]
+        .iter()
+        .map(|&m| EntryData::Conf(ConfChange::AddVoter(m)))
+        .collect();
     assert_eq!(got, want);
     assert_eq!(r.applied_index(), 3);
     assert!(r.take_committed().is_empty());
@@ -261,7 +299,10 @@ fn election_timeout_is_randomized_in_one_to_two_timeouts() {
         while r.role() == Role::Follower {
             r.tick();
             t += 1;
-            assert!(t < 2 * E, "seed {seed}: no campaign within 2 election timeouts");
+            assert!(
+                t < 2 * E,
+                "seed {seed}: no campaign within 2 election timeouts"
+            );
         }
         assert!(t >= E, "seed {seed}: campaigned after {t} ticks");
         assert_eq!(r.role(), Role::Candidate);
@@ -279,7 +320,10 @@ fn leader_election_in_1_3_5_member_clusters() {
                 let mut net = Net::new(n, cfg(pre_vote), seed);
                 let ids = net.all_ids();
                 let (l, took) = net.wait_leader_among(&ids, 20 * E);
-                assert!(took <= 3 * E, "n={n} pre_vote={pre_vote} seed={seed}: took {took} ticks");
+                assert!(
+                    took <= 3 * E,
+                    "n={n} pre_vote={pre_vote} seed={seed}: took {took} ticks"
+                );
                 let term = net.node(l).term();
                 assert_eq!(term, 2, "n={n}: first election should win term 2");
                 for id in ids {
@@ -311,14 +355,20 @@ fn split_vote_resolves_eventually() {
     assert!(net.leaders.is_empty(), "nobody can win a split vote");
     net.heal();
     let l = net.wait_leader();
-    assert!(net.node(l).term() >= 3, "the split term had no winner, a later one must");
+    assert!(
+        net.node(l).term() >= 3,
+        "the split term had no winner, a later one must"
+    );
     net.assert_safe();
 }
 
 #[test]
 fn candidate_with_stale_log_loses() {
     for pre_vote in [false, true] {
-        let c = Config { check_quorum: false, ..cfg(pre_vote) };
+        let c = Config {
+            check_quorum: false,
+            ..cfg(pre_vote)
+        };
         let mut net = Net::new(3, c, 3);
         let l = net.wait_leader();
         let stale = net.all_ids().into_iter().find(|&i| i != l).unwrap();
@@ -340,12 +390,21 @@ fn candidate_with_stale_log_loses() {
             .filter(|m| {
                 m.from == other
                     && m.to == stale
-                    && matches!(m.kind, MsgKind::VoteResp { reject: true } | MsgKind::PreVoteResp { reject: true })
+                    && matches!(
+                        m.kind,
+                        MsgKind::VoteResp { reject: true } | MsgKind::PreVoteResp { reject: true }
+                    )
             })
             .count();
-        assert!(refusals >= 1, "pre_vote={pre_vote}: the stale candidate was not refused");
+        assert!(
+            refusals >= 1,
+            "pre_vote={pre_vote}: the stale candidate was not refused"
+        );
         let (winner, _) = net.wait_leader_among(&[stale, other], 20 * E);
-        assert_eq!(winner, other, "pre_vote={pre_vote}: only the up-to-date member can win");
+        assert_eq!(
+            winner, other,
+            "pre_vote={pre_vote}: only the up-to-date member can win"
+        );
         assert!(net.leaders.iter().all(|(_, ls)| !ls.contains(&stale)));
         net.assert_safe();
     }
@@ -359,17 +418,39 @@ fn prevote_does_not_bump_terms() {
         net.tick();
     }
     // Member 3 ran several pre-elections and never moved past term 1.
-    let pre =
-        net.events_of(3).iter().filter(|e| matches!(e, RaftEvent::CampaignStarted { pre_vote: true, .. })).count();
-    assert!(pre >= 2, "member 3 should have run pre-elections, ran {pre}");
+    let pre = net
+        .events_of(3)
+        .iter()
+        .filter(|e| matches!(e, RaftEvent::CampaignStarted { pre_vote: true, .. }))
+        .count();
+    assert!(
+        pre >= 2,
+        "member 3 should have run pre-elections, ran {pre}"
+    );
     assert_eq!(net.node(3).term(), 1);
     // A pre-vote at a higher term, received out of lease, is granted without a term change.
     let mut r: Raft<u64> = Raft::new_bootstrap(1, &[1, 2, 3], cfg(true), Rng::new(1));
-    r.step(Message { from: 2, to: 1, term: 5, kind: MsgKind::PreVote { last_index: 3, last_term: 1 } });
+    r.step(Message {
+        from: 2,
+        to: 1,
+        term: 5,
+        kind: MsgKind::PreVote {
+            last_index: 3,
+            last_term: 1,
+        },
+    });
     assert_eq!(r.term(), 1);
     assert_eq!(r.vote(), None);
     let m = r.take_messages();
-    assert_eq!(m, vec![Message { from: 1, to: 2, term: 5, kind: MsgKind::PreVoteResp { reject: false } }]);
+    assert_eq!(
+        m,
+        vec![Message {
+            from: 1,
+            to: 2,
+            term: 5,
+            kind: MsgKind::PreVoteResp { reject: false }
+        }]
+    );
 }
 
 #[test]
@@ -415,7 +496,10 @@ fn at_most_one_leader_per_term_and_no_divergent_commits_under_random_faults() {
         net.deliver();
         net.ticks(2);
         for id in net.all_ids() {
-            assert!(net.applied_values(id).contains(&1_000_000), "seed {seed}: member {id} missed the last write");
+            assert!(
+                net.applied_values(id).contains(&1_000_000),
+                "seed {seed}: member {id} missed the last write"
+            );
         }
         net.assert_safe();
         assert!(!net.leaders.is_empty());
@@ -467,8 +551,16 @@ fn minority_leader_cannot_commit_and_its_entries_are_overwritten() {
     assert!(net.node_mut(l).propose(666, 666));
     net.deliver();
     net.ticks(3);
-    assert_eq!(net.node(l).commit_index(), commit, "a minority leader must not commit");
-    assert_eq!(net.node(buddy).last_index(), net.node(l).last_index(), "the entry did reach its follower");
+    assert_eq!(
+        net.node(l).commit_index(),
+        commit,
+        "a minority leader must not commit"
+    );
+    assert_eq!(
+        net.node(buddy).last_index(),
+        net.node(l).last_index(),
+        "the entry did reach its follower"
+    );
     // The majority elects its own leader and commits.
     let (nl, _) = net.wait_leader_among(&majority, 20 * E);
     assert!(net.node_mut(nl).propose(7, 7));
@@ -478,7 +570,10 @@ fn minority_leader_cannot_commit_and_its_entries_are_overwritten() {
     for id in net.all_ids() {
         let vals = net.applied_values(id);
         assert!(vals.contains(&7), "member {id}: {vals:?}");
-        assert!(!vals.contains(&666), "member {id} applied the minority entry");
+        assert!(
+            !vals.contains(&666),
+            "member {id} applied the minority entry"
+        );
     }
     net.assert_safe();
 }
@@ -486,12 +581,22 @@ fn minority_leader_cannot_commit_and_its_entries_are_overwritten() {
 #[test]
 fn entries_of_an_older_term_are_not_committed_by_counting_replicas() {
     // Raft §5.4.2 (figure 8): a leader may only count replicas of an entry of its own term.
-    let grant = |term| Message { from: 2, to: 1, term, kind: MsgKind::VoteResp { reject: false } };
+    let grant = |term| Message {
+        from: 2,
+        to: 1,
+        term,
+        kind: MsgKind::VoteResp { reject: false },
+    };
     let ack = |term, index| Message {
         from: 2,
         to: 1,
         term,
-        kind: MsgKind::AppendResp { reject: false, index, reject_hint: 0, hint_term: 0 },
+        kind: MsgKind::AppendResp {
+            reject: false,
+            index,
+            reject_hint: 0,
+            hint_term: 0,
+        },
     };
     let mut r: Raft<u64> = Raft::new_bootstrap(1, &[1, 2, 3], cfg(false), Rng::new(1));
     r.campaign();
@@ -505,7 +610,11 @@ fn entries_of_an_older_term_are_not_committed_by_counting_replicas() {
     assert_eq!(r.entry(5).map(|e| e.term), Some(2));
     // Member 2 now stores index 5: a majority holds it, but it is of term 2.
     r.step(ack(3, 5));
-    assert_eq!(r.commit_index(), 3, "an old-term entry was committed by counting replicas");
+    assert_eq!(
+        r.commit_index(),
+        3,
+        "an old-term entry was committed by counting replicas"
+    );
     // Once the term-3 no-op is on a majority, both commit.
     r.step(ack(3, 6));
     assert_eq!(r.commit_index(), 6);
@@ -539,8 +648,14 @@ fn returning_follower_catches_up_in_batches() {
             _ => None,
         })
         .collect();
-    assert!(sizes.iter().all(|&s| s <= MAX_ENTRIES_PER_APPEND), "{sizes:?}");
-    assert!(sizes.contains(&MAX_ENTRIES_PER_APPEND), "catch-up should be batched: {sizes:?}");
+    assert!(
+        sizes.iter().all(|&s| s <= MAX_ENTRIES_PER_APPEND),
+        "{sizes:?}"
+    );
+    assert!(
+        sizes.contains(&MAX_ENTRIES_PER_APPEND),
+        "catch-up should be batched: {sizes:?}"
+    );
     net.assert_safe();
 }
 
@@ -574,7 +689,10 @@ fn fast_backtracking_skips_a_divergent_term_in_one_round_trip() {
         .iter()
         .filter(|m| m.from == buddy && matches!(m.kind, MsgKind::AppendResp { reject: true, .. }))
         .count();
-    assert!(rejects <= 2, "{rejects} rejects: backtracking went entry by entry");
+    assert!(
+        rejects <= 2,
+        "{rejects} rejects: backtracking went entry by entry"
+    );
     assert_eq!(net.node(buddy).last_index(), net.node(nl).last_index());
     for i in 1..=net.node(nl).last_index() {
         assert_eq!(net.node(buddy).entry(i), net.node(nl).entry(i), "index {i}");
@@ -597,7 +715,11 @@ fn rejoin_after_isolation(pre_vote: bool) -> (MemberId, u64, Net) {
         net.node_mut(l).propose(v, v); // the others move on without it
     }
     net.ticks(10 * E);
-    assert_eq!(net.node(l).role(), Role::Leader, "the majority side keeps its leader");
+    assert_eq!(
+        net.node(l).role(),
+        Role::Leader,
+        "the majority side keeps its leader"
+    );
     net.heal();
     net.ticks(3 * E);
     (l, term, net)
@@ -607,12 +729,23 @@ fn rejoin_after_isolation(pre_vote: bool) -> (MemberId, u64, Net) {
 fn prevote_keeps_a_rejoining_member_from_deposing_the_leader() {
     let (l, term, net) = rejoin_after_isolation(true);
     let f = if l == 3 { 2 } else { 3 };
-    assert_eq!(net.node(f).term(), term, "the isolated member never bumped its term");
+    assert_eq!(
+        net.node(f).term(),
+        term,
+        "the isolated member never bumped its term"
+    );
     for id in net.all_ids() {
-        assert_eq!(net.node(id).term(), term, "member {id}: cluster term changed");
+        assert_eq!(
+            net.node(id).term(),
+            term,
+            "member {id}: cluster term changed"
+        );
         assert_eq!(net.node(id).leader(), Some(l));
     }
-    assert!(!net.events_of(l).iter().any(|e| matches!(e, RaftEvent::SteppedDown { .. })));
+    assert!(!net
+        .events_of(l)
+        .iter()
+        .any(|e| matches!(e, RaftEvent::SteppedDown { .. })));
     net.assert_safe();
 }
 
@@ -621,13 +754,19 @@ fn without_prevote_a_rejoining_member_deposes_the_leader() {
     let (l, term, mut net) = rejoin_after_isolation(false);
     let f = if l == 3 { 2 } else { 3 };
     assert!(
-        net.events_of(l).contains(&RaftEvent::SteppedDown { term, reason: StepDownReason::HigherTerm { from: f } }),
+        net.events_of(l).contains(&RaftEvent::SteppedDown {
+            term,
+            reason: StepDownReason::HigherTerm { from: f }
+        }),
         "{:?}",
         net.events_of(l)
     );
     // Its inflated term keeps resetting the others' timers until one of them times out first.
     let now = net.wait_leader();
-    assert!(net.node(now).term() > term + 1, "the disruptive member's inflated term took over");
+    assert!(
+        net.node(now).term() > term + 1,
+        "the disruptive member's inflated term took over"
+    );
     assert_ne!(now, f, "its stale log cannot win");
     net.assert_safe();
 }
@@ -645,7 +784,10 @@ fn check_quorum_makes_an_isolated_leader_step_down_within_two_timeouts() {
             took += 1;
             assert!(took <= 2 * E, "n={n}: still leader after {took} ticks");
         }
-        assert!(net.events_of(l).contains(&RaftEvent::SteppedDown { term, reason: StepDownReason::CheckQuorum }));
+        assert!(net.events_of(l).contains(&RaftEvent::SteppedDown {
+            term,
+            reason: StepDownReason::CheckQuorum
+        }));
         assert_eq!(net.node(l).leader(), None);
         // And the rest elect a new one.
         let rest: Vec<MemberId> = net.all_ids().into_iter().filter(|&i| i != l).collect();
@@ -653,7 +795,14 @@ fn check_quorum_makes_an_isolated_leader_step_down_within_two_timeouts() {
         net.assert_safe();
     }
     // Control: without CheckQuorum the isolated leader believes it leads forever.
-    let mut net = Net::new(3, Config { check_quorum: false, ..cfg(true) }, 29);
+    let mut net = Net::new(
+        3,
+        Config {
+            check_quorum: false,
+            ..cfg(true)
+        },
+        29,
+    );
     let l = net.wait_leader();
     net.isolate(l);
     net.ticks(10 * E);
@@ -673,9 +822,16 @@ fn followers_ignore_vote_requests_while_they_hear_a_leader() {
         from: intruder,
         to: f,
         term: term + 5,
-        kind: MsgKind::Vote { last_index: last, last_term },
+        kind: MsgKind::Vote {
+            last_index: last,
+            last_term,
+        },
     });
-    assert_eq!(net.node(f).term(), term, "in lease: the request is ignored, term kept");
+    assert_eq!(
+        net.node(f).term(),
+        term,
+        "in lease: the request is ignored, term kept"
+    );
     assert!(net.node_mut(f).take_messages().is_empty());
 }
 
@@ -693,11 +849,23 @@ fn read_index_is_served_with_a_majority() {
     let commit = net.node(l).commit_index();
     net.node_mut(l).read_index(100);
     net.deliver();
-    assert_eq!(net.reads[&l], vec![ReadState { ctx: 100, index: commit }]);
+    assert_eq!(
+        net.reads[&l],
+        vec![ReadState {
+            ctx: 100,
+            index: commit
+        }]
+    );
     // A follower forwards and gets the leader's index back.
     net.node_mut(f).read_index(200);
     net.deliver();
-    assert_eq!(net.reads[&f], vec![ReadState { ctx: 200, index: commit }]);
+    assert_eq!(
+        net.reads[&f],
+        vec![ReadState {
+            ctx: 200,
+            index: commit
+        }]
+    );
     // A single-member cluster answers at once.
     let mut one: Raft<u64> = Raft::new_bootstrap(1, &[1], cfg(true), Rng::new(3));
     for _ in 0..2 * E {
@@ -705,7 +873,13 @@ fn read_index_is_served_with_a_majority() {
     }
     assert_eq!(one.role(), Role::Leader);
     one.read_index(9);
-    assert_eq!(one.take_read_states(), vec![ReadState { ctx: 9, index: one.commit_index() }]);
+    assert_eq!(
+        one.take_read_states(),
+        vec![ReadState {
+            ctx: 9,
+            index: one.commit_index()
+        }]
+    );
 }
 
 #[test]
@@ -725,8 +899,16 @@ fn read_index_is_never_served_in_a_minority() {
     net.deliver();
     net.heal();
     net.ticks(3 * E);
-    assert!(net.reads[&l].is_empty(), "minority leader served a read: {:?}", net.reads[&l]);
-    assert!(net.reads[&buddy].is_empty(), "minority follower served a read: {:?}", net.reads[&buddy]);
+    assert!(
+        net.reads[&l].is_empty(),
+        "minority leader served a read: {:?}",
+        net.reads[&l]
+    );
+    assert!(
+        net.reads[&buddy].is_empty(),
+        "minority follower served a read: {:?}",
+        net.reads[&buddy]
+    );
     // Sanity: the majority side can read.
     net.node_mut(nl).read_index(3);
     net.deliver();
@@ -747,13 +929,27 @@ fn read_index_is_dropped_before_the_leader_commits_in_its_term() {
         net.node_mut(m.to).step(m);
     }
     assert_eq!(net.node(1).role(), Role::Leader);
-    assert_ne!(net.node(1).entry(net.node(1).commit_index()).map(|e| e.term), Some(net.node(1).term()));
+    assert_ne!(
+        net.node(1)
+            .entry(net.node(1).commit_index())
+            .map(|e| e.term),
+        Some(net.node(1).term())
+    );
     net.node_mut(1).read_index(77);
     net.deliver(); // now the no-op commits
-    assert!(net.reads[&1].is_empty(), "a read was served before a commit in the leader's term");
+    assert!(
+        net.reads[&1].is_empty(),
+        "a read was served before a commit in the leader's term"
+    );
     net.node_mut(1).read_index(78);
     net.deliver();
-    assert_eq!(net.reads[&1], vec![ReadState { ctx: 78, index: net.node(1).commit_index() }]);
+    assert_eq!(
+        net.reads[&1],
+        vec![ReadState {
+            ctx: 78,
+            index: net.node(1).commit_index()
+        }]
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -773,12 +969,22 @@ fn learner_joins_catches_up_is_promoted_and_then_votes() {
     // Before it is added nobody talks to it, and it never campaigns on its own.
     net.ticks(3 * E);
     assert_eq!(net.node(4).last_index(), 0);
-    assert!(net.node_mut(l).propose_conf_change(ConfChange::AddLearner(4)));
+    assert!(net
+        .node_mut(l)
+        .propose_conf_change(ConfChange::AddLearner(4)));
     net.deliver();
     net.tick();
     let r4 = net.node(4);
-    assert_eq!(r4.last_index(), net.node(l).last_index(), "the learner caught up");
-    assert_eq!(r4.voters(), &BTreeSet::from([1, 2, 3]), "learned by replaying the bootstrap entries");
+    assert_eq!(
+        r4.last_index(),
+        net.node(l).last_index(),
+        "the learner caught up"
+    );
+    assert_eq!(
+        r4.voters(),
+        &BTreeSet::from([1, 2, 3]),
+        "learned by replaying the bootstrap entries"
+    );
     assert_eq!(r4.learners(), &BTreeSet::from([4]));
     assert_eq!(net.node(l).learners(), &BTreeSet::from([4]));
     assert!(net.applied_values(4).len() == 20);
@@ -790,14 +996,23 @@ fn learner_joins_catches_up_is_promoted_and_then_votes() {
     // A learner does not count for quorum: with two voters down, no leader, even with 4 up.
     let mut probe = net_clone_for_quorum_check(&net, l);
     probe.ticks(10 * E);
-    assert!(probe.leader_among(&probe.all_ids()).is_none(), "a learner helped form a quorum");
+    assert!(
+        probe.leader_among(&probe.all_ids()).is_none(),
+        "a learner helped form a quorum"
+    );
     // Promote it; then it is a voter everywhere and its vote is needed.
     net.ticks(2);
-    assert!(net.node_mut(l).propose_conf_change(ConfChange::PromoteLearner(4)));
+    assert!(net
+        .node_mut(l)
+        .propose_conf_change(ConfChange::PromoteLearner(4)));
     net.deliver();
     net.tick();
     for id in net.all_ids() {
-        assert_eq!(net.node(id).voters(), &BTreeSet::from([1, 2, 3, 4]), "member {id}");
+        assert_eq!(
+            net.node(id).voters(),
+            &BTreeSet::from([1, 2, 3, 4]),
+            "member {id}"
+        );
         assert!(net.node(id).learners().is_empty());
     }
     // Kill the leader: 3 of the 4 voters remain, quorum is 3, so member 4 must vote.
@@ -828,21 +1043,43 @@ fn net_clone_for_quorum_check(net: &Net, leader: MemberId) -> Net {
 fn conf_changes_are_one_at_a_time_and_validated() {
     let mut net = Net::new(3, cfg(true), 53);
     let l = net.wait_leader();
-    assert!(!net.node_mut(l).propose_conf_change(ConfChange::AddVoter(2)), "already a voter");
-    assert!(!net.node_mut(l).propose_conf_change(ConfChange::Remove(9)), "not a member");
-    assert!(!net.node_mut(l).propose_conf_change(ConfChange::PromoteLearner(2)), "not a learner");
+    assert!(
+        !net.node_mut(l).propose_conf_change(ConfChange::AddVoter(2)),
+        "already a voter"
+    );
+    assert!(
+        !net.node_mut(l).propose_conf_change(ConfChange::Remove(9)),
+        "not a member"
+    );
+    assert!(
+        !net.node_mut(l)
+            .propose_conf_change(ConfChange::PromoteLearner(2)),
+        "not a learner"
+    );
     net.crash(if l == 1 { 2 } else { 1 });
-    let mut majority_lost = net.nodes.keys().copied().filter(|&i| i != l).collect::<Vec<_>>();
+    let mut majority_lost = net
+        .nodes
+        .keys()
+        .copied()
+        .filter(|&i| i != l)
+        .collect::<Vec<_>>();
     majority_lost.retain(|i| !net.down.contains(i));
     // With one of two followers down the change still commits.
-    assert!(net.node_mut(l).propose_conf_change(ConfChange::AddLearner(4)));
+    assert!(net
+        .node_mut(l)
+        .propose_conf_change(ConfChange::AddLearner(4)));
     assert!(
-        !net.node_mut(l).propose_conf_change(ConfChange::AddLearner(5)),
+        !net.node_mut(l)
+            .propose_conf_change(ConfChange::AddLearner(5)),
         "a second change while the first is pending"
     );
     net.deliver();
     assert!(net.node(l).learners().contains(&4));
-    assert!(net.node_mut(l).propose_conf_change(ConfChange::AddLearner(5)), "the first is applied now");
+    assert!(
+        net.node_mut(l)
+            .propose_conf_change(ConfChange::AddLearner(5)),
+        "the first is applied now"
+    );
     net.deliver();
     assert_eq!(net.node(l).learners(), &BTreeSet::from([4, 5]));
     // Without a quorum the change never applies, and blocks the next one.
@@ -859,7 +1096,10 @@ fn conf_changes_are_one_at_a_time_and_validated() {
             _ => None,
         })
         .collect();
-    assert_eq!(applied, vec![ConfChange::AddLearner(4), ConfChange::AddLearner(5)]);
+    assert_eq!(
+        applied,
+        vec![ConfChange::AddLearner(4), ConfChange::AddLearner(5)]
+    );
 }
 
 #[test]
@@ -867,18 +1107,26 @@ fn removed_member_stops_taking_part() {
     let mut net = Net::new(3, cfg(true), 59);
     let l = net.wait_leader();
     let gone = if l == 3 { 2 } else { 3 };
-    assert!(net.node_mut(l).propose_conf_change(ConfChange::Remove(gone)));
+    assert!(net
+        .node_mut(l)
+        .propose_conf_change(ConfChange::Remove(gone)));
     net.deliver();
     net.tick();
     let rest: Vec<MemberId> = net.all_ids().into_iter().filter(|&i| i != gone).collect();
     for &id in &rest {
         assert!(!net.node(id).voters().contains(&gone), "member {id}");
     }
-    assert!(!net.node(gone).voters().contains(&gone), "the removed member applied its removal");
+    assert!(
+        !net.node(gone).voters().contains(&gone),
+        "the removed member applied its removal"
+    );
     // It never campaigns again, and the two remaining members carry on.
     let before = net.sent_by(gone, "PreVote") + net.sent_by(gone, "Vote");
     net.ticks(10 * E);
-    assert_eq!(net.sent_by(gone, "PreVote") + net.sent_by(gone, "Vote"), before);
+    assert_eq!(
+        net.sent_by(gone, "PreVote") + net.sent_by(gone, "Vote"),
+        before
+    );
     assert!(net.node_mut(l).propose(5, 5));
     net.deliver();
     net.tick();
@@ -896,14 +1144,21 @@ fn removed_leader_steps_down_and_the_rest_elect_a_new_one() {
     let term = net.node(l).term();
     assert!(net.node_mut(l).propose_conf_change(ConfChange::Remove(l)));
     net.deliver();
-    assert!(net.events_of(l).contains(&RaftEvent::SteppedDown { term, reason: StepDownReason::RemovedFromConfig }));
+    assert!(net.events_of(l).contains(&RaftEvent::SteppedDown {
+        term,
+        reason: StepDownReason::RemovedFromConfig
+    }));
     assert_eq!(net.node(l).role(), Role::Follower);
     let rest: Vec<MemberId> = net.all_ids().into_iter().filter(|&i| i != l).collect();
     let (nl, _) = net.wait_leader_among(&rest, 30 * E);
     assert_eq!(net.node(nl).voters().len(), 2);
     let before = net.sent_by(l, "PreVote") + net.sent_by(l, "Vote");
     net.ticks(10 * E);
-    assert_eq!(net.sent_by(l, "PreVote") + net.sent_by(l, "Vote"), before, "a removed member never campaigns");
+    assert_eq!(
+        net.sent_by(l, "PreVote") + net.sent_by(l, "Vote"),
+        before,
+        "a removed member never campaigns"
+    );
     assert!(net.node_mut(nl).propose(8, 8));
     net.deliver();
     net.tick();
@@ -918,17 +1173,31 @@ fn strict_reconfig_check_sees_whether_every_voter_is_connected() {
     let mut net = Net::new(3, cfg(true), 67);
     let l = net.wait_leader();
     net.ticks(50);
-    let active = net.node(l).all_voters_active_for_ticks().expect("all connected");
+    let active = net
+        .node(l)
+        .all_voters_active_for_ticks()
+        .expect("all connected");
     assert!((49..=51).contains(&active), "{active}");
     let f = if l == 1 { 2 } else { 1 };
-    assert_eq!(net.node(f).all_voters_active_for_ticks(), None, "only the leader knows");
+    assert_eq!(
+        net.node(f).all_voters_active_for_ticks(),
+        None,
+        "only the leader knows"
+    );
     net.crash(f);
     net.ticks(4);
-    assert_eq!(net.node(l).all_voters_active_for_ticks(), None, "a dead voter");
+    assert_eq!(
+        net.node(l).all_voters_active_for_ticks(),
+        None,
+        "a dead voter"
+    );
     net.recover(f);
     net.ticks(20);
     let active = net.node(l).all_voters_active_for_ticks().expect("back");
-    assert!(active <= 20, "continuity restarted when it came back: {active}");
+    assert!(
+        active <= 20,
+        "continuity restarted when it came back: {active}"
+    );
     // A one-member cluster (e.g. after force-new-cluster) is connected to all its voters.
     let mut one: Raft<u64> = Raft::new_bootstrap(1, &[1], cfg(true), Rng::new(3));
     for _ in 0..2 * E {
@@ -956,25 +1225,47 @@ fn restart_keeps_term_vote_and_log() {
         (r.term(), r.vote(), r.last_index(), r.commit_index())
     };
     assert_eq!(vote, Some(1));
-    let log: Vec<Entry<u64>> = (1..=last).map(|i| net.node(3).entry(i).unwrap().clone()).collect();
+    let log: Vec<Entry<u64>> = (1..=last)
+        .map(|i| net.node(3).entry(i).unwrap().clone())
+        .collect();
     net.node_mut(3).restart();
     let r = net.node(3);
-    assert_eq!((r.term(), r.vote(), r.last_index(), r.commit_index()), (term, vote, last, commit));
+    assert_eq!(
+        (r.term(), r.vote(), r.last_index(), r.commit_index()),
+        (term, vote, last, commit)
+    );
     assert_eq!((r.role(), r.leader()), (Role::Follower, None));
     for (i, e) in log.iter().enumerate() {
         assert_eq!(r.entry(i as u64 + 1), Some(e));
     }
     // The persisted vote still binds: another candidate in the same term is refused.
-    net.node_mut(3).step(Message { from: 2, to: 3, term, kind: MsgKind::Vote { last_index: 100, last_term: term } });
+    net.node_mut(3).step(Message {
+        from: 2,
+        to: 3,
+        term,
+        kind: MsgKind::Vote {
+            last_index: 100,
+            last_term: term,
+        },
+    });
     assert_eq!(
         net.node_mut(3).take_messages(),
-        vec![Message { from: 3, to: 2, term, kind: MsgKind::VoteResp { reject: true } }]
+        vec![Message {
+            from: 3,
+            to: 2,
+            term,
+            kind: MsgKind::VoteResp { reject: true }
+        }]
     );
     // A restarted leader comes back as a follower and the cluster carries on.
     let applied_before = net.node(1).applied_index();
     net.node_mut(1).restart();
     assert_eq!(net.node(1).role(), Role::Follower);
-    assert_eq!(net.node(1).applied_index(), applied_before, "applied index is persisted");
+    assert_eq!(
+        net.node(1).applied_index(),
+        applied_before,
+        "applied index is persisted"
+    );
     let l = net.wait_leader();
     net.node_mut(l).propose(5, 5);
     net.deliver();
@@ -996,7 +1287,9 @@ fn force_new_cluster_keeps_committed_entries_and_runs_alone() {
     net.deliver();
     net.tick();
     let commit = net.node(l).commit_index();
-    let kept: Vec<Entry<u64>> = (1..=commit).map(|i| net.node(l).entry(i).unwrap().clone()).collect();
+    let kept: Vec<Entry<u64>> = (1..=commit)
+        .map(|i| net.node(l).entry(i).unwrap().clone())
+        .collect();
     // Lose the two others; later writes cannot commit.
     for id in net.all_ids() {
         if id != l {
@@ -1017,18 +1310,28 @@ fn force_new_cluster_keeps_committed_entries_and_runs_alone() {
     assert_eq!(r.role(), Role::Follower);
     assert_eq!(r.voters(), &BTreeSet::from([l]));
     for (i, e) in kept.iter().enumerate() {
-        assert_eq!(r.entry(i as u64 + 1), Some(e), "committed entry {} lost", i + 1);
+        assert_eq!(
+            r.entry(i as u64 + 1),
+            Some(e),
+            "committed entry {} lost",
+            i + 1
+        );
     }
     // The Remove entries are committed in the log so that a later member learns them.
     assert_eq!(r.commit_index(), r.last_index());
-    assert!(r.entry(commit + 1).is_some_and(|e| matches!(e.data, EntryData::Conf(ConfChange::Remove(_)))));
+    assert!(r
+        .entry(commit + 1)
+        .is_some_and(|e| matches!(e.data, EntryData::Conf(ConfChange::Remove(_)))));
     let (nl, _) = net.wait_leader_among(&[l], 3 * E);
     assert_eq!(nl, l);
     assert!(net.node_mut(l).propose(7, 7));
     net.deliver();
     let vals = net.applied_values(l);
     assert!(vals.contains(&7));
-    assert!(!vals.iter().any(|v| (100..103).contains(v)), "uncommitted writes were discarded");
+    assert!(
+        !vals.iter().any(|v| (100..103).contains(v)),
+        "uncommitted writes were discarded"
+    );
     // It may grow again: a fresh member joins and learns the one-member configuration.
     net.nodes.remove(&(if l == 1 { 2 } else { 1 }));
     net.add_joining(9, cfg(true), seed);
@@ -1051,7 +1354,10 @@ fn force_new_cluster_keeps_committed_entries_and_runs_alone() {
 fn proposal_without_a_leader_is_dropped() {
     let mut r: Raft<u64> = Raft::new_bootstrap(1, &[1, 2, 3], cfg(true), Rng::new(1));
     assert!(!r.propose(5, 42));
-    assert_eq!(r.take_events(), vec![RaftEvent::ProposalDropped { ctx: 42 }]);
+    assert_eq!(
+        r.take_events(),
+        vec![RaftEvent::ProposalDropped { ctx: 42 }]
+    );
     assert!(r.take_messages().is_empty());
     assert!(!r.propose_conf_change(ConfChange::AddLearner(4)));
     r.read_index(1);
@@ -1061,7 +1367,10 @@ fn proposal_without_a_leader_is_dropped() {
     for _ in 0..10 * E {
         j.tick();
     }
-    assert!(j.take_messages().is_empty(), "a joining member never campaigns");
+    assert!(
+        j.take_messages().is_empty(),
+        "a joining member never campaigns"
+    );
     assert_eq!(j.role(), Role::Follower);
 }
 
@@ -1070,38 +1379,91 @@ fn random_message(rng: &mut Rng, to: MemberId) -> Message<u64> {
     let term = rng.below(8);
     let small = |rng: &mut Rng| rng.below(40);
     let kind = match rng.below(11) {
-        0 => MsgKind::PreVote { last_index: small(rng), last_term: small(rng) % 8 },
-        1 => MsgKind::PreVoteResp { reject: rng.below(2) == 0 },
-        2 => MsgKind::Vote { last_index: small(rng), last_term: small(rng) % 8 },
-        3 => MsgKind::VoteResp { reject: rng.below(2) == 0 },
+        0 => MsgKind::PreVote {
+            last_index: small(rng),
+            last_term: small(rng) % 8,
+        },
+        1 => MsgKind::PreVoteResp {
+            reject: rng.below(2) == 0,
+        },
+        2 => MsgKind::Vote {
+            last_index: small(rng),
+            last_term: small(rng) % 8,
+        },
+        3 => MsgKind::VoteResp {
+            reject: rng.below(2) == 0,
+        },
         4 => {
-            let prev_index = if rng.below(10) == 0 { u64::MAX - 1 } else { small(rng) };
+            let prev_index = if rng.below(10) == 0 {
+                u64::MAX - 1
+            } else {
+                small(rng)
+            };
             let n = rng.below(4);
             let mut entries = Vec::new();
             for i in 0..n {
-                let index = if rng.below(8) == 0 { small(rng) } else { prev_index.wrapping_add(1 + i) };
+                let index = if rng.below(8) == 0 {
+                    small(rng)
+                } else {
+                    prev_index.wrapping_add(1 + i)
+                };
                 let data = match rng.below(3) {
                     0 => EntryData::Empty,
                     1 => EntryData::Normal(rng.below(100)),
-                    _ => EntryData::Conf(ConfChange::Remove([1, 2, 3, 4, 99][rng.below(5) as usize])),
+                    _ => {
+                        EntryData::Conf(ConfChange::Remove([1, 2, 3, 4, 99][rng.below(5) as usize]))
+                    }
                 };
-                entries.push(Entry { term: rng.below(8), index, data });
+                entries.push(Entry {
+                    term: rng.below(8),
+                    index,
+                    data,
+                });
             }
-            MsgKind::Append { prev_index, prev_term: small(rng) % 8, entries, commit: small(rng) }
+            MsgKind::Append {
+                prev_index,
+                prev_term: small(rng) % 8,
+                entries,
+                commit: small(rng),
+            }
         }
         5 => MsgKind::AppendResp {
             reject: rng.below(2) == 0,
-            index: if rng.below(10) == 0 { u64::MAX } else { small(rng) },
-            reject_hint: if rng.below(10) == 0 { u64::MAX } else { small(rng) },
+            index: if rng.below(10) == 0 {
+                u64::MAX
+            } else {
+                small(rng)
+            },
+            reject_hint: if rng.below(10) == 0 {
+                u64::MAX
+            } else {
+                small(rng)
+            },
             hint_term: small(rng) % 8,
         },
-        6 => MsgKind::Heartbeat { commit: small(rng), ctx: Some(small(rng)) },
-        7 => MsgKind::HeartbeatResp { ctx: Some(small(rng)) },
-        8 => MsgKind::Propose { data: EntryData::Normal(rng.below(100)), ctx: small(rng) },
+        6 => MsgKind::Heartbeat {
+            commit: small(rng),
+            ctx: Some(small(rng)),
+        },
+        7 => MsgKind::HeartbeatResp {
+            ctx: Some(small(rng)),
+        },
+        8 => MsgKind::Propose {
+            data: EntryData::Normal(rng.below(100)),
+            ctx: small(rng),
+        },
         9 => MsgKind::ReadIndex { ctx: small(rng) },
-        _ => MsgKind::ReadIndexResp { ctx: small(rng), index: small(rng) },
+        _ => MsgKind::ReadIndexResp {
+            ctx: small(rng),
+            index: small(rng),
+        },
     };
-    Message { from, to, term, kind }
+    Message {
+        from,
+        to,
+        term,
+        kind,
+    }
 }
 
 #[test]
@@ -1142,7 +1504,9 @@ fn garbage_messages_and_calls_never_panic() {
                 _ => net.deliver(),
             }
             for n in net.nodes.values() {
-                assert!(n.applied_index() <= n.commit_index() && n.commit_index() <= n.last_index());
+                assert!(
+                    n.applied_index() <= n.commit_index() && n.commit_index() <= n.last_index()
+                );
                 for i in 1..=n.last_index() {
                     assert_eq!(n.entry(i).map(|e| e.index), Some(i));
                 }
@@ -1156,9 +1520,17 @@ fn garbage_messages_and_calls_never_panic() {
 #[test]
 fn absurd_settings_are_repaired_not_fatal() {
     for (e, h) in [(0, 0), (1, 1), (3, 5), (u32::MAX, u32::MAX), (u32::MAX, 0)] {
-        let c = Config { election_ticks: e, heartbeat_ticks: h, pre_vote: true, check_quorum: true };
+        let c = Config {
+            election_ticks: e,
+            heartbeat_ticks: h,
+            pre_vote: true,
+            check_quorum: true,
+        };
         let mut r: Raft<u64> = Raft::new_bootstrap(1, &[1, 2, 3], c, Rng::new(1));
-        assert!(r.config().election_ticks > r.config().heartbeat_ticks || r.config().heartbeat_ticks == u32::MAX);
+        assert!(
+            r.config().election_ticks > r.config().heartbeat_ticks
+                || r.config().heartbeat_ticks == u32::MAX
+        );
         for _ in 0..50 {
             r.tick();
         }
@@ -1182,10 +1554,18 @@ fn same_inputs_give_the_same_outputs() {
             net.node_mut(who).propose(i, i);
             net.tick();
         }
-        (format!("{:?}", net.trace), format!("{:?}", net.events), format!("{:?}", net.applied))
+        (
+            format!("{:?}", net.trace),
+            format!("{:?}", net.events),
+            format!("{:?}", net.applied),
+        )
     };
     let a = run(5);
     assert_eq!(a, run(5));
     assert!(!a.0.is_empty());
-    assert_ne!(a.0, run(6).0, "a different seed should give a different run");
+    assert_ne!(
+        a.0,
+        run(6).0,
+        "a different seed should give a different run"
+    );
 }

@@ -18,14 +18,24 @@ pub enum ApiRequest {
     /// Create if absent.
     Create { key: String, value: Value },
     /// Replace if the object still has `resource_version`.
-    Update { key: String, value: Value, resource_version: u64 },
+    Update {
+        key: String,
+        value: Value,
+        resource_version: u64,
+    },
     /// Delete if the object still has `resource_version`.
     Delete { key: String, resource_version: u64 },
     /// List then watch everything under `prefix`, served from the apiserver's watch cache;
     /// `node` keeps only pods bound to that node (the kubelet's `spec.nodeName` field selector).
-    Watch { prefix: String, node: Option<String> },
+    Watch {
+        prefix: String,
+        node: Option<String>,
+    },
     /// A list from the watch cache (`resourceVersion=0`), optionally of the pods on one node.
-    List { prefix: String, node: Option<String> },
+    List {
+        prefix: String,
+        node: Option<String>,
+    },
     /// `GET /readyz`: answered `Ready(true)` only if the etcd check passes within 2 s.
     Readyz,
     /// A TCP connect check: answered at once by a running apiserver.
@@ -36,15 +46,23 @@ pub enum ApiRequest {
 pub enum ApiResponse {
     Object(Option<KeyValue>),
     /// The write was applied; the object's new resourceVersion.
-    Written { resource_version: u64 },
+    Written {
+        resource_version: u64,
+    },
     /// 409: the object changed since it was read (or exists already, for a create).
     Conflict,
     /// 5xx or timeout on the server side, with a reason for the event log.
     Failed(&'static str),
     /// The watch is open on `backend`: the current objects, then [`ApiPayload::WatchEvents`].
-    WatchStarted { backend: HostId, revision: u64, items: Vec<(String, KeyValue)> },
+    WatchStarted {
+        backend: HostId,
+        revision: u64,
+        items: Vec<(String, KeyValue)>,
+    },
     Ready(bool),
-    List { items: Vec<(String, KeyValue)> },
+    List {
+        items: Vec<(String, KeyValue)>,
+    },
 }
 
 /// Messages of the API, carried by `Payload::Api`.
@@ -52,10 +70,23 @@ pub enum ApiResponse {
 pub enum ApiPayload {
     /// A request from `client`; `via` is the load balancer that forwarded it, if any, and
     /// responses go back the same way.
-    Request { id: u64, client: Addr, via: Option<Addr>, req: ApiRequest },
-    Response { id: u64, client: Addr, resp: ApiResponse },
+    Request {
+        id: u64,
+        client: Addr,
+        via: Option<Addr>,
+        req: ApiRequest,
+    },
+    Response {
+        id: u64,
+        client: Addr,
+        resp: ApiResponse,
+    },
     /// Changes for the watch opened by request `id`; an empty batch is a heartbeat.
-    WatchEvents { id: u64, client: Addr, events: Vec<(String, Option<KeyValue>)> },
+    WatchEvents {
+        id: u64,
+        client: Addr,
+        events: Vec<(String, Option<KeyValue>)>,
+    },
     /// The apiserver closed the watch (its own etcd watch broke): the client must re-list.
     WatchClosed { id: u64, client: Addr },
 }

@@ -19,7 +19,9 @@
 use crate::etcd::kv::{KeyValue, KvOp, KvResult};
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
 use crate::net::HostId;
-use crate::proc::{Addr, Ctx, EtcdError, EtcdRequest, EtcdResponse, Payload, Port, Timer, WatchEvent};
+use crate::proc::{
+    Addr, Ctx, EtcdError, EtcdRequest, EtcdResponse, Payload, Port, Timer, WatchEvent,
+};
 use crate::time::{Duration, SimTime};
 use std::collections::BTreeMap;
 
@@ -44,8 +46,17 @@ const REGISTRY: &str = "/registry/";
 #[derive(Clone)]
 enum EtcdPending {
     /// A client's request; `get` = the key for a consistent read of one object.
-    Client { client: Addr, via: Option<Addr>, id: u64, get: Option<String> },
-    Readyz { client: Addr, via: Option<Addr>, id: u64 },
+    Client {
+        client: Addr,
+        via: Option<Addr>,
+        id: u64,
+        get: Option<String>,
+    },
+    Readyz {
+        client: Addr,
+        via: Option<Addr>,
+        id: u64,
+    },
     Livez,
     Watch,
 }
@@ -53,9 +64,14 @@ enum EtcdPending {
 #[derive(Clone)]
 enum CacheState {
     /// Not watching; retry after this instant.
-    Idle { retry_at: SimTime },
+    Idle {
+        retry_at: SimTime,
+    },
     Starting,
-    Watching { id: u64, last_heard: SimTime },
+    Watching {
+        id: u64,
+        last_heard: SimTime,
+    },
 }
 
 #[derive(Clone)]
@@ -75,7 +91,9 @@ impl ClientWatch {
         }
         match &self.node {
             None => true,
-            Some(node) => kv.and_then(|kv| kv.value.as_pod()).is_some_and(|p| p.node.as_deref() == Some(node.as_str())),
+            Some(node) => kv
+                .and_then(|kv| kv.value.as_pod())
+                .is_some_and(|p| p.node.as_deref() == Some(node.as_str())),
         }
     }
 }
@@ -124,7 +142,9 @@ impl Apiserver {
             next_id: 0,
             pending: BTreeMap::new(),
             cache: BTreeMap::new(),
-            cache_state: CacheState::Idle { retry_at: SimTime::ZERO },
+            cache_state: CacheState::Idle {
+                retry_at: SimTime::ZERO,
+            },
             watch_endpoint: 0,
             watchers: Vec::new(),
             by_prefix: BTreeMap::new(),
@@ -149,13 +169,26 @@ impl Apiserver {
         self.next_id += 1;
         let id = self.next_id;
         self.pending.insert(id, (pending, self.pinned));
-        let Some(&member) = self.endpoints.get(self.pinned) else { return };
-        ctx.send(Port::Apiserver, Addr { host: member, port: Port::Etcd }, Payload::EtcdReq { id, req });
+        let Some(&member) = self.endpoints.get(self.pinned) else {
+            return;
+        };
+        ctx.send(
+            Port::Apiserver,
+            Addr {
+                host: member,
+                port: Port::Etcd,
+            },
+            Payload::EtcdReq { id, req },
+        );
         ctx.set_timer(Port::Apiserver, timeout, Timer::EtcdTimeout { id });
     }
 
     fn respond(ctx: &mut Ctx, client: Addr, via: Option<Addr>, id: u64, resp: ApiResponse) {
-        ctx.send(Port::Apiserver, via.unwrap_or(client), Payload::Api(ApiPayload::Response { id, client, resp }));
+        ctx.send(
+            Port::Apiserver,
+            via.unwrap_or(client),
+            Payload::Api(ApiPayload::Response { id, client, resp }),
+        );
     }
 
     /// An endpoint failed a request: it is avoided for a while, and if it was the pinned one the
@@ -169,13 +202,20 @@ impl Apiserver {
         if endpoint != self.pinned {
             return;
         }
-        let next = (1..=n).map(|k| (self.pinned + k) % n).find(|&i| self.unhealthy_until[i] <= now);
+        let next = (1..=n)
+            .map(|k| (self.pinned + k) % n)
+            .find(|&i| self.unhealthy_until[i] <= now);
         self.pinned = next.unwrap_or((self.pinned + 1) % n);
     }
 
     pub fn on_message(&mut self, ctx: &mut Ctx, payload: Payload) {
         match payload {
-            Payload::Api(ApiPayload::Request { id, client, via, req }) => self.on_request(ctx, client, via, id, req),
+            Payload::Api(ApiPayload::Request {
+                id,
+                client,
+                via,
+                req,
+            }) => self.on_request(ctx, client, via, id, req),
             Payload::EtcdResp { id, resp } => self.on_etcd_response(ctx, id, resp),
             Payload::EtcdWatch { id, events } => self.on_etcd_watch(ctx, id, events),
             Payload::EtcdWatchCancelled { id } => {
@@ -187,54 +227,135 @@ impl Apiserver {
         }
     }
 
-    fn on_request(&mut self, ctx: &mut Ctx, client: Addr, via: Option<Addr>, id: u64, req: ApiRequest) {
+    fn on_request(
+        &mut self,
+        ctx: &mut Ctx,
+        client: Addr,
+        via: Option<Addr>,
+        id: u64,
+        req: ApiRequest,
+    ) {
         match req {
             ApiRequest::Tcp => Self::respond(ctx, client, via, id, ApiResponse::Ready(true)),
             ApiRequest::Readyz => {
                 if !self.cache_synced() {
                     Self::respond(ctx, client, via, id, ApiResponse::Ready(false));
                 } else {
-                    let read = EtcdRequest::Read { prefix: "/health".into(), linearizable: true };
-                    self.etcd(ctx, read, EtcdPending::Readyz { client, via, id }, ETCD_CHECK_TIMEOUT);
+                    let read = EtcdRequest::Read {
+                        prefix: "/health".into(),
+                        linearizable: true,
+                    };
+                    self.etcd(
+                        ctx,
+                        read,
+                        EtcdPending::Readyz { client, via, id },
+                        ETCD_CHECK_TIMEOUT,
+                    );
                 }
             }
             ApiRequest::Get { key } => {
-                let read = EtcdRequest::Read { prefix: key.clone(), linearizable: true };
-                self.etcd(ctx, read, EtcdPending::Client { client, via, id, get: Some(key) }, ETCD_REQUEST_TIMEOUT);
+                let read = EtcdRequest::Read {
+                    prefix: key.clone(),
+                    linearizable: true,
+                };
+                self.etcd(
+                    ctx,
+                    read,
+                    EtcdPending::Client {
+                        client,
+                        via,
+                        id,
+                        get: Some(key),
+                    },
+                    ETCD_REQUEST_TIMEOUT,
+                );
             }
-            ApiRequest::Put { key, value } => self.write(ctx, client, via, id, KvOp::Put { key, value }),
+            ApiRequest::Put { key, value } => {
+                self.write(ctx, client, via, id, KvOp::Put { key, value })
+            }
             ApiRequest::Create { key, value } => {
-                let op = KvOp::CompareAndSwap { key, expected: 0, value };
+                let op = KvOp::CompareAndSwap {
+                    key,
+                    expected: 0,
+                    value,
+                };
                 self.write(ctx, client, via, id, op);
             }
-            ApiRequest::Update { key, value, resource_version } => {
-                let op = KvOp::CompareAndSwap { key, expected: resource_version, value };
+            ApiRequest::Update {
+                key,
+                value,
+                resource_version,
+            } => {
+                let op = KvOp::CompareAndSwap {
+                    key,
+                    expected: resource_version,
+                    value,
+                };
                 self.write(ctx, client, via, id, op);
             }
-            ApiRequest::Delete { key, resource_version } => {
-                let op = KvOp::CompareAndDelete { key, expected: resource_version };
+            ApiRequest::Delete {
+                key,
+                resource_version,
+            } => {
+                let op = KvOp::CompareAndDelete {
+                    key,
+                    expected: resource_version,
+                };
                 self.write(ctx, client, via, id, op);
             }
             ApiRequest::List { prefix, node } => {
                 if !self.cache_synced() {
-                    Self::respond(ctx, client, via, id, ApiResponse::Failed("watch cache not ready"));
+                    Self::respond(
+                        ctx,
+                        client,
+                        via,
+                        id,
+                        ApiResponse::Failed("watch cache not ready"),
+                    );
                     return;
                 }
-                let filter = ClientWatch { client, via, id, prefix: prefix.clone(), node };
+                let filter = ClientWatch {
+                    client,
+                    via,
+                    id,
+                    prefix: prefix.clone(),
+                    node,
+                };
                 let items = self.cached(&filter);
                 Self::respond(ctx, client, via, id, ApiResponse::List { items });
             }
             ApiRequest::Watch { prefix, node } => {
                 let CacheState::Watching { .. } = self.cache_state else {
-                    Self::respond(ctx, client, via, id, ApiResponse::Failed("watch cache not ready"));
+                    Self::respond(
+                        ctx,
+                        client,
+                        via,
+                        id,
+                        ApiResponse::Failed("watch cache not ready"),
+                    );
                     return;
                 };
-                let watch = ClientWatch { client, via, id, prefix: prefix.clone(), node };
+                let watch = ClientWatch {
+                    client,
+                    via,
+                    id,
+                    prefix: prefix.clone(),
+                    node,
+                };
                 let items = self.cached(&watch);
-                let revision = items.iter().map(|(_, kv)| kv.mod_revision).max().unwrap_or(0);
-                let resp = ApiResponse::WatchStarted { backend: self.host, revision, items };
+                let revision = items
+                    .iter()
+                    .map(|(_, kv)| kv.mod_revision)
+                    .max()
+                    .unwrap_or(0);
+                let resp = ApiResponse::WatchStarted {
+                    backend: self.host,
+                    revision,
+                    items,
+                };
                 Self::respond(ctx, client, via, id, resp);
-                self.watchers.retain(|w| !(w.client == client && w.id == id));
+                self.watchers
+                    .retain(|w| !(w.client == client && w.id == id));
                 self.watchers.push(watch);
                 self.reindex();
             }
@@ -263,26 +384,53 @@ impl Apiserver {
     }
 
     fn write(&mut self, ctx: &mut Ctx, client: Addr, via: Option<Addr>, id: u64, op: KvOp) {
-        self.etcd(ctx, EtcdRequest::Write(op), EtcdPending::Client { client, via, id, get: None }, ETCD_REQUEST_TIMEOUT);
+        self.etcd(
+            ctx,
+            EtcdRequest::Write(op),
+            EtcdPending::Client {
+                client,
+                via,
+                id,
+                get: None,
+            },
+            ETCD_REQUEST_TIMEOUT,
+        );
     }
 
     fn on_etcd_response(&mut self, ctx: &mut Ctx, id: u64, resp: EtcdResponse) {
-        let Some((pending, endpoint)) = self.pending.remove(&id) else { return };
+        let Some((pending, endpoint)) = self.pending.remove(&id) else {
+            return;
+        };
         if matches!(resp, EtcdResponse::Failed(_)) {
             self.endpoint_failed(endpoint, ctx.now);
         }
         match pending {
-            EtcdPending::Client { client, via, id, get } => {
+            EtcdPending::Client {
+                client,
+                via,
+                id,
+                get,
+            } => {
                 let api = match resp {
-                    EtcdResponse::Written(KvResult::Ok { revision }) => ApiResponse::Written { resource_version: revision },
+                    EtcdResponse::Written(KvResult::Ok { revision }) => ApiResponse::Written {
+                        resource_version: revision,
+                    },
                     EtcdResponse::Written(KvResult::Conflict { .. }) => ApiResponse::Conflict,
                     EtcdResponse::Read { kvs, .. } => {
                         let key = get.unwrap_or_default();
-                        ApiResponse::Object(kvs.into_iter().find(|(k, _)| *k == key).map(|(_, v)| v))
+                        ApiResponse::Object(
+                            kvs.into_iter().find(|(k, _)| *k == key).map(|(_, v)| v),
+                        )
                     }
-                    EtcdResponse::Failed(EtcdError::NoLeader) => ApiResponse::Failed("etcdserver: no leader"),
-                    EtcdResponse::Failed(EtcdError::NotServing) => ApiResponse::Failed("etcd member not serving"),
-                    EtcdResponse::WatchStarted { .. } => ApiResponse::Failed("unexpected etcd response"),
+                    EtcdResponse::Failed(EtcdError::NoLeader) => {
+                        ApiResponse::Failed("etcdserver: no leader")
+                    }
+                    EtcdResponse::Failed(EtcdError::NotServing) => {
+                        ApiResponse::Failed("etcd member not serving")
+                    }
+                    EtcdResponse::WatchStarted { .. } => {
+                        ApiResponse::Failed("unexpected etcd response")
+                    }
                 };
                 Self::respond(ctx, client, via, id, api);
             }
@@ -300,28 +448,47 @@ impl Apiserver {
             EtcdPending::Watch => match resp {
                 EtcdResponse::WatchStarted { kvs, .. } => {
                     self.cache = kvs.into_iter().collect();
-                    self.cache_state = CacheState::Watching { id, last_heard: ctx.now };
+                    self.cache_state = CacheState::Watching {
+                        id,
+                        last_heard: ctx.now,
+                    };
                 }
-                _ => self.cache_state = CacheState::Idle { retry_at: ctx.now + HOUSEKEEPING },
+                _ => {
+                    self.cache_state = CacheState::Idle {
+                        retry_at: ctx.now + HOUSEKEEPING,
+                    }
+                }
             },
         }
     }
 
     pub fn on_etcd_timeout(&mut self, ctx: &mut Ctx, id: u64) {
-        let Some((pending, endpoint)) = self.pending.remove(&id) else { return };
+        let Some((pending, endpoint)) = self.pending.remove(&id) else {
+            return;
+        };
         self.endpoint_failed(endpoint, ctx.now);
         match pending {
-            EtcdPending::Client { client, via, id, .. } => {
-                Self::respond(ctx, client, via, id, ApiResponse::Failed("etcd request timed out"))
+            EtcdPending::Client {
+                client, via, id, ..
+            } => Self::respond(
+                ctx,
+                client,
+                via,
+                id,
+                ApiResponse::Failed("etcd request timed out"),
+            ),
+            EtcdPending::Readyz { client, via, id } => {
+                Self::respond(ctx, client, via, id, ApiResponse::Ready(false))
             }
-            EtcdPending::Readyz { client, via, id } => Self::respond(ctx, client, via, id, ApiResponse::Ready(false)),
             EtcdPending::Livez => self.livez_failed(ctx),
             EtcdPending::Watch => self.cache_state = CacheState::Idle { retry_at: ctx.now },
         }
     }
 
     fn on_etcd_watch(&mut self, ctx: &mut Ctx, id: u64, events: Vec<WatchEvent>) {
-        let CacheState::Watching { id: w, last_heard } = &mut self.cache_state else { return };
+        let CacheState::Watching { id: w, last_heard } = &mut self.cache_state else {
+            return;
+        };
         if *w != id {
             return;
         }
@@ -363,8 +530,16 @@ impl Apiserver {
                 })
                 .collect();
             if !batch.is_empty() {
-                let msg = ApiPayload::WatchEvents { id: w.id, client: w.client, events: batch };
-                ctx.send(Port::Apiserver, w.via.unwrap_or(w.client), Payload::Api(msg));
+                let msg = ApiPayload::WatchEvents {
+                    id: w.id,
+                    client: w.client,
+                    events: batch,
+                };
+                ctx.send(
+                    Port::Apiserver,
+                    w.via.unwrap_or(w.client),
+                    Payload::Api(msg),
+                );
             }
         }
     }
@@ -372,14 +547,25 @@ impl Apiserver {
     /// The cache lost its etcd watch: every client watch is closed and the cache is unready.
     fn cache_lost(&mut self, ctx: &mut Ctx, why: &'static str) {
         let name = ctx.obs.name(self.host).to_string();
-        let text = format!("the apiserver on {name} closed its clients' watches and is unready: {why}");
-        ctx.obs.note(ctx.now, "apiserver.cache_lost", Some(self.host), text);
+        let text =
+            format!("the apiserver on {name} closed its clients' watches and is unready: {why}");
+        ctx.obs
+            .note(ctx.now, "apiserver.cache_lost", Some(self.host), text);
         for w in self.watchers.drain(..) {
-            let msg = ApiPayload::WatchClosed { id: w.id, client: w.client };
-            ctx.send(Port::Apiserver, w.via.unwrap_or(w.client), Payload::Api(msg));
+            let msg = ApiPayload::WatchClosed {
+                id: w.id,
+                client: w.client,
+            };
+            ctx.send(
+                Port::Apiserver,
+                w.via.unwrap_or(w.client),
+                Payload::Api(msg),
+            );
         }
         self.reindex();
-        self.cache_state = CacheState::Idle { retry_at: ctx.now + HOUSEKEEPING };
+        self.cache_state = CacheState::Idle {
+            retry_at: ctx.now + HOUSEKEEPING,
+        };
         let watched = self.watch_endpoint;
         self.endpoint_failed(watched, ctx.now);
     }
@@ -397,12 +583,27 @@ impl Apiserver {
                 self.watch_endpoint = self.pinned;
                 self.cache_state = CacheState::Starting;
                 if let Some(&member) = self.endpoints.get(self.pinned) {
-                    let req = EtcdRequest::Watch { prefix: REGISTRY.into() };
-                    ctx.send(Port::Apiserver, Addr { host: member, port: Port::Etcd }, Payload::EtcdReq { id, req });
+                    let req = EtcdRequest::Watch {
+                        prefix: REGISTRY.into(),
+                    };
+                    ctx.send(
+                        Port::Apiserver,
+                        Addr {
+                            host: member,
+                            port: Port::Etcd,
+                        },
+                        Payload::EtcdReq { id, req },
+                    );
                 }
-                ctx.set_timer(Port::Apiserver, ETCD_REQUEST_TIMEOUT, Timer::EtcdTimeout { id });
+                ctx.set_timer(
+                    Port::Apiserver,
+                    ETCD_REQUEST_TIMEOUT,
+                    Timer::EtcdTimeout { id },
+                );
             }
-            CacheState::Watching { last_heard, .. } if ctx.now - last_heard > ETCD_WATCH_SILENCE => {
+            CacheState::Watching { last_heard, .. }
+                if ctx.now - last_heard > ETCD_WATCH_SILENCE =>
+            {
                 self.cache_lost(ctx, "its etcd watch went silent");
             }
             _ => {}
@@ -410,8 +611,16 @@ impl Apiserver {
         if ctx.now - self.last_heartbeat >= WATCH_HEARTBEAT {
             self.last_heartbeat = ctx.now;
             for w in &self.watchers {
-                let msg = ApiPayload::WatchEvents { id: w.id, client: w.client, events: Vec::new() };
-                ctx.send(Port::Apiserver, w.via.unwrap_or(w.client), Payload::Api(msg));
+                let msg = ApiPayload::WatchEvents {
+                    id: w.id,
+                    client: w.client,
+                    events: Vec::new(),
+                };
+                ctx.send(
+                    Port::Apiserver,
+                    w.via.unwrap_or(w.client),
+                    Payload::Api(msg),
+                );
             }
         }
         ctx.set_timer(Port::Apiserver, HOUSEKEEPING, Timer::Housekeeping);
@@ -419,7 +628,10 @@ impl Apiserver {
 
     /// kubeadm's liveness probe of `/livez`, whose etcd check is a quorum read with a 2 s timeout.
     pub fn on_livez(&mut self, ctx: &mut Ctx) {
-        let read = EtcdRequest::Read { prefix: "/health".into(), linearizable: true };
+        let read = EtcdRequest::Read {
+            prefix: "/health".into(),
+            linearizable: true,
+        };
         self.etcd(ctx, read, EtcdPending::Livez, ETCD_CHECK_TIMEOUT);
         ctx.set_timer(Port::Apiserver, LIVENESS_PERIOD, Timer::Livez);
     }
@@ -432,7 +644,8 @@ impl Apiserver {
             let text = format!(
                 "the kubelet on {name} kills its apiserver: /livez failed {LIVENESS_FAILURES} times in a row (its etcd check cannot get a quorum read)"
             );
-            ctx.obs.note(ctx.now, "apiserver.killed", Some(self.host), text);
+            ctx.obs
+                .note(ctx.now, "apiserver.killed", Some(self.host), text);
         }
     }
 }

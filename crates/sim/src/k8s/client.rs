@@ -33,7 +33,14 @@ impl<T> ApiClient<T> {
 
     /// A client whose ids do not collide with those of other clients of the same process.
     pub fn with_id_base(me: Addr, endpoint: Addr, id_base: u64) -> Self {
-        ApiClient { me, endpoint, id_base, next_id: id_base, pending: BTreeMap::new(), armed: None }
+        ApiClient {
+            me,
+            endpoint,
+            id_base,
+            next_id: id_base,
+            pending: BTreeMap::new(),
+            armed: None,
+        }
     }
 
     pub fn owns(&self, id: u64) -> bool {
@@ -45,11 +52,20 @@ impl<T> ApiClient<T> {
         let id = self.next_id;
         let deadline = ctx.now + timeout;
         self.pending.insert(id, (tag, deadline));
-        let msg = ApiPayload::Request { id, client: self.me, via: None, req };
+        let msg = ApiPayload::Request {
+            id,
+            client: self.me,
+            via: None,
+            req,
+        };
         ctx.send(self.me.port, self.endpoint, Payload::Api(msg));
         if self.armed.is_none_or(|a| deadline < a) {
             self.armed = Some(deadline);
-            ctx.set_timer(self.me.port, timeout, Timer::ApiTimeout { id: self.id_base });
+            ctx.set_timer(
+                self.me.port,
+                timeout,
+                Timer::ApiTimeout { id: self.id_base },
+            );
         }
         id
     }
@@ -67,12 +83,24 @@ impl<T> ApiClient<T> {
     /// the timer is armed again for the next deadline.
     pub fn expired(&mut self, ctx: &mut Ctx) -> Vec<T> {
         let now = ctx.now;
-        let due: Vec<u64> = self.pending.iter().filter(|(_, (_, d))| *d <= now).map(|(id, _)| *id).collect();
-        let tags = due.into_iter().filter_map(|id| self.pending.remove(&id).map(|(t, _)| t)).collect();
+        let due: Vec<u64> = self
+            .pending
+            .iter()
+            .filter(|(_, (_, d))| *d <= now)
+            .map(|(id, _)| *id)
+            .collect();
+        let tags = due
+            .into_iter()
+            .filter_map(|id| self.pending.remove(&id).map(|(t, _)| t))
+            .collect();
         if self.armed.is_none_or(|a| a <= now) {
             self.armed = self.pending.values().map(|(_, d)| *d).min();
             if let Some(next) = self.armed {
-                ctx.set_timer(self.me.port, next - now, Timer::ApiTimeout { id: self.id_base });
+                ctx.set_timer(
+                    self.me.port,
+                    next - now,
+                    Timer::ApiTimeout { id: self.id_base },
+                );
             }
         }
         tags

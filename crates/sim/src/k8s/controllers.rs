@@ -19,14 +19,14 @@
 //!
 //! Left out: ReplicaSet revisions and rollouts, pod disruption budgets, garbage collection.
 
+use crate::etcd::kv::Value;
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
 use crate::k8s::client::{ApiClient, ID_SPACE};
 use crate::k8s::informer::Informer;
 use crate::k8s::objects::{
-    name_of, node_key, pod_key, slice_key, Condition, Effect, Endpoint, EndpointSlice, Kind, Node, Object, Pod, Taint, TaintKey,
-    ENDPOINT_SLICES, NODES, NODE_LEASES, PODS, WORKLOADS,
+    name_of, node_key, pod_key, slice_key, Condition, Effect, Endpoint, EndpointSlice, Kind, Node,
+    Object, Pod, Taint, TaintKey, ENDPOINT_SLICES, NODES, NODE_LEASES, PODS, WORKLOADS,
 };
-use crate::etcd::kv::Value;
 use crate::proc::{Addr, Ctx};
 use crate::rng::Rng;
 use crate::time::{Duration, SimTime};
@@ -82,8 +82,16 @@ pub struct Controllers {
 
 impl Controllers {
     /// Fresh controllers (a new leader). Ids from `id_base` keep clear of the owner's clients.
-    pub fn new(me: Addr, api: Addr, timings: NodeTimings, rng: Rng, now: SimTime, id_base: u64) -> Self {
-        let informer = |prefix: &str, k: u64| Informer::new(prefix, None, me, api, id_base + k * ID_SPACE);
+    pub fn new(
+        me: Addr,
+        api: Addr,
+        timings: NodeTimings,
+        rng: Rng,
+        now: SimTime,
+        id_base: u64,
+    ) -> Self {
+        let informer =
+            |prefix: &str, k: u64| Informer::new(prefix, None, me, api, id_base + k * ID_SPACE);
         Controllers {
             timings,
             client: ApiClient::with_id_base(me, api, id_base),
@@ -103,11 +111,26 @@ impl Controllers {
     }
 
     fn informers(&mut self) -> [&mut Informer; 5] {
-        [&mut self.nodes, &mut self.leases, &mut self.pods, &mut self.workloads, &mut self.slices]
+        [
+            &mut self.nodes,
+            &mut self.leases,
+            &mut self.pods,
+            &mut self.workloads,
+            &mut self.slices,
+        ]
     }
 
     pub fn owns(&self, id: u64) -> bool {
-        self.client.owns(id) || [&self.nodes, &self.leases, &self.pods, &self.workloads, &self.slices].iter().any(|i| i.owns(id))
+        self.client.owns(id)
+            || [
+                &self.nodes,
+                &self.leases,
+                &self.pods,
+                &self.workloads,
+                &self.slices,
+            ]
+            .iter()
+            .any(|i| i.owns(id))
     }
 
     pub fn on_api(&mut self, ctx: &mut Ctx, msg: &ApiPayload) {
@@ -117,7 +140,12 @@ impl Controllers {
             return;
         }
         let mut changed = false;
-        for i in [&mut self.nodes, &mut self.pods, &mut self.workloads, &mut self.slices] {
+        for i in [
+            &mut self.nodes,
+            &mut self.pods,
+            &mut self.workloads,
+            &mut self.slices,
+        ] {
             if i.on_api(ctx, msg) {
                 changed = true;
                 break;
@@ -156,7 +184,8 @@ impl Controllers {
         for i in self.informers() {
             i.tick(ctx);
         }
-        let synced = self.nodes.synced && self.leases.synced && self.pods.synced && self.workloads.synced;
+        let synced =
+            self.nodes.synced && self.leases.synced && self.pods.synced && self.workloads.synced;
         if !synced {
             return;
         }
@@ -176,7 +205,10 @@ impl Controllers {
 
     fn write(&mut self, ctx: &mut Ctx, req: ApiRequest) {
         let key = match &req {
-            ApiRequest::Create { key, .. } | ApiRequest::Update { key, .. } | ApiRequest::Put { key, .. } | ApiRequest::Delete { key, .. } => key.clone(),
+            ApiRequest::Create { key, .. }
+            | ApiRequest::Update { key, .. }
+            | ApiRequest::Put { key, .. }
+            | ApiRequest::Delete { key, .. } => key.clone(),
             _ => return,
         };
         if self.busy.insert(key.clone()) {
@@ -189,13 +221,24 @@ impl Controllers {
     fn monitor_nodes(&mut self, ctx: &mut Ctx) {
         let now = ctx.now;
         let grace = self.timings.node_monitor_grace_period;
-        let nodes: Vec<(Node, u64)> =
-            self.nodes.items.values().filter_map(|kv| kv.value.as_node().map(|n| (n.clone(), kv.mod_revision))).collect();
+        let nodes: Vec<(Node, u64)> = self
+            .nodes
+            .items
+            .values()
+            .filter_map(|kv| kv.value.as_node().map(|n| (n.clone(), kv.mod_revision)))
+            .collect();
         // Probe times: when this controller saw each node's lease change.
         let mut silent = BTreeSet::new();
         for (node, _) in &nodes {
-            let lease_rv = self.leases.items.get(&format!("{NODE_LEASES}{}", node.name)).map_or(0, |kv| kv.mod_revision);
-            let entry = self.probe.entry(node.name.clone()).or_insert((lease_rv, now));
+            let lease_rv = self
+                .leases
+                .items
+                .get(&format!("{NODE_LEASES}{}", node.name))
+                .map_or(0, |kv| kv.mod_revision);
+            let entry = self
+                .probe
+                .entry(node.name.clone())
+                .or_insert((lease_rv, now));
             if entry.0 != lease_rv {
                 *entry = (lease_rv, now);
             }
@@ -233,13 +276,36 @@ impl Controllers {
                         n.name,
                         grace.as_secs_f64()
                     ));
-                    if !all_full && self.take_token(&node.zone, state(zones[&node.zone]), zones[&node.zone].0, now) {
-                        n.taints.push(Taint { key: TaintKey::Unreachable, effect: Effect::NoExecute, time_added: now });
+                    if !all_full
+                        && self.take_token(
+                            &node.zone,
+                            state(zones[&node.zone]),
+                            zones[&node.zone].0,
+                            now,
+                        )
+                    {
+                        n.taints.push(Taint {
+                            key: TaintKey::Unreachable,
+                            effect: Effect::NoExecute,
+                            time_added: now,
+                        });
                     }
                     self.write(ctx, update_node(n, rv));
-                } else if !tainted && !all_full && self.take_token(&node.zone, state(zones[&node.zone]), zones[&node.zone].0, now) {
+                } else if !tainted
+                    && !all_full
+                    && self.take_token(
+                        &node.zone,
+                        state(zones[&node.zone]),
+                        zones[&node.zone].0,
+                        now,
+                    )
+                {
                     let mut n = node.clone();
-                    n.taints.push(Taint { key: TaintKey::Unreachable, effect: Effect::NoExecute, time_added: now });
+                    n.taints.push(Taint {
+                        key: TaintKey::Unreachable,
+                        effect: Effect::NoExecute,
+                        time_added: now,
+                    });
                     self.write(ctx, update_node(n, rv));
                 } else if tainted && all_full {
                     let mut n = node.clone();
@@ -249,7 +315,15 @@ impl Controllers {
             } else if node.ready == Condition::True && tainted {
                 let mut n = node.clone();
                 n.taints.retain(|t| t.key != TaintKey::Unreachable);
-                ctx.obs.node_event(now, "node.ready", &n.name, format!("{} is Ready again: its kubelet renews its lease and reports Ready", n.name));
+                ctx.obs.node_event(
+                    now,
+                    "node.ready",
+                    &n.name,
+                    format!(
+                        "{} is Ready again: its kubelet renews its lease and reports Ready",
+                        n.name
+                    ),
+                );
                 self.write(ctx, update_node(n, rv));
             }
         }
@@ -275,7 +349,14 @@ impl Controllers {
             .collect();
         for (mut p, rv) in stale {
             p.ready = false;
-            self.write(ctx, ApiRequest::Update { key: pod_key(&p.name), value: Arc::new(Object::Pod(p)), resource_version: rv });
+            self.write(
+                ctx,
+                ApiRequest::Update {
+                    key: pod_key(&p.name),
+                    value: Arc::new(Object::Pod(p)),
+                    resource_version: rv,
+                },
+            );
         }
     }
 
@@ -307,7 +388,10 @@ impl Controllers {
             .filter_map(|n| {
                 n.taints
                     .iter()
-                    .filter(|t| t.effect == Effect::NoExecute && matches!(t.key, TaintKey::Unreachable | TaintKey::NotReady))
+                    .filter(|t| {
+                        t.effect == Effect::NoExecute
+                            && matches!(t.key, TaintKey::Unreachable | TaintKey::NotReady)
+                    })
                     .map(|t| t.time_added)
                     .min()
                     .map(|t| (n.name.clone(), t))
@@ -323,7 +407,10 @@ impl Controllers {
             .filter_map(|kv| kv.value.as_pod().map(|p| (p, kv.mod_revision)))
             .filter(|(p, _)| p.deletion.is_none() && !p.tolerates_everything())
             .filter(|(p, _)| {
-                p.node.as_ref().and_then(|n| taint_time.get(n)).is_some_and(|&t| now >= t + self.timings.toleration_seconds)
+                p.node
+                    .as_ref()
+                    .and_then(|n| taint_time.get(n))
+                    .is_some_and(|&t| now >= t + self.timings.toleration_seconds)
             })
             .map(|(p, rv)| (p.clone(), rv))
             .collect();
@@ -338,33 +425,63 @@ impl Controllers {
                 self.timings.toleration_seconds.as_secs_f64()
             ));
             p.deletion = Some(now);
-            self.write(ctx, ApiRequest::Update { key: pod_key(&p.name), value: Arc::new(Object::Pod(p)), resource_version: rv });
+            self.write(
+                ctx,
+                ApiRequest::Update {
+                    key: pod_key(&p.name),
+                    value: Arc::new(Object::Pod(p)),
+                    resource_version: rv,
+                },
+            );
         }
     }
 
     // ---- workloads ----------------------------------------------------------------
 
     fn sync_workloads(&mut self, ctx: &mut Ctx) {
-        let workloads: Vec<_> = self.workloads.items.values().filter_map(|kv| kv.value.as_workload().cloned()).collect();
+        let workloads: Vec<_> = self
+            .workloads
+            .items
+            .values()
+            .filter_map(|kv| kv.value.as_workload().cloned())
+            .collect();
         // Shared handles to the cached pods, grouped by workload (no deep copies: this runs often).
         let mut by_workload: BTreeMap<String, Vec<(Value, u64)>> = BTreeMap::new();
         for kv in self.pods.items.values() {
             if let Some(p) = kv.value.as_pod() {
-                by_workload.entry(p.workload.clone()).or_default().push((kv.value.clone(), kv.mod_revision));
+                by_workload
+                    .entry(p.workload.clone())
+                    .or_default()
+                    .push((kv.value.clone(), kv.mod_revision));
             }
         }
-        let known = |items: &BTreeMap<String, crate::etcd::kv::KeyValue>, name: &str| items.contains_key(&pod_key(name));
+        let known = |items: &BTreeMap<String, crate::etcd::kv::KeyValue>, name: &str| {
+            items.contains_key(&pod_key(name))
+        };
         self.expected.retain(|n| !known(&self.pods.items, n));
-        let nodes: Vec<String> = self.nodes.items.values().filter_map(|kv| kv.value.as_node()).map(|n| n.name.clone()).collect();
+        let nodes: Vec<String> = self
+            .nodes
+            .items
+            .values()
+            .filter_map(|kv| kv.value.as_node())
+            .map(|n| n.name.clone())
+            .collect();
         let none = Vec::new();
         for w in workloads {
             let mine = by_workload.get(&w.name).unwrap_or(&none);
             let pod = |v: &Value| v.as_pod().cloned().expect("grouped pods are pods");
             match w.kind {
                 Kind::Deployment => {
-                    let active: Vec<&(Value, u64)> = mine.iter().filter(|(v, _)| v.as_pod().is_some_and(|p| p.deletion.is_none())).collect();
+                    let active: Vec<&(Value, u64)> = mine
+                        .iter()
+                        .filter(|(v, _)| v.as_pod().is_some_and(|p| p.deletion.is_none()))
+                        .collect();
                     let prefix = format!("{}-", w.name);
-                    let expected = self.expected.iter().filter(|n| n.starts_with(&prefix)).count();
+                    let expected = self
+                        .expected
+                        .iter()
+                        .filter(|n| n.starts_with(&prefix))
+                        .count();
                     let have = active.len() + expected;
                     for _ in have..w.replicas as usize {
                         let name = loop {
@@ -377,8 +494,11 @@ impl Controllers {
                     }
                     if active.len() > w.replicas as usize {
                         // Scale down: unscheduled pods first, then the last by name.
-                        let mut extra: Vec<(Pod, u64)> = active.iter().map(|(v, rv)| (pod(v), *rv)).collect();
-                        extra.sort_by_key(|(p, _)| (p.node.is_some(), std::cmp::Reverse(p.name.clone())));
+                        let mut extra: Vec<(Pod, u64)> =
+                            active.iter().map(|(v, rv)| (pod(v), *rv)).collect();
+                        extra.sort_by_key(|(p, _)| {
+                            (p.node.is_some(), std::cmp::Reverse(p.name.clone()))
+                        });
                         for (p, rv) in extra.into_iter().take(active.len() - w.replicas as usize) {
                             self.delete_pod(ctx, &p, rv, "the Deployment was scaled down");
                         }
@@ -393,7 +513,12 @@ impl Controllers {
                     }
                     for (v, rv) in mine {
                         let p = pod(v);
-                        let ordinal: u32 = p.name.rsplit('-').next().and_then(|o| o.parse().ok()).unwrap_or(0);
+                        let ordinal: u32 = p
+                            .name
+                            .rsplit('-')
+                            .next()
+                            .and_then(|o| o.parse().ok())
+                            .unwrap_or(0);
                         if ordinal >= w.replicas && p.deletion.is_none() {
                             self.delete_pod(ctx, &p, *rv, "the StatefulSet was scaled down");
                         }
@@ -403,7 +528,13 @@ impl Controllers {
                     for node in &nodes {
                         let name = format!("{}-{node}", w.name);
                         if !known(&self.pods.items, &name) && !self.expected.contains(&name) {
-                            self.create_pod(ctx, &w.name, Kind::DaemonSet, name, Some(node.clone()));
+                            self.create_pod(
+                                ctx,
+                                &w.name,
+                                Kind::DaemonSet,
+                                name,
+                                Some(node.clone()),
+                            );
                         }
                     }
                 }
@@ -411,42 +542,121 @@ impl Controllers {
         }
     }
 
-    fn create_pod(&mut self, ctx: &mut Ctx, workload: &str, kind: Kind, name: String, node: Option<String>) {
-        let pod = Pod { name: name.clone(), workload: workload.to_string(), kind, node, running: false, ready: false, deletion: None };
+    fn create_pod(
+        &mut self,
+        ctx: &mut Ctx,
+        workload: &str,
+        kind: Kind,
+        name: String,
+        node: Option<String>,
+    ) {
+        let pod = Pod {
+            name: name.clone(),
+            workload: workload.to_string(),
+            kind,
+            node,
+            running: false,
+            ready: false,
+            deletion: None,
+        };
         self.expected.insert(name.clone());
-        self.write(ctx, ApiRequest::Create { key: pod_key(&name), value: Arc::new(Object::Pod(pod)) });
+        self.write(
+            ctx,
+            ApiRequest::Create {
+                key: pod_key(&name),
+                value: Arc::new(Object::Pod(pod)),
+            },
+        );
     }
 
     fn delete_pod(&mut self, ctx: &mut Ctx, pod: &Pod, rv: u64, why: &str) {
         let mut p = pod.clone();
         p.deletion = Some(ctx.now);
         let node = p.node.clone().unwrap_or_default();
-        ctx.obs.pod_event(ctx.now, "pod.deleted", &p.name, &node, &p.workload, format!("{} is being deleted: {why}", p.name));
-        self.write(ctx, ApiRequest::Update { key: pod_key(&p.name), value: Arc::new(Object::Pod(p)), resource_version: rv });
+        ctx.obs.pod_event(
+            ctx.now,
+            "pod.deleted",
+            &p.name,
+            &node,
+            &p.workload,
+            format!("{} is being deleted: {why}", p.name),
+        );
+        self.write(
+            ctx,
+            ApiRequest::Update {
+                key: pod_key(&p.name),
+                value: Arc::new(Object::Pod(p)),
+                resource_version: rv,
+            },
+        );
     }
 
     fn sync_endpoints(&mut self, ctx: &mut Ctx) {
-        let services: Vec<String> =
-            self.workloads.items.values().filter_map(|kv| kv.value.as_workload()).filter(|w| w.service).map(|w| w.name.clone()).collect();
+        let services: Vec<String> = self
+            .workloads
+            .items
+            .values()
+            .filter_map(|kv| kv.value.as_workload())
+            .filter(|w| w.service)
+            .map(|w| w.name.clone())
+            .collect();
         for service in services {
-            let serving = |p: &&Pod| p.workload == service && p.ready && p.running && p.deletion.is_none() && p.node.is_some();
-            let ready = || self.pods.items.values().filter_map(|kv| kv.value.as_pod()).filter(serving);
+            let serving = |p: &&Pod| {
+                p.workload == service
+                    && p.ready
+                    && p.running
+                    && p.deletion.is_none()
+                    && p.node.is_some()
+            };
+            let ready = || {
+                self.pods
+                    .items
+                    .values()
+                    .filter_map(|kv| kv.value.as_pod())
+                    .filter(serving)
+            };
             let key = slice_key(&service);
-            let current = self.slices.items.get(&key).and_then(|kv| kv.value.as_endpoint_slice()).map(|s| &s.endpoints);
+            let current = self
+                .slices
+                .items
+                .get(&key)
+                .and_then(|kv| kv.value.as_endpoint_slice())
+                .map(|s| &s.endpoints);
             // Compare before building: a slice is rewritten only when its endpoints changed.
             let same = current.is_some_and(|cur| {
                 cur.len() == ready().count()
-                    && cur.iter().zip(ready()).all(|(e, p)| e.pod == p.name && Some(&e.node) == p.node.as_ref())
+                    && cur
+                        .iter()
+                        .zip(ready())
+                        .all(|(e, p)| e.pod == p.name && Some(&e.node) == p.node.as_ref())
             });
             if !same {
-                let endpoints = ready().map(|p| Endpoint { pod: p.name.clone(), node: p.node.clone().unwrap_or_default() }).collect();
-                let slice = EndpointSlice { service: service.clone(), endpoints };
-                self.write(ctx, ApiRequest::Put { key, value: Arc::new(Object::EndpointSlice(slice)) });
+                let endpoints = ready()
+                    .map(|p| Endpoint {
+                        pod: p.name.clone(),
+                        node: p.node.clone().unwrap_or_default(),
+                    })
+                    .collect();
+                let slice = EndpointSlice {
+                    service: service.clone(),
+                    endpoints,
+                };
+                self.write(
+                    ctx,
+                    ApiRequest::Put {
+                        key,
+                        value: Arc::new(Object::EndpointSlice(slice)),
+                    },
+                );
             }
         }
     }
 }
 
 fn update_node(n: Node, rv: u64) -> ApiRequest {
-    ApiRequest::Update { key: node_key(&n.name), value: Arc::new(Object::Node(n)), resource_version: rv }
+    ApiRequest::Update {
+        key: node_key(&n.name),
+        value: Arc::new(Object::Node(n)),
+        resource_version: rv,
+    }
 }

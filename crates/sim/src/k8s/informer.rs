@@ -42,7 +42,9 @@ impl Informer {
             prefix: prefix.to_string(),
             node,
             client: ApiClient::with_id_base(me, endpoint, id_base),
-            state: State::Idle { retry_at: SimTime::ZERO },
+            state: State::Idle {
+                retry_at: SimTime::ZERO,
+            },
             items: BTreeMap::new(),
             synced: false,
         }
@@ -56,7 +58,10 @@ impl Informer {
     pub fn tick(&mut self, ctx: &mut Ctx) {
         match self.state {
             State::Idle { retry_at } if ctx.now >= retry_at => {
-                let req = ApiRequest::Watch { prefix: self.prefix.clone(), node: self.node.clone() };
+                let req = ApiRequest::Watch {
+                    prefix: self.prefix.clone(),
+                    node: self.node.clone(),
+                };
                 self.client.send(ctx, req, (), LIST_TIMEOUT);
                 self.state = State::Listing;
             }
@@ -78,17 +83,24 @@ impl Informer {
                     ApiResponse::WatchStarted { items, .. } => {
                         self.items = items.iter().cloned().collect();
                         self.synced = true;
-                        self.state = State::Watching { id: *id, last_heard: ctx.now };
+                        self.state = State::Watching {
+                            id: *id,
+                            last_heard: ctx.now,
+                        };
                         true
                     }
                     _ => {
-                        self.state = State::Idle { retry_at: ctx.now + RELIST_BACKOFF };
+                        self.state = State::Idle {
+                            retry_at: ctx.now + RELIST_BACKOFF,
+                        };
                         false
                     }
                 }
             }
             ApiPayload::WatchEvents { id, events, .. } => {
-                let State::Watching { id: w, last_heard } = &mut self.state else { return false };
+                let State::Watching { id: w, last_heard } = &mut self.state else {
+                    return false;
+                };
                 if w != id {
                     return false;
                 }
@@ -103,7 +115,9 @@ impl Informer {
             }
             ApiPayload::WatchClosed { id, .. } => {
                 if matches!(self.state, State::Watching { id: w, .. } if w == *id) {
-                    self.state = State::Idle { retry_at: ctx.now + RELIST_BACKOFF };
+                    self.state = State::Idle {
+                        retry_at: ctx.now + RELIST_BACKOFF,
+                    };
                 }
                 false
             }
@@ -114,7 +128,9 @@ impl Informer {
     /// A check timer of this informer's client fired.
     pub fn on_timeout(&mut self, ctx: &mut Ctx, id: u64) {
         if self.client.owns(id) && !self.client.expired(ctx).is_empty() {
-            self.state = State::Idle { retry_at: ctx.now + RELIST_BACKOFF };
+            self.state = State::Idle {
+                retry_at: ctx.now + RELIST_BACKOFF,
+            };
         }
     }
 }

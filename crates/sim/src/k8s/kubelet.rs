@@ -16,7 +16,10 @@ use crate::etcd::kv::{KeyValue, Value};
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
 use crate::k8s::client::{ApiClient, ID_SPACE};
 use crate::k8s::informer::Informer;
-use crate::k8s::objects::{lease_key, node_key, pod_key, Condition, Effect, Kind, Lease, Node, Object, Pod, Taint, TaintKey, PODS};
+use crate::k8s::objects::{
+    lease_key, node_key, pod_key, Condition, Effect, Kind, Lease, Node, Object, Pod, Taint,
+    TaintKey, PODS,
+};
 use crate::net::HostId;
 use crate::proc::{Addr, Ctx, Payload, Port, Timer};
 use crate::time::{Duration, SimTime};
@@ -72,8 +75,18 @@ pub struct Kubelet {
 }
 
 impl Kubelet {
-    pub fn new(host: HostId, node: String, zone: String, control_plane: bool, api: Addr, renew_interval: Duration) -> Self {
-        let me = Addr { host, port: Port::Kubelet };
+    pub fn new(
+        host: HostId,
+        node: String,
+        zone: String,
+        control_plane: bool,
+        api: Addr,
+        renew_interval: Duration,
+    ) -> Self {
+        let me = Addr {
+            host,
+            port: Port::Kubelet,
+        };
         Kubelet {
             host,
             zone,
@@ -103,14 +116,28 @@ impl Kubelet {
 
     fn register(&mut self, ctx: &mut Ctx) {
         let taints = if self.control_plane {
-            vec![Taint { key: TaintKey::ControlPlane, effect: Effect::NoSchedule, time_added: ctx.now }]
+            vec![Taint {
+                key: TaintKey::ControlPlane,
+                effect: Effect::NoSchedule,
+                time_added: ctx.now,
+            }]
         } else {
             Vec::new()
         };
-        let node = Node { name: self.node.clone(), zone: self.zone.clone(), control_plane: self.control_plane, ready: Condition::True, taints };
-        let req = ApiRequest::Create { key: node_key(&self.node), value: Arc::new(Object::Node(node)) };
+        let node = Node {
+            name: self.node.clone(),
+            zone: self.zone.clone(),
+            control_plane: self.control_plane,
+            ready: Condition::True,
+            taints,
+        };
+        let req = ApiRequest::Create {
+            key: node_key(&self.node),
+            value: Arc::new(Object::Node(node)),
+        };
         self.node_busy = true;
-        self.client.send(ctx, req, Req::RegisterNode, REQUEST_TIMEOUT);
+        self.client
+            .send(ctx, req, Req::RegisterNode, REQUEST_TIMEOUT);
     }
 
     fn renew_lease(&mut self, ctx: &mut Ctx) {
@@ -121,11 +148,16 @@ impl Kubelet {
         let key = lease_key("kube-node-lease", &self.node);
         match self.lease_rv {
             Some(rv) => {
-                let req = ApiRequest::Update { key, value: self.lease_value(ctx.now), resource_version: rv };
+                let req = ApiRequest::Update {
+                    key,
+                    value: self.lease_value(ctx.now),
+                    resource_version: rv,
+                };
                 self.client.send(ctx, req, Req::WriteLease, REQUEST_TIMEOUT);
             }
             None => {
-                self.client.send(ctx, ApiRequest::Get { key }, Req::GetLease, REQUEST_TIMEOUT);
+                self.client
+                    .send(ctx, ApiRequest::Get { key }, Req::GetLease, REQUEST_TIMEOUT);
             }
         }
     }
@@ -151,7 +183,10 @@ impl Kubelet {
                     self.last_status = ctx.now;
                     self.node_busy = true;
                     // The status loop reads its Node with resourceVersion=0: from the watch cache.
-                    let req = ApiRequest::List { prefix: node_key(&self.node), node: None };
+                    let req = ApiRequest::List {
+                        prefix: node_key(&self.node),
+                        node: None,
+                    };
                     self.client.send(ctx, req, Req::GetNode, REQUEST_TIMEOUT);
                 }
                 self.pods.tick(ctx);
@@ -188,8 +223,12 @@ impl Kubelet {
             self.sync_pods(ctx);
             return;
         }
-        let ApiPayload::Response { id, resp, .. } = msg else { return };
-        let Some(req) = self.client.answered(id, ctx.now) else { return };
+        let ApiPayload::Response { id, resp, .. } = msg else {
+            return;
+        };
+        let Some(req) = self.client.answered(id, ctx.now) else {
+            return;
+        };
         self.request_done(&req);
         if matches!(req, Req::PodStatus(_) | Req::PodDelete(_)) {
             self.dirty = true;
@@ -200,12 +239,18 @@ impl Kubelet {
                 let key = lease_key("kube-node-lease", &self.node);
                 let value = self.lease_value(ctx.now);
                 let req = match found {
-                    Some(kv) => ApiRequest::Update { key, value, resource_version: kv.mod_revision },
+                    Some(kv) => ApiRequest::Update {
+                        key,
+                        value,
+                        resource_version: kv.mod_revision,
+                    },
                     None => ApiRequest::Create { key, value },
                 };
                 self.client.send(ctx, req, Req::WriteLease, REQUEST_TIMEOUT);
             }
-            (Req::WriteLease, ApiResponse::Written { resource_version }) => self.lease_rv = Some(resource_version),
+            (Req::WriteLease, ApiResponse::Written { resource_version }) => {
+                self.lease_rv = Some(resource_version)
+            }
             (Req::WriteLease, ApiResponse::Conflict) => self.lease_rv = None,
             (Req::GetNode, ApiResponse::List { items }) => {
                 let key = node_key(&self.node);
@@ -220,12 +265,18 @@ impl Kubelet {
 
     /// The kubelet reports its node Ready again once it can (the controller set it Unknown).
     fn check_node(&mut self, ctx: &mut Ctx, kv: &KeyValue) {
-        let Some(node) = kv.value.as_node() else { return };
+        let Some(node) = kv.value.as_node() else {
+            return;
+        };
         if node.ready != Condition::True {
             let mut node = node.clone();
             node.ready = Condition::True;
             self.node_busy = true;
-            let req = ApiRequest::Update { key: node_key(&self.node), value: Arc::new(Object::Node(node)), resource_version: kv.mod_revision };
+            let req = ApiRequest::Update {
+                key: node_key(&self.node),
+                value: Arc::new(Object::Node(node)),
+                resource_version: kv.mod_revision,
+            };
             self.client.send(ctx, req, Req::UpdateNode, REQUEST_TIMEOUT);
         }
     }
@@ -239,15 +290,41 @@ impl Kubelet {
         self.dirty = !self.starting.is_empty();
         let now = ctx.now;
         // Containers whose start time has come are running now.
-        let ready: Vec<String> = self.starting.iter().filter(|(_, &t)| t <= now).map(|(p, _)| p.clone()).collect();
+        let ready: Vec<String> = self
+            .starting
+            .iter()
+            .filter(|(_, &t)| t <= now)
+            .map(|(p, _)| p.clone())
+            .collect();
         for name in ready {
             self.starting.remove(&name);
-            let Some(pod) = self.pods.items.get(&pod_key(&name)).and_then(|kv| kv.value.as_pod()).cloned() else { continue };
+            let Some(pod) = self
+                .pods
+                .items
+                .get(&pod_key(&name))
+                .and_then(|kv| kv.value.as_pod())
+                .cloned()
+            else {
+                continue;
+            };
             if pod.deletion.is_some() {
                 continue;
             }
-            ctx.obs.pod_event(now, "pod.started", &pod.name, &self.node, &pod.workload, format!("{} started on {}", pod.name, self.node));
-            self.containers.insert(pod.name.clone(), Container { workload: pod.workload.clone(), kind: pod.kind });
+            ctx.obs.pod_event(
+                now,
+                "pod.started",
+                &pod.name,
+                &self.node,
+                &pod.workload,
+                format!("{} started on {}", pod.name, self.node),
+            );
+            self.containers.insert(
+                pod.name.clone(),
+                Container {
+                    workload: pod.workload.clone(),
+                    kind: pod.kind,
+                },
+            );
         }
         // Kill what the API no longer wants here. The store changes only through a list or a
         // watch, so a pod missing from it is a deletion the kubelet has seen.
@@ -255,7 +332,11 @@ impl Kubelet {
             .pods
             .items
             .values()
-            .filter_map(|kv| kv.value.as_pod().map(|p| (p.name.clone(), (p.clone(), kv.mod_revision))))
+            .filter_map(|kv| {
+                kv.value
+                    .as_pod()
+                    .map(|p| (p.name.clone(), (p.clone(), kv.mod_revision)))
+            })
             .collect();
         let running: Vec<String> = self.containers.keys().cloned().collect();
         for name in running {
@@ -266,7 +347,14 @@ impl Kubelet {
             };
             if let Some(why) = gone {
                 let c = self.containers.remove(&name).expect("listed");
-                ctx.obs.pod_event(now, "pod.killed", &name, &self.node, &c.workload, format!("the kubelet on {} stopped {name}: {why}", self.node));
+                ctx.obs.pod_event(
+                    now,
+                    "pod.killed",
+                    &name,
+                    &self.node,
+                    &c.workload,
+                    format!("the kubelet on {} stopped {name}: {why}", self.node),
+                );
             }
         }
         for (name, (pod, rv)) in &wanted {
@@ -278,8 +366,12 @@ impl Kubelet {
                     // Confirm the deletion: the object goes away for good.
                     self.busy.insert(name.clone());
                     self.starting.remove(name);
-                    let req = ApiRequest::Delete { key: pod_key(name), resource_version: *rv };
-                    self.client.send(ctx, req, Req::PodDelete(name.clone()), REQUEST_TIMEOUT);
+                    let req = ApiRequest::Delete {
+                        key: pod_key(name),
+                        resource_version: *rv,
+                    };
+                    self.client
+                        .send(ctx, req, Req::PodDelete(name.clone()), REQUEST_TIMEOUT);
                 }
                 continue;
             }
@@ -289,8 +381,13 @@ impl Kubelet {
                     p.running = true;
                     p.ready = true;
                     self.busy.insert(name.clone());
-                    let req = ApiRequest::Update { key: pod_key(name), value: Arc::new(Object::Pod(p)), resource_version: *rv };
-                    self.client.send(ctx, req, Req::PodStatus(name.clone()), REQUEST_TIMEOUT);
+                    let req = ApiRequest::Update {
+                        key: pod_key(name),
+                        value: Arc::new(Object::Pod(p)),
+                        resource_version: *rv,
+                    };
+                    self.client
+                        .send(ctx, req, Req::PodStatus(name.clone()), REQUEST_TIMEOUT);
                 }
             } else if !self.starting.contains_key(name) {
                 self.starting.insert(name.clone(), now + CONTAINER_START);

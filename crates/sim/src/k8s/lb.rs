@@ -42,10 +42,20 @@ pub struct LoadBalancer {
 impl LoadBalancer {
     pub fn new(host: HostId, backends: Vec<HostId>, check: LbHealthCheck) -> Self {
         LoadBalancer {
-            addr: Addr { host, port: Port::Lb },
+            addr: Addr {
+                host,
+                port: Port::Lb,
+            },
             check,
             // A settled cluster starts with every backend in service.
-            backends: backends.into_iter().map(|host| Backend { host, up: true, streak: 0 }).collect(),
+            backends: backends
+                .into_iter()
+                .map(|host| Backend {
+                    host,
+                    up: true,
+                    streak: 0,
+                })
+                .collect(),
             next_id: 0,
             checks: BTreeMap::new(),
             rr: 0,
@@ -62,7 +72,11 @@ impl LoadBalancer {
     }
 
     pub fn backends_up(&self) -> Vec<HostId> {
-        self.backends.iter().filter(|b| b.up).map(|b| b.host).collect()
+        self.backends
+            .iter()
+            .filter(|b| b.up)
+            .map(|b| b.host)
+            .collect()
     }
 
     pub fn on_check_timer(&mut self, ctx: &mut Ctx) {
@@ -74,8 +88,20 @@ impl LoadBalancer {
                 LbHealthCheck::Readyz => ApiRequest::Readyz,
                 LbHealthCheck::Tcp => ApiRequest::Tcp,
             };
-            let msg = ApiPayload::Request { id, client: self.addr, via: None, req };
-            ctx.send(Port::Lb, Addr { host: b.host, port: Port::Apiserver }, Payload::Api(msg));
+            let msg = ApiPayload::Request {
+                id,
+                client: self.addr,
+                via: None,
+                req,
+            };
+            ctx.send(
+                Port::Lb,
+                Addr {
+                    host: b.host,
+                    port: Port::Apiserver,
+                },
+                Payload::Api(msg),
+            );
             ctx.set_timer(Port::Lb, CHECK_TIMEOUT, Timer::LbCheckTimeout { id });
         }
         ctx.set_timer(Port::Lb, CHECK_INTERVAL, Timer::LbCheck);
@@ -116,16 +142,31 @@ impl LoadBalancer {
     pub fn on_message(&mut self, ctx: &mut Ctx, payload: Payload) {
         let Payload::Api(msg) = payload else { return };
         match msg {
-            ApiPayload::Request { id, client, req, .. } => {
+            ApiPayload::Request {
+                id, client, req, ..
+            } => {
                 let up: Vec<HostId> = self.backends_up();
                 if up.is_empty() {
-                    let resp = ApiResponse::Failed("no apiserver in service behind the load balancer");
-                    ctx.send(Port::Lb, client, Payload::Api(ApiPayload::Response { id, client, resp }));
+                    let resp =
+                        ApiResponse::Failed("no apiserver in service behind the load balancer");
+                    ctx.send(
+                        Port::Lb,
+                        client,
+                        Payload::Api(ApiPayload::Response { id, client, resp }),
+                    );
                     return;
                 }
                 self.rr = (self.rr + 1) % up.len();
-                let backend = Addr { host: up[self.rr], port: Port::Apiserver };
-                let fwd = ApiPayload::Request { id, client, via: Some(self.addr), req };
+                let backend = Addr {
+                    host: up[self.rr],
+                    port: Port::Apiserver,
+                };
+                let fwd = ApiPayload::Request {
+                    id,
+                    client,
+                    via: Some(self.addr),
+                    req,
+                };
                 ctx.send(Port::Lb, backend, Payload::Api(fwd));
             }
             ApiPayload::Response { id, client, resp } if client == self.addr => {

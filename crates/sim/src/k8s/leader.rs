@@ -59,7 +59,15 @@ pub struct LeaderElector {
 }
 
 impl LeaderElector {
-    pub fn new(lease: &'static str, host: HostId, identity: String, me: Addr, apiserver: Addr, timings: LeaseTimings, rng: Rng) -> Self {
+    pub fn new(
+        lease: &'static str,
+        host: HostId,
+        identity: String,
+        me: Addr,
+        apiserver: Addr,
+        timings: LeaseTimings,
+        rng: Rng,
+    ) -> Self {
         LeaderElector {
             lease,
             host,
@@ -95,13 +103,16 @@ impl LeaderElector {
         if !self.busy {
             self.busy = true;
             let timeout = self.request_timeout();
-            self.client.send(ctx, ApiRequest::Get { key: self.key() }, Step::Get, timeout);
+            self.client
+                .send(ctx, ApiRequest::Get { key: self.key() }, Step::Get, timeout);
         }
         let wait = if self.leading {
             self.timings.retry_period
         } else {
             // JitterUntil(retryPeriod, 1.2): retryPeriod × [1, 2.2)
-            self.timings.retry_period.mul_f64(1.0 + 1.2 * self.rng.unit())
+            self.timings
+                .retry_period
+                .mul_f64(1.0 + 1.2 * self.rng.unit())
         };
         ctx.set_timer(self.client.me_port(), wait, Timer::LeaderElection);
         Transition::None
@@ -113,7 +124,9 @@ impl LeaderElector {
     }
 
     pub fn on_response(&mut self, ctx: &mut Ctx, id: u64, resp: ApiResponse) -> Transition {
-        let Some(step) = self.client.answered(id, ctx.now) else { return Transition::None };
+        let Some(step) = self.client.answered(id, ctx.now) else {
+            return Transition::None;
+        };
         match (step, resp) {
             (Step::Get, ApiResponse::Object(current)) => {
                 let now = ctx.now;
@@ -147,8 +160,15 @@ impl LeaderElector {
                 };
                 let value = Arc::new(Object::Lease(lease));
                 let req = match record {
-                    Some((_, rv)) => ApiRequest::Update { key: self.key(), value, resource_version: rv },
-                    None => ApiRequest::Create { key: self.key(), value },
+                    Some((_, rv)) => ApiRequest::Update {
+                        key: self.key(),
+                        value,
+                        resource_version: rv,
+                    },
+                    None => ApiRequest::Create {
+                        key: self.key(),
+                        value,
+                    },
                 };
                 let timeout = self.request_timeout();
                 self.client.send(ctx, req, Step::Write, timeout);

@@ -38,7 +38,14 @@ pub struct ControllersSpec {
 impl Work for Controllers {
     type Spec = ControllersSpec;
     fn fresh(s: &ControllersSpec, ctx: &Ctx) -> Self {
-        Controllers::new(s.me, s.api, s.timings, s.rng.fork(&ctx.now.0.to_string()), ctx.now, WORK_IDS)
+        Controllers::new(
+            s.me,
+            s.api,
+            s.timings,
+            s.rng.fork(&ctx.now.0.to_string()),
+            ctx.now,
+            WORK_IDS,
+        )
     }
     fn owns(&self, id: u64) -> bool {
         Controllers::owns(self, id)
@@ -91,7 +98,12 @@ pub struct Leading<W: Work + Clone> {
 
 impl<W: Work + Clone> Leading<W> {
     pub fn new(elector: LeaderElector, port: Port, spec: W::Spec) -> Self {
-        Leading { elector, port, spec, work: None }
+        Leading {
+            elector,
+            port,
+            spec,
+            work: None,
+        }
     }
 
     pub fn start(&mut self, ctx: &mut Ctx) {
@@ -111,7 +123,9 @@ impl<W: Work + Clone> Leading<W> {
     }
 
     pub fn on_message(&mut self, ctx: &mut Ctx, payload: Payload) -> Transition {
-        let Payload::Api(msg) = payload else { return Transition::None };
+        let Payload::Api(msg) = payload else {
+            return Transition::None;
+        };
         if let ApiPayload::Response { id, resp, .. } = &msg {
             if self.elector.owns(*id) {
                 let t = self.elector.on_response(ctx, *id, resp.clone());

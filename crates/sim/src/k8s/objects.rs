@@ -19,19 +19,39 @@ pub enum Object {
 
 impl Object {
     pub fn as_node(&self) -> Option<&Node> {
-        if let Object::Node(n) = self { Some(n) } else { None }
+        if let Object::Node(n) = self {
+            Some(n)
+        } else {
+            None
+        }
     }
     pub fn as_pod(&self) -> Option<&Pod> {
-        if let Object::Pod(p) = self { Some(p) } else { None }
+        if let Object::Pod(p) = self {
+            Some(p)
+        } else {
+            None
+        }
     }
     pub fn as_lease(&self) -> Option<&Lease> {
-        if let Object::Lease(l) = self { Some(l) } else { None }
+        if let Object::Lease(l) = self {
+            Some(l)
+        } else {
+            None
+        }
     }
     pub fn as_workload(&self) -> Option<&Workload> {
-        if let Object::Workload(w) = self { Some(w) } else { None }
+        if let Object::Workload(w) = self {
+            Some(w)
+        } else {
+            None
+        }
     }
     pub fn as_endpoint_slice(&self) -> Option<&EndpointSlice> {
-        if let Object::EndpointSlice(e) = self { Some(e) } else { None }
+        if let Object::EndpointSlice(e) = self {
+            Some(e)
+        } else {
+            None
+        }
     }
 }
 

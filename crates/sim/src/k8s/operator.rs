@@ -17,14 +17,29 @@ const RETRY: Duration = Duration::from_secs(1);
 #[derive(Clone, Debug)]
 enum Op {
     Apply(String),
-    ScaleGet { workload: String, replicas: u32 },
+    ScaleGet {
+        workload: String,
+        replicas: u32,
+    },
     ScaleUpdate,
-    PodGet { pod: String, force: bool },
-    PodDelete { pod: String, node: String, workload: String, force: bool },
+    PodGet {
+        pod: String,
+        force: bool,
+    },
+    PodDelete {
+        pod: String,
+        node: String,
+        workload: String,
+        force: bool,
+    },
     /// The node termination handler on a spot notice: cordon, then evict every pod but DaemonSets'.
-    DrainGetNode { node: String },
+    DrainGetNode {
+        node: String,
+    },
     DrainCordon,
-    DrainList { node: String },
+    DrainList {
+        node: String,
+    },
     DrainEvict,
 }
 
@@ -37,7 +52,10 @@ pub struct Operator {
 
 impl Operator {
     pub fn new(me: Addr, api: Addr, manifests: Vec<(String, Value)>) -> Self {
-        Operator { client: ApiClient::new(me, api), manifests: manifests.into_iter().collect() }
+        Operator {
+            client: ApiClient::new(me, api),
+            manifests: manifests.into_iter().collect(),
+        }
     }
 
     pub fn start(&mut self, ctx: &mut Ctx) {
@@ -50,29 +68,70 @@ impl Operator {
         }
         if self.client.in_flight() == 0 {
             for (key, value) in &self.manifests {
-                let req = ApiRequest::Create { key: key.clone(), value: value.clone() };
-                self.client.send(ctx, req, Op::Apply(key.clone()), REQUEST_TIMEOUT);
+                let req = ApiRequest::Create {
+                    key: key.clone(),
+                    value: value.clone(),
+                };
+                self.client
+                    .send(ctx, req, Op::Apply(key.clone()), REQUEST_TIMEOUT);
             }
         }
         ctx.set_timer(Port::Operator, RETRY, Timer::Housekeeping);
     }
 
     pub fn scale(&mut self, ctx: &mut Ctx, workload: &str, replicas: u32) {
-        let req = ApiRequest::Get { key: workload_key(workload) };
-        self.client.send(ctx, req, Op::ScaleGet { workload: workload.to_string(), replicas }, REQUEST_TIMEOUT);
+        let req = ApiRequest::Get {
+            key: workload_key(workload),
+        };
+        self.client.send(
+            ctx,
+            req,
+            Op::ScaleGet {
+                workload: workload.to_string(),
+                replicas,
+            },
+            REQUEST_TIMEOUT,
+        );
     }
 
     pub fn delete_pod(&mut self, ctx: &mut Ctx, pod: &str, force: bool) {
         let req = ApiRequest::Get { key: pod_key(pod) };
-        self.client.send(ctx, req, Op::PodGet { pod: pod.to_string(), force }, REQUEST_TIMEOUT);
+        self.client.send(
+            ctx,
+            req,
+            Op::PodGet {
+                pod: pod.to_string(),
+                force,
+            },
+            REQUEST_TIMEOUT,
+        );
     }
 
     /// A spot interruption notice: the node termination handler cordons and drains the node.
     pub fn drain(&mut self, ctx: &mut Ctx, node: &str) {
-        let req = ApiRequest::Get { key: node_key(node) };
-        self.client.send(ctx, req, Op::DrainGetNode { node: node.to_string() }, REQUEST_TIMEOUT);
-        let req = ApiRequest::List { prefix: PODS.to_string(), node: Some(node.to_string()) };
-        self.client.send(ctx, req, Op::DrainList { node: node.to_string() }, REQUEST_TIMEOUT);
+        let req = ApiRequest::Get {
+            key: node_key(node),
+        };
+        self.client.send(
+            ctx,
+            req,
+            Op::DrainGetNode {
+                node: node.to_string(),
+            },
+            REQUEST_TIMEOUT,
+        );
+        let req = ApiRequest::List {
+            prefix: PODS.to_string(),
+            node: Some(node.to_string()),
+        };
+        self.client.send(
+            ctx,
+            req,
+            Op::DrainList {
+                node: node.to_string(),
+            },
+            REQUEST_TIMEOUT,
+        );
     }
 
     pub fn on_timeout(&mut self, ctx: &mut Ctx, id: u64) {
@@ -84,77 +143,160 @@ impl Operator {
 
     fn fail(&mut self, ctx: &mut Ctx, op: &Op, reason: &str) {
         let action = match op {
-            Op::Apply(_) | Op::DrainEvict | Op::DrainCordon | Op::DrainGetNode { .. } | Op::DrainList { .. } => return,
+            Op::Apply(_)
+            | Op::DrainEvict
+            | Op::DrainCordon
+            | Op::DrainGetNode { .. }
+            | Op::DrainList { .. } => return,
             Op::ScaleGet { .. } | Op::ScaleUpdate => "scale",
             Op::PodGet { .. } | Op::PodDelete { .. } => "delete_pod",
         };
-        ctx.obs.operation(ctx.now, action, None, Err(reason.to_string()));
+        ctx.obs
+            .operation(ctx.now, action, None, Err(reason.to_string()));
     }
 
     pub fn on_api(&mut self, ctx: &mut Ctx, msg: ApiPayload) {
-        let ApiPayload::Response { id, resp, .. } = msg else { return };
-        let Some(op) = self.client.answered(id, ctx.now) else { return };
+        let ApiPayload::Response { id, resp, .. } = msg else {
+            return;
+        };
+        let Some(op) = self.client.answered(id, ctx.now) else {
+            return;
+        };
         match (op, resp) {
             (Op::Apply(key), ApiResponse::Written { .. } | ApiResponse::Conflict) => {
                 self.manifests.remove(&key);
             }
             (Op::Apply(_), _) => {}
             (Op::ScaleGet { workload, replicas }, ApiResponse::Object(Some(kv))) => {
-                let Some(mut w) = kv.value.as_workload().cloned() else { return };
+                let Some(mut w) = kv.value.as_workload().cloned() else {
+                    return;
+                };
                 w.replicas = replicas;
-                let req = ApiRequest::Update { key: workload_key(&workload), value: Arc::new(Object::Workload(w)), resource_version: kv.mod_revision };
+                let req = ApiRequest::Update {
+                    key: workload_key(&workload),
+                    value: Arc::new(Object::Workload(w)),
+                    resource_version: kv.mod_revision,
+                };
                 self.client.send(ctx, req, Op::ScaleUpdate, REQUEST_TIMEOUT);
             }
             (Op::PodGet { pod, force }, ApiResponse::Object(Some(kv))) => {
-                let Some(mut p) = kv.value.as_pod().cloned() else { return };
+                let Some(mut p) = kv.value.as_pod().cloned() else {
+                    return;
+                };
                 let (node, workload) = (p.node.clone().unwrap_or_default(), p.workload.clone());
                 let req = if force {
-                    ApiRequest::Delete { key: pod_key(&pod), resource_version: kv.mod_revision }
+                    ApiRequest::Delete {
+                        key: pod_key(&pod),
+                        resource_version: kv.mod_revision,
+                    }
                 } else {
                     p.deletion = Some(ctx.now);
-                    ApiRequest::Update { key: pod_key(&pod), value: Arc::new(Object::Pod(p)), resource_version: kv.mod_revision }
+                    ApiRequest::Update {
+                        key: pod_key(&pod),
+                        value: Arc::new(Object::Pod(p)),
+                        resource_version: kv.mod_revision,
+                    }
                 };
-                self.client.send(ctx, req, Op::PodDelete { pod, node, workload, force }, REQUEST_TIMEOUT);
+                self.client.send(
+                    ctx,
+                    req,
+                    Op::PodDelete {
+                        pod,
+                        node,
+                        workload,
+                        force,
+                    },
+                    REQUEST_TIMEOUT,
+                );
             }
             (Op::PodGet { pod, .. }, ApiResponse::Object(None)) => {
-                ctx.obs.operation(ctx.now, "delete_pod", None, Err(format!("pod {pod} not found")));
+                ctx.obs.operation(
+                    ctx.now,
+                    "delete_pod",
+                    None,
+                    Err(format!("pod {pod} not found")),
+                );
             }
             (Op::ScaleGet { workload, .. }, ApiResponse::Object(None)) => {
-                ctx.obs.operation(ctx.now, "scale", None, Err(format!("workload {workload} not found")));
+                ctx.obs.operation(
+                    ctx.now,
+                    "scale",
+                    None,
+                    Err(format!("workload {workload} not found")),
+                );
             }
             (Op::DrainGetNode { node }, ApiResponse::Object(Some(kv))) => {
-                let Some(mut n) = kv.value.as_node().cloned() else { return };
+                let Some(mut n) = kv.value.as_node().cloned() else {
+                    return;
+                };
                 if !n.has_taint(TaintKey::Unschedulable) {
-                    n.taints.push(Taint { key: TaintKey::Unschedulable, effect: Effect::NoSchedule, time_added: ctx.now });
+                    n.taints.push(Taint {
+                        key: TaintKey::Unschedulable,
+                        effect: Effect::NoSchedule,
+                        time_added: ctx.now,
+                    });
                 }
-                let req = ApiRequest::Update { key: node_key(&node), value: Arc::new(Object::Node(n)), resource_version: kv.mod_revision };
+                let req = ApiRequest::Update {
+                    key: node_key(&node),
+                    value: Arc::new(Object::Node(n)),
+                    resource_version: kv.mod_revision,
+                };
                 self.client.send(ctx, req, Op::DrainCordon, REQUEST_TIMEOUT);
             }
             (Op::DrainList { node }, ApiResponse::List { items }) => {
                 for (key, kv) in items {
-                    let Some(mut p) = kv.value.as_pod().cloned() else { continue };
+                    let Some(mut p) = kv.value.as_pod().cloned() else {
+                        continue;
+                    };
                     if p.tolerates_everything() || p.deletion.is_some() {
                         continue;
                     }
                     p.deletion = Some(ctx.now);
                     let text = format!("{} was evicted from {node}: the node is drained before its spot instance is reclaimed", p.name);
-                    ctx.obs.pod_event(ctx.now, "pod.evicted", &p.name, &node, &p.workload, text);
-                    let req = ApiRequest::Update { key, value: Arc::new(Object::Pod(p)), resource_version: kv.mod_revision };
+                    ctx.obs
+                        .pod_event(ctx.now, "pod.evicted", &p.name, &node, &p.workload, text);
+                    let req = ApiRequest::Update {
+                        key,
+                        value: Arc::new(Object::Pod(p)),
+                        resource_version: kv.mod_revision,
+                    };
                     self.client.send(ctx, req, Op::DrainEvict, REQUEST_TIMEOUT);
                 }
             }
-            (Op::DrainCordon | Op::DrainEvict | Op::DrainGetNode { .. } | Op::DrainList { .. }, _) => {}
-            (Op::ScaleUpdate, ApiResponse::Written { .. }) => ctx.obs.operation(ctx.now, "scale", None, Ok(())),
-            (Op::PodDelete { pod, node, workload, force }, ApiResponse::Written { .. }) => {
+            (
+                Op::DrainCordon | Op::DrainEvict | Op::DrainGetNode { .. } | Op::DrainList { .. },
+                _,
+            ) => {}
+            (Op::ScaleUpdate, ApiResponse::Written { .. }) => {
+                ctx.obs.operation(ctx.now, "scale", None, Ok(()))
+            }
+            (
+                Op::PodDelete {
+                    pod,
+                    node,
+                    workload,
+                    force,
+                },
+                ApiResponse::Written { .. },
+            ) => {
                 ctx.obs.operation(ctx.now, "delete_pod", None, Ok(()));
                 let how = if force {
                     "force-deleted by the operator: the object is gone without waiting for the kubelet"
                 } else {
                     "deleted by the operator: the kubelet stops it and confirms"
                 };
-                ctx.obs.pod_event(ctx.now, "pod.deleted", &pod, &node, &workload, format!("{pod} was {how}"));
+                ctx.obs.pod_event(
+                    ctx.now,
+                    "pod.deleted",
+                    &pod,
+                    &node,
+                    &workload,
+                    format!("{pod} was {how}"),
+                );
             }
-            (op, ApiResponse::Conflict) => self.fail(ctx, &op, "conflict: the object changed meanwhile"),
+            (op, ApiResponse::Conflict) => {
+                self.fail(ctx, &op, "conflict: the object changed meanwhile")
+            }
             (op, ApiResponse::Failed(why)) => self.fail(ctx, &op, why),
             (op, _) => self.fail(ctx, &op, "unexpected answer"),
         }

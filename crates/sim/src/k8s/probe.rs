@@ -20,12 +20,18 @@ pub struct ApiProbe {
 
 impl ApiProbe {
     pub fn new(me: Addr, endpoint: Addr) -> Self {
-        ApiProbe { client: ApiClient::new(me, endpoint), outcomes: Vec::new() }
+        ApiProbe {
+            client: ApiClient::new(me, endpoint),
+            outcomes: Vec::new(),
+        }
     }
 
     pub fn write(&mut self, ctx: &mut Ctx, second: i64) {
         let value = Value::new(Object::Opaque(second.to_string().into()));
-        let req = ApiRequest::Put { key: "/registry/configmaps/default/api-probe".into(), value };
+        let req = ApiRequest::Put {
+            key: "/registry/configmaps/default/api-probe".into(),
+            value,
+        };
         self.client.send(ctx, req, second, API_PROBE_TIMEOUT);
     }
 

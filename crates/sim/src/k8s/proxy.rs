@@ -25,7 +25,9 @@ pub struct KubeProxy {
 
 impl KubeProxy {
     pub fn new(me: Addr, api: Addr) -> Self {
-        KubeProxy { slices: Informer::new(ENDPOINT_SLICES, None, me, api, 0) }
+        KubeProxy {
+            slices: Informer::new(ENDPOINT_SLICES, None, me, api, 0),
+        }
     }
 
     pub fn start(&mut self, ctx: &mut Ctx) {
@@ -73,7 +75,10 @@ pub enum DnsAnswer {
 
 impl DnsServer {
     pub fn new(me: Addr, api: Addr, id_base: u64, now: SimTime) -> Self {
-        DnsServer { services: Informer::new(WORKLOADS, None, me, api, id_base), started: now }
+        DnsServer {
+            services: Informer::new(WORKLOADS, None, me, api, id_base),
+            started: now,
+        }
     }
 
     pub fn owns(&self, id: u64) -> bool {
@@ -98,10 +103,23 @@ impl DnsServer {
 
     pub fn resolve(&self, service: &str, now: SimTime) -> DnsAnswer {
         if !self.services.synced {
-            return if now - self.started < DNS_SYNC_WAIT { DnsAnswer::Silent } else { DnsAnswer::ServFail };
+            return if now - self.started < DNS_SYNC_WAIT {
+                DnsAnswer::Silent
+            } else {
+                DnsAnswer::ServFail
+            };
         }
-        let known = self.services.items.values().filter_map(|kv| kv.value.as_workload()).any(|w| w.service && w.name == service);
-        if known { DnsAnswer::Answer } else { DnsAnswer::NxDomain }
+        let known = self
+            .services
+            .items
+            .values()
+            .filter_map(|kv| kv.value.as_workload())
+            .any(|w| w.service && w.name == service);
+        if known {
+            DnsAnswer::Answer
+        } else {
+            DnsAnswer::NxDomain
+        }
     }
 }
 

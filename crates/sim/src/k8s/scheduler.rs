@@ -75,16 +75,31 @@ impl Scheduler {
             return;
         }
         self.dirty = false;
-        let any_pending = self.pods.items.values().filter_map(|kv| kv.value.as_pod()).any(|p| p.node.is_none() && p.deletion.is_none());
+        let any_pending = self
+            .pods
+            .items
+            .values()
+            .filter_map(|kv| kv.value.as_pod())
+            .any(|p| p.node.is_none() && p.deletion.is_none());
         if !any_pending {
             return;
         }
         // Everything indexed by the worker's position in host order, so the placement loop
         // compares integers only.
         let n = self.order.len();
-        let index: BTreeMap<&str, usize> = self.order.iter().enumerate().map(|(i, w)| (w.as_str(), i)).collect();
+        let index: BTreeMap<&str, usize> = self
+            .order
+            .iter()
+            .enumerate()
+            .map(|(i, w)| (w.as_str(), i))
+            .collect();
         let mut eligible = vec![false; n];
-        for node in self.nodes.items.values().filter_map(|kv| kv.value.as_node()) {
+        for node in self
+            .nodes
+            .items
+            .values()
+            .filter_map(|kv| kv.value.as_node())
+        {
             if let Some(&i) = index.get(node.name.as_str()) {
                 eligible[i] = !node.control_plane && node.schedulable();
             }
@@ -99,23 +114,38 @@ impl Scheduler {
                 Some(node) => {
                     if let Some(&i) = index.get(node.as_str()) {
                         total[i] += 1;
-                        per_workload.entry(p.workload.clone()).or_insert_with(|| vec![0; n])[i] += 1;
+                        per_workload
+                            .entry(p.workload.clone())
+                            .or_insert_with(|| vec![0; n])[i] += 1;
                     }
                 }
-                None if p.deletion.is_none() && !self.binding.contains(&p.name) => pending.push((p.clone(), kv.mod_revision)),
+                None if p.deletion.is_none() && !self.binding.contains(&p.name) => {
+                    pending.push((p.clone(), kv.mod_revision))
+                }
                 None => {}
             }
         }
         for (mut pod, rv) in pending {
-            let counts = per_workload.entry(pod.workload.clone()).or_insert_with(|| vec![0; n]);
-            let Some(best) = (0..n).filter(|&i| eligible[i]).min_by_key(|&i| (counts[i], total[i], i)) else { continue };
+            let counts = per_workload
+                .entry(pod.workload.clone())
+                .or_insert_with(|| vec![0; n]);
+            let Some(best) = (0..n)
+                .filter(|&i| eligible[i])
+                .min_by_key(|&i| (counts[i], total[i], i))
+            else {
+                continue;
+            };
             counts[best] += 1;
             total[best] += 1;
             let node = self.order[best].clone();
             pod.node = Some(node);
             self.binding.insert(pod.name.clone());
             let name = pod.name.clone();
-            let req = ApiRequest::Update { key: pod_key(&name), value: Arc::new(Object::Pod(pod)), resource_version: rv };
+            let req = ApiRequest::Update {
+                key: pod_key(&name),
+                value: Arc::new(Object::Pod(pod)),
+                resource_version: rv,
+            };
             self.client.send(ctx, req, name, REQUEST_TIMEOUT);
         }
     }

@@ -32,7 +32,10 @@ pub struct Traffic {
 impl Traffic {
     pub fn new(services: Vec<String>) -> Self {
         let n = services.len();
-        Traffic { services, per_second: vec![Vec::new(); n] }
+        Traffic {
+            services,
+            per_second: vec![Vec::new(); n],
+        }
     }
 
     pub fn record(&mut self, service: usize, second: usize, ok: bool) {
@@ -46,7 +49,13 @@ impl Traffic {
 
     /// Fraction of successful requests over the run (1.0 with no request).
     pub fn availability(&self, service: usize) -> f64 {
-        let (ok, total) = self.per_second[service].iter().fold((0u64, 0u64), |(a, b), &(o, t)| (a + o as u64, b + t as u64));
-        if total == 0 { 1.0 } else { ok as f64 / total as f64 }
+        let (ok, total) = self.per_second[service]
+            .iter()
+            .fold((0u64, 0u64), |(a, b), &(o, t)| (a + o as u64, b + t as u64));
+        if total == 0 {
+            1.0
+        } else {
+            ok as f64 / total as f64
+        }
     }
 }
