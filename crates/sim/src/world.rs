@@ -801,10 +801,6 @@ impl World {
         );
     }
 
-    fn node_host(&self, node: &str) -> Option<HostId> {
-        self.host_id(node)
-    }
-
     /// A worker the client can reach whose kube-proxy runs, chosen uniformly (by rejection:
     /// draws among all workers until one is reachable, then a full scan if none was found).
     fn pick_worker(&mut self, client: HostId) -> Option<HostId> {
@@ -868,7 +864,7 @@ impl World {
         }
         let i = self.clients.get_mut(&client)?.rng.below(n as u64) as usize;
         let e = &self.procs[worker as usize].proxy.as_ref()?.rules(service)[i];
-        Some((e.pod.clone(), self.node_host(&e.node)?))
+        Some((e.pod.clone(), self.host_id(&e.node)?))
     }
 
     fn request(&mut self, client: HostId, service: &str) -> bool {

@@ -82,14 +82,9 @@ impl EtcdProbe {
             // clientv3 moves to another endpoint after an error.
             self.pinned = (self.pinned + 1) % self.endpoints.len();
         }
-        if second < 0 {
+        if !record_outcome(&mut self.outcomes, second, ok) {
             return;
         }
-        let i = second as usize;
-        if self.outcomes.len() <= i {
-            self.outcomes.resize(i + 1, None);
-        }
-        self.outcomes[i] = Some(ok);
         if ok {
             ctx.obs.writes_ok += 1;
         } else {
@@ -101,4 +96,17 @@ impl EtcdProbe {
     pub fn second_of(now: SimTime, origin: SimTime) -> i64 {
         (now.0 as i64 - origin.0 as i64).div_euclid(1_000_000)
     }
+}
+
+/// Records the outcome of the probe write sent at report second `second` (writes sent during
+/// the boot, before t = 0, are not reported). Returns whether it was recorded.
+pub fn record_outcome(outcomes: &mut Vec<Option<bool>>, second: i64, ok: bool) -> bool {
+    let Ok(i) = usize::try_from(second) else {
+        return false;
+    };
+    if outcomes.len() <= i {
+        outcomes.resize(i + 1, None);
+    }
+    outcomes[i] = Some(ok);
+    true
 }

@@ -3,6 +3,7 @@
 //! the writes answered as applied within 2 s: `api.write_availability`.
 
 use crate::etcd::kv::Value;
+use crate::etcd::probe::record_outcome;
 use crate::k8s::api::{ApiRequest, ApiResponse};
 use crate::k8s::client::ApiClient;
 use crate::k8s::objects::Object;
@@ -48,13 +49,6 @@ impl ApiProbe {
     }
 
     fn record(&mut self, second: i64, ok: bool) {
-        if second < 0 {
-            return;
-        }
-        let i = second as usize;
-        if self.outcomes.len() <= i {
-            self.outcomes.resize(i + 1, None);
-        }
-        self.outcomes[i] = Some(ok);
+        record_outcome(&mut self.outcomes, second, ok);
     }
 }
