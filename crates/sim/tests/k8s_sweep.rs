@@ -7,16 +7,10 @@
 //!
 //! `K8S_SWEEP_COUNT` (default 1,000 in release, 20 in debug); `K8S_SWEEP_SEED=N` replays one.
 
+mod common;
+
 use sim::rng::Rng;
 use sim::world::World;
-
-fn count() -> u64 {
-    let default = if cfg!(debug_assertions) { 20 } else { 1000 };
-    std::env::var("K8S_SWEEP_COUNT")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(default)
-}
 
 const HOSTS: [&str; 6] = ["m1", "m2", "m3", "w1", "w2", "w3"];
 
@@ -102,17 +96,10 @@ fn schedule(seed: u64) -> String {
 }
 
 fn check(seed: u64) -> Option<String> {
-    let json = schedule(seed);
-    let scenario = match sim::scenario::parse(&json) {
-        Ok(s) => s,
-        Err(e) => return Some(format!("generated scenario refused: {e}")),
+    let r = match common::run_checked(&schedule(seed)) {
+        Ok(r) => r,
+        Err(problem) => return Some(problem),
     };
-    let mut world = World::new(scenario);
-    world.run_to_end();
-    let r = world.report();
-    if let Some(v) = r.summary.violations.first() {
-        return Some(format!("violation at {} s: {} — {}", v.t, v.kind, v.text));
-    }
     // Healed and restarted at 6 min. By 11 min (eviction timers of 300 s included) the cluster
     // has a leader for each lease, takes API writes, and runs every workload at its size.
     let s = &r.series;
@@ -136,52 +123,15 @@ fn check(seed: u64) -> Option<String> {
 
 #[test]
 fn random_faults_keep_kubernetes_safe_and_it_recovers() {
-    if let Some(seed) = std::env::var("K8S_SWEEP_SEED")
-        .ok()
-        .and_then(|s| s.parse::<u64>().ok())
-    {
-        println!("{}", schedule(seed));
-        if let Some(problem) = check(seed) {
-            panic!("SEED={seed}: {problem}");
-        }
-        return;
-    }
-    let n = count();
-    let threads = std::thread::available_parallelism()
-        .map_or(2, |p| p.get())
-        .min(4) as u64;
-    let started = std::time::Instant::now();
-    let failures: Vec<(u64, String)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|k| {
-                scope.spawn(move || {
-                    (0..n)
-                        .filter(|s| s % threads == k)
-                        .filter_map(|s| check(s).map(|p| (s, p)))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("sweep thread"))
-            .collect()
-    });
-    println!(
-        "k8s sweep: {n} schedules in {:.1} s, {} failed",
-        started.elapsed().as_secs_f64(),
-        failures.len()
-    );
-    if let Some((seed, problem)) = failures.iter().min_by_key(|(s, _)| *s) {
-        for (s, p) in failures.iter().take(10) {
-            eprintln!("SEED={s}: {p}");
-        }
-        panic!(
-            "{} of {n} schedules failed; first SEED={seed}: {problem}\n\
-             reproduce: K8S_SWEEP_SEED={seed} cargo test --release -p sim --test k8s_sweep -- --nocapture",
-            failures.len()
-        );
-    }
+    let sweep = common::Sweep {
+        label: "k8s sweep",
+        test: "k8s_sweep",
+        count_var: "K8S_SWEEP_COUNT",
+        seed_var: "K8S_SWEEP_SEED",
+        debug_count: 20,
+        release_count: 1000,
+    };
+    common::run(&sweep, schedule, check);
 }
 
 /// Random topologies (any mix of roles, standby and spot hosts, workloads, settings) with random

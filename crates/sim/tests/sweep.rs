@@ -6,17 +6,9 @@
 //! `SWEEP_COUNT` (default 10,000 in release, 300 in debug) sets how many schedules; `SWEEP_SEED=N` replays one.
 //! A failure prints the seed, the scenario, and the command that reproduces it.
 
-use sim::rng::Rng;
-use sim::world::World;
+mod common;
 
-/// 10,000 in release (the README's test command runs it so); a quick 300 in debug builds.
-fn count() -> u64 {
-    let default = if cfg!(debug_assertions) { 300 } else { 10_000 };
-    std::env::var("SWEEP_COUNT")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(default)
-}
+use sim::rng::Rng;
 
 /// A random scenario: 3 or 5 etcd members over 2–3 zones, 60 s of chaos, then every host
 /// restarted and the network healed, then 30 s to recover.
@@ -107,17 +99,10 @@ fn schedule(seed: u64) -> String {
 
 /// None if the run is safe and live; otherwise what went wrong.
 fn check(seed: u64) -> Option<String> {
-    let json = schedule(seed);
-    let scenario = match sim::scenario::parse(&json) {
-        Ok(s) => s,
-        Err(e) => return Some(format!("generated scenario refused: {e}")),
+    let report = match common::run_checked(&schedule(seed)) {
+        Ok(r) => r,
+        Err(problem) => return Some(problem),
     };
-    let mut world = World::new(scenario);
-    world.run_to_end();
-    let report = world.report();
-    if let Some(v) = report.summary.violations.first() {
-        return Some(format!("violation at {} s: {} — {}", v.t, v.kind, v.text));
-    }
     // Liveness: healed and restarted at 60 s; within a few election timeouts (1 s each, PreVote adds one
     // round, CheckQuorum may have to depose a stale leader first) a leader must exist and writes commit.
     let s = &report.series;
@@ -139,50 +124,13 @@ fn check(seed: u64) -> Option<String> {
 
 #[test]
 fn random_fault_schedules_keep_raft_safe_and_live() {
-    if let Some(seed) = std::env::var("SWEEP_SEED")
-        .ok()
-        .and_then(|s| s.parse::<u64>().ok())
-    {
-        println!("{}", schedule(seed));
-        if let Some(problem) = check(seed) {
-            panic!("SEED={seed}: {problem}");
-        }
-        return;
-    }
-    let n = count();
-    let threads = std::thread::available_parallelism()
-        .map_or(2, |p| p.get())
-        .min(4) as u64;
-    let started = std::time::Instant::now();
-    let failures: Vec<(u64, String)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|k| {
-                scope.spawn(move || {
-                    (0..n)
-                        .filter(|s| s % threads == k)
-                        .filter_map(|s| check(s).map(|p| (s, p)))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("sweep thread"))
-            .collect()
-    });
-    println!(
-        "sweep: {n} schedules in {:.1} s, {} failed",
-        started.elapsed().as_secs_f64(),
-        failures.len()
-    );
-    if let Some((seed, problem)) = failures.iter().min_by_key(|(s, _)| *s) {
-        for (s, p) in failures.iter().take(10) {
-            eprintln!("SEED={s}: {p}");
-        }
-        panic!(
-            "{} of {n} schedules failed; first SEED={seed}: {problem}\n\
-             reproduce: SWEEP_SEED={seed} cargo test --release -p sim --test sweep -- --nocapture",
-            failures.len()
-        );
-    }
+    let sweep = common::Sweep {
+        label: "sweep",
+        test: "sweep",
+        count_var: "SWEEP_COUNT",
+        seed_var: "SWEEP_SEED",
+        debug_count: 300,
+        release_count: 10_000,
+    };
+    common::run(&sweep, schedule, check);
 }
