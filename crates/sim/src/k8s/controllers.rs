@@ -23,6 +23,7 @@ use crate::etcd::kv::Value;
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
 use crate::k8s::client::{ApiClient, ID_SPACE};
 use crate::k8s::informer::Informer;
+use crate::k8s::leading::{Work, WORK_IDS};
 use crate::k8s::objects::{
     name_of, node_key, pod_key, slice_key, Condition, Effect, Endpoint, EndpointSlice, Kind, Node,
     Object, Pod, Taint, TaintKey, ENDPOINT_SLICES, NODES, NODE_LEASES, PODS, WORKLOADS,
@@ -118,89 +119,6 @@ impl Controllers {
             &mut self.workloads,
             &mut self.slices,
         ]
-    }
-
-    pub fn owns(&self, id: u64) -> bool {
-        self.client.owns(id)
-            || [
-                &self.nodes,
-                &self.leases,
-                &self.pods,
-                &self.workloads,
-                &self.slices,
-            ]
-            .iter()
-            .any(|i| i.owns(id))
-    }
-
-    pub fn on_api(&mut self, ctx: &mut Ctx, msg: &ApiPayload) {
-        // Node lease renewals (every 10 s per node) matter only to the node monitor, which
-        // samples on its own period: they do not wake the workload controllers.
-        if self.leases.on_api(ctx, msg) {
-            return;
-        }
-        let mut changed = false;
-        for i in [
-            &mut self.nodes,
-            &mut self.pods,
-            &mut self.workloads,
-            &mut self.slices,
-        ] {
-            if i.on_api(ctx, msg) {
-                changed = true;
-                break;
-            }
-        }
-        if changed {
-            self.dirty = true;
-            return;
-        }
-        if let ApiPayload::Response { id, resp, .. } = msg {
-            if let Some(key) = self.client.answered(*id, ctx.now) {
-                self.dirty = true;
-                self.busy.remove(&key);
-                if !matches!(resp, ApiResponse::Written { .. }) {
-                    self.expected.remove(name_of(&key));
-                }
-            }
-        }
-    }
-
-    pub fn on_timeout(&mut self, ctx: &mut Ctx, id: u64) {
-        for i in self.informers() {
-            i.on_timeout(ctx, id);
-        }
-        if self.client.owns(id) {
-            for key in self.client.expired(ctx) {
-                self.dirty = true;
-                self.busy.remove(&key);
-                self.expected.remove(name_of(&key));
-            }
-        }
-    }
-
-    /// One pass of every controller (called every second while leading).
-    pub fn run(&mut self, ctx: &mut Ctx) {
-        for i in self.informers() {
-            i.tick(ctx);
-        }
-        let synced =
-            self.nodes.synced && self.leases.synced && self.pods.synced && self.workloads.synced;
-        if !synced {
-            return;
-        }
-        if ctx.now - self.last_monitor >= self.timings.node_monitor_period {
-            self.last_monitor = ctx.now;
-            self.monitor_nodes(ctx);
-        }
-        self.evict_tainted(ctx);
-        if self.dirty {
-            self.dirty = false;
-            self.sync_workloads(ctx);
-            if self.slices.synced {
-                self.sync_endpoints(ctx);
-            }
-        }
     }
 
     fn write(&mut self, ctx: &mut Ctx, req: ApiRequest) {
@@ -648,6 +566,113 @@ impl Controllers {
                         value: Arc::new(Object::EndpointSlice(slice)),
                     },
                 );
+            }
+        }
+    }
+}
+
+/// Controllers are made from their addresses, timings and a random stream forked per acquisition.
+#[derive(Clone)]
+pub struct ControllersSpec {
+    pub me: Addr,
+    pub api: Addr,
+    pub timings: NodeTimings,
+    pub rng: Rng,
+}
+
+impl Work for Controllers {
+    type Spec = ControllersSpec;
+
+    fn fresh(s: &ControllersSpec, ctx: &Ctx) -> Self {
+        Controllers::new(
+            s.me,
+            s.api,
+            s.timings,
+            s.rng.fork(&ctx.now.0.to_string()),
+            ctx.now,
+            WORK_IDS,
+        )
+    }
+
+    fn owns(&self, id: u64) -> bool {
+        self.client.owns(id)
+            || [
+                &self.nodes,
+                &self.leases,
+                &self.pods,
+                &self.workloads,
+                &self.slices,
+            ]
+            .iter()
+            .any(|i| i.owns(id))
+    }
+
+    fn on_api(&mut self, ctx: &mut Ctx, msg: &ApiPayload) {
+        // Node lease renewals (every 10 s per node) matter only to the node monitor, which
+        // samples on its own period: they do not wake the workload controllers.
+        if self.leases.on_api(ctx, msg) {
+            return;
+        }
+        let mut changed = false;
+        for i in [
+            &mut self.nodes,
+            &mut self.pods,
+            &mut self.workloads,
+            &mut self.slices,
+        ] {
+            if i.on_api(ctx, msg) {
+                changed = true;
+                break;
+            }
+        }
+        if changed {
+            self.dirty = true;
+            return;
+        }
+        if let ApiPayload::Response { id, resp, .. } = msg {
+            if let Some(key) = self.client.answered(*id, ctx.now) {
+                self.dirty = true;
+                self.busy.remove(&key);
+                if !matches!(resp, ApiResponse::Written { .. }) {
+                    self.expected.remove(name_of(&key));
+                }
+            }
+        }
+    }
+
+    fn on_timeout(&mut self, ctx: &mut Ctx, id: u64) {
+        for i in self.informers() {
+            i.on_timeout(ctx, id);
+        }
+        if self.client.owns(id) {
+            for key in self.client.expired(ctx) {
+                self.dirty = true;
+                self.busy.remove(&key);
+                self.expected.remove(name_of(&key));
+            }
+        }
+    }
+
+    /// One pass of every controller (called every second while leading).
+    fn run(&mut self, ctx: &mut Ctx) {
+        for i in self.informers() {
+            i.tick(ctx);
+        }
+        let synced =
+            self.nodes.synced && self.leases.synced && self.pods.synced && self.workloads.synced;
+        if !synced {
+            return;
+        }
+        if ctx.now - self.last_monitor >= self.timings.node_monitor_period {
+            self.last_monitor = ctx.now;
+            self.monitor_nodes(ctx);
+        }
+        self.evict_tainted(ctx);
+        if self.dirty {
+            self.dirty = false;
+            self.sync_workloads(ctx);
+            if self.slices.synced {
+                self.sync_endpoints(ctx);
             }
         }
     }

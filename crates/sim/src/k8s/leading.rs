@@ -4,11 +4,8 @@
 
 use crate::k8s::api::ApiPayload;
 use crate::k8s::client::ID_SPACE;
-use crate::k8s::controllers::{Controllers, NodeTimings};
 use crate::k8s::leader::{LeaderElector, Transition};
-use crate::k8s::scheduler::Scheduler;
-use crate::proc::{Addr, Ctx, Payload, Port, Timer};
-use crate::rng::Rng;
+use crate::proc::{Ctx, Payload, Port, Timer};
 use crate::time::Duration;
 
 const RUN: Duration = Duration::from_secs(1);
@@ -24,68 +21,6 @@ pub trait Work: Sized {
     fn on_api(&mut self, ctx: &mut Ctx, msg: &ApiPayload);
     fn on_timeout(&mut self, ctx: &mut Ctx, id: u64);
     fn run(&mut self, ctx: &mut Ctx);
-}
-
-/// Controllers are made from their addresses, timings and a random stream forked per acquisition.
-#[derive(Clone)]
-pub struct ControllersSpec {
-    pub me: Addr,
-    pub api: Addr,
-    pub timings: NodeTimings,
-    pub rng: Rng,
-}
-
-impl Work for Controllers {
-    type Spec = ControllersSpec;
-    fn fresh(s: &ControllersSpec, ctx: &Ctx) -> Self {
-        Controllers::new(
-            s.me,
-            s.api,
-            s.timings,
-            s.rng.fork(&ctx.now.0.to_string()),
-            ctx.now,
-            WORK_IDS,
-        )
-    }
-    fn owns(&self, id: u64) -> bool {
-        Controllers::owns(self, id)
-    }
-    fn on_api(&mut self, ctx: &mut Ctx, msg: &ApiPayload) {
-        Controllers::on_api(self, ctx, msg)
-    }
-    fn on_timeout(&mut self, ctx: &mut Ctx, id: u64) {
-        Controllers::on_timeout(self, ctx, id)
-    }
-    fn run(&mut self, ctx: &mut Ctx) {
-        Controllers::run(self, ctx)
-    }
-}
-
-#[derive(Clone)]
-pub struct SchedulerSpec {
-    pub me: Addr,
-    pub api: Addr,
-    /// Worker names in host order.
-    pub order: Vec<String>,
-}
-
-impl Work for Scheduler {
-    type Spec = SchedulerSpec;
-    fn fresh(s: &SchedulerSpec, _: &Ctx) -> Self {
-        Scheduler::new(s.me, s.api, s.order.clone(), WORK_IDS)
-    }
-    fn owns(&self, id: u64) -> bool {
-        Scheduler::owns(self, id)
-    }
-    fn on_api(&mut self, ctx: &mut Ctx, msg: &ApiPayload) {
-        Scheduler::on_api(self, ctx, msg)
-    }
-    fn on_timeout(&mut self, ctx: &mut Ctx, id: u64) {
-        Scheduler::on_timeout(self, ctx, id)
-    }
-    fn run(&mut self, ctx: &mut Ctx) {
-        Scheduler::run(self, ctx)
-    }
 }
 
 #[derive(Clone)]

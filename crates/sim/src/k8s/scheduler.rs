@@ -8,6 +8,7 @@
 use crate::k8s::api::{ApiPayload, ApiRequest};
 use crate::k8s::client::{ApiClient, ID_SPACE};
 use crate::k8s::informer::Informer;
+use crate::k8s::leading::{Work, WORK_IDS};
 use crate::k8s::objects::{pod_key, Object, NODES, PODS};
 use crate::proc::{Addr, Ctx};
 use crate::time::Duration;
@@ -39,12 +40,28 @@ impl Scheduler {
             dirty: true,
         }
     }
+}
 
-    pub fn owns(&self, id: u64) -> bool {
+#[derive(Clone)]
+pub struct SchedulerSpec {
+    pub me: Addr,
+    pub api: Addr,
+    /// Worker names in host order.
+    pub order: Vec<String>,
+}
+
+impl Work for Scheduler {
+    type Spec = SchedulerSpec;
+
+    fn fresh(s: &SchedulerSpec, _: &Ctx) -> Self {
+        Scheduler::new(s.me, s.api, s.order.clone(), WORK_IDS)
+    }
+
+    fn owns(&self, id: u64) -> bool {
         self.client.owns(id) || self.nodes.owns(id) || self.pods.owns(id)
     }
 
-    pub fn on_api(&mut self, ctx: &mut Ctx, msg: &ApiPayload) {
+    fn on_api(&mut self, ctx: &mut Ctx, msg: &ApiPayload) {
         if self.nodes.on_api(ctx, msg) || self.pods.on_api(ctx, msg) {
             self.dirty = true;
             return;
@@ -57,7 +74,7 @@ impl Scheduler {
         }
     }
 
-    pub fn on_timeout(&mut self, ctx: &mut Ctx, id: u64) {
+    fn on_timeout(&mut self, ctx: &mut Ctx, id: u64) {
         self.nodes.on_timeout(ctx, id);
         self.pods.on_timeout(ctx, id);
         if self.client.owns(id) {
@@ -68,7 +85,7 @@ impl Scheduler {
         }
     }
 
-    pub fn run(&mut self, ctx: &mut Ctx) {
+    fn run(&mut self, ctx: &mut Ctx) {
         self.nodes.tick(ctx);
         self.pods.tick(ctx);
         if !self.nodes.synced || !self.pods.synced || !self.dirty {
