@@ -142,13 +142,7 @@ impl Sim {
     /// Records `action` at `t`: forks the timeline there. On refusal the run is unchanged.
     pub fn apply(&self, t: f64, action: Action) -> Result<Edit, String> {
         let edit = self.run.borrow().edited(t, action)?;
-        let old = self.run.borrow().scenario().clone();
-        let mut undo = self.undo.borrow_mut();
-        if undo.len() == UNDO_DEPTH {
-            undo.remove(0);
-        }
-        undo.push(old);
-        drop(undo);
+        self.remember_for_undo();
         self.replace(edit.scenario.clone(), edit.at);
         Ok(edit)
     }
@@ -156,14 +150,18 @@ impl Sim {
     /// Replaces the scenario by an edited one (the topology editor): the run restarts from
     /// t = 0, since the scenario changed from its start. The caller has validated it.
     pub fn edit(&self, scenario: Scenario) {
+        self.remember_for_undo();
+        self.replace(scenario, 0.0);
+    }
+
+    /// Pushes the current scenario on the undo stack (the oldest goes past `UNDO_DEPTH`).
+    fn remember_for_undo(&self) {
         let old = self.run.borrow().scenario().clone();
         let mut undo = self.undo.borrow_mut();
         if undo.len() == UNDO_DEPTH {
             undo.remove(0);
         }
         undo.push(old);
-        drop(undo);
-        self.replace(scenario, 0.0);
     }
 
     pub fn can_undo(&self) -> bool {
