@@ -8,25 +8,21 @@ use crate::time::SimTime;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-#[derive(Clone)]
-struct Scheduled<E> {
+/// A heap entry: the ordering key and where the event waits. Events stay put in a slab
+/// while only these small entries move as the heap sifts.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Scheduled {
     at: SimTime,
     seq: u64,
-    event: E,
+    slot: u32,
 }
 
-impl<E> PartialEq for Scheduled<E> {
-    fn eq(&self, other: &Self) -> bool {
-        (self.at, self.seq) == (other.at, other.seq)
-    }
-}
-impl<E> Eq for Scheduled<E> {}
-impl<E> PartialOrd for Scheduled<E> {
+impl PartialOrd for Scheduled {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
-impl<E> Ord for Scheduled<E> {
+impl Ord for Scheduled {
     // Reversed: BinaryHeap is a max-heap and we want the earliest first.
     fn cmp(&self, other: &Self) -> Ordering {
         (other.at, other.seq).cmp(&(self.at, self.seq))
@@ -36,7 +32,9 @@ impl<E> Ord for Scheduled<E> {
 /// Pending events in `(time, sequence)` order.
 #[derive(Clone)]
 pub struct EventQueue<E> {
-    heap: BinaryHeap<Scheduled<E>>,
+    heap: BinaryHeap<Scheduled>,
+    slots: Vec<Option<E>>,
+    free: Vec<u32>,
     seq: u64,
 }
 
@@ -44,6 +42,8 @@ impl<E> Default for EventQueue<E> {
     fn default() -> Self {
         EventQueue {
             heap: BinaryHeap::new(),
+            slots: Vec::new(),
+            free: Vec::new(),
             seq: 0,
         }
     }
@@ -52,10 +52,20 @@ impl<E> Default for EventQueue<E> {
 impl<E> EventQueue<E> {
     pub fn push(&mut self, at: SimTime, event: E) {
         self.seq += 1;
+        let slot = match self.free.pop() {
+            Some(slot) => {
+                self.slots[slot as usize] = Some(event);
+                slot
+            }
+            None => {
+                self.slots.push(Some(event));
+                (self.slots.len() - 1) as u32
+            }
+        };
         self.heap.push(Scheduled {
             at,
             seq: self.seq,
-            event,
+            slot,
         });
     }
 
@@ -65,7 +75,12 @@ impl<E> EventQueue<E> {
     }
 
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
-        self.heap.pop().map(|s| (s.at, s.event))
+        let s = self.heap.pop()?;
+        self.free.push(s.slot);
+        let event = self.slots[s.slot as usize]
+            .take()
+            .expect("a queued slot holds its event");
+        Some((s.at, event))
     }
 
     pub fn len(&self) -> usize {

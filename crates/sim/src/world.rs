@@ -91,6 +91,15 @@ struct HostRt {
     terminated: bool,
 }
 
+/// What one host's containers add up to, and for which state of its kubelet.
+#[derive(Clone, Default)]
+struct HostPods {
+    version: Option<(u64, u64)>,
+    /// Per workload, in `workload_names` order.
+    running: Vec<u32>,
+    stateful: Vec<String>,
+}
+
 #[derive(Clone)]
 struct MemberChange {
     action: &'static str,
@@ -150,6 +159,7 @@ pub struct World {
     host_index: BTreeMap<String, HostId>,
     max_running: Vec<u32>,
     reported_doubles: std::collections::BTreeSet<String>,
+    host_pods: Vec<HostPods>,
     rng: Rng,
     /// The hidden observer host that runs the probe; it is never crashed or partitioned away.
     probe_host: HostId,
@@ -281,6 +291,7 @@ impl World {
                 .collect(),
             max_running: vec![0; scenario.workloads.len() + 1],
             reported_doubles: Default::default(),
+            host_pods: vec![HostPods::default(); n],
             rng,
             probe_host,
             probe: EtcdProbe::new(etcd_hosts),
@@ -416,6 +427,7 @@ impl World {
 
     fn deliver(&mut self, from: Addr, to: Addr, payload: Payload) {
         let h = to.host as usize;
+        let containers_before = self.containers_version(to.host);
         let mut ctx = Ctx {
             now: self.now,
             host: to.host,
@@ -485,7 +497,7 @@ impl World {
             Port::Client => {}
         }
         self.apply_effects(to.host);
-        if to.port == Port::Kubelet {
+        if to.port == Port::Kubelet && self.containers_version(to.host) != containers_before {
             self.sync_dns_servers(to.host);
         }
         if exited {
@@ -500,6 +512,7 @@ impl World {
             self.start_process(to.host, to.port);
             return;
         }
+        let containers_before = self.containers_version(to.host);
         let mut ctx = Ctx {
             now: self.now,
             host: to.host,
@@ -602,7 +615,7 @@ impl World {
             _ => {}
         }
         self.apply_effects(to.host);
-        if to.port == Port::Kubelet {
+        if to.port == Port::Kubelet && self.containers_version(to.host) != containers_before {
             self.sync_dns_servers(to.host);
         }
         if exited {
@@ -717,6 +730,16 @@ impl World {
                 )
             })
             .collect()
+    }
+
+    /// Which state of its containers the host's kubelet is in (None without a kubelet).
+    fn containers_version(&self, h: HostId) -> Option<(u64, u64)> {
+        let k = self.procs.get(h as usize)?.kubelet.as_ref()?;
+        let to = Addr {
+            host: h,
+            port: Port::Kubelet,
+        };
+        Some((self.generation(to), k.containers_version))
     }
 
     /// Keeps one DNS server per CoreDNS container the host's kubelet runs.
@@ -854,17 +877,13 @@ impl World {
         worker: HostId,
         service: &str,
     ) -> Option<(String, HostId)> {
-        let n = self.procs[worker as usize]
-            .proxy
-            .as_ref()?
-            .rules(service)
-            .len();
-        if n == 0 {
+        let rules = self.procs[worker as usize].proxy.as_ref()?.rules(service);
+        if rules.is_empty() {
             return None;
         }
-        let i = self.clients.get_mut(&client)?.rng.below(n as u64) as usize;
-        let e = &self.procs[worker as usize].proxy.as_ref()?.rules(service)[i];
-        Some((e.pod.clone(), self.host_id(&e.node)?))
+        let i = self.clients.get_mut(&client)?.rng.below(rules.len() as u64) as usize;
+        let e = &rules[i];
+        Some((e.pod.clone(), *self.host_index.get(&e.node)?))
     }
 
     fn request(&mut self, client: HostId, service: &str) -> bool {
@@ -905,19 +924,45 @@ impl World {
                 .is_some_and(|k| k.containers.contains_key(&pod))
     }
 
+    /// What each host's containers add up to, recomputed only for hosts whose containers changed
+    /// (this is sampled every second and scanning every container each time is a hot spot).
+    fn refresh_host_pods(&mut self) {
+        for h in 0..self.procs.len() {
+            if self.host_pods[h].version != self.containers_version(h as HostId) {
+                self.host_pods[h] = self.count_host_pods(h as HostId);
+            }
+        }
+    }
+
+    fn count_host_pods(&self, h: HostId) -> HostPods {
+        let mut running = vec![0u32; self.workload_names.len()];
+        let mut stateful = Vec::new();
+        if let Some(k) = &self.procs[h as usize].kubelet {
+            for (pod, c) in &k.containers {
+                if let Some(&i) = self.workload_index.get(&c.workload) {
+                    running[i] += 1;
+                }
+                if c.kind == Kind::StatefulSet {
+                    stateful.push(pod.clone());
+                }
+            }
+        }
+        HostPods {
+            version: self.containers_version(h),
+            running,
+            stateful,
+        }
+    }
+
     /// At most one pod per StatefulSet ordinal may run: two containers of one pod name on two
     /// nodes (a force-delete while the old node was only cut off) is a violation.
     fn check_statefulset_ordinals(&mut self) {
         let mut seen: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-        for (i, p) in self.procs.iter().enumerate() {
-            if let Some(k) = &p.kubelet {
-                for (pod, c) in &k.containers {
-                    if c.kind == Kind::StatefulSet {
-                        seen.entry(pod.as_str())
-                            .or_default()
-                            .push(self.hosts[i].name.as_str());
-                    }
-                }
+        for (i, p) in self.host_pods.iter().enumerate() {
+            for pod in &p.stateful {
+                seen.entry(pod.as_str())
+                    .or_default()
+                    .push(self.hosts[i].name.as_str());
             }
         }
         let doubles: Vec<(String, String)> = seen
@@ -938,13 +983,16 @@ impl World {
     /// Containers running per workload right now, anywhere (isolated nodes included).
     fn running_per_workload(&self) -> Vec<u32> {
         let mut counts = vec![0u32; self.workload_names.len()];
-        for p in &self.procs {
-            if let Some(k) = &p.kubelet {
-                for c in k.containers.values() {
-                    if let Some(&i) = self.workload_index.get(&c.workload) {
-                        counts[i] += 1;
-                    }
-                }
+        for (h, cached) in self.host_pods.iter().enumerate() {
+            let fresh;
+            let p = if cached.version == self.containers_version(h as HostId) {
+                cached
+            } else {
+                fresh = self.count_host_pods(h as HostId);
+                &fresh
+            };
+            for (c, r) in counts.iter_mut().zip(&p.running) {
+                *c += r;
             }
         }
         counts
@@ -1667,6 +1715,7 @@ impl World {
         self.series.controller_manager_leader.push(kcm);
         self.series.scheduler_leader.push(sched);
         if self.api_probe.is_some() {
+            self.refresh_host_pods();
             self.check_statefulset_ordinals();
             let running = self.running_per_workload();
             for (i, r) in running.into_iter().enumerate() {

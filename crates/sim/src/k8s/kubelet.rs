@@ -62,6 +62,8 @@ pub struct Kubelet {
     client: ApiClient<Req>,
     pods: Informer,
     pub containers: BTreeMap<String, Container>,
+    /// Bumped whenever `containers` changes, so observers can keep what they derived from it.
+    pub containers_version: u64,
     starting: BTreeMap<String, SimTime>,
     /// Pods with a status update or delete in flight (one at a time per pod).
     busy: BTreeSet<String>,
@@ -95,6 +97,7 @@ impl Kubelet {
             pods: Informer::new(PODS, Some(node.clone()), me, api, ID_SPACE),
             node,
             containers: BTreeMap::new(),
+            containers_version: 0,
             starting: BTreeMap::new(),
             busy: BTreeSet::new(),
             lease_rv: None,
@@ -318,6 +321,7 @@ impl Kubelet {
                 &pod.workload,
                 format!("{} started on {}", pod.name, self.node),
             );
+            self.containers_version += 1;
             self.containers.insert(
                 pod.name.clone(),
                 Container {
@@ -347,6 +351,7 @@ impl Kubelet {
             };
             if let Some(why) = gone {
                 let c = self.containers.remove(&name).expect("listed");
+                self.containers_version += 1;
                 ctx.obs.pod_event(
                     now,
                     "pod.killed",
