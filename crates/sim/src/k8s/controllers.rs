@@ -257,14 +257,14 @@ impl Controllers {
         if not_ready.is_empty() {
             return;
         }
-        let stale: Vec<(Pod, u64)> = self
-            .pods
-            .items
-            .values()
+        let mut stale: Vec<(Pod, u64)> = not_ready
+            .iter()
+            .flat_map(|node| self.pods.pods_on(node))
             .filter_map(|kv| kv.value.as_pod().map(|p| (p, kv.mod_revision)))
-            .filter(|(p, _)| p.ready && p.node.as_ref().is_some_and(|n| not_ready.contains(n)))
+            .filter(|(p, _)| p.ready)
             .map(|(p, rv)| (p.clone(), rv))
             .collect();
+        stale.sort_by(|a, b| a.0.name.cmp(&b.0.name));
         for (mut p, rv) in stale {
             p.ready = false;
             self.write(
@@ -315,23 +315,20 @@ impl Controllers {
                     .map(|t| (n.name.clone(), t))
             })
             .collect();
-        if taint_time.is_empty() {
+        // Nothing is due before the earliest taint has been tolerated long enough.
+        let tolerated = self.timings.toleration_seconds;
+        if taint_time.values().all(|&t| now < t + tolerated) {
             return;
         }
-        let due: Vec<(Pod, u64)> = self
-            .pods
-            .items
-            .values()
+        let mut due: Vec<(Pod, u64)> = taint_time
+            .iter()
+            .filter(|(_, &t)| now >= t + tolerated)
+            .flat_map(|(node, _)| self.pods.pods_on(node))
             .filter_map(|kv| kv.value.as_pod().map(|p| (p, kv.mod_revision)))
             .filter(|(p, _)| p.deletion.is_none() && !p.tolerates_everything())
-            .filter(|(p, _)| {
-                p.node
-                    .as_ref()
-                    .and_then(|n| taint_time.get(n))
-                    .is_some_and(|&t| now >= t + self.timings.toleration_seconds)
-            })
             .map(|(p, rv)| (p.clone(), rv))
             .collect();
+        due.sort_by(|a, b| a.0.name.cmp(&b.0.name));
         for (mut p, rv) in due {
             if self.busy.contains(&pod_key(&p.name)) {
                 continue;

@@ -8,7 +8,7 @@ use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
 use crate::k8s::client::ApiClient;
 use crate::proc::{Addr, Ctx};
 use crate::time::{Duration, SimTime};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A watch with no message (not even a heartbeat) for this long is given up
 /// (client-go's HTTP/2 health check: 30 s idle + 15 s ping timeout).
@@ -31,6 +31,9 @@ pub struct Informer {
     client: ApiClient<()>,
     state: State,
     pub items: BTreeMap<String, KeyValue>,
+    /// Keys of the pods in `items` by the node they are bound to (an index, as client-go's
+    /// indexers keep one): controllers look at one node's pods without scanning them all.
+    by_node: BTreeMap<String, BTreeSet<String>>,
     /// Listed successfully at least once since the process started.
     pub synced: bool,
 }
@@ -46,6 +49,7 @@ impl Informer {
                 retry_at: SimTime::ZERO,
             },
             items: BTreeMap::new(),
+            by_node: BTreeMap::new(),
             synced: false,
         }
     }
@@ -82,6 +86,15 @@ impl Informer {
                 match resp {
                     ApiResponse::WatchStarted { items, .. } => {
                         self.items = items.iter().cloned().collect();
+                        self.by_node.clear();
+                        for (key, kv) in items {
+                            if let Some(node) = bound_node(kv) {
+                                self.by_node
+                                    .entry(node.to_string())
+                                    .or_default()
+                                    .insert(key.clone());
+                            }
+                        }
                         self.synced = true;
                         self.state = State::Watching {
                             id: *id,
@@ -106,10 +119,21 @@ impl Informer {
                 }
                 *last_heard = ctx.now;
                 for (key, kv) in events {
-                    match kv {
+                    let old = match kv {
                         Some(kv) => self.items.insert(key.clone(), kv.clone()),
                         None => self.items.remove(key),
                     };
+                    if let Some(node) = old.as_ref().and_then(bound_node) {
+                        if let Some(keys) = self.by_node.get_mut(node) {
+                            keys.remove(key);
+                        }
+                    }
+                    if let Some(node) = kv.as_ref().and_then(bound_node) {
+                        self.by_node
+                            .entry(node.to_string())
+                            .or_default()
+                            .insert(key.clone());
+                    }
                 }
                 !events.is_empty()
             }
@@ -125,6 +149,15 @@ impl Informer {
         }
     }
 
+    /// The cached pods bound to `node`, in key order.
+    pub fn pods_on<'a>(&'a self, node: &str) -> impl Iterator<Item = &'a KeyValue> + 'a {
+        self.by_node
+            .get(node)
+            .into_iter()
+            .flatten()
+            .filter_map(|key| self.items.get(key))
+    }
+
     /// A check timer of this informer's client fired.
     pub fn on_timeout(&mut self, ctx: &mut Ctx, id: u64) {
         if self.client.owns(id) && !self.client.expired(ctx).is_empty() {
@@ -133,4 +166,8 @@ impl Informer {
             };
         }
     }
+}
+
+fn bound_node(kv: &KeyValue) -> Option<&str> {
+    kv.value.as_pod()?.node.as_deref()
 }
