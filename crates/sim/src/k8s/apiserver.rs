@@ -18,12 +18,14 @@
 
 use crate::etcd::kv::{KeyValue, KvOp, KvResult};
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
+use crate::k8s::client::ID_SPACE;
+use crate::k8s::store::Store;
 use crate::net::HostId;
 use crate::proc::{
     Addr, Ctx, EtcdError, EtcdRequest, EtcdResponse, Payload, Port, Timer, WatchEvent,
 };
 use crate::time::{Duration, SimTime};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The etcd client's timeout for requests (etcd's own proposal timeout is ≈ 7 s).
 pub const ETCD_REQUEST_TIMEOUT: Duration = Duration::from_secs(7);
@@ -98,6 +100,88 @@ impl ClientWatch {
     }
 }
 
+/// The client watches, in the order they started (the order changes go out in), indexed by
+/// prefix (unfiltered watches) and by node (the kubelets' pod watches) so that a change
+/// reaches the watches that want it without scanning them all.
+#[derive(Clone, Default)]
+struct Watchers {
+    next: u64,
+    by_start: BTreeMap<u64, ClientWatch>,
+    /// The watch of each client's request stream (its address and id space): a client's new
+    /// watch replaces its old one, whose connection the client gave up.
+    by_stream: BTreeMap<(Addr, u64), u64>,
+    by_prefix: BTreeMap<String, BTreeSet<u64>>,
+    by_node: BTreeMap<String, BTreeSet<u64>>,
+}
+
+impl Watchers {
+    fn add(&mut self, w: ClientWatch) {
+        self.next += 1;
+        let n = self.next;
+        if let Some(old) = self.by_stream.insert((w.client, w.id / ID_SPACE), n) {
+            self.remove(old);
+        }
+        match &w.node {
+            Some(node) => self.by_node.entry(node.clone()).or_default().insert(n),
+            None => self
+                .by_prefix
+                .entry(w.prefix.clone())
+                .or_default()
+                .insert(n),
+        };
+        self.by_start.insert(n, w);
+    }
+
+    fn remove(&mut self, n: u64) {
+        let Some(w) = self.by_start.remove(&n) else {
+            return;
+        };
+        let index = match &w.node {
+            Some(node) => self.by_node.get_mut(node),
+            None => self.by_prefix.get_mut(&w.prefix),
+        };
+        if let Some(set) = index {
+            set.remove(&n);
+        }
+    }
+
+    fn get(&self, n: u64) -> Option<&ClientWatch> {
+        self.by_start.get(&n)
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &ClientWatch> {
+        self.by_start.values()
+    }
+
+    fn take_all(&mut self) -> Vec<ClientWatch> {
+        let all = std::mem::take(&mut self.by_start).into_values().collect();
+        *self = Watchers {
+            next: self.next,
+            ..Watchers::default()
+        };
+        all
+    }
+
+    /// Adds the watches that may want a change of `key` (from or to the given states).
+    fn interested<'a>(
+        &self,
+        key: &str,
+        states: [Option<&'a KeyValue>; 2],
+        out: &mut BTreeSet<u64>,
+    ) {
+        for (prefix, ws) in &self.by_prefix {
+            if key.starts_with(prefix.as_str()) {
+                out.extend(ws);
+            }
+        }
+        for kv in states.into_iter().flatten() {
+            if let Some(node) = kv.value.as_pod().and_then(|p| p.node.as_ref()) {
+                out.extend(self.by_node.get(node).into_iter().flatten());
+            }
+        }
+    }
+}
+
 /// What the world must do after the apiserver handled an input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
@@ -116,15 +200,11 @@ pub struct Apiserver {
     next_id: u64,
     /// Outstanding etcd requests and the endpoint each went to.
     pending: BTreeMap<u64, (EtcdPending, usize)>,
-    cache: BTreeMap<String, KeyValue>,
+    cache: Store,
     cache_state: CacheState,
     /// The endpoint the cache's watch is on.
     watch_endpoint: usize,
-    watchers: Vec<ClientWatch>,
-    /// Watchers by prefix (unfiltered) and by node (the kubelets' pod watches), so that a change
-    /// reaches the watches that want it without scanning every watch.
-    by_prefix: BTreeMap<String, Vec<usize>>,
-    by_node: BTreeMap<String, Vec<usize>>,
+    watchers: Watchers,
     livez_failures: u32,
     last_heartbeat: SimTime,
     pub verdict: Verdict,
@@ -141,14 +221,12 @@ impl Apiserver {
             unhealthy_until: vec![SimTime::ZERO; n],
             next_id: 0,
             pending: BTreeMap::new(),
-            cache: BTreeMap::new(),
+            cache: Store::default(),
             cache_state: CacheState::Idle {
                 retry_at: SimTime::ZERO,
             },
             watch_endpoint: 0,
-            watchers: Vec::new(),
-            by_prefix: BTreeMap::new(),
-            by_node: BTreeMap::new(),
+            watchers: Watchers::default(),
             livez_failures: 0,
             last_heartbeat: SimTime::ZERO,
             verdict: Verdict::Running,
@@ -354,33 +432,25 @@ impl Apiserver {
                     items,
                 };
                 Self::respond(ctx, client, via, id, resp);
-                self.watchers
-                    .retain(|w| !(w.client == client && w.id == id));
-                self.watchers.push(watch);
-                self.reindex();
-            }
-        }
-    }
-
-    fn reindex(&mut self) {
-        self.by_prefix.clear();
-        self.by_node.clear();
-        for (i, w) in self.watchers.iter().enumerate() {
-            match &w.node {
-                Some(node) => self.by_node.entry(node.clone()).or_default().push(i),
-                None => self.by_prefix.entry(w.prefix.clone()).or_default().push(i),
+                self.watchers.add(watch);
             }
         }
     }
 
     /// The cached objects a watch or list asks for.
     fn cached(&self, filter: &ClientWatch) -> Vec<(String, KeyValue)> {
-        self.cache
-            .range(filter.prefix.clone()..)
-            .take_while(|(k, _)| k.starts_with(&filter.prefix))
-            .filter(|(k, v)| filter.wants(k, Some(v)))
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect()
+        let pick =
+            |(k, v): (&String, &KeyValue)| filter.wants(k, Some(v)).then(|| (k.clone(), v.clone()));
+        match &filter.node {
+            Some(node) => self.cache.pods_on(node).filter_map(pick).collect(),
+            None => self
+                .cache
+                .items()
+                .range(filter.prefix.clone()..)
+                .take_while(|(k, _)| k.starts_with(&filter.prefix))
+                .filter_map(pick)
+                .collect(),
+        }
     }
 
     fn write(&mut self, ctx: &mut Ctx, client: Addr, via: Option<Addr>, id: u64, op: KvOp) {
@@ -447,7 +517,7 @@ impl Apiserver {
             }
             EtcdPending::Watch => match resp {
                 EtcdResponse::WatchStarted { kvs, .. } => {
-                    self.cache = kvs.into_iter().collect();
+                    self.cache.replace(kvs);
                     self.cache_state = CacheState::Watching {
                         id,
                         last_heard: ctx.now,
@@ -498,27 +568,14 @@ impl Apiserver {
         }
         let mut olds = Vec::with_capacity(events.len());
         for e in &events {
-            olds.push(match &e.kv {
-                Some(kv) => self.cache.insert(e.key.clone(), kv.clone()),
-                None => self.cache.remove(&e.key),
-            });
+            olds.push(self.cache.apply(&e.key, e.kv.as_ref()));
         }
-        let mut candidates: Vec<usize> = Vec::new();
+        let mut candidates = BTreeSet::new();
         for (e, old) in events.iter().zip(&olds) {
-            for (prefix, ws) in &self.by_prefix {
-                if e.key.starts_with(prefix.as_str()) {
-                    candidates.extend(ws);
-                }
-            }
-            for kv in [e.kv.as_ref(), old.as_ref()].into_iter().flatten() {
-                if let Some(node) = kv.value.as_pod().and_then(|p| p.node.as_ref()) {
-                    candidates.extend(self.by_node.get(node).into_iter().flatten());
-                }
-            }
+            self.watchers
+                .interested(&e.key, [e.kv.as_ref(), old.as_ref()], &mut candidates);
         }
-        candidates.sort_unstable();
-        candidates.dedup();
-        for w in candidates.into_iter().map(|i| &self.watchers[i]) {
+        for w in candidates.into_iter().filter_map(|i| self.watchers.get(i)) {
             let batch: Vec<(String, Option<KeyValue>)> = events
                 .iter()
                 .zip(&olds)
@@ -551,7 +608,7 @@ impl Apiserver {
             format!("the apiserver on {name} closed its clients' watches and is unready: {why}");
         ctx.obs
             .note(ctx.now, "apiserver.cache_lost", Some(self.host), text);
-        for w in self.watchers.drain(..) {
+        for w in self.watchers.take_all() {
             let msg = ApiPayload::WatchClosed {
                 id: w.id,
                 client: w.client,
@@ -562,7 +619,6 @@ impl Apiserver {
                 Payload::Api(msg),
             );
         }
-        self.reindex();
         self.cache_state = CacheState::Idle {
             retry_at: ctx.now + HOUSEKEEPING,
         };
@@ -610,7 +666,7 @@ impl Apiserver {
         }
         if ctx.now - self.last_heartbeat >= WATCH_HEARTBEAT {
             self.last_heartbeat = ctx.now;
-            for w in &self.watchers {
+            for w in self.watchers.iter() {
                 let msg = ApiPayload::WatchEvents {
                     id: w.id,
                     client: w.client,

@@ -141,7 +141,7 @@ impl Controllers {
         let grace = self.timings.node_monitor_grace_period;
         let nodes: Vec<(Node, u64)> = self
             .nodes
-            .items
+            .items()
             .values()
             .filter_map(|kv| kv.value.as_node().map(|n| (n.clone(), kv.mod_revision)))
             .collect();
@@ -150,7 +150,7 @@ impl Controllers {
         for (node, _) in &nodes {
             let lease_rv = self
                 .leases
-                .items
+                .items()
                 .get(&format!("{NODE_LEASES}{}", node.name))
                 .map_or(0, |kv| kv.mod_revision);
             let entry = self
@@ -248,7 +248,7 @@ impl Controllers {
         // Pods on nodes that are not Ready are not ready either: out of the Service endpoints.
         let not_ready: BTreeSet<String> = self
             .nodes
-            .items
+            .items()
             .values()
             .filter_map(|kv| kv.value.as_node())
             .filter(|n| n.ready != Condition::True || silent.contains(&n.name))
@@ -300,7 +300,7 @@ impl Controllers {
         let now = ctx.now;
         let taint_time: BTreeMap<String, SimTime> = self
             .nodes
-            .items
+            .items()
             .values()
             .filter_map(|kv| kv.value.as_node())
             .filter_map(|n| {
@@ -356,13 +356,13 @@ impl Controllers {
     fn sync_workloads(&mut self, ctx: &mut Ctx) {
         let workloads: Vec<_> = self
             .workloads
-            .items
+            .items()
             .values()
             .filter_map(|kv| kv.value.as_workload().cloned())
             .collect();
         // Shared handles to the cached pods, grouped by workload (no deep copies: this runs often).
         let mut by_workload: BTreeMap<String, Vec<(Value, u64)>> = BTreeMap::new();
-        for kv in self.pods.items.values() {
+        for kv in self.pods.items().values() {
             if let Some(p) = kv.value.as_pod() {
                 by_workload
                     .entry(p.workload.clone())
@@ -373,10 +373,10 @@ impl Controllers {
         let known = |items: &BTreeMap<String, crate::etcd::kv::KeyValue>, name: &str| {
             items.contains_key(&pod_key(name))
         };
-        self.expected.retain(|n| !known(&self.pods.items, n));
+        self.expected.retain(|n| !known(&self.pods.items(), n));
         let nodes: Vec<String> = self
             .nodes
-            .items
+            .items()
             .values()
             .filter_map(|kv| kv.value.as_node())
             .map(|n| n.name.clone())
@@ -401,7 +401,7 @@ impl Controllers {
                     for _ in have..w.replicas as usize {
                         let name = loop {
                             let n = format!("{}-{:05x}", w.name, self.rng.below(1 << 20));
-                            if !known(&self.pods.items, &n) && !self.expected.contains(&n) {
+                            if !known(&self.pods.items(), &n) && !self.expected.contains(&n) {
                                 break n;
                             }
                         };
@@ -422,7 +422,7 @@ impl Controllers {
                 Kind::StatefulSet => {
                     for ordinal in 0..w.replicas {
                         let name = format!("{}-{ordinal}", w.name);
-                        if !known(&self.pods.items, &name) && !self.expected.contains(&name) {
+                        if !known(&self.pods.items(), &name) && !self.expected.contains(&name) {
                             self.create_pod(ctx, &w.name, Kind::StatefulSet, name, None);
                         }
                     }
@@ -442,7 +442,7 @@ impl Controllers {
                 Kind::DaemonSet => {
                     for node in &nodes {
                         let name = format!("{}-{node}", w.name);
-                        if !known(&self.pods.items, &name) && !self.expected.contains(&name) {
+                        if !known(&self.pods.items(), &name) && !self.expected.contains(&name) {
                             self.create_pod(
                                 ctx,
                                 &w.name,
@@ -509,7 +509,7 @@ impl Controllers {
     fn sync_endpoints(&mut self, ctx: &mut Ctx) {
         let services: Vec<String> = self
             .workloads
-            .items
+            .items()
             .values()
             .filter_map(|kv| kv.value.as_workload())
             .filter(|w| w.service)
@@ -525,7 +525,7 @@ impl Controllers {
             };
             let ready = || {
                 self.pods
-                    .items
+                    .items()
                     .values()
                     .filter_map(|kv| kv.value.as_pod())
                     .filter(serving)
@@ -533,7 +533,7 @@ impl Controllers {
             let key = slice_key(&service);
             let current = self
                 .slices
-                .items
+                .items()
                 .get(&key)
                 .and_then(|kv| kv.value.as_endpoint_slice())
                 .map(|s| &s.endpoints);

@@ -6,9 +6,10 @@
 use crate::etcd::kv::KeyValue;
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
 use crate::k8s::client::ApiClient;
+use crate::k8s::store::Store;
 use crate::proc::{Addr, Ctx};
 use crate::time::{Duration, SimTime};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// A watch with no message (not even a heartbeat) for this long is given up
 /// (client-go's HTTP/2 health check: 30 s idle + 15 s ping timeout).
@@ -30,10 +31,7 @@ pub struct Informer {
     node: Option<String>,
     client: ApiClient<()>,
     state: State,
-    pub items: BTreeMap<String, KeyValue>,
-    /// Keys of the pods in `items` by the node they are bound to (an index, as client-go's
-    /// indexers keep one): controllers look at one node's pods without scanning them all.
-    by_node: BTreeMap<String, BTreeSet<String>>,
+    store: Store,
     /// Listed successfully at least once since the process started.
     pub synced: bool,
 }
@@ -48,8 +46,7 @@ impl Informer {
             state: State::Idle {
                 retry_at: SimTime::ZERO,
             },
-            items: BTreeMap::new(),
-            by_node: BTreeMap::new(),
+            store: Store::default(),
             synced: false,
         }
     }
@@ -85,16 +82,7 @@ impl Informer {
                 }
                 match resp {
                     ApiResponse::WatchStarted { items, .. } => {
-                        self.items = items.iter().cloned().collect();
-                        self.by_node.clear();
-                        for (key, kv) in items {
-                            if let Some(node) = bound_node(kv) {
-                                self.by_node
-                                    .entry(node.to_string())
-                                    .or_default()
-                                    .insert(key.clone());
-                            }
-                        }
+                        self.store.replace(items.iter().cloned());
                         self.synced = true;
                         self.state = State::Watching {
                             id: *id,
@@ -119,21 +107,7 @@ impl Informer {
                 }
                 *last_heard = ctx.now;
                 for (key, kv) in events {
-                    let old = match kv {
-                        Some(kv) => self.items.insert(key.clone(), kv.clone()),
-                        None => self.items.remove(key),
-                    };
-                    if let Some(node) = old.as_ref().and_then(bound_node) {
-                        if let Some(keys) = self.by_node.get_mut(node) {
-                            keys.remove(key);
-                        }
-                    }
-                    if let Some(node) = kv.as_ref().and_then(bound_node) {
-                        self.by_node
-                            .entry(node.to_string())
-                            .or_default()
-                            .insert(key.clone());
-                    }
+                    self.store.apply(key, kv.as_ref());
                 }
                 !events.is_empty()
             }
@@ -149,13 +123,14 @@ impl Informer {
         }
     }
 
-    /// The cached pods bound to `node`, in key order.
-    pub fn pods_on<'a>(&'a self, node: &str) -> impl Iterator<Item = &'a KeyValue> + 'a {
-        self.by_node
-            .get(node)
-            .into_iter()
-            .flatten()
-            .filter_map(|key| self.items.get(key))
+    /// The last known objects, by key.
+    pub fn items(&self) -> &BTreeMap<String, KeyValue> {
+        self.store.items()
+    }
+
+    /// The last known pods bound to `node`, in key order.
+    pub fn pods_on<'a>(&'a self, node: &str) -> impl Iterator<Item = &'a KeyValue> {
+        self.store.pods_on(node).map(|(_, kv)| kv)
     }
 
     /// A check timer of this informer's client fired.
@@ -166,8 +141,4 @@ impl Informer {
             };
         }
     }
-}
-
-fn bound_node(kv: &KeyValue) -> Option<&str> {
-    kv.value.as_pod()?.node.as_deref()
 }

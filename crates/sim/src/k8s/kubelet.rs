@@ -303,7 +303,7 @@ impl Kubelet {
             self.starting.remove(&name);
             let Some(pod) = self
                 .pods
-                .items
+                .items()
                 .get(&pod_key(&name))
                 .and_then(|kv| kv.value.as_pod())
                 .cloned()
@@ -334,7 +334,7 @@ impl Kubelet {
         // watch, so a pod missing from it is a deletion the kubelet has seen.
         let wanted: BTreeMap<String, (Pod, u64)> = self
             .pods
-            .items
+            .items()
             .values()
             .filter_map(|kv| {
                 kv.value

@@ -15,4 +15,5 @@ pub mod operator;
 pub mod probe;
 pub mod proxy;
 pub mod scheduler;
+pub mod store;
 pub mod traffic;

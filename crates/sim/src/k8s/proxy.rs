@@ -50,7 +50,7 @@ impl KubeProxy {
     /// The endpoints this kube-proxy would send a Service's traffic to.
     pub fn rules(&self, service: &str) -> &[Endpoint] {
         self.slices
-            .items
+            .items()
             .get(&format!("{ENDPOINT_SLICES}{service}"))
             .and_then(|kv| kv.value.as_endpoint_slice())
             .map_or(&[], |s| s.endpoints.as_slice())
@@ -111,7 +111,7 @@ impl DnsServer {
         }
         let known = self
             .services
-            .items
+            .items()
             .values()
             .filter_map(|kv| kv.value.as_workload())
             .any(|w| w.service && w.name == service);

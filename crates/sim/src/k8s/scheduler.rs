@@ -94,7 +94,7 @@ impl Work for Scheduler {
         self.dirty = false;
         let any_pending = self
             .pods
-            .items
+            .items()
             .values()
             .filter_map(|kv| kv.value.as_pod())
             .any(|p| p.node.is_none() && p.deletion.is_none());
@@ -113,7 +113,7 @@ impl Work for Scheduler {
         let mut eligible = vec![false; n];
         for node in self
             .nodes
-            .items
+            .items()
             .values()
             .filter_map(|kv| kv.value.as_node())
         {
@@ -125,7 +125,7 @@ impl Work for Scheduler {
         let mut total = vec![0usize; n];
         let mut per_workload: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         let mut pending = Vec::new();
-        for kv in self.pods.items.values() {
+        for kv in self.pods.items().values() {
             let Some(p) = kv.value.as_pod() else { continue };
             match &p.node {
                 Some(node) => {

@@ -1,0 +1,110 @@
+//! A cache of API objects by key, with the one secondary index the cluster needs: pods by
+//! the node they are bound to. client-go's informers keep such an indexer, and the
+//! apiserver's watch cache serves the kubelets' `spec.nodeName` field selector from one,
+//! so a kubelet's list or a controller's look at one node never scans every pod.
+
+use crate::etcd::kv::KeyValue;
+use std::collections::{BTreeMap, BTreeSet};
+
+#[derive(Clone, Default)]
+pub struct Store {
+    items: BTreeMap<String, KeyValue>,
+    by_node: BTreeMap<String, BTreeSet<String>>,
+}
+
+impl Store {
+    pub fn items(&self) -> &BTreeMap<String, KeyValue> {
+        &self.items
+    }
+
+    /// Starts over from a full list.
+    pub fn replace(&mut self, items: impl IntoIterator<Item = (String, KeyValue)>) {
+        self.items.clear();
+        self.by_node.clear();
+        for (key, kv) in items {
+            self.apply(&key, Some(&kv));
+        }
+    }
+
+    /// Sets (Some) or deletes (None) one object; returns its previous state.
+    pub fn apply(&mut self, key: &str, kv: Option<&KeyValue>) -> Option<KeyValue> {
+        let old = match kv {
+            Some(kv) => self.items.insert(key.to_string(), kv.clone()),
+            None => self.items.remove(key),
+        };
+        if let Some(node) = old.as_ref().and_then(bound_node) {
+            if let Some(keys) = self.by_node.get_mut(node) {
+                keys.remove(key);
+            }
+        }
+        if let Some(node) = kv.and_then(bound_node) {
+            self.by_node
+                .entry(node.to_string())
+                .or_default()
+                .insert(key.to_string());
+        }
+        old
+    }
+
+    /// The pods bound to `node`, in key order.
+    pub fn pods_on<'a>(&'a self, node: &str) -> impl Iterator<Item = (&'a String, &'a KeyValue)> {
+        self.by_node
+            .get(node)
+            .into_iter()
+            .flatten()
+            .filter_map(|key| self.items.get_key_value(key))
+    }
+}
+
+fn bound_node(kv: &KeyValue) -> Option<&str> {
+    kv.value.as_pod()?.node.as_deref()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::k8s::objects::{Kind, Object, Pod};
+    use std::sync::Arc;
+
+    fn pod(name: &str, node: Option<&str>) -> KeyValue {
+        KeyValue {
+            value: Arc::new(Object::Pod(Pod {
+                name: name.to_string(),
+                workload: "web".to_string(),
+                kind: Kind::Deployment,
+                node: node.map(str::to_string),
+                running: false,
+                ready: false,
+                deletion: None,
+            })),
+            create_revision: 1,
+            mod_revision: 1,
+            version: 1,
+        }
+    }
+
+    fn on(store: &Store, node: &str) -> Vec<String> {
+        store.pods_on(node).map(|(k, _)| k.clone()).collect()
+    }
+
+    #[test]
+    fn the_node_index_follows_binding_moves_and_deletes() {
+        let mut s = Store::default();
+        s.replace([
+            ("p/b".to_string(), pod("b", Some("n1"))),
+            ("p/a".to_string(), pod("a", Some("n1"))),
+            ("p/c".to_string(), pod("c", None)),
+        ]);
+        assert_eq!(on(&s, "n1"), ["p/a", "p/b"]);
+        s.apply("p/c", Some(&pod("c", Some("n2"))));
+        s.apply("p/a", Some(&pod("a", Some("n2"))));
+        assert_eq!(on(&s, "n1"), ["p/b"]);
+        assert_eq!(on(&s, "n2"), ["p/a", "p/c"]);
+        let old = s.apply("p/b", None);
+        assert!(old.is_some());
+        assert!(on(&s, "n1").is_empty());
+        s.replace([("p/d".to_string(), pod("d", Some("n2")))]);
+        assert_eq!(on(&s, "n2"), ["p/d"]);
+        assert_eq!(s.items().len(), 1);
+    }
+}
