@@ -40,8 +40,10 @@ const ETCD_WATCH_SILENCE: Duration = Duration::from_secs(15);
 const HOUSEKEEPING: Duration = Duration::from_secs(1);
 /// How long an endpoint that failed is avoided (the balancer's connection health check).
 const ENDPOINT_BACKOFF: Duration = Duration::from_secs(30);
-/// Client watches get an empty batch this often, so clients can tell a dead server.
-const WATCH_HEARTBEAT: Duration = Duration::from_secs(10);
+/// Client watches hear from the server at least this often: client-go pings a connection
+/// that was silent for 30 s and a live server answers at once. An empty batch stands for
+/// that exchange, so a client notices a dead server `WATCH_SILENCE` after its last frame.
+const WATCH_HEARTBEAT: Duration = Duration::from_secs(30);
 
 const REGISTRY: &str = "/registry/";
 
