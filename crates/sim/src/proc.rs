@@ -134,10 +134,8 @@ pub enum Timer {
     ProbeTimeout {
         id: u64,
     },
-    /// An etcd request of the apiserver is overdue.
-    EtcdTimeout {
-        id: u64,
-    },
+    /// The apiserver's earliest etcd request deadline has come.
+    EtcdTimeouts,
     /// A process's periodic housekeeping.
     Housekeeping,
     /// The kubelet's liveness probe of the apiserver.

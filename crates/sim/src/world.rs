@@ -603,7 +603,7 @@ impl World {
             (Port::Apiserver, t) => {
                 if let Some(a) = self.procs[h].apiserver.as_mut() {
                     match t {
-                        Timer::EtcdTimeout { id } => a.on_etcd_timeout(&mut ctx, id),
+                        Timer::EtcdTimeouts => a.on_etcd_timeouts(&mut ctx),
                         Timer::Housekeeping => a.on_housekeeping(&mut ctx),
                         Timer::Livez => a.on_livez(&mut ctx),
                         _ => {}

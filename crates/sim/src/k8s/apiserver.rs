@@ -200,8 +200,10 @@ pub struct Apiserver {
     /// Per endpoint: considered unhealthy until then (after a failure or a timeout).
     unhealthy_until: Vec<SimTime>,
     next_id: u64,
-    /// Outstanding etcd requests and the endpoint each went to.
-    pending: BTreeMap<u64, (EtcdPending, usize)>,
+    /// Outstanding etcd requests: the endpoint each went to and its deadline.
+    pending: BTreeMap<u64, (EtcdPending, usize, SimTime)>,
+    /// The deadline the timeout timer is set for.
+    timeouts_armed: Option<SimTime>,
     cache: Store,
     cache_state: CacheState,
     /// The endpoint the cache's watch is on.
@@ -223,6 +225,7 @@ impl Apiserver {
             unhealthy_until: vec![SimTime::ZERO; n],
             next_id: 0,
             pending: BTreeMap::new(),
+            timeouts_armed: None,
             cache: Store::default(),
             cache_state: CacheState::Idle {
                 retry_at: SimTime::ZERO,
@@ -248,10 +251,11 @@ impl Apiserver {
     fn etcd(&mut self, ctx: &mut Ctx, req: EtcdRequest, pending: EtcdPending, timeout: Duration) {
         self.next_id += 1;
         let id = self.next_id;
-        self.pending.insert(id, (pending, self.pinned));
         let Some(&member) = self.endpoints.get(self.pinned) else {
             return;
         };
+        let deadline = ctx.now + timeout;
+        self.pending.insert(id, (pending, self.pinned, deadline));
         ctx.send(
             Port::Apiserver,
             Addr {
@@ -260,7 +264,19 @@ impl Apiserver {
             },
             Payload::EtcdReq { id, req },
         );
-        ctx.set_timer(Port::Apiserver, timeout, Timer::EtcdTimeout { id });
+        self.arm_timeouts(ctx);
+    }
+
+    /// One timer at the earliest deadline, not one per request: answers come in milliseconds,
+    /// so almost every per-request timer would fire for nothing.
+    fn arm_timeouts(&mut self, ctx: &mut Ctx) {
+        let Some(earliest) = self.pending.values().map(|p| p.2).min() else {
+            return;
+        };
+        if self.timeouts_armed.is_none_or(|armed| earliest < armed) {
+            self.timeouts_armed = Some(earliest);
+            ctx.set_timer(Port::Apiserver, earliest - ctx.now, Timer::EtcdTimeouts);
+        }
     }
 
     fn respond(ctx: &mut Ctx, client: Addr, via: Option<Addr>, id: u64, resp: ApiResponse) {
@@ -470,7 +486,7 @@ impl Apiserver {
     }
 
     fn on_etcd_response(&mut self, ctx: &mut Ctx, id: u64, resp: EtcdResponse) {
-        let Some((pending, endpoint)) = self.pending.remove(&id) else {
+        let Some((pending, endpoint, _)) = self.pending.remove(&id) else {
             return;
         };
         if matches!(resp, EtcdResponse::Failed(_)) {
@@ -534,8 +550,25 @@ impl Apiserver {
         }
     }
 
-    pub fn on_etcd_timeout(&mut self, ctx: &mut Ctx, id: u64) {
-        let Some((pending, endpoint)) = self.pending.remove(&id) else {
+    /// The timeout timer fired: every request past its deadline fails.
+    pub fn on_etcd_timeouts(&mut self, ctx: &mut Ctx) {
+        if self.timeouts_armed.is_some_and(|armed| armed <= ctx.now) {
+            self.timeouts_armed = None;
+        }
+        let overdue: Vec<u64> = self
+            .pending
+            .iter()
+            .filter(|(_, p)| p.2 <= ctx.now)
+            .map(|(&id, _)| id)
+            .collect();
+        for id in overdue {
+            self.etcd_timed_out(ctx, id);
+        }
+        self.arm_timeouts(ctx);
+    }
+
+    fn etcd_timed_out(&mut self, ctx: &mut Ctx, id: u64) {
+        let Some((pending, endpoint, _)) = self.pending.remove(&id) else {
             return;
         };
         self.endpoint_failed(endpoint, ctx.now);
@@ -635,29 +668,12 @@ impl Apiserver {
     fn housekeeping(&mut self, ctx: &mut Ctx) {
         match self.cache_state {
             CacheState::Idle { retry_at } if ctx.now >= retry_at => {
-                self.next_id += 1;
-                let id = self.next_id;
-                self.pending.insert(id, (EtcdPending::Watch, self.pinned));
                 self.watch_endpoint = self.pinned;
                 self.cache_state = CacheState::Starting;
-                if let Some(&member) = self.endpoints.get(self.pinned) {
-                    let req = EtcdRequest::Watch {
-                        prefix: REGISTRY.into(),
-                    };
-                    ctx.send(
-                        Port::Apiserver,
-                        Addr {
-                            host: member,
-                            port: Port::Etcd,
-                        },
-                        Payload::EtcdReq { id, req },
-                    );
-                }
-                ctx.set_timer(
-                    Port::Apiserver,
-                    ETCD_REQUEST_TIMEOUT,
-                    Timer::EtcdTimeout { id },
-                );
+                let req = EtcdRequest::Watch {
+                    prefix: REGISTRY.into(),
+                };
+                self.etcd(ctx, req, EtcdPending::Watch, ETCD_REQUEST_TIMEOUT);
             }
             CacheState::Watching { last_heard, .. }
                 if ctx.now - last_heard > ETCD_WATCH_SILENCE =>
