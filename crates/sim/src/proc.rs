@@ -174,6 +174,31 @@ pub enum Effect {
     },
 }
 
+/// A wake-up at the earliest moment a process asked for, with one timer in flight rather
+/// than one per request. Timers cannot be cancelled: one that was superseded fires for
+/// nothing, and the process just checks again.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Alarm {
+    at: Option<SimTime>,
+}
+
+impl Alarm {
+    /// Makes sure `timer` fires on `port` at `at` or earlier.
+    pub fn request(&mut self, ctx: &mut Ctx, port: Port, at: SimTime, timer: Timer) {
+        if self.at.is_none_or(|t| at < t) {
+            self.at = Some(at);
+            ctx.set_timer(port, at.saturating_sub(ctx.now), timer);
+        }
+    }
+
+    /// A timer fired: the alarm is no longer set once its moment has come.
+    pub fn rang(&mut self, now: SimTime) {
+        if self.at.is_some_and(|t| t <= now) {
+            self.at = None;
+        }
+    }
+}
+
 /// What a process sees while handling one input.
 pub struct Ctx<'a> {
     pub now: SimTime,

@@ -39,7 +39,6 @@ pub const BOOT: Duration = Duration::from_secs(30);
 const RESTART_BACKOFF: Duration = Duration::from_secs(10);
 const RESTART_BACKOFF_MAX: Duration = Duration::from_secs(300);
 
-pub static HIST: std::sync::Mutex<BTreeMap<String, u64>> = std::sync::Mutex::new(BTreeMap::new());
 pub const KCM_LEASE: &str = "kube-controller-manager";
 pub const SCHEDULER_LEASE: &str = "kube-scheduler";
 
@@ -392,66 +391,6 @@ impl World {
     }
 
     fn handle(&mut self, ev: Ev) {
-        {
-            let label = match &ev {
-                Ev::Deliver { to, payload, .. } => format!(
-                    "deliver {:?} {}",
-                    to.port,
-                    match payload {
-                        Payload::Raft { msg, .. } => {
-                            let d = format!("{:?}", msg.kind);
-                            format!(
-                                "raft {}",
-                                d.split(|c: char| !c.is_alphanumeric())
-                                    .next()
-                                    .unwrap_or("")
-                                    .to_string()
-                            )
-                        }
-                        Payload::EtcdReq { req, .. } => format!(
-                            "etcdreq {}",
-                            format!("{:?}", req)
-                                .split(|c: char| !c.is_alphanumeric())
-                                .next()
-                                .unwrap()
-                                .to_string()
-                        ),
-                        Payload::EtcdResp { .. } => "etcdresp".into(),
-                        Payload::EtcdWatch { .. } => "etcdwatch".into(),
-                        Payload::EtcdWatchCancelled { .. } => "etcdwatchcancel".into(),
-                        Payload::Api(a) => match a {
-                            crate::k8s::api::ApiPayload::Request { req, .. } => format!(
-                                "apireq {}",
-                                format!("{:?}", req)
-                                    .split(|c: char| !c.is_alphanumeric())
-                                    .next()
-                                    .unwrap()
-                                    .to_string()
-                            ),
-                            crate::k8s::api::ApiPayload::Response { .. } => "apiresp".into(),
-                            crate::k8s::api::ApiPayload::WatchEvents { events, .. } =>
-                                if events.is_empty() {
-                                    "apiwatch-empty".into()
-                                } else {
-                                    "apiwatch".into()
-                                },
-                            _ => "apiother".into(),
-                        },
-                    }
-                ),
-                Ev::Timer { to, timer, .. } => format!(
-                    "timer {:?} {}",
-                    to.port,
-                    format!("{:?}", timer)
-                        .split(|c: char| !c.is_alphanumeric())
-                        .next()
-                        .unwrap()
-                        .to_string()
-                ),
-                _ => "other".into(),
-            };
-            *HIST.lock().unwrap().entry(label).or_insert(0u64) += 1;
-        }
         match ev {
             Ev::Deliver {
                 from,

@@ -22,7 +22,7 @@ use crate::k8s::client::ID_SPACE;
 use crate::k8s::store::Store;
 use crate::net::HostId;
 use crate::proc::{
-    Addr, Ctx, EtcdError, EtcdRequest, EtcdResponse, Payload, Port, Timer, WatchEvent,
+    Addr, Alarm, Ctx, EtcdError, EtcdRequest, EtcdResponse, Payload, Port, Timer, WatchEvent,
 };
 use crate::time::{Duration, SimTime};
 use std::collections::{BTreeMap, BTreeSet};
@@ -202,8 +202,9 @@ pub struct Apiserver {
     next_id: u64,
     /// Outstanding etcd requests: the endpoint each went to and its deadline.
     pending: BTreeMap<u64, (EtcdPending, usize, SimTime)>,
-    /// The deadline the timeout timer is set for.
-    timeouts_armed: Option<SimTime>,
+    /// One timer at the earliest deadline, not one per request: answers come in milliseconds,
+    /// so almost every per-request timer would fire for nothing.
+    timeouts: Alarm,
     cache: Store,
     cache_state: CacheState,
     /// The endpoint the cache's watch is on.
@@ -225,7 +226,7 @@ impl Apiserver {
             unhealthy_until: vec![SimTime::ZERO; n],
             next_id: 0,
             pending: BTreeMap::new(),
-            timeouts_armed: None,
+            timeouts: Alarm::default(),
             cache: Store::default(),
             cache_state: CacheState::Idle {
                 retry_at: SimTime::ZERO,
@@ -267,15 +268,10 @@ impl Apiserver {
         self.arm_timeouts(ctx);
     }
 
-    /// One timer at the earliest deadline, not one per request: answers come in milliseconds,
-    /// so almost every per-request timer would fire for nothing.
     fn arm_timeouts(&mut self, ctx: &mut Ctx) {
-        let Some(earliest) = self.pending.values().map(|p| p.2).min() else {
-            return;
-        };
-        if self.timeouts_armed.is_none_or(|armed| earliest < armed) {
-            self.timeouts_armed = Some(earliest);
-            ctx.set_timer(Port::Apiserver, earliest - ctx.now, Timer::EtcdTimeouts);
+        if let Some(earliest) = self.pending.values().map(|p| p.2).min() {
+            self.timeouts
+                .request(ctx, Port::Apiserver, earliest, Timer::EtcdTimeouts);
         }
     }
 
@@ -552,9 +548,7 @@ impl Apiserver {
 
     /// The timeout timer fired: every request past its deadline fails.
     pub fn on_etcd_timeouts(&mut self, ctx: &mut Ctx) {
-        if self.timeouts_armed.is_some_and(|armed| armed <= ctx.now) {
-            self.timeouts_armed = None;
-        }
+        self.timeouts.rang(ctx.now);
         let overdue: Vec<u64> = self
             .pending
             .iter()

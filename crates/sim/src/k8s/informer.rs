@@ -73,6 +73,18 @@ impl Informer {
         }
     }
 
+    /// When the owner should call `tick` next: a relist is due, or the watch has been silent
+    /// for too long. None while a list is in flight (its request timeout covers it).
+    pub fn next_check(&self) -> Option<SimTime> {
+        match self.state {
+            State::Idle { retry_at } => Some(retry_at),
+            State::Listing => None,
+            State::Watching { last_heard, .. } => {
+                Some(last_heard + WATCH_SILENCE + Duration::from_micros(1))
+            }
+        }
+    }
+
     /// Handles an API message if it is this informer's; returns whether the store changed.
     pub fn on_api(&mut self, ctx: &mut Ctx, msg: &ApiPayload) -> bool {
         match msg {

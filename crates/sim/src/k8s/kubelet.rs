@@ -21,7 +21,7 @@ use crate::k8s::objects::{
     TaintKey, PODS,
 };
 use crate::net::HostId;
-use crate::proc::{Addr, Ctx, Payload, Port, Timer};
+use crate::proc::{Addr, Alarm, Ctx, Payload, Port, Timer};
 use crate::time::{Duration, SimTime};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -31,8 +31,8 @@ pub const CONTAINER_START: Duration = Duration::from_secs(1);
 /// The node lease's duration (`nodeLeaseDurationSeconds`).
 pub const NODE_LEASE_DURATION: Duration = Duration::from_secs(40);
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
-/// The pod worker's periodic resync and informer check; changes are handled as they arrive.
-const SYNC: Duration = Duration::from_secs(5);
+/// `nodeStatusUpdateFrequency`: the status loop reads its Node this often. Pod changes are
+/// handled as they arrive; this loop is also the pod worker's periodic resync.
 const STATUS_PERIOD: Duration = Duration::from_secs(10);
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -74,6 +74,8 @@ pub struct Kubelet {
     last_status: SimTime,
     /// The pod store or the containers changed since the last sync.
     dirty: bool,
+    /// When the pod informer next needs a look (a relist is due, or its watch may have gone silent).
+    informer_check: Alarm,
 }
 
 impl Kubelet {
@@ -106,6 +108,7 @@ impl Kubelet {
             renew_interval,
             last_status: SimTime::ZERO,
             dirty: true,
+            informer_check: Alarm::default(),
         }
     }
 
@@ -192,13 +195,16 @@ impl Kubelet {
                     };
                     self.client.send(ctx, req, Req::GetNode, REQUEST_TIMEOUT);
                 }
-                self.pods.tick(ctx);
                 if self.dirty || !self.busy.is_empty() {
                     self.sync_pods(ctx);
                 }
-                ctx.set_timer(Port::Kubelet, SYNC, Timer::Housekeeping);
+                ctx.set_timer(Port::Kubelet, STATUS_PERIOD, Timer::Housekeeping);
             }
-            Timer::Wake => self.sync_pods(ctx),
+            Timer::Wake => {
+                self.informer_check.rang(ctx.now);
+                self.pods.tick(ctx);
+                self.sync_pods(ctx);
+            }
             Timer::ApiTimeout { id } if self.pods.owns(id) => self.pods.on_timeout(ctx, id),
             Timer::ApiTimeout { .. } => {
                 for req in self.client.expired(ctx) {
@@ -206,6 +212,14 @@ impl Kubelet {
                 }
             }
             _ => {}
+        }
+        self.schedule_informer_check(ctx);
+    }
+
+    fn schedule_informer_check(&mut self, ctx: &mut Ctx) {
+        if let Some(at) = self.pods.next_check() {
+            self.informer_check
+                .request(ctx, Port::Kubelet, at, Timer::Wake);
         }
     }
 
@@ -224,8 +238,8 @@ impl Kubelet {
         if self.pods.on_api(ctx, &msg) {
             self.dirty = true;
             self.sync_pods(ctx);
-            return;
         }
+        self.schedule_informer_check(ctx);
         let ApiPayload::Response { id, resp, .. } = msg else {
             return;
         };
@@ -234,7 +248,9 @@ impl Kubelet {
         };
         self.request_done(&req);
         if matches!(req, Req::PodStatus(_) | Req::PodDelete(_)) {
+            // The pod worker goes on with the pod at once (a status may still be owed).
             self.dirty = true;
+            self.sync_pods(ctx);
         }
         match (req, resp) {
             (Req::GetLease, ApiResponse::Object(found)) => {

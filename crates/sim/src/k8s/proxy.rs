@@ -9,24 +9,25 @@
 use crate::k8s::api::ApiPayload;
 use crate::k8s::informer::Informer;
 use crate::k8s::objects::{Endpoint, ENDPOINT_SLICES, WORKLOADS};
-use crate::proc::{Addr, Ctx, Port, Timer};
+use crate::proc::{Addr, Alarm, Ctx, Port, Timer};
 use crate::time::{Duration, SimTime};
 use std::collections::BTreeMap;
 
-/// How often the informer checks its watch (a relist after a failure waits for the next check).
-const SYNC: Duration = Duration::from_secs(5);
 /// CoreDNS waits this long for its first sync before it starts answering SERVFAIL.
 pub const DNS_SYNC_WAIT: Duration = Duration::from_secs(5);
 
 #[derive(Clone)]
 pub struct KubeProxy {
     slices: Informer,
+    /// When its informer next needs a look (a relist is due, or its watch may have gone silent).
+    check: Alarm,
 }
 
 impl KubeProxy {
     pub fn new(me: Addr, api: Addr) -> Self {
         KubeProxy {
             slices: Informer::new(ENDPOINT_SLICES, None, me, api, 0),
+            check: Alarm::default(),
         }
     }
 
@@ -35,16 +36,26 @@ impl KubeProxy {
     }
 
     pub fn on_sync(&mut self, ctx: &mut Ctx) {
+        self.check.rang(ctx.now);
         self.slices.tick(ctx);
-        ctx.set_timer(Port::KubeProxy, SYNC, Timer::Housekeeping);
+        self.schedule(ctx);
     }
 
     pub fn on_api(&mut self, ctx: &mut Ctx, msg: &ApiPayload) {
         self.slices.on_api(ctx, msg);
+        self.schedule(ctx);
     }
 
     pub fn on_timeout(&mut self, ctx: &mut Ctx, id: u64) {
         self.slices.on_timeout(ctx, id);
+        self.schedule(ctx);
+    }
+
+    fn schedule(&mut self, ctx: &mut Ctx) {
+        if let Some(at) = self.slices.next_check() {
+            self.check
+                .request(ctx, Port::KubeProxy, at, Timer::Housekeeping);
+        }
     }
 
     /// The endpoints this kube-proxy would send a Service's traffic to.
