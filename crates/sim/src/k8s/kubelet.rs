@@ -17,8 +17,8 @@ use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
 use crate::k8s::client::{ApiClient, ID_SPACE};
 use crate::k8s::informer::Informer;
 use crate::k8s::objects::{
-    lease_key, node_key, pod_key, Condition, Effect, Kind, Lease, Node, Object, Pod, Taint,
-    TaintKey, PODS,
+    lease_key, node_key, pod_key, Condition, Effect, Kind, Lease, Node, Object, Taint, TaintKey,
+    PODS,
 };
 use crate::net::HostId;
 use crate::proc::{Addr, Alarm, Ctx, Payload, Port, Timer};
@@ -203,7 +203,9 @@ impl Kubelet {
             Timer::Wake => {
                 self.informer_check.rang(ctx.now);
                 self.pods.tick(ctx);
-                self.sync_pods(ctx);
+                if self.dirty || !self.starting.is_empty() {
+                    self.sync_pods(ctx);
+                }
             }
             Timer::ApiTimeout { id } if self.pods.owns(id) => self.pods.on_timeout(ctx, id),
             Timer::ApiTimeout { .. } => {
@@ -348,21 +350,23 @@ impl Kubelet {
         }
         // Kill what the API no longer wants here. The store changes only through a list or a
         // watch, so a pod missing from it is a deletion the kubelet has seen.
-        let wanted: BTreeMap<String, (Pod, u64)> = self
+        // Shared handles, not copies: this runs on every change of the node's pods.
+        let wanted: BTreeMap<String, (Value, u64)> = self
             .pods
             .items()
             .values()
             .filter_map(|kv| {
                 kv.value
                     .as_pod()
-                    .map(|p| (p.name.clone(), (p.clone(), kv.mod_revision)))
+                    .map(|p| (p.name.clone(), (kv.value.clone(), kv.mod_revision)))
             })
             .collect();
+        let pod_of = |v: &Value| v.as_pod().cloned().expect("only pods are wanted");
         let running: Vec<String> = self.containers.keys().cloned().collect();
         for name in running {
-            let gone = match wanted.get(&name) {
+            let gone = match wanted.get(&name).and_then(|(v, _)| v.as_pod()) {
                 None => Some("it was deleted from the API"),
-                Some((p, _)) if p.deletion.is_some() => Some("it is being deleted"),
+                Some(p) if p.deletion.is_some() => Some("it is being deleted"),
                 _ => None,
             };
             if let Some(why) = gone {
@@ -378,10 +382,11 @@ impl Kubelet {
                 );
             }
         }
-        for (name, (pod, rv)) in &wanted {
+        for (name, (value, rv)) in &wanted {
             if self.busy.contains(name) {
                 continue;
             }
+            let Some(pod) = value.as_pod() else { continue };
             if pod.deletion.is_some() {
                 if !self.containers.contains_key(name) {
                     // Confirm the deletion: the object goes away for good.
@@ -398,7 +403,7 @@ impl Kubelet {
             }
             if self.containers.contains_key(name) {
                 if !pod.running || !pod.ready {
-                    let mut p = pod.clone();
+                    let mut p = pod_of(value);
                     p.running = true;
                     p.ready = true;
                     self.busy.insert(name.clone());
