@@ -33,6 +33,11 @@ pub enum Port {
     Operator,
 }
 
+impl Port {
+    /// How many ports there are (`Operator` is the last variant), for tables indexed by port.
+    pub const COUNT: usize = Port::Operator as usize + 1;
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Addr {
     pub host: HostId,

@@ -145,7 +145,7 @@ pub struct World {
     restarts: BTreeMap<(HostId, Port), u32>,
     dns_counter: u64,
     /// Restarts of each process within its host's life (see `generation`).
-    proc_gen: BTreeMap<(HostId, Port), u64>,
+    proc_gen: Vec<[u64; Port::COUNT]>,
     api_probe: Option<ApiProbe>,
     operator: Option<Operator>,
     /// Worker host names in host order: the scheduler's tie-break.
@@ -247,7 +247,7 @@ impl World {
             procs: (0..n).map(|_| Procs::default()).collect(),
             restarts: BTreeMap::new(),
             dns_counter: 0,
-            proc_gen: BTreeMap::new(),
+            proc_gen: vec![[0; Port::COUNT]; n + 1],
             api_probe: None,
             operator: None,
             worker_order: scenario
@@ -624,7 +624,9 @@ impl World {
     }
 
     fn apply_effects(&mut self, host: HostId) {
-        for effect in std::mem::take(&mut self.effects) {
+        // The buffer is handed back afterwards, so handling an event allocates nothing here.
+        let mut effects = std::mem::take(&mut self.effects);
+        for effect in effects.drain(..) {
             match effect {
                 Effect::Send { from, to, payload } => {
                     if to.host as usize >= self.net.hosts() || !self.net.can_send(host, to.host) {
@@ -657,12 +659,16 @@ impl World {
                 }
             }
         }
+        self.effects = effects;
     }
 
     /// The life of a process: its host's incarnation and the process's own restarts. Messages
     /// and timers addressed to an earlier life are dropped (a restarted process starts afresh).
     fn generation(&self, to: Addr) -> u64 {
-        let restarts = self.proc_gen.get(&(to.host, to.port)).copied().unwrap_or(0);
+        let restarts = self
+            .proc_gen
+            .get(to.host as usize)
+            .map_or(0, |ports| ports[to.port as usize]);
         (self.incarnation(to.host) << 32) | restarts
     }
 
@@ -1173,7 +1179,7 @@ impl World {
             Port::Scheduler => procs.scheduler = None,
             _ => return,
         }
-        *self.proc_gen.entry((h, port)).or_default() += 1;
+        self.proc_gen[h as usize][port as usize] += 1;
         let n = self.restarts.entry((h, port)).or_default();
         *n += 1;
         let backoff = Duration(
@@ -1368,7 +1374,7 @@ impl World {
             Component::Etcd => {
                 if let Some(m) = self.etcd[h as usize].as_mut() {
                     m.restart();
-                    *self.proc_gen.entry((h, Port::Etcd)).or_default() += 1;
+                    self.proc_gen[h as usize][Port::Etcd as usize] += 1;
                     self.start_etcd_ticks(h);
                 }
                 self.push_event(
@@ -1381,7 +1387,7 @@ impl World {
             Component::Coredns => {
                 let pods: Vec<String> = self.procs[h as usize].dns.keys().cloned().collect();
                 self.procs[h as usize].dns.clear();
-                *self.proc_gen.entry((h, Port::CoreDns)).or_default() += 1;
+                self.proc_gen[h as usize][Port::CoreDns as usize] += 1;
                 self.sync_dns_servers(h);
                 let text = format!("CoreDNS on {name} ({}) restarted: it must list Services from the API before it can answer", pods.join(", "));
                 self.push_event("component.restarted", Some(h), text);
@@ -1422,7 +1428,7 @@ impl World {
             Port::Scheduler => self.procs[h as usize].scheduler = None,
             _ => {}
         }
-        *self.proc_gen.entry((h, port)).or_default() += 1;
+        self.proc_gen[h as usize][port as usize] += 1;
         self.start_process(h, port);
         if let (Some(containers), Some(k)) = (containers, self.procs[h as usize].kubelet.as_mut()) {
             k.containers = containers;
