@@ -25,8 +25,9 @@ use crate::k8s::client::{ApiClient, ID_SPACE};
 use crate::k8s::informer::Informer;
 use crate::k8s::leading::{Work, WORK_IDS};
 use crate::k8s::objects::{
-    name_of, node_key, pod_key, slice_key, Condition, Effect, Endpoint, EndpointSlice, Kind, Node,
-    Object, Pod, Taint, TaintKey, ENDPOINT_SLICES, NODES, NODE_LEASES, PODS, WORKLOADS,
+    name_of, node_key, node_lease_key, pod_key, slice_key, Condition, Effect, Endpoint,
+    EndpointSlice, Kind, Node, Object, Pod, Taint, TaintKey, ENDPOINT_SLICES, NODES, NODE_LEASES,
+    PODS, WORKLOADS,
 };
 use crate::proc::{Addr, Ctx};
 use crate::rng::Rng;
@@ -151,7 +152,7 @@ impl Controllers {
             let lease_rv = self
                 .leases
                 .items()
-                .get(&format!("{NODE_LEASES}{}", node.name))
+                .get(&node_lease_key(&node.name))
                 .map_or(0, |kv| kv.mod_revision);
             let entry = self
                 .probe

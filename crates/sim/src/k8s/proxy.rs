@@ -8,7 +8,7 @@
 
 use crate::k8s::api::ApiPayload;
 use crate::k8s::informer::Informer;
-use crate::k8s::objects::{Endpoint, ENDPOINT_SLICES, WORKLOADS};
+use crate::k8s::objects::{slice_key, Endpoint, ENDPOINT_SLICES, WORKLOADS};
 use crate::proc::{Addr, Alarm, Ctx, Port, Timer};
 use crate::time::{Duration, SimTime};
 use std::collections::BTreeMap;
@@ -62,7 +62,7 @@ impl KubeProxy {
     pub fn rules(&self, service: &str) -> &[Endpoint] {
         self.slices
             .items()
-            .get(&format!("{ENDPOINT_SLICES}{service}"))
+            .get(&slice_key(service))
             .and_then(|kv| kv.value.as_endpoint_slice())
             .map_or(&[], |s| s.endpoints.as_slice())
     }
