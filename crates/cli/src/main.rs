@@ -9,6 +9,11 @@ use sim::world::World;
 use std::process::ExitCode;
 use std::time::Instant;
 
+// A simulation allocates small, short-lived messages by the million; mimalloc serves them in
+// about half the instructions of glibc's malloc.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const USAGE: &str = "usage:\n  clustersim run FILE [--json]   run a scenario (FILE or - for stdin), print its report\n  clustersim bench                run the reference benchmarks";
 
 fn main() -> ExitCode {
