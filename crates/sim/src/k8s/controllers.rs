@@ -140,11 +140,17 @@ impl Controllers {
     fn monitor_nodes(&mut self, ctx: &mut Ctx) {
         let now = ctx.now;
         let grace = self.timings.node_monitor_grace_period;
-        let nodes: Vec<(Node, u64)> = self
+        // Shared handles to the cached nodes: a node is copied only when it is to be changed.
+        let handles: Vec<(Value, u64)> = self
             .nodes
             .items()
             .values()
-            .filter_map(|kv| kv.value.as_node().map(|n| (n.clone(), kv.mod_revision)))
+            .filter(|kv| kv.value.as_node().is_some())
+            .map(|kv| (kv.value.clone(), kv.mod_revision))
+            .collect();
+        let nodes: Vec<(&Node, u64)> = handles
+            .iter()
+            .filter_map(|(v, rv)| v.as_node().map(|n| (n, *rv)))
             .collect();
         // Probe times: when this controller saw each node's lease change.
         let mut silent = BTreeSet::new();
