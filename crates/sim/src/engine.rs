@@ -12,8 +12,8 @@ use std::collections::BinaryHeap;
 /// while only these small entries move as the heap sifts.
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct Scheduled {
-    at: SimTime,
-    seq: u64,
+    /// `(time, sequence)` packed into one number, so an ordering is one comparison.
+    key: u128,
     slot: u32,
 }
 
@@ -25,7 +25,7 @@ impl PartialOrd for Scheduled {
 impl Ord for Scheduled {
     // Reversed: BinaryHeap is a max-heap and we want the earliest first.
     fn cmp(&self, other: &Self) -> Ordering {
-        (other.at, other.seq).cmp(&(self.at, self.seq))
+        other.key.cmp(&self.key)
     }
 }
 
@@ -63,15 +63,14 @@ impl<E> EventQueue<E> {
             }
         };
         self.heap.push(Scheduled {
-            at,
-            seq: self.seq,
+            key: (u128::from(at.0) << 64) | u128::from(self.seq),
             slot,
         });
     }
 
     /// The time of the next event, if any.
     pub fn peek_time(&self) -> Option<SimTime> {
-        self.heap.peek().map(|s| s.at)
+        self.heap.peek().map(|s| SimTime((s.key >> 64) as u64))
     }
 
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
@@ -80,7 +79,7 @@ impl<E> EventQueue<E> {
         let event = self.slots[s.slot as usize]
             .take()
             .expect("a queued slot holds its event");
-        Some((s.at, event))
+        Some((SimTime((s.key >> 64) as u64), event))
     }
 
     pub fn len(&self) -> usize {

@@ -265,14 +265,8 @@ impl Apiserver {
             },
             Payload::EtcdReq { id, req },
         );
-        self.arm_timeouts(ctx);
-    }
-
-    fn arm_timeouts(&mut self, ctx: &mut Ctx) {
-        if let Some(earliest) = self.pending.values().map(|p| p.2).min() {
-            self.timeouts
-                .request(ctx, Port::Apiserver, earliest, Timer::EtcdTimeouts);
-        }
+        self.timeouts
+            .request(ctx, Port::Apiserver, deadline, Timer::EtcdTimeouts);
     }
 
     fn respond(ctx: &mut Ctx, client: Addr, via: Option<Addr>, id: u64, resp: ApiResponse) {
@@ -558,7 +552,12 @@ impl Apiserver {
         for id in overdue {
             self.etcd_timed_out(ctx, id);
         }
-        self.arm_timeouts(ctx);
+        // Every deadline was offered to the alarm when its request went out; once it has rung,
+        // the earliest one still pending is the next.
+        if let Some(earliest) = self.pending.values().map(|p| p.2).min() {
+            self.timeouts
+                .request(ctx, Port::Apiserver, earliest, Timer::EtcdTimeouts);
+        }
     }
 
     fn etcd_timed_out(&mut self, ctx: &mut Ctx, id: u64) {
