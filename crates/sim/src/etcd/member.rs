@@ -331,13 +331,21 @@ impl EtcdMember {
                 },
             );
         }
+        // Changes applied together go to each watcher as one batch, as etcd's watch stream
+        // sends what it has.
+        let mut changes = Vec::new();
         for entry in self.raft.take_committed() {
             ctx.obs
                 .etcd_applied(ctx.now, self.host, self.cluster, entry.index, entry.term);
             if let EntryData::Normal(cmd) = &entry.data {
                 let result = self.kv.apply(&cmd.op);
                 if matches!(result, KvResult::Ok { .. }) && !self.watchers.is_empty() {
-                    self.notify_watchers(ctx, cmd.op.key());
+                    let key = cmd.op.key();
+                    changes.push(WatchEvent {
+                        key: key.to_string(),
+                        kv: self.kv.get(key).cloned(),
+                        revision: self.kv.revision(),
+                    });
                 }
                 if cmd.origin == self.host {
                     if let Some(Pending::Write { client, id }) = self.pending.remove(&cmd.ctx) {
@@ -350,6 +358,9 @@ impl EtcdMember {
                     self.removed = true;
                 }
             }
+        }
+        if !changes.is_empty() {
+            self.notify_watchers(ctx, changes);
         }
         for rs in self.raft.take_read_states() {
             self.reads_waiting_apply.push((rs.index, rs.ctx));
@@ -409,21 +420,17 @@ impl EtcdMember {
 }
 
 impl EtcdMember {
-    fn notify_watchers(&self, ctx: &mut Ctx, key: &str) {
-        let event = WatchEvent {
-            key: key.to_string(),
-            kv: self.kv.get(key).cloned(),
-            revision: self.kv.revision(),
-        };
-        for w in self.watchers.iter().filter(|w| key.starts_with(&w.prefix)) {
-            ctx.send(
-                Port::Etcd,
-                w.client,
-                Payload::EtcdWatch {
-                    id: w.id,
-                    events: vec![event.clone()],
-                },
-            );
+    fn notify_watchers(&self, ctx: &mut Ctx, changes: Vec<WatchEvent>) {
+        for w in &self.watchers {
+            let events: Vec<WatchEvent> = changes
+                .iter()
+                .filter(|e| e.key.starts_with(&w.prefix))
+                .cloned()
+                .collect();
+            if !events.is_empty() {
+                let payload = Payload::EtcdWatch { id: w.id, events };
+                ctx.send(Port::Etcd, w.client, payload);
+            }
         }
     }
 }
