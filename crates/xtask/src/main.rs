@@ -356,7 +356,8 @@ fn bench(args: &[String]) -> Result {
     let native_only = args.iter().any(|a| a == "--native");
     run(cmd("cargo").args([
         "run",
-        "--release",
+        "--profile",
+        "bench",
         "--quiet",
         "-p",
         "clustersim",
