@@ -105,4 +105,38 @@ mod tests {
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).map(|(_, e)| e).collect();
         assert_eq!(order, ["a", "b", "c", "d"]);
     }
+
+    /// Against a sorted reference: random pushes at or after the last event taken, pops and peeks.
+    #[test]
+    fn matches_a_sorted_reference_under_random_use() {
+        let mut rng = crate::rng::Rng::new(7);
+        let mut q = EventQueue::default();
+        let mut reference: Vec<(u64, u64)> = Vec::new(); // (time, insertion number)
+        let (mut now, mut n) = (0u64, 0u64);
+        for _ in 0..20_000 {
+            match rng.below(10) {
+                0..=5 => {
+                    let scale = 1 << rng.below(30);
+                    let at = now + rng.below(scale);
+                    n += 1;
+                    q.push(SimTime(at), n);
+                    reference.push((at, n));
+                }
+                6 => {
+                    reference.sort();
+                    assert_eq!(q.peek_time().map(|t| t.0), reference.first().map(|r| r.0));
+                }
+                _ => {
+                    reference.sort();
+                    let expected = (!reference.is_empty()).then(|| reference.remove(0));
+                    let got = q.pop().map(|(t, e)| (t.0, e));
+                    assert_eq!(got, expected);
+                    if let Some((t, _)) = got {
+                        now = t;
+                    }
+                }
+            }
+            assert_eq!(q.len(), reference.len());
+        }
+    }
 }
