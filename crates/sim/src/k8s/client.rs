@@ -7,7 +7,7 @@
 //! An answer that arrives after its deadline counts as a timeout, exactly as before.
 
 use crate::k8s::api::{ApiPayload, ApiRequest};
-use crate::proc::{Addr, Ctx, Payload, Timer};
+use crate::proc::{Addr, Alarm, Ctx, Payload, Timer};
 use crate::time::{Duration, SimTime};
 use std::collections::BTreeMap;
 
@@ -19,8 +19,8 @@ pub struct ApiClient<T> {
     next_id: u64,
     /// Outstanding requests: tag and deadline.
     pending: BTreeMap<u64, (T, SimTime)>,
-    /// The deadline the armed check timer fires at.
-    armed: Option<SimTime>,
+    /// The check timer, at the earliest deadline.
+    check: Alarm,
 }
 
 /// Request ids of one client fall in `[id_base, id_base + ID_SPACE)`.
@@ -39,7 +39,7 @@ impl<T> ApiClient<T> {
             id_base,
             next_id: id_base,
             pending: BTreeMap::new(),
-            armed: None,
+            check: Alarm::default(),
         }
     }
 
@@ -59,14 +59,12 @@ impl<T> ApiClient<T> {
             req,
         };
         ctx.send(self.me.port, self.endpoint, Payload::Api(msg));
-        if self.armed.is_none_or(|a| deadline < a) {
-            self.armed = Some(deadline);
-            ctx.set_timer(
-                self.me.port,
-                timeout,
-                Timer::ApiTimeout { id: self.id_base },
-            );
-        }
+        self.check.request(
+            ctx,
+            self.me.port,
+            deadline,
+            Timer::ApiTimeout { id: self.id_base },
+        );
         id
     }
 
@@ -93,15 +91,14 @@ impl<T> ApiClient<T> {
             .into_iter()
             .filter_map(|id| self.pending.remove(&id).map(|(t, _)| t))
             .collect();
-        if self.armed.is_none_or(|a| a <= now) {
-            self.armed = self.pending.values().map(|(_, d)| *d).min();
-            if let Some(next) = self.armed {
-                ctx.set_timer(
-                    self.me.port,
-                    next - now,
-                    Timer::ApiTimeout { id: self.id_base },
-                );
-            }
+        self.check.rang(now);
+        if let Some(next) = self.pending.values().map(|(_, d)| *d).min() {
+            self.check.request(
+                ctx,
+                self.me.port,
+                next,
+                Timer::ApiTimeout { id: self.id_base },
+            );
         }
         tags
     }
