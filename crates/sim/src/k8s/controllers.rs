@@ -322,11 +322,7 @@ impl Controllers {
                     .map(|t| (n.name.clone(), t))
             })
             .collect();
-        // Nothing is due before the earliest taint has been tolerated long enough.
         let tolerated = self.timings.toleration_seconds;
-        if taint_time.values().all(|&t| now < t + tolerated) {
-            return;
-        }
         let mut due: Vec<(Pod, u64)> = taint_time
             .iter()
             .filter(|(_, &t)| now >= t + tolerated)

@@ -361,7 +361,6 @@ impl Kubelet {
                     .map(|p| (p.name.clone(), (kv.value.clone(), kv.mod_revision)))
             })
             .collect();
-        let pod_of = |v: &Value| v.as_pod().cloned().expect("only pods are wanted");
         let running: Vec<String> = self.containers.keys().cloned().collect();
         for name in running {
             let gone = match wanted.get(&name).and_then(|(v, _)| v.as_pod()) {
@@ -403,7 +402,7 @@ impl Kubelet {
             }
             if self.containers.contains_key(name) {
                 if !pod.running || !pod.ready {
-                    let mut p = pod_of(value);
+                    let mut p = pod.clone();
                     p.running = true;
                     p.ready = true;
                     self.busy.insert(name.clone());
