@@ -633,17 +633,12 @@ impl World {
                         continue;
                     }
                     let at = self.net.arrival(self.now, host, to.host);
-                    let generation = self.generation(to);
                     let from = Addr { host, port: from };
-                    self.queue.push(
-                        at,
-                        Ev::Deliver {
-                            from,
-                            to,
-                            generation,
-                            payload,
-                        },
-                    );
+                    if to.port == Port::Lb {
+                        self.relay(from, to, at, payload);
+                    } else {
+                        self.send_at(from, to, at, payload);
+                    }
                 }
                 Effect::Timer { port, after, timer } => {
                     let to = Addr { host, port };
@@ -660,6 +655,51 @@ impl World {
             }
         }
         self.effects = effects;
+    }
+
+    fn send_at(&mut self, from: Addr, to: Addr, at: SimTime, payload: Payload) {
+        let generation = self.generation(to);
+        self.queue.push(
+            at,
+            Ev::Deliver {
+                from,
+                to,
+                generation,
+                payload,
+            },
+        );
+    }
+
+    /// A message for the load balancer that it passes on is relayed as it is sent, saving the
+    /// balancer an event per message: it reaches the balancer at `at` (the balancer must be
+    /// running now), which picks where it goes; the second hop has its own latency and is
+    /// checked for partitions on arrival like any message.
+    fn relay(&mut self, from: Addr, lb: Addr, at: SimTime, payload: Payload) {
+        let running = self.hosts.get(lb.host as usize).is_some_and(|h| h.up);
+        let balancer = self
+            .procs
+            .get_mut(lb.host as usize)
+            .and_then(|p| p.lb.as_mut());
+        let (Some(balancer), Payload::Api(msg)) = (balancer, &payload) else {
+            return self.send_at(from, lb, at, payload);
+        };
+        if !balancer.relays(msg) {
+            return self.send_at(from, lb, at, payload);
+        }
+        let Payload::Api(msg) = payload else {
+            unreachable!("matched above")
+        };
+        if !running {
+            return;
+        }
+        let Some((next, msg)) = balancer.route(msg) else {
+            return;
+        };
+        if next.host as usize >= self.net.hosts() || !self.net.can_send(lb.host, next.host) {
+            return;
+        }
+        let at = self.net.arrival(at, lb.host, next.host);
+        self.send_at(lb, next, at, Payload::Api(msg));
     }
 
     /// The life of a process: its host's incarnation and the process's own restarts. Messages

@@ -7,6 +7,10 @@
 //! it fail. A watch stays on the backend it started on (its stream flows back through
 //! here), as a long-lived connection does.
 //!
+//! The world relays a message through the balancer as it is sent (see [`LoadBalancer::route`]):
+//! both network hops keep their latency and their partition checks, but the choice of backend is
+//! made as the request leaves its client, a millisecond before it would reach the balancer.
+//!
 //! Left out: connection limits, retries inside the balancer, TLS.
 
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
@@ -139,26 +143,41 @@ impl LoadBalancer {
         ctx.obs.note(ctx.now, kind, Some(b.host), text);
     }
 
+    /// The balancer's own traffic: the answers to its health checks.
     pub fn on_message(&mut self, ctx: &mut Ctx, payload: Payload) {
-        let Payload::Api(msg) = payload else { return };
+        let Payload::Api(ApiPayload::Response { id, client, resp }) = payload else {
+            return;
+        };
+        if client == self.addr {
+            if let Some(i) = self.checks.remove(&id) {
+                let ok = resp == ApiResponse::Ready(true);
+                self.record(ctx, i, ok, "failed");
+            }
+        }
+    }
+
+    /// Whether `msg`, sent to the balancer, is traffic it passes on (not an answer to its checks).
+    pub fn relays(&self, msg: &ApiPayload) -> bool {
+        msg.client() != Some(self.addr)
+    }
+
+    /// Where a message passing through goes next: a request to the next backend in service
+    /// (with none, a failure back to its client), a response or watch stream on to its client.
+    pub fn route(&mut self, msg: ApiPayload) -> Option<(Addr, ApiPayload)> {
         match msg {
             ApiPayload::Request {
                 id, client, req, ..
             } => {
-                let up: Vec<HostId> = self.backends_up();
-                if up.is_empty() {
+                let up = self.backends.iter().filter(|b| b.up).count();
+                if up == 0 {
                     let resp =
                         ApiResponse::Failed("no apiserver in service behind the load balancer");
-                    ctx.send(
-                        Port::Lb,
-                        client,
-                        Payload::Api(ApiPayload::Response { id, client, resp }),
-                    );
-                    return;
+                    return Some((client, ApiPayload::Response { id, client, resp }));
                 }
-                self.rr = (self.rr + 1) % up.len();
+                self.rr = (self.rr + 1) % up;
+                let host = self.backends.iter().filter(|b| b.up).nth(self.rr)?.host;
                 let backend = Addr {
-                    host: up[self.rr],
+                    host,
                     port: Port::Apiserver,
                 };
                 let fwd = ApiPayload::Request {
@@ -167,20 +186,9 @@ impl LoadBalancer {
                     via: Some(self.addr),
                     req,
                 };
-                ctx.send(Port::Lb, backend, Payload::Api(fwd));
+                Some((backend, fwd))
             }
-            ApiPayload::Response { id, client, resp } if client == self.addr => {
-                if let Some(i) = self.checks.remove(&id) {
-                    let ok = resp == ApiResponse::Ready(true);
-                    self.record(ctx, i, ok, "failed");
-                }
-            }
-            other => {
-                // A response or watch stream for a client: pass it on.
-                if let Some(client) = other.client() {
-                    ctx.send(Port::Lb, client, Payload::Api(other));
-                }
-            }
+            other => other.client().map(|client| (client, other)),
         }
     }
 }
