@@ -106,6 +106,8 @@ pub enum Payload {
     Raft {
         cluster: u64,
         msg: raft::Message<EtcdCmd>,
+        /// The store sent with a `Snapshot` message (etcd sends its database file beside it).
+        snapshot: Option<std::sync::Arc<crate::etcd::kv::KvStore>>,
     },
     EtcdReq {
         id: u64,

@@ -297,3 +297,68 @@ fn the_snapshot_shows_quorum_plainly() {
     assert_eq!(s.hosts[0].etcd.as_ref().unwrap().role, "stopped");
     assert_eq!(s.etcd.leader, None, "CheckQuorum demoted the lone leader");
 }
+
+/// Three stacked masters and 100 workers (≈ 14 writes a second: leases, node status, pods).
+fn busy_cluster(events: &str) -> String {
+    let workers: Vec<String> = (1..=100)
+        .map(|i| format!(r#"{{"name": "w{i}", "roles": ["worker"]}}"#))
+        .collect();
+    format!(
+        r#"{{"version": 1, "name": "t", "seed": 3, "duration": "20m",
+        "hosts": [{{"name": "m1", "roles": ["control-plane", "etcd"]}}, {{"name": "m2", "roles": ["control-plane", "etcd"]}},
+                  {{"name": "m3", "roles": ["control-plane", "etcd"]}}, {{"name": "lb", "roles": ["load-balancer"]}},
+                  {}],
+        "workloads": [{{"kind": "Deployment", "name": "web", "replicas": 300, "service": true}}],
+        "events": [{events}]}}"#,
+        workers.join(", ")
+    )
+}
+
+#[test]
+fn a_member_down_longer_than_the_kept_log_comes_back_through_a_snapshot() {
+    // etcd snapshots every 10,000 applied entries and keeps the last 5,000: after 14 minutes
+    // away (≈ 12,000 writes) the leader no longer holds what m3 misses, so it sends a snapshot.
+    let long = r#"{"at": "1m", "action": "crash", "host": "m3"}, {"at": "15m", "action": "restart", "host": "m3"}"#;
+    let scenario = sim::scenario::parse(&busy_cluster(long)).expect("valid");
+    let mut world = sim::world::World::new(scenario);
+    world.run_to_end();
+    let view = world.snapshot();
+    let r = world.report();
+    let installed = events(&r, "etcd.snapshot_installed");
+    assert_eq!(installed.len(), 1, "one snapshot: {installed:?}");
+    assert_eq!(installed[0].host.as_deref(), Some("m3"));
+    assert!(
+        (900.0..905.0).contains(&installed[0].t),
+        "at {}",
+        installed[0].t
+    );
+    // Back in step: m3 applies what the others apply, and its apiserver serves again.
+    let member = |name: &str| {
+        let h = view.hosts.iter().find(|h| h.name == name).expect("host");
+        h.etcd.as_ref().expect("member").clone()
+    };
+    let top = ["m1", "m2"]
+        .map(|m| member(m).applied)
+        .into_iter()
+        .max()
+        .unwrap();
+    assert!(
+        member("m3").applied + 10 >= top,
+        "m3 at {} of {top}",
+        member("m3").applied
+    );
+    let back = r
+        .events
+        .iter()
+        .any(|e| e.kind == "lb.backend_up" && e.host.as_deref() == Some("m3") && e.t > 900.0);
+    assert!(back, "the load balancer takes m3's apiserver back");
+    assert!(
+        r.summary.violations.is_empty(),
+        "{:?}",
+        r.summary.violations
+    );
+    // Without the long absence nobody needs a snapshot: a 2-minute outage catches up from the log.
+    let short = r#"{"at": "1m", "action": "crash", "host": "m3"}, {"at": "3m", "action": "restart", "host": "m3"}"#;
+    let r = run(&busy_cluster(short));
+    assert!(events(&r, "etcd.snapshot_installed").is_empty());
+}

@@ -16,8 +16,13 @@
 //! election timeouts cancels its watches. A progress notification goes out every
 //! 5 s so a watcher can tell a silent member from a quiet one.
 //!
-//! Left out: snapshots and compaction, watch history (a watcher re-lists instead of
-//! resuming from a revision), leases with TTLs, auth, gRPC proxies.
+//! Every [`SNAPSHOT_COUNT`] applied entries the member snapshots its store and compacts its
+//! Raft log, keeping the last [`SNAPSHOT_CATCH_UP_ENTRIES`] for members that lag a little; a
+//! member further behind receives the leader's snapshot with the store attached, and its
+//! watches are cancelled (their revisions were compacted), so their clients re-list.
+//!
+//! Left out: watch history (a watcher re-lists instead of resuming from a revision), MVCC
+//! compaction and defragmentation, leases with TTLs, auth, gRPC proxies.
 
 use super::kv::{KvOp, KvResult, KvStore, Value};
 use super::raft::{self, ConfChange, EntryData, MemberId, Raft, RaftEvent, Role, StepDownReason};
@@ -28,6 +33,12 @@ use crate::proc::{
 use crate::rng::Rng;
 use crate::time::Duration;
 use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// etcd's `--snapshot-count` (default since 3.6): applied entries between two snapshots.
+pub const SNAPSHOT_COUNT: u64 = 10_000;
+/// etcd's `SnapshotCatchUpEntries`: entries kept in the log behind a snapshot.
+pub const SNAPSHOT_CATCH_UP_ENTRIES: u64 = 5_000;
 
 /// The timings of a member, from the scenario settings.
 #[derive(Clone, Copy, Debug)]
@@ -102,6 +113,10 @@ pub struct EtcdMember {
     /// Ticks without a known leader (for `WithRequireLeader`).
     leaderless_ticks: u64,
     ticks: u64,
+    /// The store as of the latest snapshot, sent with it to members that are too far behind.
+    snapshot: Option<(u64, Arc<KvStore>)>,
+    /// The store that came with a snapshot message being stepped.
+    incoming: Option<Arc<KvStore>>,
 }
 
 impl EtcdMember {
@@ -137,6 +152,8 @@ impl EtcdMember {
             watchers: Vec::new(),
             leaderless_ticks: 0,
             ticks: 0,
+            snapshot: None,
+            incoming: None,
         }
     }
 
@@ -222,11 +239,23 @@ impl EtcdMember {
         }
         match payload {
             // Messages of another cluster (after a force-new-cluster) are dropped, as etcd does.
-            Payload::Raft { cluster, msg } if cluster == self.cluster => self.raft.step(msg),
+            Payload::Raft {
+                cluster,
+                msg,
+                snapshot,
+            } if cluster == self.cluster => {
+                // A snapshot is only taken with the store that belongs to it.
+                let is_snapshot = matches!(msg.kind, raft::MsgKind::Snapshot { .. });
+                if is_snapshot == snapshot.is_some() {
+                    self.incoming = snapshot;
+                    self.raft.step(msg);
+                }
+            }
             Payload::EtcdReq { id, req } => self.on_request(ctx, from, id, req),
             _ => {}
         }
         self.drain(ctx);
+        self.incoming = None;
     }
 
     fn on_request(&mut self, ctx: &mut Ctx, client: Addr, id: u64, req: EtcdRequest) {
@@ -322,14 +351,26 @@ impl EtcdMember {
                 host: msg.to as HostId,
                 port: Port::Etcd,
             };
+            let snapshot = match &msg.kind {
+                raft::MsgKind::Snapshot { snapshot } => self
+                    .snapshot
+                    .as_ref()
+                    .filter(|(index, _)| *index == snapshot.index)
+                    .map(|(_, kv)| kv.clone()),
+                _ => None,
+            };
             ctx.send(
                 Port::Etcd,
                 to,
                 Payload::Raft {
                     cluster: self.cluster,
                     msg,
+                    snapshot,
                 },
             );
+        }
+        if let Some(meta) = self.raft.take_restored() {
+            self.restore(ctx, meta);
         }
         // Changes applied together go to each watcher as one batch, as etcd's watch stream
         // sends what it has.
@@ -361,6 +402,12 @@ impl EtcdMember {
         }
         if !changes.is_empty() {
             self.notify_watchers(ctx, changes);
+        }
+        let snapshot_index = self.snapshot.as_ref().map_or(0, |(i, _)| *i);
+        if self.raft.applied_index() >= snapshot_index + SNAPSHOT_COUNT {
+            if let Some(meta) = self.raft.compact(SNAPSHOT_CATCH_UP_ENTRIES) {
+                self.snapshot = Some((meta.index, Arc::new(self.kv.clone())));
+            }
         }
         for rs in self.raft.take_read_states() {
             self.reads_waiting_apply.push((rs.index, rs.ctx));
@@ -420,6 +467,24 @@ impl EtcdMember {
 }
 
 impl EtcdMember {
+    /// The leader's snapshot replaced our log: take the store that came with it. Watches
+    /// cannot go on from a compacted revision; their clients re-list.
+    fn restore(&mut self, ctx: &mut Ctx, meta: raft::SnapshotMeta) {
+        let Some(kv) = self.incoming.take() else {
+            return;
+        };
+        self.kv = (*kv).clone();
+        self.snapshot = Some((meta.index, kv));
+        self.cancel_watches(ctx);
+        let text = format!(
+            "{} was too far behind for the leader's log: it installed a snapshot at index {}",
+            ctx.obs.name(self.host),
+            meta.index
+        );
+        ctx.obs
+            .note(ctx.now, "etcd.snapshot_installed", Some(self.host), text);
+    }
+
     fn notify_watchers(&self, ctx: &mut Ctx, changes: Vec<WatchEvent>) {
         for w in &self.watchers {
             let events: Vec<WatchEvent> = changes

@@ -20,9 +20,14 @@
 //! - Crash/restart (persisted: term, vote, log, commit, applied, configuration) and etcd's
 //!   `--force-new-cluster` (keep the committed log, become the only voter).
 //!
+//! - Log compaction and snapshots: the host compacts the log after it applied entries
+//!   ([`Raft::compact`], keeping the latest entries for members that lag a little); a leader that
+//!   no longer holds the entries a member needs sends it the snapshot's metadata
+//!   ([`MsgKind::Snapshot`]), and the host ships its state machine alongside, as etcd sends its
+//!   database file next to the Raft message. The receiver drops its log and takes the snapshot
+//!   ([`Raft::take_restored`]).
+//!
 //! # What it leaves out
-//! - Snapshots and log compaction: the log is never compacted, so a member that returns after a
-//!   long absence always catches up from the leader's log.
 //! - Leadership transfer (`MsgTimeoutNow`), joint consensus (only simple one-at-a-time changes,
 //!   which is what `etcdctl member add/remove/promote` produce), lease-based reads
 //!   (`ReadOnlyLeaseBased`), flow control by bytes, asynchronous storage.
@@ -44,8 +49,8 @@
 //! # How a host drives it
 //! Inputs: [`Raft::tick`] every heartbeat interval, [`Raft::step`] for every message that
 //! arrives, [`Raft::propose`], [`Raft::propose_conf_change`], [`Raft::read_index`].
-//! Outputs, drained after any input: [`Raft::take_messages`] (to send), [`Raft::take_committed`]
-//! (to apply), [`Raft::take_read_states`] (reads that may be served once applied ≥ index) and
+//! Outputs, drained after any input: [`Raft::take_messages`] (to send), [`Raft::take_restored`]
+//! (a snapshot to install, before applying what follows), [`Raft::take_committed`] (to apply), [`Raft::take_read_states`] (reads that may be served once applied ≥ index) and
 //! [`Raft::take_events`] (role changes and the like, for explanations and invariant checks).
 //! Nothing here panics on any sequence of calls or messages: a message that makes no sense (from
 //! an unknown member, from a stale term, pointing past the end of the log) is ignored or answered
@@ -189,6 +194,11 @@ pub enum MsgKind<T> {
     HeartbeatResp {
         ctx: Option<u64>,
     },
+    /// The leader no longer holds the entries the receiver needs: replace your log with this
+    /// snapshot of the state at `snapshot.index` (the state machine travels with the message).
+    Snapshot {
+        snapshot: SnapshotMeta,
+    },
     /// A proposal forwarded by a follower to its leader.
     Propose {
         data: EntryData<T>,
@@ -217,6 +227,7 @@ impl<T> MsgKind<T> {
             MsgKind::AppendResp { .. } => "AppendResp",
             MsgKind::Heartbeat { .. } => "Heartbeat",
             MsgKind::HeartbeatResp { .. } => "HeartbeatResp",
+            MsgKind::Snapshot { .. } => "Snapshot",
             MsgKind::Propose { .. } => "Propose",
             MsgKind::ReadIndex { .. } => "ReadIndex",
             MsgKind::ReadIndexResp { .. } => "ReadIndexResp",
@@ -264,6 +275,16 @@ pub enum RaftEvent {
     ProposalDropped {
         ctx: u64,
     },
+}
+
+/// What a snapshot covers: the log up to `index` (whose entry has `term`) and the configuration
+/// then. The state machine at `index` is the host's business.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SnapshotMeta {
+    pub index: u64,
+    pub term: u64,
+    pub voters: BTreeSet<MemberId>,
+    pub learners: BTreeSet<MemberId>,
 }
 
 /// A linearizable read that may be served once the local applied index ≥ `index`.
@@ -425,8 +446,13 @@ pub struct Raft<T> {
     // Persistent state (survives restart).
     term: u64,
     vote: Option<MemberId>,
-    /// `log[i]` holds index `i + 1`: the log is never compacted.
+    /// `log[i]` holds index `offset + 1 + i`: entries up to `offset` were compacted away.
     log: Vec<Entry<T>>,
+    offset: u64,
+    /// The term of the entry at `offset`.
+    offset_term: u64,
+    /// The latest snapshot (taken by [`Raft::compact`] or received from a leader).
+    snapshot: Option<SnapshotMeta>,
     commit: u64,
     /// Handed out to the host by `take_committed`.
     applied: u64,
@@ -452,6 +478,7 @@ pub struct Raft<T> {
 
     // Outputs.
     msgs: Vec<Message<T>>,
+    restored: Option<SnapshotMeta>,
     read_states: Vec<ReadState>,
     events: Vec<RaftEvent>,
 }
@@ -506,6 +533,9 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
             term: 0,
             vote: None,
             log: Vec::new(),
+            offset: 0,
+            offset_term: 0,
+            snapshot: None,
             commit: 0,
             applied: 0,
             voters: BTreeSet::new(),
@@ -523,6 +553,7 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
             read_seq: 0,
             ticks: 0,
             msgs: Vec::new(),
+            restored: None,
             read_states: Vec::new(),
             events: Vec::new(),
         };
@@ -558,10 +589,14 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
         self.applied
     }
     pub fn last_index(&self) -> u64 {
-        self.log.len() as u64
+        self.offset + self.log.len() as u64
     }
     pub fn last_term(&self) -> u64 {
-        self.log.last().map_or(0, |e| e.term)
+        self.log.last().map_or(self.offset_term, |e| e.term)
+    }
+    /// The first index still in the log (entries before it were compacted).
+    pub fn first_index(&self) -> u64 {
+        self.offset + 1
     }
     pub fn voters(&self) -> &BTreeSet<MemberId> {
         &self.voters
@@ -570,10 +605,10 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
         &self.learners
     }
     pub fn entry(&self, index: u64) -> Option<&Entry<T>> {
-        if index == 0 {
+        if index <= self.offset {
             return None;
         }
-        self.log.get((index - 1) as usize)
+        self.log.get((index - self.offset - 1) as usize)
     }
     /// Whether this member may campaign: it is a voter of its (committed) configuration.
     pub fn is_promotable(&self) -> bool {
@@ -629,9 +664,40 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
         if to <= self.applied {
             return Vec::new();
         }
-        let out = self.log[self.applied as usize..to as usize].to_vec();
+        let out =
+            self.log[(self.applied - self.offset) as usize..(to - self.offset) as usize].to_vec();
         self.applied = to;
         out
+    }
+
+    /// A snapshot received from the leader: the host replaces its state machine with the one
+    /// that came with it. Entries handed out by `take_committed` afterwards follow it.
+    pub fn take_restored(&mut self) -> Option<SnapshotMeta> {
+        self.restored.take()
+    }
+
+    /// Takes a snapshot at the applied index (the host keeps its state machine as of now) and
+    /// drops the log up to `keep` entries before it, as etcd does every `--snapshot-count`
+    /// applied entries. Returns the snapshot, or None when the configuration in force is not
+    /// yet the applied one (a conf entry is committed but not handed out).
+    pub fn compact(&mut self, keep: u64) -> Option<SnapshotMeta> {
+        if self.applied != self.conf_applied || self.applied <= self.offset {
+            return None;
+        }
+        let snapshot = SnapshotMeta {
+            index: self.applied,
+            term: self.term_at(self.applied)?,
+            voters: self.voters.clone(),
+            learners: self.learners.clone(),
+        };
+        let upto = self.applied.saturating_sub(keep);
+        if upto > self.offset {
+            self.offset_term = self.term_at(upto)?;
+            self.log.drain(..(upto - self.offset) as usize);
+            self.offset = upto;
+        }
+        self.snapshot = Some(snapshot.clone());
+        Some(snapshot)
     }
 
     pub fn take_read_states(&mut self) -> Vec<ReadState> {
@@ -716,7 +782,7 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
     pub fn force_new_cluster(&mut self) -> u64 {
         self.restart();
         let discarded = self.last_index().saturating_sub(self.commit);
-        self.log.truncate(self.commit as usize);
+        self.log.truncate((self.commit - self.offset) as usize);
         let mut changes: Vec<ConfChange> = self
             .voters
             .iter()
@@ -767,11 +833,13 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
                 // A granted pre-vote carries the future term we asked about; we move to it only
                 // once a majority granted. A *rejected* one carries the rejecter's (higher) term.
                 MsgKind::PreVoteResp { reject: false } => {}
-                MsgKind::Append { .. } | MsgKind::Heartbeat { .. } => self.become_follower(
-                    m.term,
-                    Some(m.from),
-                    StepDownReason::HigherTerm { from: m.from },
-                ),
+                MsgKind::Append { .. } | MsgKind::Heartbeat { .. } | MsgKind::Snapshot { .. } => {
+                    self.become_follower(
+                        m.term,
+                        Some(m.from),
+                        StepDownReason::HigherTerm { from: m.from },
+                    )
+                }
                 _ => {
                     self.become_follower(m.term, None, StepDownReason::HigherTerm { from: m.from })
                 }
@@ -781,7 +849,7 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
                 // A stale leader (e.g. one that was partitioned away) would otherwise keep
                 // sending forever: answer with our term so that it steps down. Needed with
                 // CheckQuorum/PreVote because then our higher term may never reach it otherwise.
-                MsgKind::Append { .. } | MsgKind::Heartbeat { .. }
+                MsgKind::Append { .. } | MsgKind::Heartbeat { .. } | MsgKind::Snapshot { .. }
                     if self.cfg.check_quorum || self.cfg.pre_vote =>
                 {
                     let term = self.term;
@@ -1109,6 +1177,10 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
                 self.become_follower(m.term, Some(from), StepDownReason::HigherTerm { from });
                 self.handle_heartbeat(from, commit, ctx);
             }
+            MsgKind::Snapshot { snapshot } => {
+                self.become_follower(m.term, Some(from), StepDownReason::HigherTerm { from });
+                self.handle_snapshot(from, snapshot);
+            }
             MsgKind::PreVoteResp { reject } if self.role == Role::PreCandidate => {
                 self.on_vote_resp(from, !reject)
             }
@@ -1153,6 +1225,11 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
                 self.election_elapsed = 0;
                 self.note_leader(from);
                 self.handle_heartbeat(from, commit, ctx);
+            }
+            MsgKind::Snapshot { snapshot } => {
+                self.election_elapsed = 0;
+                self.note_leader(from);
+                self.handle_snapshot(from, snapshot);
             }
             MsgKind::ReadIndexResp { ctx, index } => {
                 self.read_states.push(ReadState { ctx, index })
@@ -1277,9 +1354,13 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
             return false;
         }
         let prev_index = (pr.next - 1).min(last);
+        if prev_index < self.offset {
+            return self.send_snapshot(to);
+        }
         let prev_term = self.term_at(prev_index).unwrap_or(0);
         let end = last.min(prev_index + MAX_ENTRIES_PER_APPEND as u64);
-        let entries: Vec<Entry<T>> = self.log[prev_index as usize..end as usize].to_vec();
+        let entries: Vec<Entry<T>> =
+            self.log[(prev_index - self.offset) as usize..(end - self.offset) as usize].to_vec();
         if entries.is_empty() && !send_if_empty {
             return false;
         }
@@ -1496,6 +1577,47 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
 
     // ----- replication, follower side ----------------------------------------------------------
 
+    /// The entries `to` needs are compacted: send the snapshot instead (etcd-raft `sendSnapshot`)
+    /// and wait, as for a probe, for its answer or the next heartbeat.
+    fn send_snapshot(&mut self, to: MemberId) -> bool {
+        let Some(snapshot) = self.snapshot.clone() else {
+            return false;
+        };
+        let Some(pr) = self.progress.get_mut(&to) else {
+            return false;
+        };
+        pr.become_probe();
+        pr.next = snapshot.index + 1;
+        pr.probe_sent = true;
+        let term = self.term;
+        self.send(to, term, MsgKind::Snapshot { snapshot });
+        true
+    }
+
+    /// A snapshot from the leader (etcd-raft `handleSnapshot`/`restore`): ignored if our commit
+    /// index is already past it; if our log holds its last entry, only the commit index moves;
+    /// otherwise the log is replaced by the snapshot and the host installs its state machine.
+    fn handle_snapshot(&mut self, from: MemberId, snapshot: SnapshotMeta) {
+        if snapshot.index > self.commit {
+            if self.term_at(snapshot.index) == Some(snapshot.term) {
+                self.commit_to(snapshot.index);
+            } else {
+                self.log.clear();
+                self.offset = snapshot.index;
+                self.offset_term = snapshot.term;
+                self.commit = snapshot.index;
+                self.applied = snapshot.index;
+                self.conf_applied = snapshot.index;
+                self.voters = snapshot.voters.clone();
+                self.learners = snapshot.learners.clone();
+                self.restored = Some(snapshot.clone());
+                self.snapshot = Some(snapshot);
+            }
+        }
+        let index = self.commit;
+        self.accept(from, index);
+    }
+
     fn handle_append(
         &mut self,
         from: MemberId,
@@ -1508,16 +1630,7 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
         if prev_index < self.commit {
             // Everything up to our commit index is known to match: tell the leader so.
             let index = self.commit;
-            self.send(
-                from,
-                term,
-                MsgKind::AppendResp {
-                    reject: false,
-                    index,
-                    reject_hint: 0,
-                    hint_term: 0,
-                },
-            );
+            self.accept(from, index);
             return;
         }
         // Malformed (non-contiguous) batches are ignored.
@@ -1555,22 +1668,13 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
                 // an operator mixes a force-new-cluster member with old ones). Refuse.
                 return;
             }
-            self.log.truncate((ci - 1) as usize);
+            self.log.truncate((ci - 1 - self.offset) as usize);
             let skip = (ci - prev_index - 1) as usize;
             self.log.extend(entries.into_iter().skip(skip));
         }
         // Only what the leader proved to match may be committed.
         self.commit_to(commit.min(last_new));
-        self.send(
-            from,
-            term,
-            MsgKind::AppendResp {
-                reject: false,
-                index: last_new,
-                reject_hint: 0,
-                hint_term: 0,
-            },
-        );
+        self.accept(from, last_new);
     }
 
     fn handle_heartbeat(&mut self, from: MemberId, commit: u64, ctx: Option<u64>) {
@@ -1657,26 +1761,44 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
 
     // ----- log helpers -------------------------------------------------------------------------
 
-    /// Term of the entry at `index`; 0 for the empty prefix; `None` past the end.
+    /// Term of the entry at `index`; 0 for the empty prefix; `None` past the end or compacted.
     fn term_at(&self, index: u64) -> Option<u64> {
-        if index == 0 {
-            Some(0)
+        if index == self.offset {
+            Some(self.offset_term)
         } else {
             self.entry(index).map(|e| e.term)
         }
     }
 
-    /// The largest index ≤ `index` whose term is ≤ `term`, with its term (etcd-raft).
+    /// The largest index ≤ `index` whose term is ≤ `term`, with its term (etcd-raft); a
+    /// compacted index answers with term 0 (unknown), which sends the leader below it.
     fn find_conflict_by_term(&self, index: u64, term: u64) -> (u64, u64) {
         let mut i = index.min(self.last_index());
         while i > 0 {
-            let t = self.term_at(i).unwrap_or(0);
+            let Some(t) = self.term_at(i) else {
+                return (i, 0);
+            };
             if t <= term {
                 return (i, t);
             }
             i -= 1;
         }
         (0, 0)
+    }
+
+    /// A positive answer to the leader: our log matches its up to `index`.
+    fn accept(&mut self, leader: MemberId, index: u64) {
+        let term = self.term;
+        self.send(
+            leader,
+            term,
+            MsgKind::AppendResp {
+                reject: false,
+                index,
+                reject_hint: 0,
+                hint_term: 0,
+            },
+        );
     }
 
     fn send(&mut self, to: MemberId, term: u64, kind: MsgKind<T>) {

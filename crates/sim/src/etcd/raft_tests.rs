@@ -33,6 +33,8 @@ struct Net {
     events: BTreeMap<MemberId, Vec<RaftEvent>>,
     applied: BTreeMap<MemberId, Vec<Entry<u64>>>,
     reads: BTreeMap<MemberId, Vec<ReadState>>,
+    /// Snapshots each member installed from a leader.
+    restored: BTreeMap<MemberId, Vec<SnapshotMeta>>,
     /// term -> members that became leader in it.
     leaders: BTreeMap<u64, BTreeSet<MemberId>>,
 }
@@ -61,6 +63,7 @@ impl Net {
             events: BTreeMap::new(),
             applied: BTreeMap::new(),
             reads: BTreeMap::new(),
+            restored: BTreeMap::new(),
             leaders: BTreeMap::new(),
         }
     }
@@ -120,6 +123,9 @@ impl Net {
             let n = self.nodes.get_mut(&id).expect("listed");
             let msgs = n.take_messages();
             let evs = n.take_events();
+            if let Some(meta) = n.take_restored() {
+                self.restored.entry(id).or_default().push(meta);
+            }
             let committed = n.take_committed();
             let reads = n.take_read_states();
             for e in &evs {
@@ -245,13 +251,19 @@ impl Net {
         for (term, ls) in &self.leaders {
             assert!(ls.len() <= 1, "two leaders in term {term}: {ls:?}");
         }
-        // State machine safety: members never apply different entries at the same index.
+        // State machine safety: members never apply different entries at the same index (a
+        // member that installed a snapshot skipped the entries it covers).
         let ids = self.all_ids();
+        let by_index = |id: MemberId| -> BTreeMap<u64, &Entry<u64>> {
+            self.applied[&id].iter().map(|e| (e.index, e)).collect()
+        };
         for (i, &a) in ids.iter().enumerate() {
+            let la = by_index(a);
             for &b in &ids[i + 1..] {
-                let (la, lb) = (&self.applied[&a], &self.applied[&b]);
-                for (ea, eb) in la.iter().zip(lb.iter()) {
-                    assert_eq!(ea, eb, "members {a} and {b} applied different entries");
+                for (index, eb) in by_index(b) {
+                    if let Some(ea) = la.get(&index) {
+                        assert_eq!(*ea, eb, "members {a} and {b} applied different entries");
+                    }
                 }
             }
         }
@@ -1568,4 +1580,121 @@ fn same_inputs_give_the_same_outputs() {
         run(6).0,
         "a different seed should give a different run"
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compaction and snapshots
+// ---------------------------------------------------------------------------------------------
+
+/// Writes `values` through the leader, one round each, and lets every member learn the commit.
+fn write_all(net: &mut Net, l: MemberId, values: impl IntoIterator<Item = u64>) {
+    for v in values {
+        assert!(net.node_mut(l).propose(v, v));
+        net.deliver();
+    }
+    net.tick();
+}
+
+#[test]
+fn compaction_keeps_the_latest_entries_and_the_configuration() {
+    let mut net = Net::new(3, cfg(true), 21);
+    let l = net.wait_leader();
+    write_all(&mut net, l, 1..=30);
+    let applied = net.node(l).applied_index();
+    let snap = net.node_mut(l).compact(10).expect("everything applied");
+    assert_eq!((snap.index, snap.term), (applied, net.node(l).term()));
+    assert_eq!(snap.voters, BTreeSet::from([1, 2, 3]));
+    let n = net.node(l);
+    assert_eq!(n.first_index(), applied - 10 + 1);
+    assert_eq!(n.last_index(), applied);
+    assert!(n.entry(applied - 10).is_none(), "compacted");
+    assert!(n.entry(applied - 9).is_some(), "kept");
+    // Compacted entries are never handed out again, and writing goes on.
+    write_all(&mut net, l, [31]);
+    assert_eq!(net.applied_values(l).last(), Some(&31));
+    net.assert_safe();
+}
+
+#[test]
+fn a_member_behind_the_compacted_log_gets_a_snapshot_then_the_rest() {
+    let mut net = Net::new(3, cfg(true), 22);
+    let l = net.wait_leader();
+    let behind = net.all_ids().into_iter().find(|&i| i != l).unwrap();
+    let up = 6 - l - behind;
+    net.crash(behind);
+    write_all(&mut net, l, 1..=40);
+    let snap = net.node_mut(l).compact(5).expect("applied");
+    net.node_mut(up).compact(5).expect("applied");
+    let applied_before = net.applied_values(behind).len();
+
+    net.recover(behind);
+    net.ticks(3);
+    assert_eq!(
+        net.sent_by(l, "Snapshot"),
+        1,
+        "one snapshot, not the compacted entries"
+    );
+    assert_eq!(net.restored[&behind], vec![snap.clone()]);
+    let b = net.node(behind);
+    assert_eq!(
+        (b.first_index(), b.voters()),
+        (snap.index + 1, &snap.voters)
+    );
+    // It applied nothing of what the snapshot covers, and follows the log from there on.
+    assert_eq!(net.applied_values(behind).len(), applied_before);
+    write_all(&mut net, l, [41, 42]);
+    assert_eq!(net.applied_values(behind)[applied_before..], [41, 42]);
+    assert_eq!(net.node(behind).commit_index(), net.node(l).commit_index());
+    for i in net.node(behind).first_index()..=net.node(l).last_index() {
+        assert_eq!(net.node(l).entry(i), net.node(behind).entry(i));
+    }
+    net.assert_safe();
+}
+
+#[test]
+fn a_member_within_the_kept_entries_catches_up_from_the_log() {
+    let mut net = Net::new(3, cfg(true), 23);
+    let l = net.wait_leader();
+    let behind = net.all_ids().into_iter().find(|&i| i != l).unwrap();
+    net.crash(behind);
+    write_all(&mut net, l, 1..=20);
+    net.node_mut(l).compact(30).expect("applied");
+    net.recover(behind);
+    net.ticks(3);
+    assert_eq!(net.sent_by(l, "Snapshot"), 0);
+    assert_eq!(net.applied_values(behind), (1..=20).collect::<Vec<_>>());
+    net.assert_safe();
+}
+
+#[test]
+fn snapshots_get_through_a_lossy_network_and_to_a_joining_member() {
+    for seed in 0..20 {
+        let mut net = Net::new(3, cfg(true), 100 + seed);
+        let l = net.wait_leader();
+        write_all(&mut net, l, 1..=30);
+        for id in net.all_ids() {
+            net.node_mut(id).compact(3).expect("applied");
+        }
+        // A fourth member joins with an empty log: only a snapshot can bring it up to date.
+        net.add_joining(4, cfg(true), 100 + seed);
+        assert!(net.node_mut(l).propose_conf_change(ConfChange::AddVoter(4)));
+        net.drop_rate = 0.3;
+        net.ticks(30);
+        net.drop_rate = 0.0;
+        let l = net.wait_leader();
+        write_all(&mut net, l, [99]);
+        net.ticks(5);
+        for id in net.all_ids() {
+            assert!(
+                net.applied_values(id).contains(&99),
+                "seed {seed}: member {id} did not catch up"
+            );
+            assert_eq!(net.node(id).commit_index(), net.node(l).commit_index());
+        }
+        assert!(
+            !net.restored.get(&4).is_none_or(|r| r.is_empty()),
+            "seed {seed}"
+        );
+        net.assert_safe();
+    }
 }
