@@ -28,6 +28,9 @@ pub struct Network {
     /// One-way blocks: messages from a host in `.0` to a host in `.1` are dropped.
     oneway: Vec<(Vec<bool>, Vec<bool>)>,
     rngs: Vec<Rng>,
+    /// Some partition, isolation or one-way cut is in force (most of a run has none: then only
+    /// crashes decide who can send).
+    faulty: bool,
     /// Last arrival time per directed link, so each link delivers in order (like TCP).
     last_arrival: Vec<BTreeMap<HostId, SimTime>>,
 }
@@ -42,6 +45,7 @@ impl Network {
             omni: vec![false; hosts],
             oneway: Vec::new(),
             rngs: (0..hosts).map(|h| rng.fork(&format!("net/{h}"))).collect(),
+            faulty: false,
             last_arrival: vec![BTreeMap::new(); hosts],
         }
     }
@@ -61,6 +65,7 @@ impl Network {
     /// Replaces any earlier partition: each host goes to the island of its group;
     /// hosts in no group form one more island together.
     pub fn partition(&mut self, groups: &[Vec<HostId>]) {
+        self.faulty = true;
         let rest = groups.len() as u32 + 1;
         self.island.iter_mut().for_each(|i| *i = rest);
         for (g, members) in groups.iter().enumerate() {
@@ -75,10 +80,12 @@ impl Network {
     }
 
     pub fn isolate(&mut self, host: HostId) {
+        self.faulty = true;
         self.isolated[host as usize] = true;
     }
 
     pub fn partition_oneway(&mut self, from: &[HostId], to: &[HostId]) {
+        self.faulty = true;
         let mut f = vec![false; self.hosts()];
         let mut t = vec![false; self.hosts()];
         from.iter().for_each(|&h| f[h as usize] = true);
@@ -87,6 +94,7 @@ impl Network {
     }
 
     pub fn heal(&mut self) {
+        self.faulty = false;
         self.island.iter_mut().for_each(|i| *i = 0);
         self.isolated.iter_mut().for_each(|i| *i = false);
         self.oneway.clear();
@@ -98,7 +106,7 @@ impl Network {
         if !self.up[ai] || !self.up[bi] {
             return false;
         }
-        if a == b {
+        if a == b || !self.faulty {
             return true;
         }
         (self.island[ai] == self.island[bi] || self.omni[ai] || self.omni[bi])

@@ -106,8 +106,12 @@ pub enum Payload {
     Raft {
         cluster: u64,
         msg: raft::Message<EtcdCmd>,
-        /// The store sent with a `Snapshot` message (etcd sends its database file beside it).
-        snapshot: Option<std::sync::Arc<crate::etcd::kv::KvStore>>,
+    },
+    /// A Raft `Snapshot` message and the store it covers (etcd sends its database file beside it).
+    RaftSnapshot {
+        cluster: u64,
+        msg: Box<raft::Message<EtcdCmd>>,
+        store: std::sync::Arc<crate::etcd::kv::KvStore>,
     },
     EtcdReq {
         id: u64,

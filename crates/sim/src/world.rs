@@ -972,12 +972,16 @@ impl World {
 
     /// What each host's containers add up to, recomputed only for hosts whose containers changed
     /// (this is sampled every second and scanning every container each time is a hot spot).
-    fn refresh_host_pods(&mut self) {
+    /// Returns whether any host's containers changed.
+    fn refresh_host_pods(&mut self) -> bool {
+        let mut changed = false;
         for h in 0..self.procs.len() {
             if self.host_pods[h].version != self.containers_version(h as HostId) {
                 self.host_pods[h] = self.count_host_pods(h as HostId);
+                changed = true;
             }
         }
+        changed
     }
 
     fn count_host_pods(&self, h: HostId) -> HostPods {
@@ -1761,8 +1765,9 @@ impl World {
         self.series.controller_manager_leader.push(kcm);
         self.series.scheduler_leader.push(sched);
         if self.api_probe.is_some() {
-            self.refresh_host_pods();
-            self.check_statefulset_ordinals();
+            if self.refresh_host_pods() {
+                self.check_statefulset_ordinals();
+            }
             let running = self.running_per_workload();
             for (i, r) in running.into_iter().enumerate() {
                 self.max_running[i] = self.max_running[i].max(r);

@@ -119,13 +119,23 @@ impl KvStore {
                 key,
                 expected,
                 value,
-            } => {
-                let current = self.keys.get(key).map_or(0, |kv| kv.mod_revision);
-                if current != *expected {
-                    return KvResult::Conflict { current };
+            } => match self.keys.get_mut(key.as_str()) {
+                // One lookup for the common case, an update of a key that exists.
+                Some(kv) if kv.mod_revision == *expected => {
+                    self.revision += 1;
+                    kv.value = value.clone();
+                    kv.mod_revision = self.revision;
+                    kv.version += 1;
+                    KvResult::Ok {
+                        revision: self.revision,
+                    }
                 }
-                self.put(key, value.clone())
-            }
+                Some(kv) => KvResult::Conflict {
+                    current: kv.mod_revision,
+                },
+                None if *expected == 0 => self.put(key, value.clone()),
+                None => KvResult::Conflict { current: 0 },
+            },
         }
     }
 

@@ -239,17 +239,19 @@ impl EtcdMember {
         }
         match payload {
             // Messages of another cluster (after a force-new-cluster) are dropped, as etcd does.
-            Payload::Raft {
-                cluster,
-                msg,
-                snapshot,
-            } if cluster == self.cluster => {
+            Payload::Raft { cluster, msg } if cluster == self.cluster => {
                 // A snapshot is only taken with the store that belongs to it.
-                let is_snapshot = matches!(msg.kind, raft::MsgKind::Snapshot { .. });
-                if is_snapshot == snapshot.is_some() {
-                    self.incoming = snapshot;
+                if !matches!(msg.kind, raft::MsgKind::Snapshot { .. }) {
                     self.raft.step(msg);
                 }
+            }
+            Payload::RaftSnapshot {
+                cluster,
+                msg,
+                store,
+            } if cluster == self.cluster => {
+                self.incoming = Some(store);
+                self.raft.step(*msg);
             }
             Payload::EtcdReq { id, req } => self.on_request(ctx, from, id, req),
             _ => {}
@@ -351,23 +353,20 @@ impl EtcdMember {
                 host: msg.to as HostId,
                 port: Port::Etcd,
             };
-            let snapshot = match &msg.kind {
-                raft::MsgKind::Snapshot { snapshot } => self
-                    .snapshot
-                    .as_ref()
-                    .filter(|(index, _)| *index == snapshot.index)
-                    .map(|(_, kv)| kv.clone()),
-                _ => None,
+            let cluster = self.cluster;
+            let payload = match (&msg.kind, &self.snapshot) {
+                (raft::MsgKind::Snapshot { snapshot }, Some((index, store)))
+                    if *index == snapshot.index =>
+                {
+                    Payload::RaftSnapshot {
+                        cluster,
+                        msg: Box::new(msg),
+                        store: store.clone(),
+                    }
+                }
+                _ => Payload::Raft { cluster, msg },
             };
-            ctx.send(
-                Port::Etcd,
-                to,
-                Payload::Raft {
-                    cluster: self.cluster,
-                    msg,
-                    snapshot,
-                },
-            );
+            ctx.send(Port::Etcd, to, payload);
         }
         if let Some(meta) = self.raft.take_restored() {
             self.restore(ctx, meta);
@@ -413,12 +412,17 @@ impl EtcdMember {
             self.reads_waiting_apply.push((rs.index, rs.ctx));
         }
         let applied = self.raft.applied_index();
-        let (ready, waiting): (Vec<_>, Vec<_>) = self
-            .reads_waiting_apply
-            .drain(..)
-            .partition(|(i, _)| *i <= applied);
-        self.reads_waiting_apply = waiting;
-        for (_, c) in ready {
+        let ready: Vec<u64> = if self.reads_waiting_apply.is_empty() {
+            Vec::new() // the common case, without allocating
+        } else {
+            let (ready, waiting): (Vec<_>, Vec<_>) = self
+                .reads_waiting_apply
+                .drain(..)
+                .partition(|(i, _)| *i <= applied);
+            self.reads_waiting_apply = waiting;
+            ready.into_iter().map(|(_, c)| c).collect()
+        };
+        for c in ready {
             match self.pending.remove(&c) {
                 Some(Pending::Read { client, id, prefix }) => {
                     let resp = self.read(&prefix);

@@ -197,7 +197,7 @@ pub enum MsgKind<T> {
     /// The leader no longer holds the entries the receiver needs: replace your log with this
     /// snapshot of the state at `snapshot.index` (the state machine travels with the message).
     Snapshot {
-        snapshot: SnapshotMeta,
+        snapshot: Box<SnapshotMeta>,
     },
     /// A proposal forwarded by a follower to its leader.
     Propose {
@@ -1179,7 +1179,7 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
             }
             MsgKind::Snapshot { snapshot } => {
                 self.become_follower(m.term, Some(from), StepDownReason::HigherTerm { from });
-                self.handle_snapshot(from, snapshot);
+                self.handle_snapshot(from, *snapshot);
             }
             MsgKind::PreVoteResp { reject } if self.role == Role::PreCandidate => {
                 self.on_vote_resp(from, !reject)
@@ -1229,7 +1229,7 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
             MsgKind::Snapshot { snapshot } => {
                 self.election_elapsed = 0;
                 self.note_leader(from);
-                self.handle_snapshot(from, snapshot);
+                self.handle_snapshot(from, *snapshot);
             }
             MsgKind::ReadIndexResp { ctx, index } => {
                 self.read_states.push(ReadState { ctx, index })
@@ -1590,7 +1590,13 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
         pr.next = snapshot.index + 1;
         pr.probe_sent = true;
         let term = self.term;
-        self.send(to, term, MsgKind::Snapshot { snapshot });
+        self.send(
+            to,
+            term,
+            MsgKind::Snapshot {
+                snapshot: Box::new(snapshot),
+            },
+        );
         true
     }
 

@@ -160,10 +160,10 @@ impl Controllers {
                 .items()
                 .get(&node_lease_key(&node.name))
                 .map_or(0, |kv| kv.mod_revision);
-            let entry = self
-                .probe
-                .entry(node.name.clone())
-                .or_insert((lease_rv, now));
+            if !self.probe.contains_key(&node.name) {
+                self.probe.insert(node.name.clone(), (lease_rv, now));
+            }
+            let entry = self.probe.get_mut(&node.name).expect("inserted");
             if entry.0 != lease_rv {
                 *entry = (lease_rv, now);
             }
@@ -172,9 +172,9 @@ impl Controllers {
             }
         }
         // Zone states, from what the controller believes (silent nodes count as not ready).
-        let mut zones: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+        let mut zones: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
         for (node, _) in &nodes {
-            let z = zones.entry(node.zone.clone()).or_default();
+            let z = zones.entry(node.zone.as_str()).or_default();
             z.0 += 1;
             if silent.contains(&node.name) || node.ready != Condition::True {
                 z.1 += 1;
@@ -204,8 +204,8 @@ impl Controllers {
                     if !all_full
                         && self.take_token(
                             &node.zone,
-                            state(zones[&node.zone]),
-                            zones[&node.zone].0,
+                            state(zones[node.zone.as_str()]),
+                            zones[node.zone.as_str()].0,
                             now,
                         )
                     {
@@ -220,8 +220,8 @@ impl Controllers {
                     && !all_full
                     && self.take_token(
                         &node.zone,
-                        state(zones[&node.zone]),
-                        zones[&node.zone].0,
+                        state(zones[node.zone.as_str()]),
+                        zones[node.zone.as_str()].0,
                         now,
                     )
                 {
@@ -518,21 +518,21 @@ impl Controllers {
             .filter(|w| w.service)
             .map(|w| w.name.clone())
             .collect();
+        // The serving pods of every workload, in one pass over the pods (in key order).
+        let mut serving: BTreeMap<&str, Vec<&Pod>> = BTreeMap::new();
+        for p in self
+            .pods
+            .items()
+            .values()
+            .filter_map(|kv| kv.value.as_pod())
+        {
+            if p.ready && p.running && p.deletion.is_none() && p.node.is_some() {
+                serving.entry(p.workload.as_str()).or_default().push(p);
+            }
+        }
+        let mut writes = Vec::new();
         for service in services {
-            let serving = |p: &&Pod| {
-                p.workload == service
-                    && p.ready
-                    && p.running
-                    && p.deletion.is_none()
-                    && p.node.is_some()
-            };
-            let ready = || {
-                self.pods
-                    .items()
-                    .values()
-                    .filter_map(|kv| kv.value.as_pod())
-                    .filter(serving)
-            };
+            let ready = serving.get(service.as_str()).map_or(&[][..], Vec::as_slice);
             let key = slice_key(&service);
             let current = self
                 .slices
@@ -542,14 +542,15 @@ impl Controllers {
                 .map(|s| &s.endpoints);
             // Compare before building: a slice is rewritten only when its endpoints changed.
             let same = current.is_some_and(|cur| {
-                cur.len() == ready().count()
+                cur.len() == ready.len()
                     && cur
                         .iter()
-                        .zip(ready())
+                        .zip(ready)
                         .all(|(e, p)| e.pod == p.name && Some(&e.node) == p.node.as_ref())
             });
             if !same {
-                let endpoints = ready()
+                let endpoints = ready
+                    .iter()
                     .map(|p| Endpoint {
                         pod: p.name.clone(),
                         node: p.node.clone().unwrap_or_default(),
@@ -559,14 +560,14 @@ impl Controllers {
                     service: service.clone(),
                     endpoints,
                 };
-                self.write(
-                    ctx,
-                    ApiRequest::Put {
-                        key,
-                        value: Arc::new(Object::EndpointSlice(slice)),
-                    },
-                );
+                writes.push(ApiRequest::Put {
+                    key,
+                    value: Arc::new(Object::EndpointSlice(slice)),
+                });
             }
+        }
+        for w in writes {
+            self.write(ctx, w);
         }
     }
 }
