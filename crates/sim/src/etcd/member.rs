@@ -16,10 +16,10 @@
 //! election timeouts cancels its watches. A progress notification goes out every
 //! 5 s so a watcher can tell a silent member from a quiet one.
 //!
-//! Every [`SNAPSHOT_COUNT`] applied entries the member snapshots its store and compacts its
-//! Raft log, keeping the last [`SNAPSHOT_CATCH_UP_ENTRIES`] for members that lag a little; a
-//! member further behind receives the leader's snapshot with the store attached, and its
-//! watches are cancelled (their revisions were compacted), so their clients re-list.
+//! Every [`SNAPSHOT_COUNT`] applied entries the member compacts its Raft log (its store holds
+//! what the dropped entries did), keeping the last [`SNAPSHOT_CATCH_UP_ENTRIES`] for members
+//! that lag a little; a member further behind receives a snapshot of the leader's store as of
+//! now, and its watches are cancelled (their revisions were compacted), so their clients re-list.
 //!
 //! Left out: watch history (a watcher re-lists instead of resuming from a revision), MVCC
 //! compaction and defragmentation, leases with TTLs, auth, gRPC proxies.
@@ -113,8 +113,8 @@ pub struct EtcdMember {
     /// Ticks without a known leader (for `WithRequireLeader`).
     leaderless_ticks: u64,
     ticks: u64,
-    /// The store as of the latest snapshot, sent with it to members that are too far behind.
-    snapshot: Option<(u64, Arc<KvStore>)>,
+    /// The applied index at the last compaction.
+    compacted_at: u64,
     /// The store that came with a snapshot message being stepped.
     incoming: Option<Arc<KvStore>>,
 }
@@ -152,7 +152,7 @@ impl EtcdMember {
             watchers: Vec::new(),
             leaderless_ticks: 0,
             ticks: 0,
-            snapshot: None,
+            compacted_at: 0,
             incoming: None,
         }
     }
@@ -354,14 +354,16 @@ impl EtcdMember {
                 port: Port::Etcd,
             };
             let cluster = self.cluster;
-            let payload = match (&msg.kind, &self.snapshot) {
-                (raft::MsgKind::Snapshot { snapshot }, Some((index, store)))
-                    if *index == snapshot.index =>
+            // A snapshot goes with the store as of now: Raft took it at the applied index, and
+            // the entries committed since are applied below, after the messages.
+            let payload = match &msg.kind {
+                raft::MsgKind::Snapshot { snapshot }
+                    if snapshot.index == self.raft.applied_index() =>
                 {
                     Payload::RaftSnapshot {
                         cluster,
                         msg: Box::new(msg),
-                        store: store.clone(),
+                        store: Arc::new(self.kv.clone()),
                     }
                 }
                 _ => Payload::Raft { cluster, msg },
@@ -402,11 +404,9 @@ impl EtcdMember {
         if !changes.is_empty() {
             self.notify_watchers(ctx, changes);
         }
-        let snapshot_index = self.snapshot.as_ref().map_or(0, |(i, _)| *i);
-        if self.raft.applied_index() >= snapshot_index + SNAPSHOT_COUNT {
-            if let Some(meta) = self.raft.compact(SNAPSHOT_CATCH_UP_ENTRIES) {
-                self.snapshot = Some((meta.index, Arc::new(self.kv.clone())));
-            }
+        if self.raft.applied_index() >= self.compacted_at + SNAPSHOT_COUNT {
+            self.compacted_at = self.raft.applied_index();
+            self.raft.compact(SNAPSHOT_CATCH_UP_ENTRIES);
         }
         for rs in self.raft.take_read_states() {
             self.reads_waiting_apply.push((rs.index, rs.ctx));
@@ -477,8 +477,8 @@ impl EtcdMember {
         let Some(kv) = self.incoming.take() else {
             return;
         };
-        self.kv = (*kv).clone();
-        self.snapshot = Some((meta.index, kv));
+        self.kv = Arc::unwrap_or_clone(kv);
+        self.compacted_at = meta.index;
         self.cancel_watches(ctx);
         let text = format!(
             "{} was too far behind for the leader's log: it installed a snapshot at index {}",

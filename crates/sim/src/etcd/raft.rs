@@ -22,10 +22,10 @@
 //!
 //! - Log compaction and snapshots: the host compacts the log after it applied entries
 //!   ([`Raft::compact`], keeping the latest entries for members that lag a little); a leader that
-//!   no longer holds the entries a member needs sends it the snapshot's metadata
-//!   ([`MsgKind::Snapshot`]), and the host ships its state machine alongside, as etcd sends its
-//!   database file next to the Raft message. The receiver drops its log and takes the snapshot
-//!   ([`Raft::take_restored`]).
+//!   no longer holds the entries a member needs sends it a snapshot at its applied index
+//!   ([`MsgKind::Snapshot`]), and the host ships its state machine as of now alongside, as etcd
+//!   sends its current database file next to the Raft message. The receiver drops its log and
+//!   takes the snapshot ([`Raft::take_restored`]).
 //!
 //! # What it leaves out
 //! - Leadership transfer (`MsgTimeoutNow`), joint consensus (only simple one-at-a-time changes,
@@ -451,8 +451,6 @@ pub struct Raft<T> {
     offset: u64,
     /// The term of the entry at `offset`.
     offset_term: u64,
-    /// The latest snapshot (taken by [`Raft::compact`] or received from a leader).
-    snapshot: Option<SnapshotMeta>,
     commit: u64,
     /// Handed out to the host by `take_committed`.
     applied: u64,
@@ -535,7 +533,6 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
             log: Vec::new(),
             offset: 0,
             offset_term: 0,
-            snapshot: None,
             commit: 0,
             applied: 0,
             voters: BTreeSet::new(),
@@ -676,28 +673,17 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
         self.restored.take()
     }
 
-    /// Takes a snapshot at the applied index (the host keeps its state machine as of now) and
-    /// drops the log up to `keep` entries before it, as etcd does every `--snapshot-count`
-    /// applied entries. Returns the snapshot, or None when the configuration in force is not
-    /// yet the applied one (a conf entry is committed but not handed out).
-    pub fn compact(&mut self, keep: u64) -> Option<SnapshotMeta> {
-        if self.applied != self.conf_applied || self.applied <= self.offset {
-            return None;
-        }
-        let snapshot = SnapshotMeta {
-            index: self.applied,
-            term: self.term_at(self.applied)?,
-            voters: self.voters.clone(),
-            learners: self.learners.clone(),
-        };
+    /// Drops the log up to `keep` entries before the applied index, as etcd does every
+    /// `--snapshot-count` applied entries (its state machine is the snapshot).
+    pub fn compact(&mut self, keep: u64) {
         let upto = self.applied.saturating_sub(keep);
         if upto > self.offset {
-            self.offset_term = self.term_at(upto)?;
-            self.log.drain(..(upto - self.offset) as usize);
-            self.offset = upto;
+            if let Some(term) = self.term_at(upto) {
+                self.offset_term = term;
+                self.log.drain(..(upto - self.offset) as usize);
+                self.offset = upto;
+            }
         }
-        self.snapshot = Some(snapshot.clone());
-        Some(snapshot)
     }
 
     pub fn take_read_states(&mut self) -> Vec<ReadState> {
@@ -1580,8 +1566,18 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
     /// The entries `to` needs are compacted: send the snapshot instead (etcd-raft `sendSnapshot`)
     /// and wait, as for a probe, for its answer or the next heartbeat.
     fn send_snapshot(&mut self, to: MemberId) -> bool {
-        let Some(snapshot) = self.snapshot.clone() else {
+        // The snapshot is of the applied state, with the configuration then: if a committed
+        // conf change is not applied yet, wait for the next heartbeat.
+        let pending_conf = (self.applied + 1..=self.commit)
+            .any(|i| matches!(self.entry(i).map(|e| &e.data), Some(EntryData::Conf(_))));
+        let Some(term) = self.term_at(self.applied).filter(|_| !pending_conf) else {
             return false;
+        };
+        let snapshot = SnapshotMeta {
+            index: self.applied,
+            term,
+            voters: self.voters.clone(),
+            learners: self.learners.clone(),
         };
         let Some(pr) = self.progress.get_mut(&to) else {
             return false;
@@ -1616,8 +1612,7 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
                 self.conf_applied = snapshot.index;
                 self.voters = snapshot.voters.clone();
                 self.learners = snapshot.learners.clone();
-                self.restored = Some(snapshot.clone());
-                self.snapshot = Some(snapshot);
+                self.restored = Some(snapshot);
             }
         }
         let index = self.commit;
