@@ -28,16 +28,22 @@ impl Store {
 
     /// Sets (Some) or deletes (None) one object; returns its previous state.
     pub fn apply(&mut self, key: &str, kv: Option<&KeyValue>) -> Option<KeyValue> {
-        let old = match kv {
-            Some(kv) => self.items.insert(key.to_string(), kv.clone()),
-            None => self.items.remove(key),
+        // Most changes update an object in place: no key is copied then.
+        let old = match (kv, self.items.get_mut(key)) {
+            (Some(kv), Some(slot)) => Some(std::mem::replace(slot, kv.clone())),
+            (Some(kv), None) => self.items.insert(key.to_string(), kv.clone()),
+            (None, _) => self.items.remove(key),
         };
-        if let Some(node) = old.as_ref().and_then(bound_node) {
+        let (was, now) = (old.as_ref().and_then(bound_node), kv.and_then(bound_node));
+        if was == now {
+            return old;
+        }
+        if let Some(node) = was {
             if let Some(keys) = self.by_node.get_mut(node) {
                 keys.remove(key);
             }
         }
-        if let Some(node) = kv.and_then(bound_node) {
+        if let Some(node) = now {
             self.by_node
                 .entry(node.to_string())
                 .or_default()
