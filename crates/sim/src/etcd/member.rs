@@ -239,11 +239,12 @@ impl EtcdMember {
         }
         match payload {
             // Messages of another cluster (after a force-new-cluster) are dropped, as etcd does.
-            Payload::Raft { cluster, msg } if cluster == self.cluster => {
-                // A snapshot is only taken with the store that belongs to it.
-                if !matches!(msg.kind, raft::MsgKind::Snapshot { .. }) {
-                    self.raft.step(msg);
-                }
+            // A snapshot is only taken with the store that belongs to it.
+            Payload::Raft { cluster, msg }
+                if cluster == self.cluster
+                    && !matches!(msg.kind, raft::MsgKind::Snapshot { .. }) =>
+            {
+                self.raft.step(msg);
             }
             Payload::RaftSnapshot {
                 cluster,

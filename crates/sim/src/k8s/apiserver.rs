@@ -165,12 +165,7 @@ impl Watchers {
     }
 
     /// Adds the watches that may want a change of `key` (from or to the given states).
-    fn interested<'a>(
-        &self,
-        key: &str,
-        states: [Option<&'a KeyValue>; 2],
-        out: &mut BTreeSet<u64>,
-    ) {
+    fn interested(&self, key: &str, states: [Option<&KeyValue>; 2], out: &mut BTreeSet<u64>) {
         for (prefix, ws) in &self.by_prefix {
             if key.starts_with(prefix.as_str()) {
                 out.extend(ws);

@@ -376,7 +376,7 @@ impl Controllers {
         let known = |items: &BTreeMap<String, crate::etcd::kv::KeyValue>, name: &str| {
             items.contains_key(&pod_key(name))
         };
-        self.expected.retain(|n| !known(&self.pods.items(), n));
+        self.expected.retain(|n| !known(self.pods.items(), n));
         let nodes: Vec<String> = self
             .nodes
             .items()
@@ -404,7 +404,7 @@ impl Controllers {
                     for _ in have..w.replicas as usize {
                         let name = loop {
                             let n = format!("{}-{:05x}", w.name, self.rng.below(1 << 20));
-                            if !known(&self.pods.items(), &n) && !self.expected.contains(&n) {
+                            if !known(self.pods.items(), &n) && !self.expected.contains(&n) {
                                 break n;
                             }
                         };
@@ -425,7 +425,7 @@ impl Controllers {
                 Kind::StatefulSet => {
                     for ordinal in 0..w.replicas {
                         let name = format!("{}-{ordinal}", w.name);
-                        if !known(&self.pods.items(), &name) && !self.expected.contains(&name) {
+                        if !known(self.pods.items(), &name) && !self.expected.contains(&name) {
                             self.create_pod(ctx, &w.name, Kind::StatefulSet, name, None);
                         }
                     }
@@ -445,7 +445,7 @@ impl Controllers {
                 Kind::DaemonSet => {
                     for node in &nodes {
                         let name = format!("{}-{node}", w.name);
-                        if !known(&self.pods.items(), &name) && !self.expected.contains(&name) {
+                        if !known(self.pods.items(), &name) && !self.expected.contains(&name) {
                             self.create_pod(
                                 ctx,
                                 &w.name,
