@@ -593,34 +593,38 @@ impl Apiserver {
         for e in &events {
             olds.push(self.cache.apply(&e.key, e.kv.as_ref()));
         }
+        // Each change goes to the watches that want it (a pod that left a node-filtered watch
+        // looks deleted to it), gathered per watch in the order the watches started.
+        let mut batches: BTreeMap<u64, Vec<(String, Option<KeyValue>)>> = BTreeMap::new();
         let mut candidates = BTreeSet::new();
         for (e, old) in events.iter().zip(&olds) {
+            candidates.clear();
             self.watchers
                 .interested(&e.key, [e.kv.as_ref(), old.as_ref()], &mut candidates);
-        }
-        for w in candidates.into_iter().filter_map(|i| self.watchers.get(i)) {
-            let batch: Vec<(String, Option<KeyValue>)> = events
-                .iter()
-                .zip(&olds)
-                .filter(|(e, old)| w.wants(&e.key, e.kv.as_ref()) || w.wants(&e.key, old.as_ref()))
-                .map(|(e, _)| {
-                    // A pod that left a node-filtered watch looks deleted to it.
-                    let kv = e.kv.clone().filter(|kv| w.wants(&e.key, Some(kv)));
-                    (e.key.clone(), kv)
-                })
-                .collect();
-            if !batch.is_empty() {
-                let msg = ApiPayload::WatchEvents {
-                    id: w.id,
-                    client: w.client,
-                    events: batch,
+            for &i in &candidates {
+                let Some(w) = self.watchers.get(i) else {
+                    continue;
                 };
-                ctx.send(
-                    Port::Apiserver,
-                    w.via.unwrap_or(w.client),
-                    Payload::Api(msg),
-                );
+                if w.wants(&e.key, e.kv.as_ref()) || w.wants(&e.key, old.as_ref()) {
+                    let kv = e.kv.clone().filter(|kv| w.wants(&e.key, Some(kv)));
+                    batches.entry(i).or_default().push((e.key.clone(), kv));
+                }
             }
+        }
+        for (i, batch) in batches {
+            let Some(w) = self.watchers.get(i) else {
+                continue;
+            };
+            let msg = ApiPayload::WatchEvents {
+                id: w.id,
+                client: w.client,
+                events: batch,
+            };
+            ctx.send(
+                Port::Apiserver,
+                w.via.unwrap_or(w.client),
+                Payload::Api(msg),
+            );
         }
     }
 

@@ -367,10 +367,13 @@ impl Controllers {
         let mut by_workload: BTreeMap<String, Vec<(Value, u64)>> = BTreeMap::new();
         for kv in self.pods.items().values() {
             if let Some(p) = kv.value.as_pod() {
-                by_workload
-                    .entry(p.workload.clone())
-                    .or_default()
-                    .push((kv.value.clone(), kv.mod_revision));
+                let handle = (kv.value.clone(), kv.mod_revision);
+                match by_workload.get_mut(&p.workload) {
+                    Some(pods) => pods.push(handle),
+                    None => {
+                        by_workload.insert(p.workload.clone(), vec![handle]);
+                    }
+                }
             }
         }
         let known = |items: &BTreeMap<String, crate::etcd::kv::KeyValue>, name: &str| {

@@ -4,12 +4,14 @@
 //! so a kubelet's list or a controller's look at one node never scans every pod.
 
 use crate::etcd::kv::KeyValue;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 #[derive(Clone, Default)]
 pub struct Store {
     items: BTreeMap<String, KeyValue>,
-    by_node: BTreeMap<String, BTreeSet<String>>,
+    /// The bound pods of each node, with their state (shared handles), so a look at one
+    /// node's pods reads one small map.
+    by_node: BTreeMap<String, BTreeMap<String, KeyValue>>,
 }
 
 impl Store {
@@ -35,30 +37,33 @@ impl Store {
             (None, _) => self.items.remove(key),
         };
         let (was, now) = (old.as_ref().and_then(bound_node), kv.and_then(bound_node));
-        if was == now {
+        if let (Some(node), Some(kv), true) = (now, kv, was == now) {
+            if let Some(slot) = self
+                .by_node
+                .get_mut(node)
+                .and_then(|pods| pods.get_mut(key))
+            {
+                *slot = kv.clone();
+            }
             return old;
         }
         if let Some(node) = was {
-            if let Some(keys) = self.by_node.get_mut(node) {
-                keys.remove(key);
+            if let Some(pods) = self.by_node.get_mut(node) {
+                pods.remove(key);
             }
         }
-        if let Some(node) = now {
+        if let (Some(node), Some(kv)) = (now, kv) {
             self.by_node
                 .entry(node.to_string())
                 .or_default()
-                .insert(key.to_string());
+                .insert(key.to_string(), kv.clone());
         }
         old
     }
 
     /// The pods bound to `node`, in key order.
     pub fn pods_on<'a>(&'a self, node: &str) -> impl Iterator<Item = (&'a String, &'a KeyValue)> {
-        self.by_node
-            .get(node)
-            .into_iter()
-            .flatten()
-            .filter_map(|key| self.items.get_key_value(key))
+        self.by_node.get(node).into_iter().flatten()
     }
 }
 
@@ -102,6 +107,12 @@ mod tests {
             ("p/c".to_string(), pod("c", None)),
         ]);
         assert_eq!(on(&s, "n1"), ["p/a", "p/b"]);
+        // An update on the same node is what the index hands out afterwards.
+        let mut newer = pod("b", Some("n1"));
+        newer.mod_revision = 7;
+        s.apply("p/b", Some(&newer));
+        let revisions: Vec<u64> = s.pods_on("n1").map(|(_, kv)| kv.mod_revision).collect();
+        assert_eq!(revisions, [1, 7]);
         s.apply("p/c", Some(&pod("c", Some("n2"))));
         s.apply("p/a", Some(&pod("a", Some("n2"))));
         assert_eq!(on(&s, "n1"), ["p/b"]);
