@@ -158,6 +158,8 @@ pub struct World {
     workload_index: BTreeMap<String, usize>,
     host_index: BTreeMap<String, HostId>,
     max_running: Vec<u32>,
+    /// Containers running per workload as of the last sample.
+    running_now: Vec<u32>,
     reported_doubles: std::collections::BTreeSet<String>,
     host_pods: Vec<HostPods>,
     rng: Rng,
@@ -290,6 +292,7 @@ impl World {
                 .map(|(i, h)| (h.name.clone(), i as HostId))
                 .collect(),
             max_running: vec![0; scenario.workloads.len() + 1],
+            running_now: vec![0; scenario.workloads.len() + 1],
             reported_doubles: Default::default(),
             host_pods: vec![HostPods::default(); n],
             rng,
@@ -1765,17 +1768,21 @@ impl World {
         self.series.controller_manager_leader.push(kcm);
         self.series.scheduler_leader.push(sched);
         if self.api_probe.is_some() {
+            // Recounted only when some host's containers changed (a scan of every host
+            // each second is a hot spot at a thousand nodes).
             if self.refresh_host_pods() {
                 self.check_statefulset_ordinals();
+                self.running_now = self.running_per_workload();
             }
-            let running = self.running_per_workload();
-            for (i, r) in running.into_iter().enumerate() {
+            for (i, &r) in self.running_now.iter().enumerate() {
                 self.max_running[i] = self.max_running[i].max(r);
-                self.series
-                    .running_pods
-                    .entry(self.workload_names[i].clone())
-                    .or_default()
-                    .push(r);
+                let name = &self.workload_names[i];
+                match self.series.running_pods.get_mut(name) {
+                    Some(series) => series.push(r),
+                    None => {
+                        self.series.running_pods.insert(name.clone(), vec![r]);
+                    }
+                }
             }
         }
         self.series.t.push(t.round());
