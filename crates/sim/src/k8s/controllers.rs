@@ -25,9 +25,8 @@ use crate::k8s::client::{ApiClient, ID_SPACE};
 use crate::k8s::informer::Informer;
 use crate::k8s::leading::{Work, WORK_IDS};
 use crate::k8s::objects::{
-    name_of, node_key, node_lease_key, pod_key, slice_key, Condition, Effect, Endpoint,
-    EndpointSlice, Kind, Node, Object, Pod, Taint, TaintKey, ENDPOINT_SLICES, NODES, NODE_LEASES,
-    PODS, WORKLOADS,
+    name_of, node_key, pod_key, slice_key, Condition, Effect, Endpoint, EndpointSlice, Kind, Node,
+    Object, Pod, Taint, TaintKey, ENDPOINT_SLICES, NODES, NODE_LEASES, PODS, WORKLOADS,
 };
 use crate::proc::{Addr, Ctx};
 use crate::rng::Rng;
@@ -154,21 +153,36 @@ impl Controllers {
             .collect();
         // Probe times: when this controller saw each node's lease change.
         let mut silent = BTreeSet::new();
+        // The node leases in name order, as the nodes are: one pass over both.
+        let mut leases = self
+            .leases
+            .items()
+            .range::<str, _>((
+                std::ops::Bound::Included(NODE_LEASES),
+                std::ops::Bound::Unbounded,
+            ))
+            .map_while(|(k, kv)| Some((k.strip_prefix(NODE_LEASES)?, kv.mod_revision)))
+            .peekable();
         for (node, _) in &nodes {
-            let lease_rv = self
-                .leases
-                .items()
-                .get(&node_lease_key(&node.name))
-                .map_or(0, |kv| kv.mod_revision);
-            if !self.probe.contains_key(&node.name) {
-                self.probe.insert(node.name.clone(), (lease_rv, now));
-            }
-            let entry = self.probe.get_mut(&node.name).expect("inserted");
-            if entry.0 != lease_rv {
-                *entry = (lease_rv, now);
-            }
-            if now - entry.1 > grace {
-                silent.insert(node.name.clone());
+            while leases
+                .next_if(|(name, _)| *name < node.name.as_str())
+                .is_some()
+            {}
+            let lease_rv = leases
+                .next_if(|(name, _)| *name == node.name)
+                .map_or(0, |(_, rv)| rv);
+            match self.probe.get_mut(&node.name) {
+                Some(entry) => {
+                    if entry.0 != lease_rv {
+                        *entry = (lease_rv, now);
+                    }
+                    if now - entry.1 > grace {
+                        silent.insert(node.name.clone());
+                    }
+                }
+                None => {
+                    self.probe.insert(node.name.clone(), (lease_rv, now));
+                }
             }
         }
         // Zone states, from what the controller believes (silent nodes count as not ready).
