@@ -632,16 +632,8 @@ impl World {
         for effect in effects.drain(..) {
             match effect {
                 Effect::Send { from, to, payload } => {
-                    if to.host as usize >= self.net.hosts() || !self.net.can_send(host, to.host) {
-                        continue;
-                    }
-                    let at = self.net.arrival(self.now, host, to.host);
                     let from = Addr { host, port: from };
-                    if to.port == Port::Lb {
-                        self.relay(from, to, at, payload);
-                    } else {
-                        self.send_at(from, to, at, payload);
-                    }
+                    self.transmit(from, to, self.now, payload);
                 }
                 Effect::Timer { port, after, timer } => {
                     let to = Addr { host, port };
@@ -660,6 +652,20 @@ impl World {
         self.effects = effects;
     }
 
+    /// A message leaving `from` at `departs`, if the network lets it go; one for the load
+    /// balancer is relayed at once (see `relay`).
+    fn transmit(&mut self, from: Addr, to: Addr, departs: SimTime, payload: Payload) {
+        if to.host as usize >= self.net.hosts() || !self.net.can_send(from.host, to.host) {
+            return;
+        }
+        let at = self.net.arrival(departs, from.host, to.host);
+        if to.port == Port::Lb {
+            self.relay(from, to, at, payload);
+        } else {
+            self.send_at(from, to, at, payload);
+        }
+    }
+
     fn send_at(&mut self, from: Addr, to: Addr, at: SimTime, payload: Payload) {
         let generation = self.generation(to);
         self.queue.push(
@@ -675,34 +681,28 @@ impl World {
 
     /// A message for the load balancer that it passes on is relayed as it is sent, saving the
     /// balancer an event per message: it reaches the balancer at `at` (the balancer must be
-    /// running now), which picks where it goes; the second hop has its own latency and is
-    /// checked for partitions on arrival like any message.
+    /// running now), which picks where it goes; the second hop leaves from there like any
+    /// message and is checked for partitions on arrival.
     fn relay(&mut self, from: Addr, lb: Addr, at: SimTime, payload: Payload) {
+        let msg = match payload {
+            Payload::Api(msg) => msg,
+            other => return self.send_at(from, lb, at, other),
+        };
         let running = self.hosts.get(lb.host as usize).is_some_and(|h| h.up);
         let balancer = self
             .procs
             .get_mut(lb.host as usize)
-            .and_then(|p| p.lb.as_mut());
-        let (Some(balancer), Payload::Api(msg)) = (balancer, &payload) else {
-            return self.send_at(from, lb, at, payload);
-        };
-        if !balancer.relays(msg) {
-            return self.send_at(from, lb, at, payload);
-        }
-        let Payload::Api(msg) = payload else {
-            unreachable!("matched above")
+            .and_then(|p| p.lb.as_mut())
+            .filter(|b| b.relays(&msg));
+        let Some(balancer) = balancer else {
+            return self.send_at(from, lb, at, Payload::Api(msg));
         };
         if !running {
             return;
         }
-        let Some((next, msg)) = balancer.route(msg) else {
-            return;
-        };
-        if next.host as usize >= self.net.hosts() || !self.net.can_send(lb.host, next.host) {
-            return;
+        if let Some((next, msg)) = balancer.route(msg) {
+            self.transmit(lb, next, at, Payload::Api(msg));
         }
-        let at = self.net.arrival(at, lb.host, next.host);
-        self.send_at(lb, next, at, Payload::Api(msg));
     }
 
     /// The life of a process: its host's incarnation and the process's own restarts. Messages
