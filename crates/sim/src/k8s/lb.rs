@@ -75,14 +75,6 @@ impl LoadBalancer {
         self.backends.iter().map(|b| (b.host, b.up)).collect()
     }
 
-    pub fn backends_up(&self) -> Vec<HostId> {
-        self.backends
-            .iter()
-            .filter(|b| b.up)
-            .map(|b| b.host)
-            .collect()
-    }
-
     pub fn on_check_timer(&mut self, ctx: &mut Ctx) {
         for (i, b) in self.backends.iter().enumerate() {
             self.next_id += 1;
