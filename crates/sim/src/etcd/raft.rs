@@ -50,7 +50,8 @@
 //! Inputs: [`Raft::tick`] every heartbeat interval, [`Raft::step`] for every message that
 //! arrives, [`Raft::propose`], [`Raft::propose_conf_change`], [`Raft::read_index`].
 //! Outputs, drained after any input: [`Raft::take_messages`] (to send), [`Raft::take_restored`]
-//! (a snapshot to install, before applying what follows), [`Raft::take_committed`] (to apply), [`Raft::take_read_states`] (reads that may be served once applied ≥ index) and
+//! (a snapshot to install, before applying what follows), [`Raft::take_committed`] (to apply),
+//! [`Raft::take_read_states`] (reads that may be served once applied ≥ index) and
 //! [`Raft::take_events`] (role changes and the like, for explanations and invariant checks).
 //! Nothing here panics on any sequence of calls or messages: a message that makes no sense (from
 //! an unknown member, from a stale term, pointing past the end of the log) is ignored or answered
@@ -838,17 +839,7 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
                 MsgKind::Append { .. } | MsgKind::Heartbeat { .. } | MsgKind::Snapshot { .. }
                     if self.cfg.check_quorum || self.cfg.pre_vote =>
                 {
-                    let term = self.term;
-                    self.send(
-                        m.from,
-                        term,
-                        MsgKind::AppendResp {
-                            reject: false,
-                            index: 0,
-                            reject_hint: 0,
-                            hint_term: 0,
-                        },
-                    );
+                    self.accept(m.from, 0);
                 }
                 // Tell a pre-candidate with a stale term that it cannot win.
                 MsgKind::PreVote { .. } => {
