@@ -413,16 +413,13 @@ impl EtcdMember {
             self.reads_waiting_apply.push((rs.index, rs.ctx));
         }
         let applied = self.raft.applied_index();
-        let ready: Vec<u64> = if self.reads_waiting_apply.is_empty() {
-            Vec::new() // the common case, without allocating
-        } else {
-            let (ready, waiting): (Vec<_>, Vec<_>) = self
-                .reads_waiting_apply
-                .drain(..)
-                .partition(|(i, _)| *i <= applied);
-            self.reads_waiting_apply = waiting;
-            ready.into_iter().map(|(_, c)| c).collect()
-        };
+        let mut ready = Vec::new(); // allocates only when a read is ready
+        self.reads_waiting_apply.retain(|&(i, c)| {
+            if i <= applied {
+                ready.push(c);
+            }
+            i > applied
+        });
         for c in ready {
             match self.pending.remove(&c) {
                 Some(Pending::Read { client, id, prefix }) => {
