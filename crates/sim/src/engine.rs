@@ -29,22 +29,35 @@ impl Ord for Scheduled {
     }
 }
 
+/// Events due within this long of the last event taken go to the small heap.
+const SOON: u64 = 10_000; // µs
+
 /// Pending events in `(time, sequence)` order.
+///
+/// Two heaps hold them: messages in flight (due within milliseconds) and the long timers
+/// (due in seconds). Most events are messages, so most pushes and pops sift a heap of tens
+/// of entries instead of hundreds. Both heaps share the `(time, sequence)` key, so taking the
+/// smaller of their tops gives exactly the order of one heap.
 #[derive(Clone)]
 pub struct EventQueue<E> {
-    heap: BinaryHeap<Scheduled>,
+    soon: BinaryHeap<Scheduled>,
+    later: BinaryHeap<Scheduled>,
     slots: Vec<Option<E>>,
     free: Vec<u32>,
     seq: u64,
+    /// The time of the last event taken.
+    now: u64,
 }
 
 impl<E> Default for EventQueue<E> {
     fn default() -> Self {
         EventQueue {
-            heap: BinaryHeap::new(),
+            soon: BinaryHeap::new(),
+            later: BinaryHeap::new(),
             slots: Vec::new(),
             free: Vec::new(),
             seq: 0,
+            now: 0,
         }
     }
 }
@@ -62,32 +75,51 @@ impl<E> EventQueue<E> {
                 (self.slots.len() - 1) as u32
             }
         };
-        self.heap.push(Scheduled {
+        let entry = Scheduled {
             key: (u128::from(at.0) << 64) | u128::from(self.seq),
             slot,
-        });
+        };
+        if at.0 < self.now.saturating_add(SOON) {
+            self.soon.push(entry);
+        } else {
+            self.later.push(entry);
+        }
+    }
+
+    /// The heap whose top is the next event (the one holding the smaller key).
+    fn next_heap(&mut self) -> &mut BinaryHeap<Scheduled> {
+        match (self.soon.peek(), self.later.peek()) {
+            (Some(a), Some(b)) if b.key < a.key => &mut self.later,
+            (None, _) => &mut self.later,
+            _ => &mut self.soon,
+        }
     }
 
     /// The time of the next event, if any.
     pub fn peek_time(&self) -> Option<SimTime> {
-        self.heap.peek().map(|s| SimTime((s.key >> 64) as u64))
+        let key = match (self.soon.peek(), self.later.peek()) {
+            (Some(a), Some(b)) => a.key.min(b.key),
+            (a, b) => a.or(b)?.key,
+        };
+        Some(SimTime((key >> 64) as u64))
     }
 
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
-        let s = self.heap.pop()?;
+        let s = self.next_heap().pop()?;
         self.free.push(s.slot);
         let event = self.slots[s.slot as usize]
             .take()
             .expect("a queued slot holds its event");
-        Some((SimTime((s.key >> 64) as u64), event))
+        self.now = (s.key >> 64) as u64;
+        Some((SimTime(self.now), event))
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.soon.len() + self.later.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.soon.is_empty() && self.later.is_empty()
     }
 }
 
