@@ -93,74 +93,54 @@ impl KvStore {
             .take_while(move |(k, _)| k.starts_with(prefix))
     }
 
-    pub fn apply(&mut self, op: &KvOp) -> KvResult {
-        match op {
-            KvOp::Put { key, value } => self.put(key, value.clone()),
-            KvOp::Delete { key } => {
-                if self.keys.remove(key).is_some() {
-                    self.revision += 1;
-                }
-                KvResult::Ok {
-                    revision: self.revision,
-                }
-            }
-            KvOp::CompareAndDelete { key, expected } => {
-                let current = self.keys.get(key).map_or(0, |kv| kv.mod_revision);
-                if current != *expected || current == 0 {
-                    return KvResult::Conflict { current };
-                }
-                self.keys.remove(key);
-                self.revision += 1;
-                KvResult::Ok {
-                    revision: self.revision,
-                }
-            }
+    /// Applies one write; returns its outcome and, if it succeeded, the key's new state (None
+    /// once deleted: a shared handle), so a watch notification needs no second lookup.
+    pub fn apply(&mut self, op: &KvOp) -> (KvResult, Option<KeyValue>) {
+        let (key, expected, value) = match op {
+            KvOp::Put { key, value } => (key, None, Some(value)),
+            KvOp::Delete { key } => (key, None, None),
             KvOp::CompareAndSwap {
                 key,
                 expected,
                 value,
-            } => match self.keys.get_mut(key.as_str()) {
-                // One lookup for the common case, an update of a key that exists.
-                Some(kv) if kv.mod_revision == *expected => {
-                    self.revision += 1;
-                    kv.value = value.clone();
-                    kv.mod_revision = self.revision;
-                    kv.version += 1;
-                    KvResult::Ok {
-                        revision: self.revision,
-                    }
-                }
-                Some(kv) => KvResult::Conflict {
-                    current: kv.mod_revision,
-                },
-                None if *expected == 0 => self.put(key, value.clone()),
-                None => KvResult::Conflict { current: 0 },
-            },
+            } => (key, Some(*expected), Some(value)),
+            KvOp::CompareAndDelete { key, expected } => (key, Some(*expected), None),
+        };
+        let Some(value) = value else {
+            let current = self.keys.get(key.as_str()).map_or(0, |kv| kv.mod_revision);
+            if expected.is_some_and(|e| e != current || current == 0) {
+                return (KvResult::Conflict { current }, None);
+            }
+            if self.keys.remove(key.as_str()).is_some() {
+                self.revision += 1;
+            }
+            let revision = self.revision;
+            return (KvResult::Ok { revision }, None);
+        };
+        // One lookup for the common case, an update of a key that exists.
+        if let Some(kv) = self.keys.get_mut(key.as_str()) {
+            if expected.is_some_and(|e| e != kv.mod_revision) {
+                let current = kv.mod_revision;
+                return (KvResult::Conflict { current }, None);
+            }
+            self.revision += 1;
+            kv.value = value.clone();
+            kv.mod_revision = self.revision;
+            kv.version += 1;
+            return (KvResult::Ok { revision: self.revision }, Some(kv.clone()));
         }
-    }
-
-    fn put(&mut self, key: &str, value: Value) -> KvResult {
+        if expected.is_some_and(|e| e != 0) {
+            return (KvResult::Conflict { current: 0 }, None);
+        }
         self.revision += 1;
-        let rev = self.revision;
-        match self.keys.get_mut(key) {
-            Some(kv) => {
-                kv.value = value;
-                kv.mod_revision = rev;
-                kv.version += 1;
-            }
-            None => {
-                self.keys.insert(
-                    key.to_string(),
-                    KeyValue {
-                        value,
-                        create_revision: rev,
-                        mod_revision: rev,
-                        version: 1,
-                    },
-                );
-            }
-        }
-        KvResult::Ok { revision: rev }
+        let revision = self.revision;
+        let kv = self.keys.entry(key.clone()).or_insert(KeyValue {
+            value: value.clone(),
+            create_revision: revision,
+            mod_revision: revision,
+            version: 1,
+        });
+        (KvResult::Ok { revision }, Some(kv.clone()))
     }
 }
 
@@ -179,21 +159,24 @@ mod tests {
             kv.apply(&KvOp::Put {
                 key: "a".into(),
                 value: v("1")
-            }),
+            })
+            .0,
             KvResult::Ok { revision: 1 }
         );
         assert_eq!(
             kv.apply(&KvOp::Put {
                 key: "b".into(),
                 value: v("1")
-            }),
+            })
+            .0,
             KvResult::Ok { revision: 2 }
         );
         assert_eq!(
             kv.apply(&KvOp::Put {
                 key: "a".into(),
                 value: v("2")
-            }),
+            })
+            .0,
             KvResult::Ok { revision: 3 }
         );
         let a = kv.get("a").unwrap();
@@ -209,21 +192,21 @@ mod tests {
             expected: 0,
             value: v("m1"),
         };
-        assert_eq!(kv.apply(&cas), KvResult::Ok { revision: 1 });
-        assert_eq!(kv.apply(&cas), KvResult::Conflict { current: 1 });
+        assert_eq!(kv.apply(&cas).0, KvResult::Ok { revision: 1 });
+        assert_eq!(kv.apply(&cas).0, KvResult::Conflict { current: 1 });
         // The holder renews with the revision it read; a stale writer loses.
         let renew = KvOp::CompareAndSwap {
             key: "lease".into(),
             expected: 1,
             value: v("m1"),
         };
-        assert_eq!(kv.apply(&renew), KvResult::Ok { revision: 2 });
+        assert_eq!(kv.apply(&renew).0, KvResult::Ok { revision: 2 });
         let stale = KvOp::CompareAndSwap {
             key: "lease".into(),
             expected: 1,
             value: v("m2"),
         };
-        assert_eq!(kv.apply(&stale), KvResult::Conflict { current: 2 });
+        assert_eq!(kv.apply(&stale).0, KvResult::Conflict { current: 2 });
         assert_eq!(*kv.get("lease").unwrap().value, "m1".into());
     }
 

@@ -349,17 +349,16 @@ impl EtcdMember {
 
     /// Hands Raft's outputs to the world: messages, applied entries, read states, events.
     fn drain(&mut self, ctx: &mut Ctx) {
-        for msg in self.raft.take_messages() {
+        let (cluster, applied) = (self.cluster, self.raft.applied_index());
+        for msg in self.raft.drain_messages() {
             let to = Addr {
                 host: msg.to as HostId,
                 port: Port::Etcd,
             };
-            let cluster = self.cluster;
             // A snapshot goes with the store as of now: Raft took it at the applied index, and
             // the entries committed since are applied below, after the messages.
             let payload = match &msg.kind {
-                raft::MsgKind::Snapshot { snapshot }
-                    if snapshot.index == self.raft.applied_index() =>
+                raft::MsgKind::Snapshot { snapshot } if snapshot.index == applied =>
                 {
                     Payload::RaftSnapshot {
                         cluster,
@@ -381,13 +380,12 @@ impl EtcdMember {
             ctx.obs
                 .etcd_applied(ctx.now, self.host, self.cluster, entry.index, entry.term);
             if let EntryData::Normal(cmd) = &entry.data {
-                let result = self.kv.apply(&cmd.op);
-                if matches!(result, KvResult::Ok { .. }) && !self.watchers.is_empty() {
-                    let key = cmd.op.key();
+                let (result, kv) = self.kv.apply(&cmd.op);
+                if let (KvResult::Ok { revision }, false) = (&result, self.watchers.is_empty()) {
                     changes.push(WatchEvent {
-                        key: key.to_string(),
-                        kv: self.kv.get(key).cloned(),
-                        revision: self.kv.revision(),
+                        key: cmd.op.key().to_string(),
+                        kv,
+                        revision: *revision,
                     });
                 }
                 if cmd.origin == self.host {

@@ -49,7 +49,7 @@
 //! # How a host drives it
 //! Inputs: [`Raft::tick`] every heartbeat interval, [`Raft::step`] for every message that
 //! arrives, [`Raft::propose`], [`Raft::propose_conf_change`], [`Raft::read_index`].
-//! Outputs, drained after any input: [`Raft::take_messages`] (to send), [`Raft::take_restored`]
+//! Outputs, drained after any input: [`Raft::drain_messages`] (to send), [`Raft::take_restored`]
 //! (a snapshot to install, before applying what follows), [`Raft::take_committed`] (to apply),
 //! [`Raft::take_read_states`] (reads that may be served once applied ≥ index) and
 //! [`Raft::take_events`] (role changes and the like, for explanations and invariant checks).
@@ -651,21 +651,22 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
 
     // ----- outputs -----------------------------------------------------------------------------
 
-    pub fn take_messages(&mut self) -> Vec<Message<T>> {
-        std::mem::take(&mut self.msgs)
+    /// The messages to send, oldest first (the outbox keeps its capacity for the next ones).
+    pub fn drain_messages(&mut self) -> std::vec::Drain<'_, Message<T>> {
+        self.msgs.drain(..)
     }
 
     /// Newly committed entries, in order, not yet handed out (advances `applied`). Conf entries
-    /// are included; they have already been applied to the configuration inside Raft.
-    pub fn take_committed(&mut self) -> Vec<Entry<T>> {
+    /// are included; they have already been applied to the configuration inside Raft. They are
+    /// lent from the log, not copied: the host applies them before Raft takes another input.
+    pub fn take_committed(&mut self) -> &[Entry<T>] {
         let to = self.commit.min(self.last_index());
         if to <= self.applied {
-            return Vec::new();
+            return &[];
         }
-        let out =
-            self.log[(self.applied - self.offset) as usize..(to - self.offset) as usize].to_vec();
+        let from = self.applied;
         self.applied = to;
-        out
+        &self.log[(from - self.offset) as usize..(to - self.offset) as usize]
     }
 
     /// A snapshot received from the leader: the host replaces its state machine with the one

@@ -106,7 +106,7 @@ impl Net {
 
     fn crash(&mut self, id: MemberId) {
         self.down.insert(id);
-        self.node_mut(id).take_messages();
+        self.node_mut(id).drain_messages().collect::<Vec<_>>();
     }
 
     fn recover(&mut self, id: MemberId) {
@@ -121,12 +121,12 @@ impl Net {
         for id in ids {
             let down = self.down.contains(&id);
             let n = self.nodes.get_mut(&id).expect("listed");
-            let msgs = n.take_messages();
+            let msgs = n.drain_messages().collect::<Vec<_>>();
             let evs = n.take_events();
             if let Some(meta) = n.take_restored() {
                 self.restored.entry(id).or_default().push(meta);
             }
-            let committed = n.take_committed();
+            let committed = n.take_committed().to_vec();
             let reads = n.take_read_states();
             for e in &evs {
                 if let RaftEvent::BecameLeader { term } = e {
@@ -292,7 +292,7 @@ fn bootstrap_log_holds_one_committed_conf_entry_per_member() {
         (1, Role::Follower, None, 3, 3)
     );
     assert_eq!(r.voters(), &BTreeSet::from([1, 2, 3]));
-    let got: Vec<EntryData<u64>> = r.take_committed().into_iter().map(|e| e.data).collect();
+    let got: Vec<EntryData<u64>> = r.take_committed().iter().map(|e| e.data.clone()).collect();
     let want: Vec<EntryData<u64>> = [1, 2, 3]
         .iter()
         .map(|&m| EntryData::Conf(ConfChange::AddVoter(m)))
@@ -453,7 +453,7 @@ fn prevote_does_not_bump_terms() {
     });
     assert_eq!(r.term(), 1);
     assert_eq!(r.vote(), None);
-    let m = r.take_messages();
+    let m = r.drain_messages().collect::<Vec<_>>();
     assert_eq!(
         m,
         vec![Message {
@@ -844,7 +844,7 @@ fn followers_ignore_vote_requests_while_they_hear_a_leader() {
         term,
         "in lease: the request is ignored, term kept"
     );
-    assert!(net.node_mut(f).take_messages().is_empty());
+    assert!(net.node_mut(f).drain_messages().collect::<Vec<_>>().is_empty());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1261,7 +1261,7 @@ fn restart_keeps_term_vote_and_log() {
         },
     });
     assert_eq!(
-        net.node_mut(3).take_messages(),
+        net.node_mut(3).drain_messages().collect::<Vec<_>>(),
         vec![Message {
             from: 3,
             to: 2,
@@ -1370,17 +1370,17 @@ fn proposal_without_a_leader_is_dropped() {
         r.take_events(),
         vec![RaftEvent::ProposalDropped { ctx: 42 }]
     );
-    assert!(r.take_messages().is_empty());
+    assert!(r.drain_messages().collect::<Vec<_>>().is_empty());
     assert!(!r.propose_conf_change(ConfChange::AddLearner(4)));
     r.read_index(1);
-    assert!(r.take_messages().is_empty() && r.take_read_states().is_empty());
+    assert!(r.drain_messages().collect::<Vec<_>>().is_empty() && r.take_read_states().is_empty());
     // A joining member knows no leader either.
     let mut j: Raft<u64> = Raft::new_joining(9, cfg(true), Rng::new(2));
     for _ in 0..10 * E {
         j.tick();
     }
     assert!(
-        j.take_messages().is_empty(),
+        j.drain_messages().collect::<Vec<_>>().is_empty(),
         "a joining member never campaigns"
     );
     assert_eq!(j.role(), Role::Follower);
