@@ -139,21 +139,15 @@ impl Controllers {
     fn monitor_nodes(&mut self, ctx: &mut Ctx) {
         let now = ctx.now;
         let grace = self.timings.node_monitor_grace_period;
-        // Shared handles to the cached nodes: a node is copied only when it is to be changed.
-        let handles: Vec<(Value, u64)> = self
+        let nodes: Vec<(&Node, u64)> = self
             .nodes
             .items()
             .values()
-            .filter(|kv| kv.value.as_node().is_some())
-            .map(|kv| (kv.value.clone(), kv.mod_revision))
+            .filter_map(|kv| kv.value.as_node().map(|n| (n, kv.mod_revision)))
             .collect();
-        let nodes: Vec<(&Node, u64)> = handles
-            .iter()
-            .filter_map(|(v, rv)| v.as_node().map(|n| (n, *rv)))
-            .collect();
-        // Probe times: when this controller saw each node's lease change.
-        let mut silent = BTreeSet::new();
-        // The node leases in name order, as the nodes are: one pass over both.
+        // Probe times: when this controller saw each node's lease change. The node leases and
+        // the probe times are in name order, as the nodes are: one pass over all three.
+        let mut silent = vec![false; nodes.len()];
         let mut leases = self
             .leases
             .items()
@@ -163,36 +157,37 @@ impl Controllers {
             ))
             .map_while(|(k, kv)| Some((k.strip_prefix(NODE_LEASES)?, kv.mod_revision)))
             .peekable();
-        for (node, _) in &nodes {
-            while leases
-                .next_if(|(name, _)| *name < node.name.as_str())
-                .is_some()
-            {}
-            let lease_rv = leases
-                .next_if(|(name, _)| *name == node.name)
-                .map_or(0, |(_, rv)| rv);
-            match self.probe.get_mut(&node.name) {
-                Some(entry) => {
+        let mut probes = self.probe.iter_mut().peekable();
+        let mut first_seen = Vec::new();
+        for (i, (node, _)) in nodes.iter().enumerate() {
+            let name = node.name.as_str();
+            while leases.next_if(|(n, _)| *n < name).is_some() {}
+            let lease_rv = leases.next_if(|(n, _)| *n == name).map_or(0, |(_, rv)| rv);
+            while probes.next_if(|(n, _)| n.as_str() < name).is_some() {}
+            match probes.next_if(|(n, _)| n.as_str() == name) {
+                Some((_, entry)) => {
                     if entry.0 != lease_rv {
                         *entry = (lease_rv, now);
                     }
-                    if now - entry.1 > grace {
-                        silent.insert(node.name.clone());
-                    }
+                    silent[i] = now - entry.1 > grace;
                 }
-                None => {
-                    self.probe.insert(node.name.clone(), (lease_rv, now));
-                }
+                None => first_seen.push((node.name.clone(), lease_rv)),
             }
         }
+        for (name, lease_rv) in first_seen {
+            self.probe.insert(name, (lease_rv, now));
+        }
         // Zone states, from what the controller believes (silent nodes count as not ready).
+        let not_ready: Vec<bool> = nodes
+            .iter()
+            .zip(&silent)
+            .map(|((n, _), &s)| s || n.ready != Condition::True)
+            .collect();
         let mut zones: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
-        for (node, _) in &nodes {
+        for ((node, _), &nr) in nodes.iter().zip(&not_ready) {
             let z = zones.entry(node.zone.as_str()).or_default();
             z.0 += 1;
-            if silent.contains(&node.name) || node.ready != Condition::True {
-                z.1 += 1;
-            }
+            z.1 += usize::from(nr);
         }
         let state = |(total, not_ready): (usize, usize)| {
             if not_ready == total {
@@ -204,9 +199,16 @@ impl Controllers {
             }
         };
         let all_full = !zones.is_empty() && zones.values().all(|&z| state(z) == ZoneState::Full);
-        for (node, rv) in nodes {
+        let tokens = &mut self.tokens;
+        let mut take_token = |zone: &str| {
+            let z = zones[zone];
+            take_token(tokens, zone, state(z), z.0, now)
+        };
+        // Decided in node order, written below once the cache is no longer borrowed.
+        let mut writes = Vec::new();
+        for (&(node, rv), &silent) in nodes.iter().zip(&silent) {
             let tainted = node.has_taint(TaintKey::Unreachable);
-            if silent.contains(&node.name) {
+            if silent {
                 if node.ready != Condition::Unknown {
                     let mut n = node.clone();
                     n.ready = Condition::Unknown;
@@ -215,41 +217,26 @@ impl Controllers {
                         n.name,
                         grace.as_secs_f64()
                     ));
-                    if !all_full
-                        && self.take_token(
-                            &node.zone,
-                            state(zones[node.zone.as_str()]),
-                            zones[node.zone.as_str()].0,
-                            now,
-                        )
-                    {
+                    if !all_full && take_token(&node.zone) {
                         n.taints.push(Taint {
                             key: TaintKey::Unreachable,
                             effect: Effect::NoExecute,
                             time_added: now,
                         });
                     }
-                    self.write(ctx, update_node(n, rv));
-                } else if !tainted
-                    && !all_full
-                    && self.take_token(
-                        &node.zone,
-                        state(zones[node.zone.as_str()]),
-                        zones[node.zone.as_str()].0,
-                        now,
-                    )
-                {
+                    writes.push(update_node(n, rv));
+                } else if !tainted && !all_full && take_token(&node.zone) {
                     let mut n = node.clone();
                     n.taints.push(Taint {
                         key: TaintKey::Unreachable,
                         effect: Effect::NoExecute,
                         time_added: now,
                     });
-                    self.write(ctx, update_node(n, rv));
+                    writes.push(update_node(n, rv));
                 } else if tainted && all_full {
                     let mut n = node.clone();
                     n.taints.retain(|t| t.key != TaintKey::Unreachable);
-                    self.write(ctx, update_node(n, rv));
+                    writes.push(update_node(n, rv));
                 }
             } else if node.ready == Condition::True && tainted {
                 let mut n = node.clone();
@@ -263,29 +250,23 @@ impl Controllers {
                         n.name
                     ),
                 );
-                self.write(ctx, update_node(n, rv));
+                writes.push(update_node(n, rv));
             }
         }
         // Pods on nodes that are not Ready are not ready either: out of the Service endpoints.
-        let not_ready: BTreeSet<String> = self
-            .nodes
-            .items()
-            .values()
-            .filter_map(|kv| kv.value.as_node())
-            .filter(|n| n.ready != Condition::True || silent.contains(&n.name))
-            .map(|n| n.name.clone())
-            .collect();
-        if not_ready.is_empty() {
-            return;
-        }
-        let mut stale: Vec<(Pod, u64)> = not_ready
+        let mut stale: Vec<(Pod, u64)> = nodes
             .iter()
-            .flat_map(|node| self.pods.pods_on(node))
+            .zip(&not_ready)
+            .filter(|(_, &nr)| nr)
+            .flat_map(|((node, _), _)| self.pods.pods_on(&node.name))
             .filter_map(|kv| kv.value.as_pod().map(|p| (p, kv.mod_revision)))
             .filter(|(p, _)| p.ready)
             .map(|(p, rv)| (p.clone(), rv))
             .collect();
         stale.sort_by(|a, b| a.0.name.cmp(&b.0.name));
+        for w in writes {
+            self.write(ctx, w);
+        }
         for (mut p, rv) in stale {
             p.ready = false;
             self.write(
@@ -296,24 +277,6 @@ impl Controllers {
                     resource_version: rv,
                 },
             );
-        }
-    }
-
-    /// The zone's rate limiter: may one more node be tainted now?
-    fn take_token(&mut self, zone: &str, state: ZoneState, size: usize, now: SimTime) -> bool {
-        let rate = match state {
-            ZoneState::Normal | ZoneState::Full => EVICTION_RATE,
-            ZoneState::Partial if size > LARGE_ZONE => SECONDARY_EVICTION_RATE,
-            ZoneState::Partial => 0.0,
-        };
-        let (tokens, last) = self.tokens.entry(zone.to_string()).or_insert((1.0, now));
-        *tokens = (*tokens + rate * (now - *last).as_secs_f64()).min(1.0);
-        *last = now;
-        if rate > 0.0 && *tokens >= 1.0 {
-            *tokens -= 1.0;
-            true
-        } else {
-            false
         }
     }
 
@@ -693,6 +656,30 @@ impl Work for Controllers {
                 self.sync_endpoints(ctx);
             }
         }
+    }
+}
+
+/// The zone's rate limiter: may one more node be tainted now?
+fn take_token(
+    tokens: &mut BTreeMap<String, (f64, SimTime)>,
+    zone: &str,
+    state: ZoneState,
+    size: usize,
+    now: SimTime,
+) -> bool {
+    let rate = match state {
+        ZoneState::Normal | ZoneState::Full => EVICTION_RATE,
+        ZoneState::Partial if size > LARGE_ZONE => SECONDARY_EVICTION_RATE,
+        ZoneState::Partial => 0.0,
+    };
+    let (tokens, last) = tokens.entry(zone.to_string()).or_insert((1.0, now));
+    *tokens = (*tokens + rate * (now - *last).as_secs_f64()).min(1.0);
+    *last = now;
+    if rate > 0.0 && *tokens >= 1.0 {
+        *tokens -= 1.0;
+        true
+    } else {
+        false
     }
 }
 

@@ -131,9 +131,14 @@ impl Work for Scheduler {
                 Some(node) => {
                     if let Some(&i) = index.get(node.as_str()) {
                         total[i] += 1;
-                        per_workload
-                            .entry(p.workload.clone())
-                            .or_insert_with(|| vec![0; n])[i] += 1;
+                        match per_workload.get_mut(&p.workload) {
+                            Some(counts) => counts[i] += 1,
+                            None => {
+                                let mut counts = vec![0; n];
+                                counts[i] = 1;
+                                per_workload.insert(p.workload.clone(), counts);
+                            }
+                        }
                     }
                 }
                 None if p.deletion.is_none() && !self.binding.contains(&p.name) => {
