@@ -45,8 +45,11 @@ pub struct Addr {
 }
 
 /// A command replicated through etcd's Raft log: who asked (so that member answers) and what.
+/// Log entries and the messages that carry them share one copy of each command.
+pub type EtcdCmd = std::sync::Arc<Cmd>;
+
 #[derive(Clone, Debug, PartialEq)]
-pub struct EtcdCmd {
+pub struct Cmd {
     pub origin: HostId,
     pub ctx: u64,
     pub op: KvOp,

@@ -28,7 +28,7 @@ use super::kv::{KvOp, KvResult, KvStore, Value};
 use super::raft::{self, ConfChange, EntryData, MemberId, Raft, RaftEvent, Role, StepDownReason};
 use crate::net::HostId;
 use crate::proc::{
-    Addr, Ctx, EtcdCmd, EtcdError, EtcdRequest, EtcdResponse, Payload, Port, Timer, WatchEvent,
+    Addr, Cmd, Ctx, EtcdCmd, EtcdError, EtcdRequest, EtcdResponse, Payload, Port, Timer, WatchEvent,
 };
 use crate::rng::Rng;
 use crate::time::Duration;
@@ -265,14 +265,12 @@ impl EtcdMember {
         match req {
             EtcdRequest::Write(op) => {
                 let c = self.new_ctx();
-                if self.raft.propose(
-                    EtcdCmd {
-                        origin: self.host,
-                        ctx: c,
-                        op,
-                    },
-                    c,
-                ) {
+                let cmd = Cmd {
+                    origin: self.host,
+                    ctx: c,
+                    op,
+                };
+                if self.raft.propose(Arc::new(cmd), c) {
                     self.pending.insert(c, Pending::Write { client, id });
                 } else {
                     reply(ctx, client, id, EtcdResponse::Failed(EtcdError::NoLeader));
