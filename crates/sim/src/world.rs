@@ -919,22 +919,6 @@ impl World {
         Some(reachable[c.rng.below(reachable.len() as u64) as usize])
     }
 
-    /// The endpoint a worker's kube-proxy picks for a Service, as (pod, host).
-    fn pick_endpoint(
-        &mut self,
-        client: HostId,
-        worker: HostId,
-        service: &str,
-    ) -> Option<(String, HostId)> {
-        let rules = self.procs[worker as usize].proxy.as_ref()?.rules(service);
-        if rules.is_empty() {
-            return None;
-        }
-        let i = self.clients.get_mut(&client)?.rng.below(rules.len() as u64) as usize;
-        let e = &rules[i];
-        Some((e.pod.clone(), *self.host_index.get(&e.node)?))
-    }
-
     fn request(&mut self, client: HostId, service: &str) -> bool {
         let now = self.now;
         let cached = self
@@ -945,11 +929,13 @@ impl World {
         if !cached {
             let answered = (|| {
                 let worker = self.pick_worker(client)?;
-                let (pod, host) = self.pick_endpoint(client, worker, COREDNS)?;
+                let rng = &mut self.clients.get_mut(&client)?.rng;
+                let (pod, host) =
+                    pick_endpoint(&self.procs, &self.host_index, rng, worker, COREDNS)?;
                 if !self.net.connected(worker, host) {
                     return None;
                 }
-                let server = self.procs[host as usize].dns.get(&pod)?;
+                let server = self.procs[host as usize].dns.get(pod)?;
                 (server.resolve(service, now) == crate::k8s::proxy::DnsAnswer::Answer).then_some(())
             })();
             if answered.is_none() {
@@ -963,14 +949,18 @@ impl World {
         let Some(worker) = self.pick_worker(client) else {
             return false;
         };
-        let Some((pod, host)) = self.pick_endpoint(client, worker, service) else {
+        let Some(rng) = self.clients.get_mut(&client).map(|c| &mut c.rng) else {
+            return false;
+        };
+        let Some((pod, host)) = pick_endpoint(&self.procs, &self.host_index, rng, worker, service)
+        else {
             return false;
         };
         self.net.connected(worker, host)
             && self.procs[host as usize]
                 .kubelet
                 .as_ref()
-                .is_some_and(|k| k.containers.contains_key(&pod))
+                .is_some_and(|k| k.containers.contains_key(pod))
     }
 
     /// What each host's containers add up to, recomputed only for hosts whose containers changed
@@ -2073,4 +2063,20 @@ fn largest_clique(hosts: &[HostId], connected: impl Fn(HostId, HostId) -> bool) 
             .max()
             .unwrap_or(0)
     }
+}
+
+/// The endpoint a worker's kube-proxy picks for a Service, as (pod, host of the pod).
+fn pick_endpoint<'a>(
+    procs: &'a [Procs],
+    host_index: &BTreeMap<String, HostId>,
+    rng: &mut Rng,
+    worker: HostId,
+    service: &str,
+) -> Option<(&'a str, HostId)> {
+    let rules = procs[worker as usize].proxy.as_ref()?.rules(service);
+    if rules.is_empty() {
+        return None;
+    }
+    let e = &rules[rng.below(rules.len() as u64) as usize];
+    Some((e.pod.as_str(), *host_index.get(&e.node)?))
 }
