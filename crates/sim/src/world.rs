@@ -852,11 +852,13 @@ impl World {
     fn client_tick(&mut self, h: HostId) {
         let second = self.obs.secs(self.now).floor();
         if second >= 0.0 && self.now <= self.end {
-            for i in 0..self.traffic.services.len() {
-                let service = self.traffic.services[i].clone();
-                let ok = self.request(h, &service);
+            // The names are lent out of `traffic` for the round, which `request` does not touch.
+            let services = std::mem::take(&mut self.traffic.services);
+            for (i, service) in services.iter().enumerate() {
+                let ok = self.request(h, service);
                 self.traffic.record(i, second as usize, ok);
             }
+            self.traffic.services = services;
         }
         let to = Addr {
             host: h,

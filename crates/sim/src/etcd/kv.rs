@@ -127,7 +127,12 @@ impl KvStore {
             kv.value = value.clone();
             kv.mod_revision = self.revision;
             kv.version += 1;
-            return (KvResult::Ok { revision: self.revision }, Some(kv.clone()));
+            return (
+                KvResult::Ok {
+                    revision: self.revision,
+                },
+                Some(kv.clone()),
+            );
         }
         if expected.is_some_and(|e| e != 0) {
             return (KvResult::Conflict { current: 0 }, None);

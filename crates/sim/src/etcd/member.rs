@@ -356,8 +356,7 @@ impl EtcdMember {
             // A snapshot goes with the store as of now: Raft took it at the applied index, and
             // the entries committed since are applied below, after the messages.
             let payload = match &msg.kind {
-                raft::MsgKind::Snapshot { snapshot } if snapshot.index == applied =>
-                {
+                raft::MsgKind::Snapshot { snapshot } if snapshot.index == applied => {
                     Payload::RaftSnapshot {
                         cluster,
                         msg: Box::new(msg),

@@ -844,7 +844,11 @@ fn followers_ignore_vote_requests_while_they_hear_a_leader() {
         term,
         "in lease: the request is ignored, term kept"
     );
-    assert!(net.node_mut(f).drain_messages().collect::<Vec<_>>().is_empty());
+    assert!(net
+        .node_mut(f)
+        .drain_messages()
+        .collect::<Vec<_>>()
+        .is_empty());
 }
 
 // ---------------------------------------------------------------------------------------------

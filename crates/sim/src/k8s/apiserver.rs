@@ -26,6 +26,7 @@ use crate::proc::{
 };
 use crate::time::{Duration, SimTime};
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Bound;
 
 /// The etcd client's timeout for requests (etcd's own proposal timeout is ≈ 7 s).
 pub const ETCD_REQUEST_TIMEOUT: Duration = Duration::from_secs(7);
@@ -399,7 +400,7 @@ impl Apiserver {
                     client,
                     via,
                     id,
-                    prefix: prefix.clone(),
+                    prefix,
                     node,
                 };
                 let items = self.cached(&filter);
@@ -420,7 +421,7 @@ impl Apiserver {
                     client,
                     via,
                     id,
-                    prefix: prefix.clone(),
+                    prefix,
                     node,
                 };
                 let items = self.cached(&watch);
@@ -449,7 +450,7 @@ impl Apiserver {
             None => self
                 .cache
                 .items()
-                .range(filter.prefix.clone()..)
+                .range::<str, _>((Bound::Included(filter.prefix.as_str()), Bound::Unbounded))
                 .take_while(|(k, _)| k.starts_with(&filter.prefix))
                 .filter_map(pick)
                 .collect(),
