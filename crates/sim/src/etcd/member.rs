@@ -483,12 +483,18 @@ impl EtcdMember {
     }
 
     fn notify_watchers(&self, ctx: &mut Ctx, changes: Vec<WatchEvent>) {
-        for w in &self.watchers {
-            let events: Vec<WatchEvent> = changes
-                .iter()
-                .filter(|e| e.key.starts_with(&w.prefix))
-                .cloned()
-                .collect();
+        let mut changes = Some(changes);
+        for (i, w) in self.watchers.iter().enumerate() {
+            let Some(all) = changes.as_ref() else { break };
+            let wanted = |e: &WatchEvent| e.key.starts_with(&w.prefix);
+            // The last watcher takes the batch itself when it wants all of it (the usual case:
+            // one apiserver watching everything), instead of a copy.
+            let events: Vec<WatchEvent> = if i + 1 == self.watchers.len() && all.iter().all(wanted)
+            {
+                changes.take().unwrap_or_default()
+            } else {
+                all.iter().filter(|e| wanted(e)).cloned().collect()
+            };
             if !events.is_empty() {
                 let payload = Payload::EtcdWatch { id: w.id, events };
                 ctx.send(Port::Etcd, w.client, payload);
