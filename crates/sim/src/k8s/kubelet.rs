@@ -349,43 +349,47 @@ impl Kubelet {
             );
         }
         // Kill what the API no longer wants here. The store changes only through a list or a
-        // watch, so a pod missing from it is a deletion the kubelet has seen.
-        // Shared handles, not copies: this runs on every change of the node's pods.
-        let wanted: BTreeMap<String, (Value, u64)> = self
+        // watch, so a pod missing from it is a deletion the kubelet has seen. The store's pods and
+        // the containers are both in name order: one pass over the two, no copies (this runs on
+        // every change of the node's pods).
+        let mut gone = Vec::new();
+        let mut wanted = self
             .pods
             .items()
             .values()
-            .filter_map(|kv| {
-                kv.value
-                    .as_pod()
-                    .map(|p| (p.name.clone(), (kv.value.clone(), kv.mod_revision)))
-            })
-            .collect();
-        let running: Vec<String> = self.containers.keys().cloned().collect();
-        for name in running {
-            let gone = match wanted.get(&name).and_then(|(v, _)| v.as_pod()) {
-                None => Some("it was deleted from the API"),
-                Some(p) if p.deletion.is_some() => Some("it is being deleted"),
-                _ => None,
-            };
-            if let Some(why) = gone {
-                let c = self.containers.remove(&name).expect("listed");
-                self.containers_version += 1;
-                ctx.obs.pod_event(
-                    now,
-                    "pod.killed",
-                    &name,
-                    &self.node,
-                    &c.workload,
-                    format!("the kubelet on {} stopped {name}: {why}", self.node),
-                );
+            .filter_map(|kv| kv.value.as_pod())
+            .peekable();
+        for name in self.containers.keys() {
+            while wanted
+                .next_if(|p| p.name.as_str() < name.as_str())
+                .is_some()
+            {}
+            match wanted.next_if(|p| p.name == *name) {
+                None => gone.push((name.clone(), "it was deleted from the API")),
+                Some(p) if p.deletion.is_some() => gone.push((name.clone(), "it is being deleted")),
+                Some(_) => {}
             }
         }
-        for (name, (value, rv)) in &wanted {
+        for (name, why) in gone {
+            let c = self.containers.remove(&name).expect("listed");
+            self.containers_version += 1;
+            ctx.obs.pod_event(
+                now,
+                "pod.killed",
+                &name,
+                &self.node,
+                &c.workload,
+                format!("the kubelet on {} stopped {name}: {why}", self.node),
+            );
+        }
+        for kv in self.pods.items().values() {
+            let Some(pod) = kv.value.as_pod() else {
+                continue;
+            };
+            let (name, rv) = (&pod.name, kv.mod_revision);
             if self.busy.contains(name) {
                 continue;
             }
-            let Some(pod) = value.as_pod() else { continue };
             if pod.deletion.is_some() {
                 if !self.containers.contains_key(name) {
                     // Confirm the deletion: the object goes away for good.
@@ -393,7 +397,7 @@ impl Kubelet {
                     self.starting.remove(name);
                     let req = ApiRequest::Delete {
                         key: pod_key(name),
-                        resource_version: *rv,
+                        resource_version: rv,
                     };
                     self.client
                         .send(ctx, req, Req::PodDelete(name.clone()), REQUEST_TIMEOUT);
@@ -409,7 +413,7 @@ impl Kubelet {
                     let req = ApiRequest::Update {
                         key: pod_key(name),
                         value: Arc::new(Object::Pod(p)),
-                        resource_version: *rv,
+                        resource_version: rv,
                     };
                     self.client
                         .send(ctx, req, Req::PodStatus(name.clone()), REQUEST_TIMEOUT);
