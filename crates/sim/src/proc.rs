@@ -74,7 +74,7 @@ pub enum EtcdRequest {
 /// One change seen by an etcd watch: the key's new state, or None when deleted.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WatchEvent {
-    pub key: String,
+    pub key: crate::etcd::kv::Key,
     pub kv: Option<KeyValue>,
     pub revision: u64,
 }

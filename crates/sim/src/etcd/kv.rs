@@ -11,6 +11,10 @@ use std::collections::BTreeMap;
 /// What a key holds: a Kubernetes object (or an opaque string), shared, cheap to clone.
 pub type Value = std::sync::Arc<crate::k8s::objects::Object>;
 
+/// A key as writes and watch events carry it: shared, so that replicating a write to every
+/// member and fanning its change out to every watch copies no string.
+pub type Key = std::sync::Arc<str>;
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct KeyValue {
     pub value: Value,
@@ -23,27 +27,27 @@ pub struct KeyValue {
 #[derive(Clone, Debug, PartialEq)]
 pub enum KvOp {
     Put {
-        key: String,
+        key: Key,
         value: Value,
     },
     Delete {
-        key: String,
+        key: Key,
     },
     /// Write only if the key's `mod_revision` equals `expected` (0 = the key must not exist).
     CompareAndSwap {
-        key: String,
+        key: Key,
         expected: u64,
         value: Value,
     },
     /// Delete only if the key's `mod_revision` equals `expected` (a delete with a precondition).
     CompareAndDelete {
-        key: String,
+        key: Key,
         expected: u64,
     },
 }
 
 impl KvOp {
-    pub fn key(&self) -> &str {
+    pub fn key(&self) -> &Key {
         match self {
             KvOp::Put { key, .. } | KvOp::Delete { key } | KvOp::CompareAndSwap { key, .. } => key,
             KvOp::CompareAndDelete { key, .. } => key,
@@ -107,18 +111,18 @@ impl KvStore {
             KvOp::CompareAndDelete { key, expected } => (key, Some(*expected), None),
         };
         let Some(value) = value else {
-            let current = self.keys.get(key.as_str()).map_or(0, |kv| kv.mod_revision);
+            let current = self.keys.get(&**key).map_or(0, |kv| kv.mod_revision);
             if expected.is_some_and(|e| e != current || current == 0) {
                 return (KvResult::Conflict { current }, None);
             }
-            if self.keys.remove(key.as_str()).is_some() {
+            if self.keys.remove(&**key).is_some() {
                 self.revision += 1;
             }
             let revision = self.revision;
             return (KvResult::Ok { revision }, None);
         };
         // One lookup for the common case, an update of a key that exists.
-        if let Some(kv) = self.keys.get_mut(key.as_str()) {
+        if let Some(kv) = self.keys.get_mut(&**key) {
             if expected.is_some_and(|e| e != kv.mod_revision) {
                 let current = kv.mod_revision;
                 return (KvResult::Conflict { current }, None);
@@ -139,7 +143,7 @@ impl KvStore {
         }
         self.revision += 1;
         let revision = self.revision;
-        let kv = self.keys.entry(key.clone()).or_insert(KeyValue {
+        let kv = self.keys.entry(key.to_string()).or_insert(KeyValue {
             value: value.clone(),
             create_revision: revision,
             mod_revision: revision,

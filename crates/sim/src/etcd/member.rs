@@ -380,7 +380,7 @@ impl EtcdMember {
                 let (result, kv) = self.kv.apply(&cmd.op);
                 if let (KvResult::Ok { revision }, false) = (&result, self.watchers.is_empty()) {
                     changes.push(WatchEvent {
-                        key: cmd.op.key().to_string(),
+                        key: cmd.op.key().clone(),
                         kv,
                         revision: *revision,
                     });
@@ -510,7 +510,7 @@ fn reply(ctx: &mut Ctx, client: Addr, id: u64, resp: EtcdResponse) {
 /// A put of `value` at `key`.
 pub fn put(key: &str, value: &str) -> KvOp {
     KvOp::Put {
-        key: key.to_string(),
+        key: key.into(),
         value: Value::new(value.into()),
     }
 }

@@ -106,7 +106,7 @@ impl Net {
 
     fn crash(&mut self, id: MemberId) {
         self.down.insert(id);
-        self.node_mut(id).drain_messages().collect::<Vec<_>>();
+        self.node_mut(id).drain_messages().for_each(drop);
     }
 
     fn recover(&mut self, id: MemberId) {

@@ -5,7 +5,7 @@
 //! `mod_revision`. Updates carry the resourceVersion they read, so a concurrent
 //! writer makes them fail with a conflict (optimistic concurrency).
 
-use crate::etcd::kv::{KeyValue, Value};
+use crate::etcd::kv::{Key, KeyValue, Value};
 use crate::net::HostId;
 use crate::proc::Addr;
 
@@ -85,7 +85,7 @@ pub enum ApiPayload {
     WatchEvents {
         id: u64,
         client: Addr,
-        events: Vec<(String, Option<KeyValue>)>,
+        events: Vec<(Key, Option<KeyValue>)>,
     },
     /// The apiserver closed the watch (its own etcd watch broke): the client must re-list.
     WatchClosed { id: u64, client: Addr },

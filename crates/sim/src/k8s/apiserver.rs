@@ -16,7 +16,7 @@
 //! Left out: admission, authentication, priority and fairness, the watch cache's own
 //! resourceVersion semantics beyond "current state, then changes".
 
-use crate::etcd::kv::{KeyValue, KvOp, KvResult};
+use crate::etcd::kv::{Key, KeyValue, KvOp, KvResult};
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
 use crate::k8s::client::ID_SPACE;
 use crate::k8s::store::Store;
@@ -352,12 +352,19 @@ impl Apiserver {
                     ETCD_REQUEST_TIMEOUT,
                 );
             }
-            ApiRequest::Put { key, value } => {
-                self.write(ctx, client, via, id, KvOp::Put { key, value })
-            }
+            ApiRequest::Put { key, value } => self.write(
+                ctx,
+                client,
+                via,
+                id,
+                KvOp::Put {
+                    key: key.into(),
+                    value,
+                },
+            ),
             ApiRequest::Create { key, value } => {
                 let op = KvOp::CompareAndSwap {
-                    key,
+                    key: key.into(),
                     expected: 0,
                     value,
                 };
@@ -369,7 +376,7 @@ impl Apiserver {
                 resource_version,
             } => {
                 let op = KvOp::CompareAndSwap {
-                    key,
+                    key: key.into(),
                     expected: resource_version,
                     value,
                 };
@@ -380,7 +387,7 @@ impl Apiserver {
                 resource_version,
             } => {
                 let op = KvOp::CompareAndDelete {
-                    key,
+                    key: key.into(),
                     expected: resource_version,
                 };
                 self.write(ctx, client, via, id, op);
@@ -596,7 +603,7 @@ impl Apiserver {
         }
         // Each change goes to the watches that want it (a pod that left a node-filtered watch
         // looks deleted to it), gathered per watch in the order the watches started.
-        let mut batches: BTreeMap<u64, Vec<(String, Option<KeyValue>)>> = BTreeMap::new();
+        let mut batches: BTreeMap<u64, Vec<(Key, Option<KeyValue>)>> = BTreeMap::new();
         let mut candidates = BTreeSet::new();
         for (e, old) in events.iter().zip(&olds) {
             candidates.clear();
