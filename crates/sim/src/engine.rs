@@ -86,26 +86,30 @@ impl<E> EventQueue<E> {
         }
     }
 
-    /// The heap whose top is the next event (the one holding the smaller key).
-    fn next_heap(&mut self) -> &mut BinaryHeap<Scheduled> {
+    /// Whether the next event waits among the long timers (their top has the smaller key).
+    fn next_is_later(&self) -> bool {
         match (self.soon.peek(), self.later.peek()) {
-            (Some(a), Some(b)) if b.key < a.key => &mut self.later,
-            (None, _) => &mut self.later,
-            _ => &mut self.soon,
+            (Some(a), Some(b)) => b.key < a.key,
+            (a, _) => a.is_none(),
         }
     }
 
     /// The time of the next event, if any.
     pub fn peek_time(&self) -> Option<SimTime> {
-        let key = match (self.soon.peek(), self.later.peek()) {
-            (Some(a), Some(b)) => a.key.min(b.key),
-            (a, b) => a.or(b)?.key,
+        let heap = if self.next_is_later() {
+            &self.later
+        } else {
+            &self.soon
         };
-        Some(SimTime((key >> 64) as u64))
+        heap.peek().map(|s| SimTime((s.key >> 64) as u64))
     }
 
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
-        let s = self.next_heap().pop()?;
+        let s = if self.next_is_later() {
+            self.later.pop()
+        } else {
+            self.soon.pop()
+        }?;
         self.free.push(s.slot);
         let event = self.slots[s.slot as usize]
             .take()
