@@ -7,6 +7,7 @@
 //! leases with TTLs, range queries beyond prefixes.
 
 use std::collections::BTreeMap;
+use std::ops::Bound;
 
 /// What a key holds: a Kubernetes object (or an opaque string), shared, cheap to clone.
 pub type Value = std::sync::Arc<crate::k8s::objects::Object>;
@@ -92,9 +93,7 @@ impl KvStore {
         &'a self,
         prefix: &'a str,
     ) -> impl Iterator<Item = (&'a String, &'a KeyValue)> + 'a {
-        self.keys
-            .range(prefix.to_string()..)
-            .take_while(move |(k, _)| k.starts_with(prefix))
+        range_prefix(&self.keys, prefix)
     }
 
     /// Applies one write; returns its outcome and, if it succeeded, the key's new state (None
@@ -151,6 +150,16 @@ impl KvStore {
         });
         (KvResult::Ok { revision }, Some(kv.clone()))
     }
+}
+
+/// The entries of a string-keyed map whose key starts with `prefix`, in key order (for the
+/// store here and the apiserver's and informers' caches of the same keys).
+pub fn range_prefix<'a, V>(
+    map: &'a BTreeMap<String, V>,
+    prefix: &'a str,
+) -> impl Iterator<Item = (&'a String, &'a V)> + 'a {
+    map.range::<str, _>((Bound::Included(prefix), Bound::Unbounded))
+        .take_while(move |(k, _)| k.starts_with(prefix))
 }
 
 #[cfg(test)]

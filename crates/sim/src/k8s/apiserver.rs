@@ -16,7 +16,7 @@
 //! Left out: admission, authentication, priority and fairness, the watch cache's own
 //! resourceVersion semantics beyond "current state, then changes".
 
-use crate::etcd::kv::{Key, KeyValue, KvOp, KvResult};
+use crate::etcd::kv::{range_prefix, Key, KeyValue, KvOp, KvResult};
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
 use crate::k8s::client::ID_SPACE;
 use crate::k8s::store::Store;
@@ -26,7 +26,6 @@ use crate::proc::{
 };
 use crate::time::{Duration, SimTime};
 use std::collections::{BTreeMap, BTreeSet};
-use std::ops::Bound;
 
 /// The etcd client's timeout for requests (etcd's own proposal timeout is ≈ 7 s).
 pub const ETCD_REQUEST_TIMEOUT: Duration = Duration::from_secs(7);
@@ -454,11 +453,7 @@ impl Apiserver {
             |(k, v): (&String, &KeyValue)| filter.wants(k, Some(v)).then(|| (k.clone(), v.clone()));
         match &filter.node {
             Some(node) => self.cache.pods_on(node).filter_map(pick).collect(),
-            None => self
-                .cache
-                .items()
-                .range::<str, _>((Bound::Included(filter.prefix.as_str()), Bound::Unbounded))
-                .take_while(|(k, _)| k.starts_with(&filter.prefix))
+            None => range_prefix(self.cache.items(), &filter.prefix)
                 .filter_map(pick)
                 .collect(),
         }

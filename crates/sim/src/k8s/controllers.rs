@@ -19,7 +19,7 @@
 //!
 //! Left out: ReplicaSet revisions and rollouts, pod disruption budgets, garbage collection.
 
-use crate::etcd::kv::Value;
+use crate::etcd::kv::{range_prefix, Value};
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
 use crate::k8s::client::{ApiClient, ID_SPACE};
 use crate::k8s::informer::Informer;
@@ -148,30 +148,26 @@ impl Controllers {
         // Probe times: when this controller saw each node's lease change. The node leases and
         // the probe times are in name order, as the nodes are: one pass over all three.
         let mut silent = vec![false; nodes.len()];
-        let mut leases = self
-            .leases
-            .items()
-            .range::<str, _>((
-                std::ops::Bound::Included(NODE_LEASES),
-                std::ops::Bound::Unbounded,
-            ))
-            .map_while(|(k, kv)| Some((k.strip_prefix(NODE_LEASES)?, kv.mod_revision)))
-            .peekable();
-        let mut probes = self.probe.iter_mut().peekable();
         let mut first_seen = Vec::new();
-        for (i, (node, _)) in nodes.iter().enumerate() {
-            let name = node.name.as_str();
-            while leases.next_if(|(n, _)| *n < name).is_some() {}
-            let lease_rv = leases.next_if(|(n, _)| *n == name).map_or(0, |(_, rv)| rv);
-            while probes.next_if(|(n, _)| n.as_str() < name).is_some() {}
-            match probes.next_if(|(n, _)| n.as_str() == name) {
-                Some((_, entry)) => {
-                    if entry.0 != lease_rv {
-                        *entry = (lease_rv, now);
+        {
+            let mut leases = range_prefix(self.leases.items(), NODE_LEASES)
+                .map(|(k, kv)| (&k[NODE_LEASES.len()..], kv.mod_revision))
+                .peekable();
+            let mut probes = self.probe.iter_mut().peekable();
+            for (i, (node, _)) in nodes.iter().enumerate() {
+                let name = node.name.as_str();
+                while leases.next_if(|(n, _)| *n < name).is_some() {}
+                let lease_rv = leases.next_if(|(n, _)| *n == name).map_or(0, |(_, rv)| rv);
+                while probes.next_if(|(n, _)| n.as_str() < name).is_some() {}
+                match probes.next_if(|(n, _)| n.as_str() == name) {
+                    Some((_, entry)) => {
+                        if entry.0 != lease_rv {
+                            *entry = (lease_rv, now);
+                        }
+                        silent[i] = now - entry.1 > grace;
                     }
-                    silent[i] = now - entry.1 > grace;
+                    None => first_seen.push((node.name.clone(), lease_rv)),
                 }
-                None => first_seen.push((node.name.clone(), lease_rv)),
             }
         }
         for (name, lease_rv) in first_seen {
