@@ -28,6 +28,7 @@ use crate::k8s::objects::{
     name_of, node_key, pod_key, slice_key, Condition, Effect, Endpoint, EndpointSlice, Kind, Node,
     Object, Pod, Taint, TaintKey, ENDPOINT_SLICES, NODES, NODE_LEASES, PODS, WORKLOADS,
 };
+use crate::k8s::store::seek;
 use crate::proc::{Addr, Ctx};
 use crate::rng::Rng;
 use crate::time::{Duration, SimTime};
@@ -156,10 +157,8 @@ impl Controllers {
             let mut probes = self.probe.iter_mut().peekable();
             for (i, (node, _)) in nodes.iter().enumerate() {
                 let name = node.name.as_str();
-                while leases.next_if(|(n, _)| *n < name).is_some() {}
-                let lease_rv = leases.next_if(|(n, _)| *n == name).map_or(0, |(_, rv)| rv);
-                while probes.next_if(|(n, _)| n.as_str() < name).is_some() {}
-                match probes.next_if(|(n, _)| n.as_str() == name) {
+                let lease_rv = seek(&mut leases, name, |l| l.0).map_or(0, |(_, rv)| rv);
+                match seek(&mut probes, name, |p| p.0) {
                     Some((_, entry)) => {
                         if entry.0 != lease_rv {
                             *entry = (lease_rv, now);

@@ -20,6 +20,7 @@ use crate::k8s::objects::{
     lease_key, node_key, pod_key, Condition, Effect, Kind, Lease, Node, Object, Taint, TaintKey,
     PODS,
 };
+use crate::k8s::store::seek;
 use crate::net::HostId;
 use crate::proc::{Addr, Alarm, Ctx, Payload, Port, Timer};
 use crate::time::{Duration, SimTime};
@@ -360,11 +361,7 @@ impl Kubelet {
             .filter_map(|kv| kv.value.as_pod())
             .peekable();
         for name in self.containers.keys() {
-            while wanted
-                .next_if(|p| p.name.as_str() < name.as_str())
-                .is_some()
-            {}
-            match wanted.next_if(|p| p.name == *name) {
+            match seek(&mut wanted, name, |p| &p.name) {
                 None => gone.push((name.clone(), "it was deleted from the API")),
                 Some(p) if p.deletion.is_some() => gone.push((name.clone(), "it is being deleted")),
                 Some(_) => {}

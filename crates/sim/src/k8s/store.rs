@@ -67,6 +67,17 @@ impl Store {
     }
 }
 
+/// Walks one name-ordered sequence beside another: skips the items named before `name` and
+/// takes the one named `name`, if it is next.
+pub fn seek<I: Iterator>(
+    items: &mut std::iter::Peekable<I>,
+    name: &str,
+    name_of: impl Fn(&I::Item) -> &str,
+) -> Option<I::Item> {
+    while items.next_if(|i| name_of(i) < name).is_some() {}
+    items.next_if(|i| name_of(i) == name)
+}
+
 fn bound_node(kv: &KeyValue) -> Option<&str> {
     kv.value.as_pod()?.node.as_deref()
 }
@@ -123,5 +134,15 @@ mod tests {
         s.replace([("p/d".to_string(), pod("d", Some("n2")))]);
         assert_eq!(on(&s, "n2"), ["p/d"]);
         assert_eq!(s.items().len(), 1);
+    }
+
+    #[test]
+    fn seek_skips_names_before_and_takes_the_one_asked_for() {
+        let mut names = ["a", "c", "d", "f"].into_iter().peekable();
+        assert_eq!(seek(&mut names, "c", |n| n), Some("c"));
+        // "e" is missing: "d" is skipped, "f" stays for the next look.
+        assert_eq!(seek(&mut names, "e", |n| n), None);
+        assert_eq!(seek(&mut names, "f", |n| n), Some("f"));
+        assert_eq!(seek(&mut names, "g", |n| n), None);
     }
 }
