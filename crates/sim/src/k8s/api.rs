@@ -13,6 +13,8 @@ use crate::proc::Addr;
 pub enum ApiRequest {
     /// A consistent read of one object (a quorum read in etcd).
     Get { key: String },
+    /// A read of one object from the apiserver's watch cache (`resourceVersion=0`).
+    GetCached { key: String },
     /// An unconditional update (no resourceVersion precondition).
     Put { key: String, value: Value },
     /// Create if absent.

@@ -391,6 +391,14 @@ impl Apiserver {
                 };
                 self.write(ctx, client, via, id, op);
             }
+            ApiRequest::GetCached { key } => {
+                let resp = if self.cache_synced() {
+                    ApiResponse::Object(self.cache.items().get(&key).cloned())
+                } else {
+                    ApiResponse::Failed("watch cache not ready")
+                };
+                Self::respond(ctx, client, via, id, resp);
+            }
             ApiRequest::List { prefix, node } => {
                 if !self.cache_synced() {
                     Self::respond(

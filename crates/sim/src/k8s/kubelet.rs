@@ -190,9 +190,8 @@ impl Kubelet {
                     self.last_status = ctx.now;
                     self.node_busy = true;
                     // The status loop reads its Node with resourceVersion=0: from the watch cache.
-                    let req = ApiRequest::List {
-                        prefix: node_key(&self.node),
-                        node: None,
+                    let req = ApiRequest::GetCached {
+                        key: node_key(&self.node),
                     };
                     self.client.send(ctx, req, Req::GetNode, REQUEST_TIMEOUT);
                 }
@@ -274,13 +273,8 @@ impl Kubelet {
                 self.lease_rv = Some(resource_version)
             }
             (Req::WriteLease, ApiResponse::Conflict) => self.lease_rv = None,
-            (Req::GetNode, ApiResponse::List { items }) => {
-                let key = node_key(&self.node);
-                match items.into_iter().find(|(k, _)| *k == key) {
-                    Some((_, kv)) => self.check_node(ctx, &kv),
-                    None => self.register(ctx),
-                }
-            }
+            (Req::GetNode, ApiResponse::Object(Some(kv))) => self.check_node(ctx, &kv),
+            (Req::GetNode, ApiResponse::Object(None)) => self.register(ctx),
             _ => {}
         }
     }
