@@ -1371,28 +1371,28 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
     }
 
     fn bcast_append(&mut self) {
-        let peers: Vec<MemberId> = self
-            .progress
-            .keys()
-            .copied()
-            .filter(|&p| p != self.id)
-            .collect();
-        for id in peers {
-            self.maybe_send_append(id, true);
+        // Walks the peers by id, since sending changes their progress.
+        let mut next = self.progress.keys().next().copied();
+        while let Some(id) = next {
+            next = self.progress.range(id + 1..).next().map(|(&p, _)| p);
+            if id != self.id {
+                self.maybe_send_append(id, true);
+            }
         }
     }
 
     fn bcast_heartbeat(&mut self, ctx: Option<u64>) {
-        let peers: Vec<(MemberId, u64)> = self
-            .progress
-            .iter()
-            .filter(|(&p, _)| p != self.id)
-            .map(|(&p, pr)| (p, pr.matched))
-            .collect();
-        let term = self.term;
-        for (id, matched) in peers {
-            let commit = self.commit.min(matched);
-            self.send(id, term, MsgKind::Heartbeat { commit, ctx });
+        let (me, term) = (self.id, self.term);
+        for (&to, pr) in self.progress.iter().filter(|(&p, _)| p != me) {
+            self.msgs.push(Message {
+                from: me,
+                to,
+                term,
+                kind: MsgKind::Heartbeat {
+                    commit: self.commit.min(pr.matched),
+                    ctx,
+                },
+            });
         }
     }
 
