@@ -79,6 +79,9 @@ pub struct Controllers {
     expected: BTreeSet<String>,
     /// Something changed since the last workload and endpoint pass (controllers are event-driven).
     dirty: bool,
+    /// The NoExecute taint times of the nodes, kept until the node informer sees a change
+    /// (taint eviction looks at them on every pass).
+    taint_times: Option<BTreeMap<String, SimTime>>,
     rng: Rng,
 }
 
@@ -108,6 +111,7 @@ impl Controllers {
             busy: BTreeSet::new(),
             expected: BTreeSet::new(),
             dirty: true,
+            taint_times: None,
             rng,
         }
     }
@@ -277,23 +281,13 @@ impl Controllers {
 
     fn evict_tainted(&mut self, ctx: &mut Ctx) {
         let now = ctx.now;
-        let taint_time: BTreeMap<String, SimTime> = self
-            .nodes
-            .items()
-            .values()
-            .filter_map(|kv| kv.value.as_node())
-            .filter_map(|n| {
-                n.taints
-                    .iter()
-                    .filter(|t| {
-                        t.effect == Effect::NoExecute
-                            && matches!(t.key, TaintKey::Unreachable | TaintKey::NotReady)
-                    })
-                    .map(|t| t.time_added)
-                    .min()
-                    .map(|t| (n.name.clone(), t))
-            })
-            .collect();
+        let nodes = &self.nodes;
+        let taint_time = self
+            .taint_times
+            .get_or_insert_with(|| no_execute_taint_times(nodes));
+        if taint_time.is_empty() {
+            return;
+        }
         let tolerated = self.timings.toleration_seconds;
         let mut due: Vec<(Pod, u64)> = taint_time
             .iter()
@@ -589,13 +583,13 @@ impl Work for Controllers {
         if self.leases.on_api(ctx, msg) {
             return;
         }
+        if self.nodes.on_api(ctx, msg) {
+            self.taint_times = None;
+            self.dirty = true;
+            return;
+        }
         let mut changed = false;
-        for i in [
-            &mut self.nodes,
-            &mut self.pods,
-            &mut self.workloads,
-            &mut self.slices,
-        ] {
+        for i in [&mut self.pods, &mut self.workloads, &mut self.slices] {
             if i.on_api(ctx, msg) {
                 changed = true;
                 break;
@@ -676,6 +670,26 @@ fn take_token(
     } else {
         false
     }
+}
+
+/// When each node got its `unreachable` or `not-ready` NoExecute taint, if it has one.
+fn no_execute_taint_times(nodes: &Informer) -> BTreeMap<String, SimTime> {
+    nodes
+        .items()
+        .values()
+        .filter_map(|kv| kv.value.as_node())
+        .filter_map(|n| {
+            n.taints
+                .iter()
+                .filter(|t| {
+                    t.effect == Effect::NoExecute
+                        && matches!(t.key, TaintKey::Unreachable | TaintKey::NotReady)
+                })
+                .map(|t| t.time_added)
+                .min()
+                .map(|t| (n.name.clone(), t))
+        })
+        .collect()
 }
 
 fn update_node(n: Node, rv: u64) -> ApiRequest {
