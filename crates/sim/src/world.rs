@@ -139,6 +139,9 @@ pub struct World {
     net: Network,
     hosts: Vec<HostRt>,
     etcd: Vec<Option<EtcdMember>>,
+    /// The hosts with a member in `etcd`, ascending, so scans for the leader or the voters
+    /// need not look at every host.
+    etcd_hosts: Vec<HostId>,
     etcd_cfg: EtcdConfig,
     procs: Vec<Procs>,
     /// Exits of each (host, process) since the host booted, for the restart back-off.
@@ -220,7 +223,7 @@ impl World {
             .filter(|(_, h)| h.has_role(Role::Etcd))
             .map(|(i, _)| i as HostId)
             .collect();
-        let etcd = (0..n as HostId)
+        let etcd: Vec<_> = (0..n as HostId)
             .map(|h| {
                 initial.contains(&h).then(|| {
                     EtcdMember::bootstrap(
@@ -244,6 +247,9 @@ impl World {
             queue: EventQueue::default(),
             net,
             hosts,
+            etcd_hosts: (0..n as HostId)
+                .filter(|&h| etcd[h as usize].is_some())
+                .collect(),
             etcd,
             etcd_cfg,
             procs: (0..n).map(|_| Procs::default()).collect(),
@@ -1526,10 +1532,7 @@ impl World {
     /// The up leader of the current cluster with the highest term (a stale leader in a
     /// minority may still believe it leads until CheckQuorum demotes it).
     fn etcd_leader(&self) -> Option<HostId> {
-        self.etcd
-            .iter()
-            .enumerate()
-            .filter_map(|(i, m)| m.as_ref().map(|m| (i as HostId, m)))
+        self.members()
             .filter(|(h, m)| {
                 self.hosts[*h as usize].up && m.cluster == self.current_cluster && !m.removed
             })
@@ -1604,6 +1607,9 @@ impl World {
                     self.etcd_cfg,
                     rng,
                 ));
+                if let Err(i) = self.etcd_hosts.binary_search(&host) {
+                    self.etcd_hosts.insert(i, host);
+                }
                 let newly_joined = !self.hosts[host as usize].joined;
                 self.hosts[host as usize].joined = true;
                 if self.hosts[host as usize].up {
@@ -1672,10 +1678,16 @@ impl World {
     // ---- observation -----------------------------------------------------------------
 
     /// Voting members of the current cluster, from the member that has applied the most.
-    fn voters(&self) -> Vec<HostId> {
-        self.etcd
+    /// The hosts with an etcd member, and their members, in host order.
+    fn members(&self) -> impl Iterator<Item = (HostId, &EtcdMember)> {
+        self.etcd_hosts
             .iter()
-            .flatten()
+            .filter_map(|&h| self.etcd[h as usize].as_ref().map(|m| (h, m)))
+    }
+
+    fn voters(&self) -> Vec<HostId> {
+        self.members()
+            .map(|(_, m)| m)
             .filter(|m| m.cluster == self.current_cluster)
             .max_by_key(|m| (m.raft.applied_index(), std::cmp::Reverse(m.host)))
             .map(|m| m.raft.voters().iter().map(|&id| id as HostId).collect())
