@@ -19,7 +19,7 @@
 //!
 //! Left out: ReplicaSet revisions and rollouts, pod disruption budgets, garbage collection.
 
-use crate::etcd::kv::{range_prefix, Value};
+use crate::etcd::kv::{range_prefix, KeyValue};
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
 use crate::k8s::client::{ApiClient, ID_SPACE};
 use crate::k8s::informer::Informer;
@@ -323,83 +323,86 @@ impl Controllers {
     // ---- workloads ----------------------------------------------------------------
 
     fn sync_workloads(&mut self, ctx: &mut Ctx) {
-        let workloads: Vec<_> = self
-            .workloads
-            .items()
-            .values()
-            .filter_map(|kv| kv.value.as_workload().cloned())
-            .collect();
-        // Shared handles to the cached pods, grouped by workload (no deep copies: this runs often).
-        let mut by_workload: BTreeMap<String, Vec<(Value, u64)>> = BTreeMap::new();
-        for kv in self.pods.items().values() {
+        let pods = self.pods.items();
+        let known = |name: &str| pods.contains_key(&pod_key(name));
+        self.expected.retain(|n| !known(n));
+        // The cached pods of every workload, in key order, borrowed: this runs often.
+        let mut by_workload: BTreeMap<&str, Vec<&KeyValue>> = BTreeMap::new();
+        for kv in pods.values() {
             if let Some(p) = kv.value.as_pod() {
-                let handle = (kv.value.clone(), kv.mod_revision);
-                match by_workload.get_mut(&p.workload) {
-                    Some(pods) => pods.push(handle),
-                    None => {
-                        by_workload.insert(p.workload.clone(), vec![handle]);
-                    }
-                }
+                by_workload.entry(p.workload.as_str()).or_default().push(kv);
             }
         }
-        let known = |items: &BTreeMap<String, crate::etcd::kv::KeyValue>, name: &str| {
-            items.contains_key(&pod_key(name))
-        };
-        self.expected.retain(|n| !known(self.pods.items(), n));
-        let nodes: Vec<String> = self
+        let nodes: Vec<&str> = self
             .nodes
             .items()
             .values()
             .filter_map(|kv| kv.value.as_node())
-            .map(|n| n.name.clone())
+            .map(|n| n.name.as_str())
             .collect();
-        let none = Vec::new();
-        for w in workloads {
-            let mine = by_workload.get(&w.name).unwrap_or(&none);
-            let pod = |v: &Value| v.as_pod().cloned().expect("grouped pods are pods");
+        let pod = |kv: &KeyValue| kv.value.as_pod().cloned().expect("grouped pods are pods");
+        // Decided while the caches are borrowed, carried out below in the same order. A pod
+        // to create is expected at once, so that names chosen later in the pass avoid it.
+        let mut actions = Vec::new();
+        let expected = &mut self.expected;
+        for w in self
+            .workloads
+            .items()
+            .values()
+            .filter_map(|kv| kv.value.as_workload())
+        {
+            let mine = by_workload
+                .get(w.name.as_str())
+                .map_or(&[][..], Vec::as_slice);
+            let create = |expected: &mut BTreeSet<String>, name: String, node| {
+                expected.insert(name.clone());
+                Action::Create {
+                    workload: w.name.clone(),
+                    kind: w.kind,
+                    name,
+                    node,
+                }
+            };
             match w.kind {
                 Kind::Deployment => {
-                    let active: Vec<&(Value, u64)> = mine
+                    let active: Vec<&KeyValue> = mine
                         .iter()
-                        .filter(|(v, _)| v.as_pod().is_some_and(|p| p.deletion.is_none()))
+                        .copied()
+                        .filter(|kv| kv.value.as_pod().is_some_and(|p| p.deletion.is_none()))
                         .collect();
                     let prefix = format!("{}-", w.name);
-                    let expected = self
-                        .expected
-                        .iter()
-                        .filter(|n| n.starts_with(&prefix))
-                        .count();
-                    let have = active.len() + expected;
+                    let have =
+                        active.len() + expected.iter().filter(|n| n.starts_with(&prefix)).count();
                     for _ in have..w.replicas as usize {
                         let name = loop {
                             let n = format!("{}-{:05x}", w.name, self.rng.below(1 << 20));
-                            if !known(self.pods.items(), &n) && !self.expected.contains(&n) {
+                            if !known(&n) && !expected.contains(&n) {
                                 break n;
                             }
                         };
-                        self.create_pod(ctx, &w.name, Kind::Deployment, name, None);
+                        actions.push(create(expected, name, None));
                     }
                     if active.len() > w.replicas as usize {
                         // Scale down: unscheduled pods first, then the last by name.
                         let mut extra: Vec<(Pod, u64)> =
-                            active.iter().map(|(v, rv)| (pod(v), *rv)).collect();
+                            active.iter().map(|kv| (pod(kv), kv.mod_revision)).collect();
                         extra.sort_by_key(|(p, _)| {
                             (p.node.is_some(), std::cmp::Reverse(p.name.clone()))
                         });
                         for (p, rv) in extra.into_iter().take(active.len() - w.replicas as usize) {
-                            self.delete_pod(ctx, &p, rv, "the Deployment was scaled down");
+                            actions.push(Action::Delete(p, rv, "the Deployment was scaled down"));
                         }
                     }
                 }
                 Kind::StatefulSet => {
                     for ordinal in 0..w.replicas {
                         let name = format!("{}-{ordinal}", w.name);
-                        if !known(self.pods.items(), &name) && !self.expected.contains(&name) {
-                            self.create_pod(ctx, &w.name, Kind::StatefulSet, name, None);
+                        if !known(&name) && !expected.contains(&name) {
+                            actions.push(create(expected, name, None));
                         }
                     }
-                    for (v, rv) in mine {
-                        let p = pod(v);
+                    for kv in mine {
+                        let p = kv.value.as_pod().expect("grouped pods are pods");
                         let ordinal: u32 = p
                             .name
                             .rsplit('-')
@@ -407,24 +410,30 @@ impl Controllers {
                             .and_then(|o| o.parse().ok())
                             .unwrap_or(0);
                         if ordinal >= w.replicas && p.deletion.is_none() {
-                            self.delete_pod(ctx, &p, *rv, "the StatefulSet was scaled down");
+                            let why = "the StatefulSet was scaled down";
+                            actions.push(Action::Delete(pod(kv), kv.mod_revision, why));
                         }
                     }
                 }
                 Kind::DaemonSet => {
                     for node in &nodes {
                         let name = format!("{}-{node}", w.name);
-                        if !known(self.pods.items(), &name) && !self.expected.contains(&name) {
-                            self.create_pod(
-                                ctx,
-                                &w.name,
-                                Kind::DaemonSet,
-                                name,
-                                Some(node.clone()),
-                            );
+                        if !known(&name) && !expected.contains(&name) {
+                            actions.push(create(expected, name, Some(node.to_string())));
                         }
                     }
                 }
+            }
+        }
+        for action in actions {
+            match action {
+                Action::Create {
+                    workload,
+                    kind,
+                    name,
+                    node,
+                } => self.create_pod(ctx, &workload, kind, name, node),
+                Action::Delete(p, rv, why) => self.delete_pod(ctx, &p, rv, why),
             }
         }
     }
@@ -539,6 +548,18 @@ impl Controllers {
             self.write(ctx, w);
         }
     }
+}
+
+/// What a workload pass decided, carried out once the caches are no longer borrowed.
+enum Action {
+    Create {
+        workload: String,
+        kind: Kind,
+        name: String,
+        node: Option<String>,
+    },
+    /// A pod to delete, its resourceVersion, and why.
+    Delete(Pod, u64, &'static str),
 }
 
 /// Controllers are made from their addresses, timings and a random stream forked per acquisition.
