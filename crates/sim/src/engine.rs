@@ -104,12 +104,17 @@ impl<E> EventQueue<E> {
         heap.peek().map(|s| SimTime((s.key >> 64) as u64))
     }
 
-    pub fn pop(&mut self) -> Option<(SimTime, E)> {
-        let s = if self.next_is_later() {
-            self.later.pop()
+    /// The next event, if it is due at `until` or earlier.
+    pub fn pop_until(&mut self, until: SimTime) -> Option<(SimTime, E)> {
+        let heap = if self.next_is_later() {
+            &mut self.later
         } else {
-            self.soon.pop()
-        }?;
+            &mut self.soon
+        };
+        if heap.peek()?.key >> 64 > u128::from(until.0) {
+            return None;
+        }
+        let s = heap.pop().expect("peeked");
         self.free.push(s.slot);
         let event = self.slots[s.slot as usize]
             .take()
@@ -132,14 +137,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn pops_in_time_then_insertion_order() {
+    fn pops_in_time_then_insertion_order_up_to_a_bound() {
         let mut q = EventQueue::default();
         q.push(SimTime(5), "c");
         q.push(SimTime(1), "a");
         q.push(SimTime(5), "d");
         q.push(SimTime(3), "b");
-        let order: Vec<_> = std::iter::from_fn(|| q.pop()).map(|(_, e)| e).collect();
+        q.push(SimTime(7), "e");
+        let order: Vec<_> = std::iter::from_fn(|| q.pop_until(SimTime(5)))
+            .map(|(_, e)| e)
+            .collect();
         assert_eq!(order, ["a", "b", "c", "d"]);
+        assert_eq!(
+            q.pop_until(SimTime(7)).map(|(t, e)| (t.0, e)),
+            Some((7, "e"))
+        );
     }
 
     /// Against a sorted reference: random pushes at or after the last event taken, pops and peeks.
@@ -163,9 +175,13 @@ mod tests {
                     assert_eq!(q.peek_time().map(|t| t.0), reference.first().map(|r| r.0));
                 }
                 _ => {
+                    // Sometimes a bound before the next event: nothing is taken then.
                     reference.sort();
-                    let expected = (!reference.is_empty()).then(|| reference.remove(0));
-                    let got = q.pop().map(|(t, e)| (t.0, e));
+                    let scale = 1 << rng.below(30);
+                    let until = now + rng.below(scale);
+                    let due = reference.first().is_some_and(|r| r.0 <= until);
+                    let expected = due.then(|| reference.remove(0));
+                    let got = q.pop_until(SimTime(until)).map(|(t, e)| (t.0, e));
                     assert_eq!(got, expected);
                     if let Some((t, _)) = got {
                         now = t;

@@ -382,15 +382,17 @@ impl World {
     /// Returns true if it stopped because of the budget, false once `until` is reached.
     pub fn run_until(&mut self, until: SimTime, budget: u64) -> bool {
         let mut left = budget;
-        while let Some(at) = self.queue.peek_time() {
-            if at > until {
+        loop {
+            if left == 0 {
+                if self.queue.peek_time().is_some_and(|at| at <= until) {
+                    return true;
+                }
                 break;
             }
-            if left == 0 {
-                return true;
-            }
+            let Some((at, ev)) = self.queue.pop_until(until) else {
+                break;
+            };
             left -= 1;
-            let (at, ev) = self.queue.pop().expect("peeked");
             self.now = at;
             self.events_processed += 1;
             self.handle(ev);
