@@ -10,6 +10,7 @@ use crate::etcd::raft;
 use crate::net::HostId;
 use crate::observe::Observer;
 use crate::time::{Duration, SimTime};
+use std::collections::VecDeque;
 
 /// Which process on a host a message or timer is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -217,16 +218,16 @@ impl Alarm {
 pub struct Ctx<'a> {
     pub now: SimTime,
     pub host: HostId,
-    pub effects: &'a mut Vec<Effect>,
+    pub effects: &'a mut VecDeque<Effect>,
     pub obs: &'a mut Observer,
 }
 
 impl Ctx<'_> {
     pub fn send(&mut self, from: Port, to: Addr, payload: Payload) {
-        self.effects.push(Effect::Send { from, to, payload });
+        self.effects.push_back(Effect::Send { from, to, payload });
     }
 
     pub fn set_timer(&mut self, port: Port, after: Duration, timer: Timer) {
-        self.effects.push(Effect::Timer { port, after, timer });
+        self.effects.push_back(Effect::Timer { port, after, timer });
     }
 }

@@ -522,6 +522,7 @@ mod tests {
     use crate::observe::Observer;
     use crate::proc::{Effect, EtcdResponse};
     use crate::time::SimTime;
+    use std::collections::VecDeque;
 
     const CLIENT: Addr = Addr {
         host: 9,
@@ -558,7 +559,7 @@ mod tests {
             }
         }
 
-        fn route(&mut self, from: HostId, effects: Vec<Effect>) {
+        fn route(&mut self, from: HostId, effects: impl IntoIterator<Item = Effect>) {
             let mut queue: Vec<(HostId, Effect)> = effects.into_iter().map(|e| (from, e)).collect();
             while let Some((from, e)) = queue.pop() {
                 let Effect::Send { to, payload, .. } = e else {
@@ -583,7 +584,7 @@ mod tests {
                         port: Port::Etcd,
                     }
                 };
-                let mut out = Vec::new();
+                let mut out = VecDeque::new();
                 let mut ctx = Ctx {
                     now: self.now,
                     host: to.host,
@@ -599,7 +600,7 @@ mod tests {
             for _ in 0..times {
                 self.now += Duration::from_millis(100);
                 for h in 0..3 {
-                    let mut out = Vec::new();
+                    let mut out = VecDeque::new();
                     let mut ctx = Ctx {
                         now: self.now,
                         host: h,
