@@ -165,7 +165,7 @@ impl Watchers {
     }
 
     /// Adds the watches that may want a change of `key` (from or to the given states).
-    fn interested(&self, key: &str, states: [Option<&KeyValue>; 2], out: &mut BTreeSet<u64>) {
+    fn interested(&self, key: &str, states: [Option<&KeyValue>; 2], out: &mut Vec<u64>) {
         for (prefix, ws) in &self.by_prefix {
             if key.starts_with(prefix.as_str()) {
                 out.extend(ws);
@@ -605,20 +605,29 @@ impl Apiserver {
             olds.push(self.cache.apply(&e.key, e.kv.as_ref()));
         }
         // Each change goes to the watches that want it (a pod that left a node-filtered watch
-        // looks deleted to it), gathered per watch in the order the watches started.
-        let mut batches: BTreeMap<u64, Vec<(Key, Option<KeyValue>)>> = BTreeMap::new();
-        let mut candidates = BTreeSet::new();
+        // looks deleted to it), gathered per watch in the order the watches started. A change
+        // wants a handful of watches: small sorted vectors, not maps.
+        let mut batches: Vec<(u64, Vec<(Key, Option<KeyValue>)>)> = Vec::new();
+        let mut candidates = Vec::new();
         for (e, old) in events.iter().zip(&olds) {
             candidates.clear();
             self.watchers
                 .interested(&e.key, [e.kv.as_ref(), old.as_ref()], &mut candidates);
+            candidates.sort_unstable();
+            candidates.dedup();
             for &i in &candidates {
                 let Some(w) = self.watchers.get(i) else {
                     continue;
                 };
                 if w.wants(&e.key, e.kv.as_ref()) || w.wants(&e.key, old.as_ref()) {
                     let kv = e.kv.clone().filter(|kv| w.wants(&e.key, Some(kv)));
-                    batches.entry(i).or_default().push((e.key.clone(), kv));
+                    let at = batches
+                        .binary_search_by_key(&i, |b| b.0)
+                        .unwrap_or_else(|at| {
+                            batches.insert(at, (i, Vec::new()));
+                            at
+                        });
+                    batches[at].1.push((e.key.clone(), kv));
                 }
             }
         }
