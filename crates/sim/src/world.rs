@@ -439,7 +439,12 @@ impl World {
 
     fn deliver(&mut self, from: Addr, to: Addr, payload: Payload) {
         let h = to.host as usize;
-        let containers_before = self.containers_version(to.host);
+        // Only the kubelet changes containers.
+        let containers_before = if to.port == Port::Kubelet {
+            self.containers_version(to.host)
+        } else {
+            None
+        };
         let mut ctx = Ctx {
             now: self.now,
             host: to.host,
@@ -524,7 +529,12 @@ impl World {
             self.start_process(to.host, to.port);
             return;
         }
-        let containers_before = self.containers_version(to.host);
+        // Only the kubelet changes containers.
+        let containers_before = if to.port == Port::Kubelet {
+            self.containers_version(to.host)
+        } else {
+            None
+        };
         let mut ctx = Ctx {
             now: self.now,
             host: to.host,
