@@ -140,6 +140,11 @@ impl Informer {
         self.store.items()
     }
 
+    /// How many of the last known objects are pods bound to a node.
+    pub fn bound_pods(&self) -> usize {
+        self.store.bound_pods()
+    }
+
     /// The last known pods bound to `node`, in key order.
     pub fn pods_on<'a>(&'a self, node: &str) -> impl Iterator<Item = &'a KeyValue> {
         self.store.pods_on(node).map(|(_, kv)| kv)

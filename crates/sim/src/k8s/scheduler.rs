@@ -92,12 +92,14 @@ impl Work for Scheduler {
             return;
         }
         self.dirty = false;
-        let any_pending = self
-            .pods
-            .items()
-            .values()
-            .filter_map(|kv| kv.value.as_pod())
-            .any(|p| p.node.is_none() && p.deletion.is_none());
+        // When every cached pod is bound, nothing waits: no need to look at each pod.
+        let any_pending = self.pods.items().len() != self.pods.bound_pods()
+            && self
+                .pods
+                .items()
+                .values()
+                .filter_map(|kv| kv.value.as_pod())
+                .any(|p| p.node.is_none() && p.deletion.is_none());
         if !any_pending {
             return;
         }

@@ -61,6 +61,11 @@ impl Store {
         old
     }
 
+    /// How many of the objects are pods bound to a node.
+    pub fn bound_pods(&self) -> usize {
+        self.by_node.values().map(BTreeMap::len).sum()
+    }
+
     /// The pods bound to `node`, in key order.
     pub fn pods_on<'a>(&'a self, node: &str) -> impl Iterator<Item = (&'a String, &'a KeyValue)> {
         self.by_node.get(node).into_iter().flatten()
@@ -118,6 +123,7 @@ mod tests {
             ("p/c".to_string(), pod("c", None)),
         ]);
         assert_eq!(on(&s, "n1"), ["p/a", "p/b"]);
+        assert_eq!(s.bound_pods(), 2);
         // An update on the same node is what the index hands out afterwards.
         let mut newer = pod("b", Some("n1"));
         newer.mod_revision = 7;
@@ -128,9 +134,11 @@ mod tests {
         s.apply("p/a", Some(&pod("a", Some("n2"))));
         assert_eq!(on(&s, "n1"), ["p/b"]);
         assert_eq!(on(&s, "n2"), ["p/a", "p/c"]);
+        assert_eq!(s.bound_pods(), 3);
         let old = s.apply("p/b", None);
         assert!(old.is_some());
         assert!(on(&s, "n1").is_empty());
+        assert_eq!(s.bound_pods(), 2);
         s.replace([("p/d".to_string(), pod("d", Some("n2")))]);
         assert_eq!(on(&s, "n2"), ["p/d"]);
         assert_eq!(s.items().len(), 1);
