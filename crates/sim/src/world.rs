@@ -1689,7 +1689,6 @@ impl World {
 
     // ---- observation -----------------------------------------------------------------
 
-    /// Voting members of the current cluster, from the member that has applied the most.
     /// The hosts with an etcd member, and their members, in host order.
     fn members(&self) -> impl Iterator<Item = (HostId, &EtcdMember)> {
         self.etcd_hosts
@@ -1697,6 +1696,7 @@ impl World {
             .filter_map(|&h| self.etcd[h as usize].as_ref().map(|m| (h, m)))
     }
 
+    /// Voting members of the current cluster, from the member that has applied the most.
     fn voters(&self) -> Vec<HostId> {
         self.members()
             .map(|(_, m)| m)
