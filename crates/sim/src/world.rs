@@ -439,12 +439,7 @@ impl World {
 
     fn deliver(&mut self, from: Addr, to: Addr, payload: Payload) {
         let h = to.host as usize;
-        // Only the kubelet changes containers.
-        let containers_before = if to.port == Port::Kubelet {
-            self.containers_version(to.host)
-        } else {
-            None
-        };
+        let containers_before = self.containers_touched_by(to);
         let mut ctx = Ctx {
             now: self.now,
             host: to.host,
@@ -514,7 +509,7 @@ impl World {
             Port::Client => {}
         }
         self.apply_effects(to.host);
-        if to.port == Port::Kubelet && self.containers_version(to.host) != containers_before {
+        if self.containers_touched_by(to) != containers_before {
             self.sync_dns_servers(to.host);
         }
         if exited {
@@ -529,12 +524,7 @@ impl World {
             self.start_process(to.host, to.port);
             return;
         }
-        // Only the kubelet changes containers.
-        let containers_before = if to.port == Port::Kubelet {
-            self.containers_version(to.host)
-        } else {
-            None
-        };
+        let containers_before = self.containers_touched_by(to);
         let mut ctx = Ctx {
             now: self.now,
             host: to.host,
@@ -637,7 +627,7 @@ impl World {
             _ => {}
         }
         self.apply_effects(to.host);
-        if to.port == Port::Kubelet && self.containers_version(to.host) != containers_before {
+        if self.containers_touched_by(to) != containers_before {
             self.sync_dns_servers(to.host);
         }
         if exited {
@@ -800,6 +790,14 @@ impl World {
     }
 
     /// Which state of its containers the host's kubelet is in (None without a kubelet).
+    /// The containers' version of the host if `to` is its kubelet, the only process that
+    /// changes them (compared before and after an input, to keep the DNS servers in step).
+    fn containers_touched_by(&self, to: Addr) -> Option<(u64, u64)> {
+        (to.port == Port::Kubelet)
+            .then(|| self.containers_version(to.host))
+            .flatten()
+    }
+
     fn containers_version(&self, h: HostId) -> Option<(u64, u64)> {
         let k = self.procs.get(h as usize)?.kubelet.as_ref()?;
         let to = Addr {
