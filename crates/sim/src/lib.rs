@@ -7,6 +7,7 @@
 pub mod engine;
 pub mod etcd;
 pub mod k8s;
+pub mod keymap;
 pub mod net;
 pub mod observe;
 pub mod proc;

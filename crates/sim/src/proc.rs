@@ -85,12 +85,12 @@ pub enum EtcdResponse {
     Written(KvResult),
     Read {
         revision: u64,
-        kvs: Vec<(String, KeyValue)>,
+        kvs: Vec<(crate::etcd::kv::Key, KeyValue)>,
     },
     /// A watch started: the range at `revision`; changes after it follow.
     WatchStarted {
         revision: u64,
-        kvs: Vec<(String, KeyValue)>,
+        kvs: Vec<(crate::etcd::kv::Key, KeyValue)>,
     },
     Failed(EtcdError),
 }

@@ -6,8 +6,7 @@
 //! Left out: history of old revisions (no watch replay from the past), compaction,
 //! leases with TTLs, range queries beyond prefixes.
 
-use std::collections::BTreeMap;
-use std::ops::Bound;
+use crate::keymap::KeyMap;
 
 /// What a key holds: a Kubernetes object (or an opaque string), shared, cheap to clone.
 pub type Value = std::sync::Arc<crate::k8s::objects::Object>;
@@ -68,7 +67,7 @@ pub enum KvResult {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct KvStore {
     revision: u64,
-    keys: BTreeMap<String, KeyValue>,
+    keys: KeyMap<KeyValue>,
 }
 
 impl KvStore {
@@ -92,8 +91,8 @@ impl KvStore {
     pub fn range_prefix<'a>(
         &'a self,
         prefix: &'a str,
-    ) -> impl Iterator<Item = (&'a String, &'a KeyValue)> + 'a {
-        range_prefix(&self.keys, prefix)
+    ) -> impl Iterator<Item = (&'a Key, &'a KeyValue)> + 'a {
+        self.keys.range_prefix(prefix)
     }
 
     /// Applies one write; returns its outcome and, if it succeeded, the key's new state (None
@@ -110,18 +109,18 @@ impl KvStore {
             KvOp::CompareAndDelete { key, expected } => (key, Some(*expected), None),
         };
         let Some(value) = value else {
-            let current = self.keys.get(&**key).map_or(0, |kv| kv.mod_revision);
+            let current = self.keys.get(key).map_or(0, |kv| kv.mod_revision);
             if expected.is_some_and(|e| e != current || current == 0) {
                 return (KvResult::Conflict { current }, None);
             }
-            if self.keys.remove(&**key).is_some() {
+            if self.keys.remove(key).is_some() {
                 self.revision += 1;
             }
             let revision = self.revision;
             return (KvResult::Ok { revision }, None);
         };
         // One lookup for the common case, an update of a key that exists.
-        if let Some(kv) = self.keys.get_mut(&**key) {
+        if let Some(kv) = self.keys.get_mut(key) {
             if expected.is_some_and(|e| e != kv.mod_revision) {
                 let current = kv.mod_revision;
                 return (KvResult::Conflict { current }, None);
@@ -142,24 +141,15 @@ impl KvStore {
         }
         self.revision += 1;
         let revision = self.revision;
-        let kv = self.keys.entry(key.to_string()).or_insert(KeyValue {
+        let kv = KeyValue {
             value: value.clone(),
             create_revision: revision,
             mod_revision: revision,
             version: 1,
-        });
-        (KvResult::Ok { revision }, Some(kv.clone()))
+        };
+        self.keys.insert(key, kv.clone());
+        (KvResult::Ok { revision }, Some(kv))
     }
-}
-
-/// The entries of a string-keyed map whose key starts with `prefix`, in key order (for the
-/// store here and the apiserver's and informers' caches of the same keys).
-pub fn range_prefix<'a, V>(
-    map: &'a BTreeMap<String, V>,
-    prefix: &'a str,
-) -> impl Iterator<Item = (&'a String, &'a V)> + 'a {
-    map.range::<str, _>((Bound::Included(prefix), Bound::Unbounded))
-        .take_while(move |(k, _)| k.starts_with(prefix))
 }
 
 #[cfg(test)]
@@ -237,7 +227,7 @@ mod tests {
                 value: v(""),
             });
         }
-        let keys: Vec<_> = kv.range_prefix("/pods/").map(|(k, _)| k.as_str()).collect();
+        let keys: Vec<_> = kv.range_prefix("/pods/").map(|(k, _)| &**k).collect();
         assert_eq!(keys, ["/pods/a", "/pods/b"]);
         kv.apply(&KvOp::Delete {
             key: "/pods/a".into(),

@@ -59,11 +59,11 @@ pub enum ApiResponse {
     WatchStarted {
         backend: HostId,
         revision: u64,
-        items: Vec<(String, KeyValue)>,
+        items: Vec<(Key, KeyValue)>,
     },
     Ready(bool),
     List {
-        items: Vec<(String, KeyValue)>,
+        items: Vec<(Key, KeyValue)>,
     },
 }
 

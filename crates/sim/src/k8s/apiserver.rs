@@ -16,7 +16,7 @@
 //! Left out: admission, authentication, priority and fairness, the watch cache's own
 //! resourceVersion semantics beyond "current state, then changes".
 
-use crate::etcd::kv::{range_prefix, Key, KeyValue, KvOp, KvResult};
+use crate::etcd::kv::{Key, KeyValue, KvOp, KvResult};
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
 use crate::k8s::client::ID_SPACE;
 use crate::k8s::store::Store;
@@ -456,12 +456,15 @@ impl Apiserver {
     }
 
     /// The cached objects a watch or list asks for.
-    fn cached(&self, filter: &ClientWatch) -> Vec<(String, KeyValue)> {
+    fn cached(&self, filter: &ClientWatch) -> Vec<(Key, KeyValue)> {
         let pick =
-            |(k, v): (&String, &KeyValue)| filter.wants(k, Some(v)).then(|| (k.clone(), v.clone()));
+            |(k, v): (&Key, &KeyValue)| filter.wants(k, Some(v)).then(|| (k.clone(), v.clone()));
         match &filter.node {
             Some(node) => self.cache.pods_on(node).filter_map(pick).collect(),
-            None => range_prefix(self.cache.items(), &filter.prefix)
+            None => self
+                .cache
+                .items()
+                .range_prefix(&filter.prefix)
                 .filter_map(pick)
                 .collect(),
         }
@@ -503,7 +506,7 @@ impl Apiserver {
                     EtcdResponse::Read { kvs, .. } => {
                         let key = get.unwrap_or_default();
                         ApiResponse::Object(
-                            kvs.into_iter().find(|(k, _)| *k == key).map(|(_, v)| v),
+                            kvs.into_iter().find(|(k, _)| **k == *key).map(|(_, v)| v),
                         )
                     }
                     EtcdResponse::Failed(EtcdError::NoLeader) => {

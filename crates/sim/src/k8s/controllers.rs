@@ -19,7 +19,7 @@
 //!
 //! Left out: ReplicaSet revisions and rollouts, pod disruption budgets, garbage collection.
 
-use crate::etcd::kv::{range_prefix, KeyValue};
+use crate::etcd::kv::KeyValue;
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
 use crate::k8s::client::{ApiClient, ID_SPACE};
 use crate::k8s::informer::Informer;
@@ -155,7 +155,10 @@ impl Controllers {
         let mut silent = vec![false; nodes.len()];
         let mut first_seen = Vec::new();
         {
-            let mut leases = range_prefix(self.leases.items(), NODE_LEASES)
+            let mut leases = self
+                .leases
+                .items()
+                .range_prefix(NODE_LEASES)
                 .map(|(k, kv)| (&k[NODE_LEASES.len()..], kv.mod_revision))
                 .peekable();
             let mut probes = self.probe.iter_mut().peekable();

@@ -9,7 +9,6 @@ use crate::k8s::client::ApiClient;
 use crate::k8s::store::Store;
 use crate::proc::{Addr, Ctx};
 use crate::time::{Duration, SimTime};
-use std::collections::BTreeMap;
 
 /// A watch with no message (not even a heartbeat) for this long is given up
 /// (client-go's HTTP/2 health check: 30 s idle + 15 s ping timeout).
@@ -136,7 +135,7 @@ impl Informer {
     }
 
     /// The last known objects, by key.
-    pub fn items(&self) -> &BTreeMap<String, KeyValue> {
+    pub fn items(&self) -> &crate::keymap::KeyMap<KeyValue> {
         self.store.items()
     }
 

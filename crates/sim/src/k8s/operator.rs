@@ -256,7 +256,7 @@ impl Operator {
                     ctx.obs
                         .pod_event(ctx.now, "pod.evicted", &p.name, &node, &p.workload, text);
                     let req = ApiRequest::Update {
-                        key,
+                        key: key.to_string(),
                         value: Arc::new(Object::Pod(p)),
                         resource_version: kv.mod_revision,
                     };

@@ -3,24 +3,25 @@
 //! apiserver's watch cache serves the kubelets' `spec.nodeName` field selector from one,
 //! so a kubelet's list or a controller's look at one node never scans every pod.
 
-use crate::etcd::kv::KeyValue;
+use crate::etcd::kv::{Key, KeyValue};
+use crate::keymap::{KeyMap, Slot};
 use std::collections::BTreeMap;
 
 #[derive(Clone, Default)]
 pub struct Store {
-    items: BTreeMap<String, KeyValue>,
-    /// The bound pods of each node, with their state (shared handles), so a look at one
-    /// node's pods reads one small map.
-    by_node: BTreeMap<String, BTreeMap<String, KeyValue>>,
+    items: KeyMap<KeyValue>,
+    /// Where each node's bound pods wait in `items`, in key order: a pod updated on the
+    /// node it was on (most changes) leaves this index alone.
+    by_node: BTreeMap<String, BTreeMap<Key, Slot>>,
 }
 
 impl Store {
-    pub fn items(&self) -> &BTreeMap<String, KeyValue> {
+    pub fn items(&self) -> &KeyMap<KeyValue> {
         &self.items
     }
 
     /// Starts over from a full list.
-    pub fn replace(&mut self, items: impl IntoIterator<Item = (String, KeyValue)>) {
+    pub fn replace(&mut self, items: impl IntoIterator<Item = (Key, KeyValue)>) {
         self.items.clear();
         self.by_node.clear();
         for (key, kv) in items {
@@ -29,34 +30,26 @@ impl Store {
     }
 
     /// Sets (Some) or deletes (None) one object; returns its previous state.
-    pub fn apply(&mut self, key: &str, kv: Option<&KeyValue>) -> Option<KeyValue> {
-        // Most changes update an object in place: no key is copied then.
-        let old = match (kv, self.items.get_mut(key)) {
-            (Some(kv), Some(slot)) => Some(std::mem::replace(slot, kv.clone())),
-            (Some(kv), None) => self.items.insert(key.to_string(), kv.clone()),
-            (None, _) => self.items.remove(key),
+    pub fn apply(&mut self, key: &Key, kv: Option<&KeyValue>) -> Option<KeyValue> {
+        let (slot, old) = match kv {
+            Some(kv) => {
+                let (slot, old) = self.items.insert(key, kv.clone());
+                (Some(slot), old)
+            }
+            None => (None, self.items.remove(key)),
         };
         let (was, now) = (old.as_ref().and_then(bound_node), kv.and_then(bound_node));
-        if let (Some(node), Some(kv), true) = (now, kv, was == now) {
-            if let Some(slot) = self
-                .by_node
-                .get_mut(node)
-                .and_then(|pods| pods.get_mut(key))
-            {
-                *slot = kv.clone();
-            }
+        if was == now {
             return old;
         }
-        if let Some(node) = was {
-            if let Some(pods) = self.by_node.get_mut(node) {
-                pods.remove(key);
-            }
+        if let Some(pods) = was.and_then(|node| self.by_node.get_mut(node)) {
+            pods.remove(key);
         }
-        if let (Some(node), Some(kv)) = (now, kv) {
+        if let (Some(node), Some(slot)) = (now, slot) {
             self.by_node
                 .entry(node.to_string())
                 .or_default()
-                .insert(key.to_string(), kv.clone());
+                .insert(key.clone(), slot);
         }
         old
     }
@@ -67,8 +60,12 @@ impl Store {
     }
 
     /// The pods bound to `node`, in key order.
-    pub fn pods_on<'a>(&'a self, node: &str) -> impl Iterator<Item = (&'a String, &'a KeyValue)> {
-        self.by_node.get(node).into_iter().flatten()
+    pub fn pods_on<'a>(&'a self, node: &str) -> impl Iterator<Item = (&'a Key, &'a KeyValue)> {
+        self.by_node
+            .get(node)
+            .into_iter()
+            .flatten()
+            .map(|(k, &slot)| (k, self.items.at(slot)))
     }
 }
 
@@ -111,35 +108,40 @@ mod tests {
     }
 
     fn on(store: &Store, node: &str) -> Vec<String> {
-        store.pods_on(node).map(|(k, _)| k.clone()).collect()
+        store.pods_on(node).map(|(k, _)| k.to_string()).collect()
     }
 
     #[test]
     fn the_node_index_follows_binding_moves_and_deletes() {
         let mut s = Store::default();
         s.replace([
-            ("p/b".to_string(), pod("b", Some("n1"))),
-            ("p/a".to_string(), pod("a", Some("n1"))),
-            ("p/c".to_string(), pod("c", None)),
+            ("p/b".into(), pod("b", Some("n1"))),
+            ("p/a".into(), pod("a", Some("n1"))),
+            ("p/c".into(), pod("c", None)),
         ]);
         assert_eq!(on(&s, "n1"), ["p/a", "p/b"]);
         assert_eq!(s.bound_pods(), 2);
         // An update on the same node is what the index hands out afterwards.
         let mut newer = pod("b", Some("n1"));
         newer.mod_revision = 7;
-        s.apply("p/b", Some(&newer));
+        s.apply(&"p/b".into(), Some(&newer));
         let revisions: Vec<u64> = s.pods_on("n1").map(|(_, kv)| kv.mod_revision).collect();
         assert_eq!(revisions, [1, 7]);
-        s.apply("p/c", Some(&pod("c", Some("n2"))));
-        s.apply("p/a", Some(&pod("a", Some("n2"))));
+        s.apply(&"p/c".into(), Some(&pod("c", Some("n2"))));
+        s.apply(&"p/a".into(), Some(&pod("a", Some("n2"))));
         assert_eq!(on(&s, "n1"), ["p/b"]);
         assert_eq!(on(&s, "n2"), ["p/a", "p/c"]);
         assert_eq!(s.bound_pods(), 3);
-        let old = s.apply("p/b", None);
+        let old = s.apply(&"p/b".into(), None);
         assert!(old.is_some());
         assert!(on(&s, "n1").is_empty());
         assert_eq!(s.bound_pods(), 2);
-        s.replace([("p/d".to_string(), pod("d", Some("n2")))]);
+        // A new pod takes the freed slot; the index still hands out each node's own pods.
+        s.apply(&"p/e".into(), Some(&pod("e", Some("n1"))));
+        assert_eq!(on(&s, "n1"), ["p/e"]);
+        assert_eq!(on(&s, "n2"), ["p/a", "p/c"]);
+        s.apply(&"p/e".into(), None);
+        s.replace([("p/d".into(), pod("d", Some("n2")))]);
         assert_eq!(on(&s, "n2"), ["p/d"]);
         assert_eq!(s.items().len(), 1);
     }

@@ -1,0 +1,176 @@
+//! A map from object keys (`/registry/pods/default/web-1`) that is hashed for the point
+//! lookups every write makes, and ordered for the prefix lists and in-order passes.
+//!
+//! etcd's store and every Kubernetes cache apply one change at a time to a key they know,
+//! far more often than they create, delete or list keys. A `BTreeMap<String, _>` pays a
+//! string comparison, and a pointer to follow, per level for each change. Here a change
+//! hashes its key once and writes its value in a slot; only creates and deletes touch the
+//! ordered index. Nothing is ever iterated in hash order, so runs stay deterministic.
+
+use crate::etcd::kv::Key;
+use rustc_hash::FxHashMap;
+use std::collections::BTreeMap;
+use std::ops::Bound;
+
+/// Where a value waits: stable from insert to remove (freed slots are reused).
+pub type Slot = u32;
+
+#[derive(Clone)]
+pub struct KeyMap<V> {
+    slots: Vec<Option<V>>,
+    free: Vec<Slot>,
+    by_key: FxHashMap<Key, Slot>,
+    order: BTreeMap<Key, Slot>,
+}
+
+impl<V> Default for KeyMap<V> {
+    fn default() -> Self {
+        KeyMap {
+            slots: Vec::new(),
+            free: Vec::new(),
+            by_key: FxHashMap::default(),
+            order: BTreeMap::new(),
+        }
+    }
+}
+
+impl<V> KeyMap<V> {
+    pub fn len(&self) -> usize {
+        self.order.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.order.is_empty()
+    }
+
+    pub fn clear(&mut self) {
+        *self = KeyMap::default();
+    }
+
+    pub fn slot(&self, key: &str) -> Option<Slot> {
+        self.by_key.get(key).copied()
+    }
+
+    /// The value in a slot that [`KeyMap::slot`] or [`KeyMap::insert`] gave out.
+    pub fn at(&self, slot: Slot) -> &V {
+        self.slots[slot as usize]
+            .as_ref()
+            .expect("a slot handed out holds its value until removed")
+    }
+
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.by_key.contains_key(key)
+    }
+
+    pub fn get(&self, key: &str) -> Option<&V> {
+        self.slot(key).map(|s| self.at(s))
+    }
+
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut V> {
+        let s = self.slot(key)?;
+        self.slots[s as usize].as_mut()
+    }
+
+    /// Sets `key`; returns its slot and its previous value.
+    pub fn insert(&mut self, key: &Key, value: V) -> (Slot, Option<V>) {
+        if let Some(s) = self.slot(key) {
+            return (s, self.slots[s as usize].replace(value));
+        }
+        let s = match self.free.pop() {
+            Some(s) => {
+                self.slots[s as usize] = Some(value);
+                s
+            }
+            None => {
+                self.slots.push(Some(value));
+                (self.slots.len() - 1) as Slot
+            }
+        };
+        self.by_key.insert(key.clone(), s);
+        self.order.insert(key.clone(), s);
+        (s, None)
+    }
+
+    pub fn remove(&mut self, key: &str) -> Option<V> {
+        let s = self.by_key.remove(key)?;
+        self.order.remove(key);
+        self.free.push(s);
+        self.slots[s as usize].take()
+    }
+
+    /// Every entry in key order.
+    pub fn iter(&self) -> impl Iterator<Item = (&Key, &V)> + '_ {
+        self.order.iter().map(|(k, &s)| (k, self.at(s)))
+    }
+
+    /// Every value in key order.
+    pub fn values(&self) -> impl Iterator<Item = &V> + '_ {
+        self.order.values().map(|&s| self.at(s))
+    }
+
+    /// The entries whose key starts with `prefix`, in key order.
+    pub fn range_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = (&'a Key, &'a V)> {
+        self.order
+            .range::<str, _>((Bound::Included(prefix), Bound::Unbounded))
+            .take_while(move |(k, _)| k.starts_with(prefix))
+            .map(|(k, &s)| (k, self.at(s)))
+    }
+}
+
+impl<V: PartialEq> PartialEq for KeyMap<V> {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl<V: std::fmt::Debug> std::fmt::Debug for KeyMap<V> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lookups_order_and_reused_slots() {
+        let mut m = KeyMap::default();
+        for (i, k) in ["/pods/b", "/nodes/x", "/pods/a", "/podsz"]
+            .iter()
+            .enumerate()
+        {
+            assert_eq!(m.insert(&Key::from(*k), i), (i as Slot, None));
+        }
+        assert_eq!(m.get("/pods/a"), Some(&2));
+        assert_eq!(m.insert(&Key::from("/pods/a"), 9), (2, Some(2)));
+        *m.get_mut("/nodes/x").unwrap() += 10;
+        let all: Vec<_> = m.iter().map(|(k, v)| (&**k, *v)).collect();
+        assert_eq!(
+            all,
+            [
+                ("/nodes/x", 11),
+                ("/pods/a", 9),
+                ("/pods/b", 0),
+                ("/podsz", 3)
+            ]
+        );
+        let pods: Vec<_> = m.range_prefix("/pods/").map(|(_, v)| *v).collect();
+        assert_eq!(pods, [9, 0]);
+        assert_eq!(m.remove("/pods/b"), Some(0));
+        assert_eq!(m.remove("/pods/b"), None);
+        assert!(!m.contains_key("/pods/b"));
+        // The freed slot is reused, and the other slots have not moved.
+        assert_eq!(m.insert(&Key::from("/pods/c"), 5), (0, None));
+        assert_eq!(m.slot("/podsz"), Some(3));
+        assert_eq!(m.values().copied().collect::<Vec<_>>(), [11, 9, 5, 3]);
+        assert_eq!(m.len(), 4);
+        let mut same = KeyMap::default();
+        for (k, v) in m.iter() {
+            same.insert(k, *v);
+        }
+        assert_eq!(m, same);
+        same.clear();
+        assert!(same.is_empty() && same.get("/pods/a").is_none());
+    }
+}
