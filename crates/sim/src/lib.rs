@@ -6,6 +6,7 @@
 
 pub mod engine;
 pub mod etcd;
+pub mod inflight;
 pub mod k8s;
 pub mod keymap;
 pub mod net;

@@ -26,13 +26,13 @@
 
 use super::kv::{KvOp, KvResult, KvStore, Value};
 use super::raft::{self, ConfChange, EntryData, MemberId, Raft, RaftEvent, Role, StepDownReason};
+use crate::inflight::InFlight;
 use crate::net::HostId;
 use crate::proc::{
     Addr, Cmd, Ctx, EtcdCmd, EtcdError, EtcdRequest, EtcdResponse, Payload, Port, Timer, WatchEvent,
 };
 use crate::rng::Rng;
 use crate::time::Duration;
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// etcd's `--snapshot-count` (default since 3.6): applied entries between two snapshots.
@@ -104,7 +104,7 @@ pub struct EtcdMember {
     cfg: EtcdConfig,
     /// Never reset, so a context id is unique over the member's whole life, restarts included.
     next_ctx: u64,
-    pending: BTreeMap<u64, Pending>,
+    pending: InFlight<Pending>,
     /// Reads whose ReadIndex is known, waiting for the store to catch up to that index.
     reads_waiting_apply: Vec<(u64, u64)>,
     /// Removed from the configuration: etcd shuts itself down.
@@ -146,7 +146,7 @@ impl EtcdMember {
             cluster: 1,
             cfg,
             next_ctx: 0,
-            pending: BTreeMap::new(),
+            pending: InFlight::default(),
             reads_waiting_apply: Vec::new(),
             removed: false,
             watchers: Vec::new(),
@@ -386,7 +386,7 @@ impl EtcdMember {
                     });
                 }
                 if cmd.origin == self.host {
-                    if let Some(Pending::Write { client, id }) = self.pending.remove(&cmd.ctx) {
+                    if let Some(Pending::Write { client, id }) = self.pending.remove(cmd.ctx) {
                         reply(ctx, client, id, EtcdResponse::Written(result));
                     }
                 }
@@ -416,7 +416,7 @@ impl EtcdMember {
             i > applied
         });
         for c in ready {
-            match self.pending.remove(&c) {
+            match self.pending.remove(c) {
                 Some(Pending::Read { client, id, prefix }) => {
                     let resp = self.read(&prefix);
                     reply(ctx, client, id, resp);
@@ -440,7 +440,7 @@ impl EtcdMember {
         for ev in self.raft.take_events() {
             match ev {
                 RaftEvent::ProposalDropped { ctx: c } => {
-                    if let Some(Pending::Write { client, id }) = self.pending.remove(&c) {
+                    if let Some(Pending::Write { client, id }) = self.pending.remove(c) {
                         reply(ctx, client, id, EtcdResponse::Failed(EtcdError::NoLeader));
                     }
                 }

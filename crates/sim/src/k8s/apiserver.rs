@@ -17,6 +17,7 @@
 //! resourceVersion semantics beyond "current state, then changes".
 
 use crate::etcd::kv::{Key, KeyValue, KvOp, KvResult};
+use crate::inflight::InFlight;
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
 use crate::k8s::client::ID_SPACE;
 use crate::k8s::store::Store;
@@ -196,7 +197,7 @@ pub struct Apiserver {
     unhealthy_until: Vec<SimTime>,
     next_id: u64,
     /// Outstanding etcd requests: the endpoint each went to and its deadline.
-    pending: BTreeMap<u64, (EtcdPending, usize, SimTime)>,
+    pending: InFlight<(EtcdPending, usize, SimTime)>,
     /// One timer at the earliest deadline, not one per request: answers come in milliseconds,
     /// so almost every per-request timer would fire for nothing.
     timeouts: Alarm,
@@ -220,7 +221,7 @@ impl Apiserver {
             pinned: 0,
             unhealthy_until: vec![SimTime::ZERO; n],
             next_id: 0,
-            pending: BTreeMap::new(),
+            pending: InFlight::default(),
             timeouts: Alarm::default(),
             cache: Store::default(),
             cache_state: CacheState::Idle {
@@ -485,7 +486,7 @@ impl Apiserver {
     }
 
     fn on_etcd_response(&mut self, ctx: &mut Ctx, id: u64, resp: EtcdResponse) {
-        let Some((pending, endpoint, _)) = self.pending.remove(&id) else {
+        let Some((pending, endpoint, _)) = self.pending.remove(id) else {
             return;
         };
         if matches!(resp, EtcdResponse::Failed(_)) {
@@ -556,7 +557,7 @@ impl Apiserver {
             .pending
             .iter()
             .filter(|(_, p)| p.2 <= ctx.now)
-            .map(|(&id, _)| id)
+            .map(|(id, _)| id)
             .collect();
         for id in overdue {
             self.etcd_timed_out(ctx, id);
@@ -570,7 +571,7 @@ impl Apiserver {
     }
 
     fn etcd_timed_out(&mut self, ctx: &mut Ctx, id: u64) {
-        let Some((pending, endpoint, _)) = self.pending.remove(&id) else {
+        let Some((pending, endpoint, _)) = self.pending.remove(id) else {
             return;
         };
         self.endpoint_failed(endpoint, ctx.now);

@@ -6,10 +6,10 @@
 //! come in milliseconds, so almost every per-request timer would fire for nothing.
 //! An answer that arrives after its deadline counts as a timeout, exactly as before.
 
+use crate::inflight::InFlight;
 use crate::k8s::api::{ApiPayload, ApiRequest};
 use crate::proc::{Addr, Alarm, Ctx, Payload, Timer};
 use crate::time::{Duration, SimTime};
-use std::collections::BTreeMap;
 
 #[derive(Clone)]
 pub struct ApiClient<T> {
@@ -18,7 +18,7 @@ pub struct ApiClient<T> {
     id_base: u64,
     next_id: u64,
     /// Outstanding requests: tag and deadline.
-    pending: BTreeMap<u64, (T, SimTime)>,
+    pending: InFlight<(T, SimTime)>,
     /// The check timer, at the earliest deadline.
     check: Alarm,
 }
@@ -38,7 +38,7 @@ impl<T> ApiClient<T> {
             endpoint,
             id_base,
             next_id: id_base,
-            pending: BTreeMap::new(),
+            pending: InFlight::default(),
             check: Alarm::default(),
         }
     }
@@ -71,8 +71,8 @@ impl<T> ApiClient<T> {
     /// The tag of a request answered in time (None if unknown or past its deadline: that
     /// one is reported by `expired`).
     pub fn answered(&mut self, id: u64, now: SimTime) -> Option<T> {
-        match self.pending.get(&id) {
-            Some((_, deadline)) if now <= *deadline => self.pending.remove(&id).map(|(t, _)| t),
+        match self.pending.get(id) {
+            Some((_, deadline)) if now <= *deadline => self.pending.remove(id).map(|(t, _)| t),
             _ => None,
         }
     }
@@ -85,11 +85,11 @@ impl<T> ApiClient<T> {
             .pending
             .iter()
             .filter(|(_, (_, d))| *d <= now)
-            .map(|(id, _)| *id)
+            .map(|(id, _)| id)
             .collect();
         let tags = due
             .into_iter()
-            .filter_map(|id| self.pending.remove(&id).map(|(t, _)| t))
+            .filter_map(|id| self.pending.remove(id).map(|(t, _)| t))
             .collect();
         self.check.rang(now);
         if let Some(next) = self.pending.values().map(|(_, d)| *d).min() {
