@@ -117,6 +117,16 @@ impl<V> KeyMap<V> {
     }
 }
 
+impl<V> FromIterator<(Key, V)> for KeyMap<V> {
+    fn from_iter<I: IntoIterator<Item = (Key, V)>>(entries: I) -> Self {
+        let mut map = KeyMap::default();
+        for (k, v) in entries {
+            map.insert(&k, v);
+        }
+        map
+    }
+}
+
 impl<V: PartialEq> PartialEq for KeyMap<V> {
     fn eq(&self, other: &Self) -> bool {
         self.len() == other.len() && self.iter().eq(other.iter())
@@ -165,10 +175,7 @@ mod tests {
         assert_eq!(m.slot("/podsz"), Some(3));
         assert_eq!(m.values().copied().collect::<Vec<_>>(), [11, 9, 5, 3]);
         assert_eq!(m.len(), 4);
-        let mut same = KeyMap::default();
-        for (k, v) in m.iter() {
-            same.insert(k, *v);
-        }
+        let mut same: KeyMap<_> = m.iter().map(|(k, v)| (k.clone(), *v)).collect();
         assert_eq!(m, same);
         same.clear();
         assert!(same.is_empty() && same.get("/pods/a").is_none());

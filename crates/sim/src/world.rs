@@ -23,6 +23,7 @@ use crate::k8s::probe::ApiProbe;
 use crate::k8s::proxy::{DnsServer, DnsServers, KubeProxy};
 use crate::k8s::scheduler::{Scheduler, SchedulerSpec};
 use crate::k8s::traffic::{Client, Traffic};
+use crate::keymap::KeyMap;
 use crate::net::{HostId, Network};
 use crate::observe::{Event, Observer};
 use crate::proc::{Addr, Ctx, Effect, Payload, Port, Timer};
@@ -159,7 +160,7 @@ pub struct World {
     /// Workloads in scenario order (CoreDNS last), and the most pods of each seen running at once.
     workload_names: Vec<String>,
     workload_index: BTreeMap<String, usize>,
-    host_index: BTreeMap<String, HostId>,
+    host_index: KeyMap<HostId>,
     max_running: Vec<u32>,
     /// Containers running per workload as of the last sample.
     running_now: Vec<u32>,
@@ -296,7 +297,7 @@ impl World {
                 .hosts
                 .iter()
                 .enumerate()
-                .map(|(i, h)| (h.name.clone(), i as HostId))
+                .map(|(i, h)| (h.name.as_str().into(), i as HostId))
                 .collect(),
             max_running: vec![0; scenario.workloads.len() + 1],
             running_now: vec![0; scenario.workloads.len() + 1],
@@ -2092,7 +2093,7 @@ fn largest_clique(hosts: &[HostId], connected: impl Fn(HostId, HostId) -> bool) 
 /// The endpoint a worker's kube-proxy picks for a Service, as (pod, host of the pod).
 fn pick_endpoint<'a>(
     procs: &'a [Procs],
-    host_index: &BTreeMap<String, HostId>,
+    host_index: &KeyMap<HostId>,
     rng: &mut Rng,
     worker: HostId,
     service: &str,

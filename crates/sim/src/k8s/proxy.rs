@@ -8,7 +8,7 @@
 
 use crate::k8s::api::ApiPayload;
 use crate::k8s::informer::Informer;
-use crate::k8s::objects::{Endpoint, ENDPOINT_SLICES, WORKLOADS};
+use crate::k8s::objects::{slice_key, Endpoint, ENDPOINT_SLICES, WORKLOADS};
 use crate::proc::{Addr, Alarm, Ctx, Port, Timer};
 use crate::time::{Duration, SimTime};
 use std::collections::BTreeMap;
@@ -60,12 +60,10 @@ impl KubeProxy {
 
     /// The endpoints this kube-proxy would send a Service's traffic to.
     pub fn rules(&self, service: &str) -> &[Endpoint] {
-        // A handful of slices, one per Service: a scan builds no key.
         self.slices
             .items()
-            .iter()
-            .find(|(k, _)| k.strip_prefix(ENDPOINT_SLICES) == Some(service))
-            .and_then(|(_, kv)| kv.value.as_endpoint_slice())
+            .get(&slice_key(service))
+            .and_then(|kv| kv.value.as_endpoint_slice())
             .map_or(&[], |s| s.endpoints.as_slice())
     }
 }
