@@ -34,7 +34,7 @@ fn main() {
                  serve   setup, then serve the playground at http://127.0.0.1:8080/\n\
                  dist    release build into dist/ and print bundle sizes\n\
                  test    every test layer: native, sweep, wasm in Chromium, end-to-end in Chromium\n\
-                 bench   benchmarks: the simulation natively, then the playground in Chromium (--native: only the first)"
+                 bench   benchmarks: the simulation natively (profile-guided; --no-pgo: plain build), then the playground in Chromium (--native: only the first)"
             );
             if cmd == "help" || cmd == "--help" {
                 Ok(())
@@ -351,19 +351,115 @@ fn test(_args: &[String]) -> Result {
     }
 }
 
-/// The native benchmarks, then the playground's in headless Chromium (`--native` skips the browser).
+/// `llvm-profdata` of the active toolchain (rustup's `llvm-tools`, added when missing), or
+/// None when it cannot be had.
+fn llvm_profdata() -> Option<PathBuf> {
+    let out = |args: &[&str]| {
+        let o = cmd("rustc").args(args).output().ok()?;
+        o.status
+            .success()
+            .then(|| String::from_utf8_lossy(&o.stdout).into_owned())
+    };
+    let sysroot = out(&["--print", "sysroot"])?;
+    let host = out(&["-vV"])?
+        .lines()
+        .find_map(|l| l.strip_prefix("host: ").map(str::to_string))?;
+    let tool = Path::new(sysroot.trim()).join(format!("lib/rustlib/{host}/bin/llvm-profdata"));
+    if !tool.exists() {
+        println!("get  llvm-tools (for llvm-profdata)");
+        run(cmd("rustup").args(["component", "add", "llvm-tools"])).ok()?;
+    }
+    tool.exists().then_some(tool)
+}
+
+/// The benchmark runner built with profile-guided optimisation, as release builds of
+/// compilers and browsers are: an instrumented build runs every test and ready scenario
+/// (not the benchmark's own clusters), and the bench profile is rebuilt with what it
+/// measured. None, with a note, when the toolchain has no `llvm-profdata`.
+fn pgo_runner() -> Result<Option<PathBuf>> {
+    let Some(profdata) = llvm_profdata() else {
+        println!("note: no llvm-profdata for this toolchain: benchmarking the plain build");
+        return Ok(None);
+    };
+    let dir = root().join("target/pgo");
+    let raw = dir.join("raw");
+    let build = |target: &str, flag: String| {
+        run(cmd("cargo")
+            .args(["build", "--profile", "bench", "--quiet", "-p", "clustersim"])
+            .arg("--target-dir")
+            .arg(dir.join(target))
+            .env("RUSTFLAGS", flag))
+    };
+    println!("== profile-guided build: instrumented runner");
+    build("gen", format!("-Cprofile-generate={}", raw.display()))?;
+    let _ = fs::remove_dir_all(&raw);
+    let mut scenarios = Vec::new();
+    for d in ["tests/scenarios", "web/scenarios"] {
+        let entries = fs::read_dir(root().join(d)).map_err(|e| format!("{d}: {e}"))?;
+        scenarios.extend(
+            entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "json")),
+        );
+    }
+    scenarios.sort();
+    println!(
+        "== profile-guided build: training on {} scenarios",
+        scenarios.len()
+    );
+    let trainer = dir.join("gen/release/clustersim");
+    for s in &scenarios {
+        let ok = cmd(&trainer.display().to_string())
+            .arg("run")
+            .arg(s)
+            .stdout(std::process::Stdio::null())
+            .status()
+            .map_err(|e| format!("{}: {e}", trainer.display()))?
+            .success();
+        if !ok {
+            return Err(format!("training run failed on {}", s.display()));
+        }
+    }
+    let merged = dir.join("merged.profdata");
+    run(cmd(&profdata.display().to_string())
+        .args(["merge", "-o"])
+        .arg(&merged)
+        .arg(&raw))?;
+    println!("== profile-guided build: optimised runner");
+    build("use", format!("-Cprofile-use={}", merged.display()))?;
+    Ok(Some(dir.join("use/release/clustersim")))
+}
+
+/// The native benchmarks, then the playground's in headless Chromium (`--native` skips the
+/// browser). The runner is built with profile-guided optimisation unless `--no-pgo` is given
+/// or the toolchain cannot provide `llvm-profdata`.
 fn bench(args: &[String]) -> Result {
     let native_only = args.iter().any(|a| a == "--native");
-    run(cmd("cargo").args([
-        "run",
-        "--profile",
-        "bench",
-        "--quiet",
-        "-p",
-        "clustersim",
-        "--",
-        "bench",
-    ]))?;
+    let runner = if args.iter().any(|a| a == "--no-pgo") {
+        None
+    } else {
+        pgo_runner()?
+    };
+    match runner {
+        Some(runner) => {
+            println!("== native benchmarks: the profile-guided build");
+            run(cmd(&runner.display().to_string()).arg("bench"))?;
+        }
+        None => {
+            println!("== native benchmarks: the plain build (fat LTO, no profile)");
+            run(cmd("cargo").args([
+                "run",
+                "--profile",
+                "bench",
+                "--quiet",
+                "-p",
+                "clustersim",
+                "--",
+                "bench",
+            ]))?;
+        }
+    }
     if native_only {
         return Ok(());
     }
