@@ -12,21 +12,21 @@ use crate::proc::Addr;
 #[derive(Clone, Debug, PartialEq)]
 pub enum ApiRequest {
     /// A consistent read of one object (a quorum read in etcd).
-    Get { key: String },
+    Get { key: Key },
     /// A read of one object from the apiserver's watch cache (`resourceVersion=0`).
-    GetCached { key: String },
+    GetCached { key: Key },
     /// An unconditional update (no resourceVersion precondition).
-    Put { key: String, value: Value },
+    Put { key: Key, value: Value },
     /// Create if absent.
-    Create { key: String, value: Value },
+    Create { key: Key, value: Value },
     /// Replace if the object still has `resource_version`.
     Update {
-        key: String,
+        key: Key,
         value: Value,
         resource_version: u64,
     },
     /// Delete if the object still has `resource_version`.
-    Delete { key: String, resource_version: u64 },
+    Delete { key: Key, resource_version: u64 },
     /// List then watch everything under `prefix`, served from the apiserver's watch cache;
     /// `node` keeps only pods bound to that node (the kubelet's `spec.nodeName` field selector).
     Watch {

@@ -55,7 +55,7 @@ enum EtcdPending {
         client: Addr,
         via: Option<Addr>,
         id: u64,
-        get: Option<String>,
+        get: Option<Key>,
     },
     Readyz {
         client: Addr,
@@ -337,7 +337,7 @@ impl Apiserver {
             }
             ApiRequest::Get { key } => {
                 let read = EtcdRequest::Read {
-                    prefix: key.clone(),
+                    prefix: key.to_string(),
                     linearizable: true,
                 };
                 self.etcd(
@@ -358,13 +358,13 @@ impl Apiserver {
                 via,
                 id,
                 KvOp::Put {
-                    key: key.into(),
+                    key,
                     value,
                 },
             ),
             ApiRequest::Create { key, value } => {
                 let op = KvOp::CompareAndSwap {
-                    key: key.into(),
+                    key,
                     expected: 0,
                     value,
                 };
@@ -376,7 +376,7 @@ impl Apiserver {
                 resource_version,
             } => {
                 let op = KvOp::CompareAndSwap {
-                    key: key.into(),
+                    key,
                     expected: resource_version,
                     value,
                 };
@@ -387,7 +387,7 @@ impl Apiserver {
                 resource_version,
             } => {
                 let op = KvOp::CompareAndDelete {
-                    key: key.into(),
+                    key,
                     expected: resource_version,
                 };
                 self.write(ctx, client, via, id, op);

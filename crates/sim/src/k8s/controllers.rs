@@ -19,7 +19,7 @@
 //!
 //! Left out: ReplicaSet revisions and rollouts, pod disruption budgets, garbage collection.
 
-use crate::etcd::kv::KeyValue;
+use crate::etcd::kv::{Key, KeyValue};
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
 use crate::k8s::client::{ApiClient, ID_SPACE};
 use crate::k8s::informer::Informer;
@@ -62,7 +62,7 @@ enum ZoneState {
 #[derive(Clone)]
 pub struct Controllers {
     timings: NodeTimings,
-    client: ApiClient<String>,
+    client: ApiClient<Key>,
     nodes: Informer,
     leases: Informer,
     pods: Informer,
@@ -74,7 +74,7 @@ pub struct Controllers {
     tokens: BTreeMap<String, (f64, SimTime)>,
     last_monitor: SimTime,
     /// Keys with a write in flight (one at a time per object).
-    busy: BTreeSet<String>,
+    busy: BTreeSet<Key>,
     /// Pods created and not yet seen by the informer (client-go's "expectations").
     expected: BTreeSet<String>,
     /// Something changed since the last workload and endpoint pass (controllers are event-driven).
@@ -274,7 +274,7 @@ impl Controllers {
             self.write(
                 ctx,
                 ApiRequest::Update {
-                    key: pod_key(&p.name),
+                    key: pod_key(&p.name).into(),
                     value: Arc::new(Object::Pod(p)),
                     resource_version: rv,
                 },
@@ -302,7 +302,7 @@ impl Controllers {
             .collect();
         due.sort_by(|a, b| a.0.name.cmp(&b.0.name));
         for (mut p, rv) in due {
-            if self.busy.contains(&pod_key(&p.name)) {
+            if self.busy.contains(pod_key(&p.name).as_str()) {
                 continue;
             }
             let node = p.node.clone().unwrap_or_default();
@@ -315,7 +315,7 @@ impl Controllers {
             self.write(
                 ctx,
                 ApiRequest::Update {
-                    key: pod_key(&p.name),
+                    key: pod_key(&p.name).into(),
                     value: Arc::new(Object::Pod(p)),
                     resource_version: rv,
                 },
@@ -462,7 +462,7 @@ impl Controllers {
         self.write(
             ctx,
             ApiRequest::Create {
-                key: pod_key(&name),
+                key: pod_key(&name).into(),
                 value: Arc::new(Object::Pod(pod)),
             },
         );
@@ -483,7 +483,7 @@ impl Controllers {
         self.write(
             ctx,
             ApiRequest::Update {
-                key: pod_key(&p.name),
+                key: pod_key(&p.name).into(),
                 value: Arc::new(Object::Pod(p)),
                 resource_version: rv,
             },
@@ -542,7 +542,7 @@ impl Controllers {
                     endpoints,
                 };
                 writes.push(ApiRequest::Put {
-                    key,
+                    key: key.into(),
                     value: Arc::new(Object::EndpointSlice(slice)),
                 });
             }
@@ -718,7 +718,7 @@ fn no_execute_taint_times(nodes: &Informer) -> BTreeMap<String, SimTime> {
 
 fn update_node(n: Node, rv: u64) -> ApiRequest {
     ApiRequest::Update {
-        key: node_key(&n.name),
+        key: node_key(&n.name).into(),
         value: Arc::new(Object::Node(n)),
         resource_version: rv,
     }

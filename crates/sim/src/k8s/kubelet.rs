@@ -12,7 +12,7 @@
 //! images, probes of application pods, resource accounting, graceful termination periods
 //! beyond a short stop time.
 
-use crate::etcd::kv::{KeyValue, Value};
+use crate::etcd::kv::{Key, KeyValue, Value};
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
 use crate::k8s::client::{ApiClient, ID_SPACE};
 use crate::k8s::informer::Informer;
@@ -58,6 +58,9 @@ pub struct Container {
 pub struct Kubelet {
     host: HostId,
     pub node: String,
+    /// Its Node's and its node Lease's keys, built once: written every few seconds.
+    node_key: Key,
+    lease_key: Key,
     zone: String,
     control_plane: bool,
     client: ApiClient<Req>,
@@ -98,6 +101,8 @@ impl Kubelet {
             control_plane,
             client: ApiClient::new(me, api),
             pods: Informer::new(PODS, Some(node.clone()), me, api, ID_SPACE),
+            node_key: node_key(&node).into(),
+            lease_key: lease_key("kube-node-lease", &node).into(),
             node,
             containers: BTreeMap::new(),
             containers_version: 0,
@@ -139,7 +144,7 @@ impl Kubelet {
             taints,
         };
         let req = ApiRequest::Create {
-            key: node_key(&self.node),
+            key: self.node_key.clone(),
             value: Arc::new(Object::Node(node)),
         };
         self.node_busy = true;
@@ -152,7 +157,7 @@ impl Kubelet {
             return;
         }
         self.lease_busy = true;
-        let key = lease_key("kube-node-lease", &self.node);
+        let key = self.lease_key.clone();
         match self.lease_rv {
             Some(rv) => {
                 let req = ApiRequest::Update {
@@ -191,7 +196,7 @@ impl Kubelet {
                     self.node_busy = true;
                     // The status loop reads its Node with resourceVersion=0: from the watch cache.
                     let req = ApiRequest::GetCached {
-                        key: node_key(&self.node),
+                        key: self.node_key.clone(),
                     };
                     self.client.send(ctx, req, Req::GetNode, REQUEST_TIMEOUT);
                 }
@@ -257,7 +262,7 @@ impl Kubelet {
         match (req, resp) {
             (Req::GetLease, ApiResponse::Object(found)) => {
                 self.lease_busy = true;
-                let key = lease_key("kube-node-lease", &self.node);
+                let key = self.lease_key.clone();
                 let value = self.lease_value(ctx.now);
                 let req = match found {
                     Some(kv) => ApiRequest::Update {
@@ -289,7 +294,7 @@ impl Kubelet {
             node.ready = Condition::True;
             self.node_busy = true;
             let req = ApiRequest::Update {
-                key: node_key(&self.node),
+                key: self.node_key.clone(),
                 value: Arc::new(Object::Node(node)),
                 resource_version: kv.mod_revision,
             };
@@ -387,7 +392,7 @@ impl Kubelet {
                     self.busy.insert(name.clone());
                     self.starting.remove(name);
                     let req = ApiRequest::Delete {
-                        key: pod_key(name),
+                        key: pod_key(name).into(),
                         resource_version: rv,
                     };
                     self.client
@@ -402,7 +407,7 @@ impl Kubelet {
                     p.ready = true;
                     self.busy.insert(name.clone());
                     let req = ApiRequest::Update {
-                        key: pod_key(name),
+                        key: pod_key(name).into(),
                         value: Arc::new(Object::Pod(p)),
                         resource_version: rv,
                     };

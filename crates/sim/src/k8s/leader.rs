@@ -12,6 +12,7 @@
 //!
 //! Left out: `ReleaseOnCancel`, clock skew between hosts (there is one simulated clock).
 
+use crate::etcd::kv::Key;
 use crate::k8s::api::{ApiRequest, ApiResponse};
 use crate::k8s::client::ApiClient;
 use crate::k8s::objects::{lease_key, Lease, Object};
@@ -87,8 +88,8 @@ impl LeaderElector {
         self.client.owns(id)
     }
 
-    fn key(&self) -> String {
-        lease_key("kube-system", self.lease)
+    fn key(&self) -> Key {
+        lease_key("kube-system", self.lease).into()
     }
 
     /// Starts the loop: the first try right away, as `PollImmediateUntil` does.

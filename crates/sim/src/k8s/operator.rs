@@ -69,7 +69,7 @@ impl Operator {
         if self.client.in_flight() == 0 {
             for (key, value) in &self.manifests {
                 let req = ApiRequest::Create {
-                    key: key.clone(),
+                    key: key.as_str().into(),
                     value: value.clone(),
                 };
                 self.client
@@ -81,7 +81,7 @@ impl Operator {
 
     pub fn scale(&mut self, ctx: &mut Ctx, workload: &str, replicas: u32) {
         let req = ApiRequest::Get {
-            key: workload_key(workload),
+            key: workload_key(workload).into(),
         };
         self.client.send(
             ctx,
@@ -95,7 +95,9 @@ impl Operator {
     }
 
     pub fn delete_pod(&mut self, ctx: &mut Ctx, pod: &str, force: bool) {
-        let req = ApiRequest::Get { key: pod_key(pod) };
+        let req = ApiRequest::Get {
+            key: pod_key(pod).into(),
+        };
         self.client.send(
             ctx,
             req,
@@ -110,7 +112,7 @@ impl Operator {
     /// A spot interruption notice: the node termination handler cordons and drains the node.
     pub fn drain(&mut self, ctx: &mut Ctx, node: &str) {
         let req = ApiRequest::Get {
-            key: node_key(node),
+            key: node_key(node).into(),
         };
         self.client.send(
             ctx,
@@ -173,7 +175,7 @@ impl Operator {
                 };
                 w.replicas = replicas;
                 let req = ApiRequest::Update {
-                    key: workload_key(&workload),
+                    key: workload_key(&workload).into(),
                     value: Arc::new(Object::Workload(w)),
                     resource_version: kv.mod_revision,
                 };
@@ -186,13 +188,13 @@ impl Operator {
                 let (node, workload) = (p.node.clone().unwrap_or_default(), p.workload.clone());
                 let req = if force {
                     ApiRequest::Delete {
-                        key: pod_key(&pod),
+                        key: pod_key(&pod).into(),
                         resource_version: kv.mod_revision,
                     }
                 } else {
                     p.deletion = Some(ctx.now);
                     ApiRequest::Update {
-                        key: pod_key(&pod),
+                        key: pod_key(&pod).into(),
                         value: Arc::new(Object::Pod(p)),
                         resource_version: kv.mod_revision,
                     }
@@ -237,7 +239,7 @@ impl Operator {
                     });
                 }
                 let req = ApiRequest::Update {
-                    key: node_key(&node),
+                    key: node_key(&node).into(),
                     value: Arc::new(Object::Node(n)),
                     resource_version: kv.mod_revision,
                 };
@@ -256,7 +258,7 @@ impl Operator {
                     ctx.obs
                         .pod_event(ctx.now, "pod.evicted", &p.name, &node, &p.workload, text);
                     let req = ApiRequest::Update {
-                        key: key.to_string(),
+                        key,
                         value: Arc::new(Object::Pod(p)),
                         resource_version: kv.mod_revision,
                     };

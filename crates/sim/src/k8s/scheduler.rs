@@ -166,7 +166,7 @@ impl Work for Scheduler {
             self.binding.insert(pod.name.clone());
             let name = pod.name.clone();
             let req = ApiRequest::Update {
-                key: pod_key(&name),
+                key: pod_key(&name).into(),
                 value: Arc::new(Object::Pod(pod)),
                 resource_version: rv,
             };
