@@ -17,7 +17,7 @@ pub fn has_quorum(up: usize, voters: usize) -> bool {
 
 /// The highest index replicated on a majority, given each voter's match index
 /// (the commit rule of Raft, before the current-term check).
-pub fn committed_index(mut match_indexes: Vec<u64>) -> u64 {
+pub fn committed_index(match_indexes: &mut [u64]) -> u64 {
     if match_indexes.is_empty() {
         return 0;
     }
@@ -65,10 +65,10 @@ mod tests {
 
     #[test]
     fn committed_index_table() {
-        assert_eq!(committed_index(vec![]), 0);
-        assert_eq!(committed_index(vec![5]), 5);
-        assert_eq!(committed_index(vec![5, 3, 1]), 3);
-        assert_eq!(committed_index(vec![5, 5, 1, 1]), 1);
-        assert_eq!(committed_index(vec![9, 7, 7, 2, 1]), 7);
+        assert_eq!(committed_index(&mut []), 0);
+        assert_eq!(committed_index(&mut [5]), 5);
+        assert_eq!(committed_index(&mut [5, 3, 1]), 3);
+        assert_eq!(committed_index(&mut [5, 5, 1, 1]), 1);
+        assert_eq!(committed_index(&mut [9, 7, 7, 2, 1]), 7);
     }
 }

@@ -468,6 +468,9 @@ pub struct Raft<T> {
     randomized_election_timeout: u32,
     votes: BTreeMap<MemberId, bool>,
     progress: BTreeMap<MemberId, Progress>,
+    /// The voters' match indexes, gathered for the commit rule on every acknowledgement:
+    /// kept to save an allocation each time.
+    matches: Vec<u64>,
     /// Index of the last conf entry this leader appended (or its last index at election).
     pending_conf_index: u64,
     pending_reads: VecDeque<PendingRead>,
@@ -546,6 +549,7 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
             randomized_election_timeout: election_ticks,
             votes: BTreeMap::new(),
             progress: BTreeMap::new(),
+            matches: Vec::new(),
             pending_conf_index: 0,
             pending_reads: VecDeque::new(),
             read_seq: 0,
@@ -1474,12 +1478,14 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
     fn maybe_commit(&mut self) -> bool {
         let mut advanced = false;
         while self.role == Role::Leader {
-            let matches: Vec<u64> = self
-                .voters
-                .iter()
-                .map(|v| self.progress.get(v).map_or(0, |p| p.matched))
-                .collect();
-            let mci = committed_index(matches);
+            self.matches.clear();
+            let progress = &self.progress;
+            self.matches.extend(
+                self.voters
+                    .iter()
+                    .map(|v| progress.get(v).map_or(0, |p| p.matched)),
+            );
+            let mci = committed_index(&mut self.matches);
             // Raft §5.4.2: never count replicas of an older term's entry.
             if mci > self.commit && self.term_at(mci) == Some(self.term) {
                 self.commit_to(mci);

@@ -352,16 +352,9 @@ impl Apiserver {
                     ETCD_REQUEST_TIMEOUT,
                 );
             }
-            ApiRequest::Put { key, value } => self.write(
-                ctx,
-                client,
-                via,
-                id,
-                KvOp::Put {
-                    key,
-                    value,
-                },
-            ),
+            ApiRequest::Put { key, value } => {
+                self.write(ctx, client, via, id, KvOp::Put { key, value })
+            }
             ApiRequest::Create { key, value } => {
                 let op = KvOp::CompareAndSwap {
                     key,
