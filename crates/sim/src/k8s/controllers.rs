@@ -419,9 +419,15 @@ impl Controllers {
                     }
                 }
                 Kind::DaemonSet => {
+                    // One pod key per node on every pass: built in place, copied only to create.
+                    let mut key = pod_key(&format!("{}-", w.name));
+                    let base = key.len();
                     for node in &nodes {
-                        let name = format!("{}-{node}", w.name);
-                        if !known(&name) && !expected.contains(&name) {
+                        key.truncate(base);
+                        key.push_str(node);
+                        let name = &key[PODS.len()..];
+                        if !pods.contains_key(&key) && !expected.contains(name) {
+                            let name = name.to_string();
                             actions.push(create(expected, name, Some(node.to_string())));
                         }
                     }

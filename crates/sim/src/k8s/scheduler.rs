@@ -10,6 +10,7 @@ use crate::k8s::client::{ApiClient, ID_SPACE};
 use crate::k8s::informer::Informer;
 use crate::k8s::leading::{Work, WORK_IDS};
 use crate::k8s::objects::{pod_key, Object, NODES, PODS};
+use crate::keymap::KeyMap;
 use crate::proc::{Addr, Ctx};
 use crate::time::Duration;
 use std::collections::{BTreeMap, BTreeSet};
@@ -24,6 +25,8 @@ pub struct Scheduler {
     pods: Informer,
     /// Worker host names in host order (the tie-break of the placement rule).
     order: Vec<String>,
+    /// Each worker's position in `order`, so the placement loop compares integers only.
+    position: KeyMap<usize>,
     binding: BTreeSet<String>,
     /// Something changed since the last pass.
     dirty: bool,
@@ -35,6 +38,11 @@ impl Scheduler {
             client: ApiClient::with_id_base(me, api, id_base),
             nodes: Informer::new(NODES, None, me, api, id_base + ID_SPACE),
             pods: Informer::new(PODS, None, me, api, id_base + 2 * ID_SPACE),
+            position: order
+                .iter()
+                .enumerate()
+                .map(|(i, w)| (w.as_str().into(), i))
+                .collect(),
             order,
             binding: BTreeSet::new(),
             dirty: true,
@@ -103,15 +111,8 @@ impl Work for Scheduler {
         if !any_pending {
             return;
         }
-        // Everything indexed by the worker's position in host order, so the placement loop
-        // compares integers only.
         let n = self.order.len();
-        let index: BTreeMap<&str, usize> = self
-            .order
-            .iter()
-            .enumerate()
-            .map(|(i, w)| (w.as_str(), i))
-            .collect();
+        let index = &self.position;
         let mut eligible = vec![false; n];
         for node in self
             .nodes
