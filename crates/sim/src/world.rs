@@ -790,7 +790,6 @@ impl World {
             .collect()
     }
 
-    /// Which state of its containers the host's kubelet is in (None without a kubelet).
     /// The containers' version of the host if `to` is its kubelet, the only process that
     /// changes them (compared before and after an input, to keep the DNS servers in step).
     fn containers_touched_by(&self, to: Addr) -> Option<(u64, u64)> {
@@ -799,6 +798,7 @@ impl World {
             .flatten()
     }
 
+    /// Which state of its containers the host's kubelet is in (None without a kubelet).
     fn containers_version(&self, h: HostId) -> Option<(u64, u64)> {
         let k = self.procs.get(h as usize)?.kubelet.as_ref()?;
         let to = Addr {
