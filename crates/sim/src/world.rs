@@ -166,6 +166,9 @@ pub struct World {
     running_now: Vec<u32>,
     reported_doubles: std::collections::BTreeSet<String>,
     host_pods: Vec<HostPods>,
+    /// Hosts whose containers may have changed since the last sample (a kubelet handled an
+    /// input, or a process or host started or stopped), so a sample recounts only those.
+    recount: std::collections::BTreeSet<HostId>,
     rng: Rng,
     /// The hidden observer host that runs the probe; it is never crashed or partitioned away.
     probe_host: HostId,
@@ -303,6 +306,7 @@ impl World {
             running_now: vec![0; scenario.workloads.len() + 1],
             reported_doubles: Default::default(),
             host_pods: vec![HostPods::default(); n],
+            recount: (0..n as HostId).collect(),
             rng,
             probe_host,
             probe: EtcdProbe::new(etcd_hosts),
@@ -424,9 +428,17 @@ impl World {
                     self.fire(to, timer);
                 }
             }
-            Ev::Scenario(i) => self.apply_scenario_event(i),
-            Ev::Boot(h) => self.boot_host(h),
+            Ev::Scenario(i) => {
+                // Crashes, reboots and restarts touch processes directly: recount every host.
+                self.recount.extend(0..self.host_pods.len() as HostId);
+                self.apply_scenario_event(i);
+            }
+            Ev::Boot(h) => {
+                self.recount.insert(h);
+                self.boot_host(h);
+            }
             Ev::Terminate(h) => {
+                self.recount.insert(h);
                 self.crash_host(
                     h,
                     "its spot instance was reclaimed after the 2-minute notice",
@@ -510,11 +522,15 @@ impl World {
             Port::Client => {}
         }
         self.apply_effects(to.host);
-        if self.containers_touched_by(to) != containers_before {
+        let touched = self.containers_touched_by(to) != containers_before;
+        if touched {
             self.sync_dns_servers(to.host);
         }
         if exited {
             self.process_exited(to.host, to.port);
+        }
+        if touched || exited {
+            self.recount.insert(to.host);
         }
     }
 
@@ -523,6 +539,7 @@ impl World {
         let h = to.host as usize;
         if timer == Timer::Start {
             self.start_process(to.host, to.port);
+            self.recount.insert(to.host);
             return;
         }
         let containers_before = self.containers_touched_by(to);
@@ -628,11 +645,15 @@ impl World {
             _ => {}
         }
         self.apply_effects(to.host);
-        if self.containers_touched_by(to) != containers_before {
+        let touched = self.containers_touched_by(to) != containers_before;
+        if touched {
             self.sync_dns_servers(to.host);
         }
         if exited {
             self.process_exited(to.host, to.port);
+        }
+        if touched || exited {
+            self.recount.insert(to.host);
         }
     }
 
@@ -982,17 +1003,26 @@ impl World {
                 .is_some_and(|k| k.containers.contains_key(pod))
     }
 
-    /// What each host's containers add up to, recomputed only for hosts whose containers changed
-    /// (this is sampled every second and scanning every container each time is a hot spot).
+    /// What each host's containers add up to, recomputed only for the hosts marked for a
+    /// recount whose containers did change (this is sampled every second, and looking at every
+    /// host each time is a hot spot at a thousand nodes); `running_now` follows the changes.
     /// Returns whether any host's containers changed.
     fn refresh_host_pods(&mut self) -> bool {
         let mut changed = false;
-        for h in 0..self.procs.len() {
-            if self.host_pods[h].version != self.containers_version(h as HostId) {
-                self.host_pods[h] = self.count_host_pods(h as HostId);
-                changed = true;
+        for h in std::mem::take(&mut self.recount) {
+            let h = h as usize;
+            if self.host_pods[h].version == self.containers_version(h as HostId) {
+                continue;
             }
+            let fresh = self.count_host_pods(h as HostId);
+            let old = std::mem::replace(&mut self.host_pods[h], fresh);
+            for (i, total) in self.running_now.iter_mut().enumerate() {
+                *total = *total + self.host_pods[h].running[i]
+                    - old.running.get(i).copied().unwrap_or(0);
+            }
+            changed = true;
         }
+        debug_assert_eq!(self.running_now, self.running_per_workload());
         changed
     }
 
@@ -1787,7 +1817,6 @@ impl World {
             // each second is a hot spot at a thousand nodes).
             if self.refresh_host_pods() {
                 self.check_statefulset_ordinals();
-                self.running_now = self.running_per_workload();
             }
             for (i, &r) in self.running_now.iter().enumerate() {
                 self.max_running[i] = self.max_running[i].max(r);
