@@ -8,13 +8,21 @@ use crate::time::SimTime;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-/// A heap entry: the ordering key and where the event waits. Events stay put in a slab
-/// while only these small entries move as the heap sifts.
+/// A heap entry: `(time, sequence, slot)` packed into one number, so an ordering is one
+/// comparison (sequences are unique, so the slot never decides) and an entry is 16 bytes.
+/// Events stay put in a slab, where `slot` says, while only these entries move as the heap sifts.
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct Scheduled {
-    /// `(time, sequence)` packed into one number, so an ordering is one comparison.
     key: u128,
-    slot: u32,
+}
+
+/// Bits of the key that say where the event waits: 16 million events pending at once.
+const SLOT_BITS: u32 = 24;
+
+impl Scheduled {
+    fn slot(self) -> usize {
+        (self.key & ((1 << SLOT_BITS) - 1)) as usize
+    }
 }
 
 impl PartialOrd for Scheduled {
@@ -75,9 +83,13 @@ impl<E> EventQueue<E> {
                 (self.slots.len() - 1) as u32
             }
         };
+        // Sequences take the 40 bits above the slot: a trillion events per run.
+        assert!(
+            slot < 1 << SLOT_BITS && self.seq < 1 << 40,
+            "too many events"
+        );
         let entry = Scheduled {
-            key: (u128::from(at.0) << 64) | u128::from(self.seq),
-            slot,
+            key: (u128::from(at.0) << 64) | (u128::from(self.seq) << SLOT_BITS) | u128::from(slot),
         };
         if at.0 < self.now.saturating_add(SOON) {
             self.soon.push(entry);
@@ -115,8 +127,8 @@ impl<E> EventQueue<E> {
             return None;
         }
         let s = heap.pop().expect("peeked");
-        self.free.push(s.slot);
-        let event = self.slots[s.slot as usize]
+        self.free.push(s.slot() as u32);
+        let event = self.slots[s.slot()]
             .take()
             .expect("a queued slot holds its event");
         self.now = (s.key >> 64) as u64;
