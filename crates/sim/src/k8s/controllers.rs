@@ -102,7 +102,7 @@ impl Controllers {
             client: ApiClient::with_id_base(me, api, id_base),
             nodes: informer(NODES, 1),
             leases: informer(NODE_LEASES, 2),
-            pods: informer(PODS, 3),
+            pods: informer(PODS, 3).counting_active_pods(),
             workloads: informer(WORKLOADS, 4),
             slices: informer(ENDPOINT_SLICES, 5),
             probe: BTreeMap::new(),
@@ -329,13 +329,14 @@ impl Controllers {
         let pods = self.pods.items();
         let known = |name: &str| pods.contains_key(&pod_key(name));
         self.expected.retain(|n| !known(n));
-        // The cached pods of every workload, in key order, borrowed: this runs often.
-        let mut by_workload: BTreeMap<&str, Vec<&KeyValue>> = BTreeMap::new();
-        for kv in pods.values() {
-            if let Some(p) = kv.value.as_pod() {
-                by_workload.entry(p.workload.as_str()).or_default().push(kv);
-            }
-        }
+        // The cached pods of a workload, in key order. The pass runs often and a workload is
+        // mostly at its replica count: this walk over every pod is kept for scaling down.
+        let pods_of = |w: &str| -> Vec<&KeyValue> {
+            pods.values()
+                .filter(|kv| kv.value.as_pod().is_some_and(|p| p.workload == w))
+                .collect()
+        };
+        let active_pods = |w: &str| self.pods.active_pods(w).expect("the pod informer counts");
         let nodes: Vec<&str> = self
             .nodes
             .items()
@@ -354,9 +355,6 @@ impl Controllers {
             .values()
             .filter_map(|kv| kv.value.as_workload())
         {
-            let mine = by_workload
-                .get(w.name.as_str())
-                .map_or(&[][..], Vec::as_slice);
             let create = |expected: &mut BTreeSet<String>, name: String, node| {
                 expected.insert(name.clone());
                 Action::Create {
@@ -368,14 +366,9 @@ impl Controllers {
             };
             match w.kind {
                 Kind::Deployment => {
-                    let active: Vec<&KeyValue> = mine
-                        .iter()
-                        .copied()
-                        .filter(|kv| kv.value.as_pod().is_some_and(|p| p.deletion.is_none()))
-                        .collect();
+                    let active = active_pods(&w.name);
                     let prefix = format!("{}-", w.name);
-                    let have =
-                        active.len() + expected.iter().filter(|n| n.starts_with(&prefix)).count();
+                    let have = active + expected.iter().filter(|n| n.starts_with(&prefix)).count();
                     for _ in have..w.replicas as usize {
                         let name = loop {
                             let n = format!("{}-{:05x}", w.name, self.rng.below(1 << 20));
@@ -385,26 +378,42 @@ impl Controllers {
                         };
                         actions.push(create(expected, name, None));
                     }
-                    if active.len() > w.replicas as usize {
+                    if active > w.replicas as usize {
                         // Scale down: unscheduled pods first, then the last by name.
-                        let mut extra: Vec<(Pod, u64)> =
-                            active.iter().map(|kv| (pod(kv), kv.mod_revision)).collect();
+                        let mut extra: Vec<(Pod, u64)> = pods_of(&w.name)
+                            .into_iter()
+                            .filter(|kv| kv.value.as_pod().is_some_and(|p| p.deletion.is_none()))
+                            .map(|kv| (pod(kv), kv.mod_revision))
+                            .collect();
                         extra.sort_by_key(|(p, _)| {
                             (p.node.is_some(), std::cmp::Reverse(p.name.clone()))
                         });
-                        for (p, rv) in extra.into_iter().take(active.len() - w.replicas as usize) {
+                        for (p, rv) in extra.into_iter().take(active - w.replicas as usize) {
                             actions.push(Action::Delete(p, rv, "the Deployment was scaled down"));
                         }
                     }
                 }
                 Kind::StatefulSet => {
+                    // Active pods with an ordinal below the replica count: if they are all the
+                    // active pods, there is nothing to scale down.
+                    let mut in_range = 0;
                     for ordinal in 0..w.replicas {
                         let name = format!("{}-{ordinal}", w.name);
-                        if !known(&name) && !expected.contains(&name) {
-                            actions.push(create(expected, name, None));
+                        match pods.get(&pod_key(&name)).and_then(|kv| kv.value.as_pod()) {
+                            Some(p) => {
+                                in_range +=
+                                    usize::from(p.deletion.is_none() && p.workload == w.name)
+                            }
+                            None if !expected.contains(&name) => {
+                                actions.push(create(expected, name, None));
+                            }
+                            None => {}
                         }
                     }
-                    for kv in mine {
+                    if active_pods(&w.name) == in_range {
+                        continue;
+                    }
+                    for kv in pods_of(&w.name) {
                         let p = kv.value.as_pod().expect("grouped pods are pods");
                         let ordinal: u32 = p
                             .name

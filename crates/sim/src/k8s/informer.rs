@@ -139,6 +139,17 @@ impl Informer {
         self.store.items()
     }
 
+    /// Keeps a count of each workload's active pods (see [`Informer::active_pods`]).
+    pub fn counting_active_pods(mut self) -> Self {
+        self.store = Store::counting_active_pods();
+        self
+    }
+
+    /// How many last known pods of `workload` have no deletion timestamp, if counted.
+    pub fn active_pods(&self, workload: &str) -> Option<usize> {
+        self.store.active_pods(workload)
+    }
+
     /// How many of the last known objects are pods bound to a node.
     pub fn bound_pods(&self) -> usize {
         self.store.bound_pods()

@@ -2,6 +2,10 @@
 //! the node they are bound to. client-go's informers keep such an indexer, and the
 //! apiserver's watch cache serves the kubelets' `spec.nodeName` field selector from one,
 //! so a kubelet's list or a controller's look at one node never scans every pod.
+//!
+//! A store can also count each workload's pods that are not being deleted, as a
+//! ReplicaSet's status does, so that a controller sees a workload at its replica count
+//! without looking at every pod.
 
 use crate::etcd::kv::{Key, KeyValue};
 use crate::keymap::{KeyMap, Slot};
@@ -13,17 +17,36 @@ pub struct Store {
     /// Where each node's bound pods wait in `items`, in key order: a pod updated on the
     /// node it was on (most changes) leaves this index alone.
     by_node: BTreeMap<String, BTreeMap<Key, Slot>>,
+    /// Per workload, its pods without a deletion timestamp (when counted).
+    active: Option<BTreeMap<String, usize>>,
 }
 
 impl Store {
+    /// An empty store that counts each workload's active pods (see [`Store::active_pods`]).
+    pub fn counting_active_pods() -> Self {
+        Store {
+            active: Some(BTreeMap::new()),
+            ..Store::default()
+        }
+    }
+
     pub fn items(&self) -> &KeyMap<KeyValue> {
         &self.items
+    }
+
+    /// How many pods of `workload` have no deletion timestamp (None if this store does not count).
+    pub fn active_pods(&self, workload: &str) -> Option<usize> {
+        let active = self.active.as_ref()?;
+        Some(active.get(workload).copied().unwrap_or(0))
     }
 
     /// Starts over from a full list.
     pub fn replace(&mut self, items: impl IntoIterator<Item = (Key, KeyValue)>) {
         self.items.clear();
         self.by_node.clear();
+        if let Some(active) = &mut self.active {
+            active.clear();
+        }
         for (key, kv) in items {
             self.apply(&key, Some(&kv));
         }
@@ -38,6 +61,24 @@ impl Store {
             }
             None => (None, self.items.remove(key)),
         };
+        if let Some(active) = &mut self.active {
+            let (was, now) = (old.as_ref().and_then(active_in), kv.and_then(active_in));
+            if was != now {
+                if let Some(w) = was {
+                    if let Some(n) = active.get_mut(w) {
+                        *n -= 1;
+                    }
+                }
+                if let Some(w) = now {
+                    match active.get_mut(w) {
+                        Some(n) => *n += 1,
+                        None => {
+                            active.insert(w.to_string(), 1);
+                        }
+                    }
+                }
+            }
+        }
         let (was, now) = (old.as_ref().and_then(bound_node), kv.and_then(bound_node));
         if was == now {
             return old;
@@ -82,6 +123,12 @@ pub fn seek<I: Iterator>(
 
 fn bound_node(kv: &KeyValue) -> Option<&str> {
     kv.value.as_pod()?.node.as_deref()
+}
+
+/// The workload of a pod that is not being deleted.
+fn active_in(kv: &KeyValue) -> Option<&str> {
+    let p = kv.value.as_pod()?;
+    p.deletion.is_none().then_some(p.workload.as_str())
 }
 
 #[cfg(test)]
@@ -144,6 +191,46 @@ mod tests {
         s.replace([("p/d".into(), pod("d", Some("n2")))]);
         assert_eq!(on(&s, "n2"), ["p/d"]);
         assert_eq!(s.items().len(), 1);
+    }
+
+    #[test]
+    fn active_pods_are_counted_per_workload_through_updates_deletions_and_relists() {
+        let mut s = Store::counting_active_pods();
+        let key = |n: &str| -> Key { format!("p/{n}").into() };
+        let with = |name: &str, workload: &str, deleting: bool| {
+            let mut kv = pod(name, Some("n1"));
+            let mut p = kv.value.as_pod().unwrap().clone();
+            p.workload = workload.to_string();
+            p.deletion = deleting.then_some(crate::time::SimTime(5));
+            kv.value = Arc::new(Object::Pod(p));
+            kv
+        };
+        s.apply(&key("a"), Some(&with("a", "web", false)));
+        s.apply(&key("b"), Some(&with("b", "web", false)));
+        s.apply(&key("c"), Some(&with("c", "db", false)));
+        assert_eq!(
+            (s.active_pods("web"), s.active_pods("db")),
+            (Some(2), Some(1))
+        );
+        // A status update leaves the count; a deletion timestamp takes the pod out of it.
+        s.apply(&key("a"), Some(&with("a", "web", false)));
+        s.apply(&key("b"), Some(&with("b", "web", true)));
+        assert_eq!(s.active_pods("web"), Some(1));
+        // Deleting a pod already being deleted changes nothing; deleting an active one does.
+        s.apply(&key("b"), None);
+        s.apply(&key("c"), None);
+        assert_eq!(
+            (s.active_pods("web"), s.active_pods("db")),
+            (Some(1), Some(0))
+        );
+        assert_eq!(s.active_pods("never-seen"), Some(0));
+        s.replace([(key("d"), with("d", "db", false))]);
+        assert_eq!(
+            (s.active_pods("web"), s.active_pods("db")),
+            (Some(0), Some(1))
+        );
+        // A store that does not count says so.
+        assert_eq!(Store::default().active_pods("web"), None);
     }
 
     #[test]
