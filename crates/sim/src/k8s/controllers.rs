@@ -77,6 +77,9 @@ pub struct Controllers {
     busy: BTreeSet<Key>,
     /// Pods created and not yet seen by the informer (client-go's "expectations").
     expected: BTreeSet<String>,
+    /// Per Service: its pods' change count and its slice's resourceVersion when the slice
+    /// was last found up to date (while both stay so, the slice needs no look).
+    slices_checked: BTreeMap<String, (u64, u64)>,
     /// Something changed since the last workload and endpoint pass (controllers are event-driven).
     dirty: bool,
     /// The NoExecute taint times of the nodes, kept until the node informer sees a change
@@ -102,7 +105,7 @@ impl Controllers {
             client: ApiClient::with_id_base(me, api, id_base),
             nodes: informer(NODES, 1),
             leases: informer(NODE_LEASES, 2),
-            pods: informer(PODS, 3).counting_active_pods(),
+            pods: informer(PODS, 3).counting_pods(),
             workloads: informer(WORKLOADS, 4),
             slices: informer(ENDPOINT_SLICES, 5),
             probe: BTreeMap::new(),
@@ -110,6 +113,7 @@ impl Controllers {
             last_monitor: now,
             busy: BTreeSet::new(),
             expected: BTreeSet::new(),
+            slices_checked: BTreeMap::new(),
             dirty: true,
             taint_times: None,
             rng,
@@ -514,26 +518,31 @@ impl Controllers {
             .filter(|w| w.service)
             .map(|w| w.name.clone())
             .collect();
-        // The serving pods of every workload, in one pass over the pods (in key order).
-        let mut serving: BTreeMap<&str, Vec<&Pod>> = BTreeMap::new();
-        for p in self
-            .pods
-            .items()
-            .values()
-            .filter_map(|kv| kv.value.as_pod())
-        {
-            if p.ready && p.running && p.deletion.is_none() && p.node.is_some() {
-                serving.entry(p.workload.as_str()).or_default().push(p);
+        let pods = &self.pods;
+        // The serving pods of every workload, in one pass over the pods (in key order),
+        // made only if some Service's pods or slice changed.
+        let serving = || {
+            let mut serving: BTreeMap<&str, Vec<&Pod>> = BTreeMap::new();
+            for p in pods.items().values().filter_map(|kv| kv.value.as_pod()) {
+                if p.ready && p.running && p.deletion.is_none() && p.node.is_some() {
+                    serving.entry(p.workload.as_str()).or_default().push(p);
+                }
             }
-        }
+            serving
+        };
+        let mut serving_now = None;
         let mut writes = Vec::new();
         for service in services {
-            let ready = serving.get(service.as_str()).map_or(&[][..], Vec::as_slice);
             let key = slice_key(&service);
-            let current = self
-                .slices
-                .items()
-                .get(&key)
+            let slice = self.slices.items().get(&key);
+            let changes = pods.pod_changes(&service).expect("the pod informer counts");
+            let checked = slice.map(|kv| (changes, kv.mod_revision));
+            if checked.is_some() && self.slices_checked.get(&service) == checked.as_ref() {
+                continue;
+            }
+            let serving = serving_now.get_or_insert_with(serving);
+            let ready = serving.get(service.as_str()).map_or(&[][..], Vec::as_slice);
+            let current = slice
                 .and_then(|kv| kv.value.as_endpoint_slice())
                 .map(|s| &s.endpoints);
             // Compare before building: a slice is rewritten only when its endpoints changed.
@@ -544,7 +553,11 @@ impl Controllers {
                         .zip(ready)
                         .all(|(e, p)| e.pod == p.name && Some(&e.node) == p.node.as_ref())
             });
-            if !same {
+            if same {
+                if let Some(checked) = checked {
+                    self.slices_checked.insert(service, checked);
+                }
+            } else {
                 let endpoints = ready
                     .iter()
                     .map(|p| Endpoint {

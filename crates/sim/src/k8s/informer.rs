@@ -139,15 +139,21 @@ impl Informer {
         self.store.items()
     }
 
-    /// Keeps a count of each workload's active pods (see [`Informer::active_pods`]).
-    pub fn counting_active_pods(mut self) -> Self {
-        self.store = Store::counting_active_pods();
+    /// Keeps counts of each workload's pods (see [`Informer::active_pods`]).
+    pub fn counting_pods(mut self) -> Self {
+        self.store = Store::counting_pods();
         self
     }
 
     /// How many last known pods of `workload` have no deletion timestamp, if counted.
     pub fn active_pods(&self, workload: &str) -> Option<usize> {
         self.store.active_pods(workload)
+    }
+
+    /// How many changes the last known pods of `workload` have seen, if counted: equal
+    /// counts mean its pods are as they were.
+    pub fn pod_changes(&self, workload: &str) -> Option<u64> {
+        self.store.pod_changes(workload)
     }
 
     /// How many of the last known objects are pods bound to a node.

@@ -3,9 +3,9 @@
 //! apiserver's watch cache serves the kubelets' `spec.nodeName` field selector from one,
 //! so a kubelet's list or a controller's look at one node never scans every pod.
 //!
-//! A store can also count each workload's pods that are not being deleted, as a
-//! ReplicaSet's status does, so that a controller sees a workload at its replica count
-//! without looking at every pod.
+//! A store can also keep, per workload, how many of its pods are not being deleted (as a
+//! ReplicaSet's status does) and how many changes its pods have seen, so that a controller
+//! sees a workload at its replica count, or unchanged, without looking at every pod.
 
 use crate::etcd::kv::{Key, KeyValue};
 use crate::keymap::{KeyMap, Slot};
@@ -17,15 +17,24 @@ pub struct Store {
     /// Where each node's bound pods wait in `items`, in key order: a pod updated on the
     /// node it was on (most changes) leaves this index alone.
     by_node: BTreeMap<String, BTreeMap<Key, Slot>>,
-    /// Per workload, its pods without a deletion timestamp (when counted).
-    active: Option<BTreeMap<String, usize>>,
+    /// Per workload, when counted.
+    workloads: Option<BTreeMap<String, WorkloadPods>>,
+}
+
+#[derive(Clone, Copy, Default)]
+struct WorkloadPods {
+    /// Pods without a deletion timestamp.
+    active: usize,
+    /// Changes to its pods (never reset, so that an equal count means no change).
+    changes: u64,
 }
 
 impl Store {
-    /// An empty store that counts each workload's active pods (see [`Store::active_pods`]).
-    pub fn counting_active_pods() -> Self {
+    /// An empty store that counts each workload's pods (see [`Store::active_pods`] and
+    /// [`Store::pod_changes`]).
+    pub fn counting_pods() -> Self {
         Store {
-            active: Some(BTreeMap::new()),
+            workloads: Some(BTreeMap::new()),
             ..Store::default()
         }
     }
@@ -36,16 +45,26 @@ impl Store {
 
     /// How many pods of `workload` have no deletion timestamp (None if this store does not count).
     pub fn active_pods(&self, workload: &str) -> Option<usize> {
-        let active = self.active.as_ref()?;
-        Some(active.get(workload).copied().unwrap_or(0))
+        Some(self.counts(workload)?.active)
+    }
+
+    /// How many times a pod of `workload` was set or deleted (None if this store does not count).
+    pub fn pod_changes(&self, workload: &str) -> Option<u64> {
+        Some(self.counts(workload)?.changes)
+    }
+
+    fn counts(&self, workload: &str) -> Option<WorkloadPods> {
+        let counts = self.workloads.as_ref()?;
+        Some(counts.get(workload).copied().unwrap_or_default())
     }
 
     /// Starts over from a full list.
     pub fn replace(&mut self, items: impl IntoIterator<Item = (Key, KeyValue)>) {
         self.items.clear();
         self.by_node.clear();
-        if let Some(active) = &mut self.active {
-            active.clear();
+        for c in self.workloads.iter_mut().flat_map(|w| w.values_mut()) {
+            c.active = 0;
+            c.changes += 1;
         }
         for (key, kv) in items {
             self.apply(&key, Some(&kv));
@@ -61,22 +80,16 @@ impl Store {
             }
             None => (None, self.items.remove(key)),
         };
-        if let Some(active) = &mut self.active {
-            let (was, now) = (old.as_ref().and_then(active_in), kv.and_then(active_in));
-            if was != now {
-                if let Some(w) = was {
-                    if let Some(n) = active.get_mut(w) {
-                        *n -= 1;
-                    }
-                }
-                if let Some(w) = now {
-                    match active.get_mut(w) {
-                        Some(n) => *n += 1,
-                        None => {
-                            active.insert(w.to_string(), 1);
-                        }
-                    }
-                }
+        if let Some(counts) = &mut self.workloads {
+            if let Some(p) = old.as_ref().and_then(|kv| kv.value.as_pod()) {
+                let c = counted(counts, &p.workload);
+                c.active -= usize::from(p.deletion.is_none());
+                c.changes += 1;
+            }
+            if let Some(p) = kv.and_then(|kv| kv.value.as_pod()) {
+                let c = counted(counts, &p.workload);
+                c.active += usize::from(p.deletion.is_none());
+                c.changes += 1;
             }
         }
         let (was, now) = (old.as_ref().and_then(bound_node), kv.and_then(bound_node));
@@ -125,10 +138,14 @@ fn bound_node(kv: &KeyValue) -> Option<&str> {
     kv.value.as_pod()?.node.as_deref()
 }
 
-/// The workload of a pod that is not being deleted.
-fn active_in(kv: &KeyValue) -> Option<&str> {
-    let p = kv.value.as_pod()?;
-    p.deletion.is_none().then_some(p.workload.as_str())
+fn counted<'a>(
+    counts: &'a mut BTreeMap<String, WorkloadPods>,
+    workload: &str,
+) -> &'a mut WorkloadPods {
+    if !counts.contains_key(workload) {
+        counts.insert(workload.to_string(), WorkloadPods::default());
+    }
+    counts.get_mut(workload).expect("inserted")
 }
 
 #[cfg(test)]
@@ -194,8 +211,8 @@ mod tests {
     }
 
     #[test]
-    fn active_pods_are_counted_per_workload_through_updates_deletions_and_relists() {
-        let mut s = Store::counting_active_pods();
+    fn pods_are_counted_per_workload_through_updates_deletions_and_relists() {
+        let mut s = Store::counting_pods();
         let key = |n: &str| -> Key { format!("p/{n}").into() };
         let with = |name: &str, workload: &str, deleting: bool| {
             let mut kv = pod(name, Some("n1"));
@@ -205,32 +222,32 @@ mod tests {
             kv.value = Arc::new(Object::Pod(p));
             kv
         };
+        let active = |s: &Store| (s.active_pods("web"), s.active_pods("db"));
         s.apply(&key("a"), Some(&with("a", "web", false)));
         s.apply(&key("b"), Some(&with("b", "web", false)));
         s.apply(&key("c"), Some(&with("c", "db", false)));
-        assert_eq!(
-            (s.active_pods("web"), s.active_pods("db")),
-            (Some(2), Some(1))
-        );
+        assert_eq!(active(&s), (Some(2), Some(1)));
+        let (web, db) = (s.pod_changes("web").unwrap(), s.pod_changes("db").unwrap());
         // A status update leaves the count; a deletion timestamp takes the pod out of it.
+        // Either is a change to the workload's pods, and to no other workload's.
         s.apply(&key("a"), Some(&with("a", "web", false)));
+        assert!(s.pod_changes("web").unwrap() > web);
         s.apply(&key("b"), Some(&with("b", "web", true)));
         assert_eq!(s.active_pods("web"), Some(1));
+        assert_eq!(s.pod_changes("db"), Some(db));
         // Deleting a pod already being deleted changes nothing; deleting an active one does.
         s.apply(&key("b"), None);
         s.apply(&key("c"), None);
-        assert_eq!(
-            (s.active_pods("web"), s.active_pods("db")),
-            (Some(1), Some(0))
-        );
+        assert_eq!(active(&s), (Some(1), Some(0)));
         assert_eq!(s.active_pods("never-seen"), Some(0));
+        // A relist changes every workload, even one whose pods are all gone.
+        let web = s.pod_changes("web").unwrap();
         s.replace([(key("d"), with("d", "db", false))]);
-        assert_eq!(
-            (s.active_pods("web"), s.active_pods("db")),
-            (Some(0), Some(1))
-        );
+        assert_eq!(active(&s), (Some(0), Some(1)));
+        assert!(s.pod_changes("web").unwrap() > web);
         // A store that does not count says so.
         assert_eq!(Store::default().active_pods("web"), None);
+        assert_eq!(Store::default().pod_changes("web"), None);
     }
 
     #[test]
