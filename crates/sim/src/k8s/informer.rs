@@ -24,15 +24,17 @@ enum State {
     Watching { id: u64, last_heard: SimTime },
 }
 
+/// The state first (`repr(C)`): its owner looks at it after every input.
 #[derive(Clone)]
+#[repr(C)]
 pub struct Informer {
-    prefix: String,
-    node: Option<String>,
-    client: ApiClient<()>,
     state: State,
-    store: Store,
     /// Listed successfully at least once since the process started.
     pub synced: bool,
+    client: ApiClient<()>,
+    prefix: String,
+    node: Option<String>,
+    store: Store,
 }
 
 impl Informer {

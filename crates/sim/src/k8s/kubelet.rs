@@ -54,32 +54,36 @@ pub struct Container {
     pub kind: Kind,
 }
 
+/// The fields every timer and answer looks at come first, and in this order (`repr(C)`):
+/// at a thousand nodes a kubelet's state is cold each time it is woken, and each cache line
+/// it spans is one more miss.
 #[derive(Clone)]
+#[repr(C)]
 pub struct Kubelet {
     host: HostId,
-    pub node: String,
+    lease_busy: bool,
+    node_busy: bool,
+    /// The pod store or the containers changed since the last sync.
+    dirty: bool,
+    control_plane: bool,
+    renew_interval: Duration,
+    last_status: SimTime,
+    lease_rv: Option<u64>,
+    /// When the pod informer next needs a look (a relist is due, or its watch may have gone silent).
+    informer_check: Alarm,
+    /// Bumped whenever `containers` changes, so observers can keep what they derived from it.
+    pub containers_version: u64,
+    client: ApiClient<Req>,
+    pods: Informer,
     /// Its Node's and its node Lease's keys, built once: written every few seconds.
     node_key: Key,
     lease_key: Key,
+    pub node: String,
     zone: String,
-    control_plane: bool,
-    client: ApiClient<Req>,
-    pods: Informer,
     pub containers: BTreeMap<String, Container>,
-    /// Bumped whenever `containers` changes, so observers can keep what they derived from it.
-    pub containers_version: u64,
     starting: BTreeMap<String, SimTime>,
     /// Pods with a status update or delete in flight (one at a time per pod).
     busy: BTreeSet<String>,
-    lease_rv: Option<u64>,
-    lease_busy: bool,
-    node_busy: bool,
-    renew_interval: Duration,
-    last_status: SimTime,
-    /// The pod store or the containers changed since the last sync.
-    dirty: bool,
-    /// When the pod informer next needs a look (a relist is due, or its watch may have gone silent).
-    informer_check: Alarm,
 }
 
 impl Kubelet {
