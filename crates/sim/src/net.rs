@@ -11,7 +11,6 @@
 
 use crate::rng::Rng;
 use crate::time::{Duration, SimTime};
-use std::collections::BTreeMap;
 
 /// Index of a host in the scenario's host list.
 pub type HostId = u32;
@@ -27,12 +26,21 @@ pub struct Network {
     omni: Vec<bool>,
     /// One-way blocks: messages from a host in `.0` to a host in `.1` are dropped.
     oneway: Vec<(Vec<bool>, Vec<bool>)>,
-    rngs: Vec<Rng>,
+    /// Per sender: its latency jitter and its links' last arrivals.
+    senders: Vec<Sender>,
     /// Some partition, isolation or one-way cut is in force (most of a run has none: then only
     /// crashes decide who can send).
     faulty: bool,
-    /// Last arrival time per directed link, so each link delivers in order (like TCP).
-    last_arrival: Vec<BTreeMap<HostId, SimTime>>,
+}
+
+/// What sending from one host needs, together: a thousand kubelets each send every few
+/// seconds, and each one's state is cold by then.
+#[derive(Clone)]
+struct Sender {
+    rng: Rng,
+    /// Last arrival time per link to a receiver, by receiver, so each link delivers in order
+    /// (like TCP). Most hosts talk to a handful of others: a sorted vector.
+    last_arrival: Vec<(HostId, SimTime)>,
 }
 
 impl Network {
@@ -44,9 +52,13 @@ impl Network {
             isolated: vec![false; hosts],
             omni: vec![false; hosts],
             oneway: Vec::new(),
-            rngs: (0..hosts).map(|h| rng.fork(&format!("net/{h}"))).collect(),
+            senders: (0..hosts)
+                .map(|h| Sender {
+                    rng: rng.fork(&format!("net/{h}")),
+                    last_arrival: Vec::new(),
+                })
+                .collect(),
             faulty: false,
-            last_arrival: vec![BTreeMap::new(); hosts],
         }
     }
 
@@ -127,13 +139,19 @@ impl Network {
             return now;
         }
         let base = self.latency.as_micros();
-        let jitter = self.rngs[a as usize].below(base / 2 + 1);
+        let sender = &mut self.senders[a as usize];
+        let jitter = sender.rng.below(base / 2 + 1);
         let at = now + Duration(base + jitter);
-        let last = self.last_arrival[a as usize]
-            .entry(b)
-            .or_insert(SimTime::ZERO);
-        let at = at.max(*last);
-        *last = at;
+        let links = &mut sender.last_arrival;
+        let i = match links.binary_search_by_key(&b, |l| l.0) {
+            Ok(i) => i,
+            Err(i) => {
+                links.insert(i, (b, SimTime::ZERO));
+                i
+            }
+        };
+        let at = at.max(links[i].1);
+        links[i].1 = at;
         at
     }
 
