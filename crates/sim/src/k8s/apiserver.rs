@@ -21,6 +21,7 @@ use crate::inflight::InFlight;
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
 use crate::k8s::client::ID_SPACE;
 use crate::k8s::store::Store;
+use crate::keymap::KeyMap;
 use crate::net::HostId;
 use crate::proc::{
     Addr, Alarm, Ctx, EtcdError, EtcdRequest, EtcdResponse, Payload, Port, Timer, WatchEvent,
@@ -114,7 +115,8 @@ struct Watchers {
     /// watch replaces its old one, whose connection the client gave up.
     by_stream: BTreeMap<(Addr, u64), u64>,
     by_prefix: BTreeMap<String, BTreeSet<u64>>,
-    by_node: BTreeMap<String, BTreeSet<u64>>,
+    /// Hashed: every pod change looks up its node here, among a thousand nodes.
+    by_node: KeyMap<BTreeSet<u64>>,
 }
 
 impl Watchers {
@@ -125,7 +127,14 @@ impl Watchers {
             self.remove(old);
         }
         match &w.node {
-            Some(node) => self.by_node.entry(node.clone()).or_default().insert(n),
+            Some(node) => match self.by_node.get_mut(node) {
+                Some(set) => set.insert(n),
+                None => {
+                    self.by_node
+                        .insert(&node.as_str().into(), BTreeSet::from([n]));
+                    true
+                }
+            },
             None => self
                 .by_prefix
                 .entry(w.prefix.clone())
