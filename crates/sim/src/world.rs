@@ -171,7 +171,7 @@ pub struct World {
     reported_doubles: std::collections::BTreeSet<String>,
     host_pods: Vec<HostPods>,
     /// Hosts whose containers may have changed since the last sample (a kubelet handled an
-    /// input, or a process or host started or stopped), so a sample recounts only those.
+    /// input, or a process started or stopped, or the host crashed), so a sample recounts only those.
     recount: std::collections::BTreeSet<HostId>,
     rng: Rng,
     /// The hidden observer host that runs the probe; it is never crashed or partitioned away.
@@ -432,17 +432,9 @@ impl World {
                     self.fire(to, timer);
                 }
             }
-            Ev::Scenario(i) => {
-                // Crashes, reboots and restarts touch processes directly: recount every host.
-                self.recount.extend(0..self.host_pods.len() as HostId);
-                self.apply_scenario_event(i);
-            }
-            Ev::Boot(h) => {
-                self.recount.insert(h);
-                self.boot_host(h);
-            }
+            Ev::Scenario(i) => self.apply_scenario_event(i),
+            Ev::Boot(h) => self.boot_host(h),
             Ev::Terminate(h) => {
-                self.recount.insert(h);
                 self.crash_host(
                     h,
                     "its spot instance was reclaimed after the 2-minute notice",
@@ -530,11 +522,11 @@ impl World {
         if touched {
             self.sync_dns_servers(to.host);
         }
+        if touched {
+            self.recount.insert(to.host);
+        }
         if exited {
             self.process_exited(to.host, to.port);
-        }
-        if touched || exited {
-            self.recount.insert(to.host);
         }
     }
 
@@ -543,7 +535,6 @@ impl World {
         let h = to.host as usize;
         if timer == Timer::Start {
             self.start_process(to.host, to.port);
-            self.recount.insert(to.host);
             return;
         }
         let containers_before = self.containers_touched_by(to);
@@ -653,11 +644,11 @@ impl World {
         if touched {
             self.sync_dns_servers(to.host);
         }
+        if touched {
+            self.recount.insert(to.host);
+        }
         if exited {
             self.process_exited(to.host, to.port);
-        }
-        if touched || exited {
-            self.recount.insert(to.host);
         }
     }
 
@@ -1146,6 +1137,7 @@ impl World {
         if !self.hosts[h as usize].up {
             return;
         }
+        self.recount.insert(h);
         let s = &self.scenario.settings;
         let timings = LeaseTimings {
             lease_duration: s.lease_duration,
@@ -1258,6 +1250,7 @@ impl World {
     /// A process exited (lost its lease) or was killed (liveness): the kubelet restarts it
     /// after its back-off.
     fn process_exited(&mut self, h: HostId, port: Port) {
+        self.recount.insert(h);
         let procs = &mut self.procs[h as usize];
         match port {
             Port::Apiserver => procs.apiserver = None,
@@ -1538,6 +1531,7 @@ impl World {
         rt.up = false;
         rt.incarnation += 1;
         self.net.set_up(h, false);
+        self.recount.insert(h);
         let name = rt.name.clone();
         self.push_event("host.crashed", Some(h), format!("{name} went down: {why}"));
         self.procs[h as usize] = Procs::default();
