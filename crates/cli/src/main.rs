@@ -65,7 +65,7 @@ fn main() -> ExitCode {
         // One reference cluster of N workers (for profiling).
         Some("bench-cluster") => {
             let n = args.get(1).and_then(|n| n.parse().ok()).unwrap_or(100);
-            bench_one(&cluster_reference(n), 1, "10000");
+            bench_one(&reference(&cluster_reference(n)), 1, "10000");
             ExitCode::SUCCESS
         }
         _ => {
@@ -233,81 +233,91 @@ fn cluster_reference(workers: usize) -> String {
 }
 
 fn bench() -> ExitCode {
-    bench_one(ETCD_REFERENCE, 5, "20000");
-    let small = bench_one(&cluster_reference(100), 5, "10000");
-    let large = bench_one(
-        &cluster_reference(1000),
-        2,
+    bench_one(&reference(ETCD_REFERENCE), 5, "20000");
+    let small = reference(&cluster_reference(100));
+    let small_best = bench_one(&small, 5, "10000");
+    // This machine's speed drifts by up to 2x from minute to minute, so runs far apart compare
+    // the machine as much as the simulation: each 1,000-worker run is set against the mean of
+    // the 100-worker runs just before and just after it, and the scaling is the median ratio.
+    let large = reference(&cluster_reference(1000));
+    let mut before = run_once(&small).wall;
+    let (mut runs, mut ratios) = (Vec::new(), Vec::new());
+    for _ in 0..3 {
+        let run = run_once(&large);
+        let after = run_once(&small).wall;
+        ratios.push(run.wall / ((before + after) / 2.0));
+        runs.push(run);
+        before = after;
+    }
+    let large_best = report(
+        &large,
+        &runs,
         "(none; cost must grow no worse than linearly in nodes)",
     );
-    let best = large / small;
-    let scaling = scaling(3);
+    ratios.sort_by(f64::total_cmp);
+    let scaling = ratios[ratios.len() / 2];
+    let best = large_best / small_best;
     println!(
         "scaling: 10x the workers took {scaling:.1}x the wall time (linear would be 10x): the median of 3 \
          1,000-worker runs, each against the 100-worker runs just before and after it \
-         ({best:.1}x from the best runs above, which this machine's drifting speed skews)"
+         ({best:.1}x from the best runs, which this machine's drifting speed skews)"
     );
     println!("  SCALING_1000_OVER_100={scaling:.1}");
     ExitCode::SUCCESS
 }
 
-/// One run of a scenario: its wall time in seconds, and the world it left.
-fn run_once(scenario: &sim::scenario::Scenario) -> (f64, World) {
+fn reference(json: &str) -> sim::scenario::Scenario {
+    sim::scenario::parse(json).expect("the reference scenario is valid")
+}
+
+/// What one run of a scenario took, and what it did.
+struct Run {
+    wall: f64,
+    events: u64,
+    violations: usize,
+    pods: u32,
+}
+
+fn run_once(scenario: &sim::scenario::Scenario) -> Run {
     let started = Instant::now();
     let mut world = World::new(scenario.clone());
     world.run_to_end();
-    (started.elapsed().as_secs_f64(), world)
-}
-
-/// The 1,000-worker run's wall time over the 100-worker run's, measured in neighbouring runs:
-/// this machine's speed drifts by up to 2x from minute to minute, so that runs far apart
-/// compare the machine as much as the simulation. Each 1,000-worker run is set against the
-/// mean of the 100-worker runs just before and just after it; the median of `pairs` such ratios.
-fn scaling(pairs: usize) -> f64 {
-    let parse = |n| sim::scenario::parse(&cluster_reference(n)).expect("the reference is valid");
-    let (small, large) = (parse(100), parse(1000));
-    let mut before = run_once(&small).0;
-    let mut ratios = Vec::new();
-    for _ in 0..pairs {
-        let wall = run_once(&large).0;
-        let after = run_once(&small).0;
-        ratios.push(wall / ((before + after) / 2.0));
-        before = after;
+    let wall = started.elapsed().as_secs_f64();
+    Run {
+        wall,
+        events: world.events_processed(),
+        violations: world.obs.violations.len(),
+        pods: world.workload_counts().iter().map(|(_, _, now)| now).sum(),
     }
-    ratios.sort_by(f64::total_cmp);
-    ratios[pairs / 2]
 }
 
 /// Runs a reference scenario `rounds` times, prints its figures, returns the best wall time.
-fn bench_one(json: &str, rounds: usize, target: &str) -> f64 {
-    let scenario = sim::scenario::parse(json).expect("the reference scenario is valid");
+fn bench_one(scenario: &sim::scenario::Scenario, rounds: usize, target: &str) -> f64 {
+    let runs: Vec<Run> = (0..rounds).map(|_| run_once(scenario)).collect();
+    report(scenario, &runs, target)
+}
+
+/// Prints the figures of a scenario's runs (the best of them); returns the best wall time.
+fn report(scenario: &sim::scenario::Scenario, runs: &[Run], target: &str) -> f64 {
     let simulated = scenario.duration.as_secs_f64();
-    // The best of several rounds: this machine's speed drifts by up to 2x from minute to minute.
-    let mut best = f64::MAX;
-    let mut events = 0;
-    let mut violations = 0;
-    let mut pods = 0;
-    for _ in 0..rounds {
-        let (wall, world) = run_once(&scenario);
-        best = best.min(wall);
-        events = world.events_processed();
-        violations = world.obs.violations.len();
-        pods = world
-            .workload_counts()
-            .iter()
-            .map(|(_, _, now)| now)
-            .sum::<u32>();
-    }
+    let best = runs.iter().map(|r| r.wall).fold(f64::MAX, f64::min);
+    let last = runs.last().expect("at least one run");
     println!(
-        "benchmark: {} ({} hosts, {pods} pods running at the end)",
+        "benchmark: {} ({} hosts, {} pods running at the end)",
         scenario.name,
-        scenario.hosts.len()
+        scenario.hosts.len(),
+        last.pods
     );
-    println!("  simulated {simulated:.0} s in {best:.3} s wall (best of {rounds}), {events} events, {violations} violations");
+    println!(
+        "  simulated {simulated:.0} s in {best:.3} s wall (best of {}), {} events, {} violations",
+        runs.len(),
+        last.events,
+        last.violations
+    );
     println!(
         "  SIM_SECONDS_PER_WALL_SECOND={:.0} (target >= {target})",
         simulated / best
     );
-    println!("  EVENTS_PER_SECOND={:.0}", events as f64 / best);
+    println!("  EVENTS_PER_SECOND={:.0}", last.events as f64 / best);
     best
 }
