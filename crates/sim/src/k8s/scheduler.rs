@@ -18,6 +18,12 @@ use std::sync::Arc;
 
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// `(pods of the workload, pods in total, position)` as one number in the tuple's order (pod
+/// counts and positions stay far below 2^32).
+fn placement_rank(workload_pods: usize, total: usize, position: usize) -> u128 {
+    (workload_pods as u128) << 64 | (total as u128) << 32 | position as u128
+}
+
 #[derive(Clone)]
 pub struct Scheduler {
     client: ApiClient<String>,
@@ -154,12 +160,22 @@ impl Work for Scheduler {
             let counts = per_workload
                 .entry(pod.workload.clone())
                 .or_insert_with(|| vec![0; n]);
-            let Some(best) = (0..n)
-                .filter(|&i| eligible[i])
-                .min_by_key(|&i| (counts[i], total[i], i))
-            else {
+            // The rule's order (workload's pods, then all pods, then host order) as one number
+            // per node, so the pass over every node for every pending pod is a plain minimum.
+            let best = (0..n)
+                .map(|i| {
+                    if eligible[i] {
+                        placement_rank(counts[i], total[i], i)
+                    } else {
+                        u128::MAX
+                    }
+                })
+                .min()
+                .unwrap_or(u128::MAX);
+            if best == u128::MAX {
                 continue;
-            };
+            }
+            let best = best as u32 as usize;
             counts[best] += 1;
             total[best] += 1;
             let node = self.order[best].clone();
@@ -173,5 +189,31 @@ impl Work for Scheduler {
             };
             self.client.send(ctx, req, name, REQUEST_TIMEOUT);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::placement_rank;
+
+    /// The packed rank sorts exactly as the rule's tuple, across the whole range of each field.
+    #[test]
+    fn placement_rank_orders_as_the_rule() {
+        let values = [0, 1, 2, 999, 1 << 20, (1 << 21) + 3, u32::MAX as usize];
+        let mut triples = Vec::new();
+        for &a in &values {
+            for &b in &values {
+                for &c in &values {
+                    triples.push((a, b, c));
+                }
+            }
+        }
+        for x in &triples {
+            for y in &triples {
+                let ranks = placement_rank(x.0, x.1, x.2).cmp(&placement_rank(y.0, y.1, y.2));
+                assert_eq!(ranks, x.cmp(y), "{x:?} against {y:?}");
+            }
+        }
+        assert_eq!(placement_rank(5, 7, 1234) as u32, 1234, "the position is the low bits");
     }
 }
