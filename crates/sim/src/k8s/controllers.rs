@@ -77,7 +77,7 @@ pub struct Controllers {
     busy: BTreeSet<Key>,
     /// Pods created and not yet seen by the informer (client-go's "expectations").
     expected: BTreeSet<String>,
-    /// Per Service: its pods' change count and its slice's resourceVersion when the slice
+    /// Per Service: its endpoints' change count and its slice's resourceVersion when the slice
     /// was last found up to date (while both stay so, the slice needs no look).
     slices_checked: BTreeMap<String, (u64, u64)>,
     /// Something changed since the last workload and endpoint pass (controllers are event-driven).
@@ -524,7 +524,7 @@ impl Controllers {
         let serving = || {
             let mut serving: BTreeMap<&str, Vec<&Pod>> = BTreeMap::new();
             for p in pods.items().values().filter_map(|kv| kv.value.as_pod()) {
-                if p.ready && p.running && p.deletion.is_none() && p.node.is_some() {
+                if p.endpoint_node().is_some() {
                     serving.entry(p.workload.as_str()).or_default().push(p);
                 }
             }
@@ -535,7 +535,7 @@ impl Controllers {
         for service in services {
             let key = slice_key(&service);
             let slice = self.slices.items().get(&key);
-            let changes = pods.pod_changes(&service).expect("the pod informer counts");
+            let changes = pods.endpoint_changes(&service).expect("the pod informer counts");
             let checked = slice.map(|kv| (changes, kv.mod_revision));
             if checked.is_some() && self.slices_checked.get(&service) == checked.as_ref() {
                 continue;

@@ -152,10 +152,10 @@ impl Informer {
         self.store.active_pods(workload)
     }
 
-    /// How many changes the last known pods of `workload` have seen, if counted: equal
-    /// counts mean its pods are as they were.
-    pub fn pod_changes(&self, workload: &str) -> Option<u64> {
-        self.store.pod_changes(workload)
+    /// How many changes the endpoints among the last known pods of `workload` have seen, if
+    /// counted: equal counts mean they are as they were.
+    pub fn endpoint_changes(&self, workload: &str) -> Option<u64> {
+        self.store.endpoint_changes(workload)
     }
 
     /// How many of the last known objects are pods bound to a node.

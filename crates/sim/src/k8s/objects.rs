@@ -196,6 +196,16 @@ impl Pod {
     pub fn tolerates_everything(&self) -> bool {
         self.kind == Kind::DaemonSet
     }
+
+    /// The node where this pod serves its Service's traffic: a bound, running, ready pod
+    /// that is not being deleted is an endpoint.
+    pub fn endpoint_node(&self) -> Option<&str> {
+        if self.ready && self.running && self.deletion.is_none() {
+            self.node.as_deref()
+        } else {
+            None
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

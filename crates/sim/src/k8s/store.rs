@@ -4,10 +4,12 @@
 //! so a kubelet's list or a controller's look at one node never scans every pod.
 //!
 //! A store can also keep, per workload, how many of its pods are not being deleted (as a
-//! ReplicaSet's status does) and how many changes its pods have seen, so that a controller
-//! sees a workload at its replica count, or unchanged, without looking at every pod.
+//! ReplicaSet's status does) and how many changes its endpoints (serving pods) have seen, so
+//! that a controller sees a workload at its replica count, or its endpoints unchanged, without
+//! looking at every pod.
 
 use crate::etcd::kv::{Key, KeyValue};
+use crate::k8s::objects::Pod;
 use crate::keymap::{KeyMap, Slot};
 use std::collections::BTreeMap;
 
@@ -25,13 +27,14 @@ pub struct Store {
 struct WorkloadPods {
     /// Pods without a deletion timestamp.
     active: usize,
-    /// Changes to its pods (never reset, so that an equal count means no change).
-    changes: u64,
+    /// Changes to its endpoints: a pod starting or ceasing to serve, or serving on another
+    /// node (never reset, so that an equal count means no change).
+    endpoint_changes: u64,
 }
 
 impl Store {
     /// An empty store that counts each workload's pods (see [`Store::active_pods`] and
-    /// [`Store::pod_changes`]).
+    /// [`Store::endpoint_changes`]).
     pub fn counting_pods() -> Self {
         Store {
             workloads: Some(BTreeMap::new()),
@@ -48,9 +51,9 @@ impl Store {
         Some(self.counts(workload)?.active)
     }
 
-    /// How many times a pod of `workload` was set or deleted (None if this store does not count).
-    pub fn pod_changes(&self, workload: &str) -> Option<u64> {
-        Some(self.counts(workload)?.changes)
+    /// How many times the endpoints of `workload` changed (None if this store does not count).
+    pub fn endpoint_changes(&self, workload: &str) -> Option<u64> {
+        Some(self.counts(workload)?.endpoint_changes)
     }
 
     fn counts(&self, workload: &str) -> Option<WorkloadPods> {
@@ -64,7 +67,7 @@ impl Store {
         self.by_node.clear();
         for c in self.workloads.iter_mut().flat_map(|w| w.values_mut()) {
             c.active = 0;
-            c.changes += 1;
+            c.endpoint_changes += 1;
         }
         for (key, kv) in items {
             self.apply(&key, Some(&kv));
@@ -81,15 +84,20 @@ impl Store {
             None => (None, self.items.remove(key)),
         };
         if let Some(counts) = &mut self.workloads {
-            if let Some(p) = old.as_ref().and_then(|kv| kv.value.as_pod()) {
+            let was = old.as_ref().and_then(|kv| kv.value.as_pod());
+            let now = kv.and_then(|kv| kv.value.as_pod());
+            // Most pod updates (status, binding, a deletion timestamp on a pod not serving)
+            // leave every endpoint where it was.
+            let moved = was.and_then(endpoint) != now.and_then(endpoint);
+            if let Some(p) = was {
                 let c = counted(counts, &p.workload);
                 c.active -= usize::from(p.deletion.is_none());
-                c.changes += 1;
+                c.endpoint_changes += u64::from(moved && p.endpoint_node().is_some());
             }
-            if let Some(p) = kv.and_then(|kv| kv.value.as_pod()) {
+            if let Some(p) = now {
                 let c = counted(counts, &p.workload);
                 c.active += usize::from(p.deletion.is_none());
-                c.changes += 1;
+                c.endpoint_changes += u64::from(moved && p.endpoint_node().is_some());
             }
         }
         let (was, now) = (old.as_ref().and_then(bound_node), kv.and_then(bound_node));
@@ -136,6 +144,11 @@ pub fn seek<I: Iterator>(
 
 fn bound_node(kv: &KeyValue) -> Option<&str> {
     kv.value.as_pod()?.node.as_deref()
+}
+
+/// Where a pod serves, and for which workload.
+fn endpoint(p: &Pod) -> Option<(&str, &str)> {
+    Some((p.workload.as_str(), p.endpoint_node()?))
 }
 
 fn counted<'a>(
@@ -227,27 +240,74 @@ mod tests {
         s.apply(&key("b"), Some(&with("b", "web", false)));
         s.apply(&key("c"), Some(&with("c", "db", false)));
         assert_eq!(active(&s), (Some(2), Some(1)));
-        let (web, db) = (s.pod_changes("web").unwrap(), s.pod_changes("db").unwrap());
-        // A status update leaves the count; a deletion timestamp takes the pod out of it.
-        // Either is a change to the workload's pods, and to no other workload's.
-        s.apply(&key("a"), Some(&with("a", "web", false)));
-        assert!(s.pod_changes("web").unwrap() > web);
+        // A deletion timestamp takes the pod out of the count.
         s.apply(&key("b"), Some(&with("b", "web", true)));
         assert_eq!(s.active_pods("web"), Some(1));
-        assert_eq!(s.pod_changes("db"), Some(db));
         // Deleting a pod already being deleted changes nothing; deleting an active one does.
         s.apply(&key("b"), None);
         s.apply(&key("c"), None);
         assert_eq!(active(&s), (Some(1), Some(0)));
         assert_eq!(s.active_pods("never-seen"), Some(0));
-        // A relist changes every workload, even one whose pods are all gone.
-        let web = s.pod_changes("web").unwrap();
         s.replace([(key("d"), with("d", "db", false))]);
         assert_eq!(active(&s), (Some(0), Some(1)));
-        assert!(s.pod_changes("web").unwrap() > web);
         // A store that does not count says so.
         assert_eq!(Store::default().active_pods("web"), None);
-        assert_eq!(Store::default().pod_changes("web"), None);
+        assert_eq!(Store::default().endpoint_changes("web"), None);
+    }
+
+    #[test]
+    fn endpoint_changes_count_pods_starting_moving_and_ceasing_to_serve() {
+        let mut s = Store::counting_pods();
+        let key = |n: &str| -> Key { format!("p/{n}").into() };
+        let with = |name: &str, workload: &str, node: Option<&str>, serving: bool| {
+            let mut kv = pod(name, node);
+            let mut p = kv.value.as_pod().unwrap().clone();
+            p.workload = workload.to_string();
+            (p.running, p.ready) = (serving, serving);
+            kv.value = Arc::new(Object::Pod(p));
+            kv
+        };
+        let changes = |s: &Store| {
+            (
+                s.endpoint_changes("web").unwrap(),
+                s.endpoint_changes("db").unwrap(),
+            )
+        };
+        // Each step, and which workloads' endpoints it changes (web, db).
+        let mut deleting = with("a", "web", Some("n2"), false);
+        let mut p = deleting.value.as_pod().unwrap().clone();
+        p.deletion = Some(crate::time::SimTime(5));
+        deleting.value = Arc::new(Object::Pod(p));
+        let steps = [
+            // Created, bound, started: no endpoint yet.
+            ("a", Some(with("a", "web", None, false)), (false, false)),
+            ("a", Some(with("a", "web", Some("n1"), false)), (false, false)),
+            ("c", Some(with("c", "db", Some("n1"), true)), (false, true)),
+            // Ready: an endpoint of web, and of no other workload.
+            ("a", Some(with("a", "web", Some("n1"), true)), (true, false)),
+            // A new revision of a serving pod, serving as before, is no change.
+            ("a", Some(with("a", "web", Some("n1"), true)), (false, false)),
+            // Serving elsewhere (a recreated pod of the same name) is.
+            ("a", Some(with("a", "web", Some("n2"), true)), (true, false)),
+            // Not ready, then being deleted, then gone: only the first leaves the endpoints.
+            ("a", Some(with("a", "web", Some("n2"), false)), (true, false)),
+            ("a", Some(deleting), (false, false)),
+            ("a", None, (false, false)),
+            // A serving pod deleted outright (a forced delete) leaves its workload's endpoints.
+            ("c", None, (false, true)),
+        ];
+        for (i, (name, kv, expected)) in steps.into_iter().enumerate() {
+            let before = changes(&s);
+            s.apply(&key(name), kv.as_ref());
+            let after = changes(&s);
+            assert_eq!((after.0 > before.0, after.1 > before.1), expected, "step {i}");
+            assert!(after.0 >= before.0 && after.1 >= before.1, "step {i}");
+        }
+        // A relist changes every workload, even one whose pods are all gone.
+        let before = changes(&s);
+        s.replace([(key("d"), with("d", "db", Some("n1"), false))]);
+        let after = changes(&s);
+        assert!(after.0 > before.0 && after.1 > before.1);
     }
 
     #[test]
