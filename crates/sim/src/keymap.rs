@@ -21,6 +21,8 @@ pub struct KeyMap<V> {
     free: Vec<Slot>,
     by_key: FxHashMap<Key, Slot>,
     order: BTreeMap<Key, Slot>,
+    /// Bumped whenever a key is added or removed: slots handed out stay valid while it is unchanged.
+    layout: u64,
 }
 
 impl<V> Default for KeyMap<V> {
@@ -30,6 +32,7 @@ impl<V> Default for KeyMap<V> {
             free: Vec::new(),
             by_key: FxHashMap::default(),
             order: BTreeMap::new(),
+            layout: 0,
         }
     }
 }
@@ -44,7 +47,16 @@ impl<V> KeyMap<V> {
     }
 
     pub fn clear(&mut self) {
-        *self = KeyMap::default();
+        *self = KeyMap {
+            layout: self.layout + 1,
+            ..KeyMap::default()
+        };
+    }
+
+    /// Changes whenever a key is added or removed (never goes back): while it stays the same,
+    /// every key keeps the slot it had, so a slot remembered earlier still holds that key.
+    pub fn layout(&self) -> u64 {
+        self.layout
     }
 
     pub fn slot(&self, key: &str) -> Option<Slot> {
@@ -88,12 +100,14 @@ impl<V> KeyMap<V> {
         };
         self.by_key.insert(key.clone(), s);
         self.order.insert(key.clone(), s);
+        self.layout += 1;
         (s, None)
     }
 
     pub fn remove(&mut self, key: &str) -> Option<V> {
         let s = self.by_key.remove(key)?;
         self.order.remove(key);
+        self.layout += 1;
         self.free.push(s);
         self.slots[s as usize].take()
     }
@@ -101,6 +115,11 @@ impl<V> KeyMap<V> {
     /// Every entry in key order.
     pub fn iter(&self) -> impl Iterator<Item = (&Key, &V)> + '_ {
         self.order.iter().map(|(k, &s)| (k, self.at(s)))
+    }
+
+    /// Every key and its slot, in key order.
+    pub fn slots(&self) -> impl Iterator<Item = (&Key, Slot)> + '_ {
+        self.order.iter().map(|(k, &s)| (k, s))
     }
 
     /// Every value in key order.
@@ -179,5 +198,32 @@ mod tests {
         assert_eq!(m, same);
         same.clear();
         assert!(same.is_empty() && same.get("/pods/a").is_none());
+    }
+
+    #[test]
+    fn the_layout_changes_with_keys_added_or_removed_only() {
+        let mut m = KeyMap::default();
+        let mut last = m.layout();
+        let mut step = |m: &KeyMap<u32>, changed: bool| {
+            assert_eq!(m.layout() != last, changed);
+            assert!(m.layout() >= last, "the layout never goes back");
+            last = m.layout();
+        };
+        m.insert(&Key::from("/a"), 1);
+        step(&m, true);
+        m.insert(&Key::from("/a"), 2);
+        step(&m, false);
+        m.insert(&Key::from("/b"), 3);
+        step(&m, true);
+        assert_eq!(
+            m.slots().map(|(k, s)| (&**k, s)).collect::<Vec<_>>(),
+            [("/a", 0), ("/b", 1)]
+        );
+        m.remove("/c");
+        step(&m, false);
+        m.remove("/a");
+        step(&m, true);
+        m.clear();
+        step(&m, true);
     }
 }

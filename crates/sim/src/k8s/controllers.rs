@@ -28,7 +28,7 @@ use crate::k8s::objects::{
     name_of, node_key, pod_key, slice_key, Condition, Effect, Endpoint, EndpointSlice, Kind, Node,
     Object, Pod, Taint, TaintKey, ENDPOINT_SLICES, NODES, NODE_LEASES, PODS, WORKLOADS,
 };
-use crate::k8s::store::seek;
+use crate::keymap::Slot;
 use crate::proc::{Addr, Ctx};
 use crate::rng::Rng;
 use crate::time::{Duration, SimTime};
@@ -68,7 +68,9 @@ pub struct Controllers {
     pods: Informer,
     workloads: Informer,
     slices: Informer,
-    /// Node lifecycle: the lease version last seen and when it was seen, per node.
+    /// Node lifecycle: what it knows of each node (see [`NodeTable`]).
+    node_table: NodeTable,
+    /// Probe times of nodes no longer in the table (a node that comes back keeps them).
     probe: BTreeMap<String, (u64, SimTime)>,
     /// Per zone: tainting tokens and when they were last refilled.
     tokens: BTreeMap<String, (f64, SimTime)>,
@@ -86,6 +88,43 @@ pub struct Controllers {
     /// (taint eviction looks at them on every pass).
     taint_times: Option<BTreeMap<String, SimTime>>,
     rng: Rng,
+}
+
+/// The node lifecycle controller's view of the nodes, one row per node in name order.
+///
+/// Every `node_monitor_period` it needs each node's lease version and, for a few nodes, the
+/// node. Rows remember where both wait in the caches (slots hold their keys until a key is
+/// added or removed, see [`crate::keymap::KeyMap::layout`]), so a pass over a thousand nodes reads two
+/// resourceVersions per node instead of seeking every name in two ordered maps.
+#[derive(Clone, Default)]
+struct NodeTable {
+    /// The layouts of the node and lease caches the rows were made for.
+    layouts: (u64, u64),
+    rows: Vec<NodeHealth>,
+    /// The zones of the nodes, in name order (rows refer to them by position).
+    zones: Vec<String>,
+}
+
+#[derive(Clone)]
+struct NodeHealth {
+    name: String,
+    node_slot: Slot,
+    lease_slot: Option<Slot>,
+    zone: usize,
+    /// The node's resourceVersion when `ready` and `tainted` were read.
+    node_rv: u64,
+    ready: Condition,
+    tainted: bool,
+    /// probeTimestamp: the lease's resourceVersion last seen, and when (None: not yet seen).
+    probe: Option<(u64, SimTime)>,
+}
+
+impl NodeHealth {
+    fn read(&mut self, n: &Node, rv: u64) {
+        self.node_rv = rv;
+        self.ready = n.ready;
+        self.tainted = n.has_taint(TaintKey::Unreachable);
+    }
 }
 
 impl Controllers {
@@ -108,6 +147,7 @@ impl Controllers {
             pods: informer(PODS, 3).counting_pods(),
             workloads: informer(WORKLOADS, 4),
             slices: informer(ENDPOINT_SLICES, 5),
+            node_table: NodeTable::default(),
             probe: BTreeMap::new(),
             tokens: BTreeMap::new(),
             last_monitor: now,
@@ -145,53 +185,100 @@ impl Controllers {
 
     // ---- node lifecycle -----------------------------------------------------------
 
-    fn monitor_nodes(&mut self, ctx: &mut Ctx) {
-        let now = ctx.now;
-        let grace = self.timings.node_monitor_grace_period;
-        let nodes: Vec<(&Node, u64)> = self
-            .nodes
-            .items()
-            .values()
-            .filter_map(|kv| kv.value.as_node().map(|n| (n, kv.mod_revision)))
-            .collect();
-        // Probe times: when this controller saw each node's lease change. The node leases and
-        // the probe times are in name order, as the nodes are: one pass over all three.
-        let mut silent = vec![false; nodes.len()];
-        let mut first_seen = Vec::new();
-        {
-            let mut leases = self
-                .leases
-                .items()
-                .range_prefix(NODE_LEASES)
-                .map(|(k, kv)| (&k[NODE_LEASES.len()..], kv.mod_revision))
-                .peekable();
-            let mut probes = self.probe.iter_mut().peekable();
-            for (i, (node, _)) in nodes.iter().enumerate() {
-                let name = node.name.as_str();
-                let lease_rv = seek(&mut leases, name, |l| l.0).map_or(0, |(_, rv)| rv);
-                match seek(&mut probes, name, |p| p.0) {
-                    Some((_, entry)) => {
-                        if entry.0 != lease_rv {
-                            *entry = (lease_rv, now);
-                        }
-                        silent[i] = now - entry.1 > grace;
-                    }
-                    None => first_seen.push((node.name.clone(), lease_rv)),
+    /// Brings the node table up to date: rebuilt when a node or a lease was added or removed,
+    /// otherwise each row re-reads its node only if the node's resourceVersion moved.
+    fn refresh_node_table(&mut self) {
+        let (nodes, leases) = (self.nodes.items(), self.leases.items());
+        let layouts = (nodes.layout(), leases.layout());
+        let table = &mut self.node_table;
+        let mut fresh = table.layouts == layouts;
+        if fresh {
+            for row in &mut table.rows {
+                let kv = nodes.at(row.node_slot);
+                if kv.mod_revision == row.node_rv {
+                    continue;
+                }
+                match kv.value.as_node() {
+                    Some(n) if n.zone == table.zones[row.zone] => row.read(n, kv.mod_revision),
+                    _ => fresh = false,
                 }
             }
         }
-        for (name, lease_rv) in first_seen {
-            self.probe.insert(name, (lease_rv, now));
+        if fresh {
+            return;
         }
+        // Probe times outlive the rows: a node that comes back keeps what was seen of it.
+        for row in table.rows.drain(..) {
+            if let Some(probe) = row.probe {
+                self.probe.insert(row.name, probe);
+            }
+        }
+        let listed: Vec<(&Node, u64, Slot)> = nodes
+            .slots()
+            .filter_map(|(_, slot)| {
+                let kv = nodes.at(slot);
+                Some((kv.value.as_node()?, kv.mod_revision, slot))
+            })
+            .collect();
+        let zones: BTreeSet<&str> = listed.iter().map(|(n, ..)| n.zone.as_str()).collect();
+        table.zones = zones.iter().map(|z| z.to_string()).collect();
+        table.layouts = layouts;
+        table.rows = listed
+            .into_iter()
+            .map(|(n, rv, node_slot)| {
+                let mut row = NodeHealth {
+                    name: n.name.clone(),
+                    node_slot,
+                    lease_slot: leases.slot(&format!("{NODE_LEASES}{}", n.name)),
+                    zone: zones.iter().position(|&z| z == n.zone).expect("listed"),
+                    node_rv: rv,
+                    ready: n.ready,
+                    tainted: false,
+                    probe: self.probe.get(&n.name).copied(),
+                };
+                row.read(n, rv);
+                row
+            })
+            .collect();
+    }
+
+    fn monitor_nodes(&mut self, ctx: &mut Ctx) {
+        let now = ctx.now;
+        let grace = self.timings.node_monitor_grace_period;
+        self.refresh_node_table();
+        let leases = self.leases.items();
+        let rows = &mut self.node_table.rows;
+        // probeTimestamp: when this controller saw each node's lease change (a node seen for
+        // the first time starts at now).
+        let silent: Vec<bool> = rows
+            .iter_mut()
+            .map(|row| {
+                let lease_rv = row.lease_slot.map_or(0, |s| leases.at(s).mod_revision);
+                match &mut row.probe {
+                    Some(probe) => {
+                        if probe.0 != lease_rv {
+                            *probe = (lease_rv, now);
+                        }
+                        now - probe.1 > grace
+                    }
+                    None => {
+                        row.probe = Some((lease_rv, now));
+                        false
+                    }
+                }
+            })
+            .collect();
+        let rows = &self.node_table.rows;
         // Zone states, from what the controller believes (silent nodes count as not ready).
-        let not_ready: Vec<bool> = nodes
+        let not_ready: Vec<bool> = rows
             .iter()
             .zip(&silent)
-            .map(|((n, _), &s)| s || n.ready != Condition::True)
+            .map(|(row, &s)| s || row.ready != Condition::True)
             .collect();
-        let mut zones: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
-        for ((node, _), &nr) in nodes.iter().zip(&not_ready) {
-            let z = zones.entry(node.zone.as_str()).or_default();
+        // Per zone of the table: nodes, and nodes not ready.
+        let mut zones = vec![(0usize, 0usize); self.node_table.zones.len()];
+        for (row, &nr) in rows.iter().zip(&not_ready) {
+            let z = &mut zones[row.zone];
             z.0 += 1;
             z.1 += usize::from(nr);
         }
@@ -204,18 +291,24 @@ impl Controllers {
                 ZoneState::Normal
             }
         };
-        let all_full = !zones.is_empty() && zones.values().all(|&z| state(z) == ZoneState::Full);
-        let tokens = &mut self.tokens;
-        let mut take_token = |zone: &str| {
+        let all_full = !zones.is_empty() && zones.iter().all(|&z| state(z) == ZoneState::Full);
+        let (tokens, zone_names) = (&mut self.tokens, &self.node_table.zones);
+        let mut take_token = |zone: usize| {
             let z = zones[zone];
-            take_token(tokens, zone, state(z), z.0, now)
+            take_token(tokens, &zone_names[zone], state(z), z.0, now)
+        };
+        let nodes = self.nodes.items();
+        let node_of = |row: &NodeHealth| {
+            let kv = nodes.at(row.node_slot);
+            (kv.value.as_node().expect("a row's slot holds its node"), kv.mod_revision)
         };
         // Decided in node order, written below once the cache is no longer borrowed.
         let mut writes = Vec::new();
-        for (&(node, rv), &silent) in nodes.iter().zip(&silent) {
-            let tainted = node.has_taint(TaintKey::Unreachable);
+        for (row, &silent) in rows.iter().zip(&silent) {
+            let tainted = row.tainted;
             if silent {
-                if node.ready != Condition::Unknown {
+                if row.ready != Condition::Unknown {
+                    let (node, rv) = node_of(row);
                     let mut n = node.clone();
                     n.ready = Condition::Unknown;
                     ctx.obs.node_event(now, "node.not_ready", &n.name, format!(
@@ -223,7 +316,7 @@ impl Controllers {
                         n.name,
                         grace.as_secs_f64()
                     ));
-                    if !all_full && take_token(&node.zone) {
+                    if !all_full && take_token(row.zone) {
                         n.taints.push(Taint {
                             key: TaintKey::Unreachable,
                             effect: Effect::NoExecute,
@@ -231,7 +324,8 @@ impl Controllers {
                         });
                     }
                     writes.push(update_node(n, rv));
-                } else if !tainted && !all_full && take_token(&node.zone) {
+                } else if !tainted && !all_full && take_token(row.zone) {
+                    let (node, rv) = node_of(row);
                     let mut n = node.clone();
                     n.taints.push(Taint {
                         key: TaintKey::Unreachable,
@@ -240,11 +334,13 @@ impl Controllers {
                     });
                     writes.push(update_node(n, rv));
                 } else if tainted && all_full {
+                    let (node, rv) = node_of(row);
                     let mut n = node.clone();
                     n.taints.retain(|t| t.key != TaintKey::Unreachable);
                     writes.push(update_node(n, rv));
                 }
-            } else if node.ready == Condition::True && tainted {
+            } else if row.ready == Condition::True && tainted {
+                let (node, rv) = node_of(row);
                 let mut n = node.clone();
                 n.taints.retain(|t| t.key != TaintKey::Unreachable);
                 ctx.obs.node_event(
@@ -260,11 +356,11 @@ impl Controllers {
             }
         }
         // Pods on nodes that are not Ready are not ready either: out of the Service endpoints.
-        let mut stale: Vec<(Pod, u64)> = nodes
+        let mut stale: Vec<(Pod, u64)> = rows
             .iter()
             .zip(&not_ready)
             .filter(|(_, &nr)| nr)
-            .flat_map(|((node, _), _)| self.pods.pods_on(&node.name))
+            .flat_map(|(row, _)| self.pods.pods_on(&row.name))
             .filter_map(|kv| kv.value.as_pod().map(|p| (p, kv.mod_revision)))
             .filter(|(p, _)| p.ready)
             .map(|(p, rv)| (p.clone(), rv))
