@@ -162,19 +162,16 @@ impl Work for Scheduler {
                 .or_insert_with(|| vec![0; n]);
             // The rule's order (workload's pods, then all pods, then host order) as one number
             // per node, so the pass over every node for every pending pod is a plain minimum.
-            let best = (0..n)
-                .map(|i| {
-                    if eligible[i] {
-                        placement_rank(counts[i], total[i], i)
-                    } else {
-                        u128::MAX
-                    }
-                })
+            let Some(best) = eligible
+                .iter()
+                .zip(counts.iter().zip(&total))
+                .enumerate()
+                .filter(|(_, (&eligible, _))| eligible)
+                .map(|(i, (_, (&count, &total)))| placement_rank(count, total, i))
                 .min()
-                .unwrap_or(u128::MAX);
-            if best == u128::MAX {
+            else {
                 continue;
-            }
+            };
             let best = best as u32 as usize;
             counts[best] += 1;
             total[best] += 1;
