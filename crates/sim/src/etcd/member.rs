@@ -372,8 +372,13 @@ impl EtcdMember {
         }
         // Changes applied together go to each watcher as one batch, as etcd's watch stream
         // sends what it has.
-        let mut changes = Vec::new();
-        for entry in self.raft.take_committed() {
+        let committed = self.raft.take_committed();
+        let mut changes = Vec::with_capacity(if self.watchers.is_empty() {
+            0
+        } else {
+            committed.len()
+        });
+        for entry in committed {
             ctx.obs
                 .etcd_applied(ctx.now, self.host, self.cluster, entry.index, entry.term);
             if let EntryData::Normal(cmd) = &entry.data {
