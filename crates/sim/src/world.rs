@@ -6,7 +6,7 @@
 //! `run_until` advances the run with an event budget so a UI can drive it frame by
 //! frame; the report is a pure function of the scenario and the time reached.
 
-use crate::engine::EventQueue;
+use crate::engine::{EventQueue, Next};
 use crate::etcd::member::{EtcdConfig, EtcdMember};
 use crate::etcd::probe::{EtcdProbe, PROBE_TIMEOUT};
 use crate::etcd::raft::{ConfChange, MemberId, Role as RaftRole};
@@ -65,11 +65,6 @@ enum Ev {
         generation: u64,
         payload: Payload,
     },
-    Timer {
-        to: Addr,
-        generation: u64,
-        timer: Timer,
-    },
     Scenario(usize),
     /// The second half of a `reboot`, and the end of a spot notice.
     Boot(HostId),
@@ -79,6 +74,14 @@ enum Ev {
         op: usize,
     },
     Sample,
+}
+
+/// A timer set by a process, for the life of the process it was set in.
+#[derive(Clone)]
+struct TimerEv {
+    to: Addr,
+    generation: u64,
+    timer: Timer,
 }
 
 /// A host's life. Every event looks at `up`, `incarnation` and one of `process_generation`: they come
@@ -142,7 +145,7 @@ pub struct Series {
 pub struct World {
     now: SimTime,
     end: SimTime,
-    queue: EventQueue<Ev>,
+    queue: EventQueue<Ev, TimerEv>,
     net: Network,
     hosts: Vec<HostRt>,
     etcd: Vec<Option<EtcdMember>>,
@@ -399,13 +402,24 @@ impl World {
                 }
                 break;
             }
-            let Some((at, ev)) = self.queue.pop_until(until) else {
+            let Some((at, next)) = self.queue.pop_until(until) else {
                 break;
             };
             left -= 1;
             self.now = at;
             self.events_processed += 1;
-            self.handle(ev);
+            match next {
+                Next::Event(ev) => self.handle(ev),
+                Next::Timer(TimerEv {
+                    to,
+                    generation,
+                    timer,
+                }) => {
+                    if self.alive(to, generation) {
+                        self.fire(to, timer);
+                    }
+                }
+            }
         }
         self.now = self.now.max(until);
         false
@@ -421,15 +435,6 @@ impl World {
             } => {
                 if self.alive(to, generation) && self.net.can_send(from.host, to.host) {
                     self.deliver(from, to, payload);
-                }
-            }
-            Ev::Timer {
-                to,
-                generation,
-                timer,
-            } => {
-                if self.alive(to, generation) {
-                    self.fire(to, timer);
                 }
             }
             Ev::Scenario(i) => self.apply_scenario_event(i),
@@ -662,9 +667,9 @@ impl World {
                 Effect::Timer { port, after, timer } => {
                     let to = Addr { host, port };
                     let generation = self.generation(to);
-                    self.queue.push(
+                    self.queue.push_timer(
                         self.now + after,
-                        Ev::Timer {
+                        TimerEv {
                             to,
                             generation,
                             timer,
@@ -761,9 +766,9 @@ impl World {
             port: Port::Etcd,
         };
         let generation = self.generation(to);
-        self.queue.push(
+        self.queue.push_timer(
             self.now + offset,
-            Ev::Timer {
+            TimerEv {
                 to,
                 generation,
                 timer: Timer::RaftTick,
@@ -868,9 +873,9 @@ impl World {
                 port: Port::CoreDns,
             };
             let generation = self.generation(to);
-            self.queue.push(
+            self.queue.push_timer(
                 self.now,
-                Ev::Timer {
+                TimerEv {
                     to,
                     generation,
                     timer: Timer::Housekeeping,
@@ -896,9 +901,9 @@ impl World {
             port: Port::Client,
         };
         let generation = self.generation(to);
-        self.queue.push(
+        self.queue.push_timer(
             self.now + crate::k8s::traffic::REQUEST_PERIOD,
-            Ev::Timer {
+            TimerEv {
                 to,
                 generation,
                 timer: Timer::ClientTick,
@@ -1268,9 +1273,9 @@ impl World {
         );
         let to = Addr { host: h, port };
         let generation = self.generation(to);
-        self.queue.push(
+        self.queue.push_timer(
             self.now + backoff,
-            Ev::Timer {
+            TimerEv {
                 to,
                 generation,
                 timer: Timer::Start,
@@ -1840,9 +1845,9 @@ impl World {
             host: self.probe_host,
             port: Port::EtcdProbe,
         };
-        self.queue.push(
+        self.queue.push_timer(
             self.now,
-            Ev::Timer {
+            TimerEv {
                 to: probe,
                 generation: 0,
                 timer: Timer::ProbeWrite,
