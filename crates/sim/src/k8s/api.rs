@@ -94,6 +94,16 @@ pub enum ApiPayload {
 }
 
 impl ApiPayload {
+    /// The request this message is, answers, or is a watch of.
+    pub fn id(&self) -> u64 {
+        match self {
+            ApiPayload::Request { id, .. }
+            | ApiPayload::Response { id, .. }
+            | ApiPayload::WatchEvents { id, .. }
+            | ApiPayload::WatchClosed { id, .. } => *id,
+        }
+    }
+
     /// The client a server-to-client message is for (None for requests).
     pub fn client(&self) -> Option<Addr> {
         match self {

@@ -35,6 +35,14 @@ const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 /// `nodeStatusUpdateFrequency`: the status loop reads its Node this often. Pod changes are
 /// handled as they arrive; this loop is also the pod worker's periodic resync.
 const STATUS_PERIOD: Duration = Duration::from_secs(10);
+/// The pod informer's request ids start here; the kubelet's own client's are below.
+const POD_INFORMER_IDS: u64 = ID_SPACE;
+
+/// Whether a request id (or a client's timer id) is the pod informer's. Told by the number
+/// alone: a lease or status answer, every few seconds, leaves the informer untouched.
+fn for_pod_informer(id: u64) -> bool {
+    id >= POD_INFORMER_IDS
+}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Req {
@@ -104,7 +112,7 @@ impl Kubelet {
             zone,
             control_plane,
             client: ApiClient::new(me, api),
-            pods: Informer::new(PODS, Some(node.clone()), me, api, ID_SPACE),
+            pods: Informer::new(PODS, Some(node.clone()), me, api, POD_INFORMER_IDS),
             node_key: node_key(&node).into(),
             lease_key: lease_key("kube-node-lease", &node).into(),
             node,
@@ -216,7 +224,7 @@ impl Kubelet {
                     self.sync_pods(ctx);
                 }
             }
-            Timer::ApiTimeout { id } if self.pods.owns(id) => self.pods.on_timeout(ctx, id),
+            Timer::ApiTimeout { id } if for_pod_informer(id) => self.pods.on_timeout(ctx, id),
             Timer::ApiTimeout { .. } => {
                 for req in self.client.expired(ctx) {
                     self.request_done(&req);
@@ -246,11 +254,14 @@ impl Kubelet {
 
     pub fn on_message(&mut self, ctx: &mut Ctx, payload: Payload) {
         let Payload::Api(msg) = payload else { return };
-        if self.pods.on_api(ctx, &msg) {
-            self.dirty = true;
-            self.sync_pods(ctx);
+        if for_pod_informer(msg.id()) {
+            if self.pods.on_api(ctx, &msg) {
+                self.dirty = true;
+                self.sync_pods(ctx);
+            }
+            self.schedule_informer_check(ctx);
+            return;
         }
-        self.schedule_informer_check(ctx);
         let ApiPayload::Response { id, resp, .. } = msg else {
             return;
         };
