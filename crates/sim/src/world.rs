@@ -84,6 +84,9 @@ struct TimerEv {
     timer: Timer,
 }
 
+// The queue keeps timers two to a cache line (`engine::TimerSlot`).
+const _: () = assert!(std::mem::size_of::<Option<TimerEv>>() <= 32);
+
 /// A host's life. Every event looks at `up`, `incarnation` and one of `process_generation`: they come
 /// first, in one cache line of their own (at a thousand hosts, each event would otherwise
 /// miss the cache on the host's state more than once).

@@ -94,8 +94,8 @@ pub struct Controllers {
 ///
 /// Every `node_monitor_period` it needs each node's lease version and, for a few nodes, the
 /// node. Rows remember where both wait in the caches (slots hold their keys until a key is
-/// added or removed, see [`crate::keymap::KeyMap::layout`]), so a pass over a thousand nodes reads two
-/// resourceVersions per node instead of seeking every name in two ordered maps.
+/// added or removed, see [`crate::keymap::KeyMap::layout`]), so a pass over a thousand nodes
+/// reads two resourceVersions per node instead of seeking every name in two ordered maps.
 #[derive(Clone, Default)]
 struct NodeTable {
     /// The layouts of the node and lease caches the rows were made for.
@@ -220,8 +220,12 @@ impl Controllers {
                 Some((kv.value.as_node()?, kv.mod_revision, slot))
             })
             .collect();
-        let zones: BTreeSet<&str> = listed.iter().map(|(n, ..)| n.zone.as_str()).collect();
-        table.zones = zones.iter().map(|z| z.to_string()).collect();
+        let mut zones: BTreeMap<&str, usize> =
+            listed.iter().map(|(n, ..)| (n.zone.as_str(), 0)).collect();
+        for (i, position) in zones.values_mut().enumerate() {
+            *position = i;
+        }
+        table.zones = zones.keys().map(|z| z.to_string()).collect();
         table.layouts = layouts;
         table.rows = listed
             .into_iter()
@@ -230,7 +234,7 @@ impl Controllers {
                     name: n.name.clone(),
                     node_slot,
                     lease_slot: leases.slot(&format!("{NODE_LEASES}{}", n.name)),
-                    zone: zones.iter().position(|&z| z == n.zone).expect("listed"),
+                    zone: zones[n.zone.as_str()],
                     node_rv: rv,
                     ready: n.ready,
                     tainted: false,
