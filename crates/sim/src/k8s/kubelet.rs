@@ -254,6 +254,7 @@ impl Kubelet {
 
     pub fn on_message(&mut self, ctx: &mut Ctx, payload: Payload) {
         let Payload::Api(msg) = payload else { return };
+        debug_assert_eq!(for_pod_informer(msg.id()), self.pods.owns(msg.id()));
         if for_pod_informer(msg.id()) {
             if self.pods.on_api(ctx, &msg) {
                 self.dirty = true;
