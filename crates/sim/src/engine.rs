@@ -192,9 +192,20 @@ impl<E, T> EventQueue<E, T> {
         let s = heap.pop().expect("peeked");
         self.now = (s.key >> 64) as u64;
         let next = if s.is_timer() {
-            Next::Timer(self.timers.take(s.slot()).0.take().expect("a queued slot holds its timer"))
+            Next::Timer(
+                self.timers
+                    .take(s.slot())
+                    .0
+                    .take()
+                    .expect("a queued slot holds its timer"),
+            )
         } else {
-            Next::Event(self.events.take(s.slot()).take().expect("a queued slot holds its event"))
+            Next::Event(
+                self.events
+                    .take(s.slot())
+                    .take()
+                    .expect("a queued slot holds its event"),
+            )
         };
         Some((SimTime(self.now), next))
     }
@@ -231,7 +242,10 @@ mod tests {
             .map(|(_, e)| value(e))
             .collect();
         assert_eq!(order, ["a", "b", "c", "d"]);
-        assert!(matches!(q.pop_until(SimTime(7)), Some((SimTime(7), Next::Event("e")))));
+        assert!(matches!(
+            q.pop_until(SimTime(7)),
+            Some((SimTime(7), Next::Event("e")))
+        ));
     }
 
     /// Against a sorted reference: random pushes of events and timers at or after the last

@@ -304,7 +304,10 @@ impl Controllers {
         let nodes = self.nodes.items();
         let node_of = |row: &NodeHealth| {
             let kv = nodes.at(row.node_slot);
-            (kv.value.as_node().expect("a row's slot holds its node"), kv.mod_revision)
+            (
+                kv.value.as_node().expect("a row's slot holds its node"),
+                kv.mod_revision,
+            )
         };
         // Decided in node order, written below once the cache is no longer borrowed.
         let mut writes = Vec::new();
@@ -635,7 +638,9 @@ impl Controllers {
         for service in services {
             let key = slice_key(&service);
             let slice = self.slices.items().get(&key);
-            let changes = pods.endpoint_changes(&service).expect("the pod informer counts");
+            let changes = pods
+                .endpoint_changes(&service)
+                .expect("the pod informer counts");
             let checked = slice.map(|kv| (changes, kv.mod_revision));
             if checked.is_some() && self.slices_checked.get(&service) == checked.as_ref() {
                 continue;

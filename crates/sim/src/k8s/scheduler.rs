@@ -211,6 +211,10 @@ mod tests {
                 assert_eq!(ranks, x.cmp(y), "{x:?} against {y:?}");
             }
         }
-        assert_eq!(placement_rank(5, 7, 1234) as u32, 1234, "the position is the low bits");
+        assert_eq!(
+            placement_rank(5, 7, 1234) as u32,
+            1234,
+            "the position is the low bits"
+        );
     }
 }

@@ -281,16 +281,28 @@ mod tests {
         let steps = [
             // Created, bound, started: no endpoint yet.
             ("a", Some(with("a", "web", None, false)), (false, false)),
-            ("a", Some(with("a", "web", Some("n1"), false)), (false, false)),
+            (
+                "a",
+                Some(with("a", "web", Some("n1"), false)),
+                (false, false),
+            ),
             ("c", Some(with("c", "db", Some("n1"), true)), (false, true)),
             // Ready: an endpoint of web, and of no other workload.
             ("a", Some(with("a", "web", Some("n1"), true)), (true, false)),
             // A new revision of a serving pod, serving as before, is no change.
-            ("a", Some(with("a", "web", Some("n1"), true)), (false, false)),
+            (
+                "a",
+                Some(with("a", "web", Some("n1"), true)),
+                (false, false),
+            ),
             // Serving elsewhere (a recreated pod of the same name) is.
             ("a", Some(with("a", "web", Some("n2"), true)), (true, false)),
             // Not ready, then being deleted, then gone: only the first leaves the endpoints.
-            ("a", Some(with("a", "web", Some("n2"), false)), (true, false)),
+            (
+                "a",
+                Some(with("a", "web", Some("n2"), false)),
+                (true, false),
+            ),
             ("a", Some(deleting), (false, false)),
             ("a", None, (false, false)),
             // A serving pod deleted outright (a forced delete) leaves its workload's endpoints.
@@ -300,7 +312,11 @@ mod tests {
             let before = changes(&s);
             s.apply(&key(name), kv.as_ref());
             let after = changes(&s);
-            assert_eq!((after.0 > before.0, after.1 > before.1), expected, "step {i}");
+            assert_eq!(
+                (after.0 > before.0, after.1 > before.1),
+                expected,
+                "step {i}"
+            );
             assert!(after.0 >= before.0 && after.1 >= before.1, "step {i}");
         }
         // A relist changes every workload, even one whose pods are all gone.
