@@ -525,17 +525,7 @@ impl World {
             }
             Port::Client => {}
         }
-        self.apply_effects(to.host);
-        let touched = self.containers_touched_by(to) != containers_before;
-        if touched {
-            self.sync_dns_servers(to.host);
-        }
-        if touched {
-            self.recount.insert(to.host);
-        }
-        if exited {
-            self.process_exited(to.host, to.port);
-        }
+        self.after_input(to, containers_before, exited);
     }
 
     fn fire(&mut self, to: Addr, timer: Timer) {
@@ -647,12 +637,17 @@ impl World {
             }
             _ => {}
         }
+        self.after_input(to, containers_before, exited);
+    }
+
+    /// What follows every message or timer a process handled: its effects, the DNS servers and
+    /// the next sample's recount if its kubelet's containers changed, its restart if it exited.
+    /// Kept in both callers (out of line it cost 2 % more instructions on the hot path).
+    #[inline(always)]
+    fn after_input(&mut self, to: Addr, containers_before: Option<(u64, u64)>, exited: bool) {
         self.apply_effects(to.host);
-        let touched = self.containers_touched_by(to) != containers_before;
-        if touched {
+        if self.containers_touched_by(to) != containers_before {
             self.sync_dns_servers(to.host);
-        }
-        if touched {
             self.recount.insert(to.host);
         }
         if exited {
@@ -669,15 +664,7 @@ impl World {
                 }
                 Effect::Timer { port, after, timer } => {
                     let to = Addr { host, port };
-                    let generation = self.generation(to);
-                    self.queue.push_timer(
-                        self.now + after,
-                        TimerEv {
-                            to,
-                            generation,
-                            timer,
-                        },
-                    );
+                    self.set_timer(self.now + after, to, timer);
                 }
             }
         }
@@ -738,6 +725,20 @@ impl World {
         }
     }
 
+    /// Queues `timer` for the process at `to`, in its current life.
+    #[inline]
+    fn set_timer(&mut self, at: SimTime, to: Addr, timer: Timer) {
+        let generation = self.generation(to);
+        self.queue.push_timer(
+            at,
+            TimerEv {
+                to,
+                generation,
+                timer,
+            },
+        );
+    }
+
     /// The life of a process: its host's incarnation and the process's own restarts. Messages
     /// and timers addressed to an earlier life are dropped (a restarted process starts afresh).
     fn generation(&self, to: Addr) -> u64 {
@@ -768,15 +769,7 @@ impl World {
             host: h,
             port: Port::Etcd,
         };
-        let generation = self.generation(to);
-        self.queue.push_timer(
-            self.now + offset,
-            TimerEv {
-                to,
-                generation,
-                timer: Timer::RaftTick,
-            },
-        );
+        self.set_timer(self.now + offset, to, Timer::RaftTick);
     }
 
     /// What the operator applies before t = 0: every workload of the scenario, and CoreDNS.
@@ -875,15 +868,7 @@ impl World {
                 host: h,
                 port: Port::CoreDns,
             };
-            let generation = self.generation(to);
-            self.queue.push_timer(
-                self.now,
-                TimerEv {
-                    to,
-                    generation,
-                    timer: Timer::Housekeeping,
-                },
-            );
+            self.set_timer(self.now, to, Timer::Housekeeping);
         }
     }
 
@@ -903,14 +888,10 @@ impl World {
             host: h,
             port: Port::Client,
         };
-        let generation = self.generation(to);
-        self.queue.push_timer(
+        self.set_timer(
             self.now + crate::k8s::traffic::REQUEST_PERIOD,
-            TimerEv {
-                to,
-                generation,
-                timer: Timer::ClientTick,
-            },
+            to,
+            Timer::ClientTick,
         );
     }
 
@@ -1275,15 +1256,7 @@ impl World {
             (RESTART_BACKOFF.as_micros() << (*n - 1).min(16)).min(RESTART_BACKOFF_MAX.as_micros()),
         );
         let to = Addr { host: h, port };
-        let generation = self.generation(to);
-        self.queue.push_timer(
-            self.now + backoff,
-            TimerEv {
-                to,
-                generation,
-                timer: Timer::Start,
-            },
-        );
+        self.set_timer(self.now + backoff, to, Timer::Start);
     }
 
     // ---- scenario events -------------------------------------------------------------
@@ -1848,14 +1821,7 @@ impl World {
             host: self.probe_host,
             port: Port::EtcdProbe,
         };
-        self.queue.push_timer(
-            self.now,
-            TimerEv {
-                to: probe,
-                generation: 0,
-                timer: Timer::ProbeWrite,
-            },
-        );
+        self.set_timer(self.now, probe, Timer::ProbeWrite);
         if self.now + Duration::from_secs(1) <= self.end {
             self.queue
                 .push(self.now + Duration::from_secs(1), Ev::Sample);

@@ -302,12 +302,11 @@ impl Controllers {
             take_token(tokens, &zone_names[zone], state(z), z.0, now)
         };
         let nodes = self.nodes.items();
+        // A copy of the node to write, and the resourceVersion it has.
         let node_of = |row: &NodeHealth| {
             let kv = nodes.at(row.node_slot);
-            (
-                kv.value.as_node().expect("a row's slot holds its node"),
-                kv.mod_revision,
-            )
+            let node = kv.value.as_node().expect("a row's slot holds its node");
+            (node.clone(), kv.mod_revision)
         };
         // Decided in node order, written below once the cache is no longer borrowed.
         let mut writes = Vec::new();
@@ -315,8 +314,7 @@ impl Controllers {
             let tainted = row.tainted;
             if silent {
                 if row.ready != Condition::Unknown {
-                    let (node, rv) = node_of(row);
-                    let mut n = node.clone();
+                    let (mut n, rv) = node_of(row);
                     n.ready = Condition::Unknown;
                     ctx.obs.node_event(now, "node.not_ready", &n.name, format!(
                         "{} is NotReady (Unknown): the controller-manager has not seen its lease renewed for more than {} s",
@@ -332,8 +330,7 @@ impl Controllers {
                     }
                     writes.push(update_node(n, rv));
                 } else if !tainted && !all_full && take_token(row.zone) {
-                    let (node, rv) = node_of(row);
-                    let mut n = node.clone();
+                    let (mut n, rv) = node_of(row);
                     n.taints.push(Taint {
                         key: TaintKey::Unreachable,
                         effect: Effect::NoExecute,
@@ -341,14 +338,12 @@ impl Controllers {
                     });
                     writes.push(update_node(n, rv));
                 } else if tainted && all_full {
-                    let (node, rv) = node_of(row);
-                    let mut n = node.clone();
+                    let (mut n, rv) = node_of(row);
                     n.taints.retain(|t| t.key != TaintKey::Unreachable);
                     writes.push(update_node(n, rv));
                 }
             } else if row.ready == Condition::True && tainted {
-                let (node, rv) = node_of(row);
-                let mut n = node.clone();
+                let (mut n, rv) = node_of(row);
                 n.taints.retain(|t| t.key != TaintKey::Unreachable);
                 ctx.obs.node_event(
                     now,
@@ -451,7 +446,12 @@ impl Controllers {
             .filter_map(|kv| kv.value.as_node())
             .map(|n| n.name.as_str())
             .collect();
-        let pod = |kv: &KeyValue| kv.value.as_pod().cloned().expect("grouped pods are pods");
+        let pod = |kv: &KeyValue| {
+            kv.value
+                .as_pod()
+                .cloned()
+                .expect("a workload's pods are pods")
+        };
         // Decided while the caches are borrowed, carried out below in the same order. A pod
         // to create is expected at once, so that names chosen later in the pass avoid it.
         let mut actions = Vec::new();
@@ -521,7 +521,7 @@ impl Controllers {
                         continue;
                     }
                     for kv in pods_of(&w.name) {
-                        let p = kv.value.as_pod().expect("grouped pods are pods");
+                        let p = kv.value.as_pod().expect("a workload's pods are pods");
                         let ordinal: u32 = p
                             .name
                             .rsplit('-')
@@ -623,7 +623,7 @@ impl Controllers {
             .collect();
         let pods = &self.pods;
         // The serving pods of every workload, in one pass over the pods (in key order),
-        // made only if some Service's pods or slice changed.
+        // made only if some Service's endpoints or slice changed.
         let serving = || {
             let mut serving: BTreeMap<&str, Vec<&Pod>> = BTreeMap::new();
             for p in pods.items().values().filter_map(|kv| kv.value.as_pod()) {

@@ -86,18 +86,19 @@ impl Store {
         if let Some(counts) = &mut self.workloads {
             let was = old.as_ref().and_then(|kv| kv.value.as_pod());
             let now = kv.and_then(|kv| kv.value.as_pod());
-            // Most pod updates (status, binding, a deletion timestamp on a pod not serving)
-            // leave every endpoint where it was.
-            let moved = was.and_then(endpoint) != now.and_then(endpoint);
             if let Some(p) = was {
-                let c = counted(counts, &p.workload);
-                c.active -= usize::from(p.deletion.is_none());
-                c.endpoint_changes += u64::from(moved && p.endpoint_node().is_some());
+                counted(counts, &p.workload).active -= usize::from(p.deletion.is_none());
             }
             if let Some(p) = now {
-                let c = counted(counts, &p.workload);
-                c.active += usize::from(p.deletion.is_none());
-                c.endpoint_changes += u64::from(moved && p.endpoint_node().is_some());
+                counted(counts, &p.workload).active += usize::from(p.deletion.is_none());
+            }
+            // Most pod updates (status, binding, a deletion timestamp on a pod not serving)
+            // leave every endpoint where it was.
+            let (was, now) = (was.and_then(endpoint), now.and_then(endpoint));
+            if was != now {
+                for (workload, _) in [was, now].into_iter().flatten() {
+                    counted(counts, workload).endpoint_changes += 1;
+                }
             }
         }
         let (was, now) = (old.as_ref().and_then(bound_node), kv.and_then(bound_node));
