@@ -166,7 +166,7 @@ fn yes_no(
 /// and workloads when the core reports them (they appear by themselves as the core grows).
 fn rows<'a>(report: &'a Report, lanes: &'a Lanes, end: f64) -> Vec<Row<'a>> {
     let s = &report.series;
-    let marks = |pred: &dyn Fn(&sim::observe::Event) -> bool| -> Vec<(f64, &'a str, &'a str)> {
+    let marks = |pred: &dyn Fn(&sim::record::Event) -> bool| -> Vec<(f64, &'a str, &'a str)> {
         report
             .events
             .iter()

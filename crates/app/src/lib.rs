@@ -24,7 +24,7 @@ use catalog::{Ready, READY};
 use fmt::{fmt_t, fmt_t_precise};
 use gesture::{Item, Target};
 use hook::{use_simulation, Sim};
-use sim::quorum::{failures_tolerated, quorum};
+use sim::etcd::quorum::{failures_tolerated, quorum};
 use sim::scenario::{Action, Scenario};
 use std::rc::Rc;
 use ui::{Notice, NoticeKind, Selection, Speed, UiAction, UiState};
@@ -699,7 +699,7 @@ fn share(props: &ShareProps) -> Html {
     }
 }
 
-/// How many etcd members can fail, for cluster sizes 1 to 7 (from `sim::quorum`).
+/// How many etcd members can fail, for cluster sizes 1 to 7 (from `sim::etcd::quorum`).
 #[function_component(QuorumTable)]
 pub fn quorum_table() -> Html {
     html! {

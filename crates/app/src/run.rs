@@ -106,7 +106,7 @@ pub struct Edit {
 impl Run {
     pub fn new(scenario: Scenario) -> Run {
         let ahead = World::new(scenario.clone());
-        let report = Rc::new(ahead.report());
+        let report = Rc::new(sim::report(&ahead));
         let view = World::new(scenario.clone());
         let every = checkpoint_interval(scenario.duration.as_secs_f64(), scenario.hosts.len());
         Run {
@@ -185,7 +185,7 @@ impl Run {
 
     /// The report of the view world (what has happened up to the cursor).
     pub fn view_report(&self) -> Report {
-        self.view.report()
+        sim::report(&self.view)
     }
 
     /// Whether a slice of work remains (the view short of its target, or the run not computed).
@@ -373,7 +373,7 @@ impl Run {
 
     fn publish(&mut self, done: bool) {
         if let Some(ahead) = &self.ahead {
-            self.report = Rc::new(ahead.report());
+            self.report = Rc::new(sim::report(&ahead));
             self.report_version += 1;
             self.published_s = if done {
                 self.duration_s()
@@ -535,7 +535,7 @@ mod tests {
                 let until = fresh.at_report_secs(t);
                 while fresh.run_until(until, u64::MAX) {}
                 assert_eq!(*r.snapshot(), fresh.snapshot(), "{id} at {t}: snapshot");
-                assert_eq!(r.view_report(), fresh.report(), "{id} at {t}: report");
+                assert_eq!(r.view_report(), sim::report(&fresh), "{id} at {t}: report");
             }
         }
     }
@@ -562,7 +562,7 @@ mod tests {
         let until = fresh.at_report_secs(250.5);
         while fresh.run_until(until, u64::MAX) {}
         assert_eq!(*r.snapshot(), fresh.snapshot());
-        assert_eq!(r.view_report(), fresh.report());
+        assert_eq!(r.view_report(), sim::report(&fresh));
         assert!(
             events <= fresh.events_processed() + 1_000,
             "computed once: {events} for {}",
@@ -576,7 +576,7 @@ mod tests {
         let mut whole = World::new(r.scenario().clone());
         let end = whole.end();
         while whole.run_until(end, u64::MAX) {}
-        assert_eq!(*r.report(), whole.report());
+        assert_eq!(*r.report(), sim::report(&whole));
         // Seeking to the end before the run is computed: the finished run itself becomes the view.
         let mut r = run("4-rack-split");
         r.seek(900.0);

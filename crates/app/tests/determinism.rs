@@ -26,7 +26,7 @@ const CASES: &[(&str, &str, &str)] = &[
 #[wasm_bindgen_test]
 fn wasm_reports_equal_the_native_goldens() {
     for (name, scenario, golden) in CASES {
-        let report = sim::report::run_scenario(scenario)
+        let report = sim::run_scenario(scenario)
             .expect("valid scenario")
             .to_json()
             + "\n";

@@ -98,7 +98,7 @@ fn run(args: &[String]) -> ExitCode {
             }
         }
     };
-    match sim::report::run_scenario(&text) {
+    match sim::run_scenario(&text) {
         Ok(report) => {
             if json {
                 println!("{}", report.to_json());

@@ -1,8 +1,8 @@
 //! The report of a run, in the shape fixed by the scenario format page: a summary,
 //! per-second series and events with explanations. Plain data, serialised as JSON.
 
-use crate::observe::{Event, Operation, Violation};
-use crate::world::{Series, World, KCM_LEASE, SCHEDULER_LEASE};
+use crate::record::{Event, Operation, RunRecord, Series, Violation};
+use crate::scenario::{Role, Scenario};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -79,13 +79,14 @@ pub struct WorkloadSummary {
 }
 
 impl Report {
-    pub fn build(w: &World) -> Report {
-        let sc = w.scenario();
-        let mut series = w.series().clone();
-        let outcomes = w.probe_outcomes();
+    /// The report of `sc`'s run as `r` recorded it.
+    pub fn build(r: &RunRecord, sc: &Scenario) -> Report {
+        let obs = r.recorder;
+        let mut series = r.series.clone();
+        let outcomes = r.etcd_writes;
         let n = series.t.len();
         series.etcd_writable = (0..n).map(|i| outcomes.get(i).copied().flatten()).collect();
-        let api = w.api_probe_outcomes().map(|o| {
+        let api = r.api_writes.map(|o| {
             series.api_writable = (0..n).map(|i| o.get(i).copied().flatten()).collect();
             let known: Vec<bool> = series.api_writable.iter().flatten().copied().collect();
             let ok = known.iter().filter(|&&b| b).count();
@@ -98,12 +99,21 @@ impl Report {
             }
         });
         let mut leaders = BTreeMap::new();
-        for (lease, held) in [
-            (KCM_LEASE, &mut series.controller_manager_leader),
-            (SCHEDULER_LEASE, &mut series.scheduler_leader),
+        let runs = |component: fn(&crate::scenario::Host) -> bool| sc.hosts.iter().any(component);
+        for (lease, runs, held) in [
+            (
+                "kube-controller-manager",
+                runs(|h| h.runs_controller_manager()),
+                &mut series.controller_manager_leader,
+            ),
+            (
+                "kube-scheduler",
+                runs(|h| h.runs_scheduler()),
+                &mut series.scheduler_leader,
+            ),
         ] {
-            if w.runs_lease(lease) {
-                let changes = w.obs.lease_changes.get(lease).copied().unwrap_or(0);
+            if runs {
+                let changes = obs.lease_changes.get(lease).copied().unwrap_or(0);
                 leaders.insert(
                     lease,
                     LeaderSummary {
@@ -115,14 +125,10 @@ impl Report {
                 held.clear();
             }
         }
-        let traffic = w.traffic();
+        let traffic = r.traffic;
         let mut services = BTreeMap::new();
         for (i, name) in traffic.services.iter().enumerate() {
-            if !sc
-                .hosts
-                .iter()
-                .any(|h| h.has_role(crate::scenario::Role::Client))
-            {
+            if !sc.hosts.iter().any(|h| h.has_role(Role::Client)) {
                 break;
             }
             let per_second = &traffic.per_second[i];
@@ -146,12 +152,18 @@ impl Report {
             );
         }
         let mut workloads = BTreeMap::new();
-        if w.api_probe_outcomes().is_some() {
-            for (name, max_running, final_running) in w.workload_counts() {
+        if r.api_writes.is_some() {
+            // A DaemonSet wants a pod on every Node registered at t = 0.
+            let initial_nodes = sc
+                .hosts
+                .iter()
+                .filter(|h| h.is_node() && !h.standby)
+                .count() as u32;
+            for (name, max_running, final_running) in r.workloads.iter().cloned() {
                 let Some(spec) = sc.workloads.iter().find(|x| x.name == name) else {
                     continue;
                 };
-                let replicas = spec.replicas.unwrap_or_else(|| w.initial_nodes());
+                let replicas = spec.replicas.unwrap_or(initial_nodes);
                 workloads.insert(
                     name,
                     WorkloadSummary {
@@ -168,21 +180,21 @@ impl Report {
             duration_s: sc.duration.as_secs_f64(),
             summary: Summary {
                 etcd: EtcdSummary {
-                    quorum_lost_s: round_ms(w.quorum_lost_s()),
-                    leader_changes: w.obs.etcd_leader_changes,
-                    writes_ok: w.obs.writes_ok,
-                    writes_failed: w.obs.writes_failed,
+                    quorum_lost_s: round_ms(r.quorum_lost_s),
+                    leader_changes: obs.etcd_leader_changes,
+                    writes_ok: obs.writes_ok,
+                    writes_failed: obs.writes_failed,
                 },
                 api,
                 leaders,
                 services,
                 workloads,
-                operations: w.obs.operations.clone(),
-                violations: w.obs.violations.clone(),
+                operations: obs.operations.clone(),
+                violations: obs.violations.clone(),
             },
             series,
-            events: w.obs.events.clone(),
-            events_dropped: w.obs.events_dropped,
+            events: obs.events.clone(),
+            events_dropped: obs.events_dropped,
         }
     }
 
@@ -198,12 +210,4 @@ fn round6(x: f64) -> f64 {
 /// Seconds rounded to the millisecond, so reports stay readable and byte-stable.
 fn round_ms(s: f64) -> f64 {
     (s * 1000.0).round() / 1000.0
-}
-
-/// Parses, runs to the end, and reports: the whole pipeline of the runner and the tests.
-pub fn run_scenario(json: &str) -> Result<Report, crate::scenario::ScenarioError> {
-    let scenario = crate::scenario::parse(json)?;
-    let mut world = World::new(scenario);
-    world.run_to_end();
-    Ok(world.report())
 }

@@ -25,7 +25,7 @@ use std::fmt;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 
-use crate::time::{parse_duration, Duration};
+use crate::kernel::time::{parse_duration, Duration};
 
 // ---------------------------------------------------------------------------------------------
 // Limits. The contract requires at least 1,000 hosts, 20,000 pods, 1,000 events and 7 days of

@@ -6,32 +6,54 @@
 //! `run_until` advances the run with an event budget so a UI can drive it frame by
 //! frame; the report is a pure function of the scenario and the time reached.
 
-use crate::engine::{EventQueue, Next};
-use crate::etcd::member::{EtcdConfig, EtcdMember};
-use crate::etcd::probe::{EtcdProbe, PROBE_TIMEOUT};
+use crate::etcd::member::EtcdConfig;
+use crate::etcd::probe::PROBE_TIMEOUT;
+use crate::etcd::quorum;
 use crate::etcd::raft::{ConfChange, MemberId, Role as RaftRole};
 use crate::k8s::api::ApiPayload;
 use crate::k8s::apiserver::{Apiserver, Verdict};
 use crate::k8s::controllers::{Controllers, ControllersSpec, NodeTimings};
 use crate::k8s::kubelet::Kubelet;
-use crate::k8s::lb::LoadBalancer;
-use crate::k8s::leader::{LeaderElector, LeaseTimings, Transition};
+use crate::k8s::lb::{HealthCheck, LoadBalancer};
+use crate::k8s::leader::{LeaderElector, LeaseTimings, Transition, KCM_LEASE, SCHEDULER_LEASE};
 use crate::k8s::leading::Leading;
 use crate::k8s::objects::{workload_key, Kind, Object, Workload};
 use crate::k8s::operator::Operator;
 use crate::k8s::probe::ApiProbe;
 use crate::k8s::proxy::{DnsServer, DnsServers, KubeProxy};
 use crate::k8s::scheduler::{Scheduler, SchedulerSpec};
-use crate::k8s::traffic::{Client, Traffic};
-use crate::keymap::KeyMap;
-use crate::net::{HostId, Network};
-use crate::observe::{Event, Observer};
-use crate::proc::{Addr, Ctx, Effect, Payload, Port, Timer};
-use crate::quorum;
-use crate::rng::Rng;
-use crate::scenario::{Action, Component, Role, Scenario, WorkloadKind, COREDNS, SPOT_NOTICE};
-use crate::time::{Duration, SimTime};
+use crate::k8s::traffic::Client;
+use crate::k8s::wire::{EtcdMember, EtcdProbe, Payload, Value};
+use crate::k8s::Observe as _;
+use crate::kernel::engine::{EventQueue, Next};
+use crate::kernel::keymap::KeyMap;
+use crate::kernel::net::{HostId, Network};
+use crate::kernel::process::{Addr, Ctx, Effect, Port, Timer};
+use crate::kernel::rng::Rng;
+use crate::kernel::time::{Duration, SimTime};
+use crate::record::{Event, Recorder, RunRecord, Series, Traffic};
+use crate::scenario::{
+    Action, Component, LbHealthCheck, Role, Scenario, WorkloadKind, COREDNS, SPOT_NOTICE,
+};
 use std::collections::{BTreeMap, VecDeque};
+
+/// What an etcd member sees of the world while handling one input.
+type EtcdCtx<'a> = crate::etcd::Ctx<'a, Payload>;
+/// What a Kubernetes process sees.
+type K8sCtx<'a> = crate::k8s::wire::Ctx<'a>;
+
+/// The context of one input handled on `host`: the world's effects buffer and its recorder,
+/// seen as the layer's observer (the binding's type says which).
+macro_rules! ctx {
+    ($w:ident, $host:expr) => {
+        Ctx {
+            now: $w.now,
+            host: $host,
+            effects: &mut $w.effects,
+            obs: &mut $w.obs,
+        }
+    };
+}
 
 /// Simulated time before t = 0 in which the cluster boots and settles (etcd elects a
 /// leader, apiservers sync their caches, leases are taken).
@@ -39,9 +61,6 @@ pub const BOOT: Duration = Duration::from_secs(30);
 /// The kubelet's restart back-off for a container that exited: 10 s, doubling, at most 5 min.
 const RESTART_BACKOFF: Duration = Duration::from_secs(10);
 const RESTART_BACKOFF_MAX: Duration = Duration::from_secs(300);
-
-pub const KCM_LEASE: &str = "kube-controller-manager";
-pub const SCHEDULER_LEASE: &str = "kube-scheduler";
 
 /// The Kubernetes processes of one host (etcd lives apart: its disk outlives its process).
 #[derive(Clone, Default)]
@@ -122,28 +141,6 @@ struct MemberChange {
     deadline: SimTime,
 }
 
-/// Per-second samples over the report's time range.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
-pub struct Series {
-    pub t: Vec<f64>,
-    pub etcd_quorum: Vec<bool>,
-    pub etcd_leader: Vec<Option<String>>,
-    pub etcd_term: Vec<u64>,
-    pub etcd_writable: Vec<Option<bool>>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub api_writable: Vec<Option<bool>>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub controller_manager_leader: Vec<Option<String>>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub scheduler_leader: Vec<Option<String>>,
-    /// Per Service: the fraction of that second's requests that succeeded (filled in by the report).
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub service_availability: BTreeMap<String, Vec<f64>>,
-    /// Per workload (CoreDNS included): containers running anywhere, isolated nodes included.
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub running_pods: BTreeMap<String, Vec<u32>>,
-}
-
 #[derive(Clone)]
 pub struct World {
     now: SimTime,
@@ -188,14 +185,14 @@ pub struct World {
     cluster_counter: u64,
     current_cluster: u64,
     member_changes: Vec<MemberChange>,
-    pub obs: Observer,
+    pub obs: Recorder,
     series: Series,
     quorum: Option<bool>,
     quorum_since: SimTime,
     quorum_lost_us: u64,
     events_processed: u64,
     /// The effects of the input being handled, taken from the front as they are applied.
-    effects: VecDeque<Effect>,
+    effects: VecDeque<Effect<Payload>>,
 }
 
 impl World {
@@ -254,7 +251,7 @@ impl World {
         let mut sorted_events: Vec<usize> = (0..scenario.events.len()).collect();
         sorted_events.sort_by_key(|&i| scenario.events[i].at); // stable: ties keep list order
         let end = SimTime::ZERO + BOOT + scenario.duration;
-        let mut obs = Observer::new(names);
+        let mut obs = Recorder::new(names);
         obs.origin = SimTime::ZERO + BOOT;
         obs.horizon = end;
         let mut w = World {
@@ -319,7 +316,7 @@ impl World {
             recount: (0..n as HostId).collect(),
             rng,
             probe_host,
-            probe: EtcdProbe::new(etcd_hosts),
+            probe: EtcdProbe::new(etcd_hosts, probe_value),
             sorted_events,
             scenario,
             cluster_counter: 1,
@@ -347,12 +344,7 @@ impl World {
                 port: Port::Operator,
             };
             let mut operator = Operator::new(me, endpoint, w.manifests());
-            let mut ctx = Ctx {
-                now: w.now,
-                host: probe_host,
-                effects: &mut w.effects,
-                obs: &mut w.obs,
-            };
+            let mut ctx: K8sCtx = ctx!(w, probe_host);
             operator.start(&mut ctx);
             w.operator = Some(operator);
             w.apply_effects(probe_host);
@@ -457,20 +449,30 @@ impl World {
     fn deliver(&mut self, from: Addr, to: Addr, payload: Payload) {
         let h = to.host as usize;
         let containers_before = self.containers_touched_by(to);
-        let mut ctx = Ctx {
-            now: self.now,
-            host: to.host,
-            effects: &mut self.effects,
-            obs: &mut self.obs,
-        };
         let mut exited = false;
-        match to.port {
-            Port::Etcd => {
-                if let Some(m) = self.etcd[h].as_mut() {
-                    m.on_message(&mut ctx, from, payload);
+        if let Payload::Etcd(msg) = payload {
+            let mut ctx: EtcdCtx = ctx!(self, to.host);
+            match to.port {
+                Port::Etcd => {
+                    if let Some(m) = self.etcd[h].as_mut() {
+                        m.on_message(&mut ctx, from, msg);
+                    }
                 }
+                Port::EtcdProbe => self.probe.on_message(&mut ctx, msg),
+                Port::Apiserver => {
+                    if let Some(a) = self.procs[h].apiserver.as_mut() {
+                        let mut ctx: K8sCtx = ctx!(self, to.host);
+                        a.on_message(&mut ctx, Payload::Etcd(msg));
+                        exited = a.verdict == Verdict::KilledByLiveness;
+                    }
+                }
+                _ => {}
             }
-            Port::EtcdProbe => self.probe.on_message(&mut ctx, payload),
+            return self.after_input(to, containers_before, exited);
+        }
+        let mut ctx: K8sCtx = ctx!(self, to.host);
+        match to.port {
+            Port::Etcd | Port::EtcdProbe => {}
             Port::ApiProbe => {
                 if let (Some(p), Payload::Api(ApiPayload::Response { id, resp, .. })) =
                     (self.api_probe.as_mut(), payload)
@@ -536,27 +538,34 @@ impl World {
             return;
         }
         let containers_before = self.containers_touched_by(to);
-        let mut ctx = Ctx {
-            now: self.now,
-            host: to.host,
-            effects: &mut self.effects,
-            obs: &mut self.obs,
-        };
-        let mut exited = false;
         match (to.port, timer) {
             (Port::Etcd, Timer::RaftTick) => {
                 if let Some(m) = self.etcd[h].as_mut() {
+                    let mut ctx: EtcdCtx = ctx!(self, to.host);
                     m.on_tick(&mut ctx);
                 }
+                return self.after_input(to, containers_before, false);
             }
             (Port::EtcdProbe, Timer::ProbeWrite) => {
-                let second = EtcdProbe::second_of(ctx.now, origin);
+                let second = EtcdProbe::second_of(self.now, origin);
+                let mut ctx: EtcdCtx = ctx!(self, to.host);
                 self.probe.write(&mut ctx, second);
                 if let Some(p) = self.api_probe.as_mut() {
+                    let mut ctx: K8sCtx = ctx!(self, to.host);
                     p.write(&mut ctx, second);
                 }
+                return self.after_input(to, containers_before, false);
             }
-            (Port::EtcdProbe, Timer::ProbeTimeout { id }) => self.probe.on_timeout(&mut ctx, id),
+            (Port::EtcdProbe, Timer::ProbeTimeout { id }) => {
+                let mut ctx: EtcdCtx = ctx!(self, to.host);
+                self.probe.on_timeout(&mut ctx, id);
+                return self.after_input(to, containers_before, false);
+            }
+            _ => {}
+        }
+        let mut ctx: K8sCtx = ctx!(self, to.host);
+        let mut exited = false;
+        match (to.port, timer) {
             (Port::ApiProbe, Timer::ApiTimeout { .. }) => {
                 if let Some(p) = self.api_probe.as_mut() {
                     p.on_timeout(&mut ctx);
@@ -773,7 +782,7 @@ impl World {
     }
 
     /// What the operator applies before t = 0: every workload of the scenario, and CoreDNS.
-    fn manifests(&self) -> Vec<(String, crate::etcd::kv::Value)> {
+    fn manifests(&self) -> Vec<(String, Value)> {
         let kind = |k: WorkloadKind| match k {
             WorkloadKind::Deployment => Kind::Deployment,
             WorkloadKind::StatefulSet => Kind::StatefulSet,
@@ -1138,12 +1147,7 @@ impl World {
         let me = Addr { host: h, port };
         let api = self.local_apiserver(h);
         let api_for_nodes = self.api_endpoint();
-        let mut ctx = Ctx {
-            now: self.now,
-            host: h,
-            effects: &mut self.effects,
-            obs: &mut self.obs,
-        };
+        let mut ctx: K8sCtx = ctx!(self, h);
         let procs = &mut self.procs[h as usize];
         match port {
             Port::Apiserver => {
@@ -1171,7 +1175,11 @@ impl World {
                     .filter(|(_, x)| x.runs_apiserver())
                     .map(|(i, _)| i as HostId)
                     .collect();
-                let mut lb = LoadBalancer::new(h, backends, s.lb_health_check);
+                let check = match s.lb_health_check {
+                    LbHealthCheck::Readyz => HealthCheck::Readyz,
+                    LbHealthCheck::Tcp => HealthCheck::Tcp,
+                };
+                let mut lb = LoadBalancer::new(h, backends, check);
                 lb.start(&mut ctx);
                 procs.lb = Some(lb);
             }
@@ -1413,16 +1421,11 @@ impl World {
     }
 
     /// Runs an operator action through the API (the operator exists when an apiserver does).
-    fn with_operator(&mut self, f: impl FnOnce(&mut Operator, &mut Ctx)) {
+    fn with_operator(&mut self, f: impl FnOnce(&mut Operator, &mut K8sCtx)) {
         let Some(o) = self.operator.as_mut() else {
             return;
         };
-        let mut ctx = Ctx {
-            now: self.now,
-            host: self.probe_host,
-            effects: &mut self.effects,
-            obs: &mut self.obs,
-        };
+        let mut ctx: K8sCtx = ctx!(self, self.probe_host);
         f(o, &mut ctx);
         self.apply_effects(self.probe_host);
     }
@@ -1828,11 +1831,20 @@ impl World {
         }
     }
 
-    pub fn report(&self) -> crate::report::Report {
-        crate::report::Report::build(self)
+    /// What the run observed up to now, for the report.
+    pub fn record(&self) -> RunRecord<'_> {
+        RunRecord {
+            recorder: &self.obs,
+            series: &self.series,
+            traffic: &self.traffic,
+            etcd_writes: &self.probe.outcomes,
+            api_writes: self.api_probe.as_ref().map(|p| p.outcomes.as_slice()),
+            workloads: self.workload_counts(),
+            quorum_lost_s: self.quorum_lost_s(),
+        }
     }
 
-    // Accessors for the report and the UI.
+    // Accessors for the UI.
     pub fn series(&self) -> &Series {
         &self.series
     }
@@ -1845,16 +1857,6 @@ impl World {
                 .as_micros();
         }
         us as f64 / 1e6
-    }
-    pub fn probe_outcomes(&self) -> &[Option<bool>] {
-        &self.probe.outcomes
-    }
-    /// The API write probe's outcomes per report second (None when there is no apiserver).
-    pub fn api_probe_outcomes(&self) -> Option<&[Option<bool>]> {
-        self.api_probe.as_ref().map(|p| p.outcomes.as_slice())
-    }
-    pub fn traffic(&self) -> &Traffic {
-        &self.traffic
     }
     /// Per workload (scenario order, CoreDNS last): name, most running at once, running now.
     pub fn workload_counts(&self) -> Vec<(String, u32, u32)> {
@@ -1874,24 +1876,6 @@ impl World {
             }
         }
         out
-    }
-    /// Nodes registered at t = 0 (what a DaemonSet's desired count is).
-    pub fn initial_nodes(&self) -> u32 {
-        self.scenario
-            .hosts
-            .iter()
-            .filter(|h| h.is_node() && !h.standby)
-            .count() as u32
-    }
-    /// Whether the scenario runs a controller-manager / a scheduler anywhere.
-    pub fn runs_lease(&self, lease: &str) -> bool {
-        self.scenario.hosts.iter().any(|h| {
-            if lease == KCM_LEASE {
-                h.runs_controller_manager()
-            } else {
-                h.runs_scheduler()
-            }
-        })
     }
     pub fn end(&self) -> SimTime {
         self.end
@@ -2054,6 +2038,11 @@ impl World {
         }
         zones
     }
+}
+
+/// What the etcd write probe writes at a report second.
+fn probe_value(second: i64) -> Value {
+    Value::new(Object::from(second.to_string().as_str()))
 }
 
 /// Size of the largest set of hosts that are pairwise connected. Exact for up to 16 hosts

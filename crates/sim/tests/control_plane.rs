@@ -2,7 +2,8 @@
 //! failover timing, a leader that cannot renew, the apiserver's liveness kill, and the
 //! load balancer's health check.
 
-use sim::report::{run_scenario, Report};
+use sim::report::Report;
+use sim::run_scenario;
 
 fn run(json: &str) -> Report {
     run_scenario(json).unwrap_or_else(|e| panic!("scenario refused: {e}"))

@@ -2,8 +2,9 @@
 //! failover in one to two election timeouts, CheckQuorum step-down, PreVote,
 //! quorum loss and recovery, strict reconfiguration checks.
 
-use sim::observe::Event;
-use sim::report::{run_scenario, Report};
+use sim::record::Event;
+use sim::report::Report;
+use sim::run_scenario;
 
 fn run(json: &str) -> Report {
     run_scenario(json).unwrap_or_else(|e| panic!("scenario refused: {e}"))
@@ -323,7 +324,7 @@ fn a_member_down_longer_than_the_kept_log_comes_back_through_a_snapshot() {
     let mut world = sim::world::World::new(scenario);
     world.run_to_end();
     let view = world.snapshot();
-    let r = world.report();
+    let r = sim::report(&world);
     let installed = events(&r, "etcd.snapshot_installed");
     assert_eq!(installed.len(), 1, "one snapshot: {installed:?}");
     assert_eq!(installed[0].host.as_deref(), Some("m3"));

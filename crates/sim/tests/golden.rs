@@ -5,7 +5,7 @@
 //! the facts they show are asserted separately in `etcd.rs`. After an intended change,
 //! regenerate with `UPDATE_GOLDEN=1 cargo test -p sim --test golden` and review the diff.
 
-use sim::report::run_scenario;
+use sim::run_scenario;
 use sim::world::World;
 use std::path::PathBuf;
 
@@ -79,7 +79,7 @@ fn with_duration(json: &str, duration: &str) -> sim::scenario::Scenario {
 fn run(s: sim::scenario::Scenario) -> sim::report::Report {
     let mut w = World::new(s);
     w.run_to_end();
-    w.report()
+    sim::report(&w)
 }
 
 /// Everything strictly before `secs` agrees in two reports: series samples and events.
@@ -168,12 +168,12 @@ fn a_cloned_world_continues_exactly_like_the_original() {
         original.run_to_end();
         copy.run_to_end();
         assert!(
-            original.report().to_json() == copy.report().to_json(),
+            sim::report(&original).to_json() == sim::report(&copy).to_json(),
             "{name}: the clone diverged"
         );
         let fresh = run_scenario(&json).unwrap().to_json();
         assert!(
-            copy.report().to_json() == fresh,
+            sim::report(&copy).to_json() == fresh,
             "{name}: a clone's run differs from an uninterrupted one"
         );
     }

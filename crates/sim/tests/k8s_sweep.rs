@@ -9,7 +9,7 @@
 
 mod common;
 
-use sim::rng::Rng;
+use sim::kernel::rng::Rng;
 use sim::world::World;
 
 const HOSTS: [&str; 6] = ["m1", "m2", "m3", "w1", "w2", "w3"];
@@ -242,7 +242,7 @@ fn random_topologies_and_actions_never_panic() {
         };
         let mut world = World::new(scenario);
         world.run_to_end();
-        let report = world.report().to_json();
+        let report = sim::report(&world).to_json();
         assert!(report.contains("\"summary\""), "seed {seed}");
         ran += 1;
     }

@@ -2,8 +2,9 @@
 //! with the outcome asserted against k8s-ha-facts.md (tolerances from the facts, not from
 //! the output).
 
-use sim::observe::Event;
-use sim::report::{run_scenario, Report};
+use sim::record::Event;
+use sim::report::Report;
+use sim::run_scenario;
 use sim::world::World;
 
 fn load(name: &str) -> String {

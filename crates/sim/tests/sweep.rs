@@ -8,7 +8,7 @@
 
 mod common;
 
-use sim::rng::Rng;
+use sim::kernel::rng::Rng;
 
 /// A random scenario: 3 or 5 etcd members over 2–3 zones, 60 s of chaos, then every host
 /// restarted and the network healed, then 30 s to recover.

@@ -1,5 +1,6 @@
-//! Tidy: the core's invariants that a compiler does not check (ARCHITECTURE.md, 1).
-//! No web or ambient-randomness dependency, no wall clock, no HashMap iteration order.
+//! Tidy: the core's invariants that a compiler does not check (ARCHITECTURE.md).
+//! Layers that point one way; no web or ambient-randomness dependency, no wall clock, no
+//! HashMap iteration order.
 
 use std::path::{Path, PathBuf};
 
@@ -67,7 +68,7 @@ fn the_core_reads_no_clock_and_no_ambient_randomness() {
 #[test]
 fn the_key_index_is_only_looked_up_never_walked() {
     // Its hasher is fixed (no RandomState), but a walk would follow the hash order.
-    let text = std::fs::read_to_string(sim_dir().join("src/keymap.rs")).unwrap();
+    let text = std::fs::read_to_string(sim_dir().join("src/kernel/keymap.rs")).unwrap();
     assert!(text.contains("by_key: FxHashMap<"));
     let uses: Vec<&str> = text.split("by_key.").skip(1).collect();
     assert!(uses.len() >= 3);
@@ -80,4 +81,104 @@ fn the_key_index_is_only_looked_up_never_walked() {
             &rest[..rest.len().min(20)]
         );
     }
+}
+
+/// The core's layers, in order, and the layers each may name (`crate::LAYER`). Anything else
+/// is an arrow pointing the wrong way. `lib.rs` is the composition root and may name all.
+const LAYERS: &[(&str, &[&str])] = &[
+    ("kernel", &[]),
+    ("scenario", &["kernel"]),
+    ("etcd", &["kernel"]),
+    ("k8s", &["kernel", "etcd"]),
+    ("record", &["kernel", "etcd", "k8s"]),
+    ("view", &[]),
+    (
+        "world",
+        &["kernel", "etcd", "k8s", "record", "scenario", "view"],
+    ),
+    ("report", &["kernel", "record", "scenario"]),
+];
+
+/// Every `crate::NAME` a line names (`use crate::x::…`, `crate::x::f()`), outside comments.
+fn named_layers(line: &str) -> Vec<&str> {
+    let code = line.split("//").next().unwrap_or("");
+    code.match_indices("crate::")
+        .filter(|(i, _)| {
+            // Not the tail of a longer path such as `other_crate::`.
+            code[..*i]
+                .chars()
+                .next_back()
+                .is_none_or(|c| !(c.is_alphanumeric() || c == '_'))
+        })
+        .map(|(i, m)| {
+            let rest = &code[i + m.len()..];
+            let end = rest
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .unwrap_or(rest.len());
+            &rest[..end]
+        })
+        .collect()
+}
+
+#[test]
+fn layers_point_one_way() {
+    let src = sim_dir().join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut wrong = Vec::new();
+    let mut layers_seen = std::collections::BTreeSet::new();
+    for f in &files {
+        let rel = f.strip_prefix(&src).unwrap();
+        let top = rel
+            .components()
+            .next()
+            .unwrap()
+            .as_os_str()
+            .to_string_lossy();
+        let layer = top.trim_end_matches(".rs").to_string();
+        if layer == "lib" {
+            continue;
+        }
+        let Some((_, allowed)) = LAYERS.iter().find(|(l, _)| *l == layer) else {
+            panic!(
+                "{} is in no layer: add `{layer}` to LAYERS in tidy.rs",
+                rel.display()
+            );
+        };
+        layers_seen.insert(layer.clone());
+        let text = std::fs::read_to_string(f).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            for named in named_layers(line) {
+                if named != layer && !allowed.contains(&named) {
+                    wrong.push(format!(
+                        "{}:{}: `{layer}` names `{named}`: {}",
+                        rel.display(),
+                        n + 1,
+                        line.trim()
+                    ));
+                }
+            }
+        }
+    }
+    assert_eq!(
+        layers_seen.len(),
+        LAYERS.len(),
+        "a layer of LAYERS has no files"
+    );
+    assert!(
+        wrong.is_empty(),
+        "imports against the layers (see ARCHITECTURE.md):\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn the_layer_check_sees_paths_and_skips_comments() {
+    assert_eq!(named_layers("use crate::k8s::wire::{Ctx};"), ["k8s"]);
+    assert_eq!(
+        named_layers("    let x = crate::world::f(crate::etcd::g());"),
+        ["world", "etcd"]
+    );
+    assert!(named_layers("/// see crate::world").is_empty());
+    assert!(named_layers("use other_crate::world;").is_empty());
 }

@@ -6,18 +6,14 @@
 //! Left out: history of old revisions (no watch replay from the past), compaction,
 //! leases with TTLs, range queries beyond prefixes.
 
-use crate::keymap::KeyMap;
+pub use crate::kernel::keymap::Key;
+use crate::kernel::keymap::KeyMap;
 
-/// What a key holds: a Kubernetes object (or an opaque string), shared, cheap to clone.
-pub type Value = std::sync::Arc<crate::k8s::objects::Object>;
-
-/// A key as writes and watch events carry it: shared, so that replicating a write to every
-/// member and fanning its change out to every watch copies no string.
-pub type Key = std::sync::Arc<str>;
-
+/// What a key holds is the store's type parameter `V`: etcd never looks inside a value, it only
+/// keeps and hands out copies, so `V` should be cheap to clone (a shared handle).
 #[derive(Clone, Debug, PartialEq)]
-pub struct KeyValue {
-    pub value: Value,
+pub struct KeyValue<V> {
+    pub value: V,
     pub create_revision: u64,
     pub mod_revision: u64,
     pub version: u64,
@@ -25,10 +21,10 @@ pub struct KeyValue {
 
 /// One write request, as replicated through the Raft log.
 #[derive(Clone, Debug, PartialEq)]
-pub enum KvOp {
+pub enum KvOp<V> {
     Put {
         key: Key,
-        value: Value,
+        value: V,
     },
     Delete {
         key: Key,
@@ -37,7 +33,7 @@ pub enum KvOp {
     CompareAndSwap {
         key: Key,
         expected: u64,
-        value: Value,
+        value: V,
     },
     /// Delete only if the key's `mod_revision` equals `expected` (a delete with a precondition).
     CompareAndDelete {
@@ -46,7 +42,7 @@ pub enum KvOp {
     },
 }
 
-impl KvOp {
+impl<V> KvOp<V> {
     pub fn key(&self) -> &Key {
         match self {
             KvOp::Put { key, .. } | KvOp::Delete { key } | KvOp::CompareAndSwap { key, .. } => key,
@@ -64,18 +60,27 @@ pub enum KvResult {
     Conflict { current: u64 },
 }
 
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct KvStore {
+#[derive(Clone, Debug, PartialEq)]
+pub struct KvStore<V> {
     revision: u64,
-    keys: KeyMap<KeyValue>,
+    keys: KeyMap<KeyValue<V>>,
 }
 
-impl KvStore {
+impl<V> Default for KvStore<V> {
+    fn default() -> Self {
+        KvStore {
+            revision: 0,
+            keys: KeyMap::default(),
+        }
+    }
+}
+
+impl<V: Clone> KvStore<V> {
     pub fn revision(&self) -> u64 {
         self.revision
     }
 
-    pub fn get(&self, key: &str) -> Option<&KeyValue> {
+    pub fn get(&self, key: &str) -> Option<&KeyValue<V>> {
         self.keys.get(key)
     }
 
@@ -91,13 +96,13 @@ impl KvStore {
     pub fn range_prefix<'a>(
         &'a self,
         prefix: &'a str,
-    ) -> impl Iterator<Item = (&'a Key, &'a KeyValue)> + 'a {
+    ) -> impl Iterator<Item = (&'a Key, &'a KeyValue<V>)> + 'a {
         self.keys.range_prefix(prefix)
     }
 
     /// Applies one write; returns its outcome and, if it succeeded, the key's new state (None
     /// once deleted: a shared handle), so a watch notification needs no second lookup.
-    pub fn apply(&mut self, op: &KvOp) -> (KvResult, Option<KeyValue>) {
+    pub fn apply(&mut self, op: &KvOp<V>) -> (KvResult, Option<KeyValue<V>>) {
         let (key, expected, value) = match op {
             KvOp::Put { key, value } => (key, None, Some(value)),
             KvOp::Delete { key } => (key, None, None),
@@ -156,13 +161,15 @@ impl KvStore {
 mod tests {
     use super::*;
 
+    type Value = std::sync::Arc<str>;
+
     fn v(s: &str) -> Value {
-        Value::new(s.into())
+        s.into()
     }
 
     #[test]
     fn revisions_count_every_write() {
-        let mut kv = KvStore::default();
+        let mut kv = KvStore::<Value>::default();
         assert_eq!(
             kv.apply(&KvOp::Put {
                 key: "a".into(),
@@ -193,7 +200,7 @@ mod tests {
 
     #[test]
     fn compare_and_swap_detects_a_concurrent_writer() {
-        let mut kv = KvStore::default();
+        let mut kv = KvStore::<Value>::default();
         // Create-if-absent succeeds once.
         let cas = KvOp::CompareAndSwap {
             key: "lease".into(),
@@ -215,12 +222,12 @@ mod tests {
             value: v("m2"),
         };
         assert_eq!(kv.apply(&stale).0, KvResult::Conflict { current: 2 });
-        assert_eq!(*kv.get("lease").unwrap().value, "m1".into());
+        assert_eq!(&*kv.get("lease").unwrap().value, "m1");
     }
 
     #[test]
     fn prefix_ranges() {
-        let mut kv = KvStore::default();
+        let mut kv = KvStore::<Value>::default();
         for k in ["/pods/a", "/pods/b", "/nodes/x", "/podsz"] {
             kv.apply(&KvOp::Put {
                 key: k.into(),

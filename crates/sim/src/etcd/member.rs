@@ -24,15 +24,15 @@
 //! Left out: watch history (a watcher re-lists instead of resuming from a revision), MVCC
 //! compaction and defragmentation, leases with TTLs, auth, gRPC proxies.
 
-use super::kv::{KvOp, KvResult, KvStore, Value};
+use super::kv::{KvResult, KvStore};
 use super::raft::{self, ConfChange, EntryData, MemberId, Raft, RaftEvent, Role, StepDownReason};
-use crate::inflight::InFlight;
-use crate::net::HostId;
-use crate::proc::{
-    Addr, Cmd, Ctx, EtcdCmd, EtcdError, EtcdRequest, EtcdResponse, Payload, Port, Timer, WatchEvent,
-};
-use crate::rng::Rng;
-use crate::time::Duration;
+use super::wire::{Cmd, EtcdCmd, EtcdError, EtcdRequest, EtcdResponse, Msg, WatchEvent};
+use super::Ctx;
+use crate::kernel::inflight::InFlight;
+use crate::kernel::net::HostId;
+use crate::kernel::process::{Addr, Port, Timer};
+use crate::kernel::rng::Rng;
+use crate::kernel::time::Duration;
 use std::sync::Arc;
 
 /// etcd's `--snapshot-count` (default since 3.6): applied entries between two snapshots.
@@ -95,10 +95,10 @@ struct Watcher {
 const PROGRESS_NOTIFY: Duration = Duration::from_secs(5);
 
 #[derive(Clone)]
-pub struct EtcdMember {
+pub struct EtcdMember<V> {
     pub host: HostId,
-    pub raft: Raft<EtcdCmd>,
-    pub kv: KvStore,
+    pub raft: Raft<EtcdCmd<V>>,
+    pub kv: KvStore<V>,
     /// Changes when `--force-new-cluster` starts a new cluster from this member's data.
     pub cluster: u64,
     cfg: EtcdConfig,
@@ -116,10 +116,10 @@ pub struct EtcdMember {
     /// The applied index at the last compaction.
     compacted_at: u64,
     /// The store that came with a snapshot message being stepped.
-    incoming: Option<Arc<KvStore>>,
+    incoming: Option<Arc<KvStore<V>>>,
 }
 
-impl EtcdMember {
+impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
     pub fn bootstrap(host: HostId, initial: &[HostId], cfg: EtcdConfig, rng: Rng) -> Self {
         Self::with_raft(
             host,
@@ -138,7 +138,7 @@ impl EtcdMember {
         m
     }
 
-    fn with_raft(host: HostId, raft: Raft<EtcdCmd>, cfg: EtcdConfig) -> Self {
+    fn with_raft(host: HostId, raft: Raft<EtcdCmd<V>>, cfg: EtcdConfig) -> Self {
         EtcdMember {
             host,
             raft,
@@ -181,7 +181,7 @@ impl EtcdMember {
         self.raft.force_new_cluster()
     }
 
-    pub fn on_tick(&mut self, ctx: &mut Ctx) {
+    pub fn on_tick<P: From<Msg<V>>>(&mut self, ctx: &mut Ctx<P>) {
         if self.removed {
             self.cancel_watches(ctx);
             return;
@@ -204,7 +204,7 @@ impl EtcdMember {
                 ctx.send(
                     Port::Etcd,
                     w.client,
-                    Payload::EtcdWatch {
+                    Msg::Watch {
                         id: w.id,
                         events: Vec::new(),
                     },
@@ -215,13 +215,9 @@ impl EtcdMember {
         ctx.set_timer(Port::Etcd, self.cfg.heartbeat_interval, Timer::RaftTick);
     }
 
-    fn cancel_watches(&mut self, ctx: &mut Ctx) {
+    fn cancel_watches<P: From<Msg<V>>>(&mut self, ctx: &mut Ctx<P>) {
         for w in self.watchers.drain(..) {
-            ctx.send(
-                Port::Etcd,
-                w.client,
-                Payload::EtcdWatchCancelled { id: w.id },
-            );
+            ctx.send(Port::Etcd, w.client, Msg::WatchCancelled { id: w.id });
         }
     }
 
@@ -230,23 +226,23 @@ impl EtcdMember {
         self.leaderless_ticks > 3 * self.cfg.raft().election_ticks as u64
     }
 
-    pub fn on_message(&mut self, ctx: &mut Ctx, from: Addr, payload: Payload) {
+    pub fn on_message<P: From<Msg<V>>>(&mut self, ctx: &mut Ctx<P>, from: Addr, msg: Msg<V>) {
         if self.removed {
-            if let Payload::EtcdReq { id, .. } = payload {
+            if let Msg::Request { id, .. } = msg {
                 reply(ctx, from, id, EtcdResponse::Failed(EtcdError::NotServing));
             }
             return;
         }
-        match payload {
+        match msg {
             // Messages of another cluster (after a force-new-cluster) are dropped, as etcd does.
             // A snapshot is only taken with the store that belongs to it.
-            Payload::Raft { cluster, msg }
+            Msg::Raft { cluster, msg }
                 if cluster == self.cluster
                     && !matches!(msg.kind, raft::MsgKind::Snapshot { .. }) =>
             {
                 self.raft.step(msg);
             }
-            Payload::RaftSnapshot {
+            Msg::RaftSnapshot {
                 cluster,
                 msg,
                 store,
@@ -254,14 +250,20 @@ impl EtcdMember {
                 self.incoming = Some(store);
                 self.raft.step(*msg);
             }
-            Payload::EtcdReq { id, req } => self.on_request(ctx, from, id, req),
+            Msg::Request { id, req } => self.on_request(ctx, from, id, req),
             _ => {}
         }
         self.drain(ctx);
         self.incoming = None;
     }
 
-    fn on_request(&mut self, ctx: &mut Ctx, client: Addr, id: u64, req: EtcdRequest) {
+    fn on_request<P: From<Msg<V>>>(
+        &mut self,
+        ctx: &mut Ctx<P>,
+        client: Addr,
+        id: u64,
+        req: EtcdRequest<V>,
+    ) {
         match req {
             EtcdRequest::Write(op) => {
                 let c = self.new_ctx();
@@ -333,7 +335,7 @@ impl EtcdMember {
         ((self.host as u64) << 40) | self.next_ctx
     }
 
-    fn read(&self, prefix: &str) -> EtcdResponse {
+    fn read(&self, prefix: &str) -> EtcdResponse<V> {
         let kvs = self
             .kv
             .range_prefix(prefix)
@@ -346,7 +348,7 @@ impl EtcdMember {
     }
 
     /// Hands Raft's outputs to the world: messages, applied entries, read states, events.
-    fn drain(&mut self, ctx: &mut Ctx) {
+    fn drain<P: From<Msg<V>>>(&mut self, ctx: &mut Ctx<P>) {
         let (cluster, applied) = (self.cluster, self.raft.applied_index());
         for msg in self.raft.drain_messages() {
             let to = Addr {
@@ -357,13 +359,13 @@ impl EtcdMember {
             // the entries committed since are applied below, after the messages.
             let payload = match &msg.kind {
                 raft::MsgKind::Snapshot { snapshot } if snapshot.index == applied => {
-                    Payload::RaftSnapshot {
+                    Msg::RaftSnapshot {
                         cluster,
                         msg: Box::new(msg),
                         store: Arc::new(self.kv.clone()),
                     }
                 }
-                _ => Payload::Raft { cluster, msg },
+                _ => Msg::Raft { cluster, msg },
             };
             ctx.send(Port::Etcd, to, payload);
         }
@@ -468,66 +470,78 @@ impl EtcdMember {
     }
 }
 
-impl EtcdMember {
+impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
     /// The leader's snapshot replaced our log: take the store that came with it. Watches
     /// cannot go on from a compacted revision; their clients re-list.
-    fn restore(&mut self, ctx: &mut Ctx, meta: raft::SnapshotMeta) {
+    fn restore<P: From<Msg<V>>>(&mut self, ctx: &mut Ctx<P>, meta: raft::SnapshotMeta) {
         let Some(kv) = self.incoming.take() else {
             return;
         };
         self.kv = Arc::unwrap_or_clone(kv);
         self.compacted_at = meta.index;
         self.cancel_watches(ctx);
-        let text = format!(
-            "{} was too far behind for the leader's log: it installed a snapshot at index {}",
-            ctx.obs.name(self.host),
-            meta.index
-        );
         ctx.obs
-            .note(ctx.now, "etcd.snapshot_installed", Some(self.host), text);
+            .etcd_snapshot_installed(ctx.now, self.host, meta.index);
     }
 
-    fn notify_watchers(&self, ctx: &mut Ctx, changes: Vec<WatchEvent>) {
+    fn notify_watchers<P: From<Msg<V>>>(&self, ctx: &mut Ctx<P>, changes: Vec<WatchEvent<V>>) {
         let mut changes = Some(changes);
         for (i, w) in self.watchers.iter().enumerate() {
             let Some(all) = changes.as_ref() else { break };
-            let wanted = |e: &WatchEvent| e.key.starts_with(&w.prefix);
+            let wanted = |e: &WatchEvent<V>| e.key.starts_with(&w.prefix);
             // The last watcher takes the batch itself when it wants all of it (the usual case:
             // one apiserver watching everything), instead of a copy.
-            let events: Vec<WatchEvent> = if i + 1 == self.watchers.len() && all.iter().all(wanted)
-            {
-                changes.take().unwrap_or_default()
-            } else {
-                all.iter().filter(|e| wanted(e)).cloned().collect()
-            };
+            let events: Vec<WatchEvent<V>> =
+                if i + 1 == self.watchers.len() && all.iter().all(wanted) {
+                    changes.take().unwrap_or_default()
+                } else {
+                    all.iter().filter(|e| wanted(e)).cloned().collect()
+                };
             if !events.is_empty() {
-                let payload = Payload::EtcdWatch { id: w.id, events };
+                let payload = Msg::Watch { id: w.id, events };
                 ctx.send(Port::Etcd, w.client, payload);
             }
         }
     }
 }
 
-fn reply(ctx: &mut Ctx, client: Addr, id: u64, resp: EtcdResponse) {
-    ctx.send(Port::Etcd, client, Payload::EtcdResp { id, resp });
-}
-
-/// A put of `value` at `key`.
-pub fn put(key: &str, value: &str) -> KvOp {
-    KvOp::Put {
-        key: key.into(),
-        value: Value::new(value.into()),
-    }
+fn reply<V, P: From<Msg<V>>>(ctx: &mut Ctx<P>, client: Addr, id: u64, resp: EtcdResponse<V>) {
+    ctx.send(Port::Etcd, client, Msg::Response { id, resp });
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::etcd::kv::KvResult;
-    use crate::observe::Observer;
-    use crate::proc::{Effect, EtcdResponse};
-    use crate::time::SimTime;
+    use crate::etcd::kv::{KvOp, KvResult};
+    use crate::etcd::observe::Observe;
+    use crate::kernel::process::Effect;
+    use crate::kernel::time::SimTime;
     use std::collections::VecDeque;
+
+    type Msg = super::Msg<String>;
+    type EtcdRequest = super::EtcdRequest<String>;
+    type EtcdResponse = super::EtcdResponse<String>;
+
+    fn put(key: &str, value: &str) -> KvOp<String> {
+        KvOp::Put {
+            key: key.into(),
+            value: value.to_string(),
+        }
+    }
+
+    /// The members' reports, unchecked: these tests look at what clients get.
+    struct Quiet;
+
+    impl Observe for Quiet {
+        fn name(&self, _: HostId) -> &str {
+            "member"
+        }
+        fn etcd_leader(&mut self, _: SimTime, _: HostId, _: u64, _: u64) {}
+        fn etcd_stepped_down(&mut self, _: SimTime, _: HostId, _: u64, _: &str) {}
+        fn etcd_applied(&mut self, _: SimTime, _: HostId, _: u64, _: u64, _: u64) {}
+        fn etcd_snapshot_installed(&mut self, _: SimTime, _: HostId, _: u64) {}
+        fn etcd_probe_write(&mut self, _: bool) {}
+    }
 
     const CLIENT: Addr = Addr {
         host: 9,
@@ -536,8 +550,8 @@ mod tests {
 
     /// Three members wired by instant delivery; `cut` members cannot talk to their peers.
     struct Cluster {
-        members: Vec<EtcdMember>,
-        obs: Observer,
+        members: Vec<EtcdMember<String>>,
+        obs: Quiet,
         now: SimTime,
         cut: Vec<HostId>,
         replies: Vec<(u64, EtcdResponse)>,
@@ -557,15 +571,16 @@ mod tests {
                 .collect();
             Cluster {
                 members,
-                obs: Observer::new(vec![]),
+                obs: Quiet,
                 now: SimTime::ZERO,
                 cut: vec![],
                 replies: vec![],
             }
         }
 
-        fn route(&mut self, from: HostId, effects: impl IntoIterator<Item = Effect>) {
-            let mut queue: Vec<(HostId, Effect)> = effects.into_iter().map(|e| (from, e)).collect();
+        fn route(&mut self, from: HostId, effects: impl IntoIterator<Item = Effect<Msg>>) {
+            let mut queue: Vec<(HostId, Effect<Msg>)> =
+                effects.into_iter().map(|e| (from, e)).collect();
             while let Some((from, e)) = queue.pop() {
                 let Effect::Send { to, payload, .. } = e else {
                     continue;
@@ -576,7 +591,7 @@ mod tests {
                     continue;
                 }
                 if to == CLIENT {
-                    if let Payload::EtcdResp { id, resp } = payload {
+                    if let Msg::Response { id, resp } = payload {
                         self.replies.push((id, resp));
                     }
                     continue;
@@ -627,7 +642,7 @@ mod tests {
                         host: to,
                         port: Port::Etcd,
                     },
-                    payload: Payload::EtcdReq { id, req },
+                    payload: Msg::Request { id, req },
                 }],
             );
         }
@@ -668,7 +683,7 @@ mod tests {
         let EtcdResponse::Read { kvs, .. } = &c.replies[1].1 else {
             panic!("{:?}", c.replies)
         };
-        assert_eq!(*kvs[0].1.value, "v1".into());
+        assert_eq!(kvs[0].1.value, "v1");
     }
 
     #[test]
@@ -694,13 +709,13 @@ mod tests {
             panic!("{:?}", c.replies)
         };
         assert_eq!(*id, 4);
-        assert_eq!(*kvs[0].1.value, "old".into());
+        assert_eq!(kvs[0].1.value, "old");
         // The majority's linearizable read sees the new value.
         c.request(majority, 5, read(true));
         c.tick_all(2);
         let (id, EtcdResponse::Read { kvs, .. }) = c.replies.last().unwrap() else {
             panic!("{:?}", c.replies)
         };
-        assert_eq!((*id, &*kvs[0].1.value), (5, &"new".into()));
+        assert_eq!((*id, kvs[0].1.value.as_str()), (5, "new"));
     }
 }

@@ -6,16 +6,20 @@
 //! the majority side of a partition by itself. It sits outside every fault (an
 //! observer with a view of every host), so what it measures is etcd, not its own link.
 
-use super::kv::{KvOp, KvResult, Value};
-use crate::net::HostId;
-use crate::proc::{Addr, Ctx, EtcdRequest, EtcdResponse, Payload, Port, Timer};
-use crate::time::{Duration, SimTime};
+use super::kv::{KvOp, KvResult};
+use super::wire::{EtcdRequest, EtcdResponse, Msg};
+use super::Ctx;
+use crate::kernel::net::HostId;
+use crate::kernel::process::{Addr, Port, Timer};
+use crate::kernel::time::{Duration, SimTime};
 use std::collections::BTreeMap;
 
 pub const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
 
 #[derive(Clone)]
-pub struct EtcdProbe {
+pub struct EtcdProbe<V> {
+    /// The value written at a report second (etcd's values are its user's type).
+    value_of: fn(i64) -> V,
     endpoints: Vec<HostId>,
     pinned: usize,
     next_id: u64,
@@ -25,9 +29,10 @@ pub struct EtcdProbe {
     pub outcomes: Vec<Option<bool>>,
 }
 
-impl EtcdProbe {
-    pub fn new(endpoints: Vec<HostId>) -> Self {
+impl<V> EtcdProbe<V> {
+    pub fn new(endpoints: Vec<HostId>, value_of: fn(i64) -> V) -> Self {
         EtcdProbe {
+            value_of,
             endpoints,
             pinned: 0,
             next_id: 0,
@@ -37,7 +42,7 @@ impl EtcdProbe {
     }
 
     /// Sends the write for report second `second` (writes before t = 0 are not counted).
-    pub fn write(&mut self, ctx: &mut Ctx, second: i64) {
+    pub fn write<P: From<Msg<V>>>(&mut self, ctx: &mut Ctx<P>, second: i64) {
         if self.endpoints.is_empty() {
             return;
         }
@@ -50,12 +55,12 @@ impl EtcdProbe {
         };
         let op = KvOp::Put {
             key: "/probe".into(),
-            value: Value::new(second.to_string().as_str().into()),
+            value: (self.value_of)(second),
         };
         ctx.send(
             Port::EtcdProbe,
             to,
-            Payload::EtcdReq {
+            Msg::Request {
                 id,
                 req: EtcdRequest::Write(op),
             },
@@ -63,18 +68,18 @@ impl EtcdProbe {
         ctx.set_timer(Port::EtcdProbe, PROBE_TIMEOUT, Timer::ProbeTimeout { id });
     }
 
-    pub fn on_message(&mut self, ctx: &mut Ctx, payload: Payload) {
-        if let Payload::EtcdResp { id, resp } = payload {
+    pub fn on_message<P>(&mut self, ctx: &mut Ctx<P>, msg: Msg<V>) {
+        if let Msg::Response { id, resp } = msg {
             let ok = matches!(resp, EtcdResponse::Written(KvResult::Ok { .. }));
             self.resolve(ctx, id, ok);
         }
     }
 
-    pub fn on_timeout(&mut self, ctx: &mut Ctx, id: u64) {
+    pub fn on_timeout<P>(&mut self, ctx: &mut Ctx<P>, id: u64) {
         self.resolve(ctx, id, false);
     }
 
-    fn resolve(&mut self, ctx: &mut Ctx, id: u64, ok: bool) {
+    fn resolve<P>(&mut self, ctx: &mut Ctx<P>, id: u64, ok: bool) {
         let Some(second) = self.outstanding.remove(&id) else {
             return;
         };
@@ -85,11 +90,7 @@ impl EtcdProbe {
         if !record_outcome(&mut self.outcomes, second, ok) {
             return;
         }
-        if ok {
-            ctx.obs.writes_ok += 1;
-        } else {
-            ctx.obs.writes_failed += 1;
-        }
+        ctx.obs.etcd_probe_write(ok);
     }
 
     /// The report second of an instant, given t = 0 at `origin`.

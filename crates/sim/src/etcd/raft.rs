@@ -60,8 +60,8 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use crate::quorum::{committed_index, has_quorum, quorum};
-use crate::rng::Rng;
+use crate::etcd::quorum::{committed_index, has_quorum, quorum};
+use crate::kernel::rng::Rng;
 
 pub type MemberId = u32;
 

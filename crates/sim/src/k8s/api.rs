@@ -5,9 +5,10 @@
 //! `mod_revision`. Updates carry the resourceVersion they read, so a concurrent
 //! writer makes them fail with a conflict (optimistic concurrency).
 
-use crate::etcd::kv::{Key, KeyValue, Value};
-use crate::net::HostId;
-use crate::proc::Addr;
+use crate::k8s::objects::{KeyValue, Value};
+use crate::kernel::keymap::Key;
+use crate::kernel::net::HostId;
+use crate::kernel::process::Addr;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum ApiRequest {

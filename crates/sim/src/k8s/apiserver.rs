@@ -16,17 +16,16 @@
 //! Left out: admission, authentication, priority and fairness, the watch cache's own
 //! resourceVersion semantics beyond "current state, then changes".
 
-use crate::etcd::kv::{Key, KeyValue, KvOp, KvResult};
-use crate::inflight::InFlight;
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
 use crate::k8s::client::ID_SPACE;
 use crate::k8s::store::Store;
-use crate::keymap::KeyMap;
-use crate::net::HostId;
-use crate::proc::{
-    Addr, Alarm, Ctx, EtcdError, EtcdRequest, EtcdResponse, Payload, Port, Timer, WatchEvent,
-};
-use crate::time::{Duration, SimTime};
+use crate::k8s::wire::{Ctx, EtcdError, EtcdMsg, EtcdRequest, EtcdResponse, Payload, WatchEvent};
+use crate::k8s::wire::{Key, KeyValue, KvOp, KvResult};
+use crate::kernel::inflight::InFlight;
+use crate::kernel::keymap::KeyMap;
+use crate::kernel::net::HostId;
+use crate::kernel::process::{Addr, Alarm, Port, Timer};
+use crate::kernel::time::{Duration, SimTime};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The etcd client's timeout for requests (etcd's own proposal timeout is ≈ 7 s).
@@ -49,6 +48,8 @@ const WATCH_HEARTBEAT: Duration = Duration::from_secs(30);
 
 const REGISTRY: &str = "/registry/";
 
+/// Changes of objects as a watch stream carries them (None: deleted).
+type Changes = Vec<(Key, Option<KeyValue>)>;
 #[derive(Clone)]
 enum EtcdPending {
     /// A client's request; `get` = the key for a consistent read of one object.
@@ -268,7 +269,7 @@ impl Apiserver {
                 host: member,
                 port: Port::Etcd,
             },
-            Payload::EtcdReq { id, req },
+            EtcdMsg::Request { id, req },
         );
         self.timeouts
             .request(ctx, Port::Apiserver, deadline, Timer::EtcdTimeouts);
@@ -307,9 +308,9 @@ impl Apiserver {
                 via,
                 req,
             }) => self.on_request(ctx, client, via, id, req),
-            Payload::EtcdResp { id, resp } => self.on_etcd_response(ctx, id, resp),
-            Payload::EtcdWatch { id, events } => self.on_etcd_watch(ctx, id, events),
-            Payload::EtcdWatchCancelled { id } => {
+            Payload::Etcd(EtcdMsg::Response { id, resp }) => self.on_etcd_response(ctx, id, resp),
+            Payload::Etcd(EtcdMsg::Watch { id, events }) => self.on_etcd_watch(ctx, id, events),
+            Payload::Etcd(EtcdMsg::WatchCancelled { id }) => {
                 if matches!(self.cache_state, CacheState::Watching { id: w, .. } if w == id) {
                     self.cache_lost(ctx, "etcd cancelled the watch: its member has no leader");
                 }
@@ -613,7 +614,7 @@ impl Apiserver {
         // Each change goes to the watches that want it (a pod that left a node-filtered watch
         // looks deleted to it), gathered per watch in the order the watches started. A change
         // wants a handful of watches: small sorted vectors, not maps.
-        let mut batches: Vec<(u64, Vec<(Key, Option<KeyValue>)>)> = Vec::new();
+        let mut batches: Vec<(u64, Changes)> = Vec::new();
         let mut candidates = Vec::new();
         for (e, old) in events.iter().zip(&olds) {
             candidates.clear();

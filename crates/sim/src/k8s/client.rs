@@ -6,10 +6,11 @@
 //! come in milliseconds, so almost every per-request timer would fire for nothing.
 //! An answer that arrives after its deadline counts as a timeout, exactly as before.
 
-use crate::inflight::InFlight;
 use crate::k8s::api::{ApiPayload, ApiRequest};
-use crate::proc::{Addr, Alarm, Ctx, Payload, Timer};
-use crate::time::{Duration, SimTime};
+use crate::k8s::wire::{Ctx, Payload};
+use crate::kernel::inflight::InFlight;
+use crate::kernel::process::{Addr, Alarm, Timer};
+use crate::kernel::time::{Duration, SimTime};
 
 /// In this order (`repr(C)`), so that a cold client is one or two cache lines to its owner.
 #[derive(Clone)]
@@ -105,7 +106,7 @@ impl<T> ApiClient<T> {
         tags
     }
 
-    pub fn me_port(&self) -> crate::proc::Port {
+    pub fn me_port(&self) -> crate::kernel::process::Port {
         self.me.port
     }
 

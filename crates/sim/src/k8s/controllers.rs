@@ -19,7 +19,6 @@
 //!
 //! Left out: ReplicaSet revisions and rollouts, pod disruption budgets, garbage collection.
 
-use crate::etcd::kv::{Key, KeyValue};
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
 use crate::k8s::client::{ApiClient, ID_SPACE};
 use crate::k8s::informer::Informer;
@@ -28,10 +27,12 @@ use crate::k8s::objects::{
     name_of, node_key, pod_key, slice_key, Condition, Effect, Endpoint, EndpointSlice, Kind, Node,
     Object, Pod, Taint, TaintKey, ENDPOINT_SLICES, NODES, NODE_LEASES, PODS, WORKLOADS,
 };
-use crate::keymap::Slot;
-use crate::proc::{Addr, Ctx};
-use crate::rng::Rng;
-use crate::time::{Duration, SimTime};
+use crate::k8s::wire::Ctx;
+use crate::k8s::wire::{Key, KeyValue};
+use crate::kernel::keymap::Slot;
+use crate::kernel::process::Addr;
+use crate::kernel::rng::Rng;
+use crate::kernel::time::{Duration, SimTime};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -94,7 +95,7 @@ pub struct Controllers {
 ///
 /// Every `node_monitor_period` it needs each node's lease version and, for a few nodes, the
 /// node. Rows remember where both wait in the caches (slots hold their keys until a key is
-/// added or removed, see [`crate::keymap::KeyMap::layout`]), so a pass over a thousand nodes
+/// added or removed, see [`crate::kernel::keymap::KeyMap::layout`]), so a pass over a thousand nodes
 /// reads two resourceVersions per node instead of seeking every name in two ordered maps.
 #[derive(Clone, Default)]
 struct NodeTable {

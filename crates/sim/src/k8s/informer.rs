@@ -3,12 +3,13 @@
 //! a fresh list when the watch is closed or goes silent. The store is kept while the
 //! API is unreachable: a component cut off from the API still acts on what it last knew.
 
-use crate::etcd::kv::KeyValue;
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
 use crate::k8s::client::ApiClient;
 use crate::k8s::store::Store;
-use crate::proc::{Addr, Ctx};
-use crate::time::{Duration, SimTime};
+use crate::k8s::wire::Ctx;
+use crate::k8s::wire::KeyValue;
+use crate::kernel::process::Addr;
+use crate::kernel::time::{Duration, SimTime};
 
 /// A watch with no message (not even a heartbeat) for this long is given up
 /// (client-go's HTTP/2 health check: 30 s idle + 15 s ping timeout).
@@ -137,7 +138,7 @@ impl Informer {
     }
 
     /// The last known objects, by key.
-    pub fn items(&self) -> &crate::keymap::KeyMap<KeyValue> {
+    pub fn items(&self) -> &crate::kernel::keymap::KeyMap<KeyValue> {
         self.store.items()
     }
 

@@ -12,7 +12,6 @@
 //! images, probes of application pods, resource accounting, graceful termination periods
 //! beyond a short stop time.
 
-use crate::etcd::kv::{Key, KeyValue, Value};
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
 use crate::k8s::client::{ApiClient, ID_SPACE};
 use crate::k8s::informer::Informer;
@@ -21,9 +20,11 @@ use crate::k8s::objects::{
     PODS,
 };
 use crate::k8s::store::seek;
-use crate::net::HostId;
-use crate::proc::{Addr, Alarm, Ctx, Payload, Port, Timer};
-use crate::time::{Duration, SimTime};
+use crate::k8s::wire::{Ctx, Payload};
+use crate::k8s::wire::{Key, KeyValue, Value};
+use crate::kernel::net::HostId;
+use crate::kernel::process::{Addr, Alarm, Port, Timer};
+use crate::kernel::time::{Duration, SimTime};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 

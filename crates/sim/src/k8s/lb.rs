@@ -14,16 +14,25 @@
 //! Left out: connection limits, retries inside the balancer, TLS.
 
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
-use crate::net::HostId;
-use crate::proc::{Addr, Ctx, Payload, Port, Timer};
-use crate::scenario::LbHealthCheck;
-use crate::time::Duration;
+use crate::k8s::wire::{Ctx, Payload};
+use crate::kernel::net::HostId;
+use crate::kernel::process::{Addr, Port, Timer};
+use crate::kernel::time::Duration;
 use std::collections::BTreeMap;
 
 pub const CHECK_INTERVAL: Duration = Duration::from_secs(2);
 pub const CHECK_TIMEOUT: Duration = Duration::from_secs(2);
 pub const FALL: u32 = 3;
 pub const RISE: u32 = 2;
+
+/// How the load balancer checks an apiserver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HealthCheck {
+    /// HTTP `/readyz` (includes the etcd check).
+    Readyz,
+    /// A plain TCP connect: keeps routing to an apiserver whose etcd lost quorum.
+    Tcp,
+}
 
 #[derive(Clone)]
 struct Backend {
@@ -36,7 +45,7 @@ struct Backend {
 #[derive(Clone)]
 pub struct LoadBalancer {
     addr: Addr,
-    check: LbHealthCheck,
+    check: HealthCheck,
     backends: Vec<Backend>,
     next_id: u64,
     checks: BTreeMap<u64, usize>,
@@ -44,7 +53,7 @@ pub struct LoadBalancer {
 }
 
 impl LoadBalancer {
-    pub fn new(host: HostId, backends: Vec<HostId>, check: LbHealthCheck) -> Self {
+    pub fn new(host: HostId, backends: Vec<HostId>, check: HealthCheck) -> Self {
         LoadBalancer {
             addr: Addr {
                 host,
@@ -81,8 +90,8 @@ impl LoadBalancer {
             let id = self.next_id;
             self.checks.insert(id, i);
             let req = match self.check {
-                LbHealthCheck::Readyz => ApiRequest::Readyz,
-                LbHealthCheck::Tcp => ApiRequest::Tcp,
+                HealthCheck::Readyz => ApiRequest::Readyz,
+                HealthCheck::Tcp => ApiRequest::Tcp,
             };
             let msg = ApiPayload::Request {
                 id,
@@ -124,8 +133,8 @@ impl LoadBalancer {
         b.streak = 0;
         let name = ctx.obs.name(b.host).to_string();
         let check = match self.check {
-            LbHealthCheck::Readyz => "/readyz",
-            LbHealthCheck::Tcp => "the TCP check",
+            HealthCheck::Readyz => "/readyz",
+            HealthCheck::Tcp => "the TCP check",
         };
         let (kind, text) = if ok {
             ("lb.backend_up", format!("the load balancer puts the apiserver on {name} back in service: {check} passed {RISE} times"))

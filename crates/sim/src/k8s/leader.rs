@@ -12,15 +12,20 @@
 //!
 //! Left out: `ReleaseOnCancel`, clock skew between hosts (there is one simulated clock).
 
-use crate::etcd::kv::Key;
 use crate::k8s::api::{ApiRequest, ApiResponse};
 use crate::k8s::client::ApiClient;
 use crate::k8s::objects::{lease_key, Lease, Object};
-use crate::net::HostId;
-use crate::proc::{Addr, Ctx, Timer};
-use crate::rng::Rng;
-use crate::time::{Duration, SimTime};
+use crate::k8s::wire::Ctx;
+use crate::kernel::keymap::Key;
+use crate::kernel::net::HostId;
+use crate::kernel::process::{Addr, Timer};
+use crate::kernel::rng::Rng;
+use crate::kernel::time::{Duration, SimTime};
 use std::sync::Arc;
+
+/// The leases of the control plane's leader-elected components, in kube-system.
+pub const KCM_LEASE: &str = "kube-controller-manager";
+pub const SCHEDULER_LEASE: &str = "kube-scheduler";
 
 #[derive(Clone, Copy, Debug)]
 pub struct LeaseTimings {

@@ -5,8 +5,9 @@
 use crate::k8s::api::ApiPayload;
 use crate::k8s::client::ID_SPACE;
 use crate::k8s::leader::{LeaderElector, Transition};
-use crate::proc::{Ctx, Payload, Port, Timer};
-use crate::time::Duration;
+use crate::k8s::wire::{Ctx, Payload};
+use crate::kernel::process::{Port, Timer};
+use crate::kernel::time::Duration;
 
 const RUN: Duration = Duration::from_secs(1);
 /// Request ids of the work start here, clear of the elector's.

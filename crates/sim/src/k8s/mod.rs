@@ -1,5 +1,7 @@
 //! The Kubernetes layer on top of the simulated etcd: API objects, the apiserver
-//! and its clients, leader election, and the load balancer in front of the apiservers.
+//! and its clients, leader election, the load balancer in front of the apiservers,
+//! controllers, scheduler, kubelet, kube-proxy, CoreDNS and users' clients. Each is a
+//! process over the kernel; they talk to etcd only through its wire types ([`wire`]).
 
 pub mod api;
 pub mod apiserver;
@@ -11,9 +13,13 @@ pub mod lb;
 pub mod leader;
 pub mod leading;
 pub mod objects;
+pub mod observe;
 pub mod operator;
 pub mod probe;
 pub mod proxy;
 pub mod scheduler;
 pub mod store;
 pub mod traffic;
+pub mod wire;
+
+pub use observe::Observe;

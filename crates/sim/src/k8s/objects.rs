@@ -2,8 +2,15 @@
 //! simulation reproduces. They are stored in etcd under `/registry/...` keys; the
 //! key's `mod_revision` is the object's `resourceVersion`.
 
-use crate::time::{Duration, SimTime};
+use crate::etcd;
+use crate::kernel::time::{Duration, SimTime};
 use std::sync::Arc;
+
+/// What a key holds in this cluster's etcd: a Kubernetes object, shared, cheap to clone.
+pub type Value = Arc<Object>;
+/// An object as etcd stores it, with its revisions (`mod_revision` is its resourceVersion).
+pub type KeyValue = etcd::kv::KeyValue<Value>;
+pub type KvOp = etcd::kv::KvOp<Value>;
 
 /// Everything that can be stored in etcd.
 #[derive(Clone, Debug, PartialEq)]

@@ -2,12 +2,13 @@
 //! then the scenario's API actions (`scale`, `delete_pod`), each one attempt through the
 //! API endpoint, recorded as an operation that succeeded or failed with its reason.
 
-use crate::etcd::kv::Value;
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
 use crate::k8s::client::ApiClient;
 use crate::k8s::objects::{node_key, pod_key, workload_key, Effect, Object, Taint, TaintKey, PODS};
-use crate::proc::{Addr, Ctx, Port, Timer};
-use crate::time::Duration;
+use crate::k8s::wire::Ctx;
+use crate::k8s::wire::Value;
+use crate::kernel::process::{Addr, Port, Timer};
+use crate::kernel::time::Duration;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 

@@ -2,13 +2,14 @@
 //! endpoint the kubelets use (the load balancer, or the first apiserver), and counts
 //! the writes answered as applied within 2 s: `api.write_availability`.
 
-use crate::etcd::kv::Value;
 use crate::etcd::probe::record_outcome;
 use crate::k8s::api::{ApiRequest, ApiResponse};
 use crate::k8s::client::ApiClient;
 use crate::k8s::objects::Object;
-use crate::proc::{Addr, Ctx};
-use crate::time::{Duration, SimTime};
+use crate::k8s::wire::Ctx;
+use crate::k8s::wire::Value;
+use crate::kernel::process::Addr;
+use crate::kernel::time::{Duration, SimTime};
 
 pub const API_PROBE_TIMEOUT: Duration = Duration::from_secs(2);
 

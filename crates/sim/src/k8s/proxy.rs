@@ -9,8 +9,9 @@
 use crate::k8s::api::ApiPayload;
 use crate::k8s::informer::Informer;
 use crate::k8s::objects::{slice_key, Endpoint, ENDPOINT_SLICES, WORKLOADS};
-use crate::proc::{Addr, Alarm, Ctx, Port, Timer};
-use crate::time::{Duration, SimTime};
+use crate::k8s::wire::Ctx;
+use crate::kernel::process::{Addr, Alarm, Port, Timer};
+use crate::kernel::time::{Duration, SimTime};
 use std::collections::BTreeMap;
 
 /// CoreDNS waits this long for its first sync before it starts answering SERVFAIL.

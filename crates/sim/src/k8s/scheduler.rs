@@ -10,9 +10,10 @@ use crate::k8s::client::{ApiClient, ID_SPACE};
 use crate::k8s::informer::Informer;
 use crate::k8s::leading::{Work, WORK_IDS};
 use crate::k8s::objects::{pod_key, Object, NODES, PODS};
-use crate::keymap::KeyMap;
-use crate::proc::{Addr, Ctx};
-use crate::time::Duration;
+use crate::k8s::wire::Ctx;
+use crate::kernel::keymap::KeyMap;
+use crate::kernel::process::Addr;
+use crate::kernel::time::Duration;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 

@@ -8,9 +8,9 @@
 //! that a controller sees a workload at its replica count, or its endpoints unchanged, without
 //! looking at every pod.
 
-use crate::etcd::kv::{Key, KeyValue};
 use crate::k8s::objects::Pod;
-use crate::keymap::{KeyMap, Slot};
+use crate::k8s::wire::{Key, KeyValue};
+use crate::kernel::keymap::{KeyMap, Slot};
 use std::collections::BTreeMap;
 
 #[derive(Clone, Default)]
@@ -232,7 +232,7 @@ mod tests {
             let mut kv = pod(name, Some("n1"));
             let mut p = kv.value.as_pod().unwrap().clone();
             p.workload = workload.to_string();
-            p.deletion = deleting.then_some(crate::time::SimTime(5));
+            p.deletion = deleting.then_some(crate::kernel::time::SimTime(5));
             kv.value = Arc::new(Object::Pod(p));
             kv
         };
@@ -277,7 +277,7 @@ mod tests {
         // Each step, and which workloads' endpoints it changes (web, db).
         let mut deleting = with("a", "web", Some("n2"), false);
         let mut p = deleting.value.as_pod().unwrap().clone();
-        p.deletion = Some(crate::time::SimTime(5));
+        p.deletion = Some(crate::kernel::time::SimTime(5));
         deleting.value = Arc::new(Object::Pod(p));
         let steps = [
             // Created, bound, started: no endpoint yet.

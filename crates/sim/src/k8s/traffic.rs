@@ -9,8 +9,8 @@
 //! anything that changes the outcome); everything it consults is a process's own state:
 //! the kube-proxy's rules, the CoreDNS pod's cache, the kubelet's containers.
 
-use crate::rng::Rng;
-use crate::time::{Duration, SimTime};
+use crate::kernel::rng::Rng;
+use crate::kernel::time::{Duration, SimTime};
 use std::collections::BTreeMap;
 
 pub const REQUEST_PERIOD: Duration = Duration::from_millis(100);
@@ -20,42 +20,4 @@ pub struct Client {
     pub rng: Rng,
     /// DNS answers cached until, per Service.
     pub dns_cache: BTreeMap<String, SimTime>,
-}
-
-/// Successes and attempts per Service per report second.
-#[derive(Clone, Default)]
-pub struct Traffic {
-    pub services: Vec<String>,
-    pub per_second: Vec<Vec<(u32, u32)>>,
-}
-
-impl Traffic {
-    pub fn new(services: Vec<String>) -> Self {
-        let n = services.len();
-        Traffic {
-            services,
-            per_second: vec![Vec::new(); n],
-        }
-    }
-
-    pub fn record(&mut self, service: usize, second: usize, ok: bool) {
-        let v = &mut self.per_second[service];
-        if v.len() <= second {
-            v.resize(second + 1, (0, 0));
-        }
-        v[second].0 += ok as u32;
-        v[second].1 += 1;
-    }
-
-    /// Fraction of successful requests over the run (1.0 with no request).
-    pub fn availability(&self, service: usize) -> f64 {
-        let (ok, total) = self.per_second[service]
-            .iter()
-            .fold((0u64, 0u64), |(a, b), &(o, t)| (a + o as u64, b + t as u64));
-        if total == 0 {
-            1.0
-        } else {
-            ok as f64 / total as f64
-        }
-    }
 }

@@ -22,7 +22,7 @@ pub fn run_checked(json: &str) -> Result<Report, String> {
         sim::scenario::parse(json).map_err(|e| format!("generated scenario refused: {e}"))?;
     let mut world = World::new(scenario);
     world.run_to_end();
-    let report = world.report();
+    let report = sim::report(&world);
     match report.summary.violations.first() {
         Some(v) => Err(format!("violation at {} s: {} — {}", v.t, v.kind, v.text)),
         None => Ok(report),

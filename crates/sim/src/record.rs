@@ -1,15 +1,92 @@
-//! What a run reports: events with a one-sentence explanation, per-second series,
-//! counters, and the safety invariants checked while the simulation runs.
+//! What a run observes: events with a one-sentence explanation, per-second series, users'
+//! requests, counters, and the safety invariants checked while the simulation runs. The world
+//! feeds it (processes through `etcd::Observe` and `k8s::Observe`, the world at its sample
+//! points); the report and the views read it as a [`RunRecord`], never the world.
 //!
 //! Invariants (Raft's Election Safety and State Machine Safety): at most one etcd
 //! leader per term, and every member applies the same entry at a given index. A
 //! broken invariant becomes a [`Violation`] in the report; it never panics.
 //! Everything here is bounded: past the limits, events are counted but not kept.
 
-use crate::net::HostId;
-use crate::time::SimTime;
+use crate::kernel::net::HostId;
+use crate::kernel::time::SimTime;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
+
+/// Everything a run observed, as the report reads it (borrowed from the world at the moment
+/// the report is made).
+pub struct RunRecord<'a> {
+    pub recorder: &'a Recorder,
+    pub series: &'a Series,
+    pub traffic: &'a Traffic,
+    /// The etcd write probe's outcome per report second (None: not known yet).
+    pub etcd_writes: &'a [Option<bool>],
+    /// The API write probe's, when the scenario runs an apiserver.
+    pub api_writes: Option<&'a [Option<bool>]>,
+    /// Per workload (scenario order, CoreDNS last): name, most running at once, running now.
+    pub workloads: Vec<(String, u32, u32)>,
+    pub quorum_lost_s: f64,
+}
+
+/// Per-second samples over the report's time range.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Series {
+    pub t: Vec<f64>,
+    pub etcd_quorum: Vec<bool>,
+    pub etcd_leader: Vec<Option<String>>,
+    pub etcd_term: Vec<u64>,
+    pub etcd_writable: Vec<Option<bool>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub api_writable: Vec<Option<bool>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub controller_manager_leader: Vec<Option<String>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub scheduler_leader: Vec<Option<String>>,
+    /// Per Service: the fraction of that second's requests that succeeded (filled in by the report).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub service_availability: BTreeMap<String, Vec<f64>>,
+    /// Per workload (CoreDNS included): containers running anywhere, isolated nodes included.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub running_pods: BTreeMap<String, Vec<u32>>,
+}
+
+/// Users' requests: successes and attempts per Service per report second.
+#[derive(Clone, Default)]
+pub struct Traffic {
+    pub services: Vec<String>,
+    pub per_second: Vec<Vec<(u32, u32)>>,
+}
+
+impl Traffic {
+    pub fn new(services: Vec<String>) -> Self {
+        let n = services.len();
+        Traffic {
+            services,
+            per_second: vec![Vec::new(); n],
+        }
+    }
+
+    pub fn record(&mut self, service: usize, second: usize, ok: bool) {
+        let v = &mut self.per_second[service];
+        if v.len() <= second {
+            v.resize(second + 1, (0, 0));
+        }
+        v[second].0 += ok as u32;
+        v[second].1 += 1;
+    }
+
+    /// Fraction of successful requests over the run (1.0 with no request).
+    pub fn availability(&self, service: usize) -> f64 {
+        let (ok, total) = self.per_second[service]
+            .iter()
+            .fold((0u64, 0u64), |(a, b), &(o, t)| (a + o as u64, b + t as u64));
+        if total == 0 {
+            1.0
+        } else {
+            ok as f64 / total as f64
+        }
+    }
+}
 
 /// Events kept per run; later ones are counted in `events_dropped`.
 pub const MAX_EVENTS: usize = 100_000;
@@ -82,10 +159,10 @@ pub struct Operation {
     pub reason: Option<String>,
 }
 
-/// Collects observations during a run. Times are converted to report seconds
+/// Collects the processes' and the world's observations during a run. Times are converted to report seconds
 /// (relative to t = 0 of the scenario, after the boot) by `origin`.
 #[derive(Clone)]
-pub struct Observer {
+pub struct Recorder {
     pub origin: SimTime,
     /// The end of the scenario: the run goes on briefly to resolve outstanding probes, unreported.
     pub horizon: SimTime,
@@ -107,9 +184,9 @@ pub struct Observer {
     acting: BTreeMap<&'static str, BTreeSet<HostId>>,
 }
 
-impl Observer {
+impl Recorder {
     pub fn new(host_names: Vec<String>) -> Self {
-        Observer {
+        Recorder {
             origin: SimTime::ZERO,
             horizon: SimTime(u64::MAX),
             host_names,
@@ -152,13 +229,6 @@ impl Observer {
         }
     }
 
-    /// A plain event about one host (or none), with its explanation.
-    pub fn note(&mut self, now: SimTime, kind: &'static str, host: Option<HostId>, text: String) {
-        let mut e = Event::new(self.secs(now), kind, text);
-        e.host = host.map(|h| self.name(h).to_string());
-        self.push(now, e);
-    }
-
     pub fn violation(&mut self, now: SimTime, kind: &'static str, text: String) {
         if self.violations.len() < MAX_VIOLATIONS {
             let t = self.secs(now);
@@ -166,7 +236,85 @@ impl Observer {
         }
     }
 
-    pub fn etcd_leader(&mut self, now: SimTime, host: HostId, cluster: u64, term: u64) {
+    /// The leader the boot established, reported at t = 0 (and counted, as every acquisition is).
+    pub fn etcd_leader_at_start(&mut self, now: SimTime, host: HostId, term: u64) {
+        self.etcd_leader_changes += 1;
+        let mut e = Event::new(
+            self.secs(now),
+            "etcd.leader_elected",
+            format!(
+                "{} is the etcd leader in term {term}, elected while the cluster booted",
+                self.name(host)
+            ),
+        );
+        e.host = Some(self.name(host).to_string());
+        e.term = Some(term);
+        self.push(now, e);
+    }
+
+    /// `--force-new-cluster` started `new_cluster` from `from_cluster`'s entries up to `keep`.
+    pub fn etcd_forked(&mut self, from_cluster: u64, new_cluster: u64, keep: u64) {
+        let mut log = self
+            .applied_terms
+            .get(&from_cluster)
+            .cloned()
+            .unwrap_or_default();
+        log.truncate(keep as usize);
+        self.applied_terms.insert(new_cluster, log);
+    }
+
+    /// Leases held when the boot ends, reported as acquisitions at t = 0.
+    pub fn leases_at_start(&mut self, now: SimTime) {
+        let held: Vec<(&'static str, HostId)> = self
+            .acting
+            .iter()
+            .flat_map(|(l, hs)| hs.iter().map(move |h| (*l, *h)))
+            .collect();
+        for (lease, host) in held {
+            *self.lease_changes.entry(lease).or_default() += 1;
+            let text = format!(
+                "{} holds the {lease} lease (acquired while the cluster booted)",
+                self.name(host)
+            );
+            self.lease_event(now, "lease.acquired", lease, host, text);
+        }
+    }
+
+    /// The host acting as leader of `lease` now, if exactly one does.
+    pub fn lease_leader(&self, lease: &str) -> Option<HostId> {
+        self.acting
+            .get(lease)
+            .and_then(|s| s.iter().next().copied())
+    }
+
+    fn lease_event(
+        &mut self,
+        now: SimTime,
+        kind: &'static str,
+        lease: &'static str,
+        host: HostId,
+        text: String,
+    ) {
+        let mut e = Event::new(self.secs(now), kind, text);
+        e.host = Some(self.name(host).to_string());
+        e.lease = Some(lease);
+        self.push(now, e);
+    }
+
+    /// A plain event about one host (or none), with its explanation.
+    pub fn note(&mut self, now: SimTime, kind: &'static str, host: Option<HostId>, text: String) {
+        let mut e = Event::new(self.secs(now), kind, text);
+        e.host = host.map(|h| self.name(h).to_string());
+        self.push(now, e);
+    }
+}
+
+impl crate::etcd::Observe for Recorder {
+    fn name(&self, host: HostId) -> &str {
+        Recorder::name(self, host)
+    }
+
+    fn etcd_leader(&mut self, now: SimTime, host: HostId, cluster: u64, term: u64) {
         if let Some(&other) = self.leaders.get(&(cluster, term)) {
             if other != host {
                 let text = format!(
@@ -194,23 +342,7 @@ impl Observer {
         self.push(now, e);
     }
 
-    /// The leader the boot established, reported at t = 0 (and counted, as every acquisition is).
-    pub fn etcd_leader_at_start(&mut self, now: SimTime, host: HostId, term: u64) {
-        self.etcd_leader_changes += 1;
-        let mut e = Event::new(
-            self.secs(now),
-            "etcd.leader_elected",
-            format!(
-                "{} is the etcd leader in term {term}, elected while the cluster booted",
-                self.name(host)
-            ),
-        );
-        e.host = Some(self.name(host).to_string());
-        e.term = Some(term);
-        self.push(now, e);
-    }
-
-    pub fn etcd_stepped_down(&mut self, now: SimTime, host: HostId, term: u64, why: &str) {
+    fn etcd_stepped_down(&mut self, now: SimTime, host: HostId, term: u64, why: &str) {
         let mut e = Event::new(
             self.secs(now),
             "etcd.leader_lost",
@@ -226,14 +358,7 @@ impl Observer {
 
     /// A member applied the entry at `index` with `term`: it must be the entry every other
     /// member applied there.
-    pub fn etcd_applied(
-        &mut self,
-        now: SimTime,
-        host: HostId,
-        cluster: u64,
-        index: u64,
-        term: u64,
-    ) {
+    fn etcd_applied(&mut self, now: SimTime, host: HostId, cluster: u64, index: u64, term: u64) {
         let log = self.applied_terms.entry(cluster).or_default();
         let i = index as usize;
         if i == 0 {
@@ -261,19 +386,34 @@ impl Observer {
         }
     }
 
-    /// `--force-new-cluster` started `new_cluster` from `from_cluster`'s entries up to `keep`.
-    pub fn etcd_forked(&mut self, from_cluster: u64, new_cluster: u64, keep: u64) {
-        let mut log = self
-            .applied_terms
-            .get(&from_cluster)
-            .cloned()
-            .unwrap_or_default();
-        log.truncate(keep as usize);
-        self.applied_terms.insert(new_cluster, log);
+    fn etcd_snapshot_installed(&mut self, now: SimTime, host: HostId, index: u64) {
+        let text = format!(
+            "{} was too far behind for the leader's log: it installed a snapshot at index {index}",
+            self.name(host)
+        );
+        self.note(now, "etcd.snapshot_installed", Some(host), text);
+    }
+
+    fn etcd_probe_write(&mut self, ok: bool) {
+        if ok {
+            self.writes_ok += 1;
+        } else {
+            self.writes_failed += 1;
+        }
+    }
+}
+
+impl crate::k8s::Observe for Recorder {
+    fn name(&self, host: HostId) -> &str {
+        Recorder::name(self, host)
+    }
+
+    fn note(&mut self, now: SimTime, kind: &'static str, host: Option<HostId>, text: String) {
+        Recorder::note(self, now, kind, host, text);
     }
 
     /// Something happened to a pod (`pod.started`, `pod.evicted`, `pod.deleted`, `pod.killed`).
-    pub fn pod_event(
+    fn pod_event(
         &mut self,
         now: SimTime,
         kind: &'static str,
@@ -290,14 +430,14 @@ impl Observer {
     }
 
     /// A node changed readiness (`node.not_ready`, `node.ready`).
-    pub fn node_event(&mut self, now: SimTime, kind: &'static str, node: &str, text: String) {
+    fn node_event(&mut self, now: SimTime, kind: &'static str, node: &str, text: String) {
         let mut e = Event::new(self.secs(now), kind, text);
         e.node = Some(node.to_string());
         self.push(now, e);
     }
 
     /// A process started acting as leader of `lease`.
-    pub fn lease_acquired(&mut self, now: SimTime, lease: &'static str, host: HostId) {
+    fn lease_acquired(&mut self, now: SimTime, lease: &'static str, host: HostId) {
         let acting = self.acting.entry(lease).or_default();
         if let Some(&other) = acting.iter().find(|&&h| h != host) {
             let text = format!(
@@ -320,25 +460,8 @@ impl Observer {
         self.lease_event(now, "lease.acquired", lease, host, text);
     }
 
-    /// Leases held when the boot ends, reported as acquisitions at t = 0.
-    pub fn leases_at_start(&mut self, now: SimTime) {
-        let held: Vec<(&'static str, HostId)> = self
-            .acting
-            .iter()
-            .flat_map(|(l, hs)| hs.iter().map(move |h| (*l, *h)))
-            .collect();
-        for (lease, host) in held {
-            *self.lease_changes.entry(lease).or_default() += 1;
-            let text = format!(
-                "{} holds the {lease} lease (acquired while the cluster booted)",
-                self.name(host)
-            );
-            self.lease_event(now, "lease.acquired", lease, host, text);
-        }
-    }
-
     /// A leader stopped acting: it gave up (`why` is said), or its process died with its host.
-    pub fn lease_lost(&mut self, now: SimTime, lease: &'static str, host: HostId, why: &str) {
+    fn lease_lost(&mut self, now: SimTime, lease: &'static str, host: HostId, why: &str) {
         let was = self.acting.entry(lease).or_default().remove(&host);
         if was && !why.is_empty() {
             let text = format!("{} lost the {lease} lease: {why}", self.name(host));
@@ -346,28 +469,7 @@ impl Observer {
         }
     }
 
-    /// The host acting as leader of `lease` now, if exactly one does.
-    pub fn lease_leader(&self, lease: &str) -> Option<HostId> {
-        self.acting
-            .get(lease)
-            .and_then(|s| s.iter().next().copied())
-    }
-
-    fn lease_event(
-        &mut self,
-        now: SimTime,
-        kind: &'static str,
-        lease: &'static str,
-        host: HostId,
-        text: String,
-    ) {
-        let mut e = Event::new(self.secs(now), kind, text);
-        e.host = Some(self.name(host).to_string());
-        e.lease = Some(lease);
-        self.push(now, e);
-    }
-
-    pub fn operation(
+    fn operation(
         &mut self,
         now: SimTime,
         action: &str,
@@ -408,8 +510,10 @@ impl Observer {
 mod tests {
     use super::*;
 
-    fn obs() -> Observer {
-        Observer::new(vec!["a".into(), "b".into(), "c".into()])
+    use crate::etcd::Observe;
+
+    fn obs() -> Recorder {
+        Recorder::new(vec!["a".into(), "b".into(), "c".into()])
     }
 
     #[test]

@@ -9,8 +9,8 @@
 //! Left out: bandwidth, packet loss rates, TCP connection state (a message either
 //! arrives whole after its latency or not at all).
 
-use crate::rng::Rng;
-use crate::time::{Duration, SimTime};
+use crate::kernel::rng::Rng;
+use crate::kernel::time::{Duration, SimTime};
 
 /// Index of a host in the scenario's host list.
 pub type HostId = u32;

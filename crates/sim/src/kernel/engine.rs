@@ -5,7 +5,7 @@
 //! unless a process asked for a timer. Timers wait apart from the other events, in
 //! small slots of their own (see [`EventQueue`]).
 
-use crate::time::SimTime;
+use crate::kernel::time::SimTime;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
@@ -252,7 +252,7 @@ mod tests {
     /// one taken, pops and peeks.
     #[test]
     fn matches_a_sorted_reference_under_random_use() {
-        let mut rng = crate::rng::Rng::new(7);
+        let mut rng = crate::kernel::rng::Rng::new(7);
         let mut q = EventQueue::default();
         // (time, insertion number, a timer?)
         let mut reference: Vec<(u64, u64, bool)> = Vec::new();

@@ -4,12 +4,14 @@
 //! hands them a message or a fired timer together with a [`Ctx`], and they answer
 //! only by pushing effects (send a message, set a timer) and observations into it.
 //! They never see the queue, the network or the clock beyond `ctx.now`.
+//!
+//! The kernel knows no message or observer type: a world chooses its payload `P` (the
+//! union of what its processes say to each other) and the observer `O` its processes
+//! report to; each layer above names the part it needs (etcd its own messages and
+//! `etcd::Observe`, Kubernetes the whole payload and `k8s::Observe`).
 
-use crate::etcd::kv::{KeyValue, KvOp, KvResult};
-use crate::etcd::raft;
-use crate::net::HostId;
-use crate::observe::Observer;
-use crate::time::{Duration, SimTime};
+use crate::kernel::net::HostId;
+use crate::kernel::time::{Duration, SimTime};
 use std::collections::VecDeque;
 
 /// Which process on a host a message or timer is for.
@@ -43,99 +45,6 @@ impl Port {
 pub struct Addr {
     pub host: HostId,
     pub port: Port,
-}
-
-/// A command replicated through etcd's Raft log: who asked (so that member answers) and what.
-/// Log entries and the messages that carry them share one copy of each command.
-pub type EtcdCmd = std::sync::Arc<Cmd>;
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct Cmd {
-    pub origin: HostId,
-    pub ctx: u64,
-    pub op: KvOp,
-}
-
-/// Client requests to an etcd member (the etcd v3 API, reduced).
-#[derive(Clone, Debug, PartialEq)]
-pub enum EtcdRequest {
-    Write(KvOp),
-    /// Range over a key prefix; `linearizable` goes through ReadIndex, otherwise served locally (serializable).
-    Read {
-        prefix: String,
-        linearizable: bool,
-    },
-    /// A linearizable range of `prefix`, then every later change under it, streamed as
-    /// [`Payload::EtcdWatch`] (etcd's list-then-watch, with `WithRequireLeader`).
-    Watch {
-        prefix: String,
-    },
-}
-
-/// One change seen by an etcd watch: the key's new state, or None when deleted.
-#[derive(Clone, Debug, PartialEq)]
-pub struct WatchEvent {
-    pub key: crate::etcd::kv::Key,
-    pub kv: Option<KeyValue>,
-    pub revision: u64,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum EtcdResponse {
-    Written(KvResult),
-    Read {
-        revision: u64,
-        kvs: Vec<(crate::etcd::kv::Key, KeyValue)>,
-    },
-    /// A watch started: the range at `revision`; changes after it follow.
-    WatchStarted {
-        revision: u64,
-        kvs: Vec<(crate::etcd::kv::Key, KeyValue)>,
-    },
-    Failed(EtcdError),
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EtcdError {
-    /// "etcdserver: no leader"
-    NoLeader,
-    /// The member was removed from the cluster or is not serving.
-    NotServing,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum Payload {
-    /// Raft traffic between members; `cluster` is the cluster id (changed by force-new-cluster),
-    /// messages of another cluster are dropped as etcd does.
-    Raft {
-        cluster: u64,
-        msg: raft::Message<EtcdCmd>,
-    },
-    /// A Raft `Snapshot` message and the store it covers (etcd sends its database file beside it).
-    RaftSnapshot {
-        cluster: u64,
-        msg: Box<raft::Message<EtcdCmd>>,
-        store: std::sync::Arc<crate::etcd::kv::KvStore>,
-    },
-    EtcdReq {
-        id: u64,
-        req: EtcdRequest,
-    },
-    EtcdResp {
-        id: u64,
-        resp: EtcdResponse,
-    },
-    /// Changes for the watch opened by request `id`; an empty batch is a progress notification.
-    EtcdWatch {
-        id: u64,
-        events: Vec<WatchEvent>,
-    },
-    /// The member cancelled the watch (no leader for too long, or it stopped serving).
-    EtcdWatchCancelled {
-        id: u64,
-    },
-    /// Kubernetes API traffic.
-    Api(crate::k8s::api::ApiPayload),
 }
 
 /// Timers a process can set; the world hands them back when due.
@@ -176,11 +85,11 @@ pub enum Timer {
 }
 
 #[derive(Clone)]
-pub enum Effect {
+pub enum Effect<P> {
     Send {
         from: Port,
         to: Addr,
-        payload: Payload,
+        payload: P,
     },
     Timer {
         port: Port,
@@ -199,7 +108,13 @@ pub struct Alarm {
 
 impl Alarm {
     /// Makes sure `timer` fires on `port` at `at` or earlier.
-    pub fn request(&mut self, ctx: &mut Ctx, port: Port, at: SimTime, timer: Timer) {
+    pub fn request<P, O: ?Sized>(
+        &mut self,
+        ctx: &mut Ctx<P, O>,
+        port: Port,
+        at: SimTime,
+        timer: Timer,
+    ) {
         if self.at.is_none_or(|t| at < t) {
             self.at = Some(at);
             ctx.set_timer(port, at.saturating_sub(ctx.now), timer);
@@ -215,15 +130,16 @@ impl Alarm {
 }
 
 /// What a process sees while handling one input.
-pub struct Ctx<'a> {
+pub struct Ctx<'a, P, O: ?Sized> {
     pub now: SimTime,
     pub host: HostId,
-    pub effects: &'a mut VecDeque<Effect>,
-    pub obs: &'a mut Observer,
+    pub effects: &'a mut VecDeque<Effect<P>>,
+    pub obs: &'a mut O,
 }
 
-impl Ctx<'_> {
-    pub fn send(&mut self, from: Port, to: Addr, payload: Payload) {
+impl<P, O: ?Sized> Ctx<'_, P, O> {
+    pub fn send(&mut self, from: Port, to: Addr, payload: impl Into<P>) {
+        let payload = payload.into();
         self.effects.push_back(Effect::Send { from, to, payload });
     }
 

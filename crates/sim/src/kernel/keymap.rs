@@ -7,10 +7,13 @@
 //! hashes its key once and writes its value in a slot; only creates and deletes touch the
 //! ordered index. Nothing is ever iterated in hash order, so runs stay deterministic.
 
-use crate::etcd::kv::Key;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 use std::ops::Bound;
+
+/// A key as stores and messages carry it: shared, so that replicating a write to every
+/// member and fanning its change out to every watch copies no string.
+pub type Key = std::sync::Arc<str>;
 
 /// Where a value waits: stable from insert to remove (freed slots are reused).
 pub type Slot = u32;

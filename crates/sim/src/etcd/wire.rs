@@ -1,0 +1,101 @@
+//! What etcd says on the wire: Raft traffic between members and the client API (the etcd
+//! v3 API reduced to writes, ranges and watches). Values are the store's type parameter:
+//! etcd carries them and never looks inside.
+
+use super::kv::{KeyValue, KvOp, KvResult, KvStore};
+use super::raft;
+use crate::kernel::keymap::Key;
+use crate::kernel::net::HostId;
+use std::sync::Arc;
+
+/// A command replicated through etcd's Raft log: who asked (so that member answers) and what.
+/// Log entries and the messages that carry them share one copy of each command.
+pub type EtcdCmd<V> = Arc<Cmd<V>>;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cmd<V> {
+    pub origin: HostId,
+    pub ctx: u64,
+    pub op: KvOp<V>,
+}
+
+/// Client requests to an etcd member.
+#[derive(Clone, Debug, PartialEq)]
+pub enum EtcdRequest<V> {
+    Write(KvOp<V>),
+    /// Range over a key prefix; `linearizable` goes through ReadIndex, otherwise served locally (serializable).
+    Read {
+        prefix: String,
+        linearizable: bool,
+    },
+    /// A linearizable range of `prefix`, then every later change under it, streamed as
+    /// [`Msg::Watch`] (etcd's list-then-watch, with `WithRequireLeader`).
+    Watch {
+        prefix: String,
+    },
+}
+
+/// One change seen by an etcd watch: the key's new state, or None when deleted.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WatchEvent<V> {
+    pub key: Key,
+    pub kv: Option<KeyValue<V>>,
+    pub revision: u64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum EtcdResponse<V> {
+    Written(KvResult),
+    Read {
+        revision: u64,
+        kvs: Vec<(Key, KeyValue<V>)>,
+    },
+    /// A watch started: the range at `revision`; changes after it follow.
+    WatchStarted {
+        revision: u64,
+        kvs: Vec<(Key, KeyValue<V>)>,
+    },
+    Failed(EtcdError),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EtcdError {
+    /// "etcdserver: no leader"
+    NoLeader,
+    /// The member was removed from the cluster or is not serving.
+    NotServing,
+}
+
+/// A message to or from an etcd member.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Msg<V> {
+    /// Raft traffic between members; `cluster` is the cluster id (changed by force-new-cluster),
+    /// messages of another cluster are dropped as etcd does.
+    Raft {
+        cluster: u64,
+        msg: raft::Message<EtcdCmd<V>>,
+    },
+    /// A Raft `Snapshot` message and the store it covers (etcd sends its database file beside it).
+    RaftSnapshot {
+        cluster: u64,
+        msg: Box<raft::Message<EtcdCmd<V>>>,
+        store: Arc<KvStore<V>>,
+    },
+    Request {
+        id: u64,
+        req: EtcdRequest<V>,
+    },
+    Response {
+        id: u64,
+        resp: EtcdResponse<V>,
+    },
+    /// Changes for the watch opened by request `id`; an empty batch is a progress notification.
+    Watch {
+        id: u64,
+        events: Vec<WatchEvent<V>>,
+    },
+    /// The member cancelled the watch (no leader for too long, or it stopped serving).
+    WatchCancelled {
+        id: u64,
+    },
+}

@@ -1,0 +1,12 @@
+//! The kernel: what any simulated distributed system needs and nothing of etcd or
+//! Kubernetes. Simulated time, seeded randomness, the `(time, seq)` event queue, the
+//! network's links and faults, the process interface (addresses, timers, effects), and two
+//! containers the processes above share (a key map, a buffer of requests in flight).
+
+pub mod engine;
+pub mod inflight;
+pub mod keymap;
+pub mod net;
+pub mod process;
+pub mod rng;
+pub mod time;
