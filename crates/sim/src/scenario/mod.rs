@@ -1,0 +1,571 @@
+//! The scenario format, version 1 (contract: `docs/scenario-format.md`).
+//!
+//! A scenario is the whole session: topology (zones, hosts and their roles),
+//! workloads, settings that override the Kubernetes/etcd defaults, and timed
+//! events (faults and operator actions). The playground, the share URL and the
+//! command-line runner all exchange it as JSON.
+//!
+//! This module models that document as plain data (the types below) and owns three things:
+//! - [`parse`] (`json.rs`): JSON text → [`Scenario`], refusing anything doubtful with a
+//!   [`ScenarioError`] that names the field (`hosts[3].zone: unknown zone "rack-c"`).
+//!   The JSON is read into a small ordered tree (`tree.rs`) and walked by hand, because serde's
+//!   derived errors do not name paths, silently take the last of duplicated keys and
+//!   would make "unknown field" messages vague.
+//! - [`Scenario::validate`] (`validate.rs`): every semantic check (names, references, limits,
+//!   the crashed/up state of each host along the events). `parse` runs it; code that
+//!   builds or edits a scenario (the UI appending an event) should run it too.
+//! - [`Scenario::to_json`] (`json.rs`): the canonical form, in the field order of the contract
+//!   page. For a canonical document `D`, `parse(D)?.to_json() == D` byte for byte.
+//!
+//! Beside them, `limits.rs` says how large a document may be, `defaults.rs` what a field left
+//! out means, and `error.rs` how a refusal names its field. How the document spells an enum
+//! value (`Role::name`, `Component::from_name`, ...) is part of its type's JSON form, in
+//! `json.rs`. Everything public is re-exported here, so `scenario::X` stays the one path to
+//! every name.
+//!
+//! Nothing here panics on any input: a document is data from a URL.
+
+mod defaults;
+mod error;
+#[cfg(test)]
+mod example;
+mod json;
+mod limits;
+mod tree;
+mod validate;
+
+pub use defaults::{DEFAULT_REBOOT_DOWNTIME, DEFAULT_SEED, DEFAULT_ZONE};
+pub use error::ScenarioError;
+pub use json::parse;
+pub use limits::{
+    MAX_DESCRIPTION_LEN, MAX_DURATION, MAX_EVENTS, MAX_HOSTS, MAX_INPUT_BYTES, MAX_LABEL_LEN,
+    MAX_NAME_LEN, MAX_PODS, MAX_POD_NAME_LEN, MAX_SETTING_DURATION, MAX_WORKLOADS, MAX_ZONES,
+    MIN_PERIOD,
+};
+
+use std::collections::BTreeSet;
+
+use crate::kernel::time::Duration;
+
+/// The only format version this build reads and writes.
+pub const VERSION: u32 = 1;
+
+/// The Deployment that runs cluster DNS; no workload may take this name.
+pub const COREDNS: &str = "coredns";
+
+/// A spot instance is terminated this long after its interruption notice (AWS: 2 minutes).
+pub const SPOT_NOTICE: Duration = Duration::from_secs(120);
+
+// ---------------------------------------------------------------------------------------------
+// The data model
+// ---------------------------------------------------------------------------------------------
+
+/// A whole scenario document.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scenario {
+    /// Always [`VERSION`].
+    pub version: u32,
+    /// Free text shown to the user (never markup).
+    pub name: String,
+    /// Free text shown to the user (never markup).
+    pub description: Option<String>,
+    /// Every random draw of the run derives from it. Default 1.
+    pub seed: u64,
+    /// How much simulated time to run.
+    pub duration: Duration,
+    /// Listed failure domains; [`DEFAULT_ZONE`] exists without being listed.
+    pub zones: Vec<String>,
+    pub hosts: Vec<Host>,
+    pub workloads: Vec<Workload>,
+    pub settings: Settings,
+    /// In document order; see [`Scenario::events_sorted`] for the order they apply in.
+    pub events: Vec<Event>,
+}
+
+/// One machine.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Host {
+    /// Unique, DNS-label-like.
+    pub name: String,
+    /// A listed zone or [`DEFAULT_ZONE`].
+    pub zone: String,
+    /// Non-empty, no duplicates, in document order.
+    pub roles: Vec<Role>,
+    /// The host can receive a `spot_interrupt`.
+    pub spot: bool,
+    /// Powered on but not in the cluster until a `join` event.
+    pub standby: bool,
+}
+
+/// What runs on a host.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Role {
+    /// An etcd member.
+    Etcd,
+    /// kube-apiserver + kube-controller-manager + kube-scheduler; a registered (tainted) Node.
+    ControlPlane,
+    Apiserver,
+    ControllerManager,
+    Scheduler,
+    /// kubelet, kube-proxy and pods; a registered Node.
+    Worker,
+    /// Fronts all apiservers, health-checked.
+    LoadBalancer,
+    /// Sends steady requests to every Service and measures success.
+    Client,
+}
+
+/// A workload and whether a Service fronts it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Workload {
+    pub kind: WorkloadKind,
+    /// Unique, DNS-label-like, not [`COREDNS`].
+    pub name: String,
+    /// Set for Deployment and StatefulSet, `None` for DaemonSet.
+    pub replicas: Option<u32>,
+    pub service: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum WorkloadKind {
+    Deployment,
+    StatefulSet,
+    DaemonSet,
+}
+
+/// How the load balancer checks apiservers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LbHealthCheck {
+    /// HTTP `/readyz` (includes the etcd check): the default.
+    Readyz,
+    /// A plain TCP connect: keeps routing to an apiserver whose etcd lost quorum.
+    Tcp,
+}
+
+/// The tunables of the simulation, with the defaults of `docs/k8s-ha-facts.md`.
+///
+/// `explicit` remembers which settings the document set, so that serialisation writes back
+/// only those (plus any that code changed away from the default) and a document does not
+/// freeze today's defaults.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Settings {
+    pub etcd_heartbeat_interval: Duration,
+    pub etcd_election_timeout: Duration,
+    pub etcd_pre_vote: bool,
+    pub lease_duration: Duration,
+    pub renew_deadline: Duration,
+    pub retry_period: Duration,
+    pub node_lease_renew_interval: Duration,
+    pub node_monitor_period: Duration,
+    pub node_monitor_grace_period: Duration,
+    /// `default-not-ready/unreachable-toleration-seconds`, as a duration.
+    pub toleration_seconds: Duration,
+    pub lb_health_check: LbHealthCheck,
+    pub dns_cache_ttl: Duration,
+    pub coredns_replicas: u32,
+    /// One-way network latency.
+    pub network_latency: Duration,
+    /// The settings the document named (written back even when equal to the default).
+    pub explicit: BTreeSet<SettingKey>,
+}
+
+/// The name of one setting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SettingKey {
+    EtcdHeartbeatInterval,
+    EtcdElectionTimeout,
+    EtcdPreVote,
+    LeaseDuration,
+    RenewDeadline,
+    RetryPeriod,
+    NodeLeaseRenewInterval,
+    NodeMonitorPeriod,
+    NodeMonitorGracePeriod,
+    TolerationSeconds,
+    LbHealthCheck,
+    DnsCacheTtl,
+    CorednsReplicas,
+    NetworkLatency,
+}
+
+/// The value of one setting, for generic access ([`Settings::get`], [`Settings::set`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SettingValue {
+    Duration(Duration),
+    Bool(bool),
+    LbHealthCheck(LbHealthCheck),
+    Count(u32),
+}
+
+/// One timed event.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Event {
+    /// Simulated time from the start of the run, ≤ the scenario's `duration`.
+    pub at: Duration,
+    pub action: Action,
+}
+
+/// What happens at an event (the table of the contract page).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Every process on the host dies; its network is silent.
+    Crash {
+        host: String,
+    },
+    /// A crashed host boots again.
+    Restart {
+        host: String,
+    },
+    /// Crash, then restart after `downtime` (default 30 s).
+    Reboot {
+        host: String,
+        downtime: Duration,
+    },
+    /// Hosts in different groups cannot talk; each name is a zone or a host.
+    Partition {
+        groups: Vec<Vec<String>>,
+    },
+    /// The host can talk to nobody.
+    Isolate {
+        host: String,
+    },
+    /// Messages from `from` to `to` are dropped. Each side is one or more zone or host names
+    /// (written as a string when there is one).
+    PartitionOneway {
+        from: Vec<String>,
+        to: Vec<String>,
+    },
+    /// All partitions and isolations end.
+    Heal,
+    /// Two-minute notice, cordon and drain, then terminated for good.
+    SpotInterrupt {
+        host: String,
+    },
+    /// `kubeadm join` of a standby host.
+    Join {
+        host: String,
+    },
+    EtcdMemberAdd {
+        host: String,
+    },
+    EtcdMemberRemove {
+        host: String,
+    },
+    EtcdForceNewCluster {
+        host: String,
+    },
+    DeletePod {
+        pod: String,
+        force: bool,
+    },
+    /// Desired replicas of a Deployment or StatefulSet (or `coredns`).
+    Scale {
+        workload: String,
+        replicas: u32,
+    },
+    RestartComponent {
+        host: String,
+        component: Component,
+    },
+}
+
+/// A process that `restart_component` can restart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Component {
+    Coredns,
+    KubeProxy,
+    Kubelet,
+    Apiserver,
+    Etcd,
+    KubeControllerManager,
+    KubeScheduler,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Queries
+// ---------------------------------------------------------------------------------------------
+
+impl Settings {
+    /// The current value of one setting.
+    pub fn get(&self, key: SettingKey) -> SettingValue {
+        use SettingValue as V;
+        match key {
+            SettingKey::EtcdHeartbeatInterval => V::Duration(self.etcd_heartbeat_interval),
+            SettingKey::EtcdElectionTimeout => V::Duration(self.etcd_election_timeout),
+            SettingKey::EtcdPreVote => V::Bool(self.etcd_pre_vote),
+            SettingKey::LeaseDuration => V::Duration(self.lease_duration),
+            SettingKey::RenewDeadline => V::Duration(self.renew_deadline),
+            SettingKey::RetryPeriod => V::Duration(self.retry_period),
+            SettingKey::NodeLeaseRenewInterval => V::Duration(self.node_lease_renew_interval),
+            SettingKey::NodeMonitorPeriod => V::Duration(self.node_monitor_period),
+            SettingKey::NodeMonitorGracePeriod => V::Duration(self.node_monitor_grace_period),
+            SettingKey::TolerationSeconds => V::Duration(self.toleration_seconds),
+            SettingKey::LbHealthCheck => V::LbHealthCheck(self.lb_health_check),
+            SettingKey::DnsCacheTtl => V::Duration(self.dns_cache_ttl),
+            SettingKey::CorednsReplicas => V::Count(self.coredns_replicas),
+            SettingKey::NetworkLatency => V::Duration(self.network_latency),
+        }
+    }
+
+    /// Sets one setting and marks it explicit. Returns false (and changes nothing) when the
+    /// value has the wrong type for the key. Ranges are checked by [`Scenario::validate`].
+    pub fn set(&mut self, key: SettingKey, value: SettingValue) -> bool {
+        use SettingValue as V;
+        let slot_ok = match (key, value) {
+            (SettingKey::EtcdPreVote, V::Bool(b)) => {
+                self.etcd_pre_vote = b;
+                true
+            }
+            (SettingKey::LbHealthCheck, V::LbHealthCheck(c)) => {
+                self.lb_health_check = c;
+                true
+            }
+            (SettingKey::CorednsReplicas, V::Count(n)) => {
+                self.coredns_replicas = n;
+                true
+            }
+            (k, V::Duration(d)) => match self.duration_slot(k) {
+                Some(slot) => {
+                    *slot = d;
+                    true
+                }
+                None => false,
+            },
+            _ => false,
+        };
+        if slot_ok {
+            self.explicit.insert(key);
+        }
+        slot_ok
+    }
+
+    fn duration_slot(&mut self, key: SettingKey) -> Option<&mut Duration> {
+        Some(match key {
+            SettingKey::EtcdHeartbeatInterval => &mut self.etcd_heartbeat_interval,
+            SettingKey::EtcdElectionTimeout => &mut self.etcd_election_timeout,
+            SettingKey::LeaseDuration => &mut self.lease_duration,
+            SettingKey::RenewDeadline => &mut self.renew_deadline,
+            SettingKey::RetryPeriod => &mut self.retry_period,
+            SettingKey::NodeLeaseRenewInterval => &mut self.node_lease_renew_interval,
+            SettingKey::NodeMonitorPeriod => &mut self.node_monitor_period,
+            SettingKey::NodeMonitorGracePeriod => &mut self.node_monitor_grace_period,
+            SettingKey::TolerationSeconds => &mut self.toleration_seconds,
+            SettingKey::DnsCacheTtl => &mut self.dns_cache_ttl,
+            SettingKey::NetworkLatency => &mut self.network_latency,
+            SettingKey::EtcdPreVote | SettingKey::LbHealthCheck | SettingKey::CorednsReplicas => {
+                return None
+            }
+        })
+    }
+}
+
+impl Action {
+    /// The host named by the `host` field, for the actions that have one.
+    pub fn host(&self) -> Option<&str> {
+        match self {
+            Action::Crash { host }
+            | Action::Restart { host }
+            | Action::Reboot { host, .. }
+            | Action::Isolate { host }
+            | Action::SpotInterrupt { host }
+            | Action::Join { host }
+            | Action::EtcdMemberAdd { host }
+            | Action::EtcdMemberRemove { host }
+            | Action::EtcdForceNewCluster { host }
+            | Action::RestartComponent { host, .. } => Some(host),
+            Action::Partition { .. }
+            | Action::PartitionOneway { .. }
+            | Action::Heal
+            | Action::DeletePod { .. }
+            | Action::Scale { .. } => None,
+        }
+    }
+
+    /// An operator action the cluster may refuse at run time; the report records each as an
+    /// `operation` (applied or refused). Faults (crash, partition, ...) are not operations.
+    pub fn is_operation(&self) -> bool {
+        matches!(
+            self,
+            Action::Join { .. }
+                | Action::EtcdMemberAdd { .. }
+                | Action::EtcdMemberRemove { .. }
+                | Action::EtcdForceNewCluster { .. }
+                | Action::DeletePod { .. }
+                | Action::Scale { .. }
+        )
+    }
+}
+
+impl Host {
+    pub fn has_role(&self, role: Role) -> bool {
+        self.roles.contains(&role)
+    }
+    pub fn runs_etcd(&self) -> bool {
+        self.has_role(Role::Etcd)
+    }
+    /// `control-plane` or `apiserver`.
+    pub fn runs_apiserver(&self) -> bool {
+        self.has_role(Role::ControlPlane) || self.has_role(Role::Apiserver)
+    }
+    /// `control-plane` or `controller-manager`.
+    pub fn runs_controller_manager(&self) -> bool {
+        self.has_role(Role::ControlPlane) || self.has_role(Role::ControllerManager)
+    }
+    /// `control-plane` or `scheduler`.
+    pub fn runs_scheduler(&self) -> bool {
+        self.has_role(Role::ControlPlane) || self.has_role(Role::Scheduler)
+    }
+    pub fn is_control_plane(&self) -> bool {
+        self.has_role(Role::ControlPlane)
+    }
+    pub fn is_worker(&self) -> bool {
+        self.has_role(Role::Worker)
+    }
+    /// A registered Node (kubelet, kube-proxy): every worker and every control-plane host.
+    pub fn is_node(&self) -> bool {
+        self.is_worker() || self.is_control_plane()
+    }
+    pub fn is_load_balancer(&self) -> bool {
+        self.has_role(Role::LoadBalancer)
+    }
+    pub fn is_client(&self) -> bool {
+        self.has_role(Role::Client)
+    }
+    /// An apiserver with a local etcd member: it talks to that member only.
+    pub fn is_stacked(&self) -> bool {
+        self.runs_apiserver() && self.runs_etcd()
+    }
+    /// Whether the host's roles let it run `component`. CoreDNS pods run on workers, though
+    /// which workers hold one is only known at run time.
+    pub fn can_run(&self, component: Component) -> bool {
+        match component {
+            Component::Coredns => self.is_worker(),
+            Component::KubeProxy | Component::Kubelet => self.is_node(),
+            Component::Apiserver => self.runs_apiserver(),
+            Component::Etcd => self.runs_etcd(),
+            Component::KubeControllerManager => self.runs_controller_manager(),
+            Component::KubeScheduler => self.runs_scheduler(),
+        }
+    }
+}
+
+impl Scenario {
+    /// The host with this name and its index in `hosts`.
+    pub fn host(&self, name: &str) -> Option<(usize, &Host)> {
+        self.hosts.iter().enumerate().find(|(_, h)| h.name == name)
+    }
+
+    /// The workload with this name and its index in `workloads` (CoreDNS is not one).
+    pub fn workload(&self, name: &str) -> Option<(usize, &Workload)> {
+        self.workloads
+            .iter()
+            .enumerate()
+            .find(|(_, w)| w.name == name)
+    }
+
+    /// Whether a zone exists: listed, or the implicit [`DEFAULT_ZONE`].
+    pub fn has_zone(&self, name: &str) -> bool {
+        name == DEFAULT_ZONE || self.zones.iter().any(|z| z == name)
+    }
+
+    /// Hosts in a zone, with their indices.
+    pub fn hosts_in_zone<'a>(
+        &'a self,
+        zone: &'a str,
+    ) -> impl Iterator<Item = (usize, &'a Host)> + 'a {
+        self.hosts
+            .iter()
+            .enumerate()
+            .filter(move |(_, h)| h.zone == zone)
+    }
+
+    /// Indices of the hosts a partition name means: the host of that name, else every host of
+    /// the zone of that name (host and zone names never collide in a valid scenario).
+    pub fn resolve_hosts(&self, name: &str) -> Vec<usize> {
+        match self.host(name) {
+            Some((i, _)) => vec![i],
+            None => self.hosts_in_zone(name).map(|(i, _)| i).collect(),
+        }
+    }
+
+    /// Events in the order they apply: by time, ties in list order (a stable sort).
+    pub fn events_sorted(&self) -> Vec<&Event> {
+        self.events_sorted_indexed()
+            .into_iter()
+            .map(|(_, e)| e)
+            .collect()
+    }
+
+    /// Like [`Scenario::events_sorted`], with each event's index in `events`.
+    pub fn events_sorted_indexed(&self) -> Vec<(usize, &Event)> {
+        let mut v: Vec<(usize, &Event)> = self.events.iter().enumerate().collect();
+        v.sort_by_key(|(i, e)| (e.at, *i));
+        v
+    }
+
+    /// Indices of the hosts whose etcd members form the initial cluster (etcd role, not standby).
+    pub fn initial_etcd_members(&self) -> Vec<usize> {
+        (0..self.hosts.len())
+            .filter(|&i| self.hosts[i].runs_etcd() && !self.hosts[i].standby)
+            .collect()
+    }
+
+    /// Pods desired at t = 0: replicas, DaemonSet pods on every Node (standby hosts included,
+    /// as an upper bound) and CoreDNS. This is what [`MAX_PODS`] bounds.
+    pub fn pod_count(&self) -> u64 {
+        let replicas = self
+            .workloads
+            .iter()
+            .map(|w| w.replicas.unwrap_or(0) as u64)
+            .sum::<u64>();
+        replicas + self.daemonset_pods() + self.settings.coredns_replicas as u64
+    }
+
+    fn daemonset_pods(&self) -> u64 {
+        let nodes = self.hosts.iter().filter(|h| h.is_node()).count() as u64;
+        let daemonsets = self
+            .workloads
+            .iter()
+            .filter(|w| w.kind == WorkloadKind::DaemonSet)
+            .count() as u64;
+        nodes * daemonsets
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tests
+// ---------------------------------------------------------------------------------------------
+
+#[cfg(test)]
+mod tests {
+    use super::example::{with_events, EXAMPLE};
+    use super::*;
+
+    #[test]
+    fn events_sort_by_time_then_list_order() {
+        let doc = with_events(serde_json::json!([
+            {"at": "5m", "action": "heal"},
+            {"at": "1m", "action": "crash", "host": "w1"},
+            {"at": "5m", "action": "isolate", "host": "m1"},
+            {"at": "1m", "action": "restart", "host": "w1"}]));
+        let s = parse(&doc).unwrap();
+        let names: Vec<&str> = s.events_sorted().iter().map(|e| e.action.name()).collect();
+        assert_eq!(names, ["crash", "restart", "heal", "isolate"]);
+    }
+
+    #[test]
+    fn queries() {
+        let s = parse(EXAMPLE).unwrap();
+        let (i, m1) = s.host("m1").unwrap();
+        assert_eq!(i, 3);
+        assert!(m1.runs_apiserver() && m1.runs_controller_manager() && m1.is_node());
+        assert!(!m1.runs_etcd() && !m1.is_stacked());
+        assert!(s.host("etcd-1").unwrap().1.runs_etcd());
+        assert!(s.host("nope").is_none());
+        assert_eq!(s.resolve_hosts("rack-b"), [2, 4, 6]);
+        assert_eq!(s.resolve_hosts("lb"), [7]);
+        assert_eq!(s.initial_etcd_members(), [0, 1, 2]);
+        // web 2 + db 1 + agent on 4 nodes (m1, m2, w1, w2) + coredns 2.
+        assert_eq!(s.pod_count(), 9);
+    }
+}

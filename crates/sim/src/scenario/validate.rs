@@ -1,0 +1,620 @@
+//! Validation: every semantic rule of the format, for a parsed document and for a scenario
+//! built or edited in code alike. Each refusal names the field as the JSON document would
+//! (`hosts[3].zone: unknown zone "rack-c"`).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::error::{fail, index_path, quote, ScenarioError, R};
+use super::limits::check_count;
+use super::{
+    Action, Scenario, SettingKey, SettingValue, WorkloadKind, COREDNS, DEFAULT_ZONE,
+    MAX_DESCRIPTION_LEN, MAX_DURATION, MAX_EVENTS, MAX_HOSTS, MAX_LABEL_LEN, MAX_NAME_LEN,
+    MAX_PODS, MAX_POD_NAME_LEN, MAX_WORKLOADS, MAX_ZONES, SPOT_NOTICE, VERSION,
+};
+use crate::kernel::time::Duration;
+
+/// A DNS-label-like name: lowercase letters, digits and '-', starting and ending with a letter
+/// or digit, 1 to `max` characters.
+fn check_label(path: &str, what: &str, s: &str, max: usize) -> R<()> {
+    let n = s.chars().count();
+    if n == 0 {
+        return fail(path, format!("{what} must not be empty"));
+    }
+    if n > max {
+        return fail(
+            path,
+            format!("{what} is {n} characters long; the limit is {max}"),
+        );
+    }
+    let b = s.as_bytes();
+    let ok = b
+        .iter()
+        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+        && b[0] != b'-'
+        && b[b.len() - 1] != b'-';
+    if !ok {
+        return fail(
+            path,
+            format!(
+                "invalid {what} {}: use lowercase letters, digits and '-', starting and ending \
+                 with a letter or digit (like a DNS label)",
+                quote(s)
+            ),
+        );
+    }
+    Ok(())
+}
+
+/// Free text: bounded, and without control characters (but line breaks and tabs where the
+/// text may span lines).
+fn check_text(path: &str, s: &str, max: usize, multiline: bool) -> R<()> {
+    let n = s.chars().count();
+    if n > max {
+        return fail(path, format!("{n} characters; the limit is {max}"));
+    }
+    if s.chars()
+        .any(|c| c.is_control() && !(multiline && matches!(c, '\n' | '\t' | '\r')))
+    {
+        return fail(path, "must not contain control characters");
+    }
+    Ok(())
+}
+
+impl Scenario {
+    /// Every semantic check of the format. [`parse`](super::parse) runs it; run it after building
+    /// or editing a scenario in code. Errors name the field as the JSON document would
+    /// (`events[2].host`).
+    pub fn validate(&self) -> Result<(), ScenarioError> {
+        if self.version != VERSION {
+            return fail("version", unsupported_version(self.version as u64));
+        }
+        if self.name.trim().is_empty() {
+            return fail("name", "must not be empty");
+        }
+        check_text("name", &self.name, MAX_NAME_LEN, false)?;
+        if let Some(d) = &self.description {
+            check_text("description", d, MAX_DESCRIPTION_LEN, true)?;
+        }
+        if self.duration > MAX_DURATION {
+            return fail(
+                "duration",
+                format!(
+                    "{} exceeds the limit of {MAX_DURATION} (7 days)",
+                    self.duration
+                ),
+            );
+        }
+
+        // Zones.
+        check_count("zones", self.zones.len(), MAX_ZONES, "zones")?;
+        let mut zones: BTreeSet<&str> = BTreeSet::new();
+        for (i, z) in self.zones.iter().enumerate() {
+            let p = index_path("zones", i);
+            check_label(&p, "zone name", z, MAX_LABEL_LEN)?;
+            if !zones.insert(z) {
+                return fail(p, format!("duplicate zone {}", quote(z)));
+            }
+        }
+        zones.insert(DEFAULT_ZONE);
+
+        // Hosts.
+        check_count("hosts", self.hosts.len(), MAX_HOSTS, "hosts")?;
+        if self.hosts.is_empty() {
+            return fail("hosts", "a scenario needs at least one host");
+        }
+        let mut hosts: BTreeMap<&str, usize> = BTreeMap::new();
+        for (i, h) in self.hosts.iter().enumerate() {
+            let p = index_path("hosts", i);
+            let np = format!("{p}.name");
+            check_label(&np, "host name", &h.name, MAX_LABEL_LEN)?;
+            if hosts.insert(&h.name, i).is_some() {
+                return fail(np, format!("duplicate host name {}", quote(&h.name)));
+            }
+            // Partition groups name zones and hosts alike, so one name must not mean both.
+            if zones.contains(h.name.as_str()) {
+                return fail(
+                    np,
+                    format!(
+                        "{} is also a zone name; partitions name hosts and zones alike",
+                        quote(&h.name)
+                    ),
+                );
+            }
+            if !zones.contains(h.zone.as_str()) {
+                return fail(
+                    format!("{p}.zone"),
+                    format!("unknown zone {}", quote(&h.zone)),
+                );
+            }
+            let rp = format!("{p}.roles");
+            if h.roles.is_empty() {
+                return fail(rp, "a host needs at least one role");
+            }
+            for (ri, r) in h.roles.iter().enumerate() {
+                if h.roles[..ri].contains(r) {
+                    return fail(
+                        index_path(&rp, ri),
+                        format!("duplicate role \"{}\"", r.name()),
+                    );
+                }
+            }
+        }
+        // t = 0 is a running cluster: etcd must have a leader, so at least one initial member.
+        if self.initial_etcd_members().is_empty() {
+            return fail(
+                "hosts",
+                "no host runs etcd (outside standby hosts); the cluster needs at least one etcd member",
+            );
+        }
+
+        // Workloads.
+        check_count(
+            "workloads",
+            self.workloads.len(),
+            MAX_WORKLOADS,
+            "workloads",
+        )?;
+        let mut workloads: BTreeMap<&str, usize> = BTreeMap::new();
+        for (i, w) in self.workloads.iter().enumerate() {
+            let p = index_path("workloads", i);
+            let np = format!("{p}.name");
+            check_label(&np, "workload name", &w.name, MAX_LABEL_LEN)?;
+            if w.name == COREDNS {
+                return fail(np, "\"coredns\" is reserved for cluster DNS");
+            }
+            if workloads.insert(&w.name, i).is_some() {
+                return fail(np, format!("duplicate workload name {}", quote(&w.name)));
+            }
+            // A Service name is an RFC 1035 label: it must start with a letter.
+            if w.service && !w.name.starts_with(|c: char| c.is_ascii_lowercase()) {
+                return fail(
+                    np,
+                    format!(
+                        "{} cannot name a Service: it must start with a letter",
+                        quote(&w.name)
+                    ),
+                );
+            }
+            let rp = format!("{p}.replicas");
+            match (w.kind, w.replicas) {
+                (WorkloadKind::DaemonSet, Some(_)) => {
+                    return fail(
+                        rp,
+                        "a DaemonSet has no replicas: it runs one pod on every node",
+                    )
+                }
+                (WorkloadKind::DaemonSet, None) => {}
+                (kind, None) => {
+                    return fail(
+                        rp,
+                        format!("missing required field (a {} needs replicas)", kind.name()),
+                    )
+                }
+                (_, Some(n)) if n > MAX_PODS => {
+                    return fail(rp, format!("{n} exceeds the limit of {MAX_PODS} pods"))
+                }
+                (_, Some(_)) => {}
+            }
+        }
+
+        self.validate_settings()?;
+
+        let pods = self.pod_count();
+        if pods > MAX_PODS as u64 {
+            return fail("workloads", too_many_pods(pods));
+        }
+
+        self.validate_events(&zones, &hosts, &workloads)
+    }
+
+    fn validate_settings(&self) -> R<()> {
+        let s = &self.settings;
+        let path = |k: SettingKey| format!("settings.{}", k.name());
+        for key in SettingKey::ALL {
+            if let SettingValue::Duration(d) = s.get(key) {
+                let (min, max) = key.duration_range();
+                if d < min {
+                    return fail(path(key), format!("must be at least {min} (found {d})"));
+                }
+                if d > max {
+                    return fail(path(key), format!("must be at most {max} (found {d})"));
+                }
+            }
+        }
+        if s.coredns_replicas > MAX_PODS {
+            return fail(
+                path(SettingKey::CorednsReplicas),
+                format!(
+                    "{} exceeds the limit of {MAX_PODS} pods",
+                    s.coredns_replicas
+                ),
+            );
+        }
+        // client-go refuses these combinations (leaderelection.NewLeaderElector): the leader
+        // must give up before others may take over, and retries must fit in the deadline.
+        // The message names the setting the document changed.
+        if s.renew_deadline >= s.lease_duration {
+            return fail(
+                if s.explicit.contains(&SettingKey::RenewDeadline) {
+                    path(SettingKey::RenewDeadline)
+                } else {
+                    path(SettingKey::LeaseDuration)
+                },
+                format!(
+                    "renew_deadline ({}) must be shorter than lease_duration ({})",
+                    s.renew_deadline, s.lease_duration
+                ),
+            );
+        }
+        // renew_deadline > 1.2 × retry_period (client-go's JitterFactor), in integers.
+        if s.renew_deadline.as_micros() * 5 <= s.retry_period.as_micros() * 6 {
+            return fail(
+                if s.explicit.contains(&SettingKey::RetryPeriod) {
+                    path(SettingKey::RetryPeriod)
+                } else {
+                    path(SettingKey::RenewDeadline)
+                },
+                format!(
+                    "renew_deadline ({}) must be longer than 1.2 × retry_period ({})",
+                    s.renew_deadline, s.retry_period
+                ),
+            );
+        }
+        Ok(())
+    }
+
+    fn validate_events(
+        &self,
+        zones: &BTreeSet<&str>,
+        hosts: &BTreeMap<&str, usize>,
+        workloads: &BTreeMap<&str, usize>,
+    ) -> R<()> {
+        check_count("events", self.events.len(), MAX_EVENTS, "events")?;
+        let exists = |n: &str| hosts.contains_key(n) || zones.contains(n);
+
+        // First, what each event says on its own, in list order.
+        for (i, ev) in self.events.iter().enumerate() {
+            let p = index_path("events", i);
+            let at = |f: &str| format!("{p}.{f}");
+            if ev.at > self.duration {
+                return fail(
+                    at("at"),
+                    format!(
+                        "{} is after the end of the scenario (duration {})",
+                        ev.at, self.duration
+                    ),
+                );
+            }
+            let host = match ev.action.host() {
+                None => None,
+                Some(name) => match hosts.get(name) {
+                    Some(&hi) => Some(&self.hosts[hi]),
+                    None => return fail(at("host"), format!("unknown host {}", quote(name))),
+                },
+            };
+            let hq = host.map(|h| quote(&h.name)).unwrap_or_default();
+            match &ev.action {
+                Action::Reboot { downtime, .. } if *downtime > MAX_DURATION => {
+                    return fail(
+                        at("downtime"),
+                        format!("{downtime} exceeds the limit of {MAX_DURATION}"),
+                    );
+                }
+                Action::Partition { groups } => {
+                    let gp = at("groups");
+                    if groups.is_empty() {
+                        return fail(gp, "a partition needs at least one group");
+                    }
+                    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+                    for (gi, g) in groups.iter().enumerate() {
+                        let gpi = index_path(&gp, gi);
+                        if g.is_empty() {
+                            return fail(gpi, "empty group");
+                        }
+                        for (ni, n) in g.iter().enumerate() {
+                            let np = index_path(&gpi, ni);
+                            if !exists(n) {
+                                return fail(np, format!("unknown host or zone {}", quote(n)));
+                            }
+                            if let Some(prev) = seen.insert(n, gi) {
+                                return fail(
+                                    np,
+                                    format!("{} is already in group {prev}", quote(n)),
+                                );
+                            }
+                        }
+                    }
+                }
+                Action::PartitionOneway { from, to } => {
+                    for (field, names) in [("from", from), ("to", to)] {
+                        if names.is_empty() {
+                            return fail(at(field), "must name at least one zone or host");
+                        }
+                        for (ni, n) in names.iter().enumerate() {
+                            let np = if names.len() == 1 {
+                                at(field)
+                            } else {
+                                index_path(&at(field), ni)
+                            };
+                            if !exists(n) {
+                                return fail(np, format!("unknown host or zone {}", quote(n)));
+                            }
+                            if field == "to" && from.contains(n) {
+                                return fail(np, format!("{} is on both sides", quote(n)));
+                            }
+                        }
+                    }
+                }
+                Action::SpotInterrupt { .. } if host.is_some_and(|h| !h.spot) => {
+                    return fail(
+                        at("host"),
+                        format!("host {hq} is not a spot host (it needs \"spot\": true)"),
+                    );
+                }
+                Action::Join { .. } if host.is_some_and(|h| !h.standby) => {
+                    return fail(
+                        at("host"),
+                        format!(
+                            "host {hq} is not a standby host; only hosts with \"standby\": true can join"
+                        ),
+                    );
+                }
+                Action::EtcdMemberAdd { .. }
+                | Action::EtcdMemberRemove { .. }
+                | Action::EtcdForceNewCluster { .. }
+                    if host.is_some_and(|h| !h.runs_etcd()) =>
+                {
+                    return fail(at("host"), format!("host {hq} does not have the etcd role"));
+                }
+                Action::RestartComponent { component, .. }
+                    if host.is_some_and(|h| !h.can_run(*component)) =>
+                {
+                    return fail(
+                        at("component"),
+                        format!("host {hq} does not run {}", component.name()),
+                    );
+                }
+                Action::DeletePod { pod, .. } => {
+                    let pp = at("pod");
+                    check_label(&pp, "pod name", pod, MAX_POD_NAME_LEN)?;
+                    // Pods are named after their workload (`web-7d4b9-x2x`, `db-0`).
+                    let owned = workloads.keys().copied().chain([COREDNS]).any(|w| {
+                        pod.len() > w.len() + 1
+                            && pod.starts_with(w)
+                            && pod.as_bytes()[w.len()] == b'-'
+                    });
+                    if !owned {
+                        return fail(
+                            pp,
+                            format!(
+                                "pod {} belongs to no workload (a pod's name starts with its workload's name and '-')",
+                                quote(pod)
+                            ),
+                        );
+                    }
+                }
+                Action::Scale { workload, replicas } => {
+                    let wp = at("workload");
+                    if workload != COREDNS {
+                        let Some(&wi) = workloads.get(workload.as_str()) else {
+                            return fail(wp, format!("unknown workload {}", quote(workload)));
+                        };
+                        if self.workloads[wi].kind == WorkloadKind::DaemonSet {
+                            return fail(
+                                wp,
+                                format!(
+                                    "{} is a DaemonSet: it runs one pod on every node and has no replicas to scale",
+                                    quote(workload)
+                                ),
+                            );
+                        }
+                    }
+                    if *replicas > MAX_PODS {
+                        return fail(
+                            at("replicas"),
+                            format!("{replicas} exceeds the limit of {MAX_PODS} pods"),
+                        );
+                    }
+                }
+                _ => {}
+            }
+        }
+
+        // Then the state of each host along the events in the order they apply: an event that
+        // cannot take effect (crash of a crashed host) is an error, not a silent no-op.
+        let mut crashed_by: Vec<Option<usize>> = vec![None; self.hosts.len()];
+        // (the interrupting event, when the instance is terminated: 2 minutes after the notice)
+        let mut terminated_by: Vec<Option<(usize, Duration)>> = vec![None; self.hosts.len()];
+        let mut join_tried: Vec<bool> = vec![false; self.hosts.len()];
+        let mut replicas: Vec<u64> = self
+            .workloads
+            .iter()
+            .map(|w| w.replicas.unwrap_or(0) as u64)
+            .collect();
+        let mut coredns = self.settings.coredns_replicas as u64;
+        let fixed_pods = self.daemonset_pods();
+        for (i, ev) in self.events_sorted_indexed() {
+            let p = index_path("events", i);
+            let t = ev.at;
+            if let Some(name) = ev.action.host() {
+                // Checked to exist in the first pass.
+                let Some(&hi) = hosts.get(name) else { continue };
+                let hp = format!("{p}.host");
+                let hq = quote(name);
+                if let Some((by, end)) = terminated_by[hi] {
+                    if t >= end || matches!(ev.action, Action::SpotInterrupt { .. }) {
+                        return fail(
+                            hp,
+                            format!(
+                                "host {hq} was terminated at {end} by the spot interruption notice at {} (events[{by}]); it never comes back",
+                                self.events[by].at
+                            ),
+                        );
+                    }
+                }
+                let crashed = crashed_by[hi];
+                let crashed_msg = |by: usize, is: &str, what: &str| {
+                    format!(
+                        "host {hq} is {is}crashed at {t} (events[{by}] crashed it at {}){what}",
+                        self.events[by].at
+                    )
+                };
+                match (&ev.action, crashed) {
+                    (Action::Crash { .. }, Some(by)) => {
+                        return fail(hp, crashed_msg(by, "already ", ""));
+                    }
+                    (Action::Crash { .. }, None) => crashed_by[hi] = Some(i),
+                    (Action::Restart { .. }, None) => {
+                        return fail(
+                            hp,
+                            format!(
+                                "host {hq} is not crashed at {t}; only a crashed host can restart"
+                            ),
+                        );
+                    }
+                    (Action::Restart { .. }, Some(_)) => crashed_by[hi] = None,
+                    (Action::Reboot { .. }, Some(by)) => {
+                        return fail(hp, crashed_msg(by, "", "; use restart"));
+                    }
+                    (
+                        Action::Join { .. }
+                        | Action::EtcdForceNewCluster { .. }
+                        | Action::RestartComponent { .. },
+                        Some(by),
+                    ) => {
+                        let what = format!("; {} cannot take effect", ev.action.name());
+                        return fail(hp, crashed_msg(by, "", &what));
+                    }
+                    (Action::SpotInterrupt { .. }, _) => {
+                        terminated_by[hi] = Some((i, t + SPOT_NOTICE))
+                    }
+                    (Action::Join { .. }, None) => join_tried[hi] = true,
+                    // A standby host runs no component before its first join (whether a join
+                    // succeeds is only known at run time, so after one the check stops).
+                    (Action::RestartComponent { component, .. }, None)
+                        if self.hosts[hi].standby && !join_tried[hi] =>
+                    {
+                        return fail(
+                            format!("{p}.component"),
+                            format!(
+                                "host {hq} is a standby host that has not joined at {t}; it runs no {}",
+                                component.name()
+                            ),
+                        );
+                    }
+                    _ => {}
+                }
+            }
+            if let Action::Scale {
+                workload,
+                replicas: n,
+            } = &ev.action
+            {
+                match workloads.get(workload.as_str()) {
+                    Some(&wi) => replicas[wi] = *n as u64,
+                    None => coredns = *n as u64,
+                }
+                let total = replicas.iter().sum::<u64>() + fixed_pods + coredns;
+                if total > MAX_PODS as u64 {
+                    return fail(format!("{p}.replicas"), too_many_pods(total));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn too_many_pods(n: u64) -> String {
+    format!(
+        "{n} pods in total (replicas, one pod of each DaemonSet on every node, and CoreDNS) \
+         exceed the limit of {MAX_PODS}"
+    )
+}
+
+/// Also the message of parsing, which checks the version before any other field.
+pub(super) fn unsupported_version(v: u64) -> String {
+    format!("unsupported version {v}; this program reads version {VERSION}")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tests
+// ---------------------------------------------------------------------------------------------
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::example::{assert_errors, edited, with_events};
+
+    /// Documents that read, but break a rule (those that do not read are in `json.rs`).
+    #[test]
+    fn invalid_scenarios_name_the_field() {
+        use serde_json::json;
+        let long_name = "a".repeat(10_000);
+        let cases: Vec<(String, &str)> = vec![
+            (edited(|v| v["hosts"][3]["zone"] = json!("rack-c")),
+             "hosts[3].zone: unknown zone \"rack-c\""),
+            (edited(|v| v["hosts"][4]["name"] = json!("m1")),
+             "hosts[4].name: duplicate host name \"m1\""),
+            (edited(|v| v["hosts"][0]["name"] = json!("<script>")),
+             "hosts[0].name: invalid host name \"<script>\": use lowercase letters, digits and '-', starting and ending with a letter or digit (like a DNS label)"),
+            (edited(|v| v["hosts"][0]["name"] = json!(long_name)),
+             "hosts[0].name: host name is 10000 characters long; the limit is 63"),
+            (edited(|v| v["hosts"][0]["name"] = json!("web server")),
+             "hosts[0].name: invalid host name \"web server\": use lowercase letters, digits and '-', starting and ending with a letter or digit (like a DNS label)"),
+            (edited(|v| v["duration"] = json!("200h")),
+             "duration: 200h exceeds the limit of 168h (7 days)"),
+            (with_events(json!([{"at": "20m", "action": "heal"}])),
+             "events[0].at: 20m is after the end of the scenario (duration 15m)"),
+            (with_events(json!([
+                {"at": "3m", "action": "crash", "host": "m1"},
+                {"at": "2m", "action": "crash", "host": "m1"}])),
+             "events[0].host: host \"m1\" is already crashed at 3m (events[1] crashed it at 2m)"),
+            (with_events(json!([
+                {"at": "2m", "action": "crash", "host": "m1"},
+                {"at": "3m", "action": "reboot", "host": "m1"}])),
+             "events[1].host: host \"m1\" is crashed at 3m (events[0] crashed it at 2m); use restart"),
+            (edited(|v| {
+                let spare = json!({"name": "s1", "zone": "rack-a", "roles": ["worker"], "standby": true});
+                v["hosts"].as_array_mut().unwrap().push(spare);
+                v["events"] = json!([{"at": "1m", "action": "restart_component", "host": "s1", "component": "kubelet"}]);
+            }),
+             "events[0].component: host \"s1\" is a standby host that has not joined at 1m; it runs no kubelet"),
+            (with_events(json!([{"at": "1m", "action": "partition", "groups": [["rack-a"], ["rack-a"]]}])),
+             "events[0].groups[1][0]: \"rack-a\" is already in group 0"),
+            (with_events(json!([{"at": "3m", "action": "restart", "host": "m1"}])),
+             "events[0].host: host \"m1\" is not crashed at 3m; only a crashed host can restart"),
+            (with_events(json!([{"at": "3m", "action": "join", "host": "w1"}])),
+             "events[0].host: host \"w1\" is not a standby host; only hosts with \"standby\": true can join"),
+            (with_events(json!([{"at": "3m", "action": "spot_interrupt", "host": "w1"}])),
+             "events[0].host: host \"w1\" is not a spot host (it needs \"spot\": true)"),
+            (with_events(json!([
+                {"at": "3m", "action": "spot_interrupt", "host": "w2"},
+                {"at": "9m", "action": "restart", "host": "w2"}])),
+             "events[1].host: host \"w2\" was terminated at 5m by the spot interruption notice at 3m (events[0]); it never comes back"),
+            (with_events(json!([{"at": "3m", "action": "scale", "workload": "api", "replicas": 3}])),
+             "events[0].workload: unknown workload \"api\""),
+            (with_events(json!([{"at": "3m", "action": "scale", "workload": "agent", "replicas": 3}])),
+             "events[0].workload: \"agent\" is a DaemonSet: it runs one pod on every node and has no replicas to scale"),
+            (edited(|v| v["workloads"][2]["replicas"] = json!(3)),
+             "workloads[2].replicas: a DaemonSet has no replicas: it runs one pod on every node"),
+            (edited(|v| { v["workloads"][0].as_object_mut().unwrap().remove("replicas"); }),
+             "workloads[0].replicas: missing required field (a Deployment needs replicas)"),
+            (edited(|v| v["workloads"][1]["name"] = json!("coredns")),
+             "workloads[1].name: \"coredns\" is reserved for cluster DNS"),
+            (edited(|v| v["settings"]["renew_deadline"] = json!("20s")),
+             "settings.renew_deadline: renew_deadline (20s) must be shorter than lease_duration (15s)"),
+            (edited(|v| v["settings"]["etcd_heartbeat_interval"] = json!("0s")),
+             "settings.etcd_heartbeat_interval: must be at least 1ms (found 0s)"),
+            (edited(|v| v["settings"]["etcd_election_timeout"] = json!("2h")),
+             "settings.etcd_election_timeout: must be at most 1h (found 2h)"),
+            (with_events(json!([{"at": "1m", "action": "partition", "groups": [["rack-a"], ["rack-z"]]}])),
+             "events[0].groups[1][0]: unknown host or zone \"rack-z\""),
+            (with_events(json!([{"at": "1m", "action": "restart_component", "host": "lb", "component": "kube-proxy"}])),
+             "events[0].component: host \"lb\" does not run kube-proxy"),
+            (with_events(json!([{"at": "1m", "action": "delete_pod", "pod": "nginx-1"}])),
+             "events[0].pod: pod \"nginx-1\" belongs to no workload (a pod's name starts with its workload's name and '-')"),
+            (edited(|v| v["zones"] = json!(["rack-a", "rack-b", "outside", "rack-a"])),
+             "zones[3]: duplicate zone \"rack-a\""),
+        ];
+        assert_errors(cases);
+    }
+}
