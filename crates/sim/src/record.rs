@@ -163,6 +163,8 @@ pub struct Operation {
 /// (relative to t = 0 of the scenario, after the boot) by `origin`.
 #[derive(Clone)]
 pub struct Recorder {
+    /// The per-second samples, appended by the world at each sample point.
+    pub series: Series,
     pub origin: SimTime,
     /// The end of the scenario: the run goes on briefly to resolve outstanding probes, unreported.
     pub horizon: SimTime,
@@ -187,6 +189,7 @@ pub struct Recorder {
 impl Recorder {
     pub fn new(host_names: Vec<String>) -> Self {
         Recorder {
+            series: Series::default(),
             origin: SimTime::ZERO,
             horizon: SimTime(u64::MAX),
             host_names,

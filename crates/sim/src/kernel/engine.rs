@@ -115,6 +115,8 @@ pub struct EventQueue<E, T> {
     seq: u64,
     /// The time of the last event taken.
     now: u64,
+    /// Events and timers taken so far.
+    popped: u64,
 }
 
 impl<E, T> Default for EventQueue<E, T> {
@@ -126,6 +128,7 @@ impl<E, T> Default for EventQueue<E, T> {
             timers: Slab::default(),
             seq: 0,
             now: 0,
+            popped: 0,
         }
     }
 }
@@ -191,6 +194,7 @@ impl<E, T> EventQueue<E, T> {
         }
         let s = heap.pop().expect("peeked");
         self.now = (s.key >> 64) as u64;
+        self.popped += 1;
         let next = if s.is_timer() {
             Next::Timer(
                 self.timers
@@ -208,6 +212,11 @@ impl<E, T> EventQueue<E, T> {
             )
         };
         Some((SimTime(self.now), next))
+    }
+
+    /// Events and timers taken so far.
+    pub fn popped(&self) -> u64 {
+        self.popped
     }
 
     pub fn len(&self) -> usize {

@@ -1,0 +1,160 @@
+//! The scenario's events applied at their times: faults (crash, restart, reboot, partitions,
+//! spot interruptions) and operator actions (join, etcd membership, pod deletion, scaling,
+//! component restarts). Operator actions on the API go through the operator process, as
+//! `kubectl` would; those on etcd go through `etcdctl` to the leader ([`super::membership`]).
+
+use super::{Ev, K8sCtx, World};
+use crate::etcd::raft::{ConfChange, MemberId};
+use crate::k8s::operator::Operator;
+use crate::k8s::Observe as _;
+use crate::kernel::net::HostId;
+use crate::record::Event;
+use crate::scenario::{Action, Role, SPOT_NOTICE};
+
+impl World {
+    pub(super) fn apply_scenario_event(&mut self, i: usize) {
+        let action = self.scenario.events[i].action.clone();
+        match action {
+            Action::Crash { host } => {
+                if let Some(h) = self.hosts.id(&host) {
+                    self.crash_host(h, "the scenario crashed it");
+                }
+            }
+            Action::Restart { host } => {
+                if let Some(h) = self.hosts.id(&host) {
+                    self.boot_host(h);
+                }
+            }
+            Action::Reboot { host, downtime } => {
+                if let Some(h) = self.hosts.id(&host) {
+                    self.crash_host(h, "it is rebooting");
+                    self.queue.push(self.now + downtime, Ev::Boot(h));
+                }
+            }
+            Action::Partition { groups } => {
+                let ids: Vec<Vec<HostId>> = groups
+                    .iter()
+                    .map(|g| self.hosts.resolve(&self.scenario, g))
+                    .collect();
+                let mut ids = ids;
+                // The hidden probe host sees everybody.
+                ids.iter_mut()
+                    .for_each(|g| g.retain(|&h| h != self.hosts.probe));
+                self.net.partition(&ids);
+                let desc: Vec<String> = groups
+                    .iter()
+                    .map(|g| format!("[{}]", g.join(", ")))
+                    .collect();
+                self.push_event(
+                    "net.partition",
+                    None,
+                    format!("the network splits into {}", desc.join(" | ")),
+                );
+            }
+            Action::Isolate { host } => {
+                if let Some(h) = self.hosts.id(&host) {
+                    self.net.isolate(h);
+                    self.push_event(
+                        "net.isolate",
+                        Some(h),
+                        format!("{host} is cut off from every other host"),
+                    );
+                }
+            }
+            Action::PartitionOneway { from, to } => {
+                let f = self.hosts.resolve(&self.scenario, &from);
+                let d = self.hosts.resolve(&self.scenario, &to);
+                self.net.partition_oneway(&f, &d);
+                let (from, to) = (from.join(", "), to.join(", "));
+                self.push_event(
+                    "net.partition_oneway",
+                    None,
+                    format!("messages from {from} to {to} are dropped; the other direction works"),
+                );
+            }
+            Action::Heal => {
+                self.net.heal();
+                self.push_event(
+                    "net.heal",
+                    None,
+                    "every partition and isolation ends".to_string(),
+                );
+            }
+            Action::SpotInterrupt { host } => {
+                if let Some(h) = self.hosts.id(&host) {
+                    self.push_event(
+                        "host.spot_notice",
+                        Some(h),
+                        format!("{host} got a spot interruption notice: it is cordoned and drained, and will be terminated in 2 minutes"),
+                    );
+                    self.queue.push(self.now + SPOT_NOTICE, Ev::Terminate(h));
+                    if self.scenario.hosts[h as usize].is_node() {
+                        self.with_operator(|o, ctx| o.drain(ctx, &host));
+                    }
+                }
+            }
+            Action::Join { host } => {
+                if let Some(h) = self.hosts.id(&host) {
+                    if self.scenario.hosts[h as usize].has_role(Role::Etcd) {
+                        self.start_member_change("join", h, ConfChange::AddVoter(h as MemberId));
+                    } else {
+                        self.hosts[h as usize].joined = true;
+                        self.obs.operation(self.now, "join", Some(h), Ok(()));
+                        self.start_k8s_processes(h);
+                    }
+                }
+            }
+            Action::EtcdMemberAdd { host } => {
+                if let Some(h) = self.hosts.id(&host) {
+                    self.start_member_change(
+                        "etcd_member_add",
+                        h,
+                        ConfChange::AddVoter(h as MemberId),
+                    );
+                }
+            }
+            Action::EtcdMemberRemove { host } => {
+                if let Some(h) = self.hosts.id(&host) {
+                    self.start_member_change(
+                        "etcd_member_remove",
+                        h,
+                        ConfChange::Remove(h as MemberId),
+                    );
+                }
+            }
+            Action::EtcdForceNewCluster { host } => {
+                if let Some(h) = self.hosts.id(&host) {
+                    self.force_new_cluster(h);
+                }
+            }
+            Action::DeletePod { pod, force } => {
+                self.with_operator(|o, ctx| o.delete_pod(ctx, &pod, force))
+            }
+            Action::Scale { workload, replicas } => {
+                self.with_operator(|o, ctx| o.scale(ctx, &workload, replicas))
+            }
+            Action::RestartComponent { host, component } => {
+                if let Some(h) = self.hosts.id(&host) {
+                    self.restart_component(h, component);
+                }
+            }
+        }
+        self.update_quorum();
+    }
+
+    /// Runs an operator action through the API (the operator exists when an apiserver does).
+    fn with_operator(&mut self, f: impl FnOnce(&mut Operator, &mut K8sCtx)) {
+        let Some(o) = self.procs.operator.as_mut() else {
+            return;
+        };
+        let mut ctx: K8sCtx = ctx!(self, self.hosts.probe);
+        f(o, &mut ctx);
+        self.apply_effects(self.hosts.probe);
+    }
+
+    pub(super) fn push_event(&mut self, kind: &'static str, host: Option<HostId>, text: String) {
+        let mut e = Event::new(self.obs.secs(self.now), kind, text);
+        e.host = host.map(|h| self.obs.name(h).to_string());
+        self.obs.push(self.now, e);
+    }
+}

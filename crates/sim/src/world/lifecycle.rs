@@ -1,0 +1,277 @@
+//! How hosts and their processes live: a host crashes (everything on it stops, its network
+//! goes silent) and boots (etcd keeps its disk, every other process starts fresh); kubeadm's
+//! static pods and the kubelet's restart of a process that exited, after its back-off; a
+//! component restarted on its own (`restart_component`), keeping what that process keeps.
+
+use super::{K8sCtx, World};
+use crate::k8s::apiserver::Apiserver;
+use crate::k8s::controllers::{Controllers, ControllersSpec, NodeTimings};
+use crate::k8s::kubelet::Kubelet;
+use crate::k8s::lb::{HealthCheck, LoadBalancer};
+use crate::k8s::leader::{LeaderElector, LeaseTimings, KCM_LEASE, SCHEDULER_LEASE};
+use crate::k8s::leading::Leading;
+use crate::k8s::proxy::KubeProxy;
+use crate::k8s::scheduler::{Scheduler, SchedulerSpec};
+use crate::k8s::Observe as _;
+use crate::kernel::net::HostId;
+use crate::kernel::process::{Addr, Port, Timer};
+use crate::kernel::time::Duration;
+use crate::scenario::{Component, LbHealthCheck, Role};
+
+impl World {
+    /// Starts every Kubernetes process the host's roles call for (at boot and when it joins).
+    pub(super) fn start_k8s_processes(&mut self, h: HostId) {
+        let host = &self.scenario.hosts[h as usize];
+        let ports: Vec<Port> = [
+            (host.runs_apiserver(), Port::Apiserver),
+            (host.has_role(Role::LoadBalancer), Port::Lb),
+            (host.runs_controller_manager(), Port::ControllerManager),
+            (host.runs_scheduler(), Port::Scheduler),
+            (host.is_node(), Port::Kubelet),
+            (host.is_worker(), Port::KubeProxy),
+            (host.has_role(Role::Client), Port::Client),
+        ]
+        .into_iter()
+        .filter(|(runs, _)| *runs)
+        .map(|(_, p)| p)
+        .collect();
+        for port in ports {
+            self.start_process(h, port);
+        }
+    }
+
+    /// A fresh copy of one process starts on a host that is up.
+    pub(super) fn start_process(&mut self, h: HostId, port: Port) {
+        if !self.hosts[h as usize].up {
+            return;
+        }
+        self.pods.touch(h);
+        let s = &self.scenario.settings;
+        let timings = LeaseTimings {
+            lease_duration: s.lease_duration,
+            renew_deadline: s.renew_deadline,
+            retry_period: s.retry_period,
+        };
+        let name = self.hosts.name(h).to_string();
+        let life = self.hosts.generation(Addr { host: h, port });
+        let me = Addr { host: h, port };
+        let api = self.local_apiserver(h);
+        let api_for_nodes = self.api_endpoint();
+        let mut ctx: K8sCtx = ctx!(self, h);
+        let procs = &mut self.procs.on[h as usize];
+        match port {
+            Port::Apiserver => {
+                let endpoints = if self.scenario.hosts[h as usize].has_role(Role::Etcd) {
+                    vec![h]
+                } else {
+                    self.scenario
+                        .hosts
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, x)| x.has_role(Role::Etcd))
+                        .map(|(i, _)| i as HostId)
+                        .collect()
+                };
+                let mut a = Apiserver::new(h, endpoints);
+                a.start(&mut ctx);
+                procs.apiserver = Some(a);
+            }
+            Port::Lb => {
+                let backends = self
+                    .scenario
+                    .hosts
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, x)| x.runs_apiserver())
+                    .map(|(i, _)| i as HostId)
+                    .collect();
+                let check = match s.lb_health_check {
+                    LbHealthCheck::Readyz => HealthCheck::Readyz,
+                    LbHealthCheck::Tcp => HealthCheck::Tcp,
+                };
+                let mut lb = LoadBalancer::new(h, backends, check);
+                lb.start(&mut ctx);
+                procs.lb = Some(lb);
+            }
+            Port::ControllerManager | Port::Scheduler => {
+                let Some(api) = api else { return };
+                let lease = if port == Port::ControllerManager {
+                    KCM_LEASE
+                } else {
+                    SCHEDULER_LEASE
+                };
+                let rng = self.procs.rng.fork(&format!("{lease}/{name}/{life}"));
+                let elector =
+                    LeaderElector::new(lease, h, name.clone(), me, api, timings, rng.clone());
+                if port == Port::ControllerManager {
+                    let nt = NodeTimings {
+                        node_monitor_period: s.node_monitor_period,
+                        node_monitor_grace_period: s.node_monitor_grace_period,
+                        toleration_seconds: s.toleration_seconds,
+                    };
+                    let spec = ControllersSpec {
+                        me,
+                        api,
+                        timings: nt,
+                        rng,
+                    };
+                    let mut p: Leading<Controllers> = Leading::new(elector, port, spec);
+                    p.start(&mut ctx);
+                    procs.kcm = Some(p);
+                } else {
+                    let order = self.hosts.worker_order.clone();
+                    let spec = SchedulerSpec { me, api, order };
+                    let mut p: Leading<Scheduler> = Leading::new(elector, port, spec);
+                    p.start(&mut ctx);
+                    procs.scheduler = Some(p);
+                }
+            }
+            Port::Kubelet => {
+                let Some(api) = api_for_nodes else { return };
+                let host = &self.scenario.hosts[h as usize];
+                let mut k = Kubelet::new(
+                    h,
+                    name,
+                    host.zone.clone(),
+                    host.is_control_plane(),
+                    api,
+                    s.node_lease_renew_interval,
+                );
+                k.start(&mut ctx);
+                procs.kubelet = Some(k);
+            }
+            Port::KubeProxy => {
+                let Some(api) = api_for_nodes else { return };
+                let mut p = KubeProxy::new(me, api);
+                p.start(&mut ctx);
+                procs.proxy = Some(p);
+            }
+            Port::Client => {
+                ctx.set_timer(Port::Client, Duration::ZERO, Timer::ClientTick);
+            }
+            _ => {}
+        }
+        self.apply_effects(h);
+    }
+
+    /// A process exited (lost its lease) or was killed (liveness): the kubelet restarts it
+    /// after its back-off.
+    pub(super) fn process_exited(&mut self, h: HostId, port: Port) {
+        self.pods.touch(h);
+        if !self.procs.remove(h, port) {
+            return;
+        }
+        let backoff = self.hosts.exited(h, port);
+        let to = Addr { host: h, port };
+        self.set_timer(self.now + backoff, to, Timer::Start);
+    }
+
+    /// `restart_component`: one process restarts at once, with what that process keeps:
+    /// a restarted kubelet adopts the running containers; kube-proxy and CoreDNS start with
+    /// empty caches until they can list from the API; etcd keeps its disk.
+    pub(super) fn restart_component(&mut self, h: HostId, component: Component) {
+        let name = self.hosts.name(h).to_string();
+        let (port, what) = match component {
+            Component::Etcd => {
+                if let Some(m) = self.etcd.members[h as usize].as_mut() {
+                    m.restart();
+                    self.hosts[h as usize].process_generation[Port::Etcd as usize] += 1;
+                    self.start_etcd_ticks(h);
+                }
+                self.push_event(
+                    "component.restarted",
+                    Some(h),
+                    format!("etcd on {name} restarted: it keeps its data and rejoins"),
+                );
+                return;
+            }
+            Component::Coredns => {
+                let pods: Vec<String> = self.procs.on[h as usize].dns.keys().cloned().collect();
+                self.procs.on[h as usize].dns.clear();
+                self.hosts[h as usize].process_generation[Port::CoreDns as usize] += 1;
+                self.sync_dns_servers(h);
+                let text = format!("CoreDNS on {name} ({}) restarted: it must list Services from the API before it can answer", pods.join(", "));
+                self.push_event("component.restarted", Some(h), text);
+                return;
+            }
+            Component::KubeProxy => (
+                Port::KubeProxy,
+                "kube-proxy restarted: it has no rules until it lists EndpointSlices from the API",
+            ),
+            Component::Kubelet => (
+                Port::Kubelet,
+                "the kubelet restarted: its containers keep running",
+            ),
+            Component::Apiserver => (Port::Apiserver, "the apiserver restarted"),
+            Component::KubeControllerManager => {
+                (Port::ControllerManager, "kube-controller-manager restarted")
+            }
+            Component::KubeScheduler => (Port::Scheduler, "kube-scheduler restarted"),
+        };
+        let containers = self.procs.on[h as usize]
+            .kubelet
+            .as_ref()
+            .map(|k| k.containers.clone());
+        let lease = match port {
+            Port::ControllerManager => Some(KCM_LEASE),
+            Port::Scheduler => Some(SCHEDULER_LEASE),
+            _ => None,
+        };
+        if let Some(lease) = lease {
+            self.obs
+                .lease_lost(self.now, lease, h, "its process restarted");
+        }
+        self.procs.remove(h, port);
+        self.hosts[h as usize].process_generation[port as usize] += 1;
+        self.start_process(h, port);
+        if let (Some(containers), Some(k)) =
+            (containers, self.procs.on[h as usize].kubelet.as_mut())
+        {
+            k.containers = containers;
+        }
+        self.push_event("component.restarted", Some(h), format!("on {name}, {what}"));
+    }
+
+    pub(super) fn crash_host(&mut self, h: HostId, why: &str) {
+        let rt = &mut self.hosts[h as usize];
+        if !rt.up {
+            return;
+        }
+        rt.up = false;
+        rt.incarnation += 1;
+        self.net.set_up(h, false);
+        self.pods.touch(h);
+        let name = rt.name.clone();
+        self.push_event("host.crashed", Some(h), format!("{name} went down: {why}"));
+        self.procs.on[h as usize] = Default::default();
+        for lease in [KCM_LEASE, SCHEDULER_LEASE] {
+            self.obs.lease_lost(self.now, lease, h, "");
+        }
+        self.update_quorum();
+    }
+
+    pub(super) fn boot_host(&mut self, h: HostId) {
+        let rt = &mut self.hosts[h as usize];
+        if rt.up || rt.terminated {
+            return;
+        }
+        rt.up = true;
+        rt.incarnation += 1;
+        self.net.set_up(h, true);
+        let name = rt.name.clone();
+        self.push_event(
+            "host.started",
+            Some(h),
+            format!("{name} is up again; its processes start fresh"),
+        );
+        if let Some(m) = self.etcd.members[h as usize].as_mut() {
+            m.restart();
+            self.start_etcd_ticks(h);
+        }
+        self.hosts.booted(h);
+        if self.hosts[h as usize].joined {
+            self.start_k8s_processes(h);
+        }
+        self.update_quorum();
+    }
+}

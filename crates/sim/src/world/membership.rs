@@ -1,0 +1,168 @@
+//! etcd membership as an operator changes it: `etcdctl member add/remove` (and kubeadm's
+//! `join` of a control-plane host with `etcd`), proposed to the leader and waited for until
+//! it commits or `etcdctl`'s command timeout passes; `--force-new-cluster` on a survivor; and
+//! each member's tick loop.
+
+use super::etcd_cluster::MemberChange;
+use super::{Ev, World};
+use crate::etcd::raft::ConfChange;
+use crate::k8s::wire::EtcdMember;
+use crate::k8s::Observe as _;
+use crate::kernel::net::HostId;
+use crate::kernel::process::{Addr, Port, Timer};
+use crate::kernel::time::Duration;
+use crate::record::Event;
+
+/// How long the operator's `etcdctl member add/remove` waits for the change to commit (its command timeout).
+pub const MEMBER_CHANGE_TIMEOUT: Duration = Duration::from_secs(5);
+
+impl World {
+    pub(super) fn start_etcd_ticks(&mut self, h: HostId) {
+        // Members start their tick loops at slightly different instants, as real processes do.
+        let offset = Duration(
+            self.etcd
+                .rng
+                .fork(&format!("tick/{h}/{}", self.hosts.incarnation(h)))
+                .below(self.etcd.cfg.heartbeat_interval.as_micros()),
+        );
+        let to = Addr {
+            host: h,
+            port: Port::Etcd,
+        };
+        self.set_timer(self.now + offset, to, Timer::RaftTick);
+    }
+
+    pub(super) fn start_member_change(
+        &mut self,
+        action: &'static str,
+        host: HostId,
+        change: ConfChange,
+    ) {
+        let Some(leader) = self.etcd.leader(&self.hosts) else {
+            self.obs.operation(
+                self.now,
+                action,
+                Some(host),
+                Err("no etcd leader: no quorum".into()),
+            );
+            return;
+        };
+        // Raft sends the proposal's messages from its outbox on the member's next tick.
+        let proposed = self.etcd.members[leader as usize]
+            .as_mut()
+            .expect("leader exists")
+            .propose_member_change(change);
+        match proposed {
+            Err(reason) => self
+                .obs
+                .operation(self.now, action, Some(host), Err(reason.into())),
+            Ok(()) => {
+                let op = self.etcd.changes.len();
+                self.etcd.changes.push(MemberChange {
+                    action,
+                    host,
+                    leader,
+                    change,
+                    deadline: self.now + MEMBER_CHANGE_TIMEOUT,
+                });
+                self.queue.push(
+                    self.now + Duration::from_millis(100),
+                    Ev::MemberChangeCheck { op },
+                );
+            }
+        }
+    }
+
+    pub(super) fn check_member_change(&mut self, op: usize) {
+        let c = &self.etcd.changes[op];
+        let (host, leader, change, deadline, action) =
+            (c.host, c.leader, c.change, c.deadline, c.action);
+        let applied = self.etcd.members[leader as usize]
+            .as_ref()
+            .is_some_and(|m| {
+                self.hosts[leader as usize].up
+                    && match change {
+                        ConfChange::AddVoter(id) | ConfChange::PromoteLearner(id) => {
+                            m.raft.voters().contains(&id)
+                        }
+                        ConfChange::AddLearner(id) => m.raft.learners().contains(&id),
+                        ConfChange::Remove(id) => {
+                            !m.raft.voters().contains(&id) && !m.raft.learners().contains(&id)
+                        }
+                    }
+            });
+        if applied {
+            self.obs.operation(self.now, action, Some(host), Ok(()));
+            if let ConfChange::AddVoter(_) | ConfChange::AddLearner(_) = change {
+                // The operator starts etcd on the new host with an empty data dir (`--initial-cluster-state=existing`).
+                let rng = self.etcd.rng.fork(&format!(
+                    "etcd/{}/join/{}",
+                    self.hosts[host as usize].name, op
+                ));
+                let member = EtcdMember::joining(host, self.etcd.current, self.etcd.cfg, rng);
+                self.etcd.place(host, member);
+                let newly_joined = !self.hosts[host as usize].joined;
+                self.hosts[host as usize].joined = true;
+                if self.hosts[host as usize].up {
+                    self.start_etcd_ticks(host);
+                    if newly_joined && action == "join" {
+                        self.start_k8s_processes(host);
+                    }
+                }
+            }
+            self.update_quorum();
+        } else if self.now >= deadline {
+            self.obs.operation(
+                self.now,
+                action,
+                Some(host),
+                Err("timed out: the change did not commit (no quorum)".into()),
+            );
+        } else {
+            self.queue.push(
+                self.now + Duration::from_millis(100),
+                Ev::MemberChangeCheck { op },
+            );
+        }
+    }
+
+    pub(super) fn force_new_cluster(&mut self, h: HostId) {
+        let action = "etcd_force_new_cluster";
+        if !self.hosts[h as usize].up {
+            self.obs
+                .operation(self.now, action, Some(h), Err("the host is down".into()));
+            return;
+        }
+        let Some(m) = self.etcd.members[h as usize].as_mut() else {
+            self.obs.operation(
+                self.now,
+                action,
+                Some(h),
+                Err("no etcd member on this host".into()),
+            );
+            return;
+        };
+        self.etcd.clusters += 1;
+        let new_cluster = self.etcd.clusters;
+        let old_cluster = m.cluster;
+        let keep = m.raft.commit_index();
+        let discarded = m.force_new_cluster(new_cluster);
+        self.etcd.current = new_cluster;
+        self.obs.etcd_forked(old_cluster, new_cluster, keep);
+        self.obs.operation(self.now, action, Some(h), Ok(()));
+        if discarded > 0 {
+            let name = self.hosts.name(h).to_string();
+            let mut e = Event::new(
+                self.obs.secs(self.now),
+                "etcd.entries_discarded",
+                format!(
+                    "{name} discarded {discarded} log entries it had not seen committed: --force-new-cluster keeps only its committed data"
+                ),
+            );
+            e.host = Some(name);
+            e.count = Some(discarded);
+            self.obs.push(self.now, e);
+        }
+        self.update_quorum();
+    }
+}

@@ -1,0 +1,649 @@
+//! The world: wiring only. It holds the hosts, the network, the processes on them and the
+//! scenario's events on one queue, and hands each input to the process it is addressed to;
+//! what happens then is the process's business (`etcd`, `k8s`), and what is observed goes to
+//! the record.
+//!
+//! A run starts with a boot (the cluster forming, not reported) so that t = 0 of the
+//! scenario is a settled cluster; scenario events are then applied at their times.
+//! `run_until` advances the run with an event budget so a UI can drive it frame by
+//! frame; the report is a pure function of the scenario and the time reached.
+//!
+//! Where things are: [`hosts`] (hosts' lives, back-off), [`processes`] (the processes by
+//! address, and their dispatch), [`lifecycle`] (crash, boot, start, exit, restart),
+//! [`etcd_cluster`] and [`membership`] (members, leader, voters, member changes,
+//! force-new-cluster), [`quorum`] (quorum accounting), [`pods`] (what runs where),
+//! [`users`] (client traffic), [`dns`] (CoreDNS servers), [`actions`] (the scenario's
+//! events), [`snapshot`] (what the UI draws).
+
+/// The context of one input handled on `host`: the world's effects buffer and its recorder,
+/// seen as the layer's observer (the binding's type says which: [`EtcdCtx`] or [`K8sCtx`]).
+macro_rules! ctx {
+    ($w:ident, $host:expr) => {
+        crate::kernel::process::Ctx {
+            now: $w.now,
+            host: $host,
+            effects: &mut $w.effects,
+            obs: &mut $w.obs,
+        }
+    };
+}
+
+mod actions;
+mod dns;
+mod etcd_cluster;
+mod hosts;
+mod lifecycle;
+mod membership;
+mod pods;
+mod processes;
+mod quorum;
+mod snapshot;
+mod users;
+
+pub use membership::MEMBER_CHANGE_TIMEOUT;
+
+use crate::etcd::member::EtcdConfig;
+use crate::etcd::probe::PROBE_TIMEOUT;
+use crate::k8s::objects::{workload_key, Kind, Object, Workload};
+use crate::k8s::operator::Operator;
+use crate::k8s::probe::ApiProbe;
+use crate::k8s::wire::{EtcdProbe, Payload, Value};
+use crate::kernel::engine::{EventQueue, Next};
+use crate::kernel::net::{HostId, Network};
+use crate::kernel::process::{Addr, Effect, Port, Timer};
+use crate::kernel::rng::Rng;
+use crate::kernel::time::{Duration, SimTime};
+use crate::record::{Recorder, RunRecord, Series};
+use crate::scenario::{Role, Scenario, WorkloadKind, COREDNS};
+use etcd_cluster::EtcdCluster;
+use hosts::Hosts;
+use pods::PodCount;
+use processes::Processes;
+use quorum::QuorumClock;
+use std::collections::VecDeque;
+use users::Users;
+
+/// Simulated time before t = 0 in which the cluster boots and settles (etcd elects a
+/// leader, apiservers sync their caches, leases are taken).
+pub const BOOT: Duration = Duration::from_secs(30);
+
+/// What an etcd member sees of the world while handling one input.
+type EtcdCtx<'a> = crate::etcd::Ctx<'a, Payload>;
+/// What a Kubernetes process sees.
+type K8sCtx<'a> = crate::k8s::wire::Ctx<'a>;
+
+#[derive(Clone)]
+enum Ev {
+    Deliver {
+        from: Addr,
+        to: Addr,
+        generation: u64,
+        payload: Payload,
+    },
+    Scenario(usize),
+    /// The second half of a `reboot`, and the end of a spot notice.
+    Boot(HostId),
+    Terminate(HostId),
+    /// Poll whether an operator's membership change has committed.
+    MemberChangeCheck {
+        op: usize,
+    },
+    Sample,
+}
+
+/// A timer set by a process, for the life of the process it was set in.
+#[derive(Clone)]
+struct TimerEv {
+    to: Addr,
+    generation: u64,
+    timer: Timer,
+}
+
+// The queue keeps timers two to a cache line (`engine::TimerSlot`).
+const _: () = assert!(std::mem::size_of::<Option<TimerEv>>() <= 32);
+
+#[derive(Clone)]
+pub struct World {
+    now: SimTime,
+    queue: EventQueue<Ev, TimerEv>,
+    net: Network,
+    hosts: Hosts,
+    procs: Processes,
+    etcd: EtcdCluster,
+    pods: PodCount,
+    users: Users,
+    quorum: QuorumClock,
+    scenario: Scenario,
+    /// What the run observed; the processes report to it through their layer's `Observe`.
+    pub obs: Recorder,
+    /// The effects of the input being handled, taken from the front as they are applied.
+    effects: VecDeque<Effect<Payload>>,
+}
+
+impl World {
+    pub fn new(scenario: Scenario) -> World {
+        let n = scenario.hosts.len();
+        let rng = Rng::new(scenario.seed);
+        let s = &scenario.settings;
+        let etcd_cfg = EtcdConfig {
+            heartbeat_interval: s.etcd_heartbeat_interval,
+            election_timeout: s.etcd_election_timeout,
+            pre_vote: s.etcd_pre_vote,
+        };
+        let mut names: Vec<String> = scenario.hosts.iter().map(|h| h.name.clone()).collect();
+        names.push("probe".into());
+        let hosts = Hosts::new(&scenario);
+        let mut net = Network::new(n + 1, s.network_latency, &rng);
+        net.set_omni(hosts.probe);
+        let with_role = |role: Role, standby: bool| -> Vec<HostId> {
+            scenario
+                .hosts
+                .iter()
+                .enumerate()
+                .filter(|(_, h)| h.has_role(role) && (standby || !h.standby))
+                .map(|(i, _)| i as HostId)
+                .collect()
+        };
+        let initial = with_role(Role::Etcd, false);
+        let probe = EtcdProbe::new(with_role(Role::Etcd, true), probe_value);
+        let etcd = EtcdCluster::new(&names, &initial, etcd_cfg, rng.clone(), probe);
+        let origin = SimTime::ZERO + BOOT;
+        let mut obs = Recorder::new(names);
+        obs.origin = origin;
+        obs.horizon = origin + scenario.duration;
+        let services = scenario
+            .workloads
+            .iter()
+            .filter(|w| w.service)
+            .map(|w| w.name.clone())
+            .collect();
+        let workloads = scenario
+            .workloads
+            .iter()
+            .map(|w| w.name.clone())
+            .chain([COREDNS.to_string()])
+            .collect();
+        let mut w = World {
+            now: SimTime::ZERO,
+            queue: EventQueue::default(),
+            net,
+            procs: Processes::new(n, rng.clone()),
+            etcd,
+            pods: PodCount::new(workloads, n),
+            users: Users::new(services, rng),
+            quorum: QuorumClock::new(origin),
+            hosts,
+            scenario,
+            obs,
+            effects: VecDeque::new(),
+        };
+        for &h in &initial {
+            w.start_etcd_ticks(h);
+        }
+        if let Some(endpoint) = w.api_endpoint() {
+            let probe_host = w.hosts.probe;
+            let me = Addr {
+                host: probe_host,
+                port: Port::ApiProbe,
+            };
+            w.procs.api_probe = Some(ApiProbe::new(me, endpoint));
+            let me = Addr {
+                host: probe_host,
+                port: Port::Operator,
+            };
+            let mut operator = Operator::new(me, endpoint, w.manifests());
+            let mut ctx: K8sCtx = ctx!(w, probe_host);
+            operator.start(&mut ctx);
+            w.procs.operator = Some(operator);
+            w.apply_effects(probe_host);
+        }
+        for h in 0..n as HostId {
+            if w.hosts[h as usize].joined {
+                w.start_k8s_processes(h);
+            }
+        }
+        w.queue.push(origin, Ev::Sample);
+        let mut sorted_events: Vec<usize> = (0..w.scenario.events.len()).collect();
+        sorted_events.sort_by_key(|&i| w.scenario.events[i].at); // stable: ties keep list order
+        for i in sorted_events {
+            w.queue
+                .push(origin + w.scenario.events[i].at, Ev::Scenario(i));
+        }
+        w
+    }
+
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+
+    /// Report seconds reached so far.
+    pub fn elapsed_s(&self) -> f64 {
+        self.obs.secs(self.now).max(0.0)
+    }
+
+    pub fn events_processed(&self) -> u64 {
+        self.queue.popped()
+    }
+
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    /// The end of the scenario (absolute simulated time).
+    pub fn end(&self) -> SimTime {
+        self.obs.horizon
+    }
+
+    /// Runs the whole scenario, plus the probe timeout so every write sent by the end is resolved.
+    pub fn run_to_end(&mut self) {
+        let stop = self.end() + PROBE_TIMEOUT;
+        while self.run_until(stop, u64::MAX) {}
+    }
+
+    /// Processes events up to and including time `until` (absolute), at most `budget` of them.
+    /// Returns true if it stopped because of the budget, false once `until` is reached.
+    pub fn run_until(&mut self, until: SimTime, budget: u64) -> bool {
+        let mut left = budget;
+        loop {
+            if left == 0 {
+                if self.queue.peek_time().is_some_and(|at| at <= until) {
+                    return true;
+                }
+                break;
+            }
+            let Some((at, next)) = self.queue.pop_until(until) else {
+                break;
+            };
+            left -= 1;
+            self.now = at;
+            match next {
+                Next::Event(ev) => self.handle(ev),
+                Next::Timer(TimerEv {
+                    to,
+                    generation,
+                    timer,
+                }) => {
+                    if self.hosts.alive(to, generation) {
+                        self.fire(to, timer);
+                    }
+                }
+            }
+        }
+        self.now = self.now.max(until);
+        false
+    }
+
+    fn handle(&mut self, ev: Ev) {
+        match ev {
+            Ev::Deliver {
+                from,
+                to,
+                generation,
+                payload,
+            } => {
+                if self.hosts.alive(to, generation) && self.net.can_send(from.host, to.host) {
+                    self.deliver(from, to, payload);
+                }
+            }
+            Ev::Scenario(i) => self.apply_scenario_event(i),
+            Ev::Boot(h) => self.boot_host(h),
+            Ev::Terminate(h) => {
+                self.crash_host(
+                    h,
+                    "its spot instance was reclaimed after the 2-minute notice",
+                );
+                self.hosts[h as usize].terminated = true;
+            }
+            Ev::MemberChangeCheck { op } => self.check_member_change(op),
+            Ev::Sample => self.sample(),
+        }
+    }
+
+    /// A message reaches its process: etcd's own traffic goes to the member or the probe, the
+    /// rest to the Kubernetes process at the address.
+    fn deliver(&mut self, from: Addr, to: Addr, payload: Payload) {
+        let containers_before = self.containers_touched_by(to);
+        let exited = match (to.port, payload) {
+            (Port::Etcd, Payload::Etcd(msg)) => {
+                if let Some(m) = self.etcd.members[to.host as usize].as_mut() {
+                    let mut ctx: EtcdCtx = ctx!(self, to.host);
+                    m.on_message(&mut ctx, from, msg);
+                }
+                false
+            }
+            (Port::EtcdProbe, Payload::Etcd(msg)) => {
+                let mut ctx: EtcdCtx = ctx!(self, to.host);
+                self.etcd.probe.on_message(&mut ctx, msg);
+                false
+            }
+            (Port::Etcd | Port::EtcdProbe | Port::Client, _) => false,
+            (_, payload) => match self.procs.get(to) {
+                Some(p) => {
+                    let mut ctx: K8sCtx = ctx!(self, to.host);
+                    p.on_message(&mut ctx, payload)
+                }
+                None => false,
+            },
+        };
+        self.after_input(to, containers_before, exited);
+    }
+
+    /// A timer a process set has come.
+    fn fire(&mut self, to: Addr, timer: Timer) {
+        if timer == Timer::Start {
+            self.start_process(to.host, to.port);
+            return;
+        }
+        let containers_before = self.containers_touched_by(to);
+        let exited = match (to.port, timer) {
+            (Port::Etcd, Timer::RaftTick) => {
+                if let Some(m) = self.etcd.members[to.host as usize].as_mut() {
+                    let mut ctx: EtcdCtx = ctx!(self, to.host);
+                    m.on_tick(&mut ctx);
+                }
+                false
+            }
+            (Port::EtcdProbe, Timer::ProbeWrite) => {
+                let second =
+                    crate::etcd::probe::EtcdProbe::<Value>::second_of(self.now, self.obs.origin);
+                let mut ctx: EtcdCtx = ctx!(self, to.host);
+                self.etcd.probe.write(&mut ctx, second);
+                if let Some(p) = self.procs.api_probe.as_mut() {
+                    let mut ctx: K8sCtx = ctx!(self, to.host);
+                    p.write(&mut ctx, second);
+                }
+                false
+            }
+            (Port::EtcdProbe, Timer::ProbeTimeout { id }) => {
+                let mut ctx: EtcdCtx = ctx!(self, to.host);
+                self.etcd.probe.on_timeout(&mut ctx, id);
+                false
+            }
+            (Port::Client, Timer::ClientTick) => {
+                self.client_tick(to.host);
+                return;
+            }
+            (Port::Etcd | Port::EtcdProbe | Port::Client, _) => false,
+            (_, timer) => match self.procs.get(to) {
+                Some(p) => {
+                    let mut ctx: K8sCtx = ctx!(self, to.host);
+                    p.on_timer(&mut ctx, timer)
+                }
+                None => false,
+            },
+        };
+        self.after_input(to, containers_before, exited);
+    }
+
+    /// What follows every message or timer a process handled: its effects, the DNS servers and
+    /// the next sample's recount if its kubelet's containers changed, its restart if it exited.
+    /// Kept in both callers (out of line it cost 2 % more instructions on the hot path).
+    #[inline(always)]
+    fn after_input(&mut self, to: Addr, containers_before: Option<(u64, u64)>, exited: bool) {
+        self.apply_effects(to.host);
+        if self.containers_touched_by(to) != containers_before {
+            self.sync_dns_servers(to.host);
+            self.pods.touch(to.host);
+        }
+        if exited {
+            self.process_exited(to.host, to.port);
+        }
+    }
+
+    /// The containers' version of the host if `to` is its kubelet, the only process that
+    /// changes them (compared before and after an input, to keep the DNS servers in step).
+    fn containers_touched_by(&self, to: Addr) -> Option<(u64, u64)> {
+        (to.port == Port::Kubelet)
+            .then(|| self.procs.containers_version(&self.hosts, to.host))
+            .flatten()
+    }
+
+    fn apply_effects(&mut self, host: HostId) {
+        while let Some(effect) = self.effects.pop_front() {
+            match effect {
+                Effect::Send { from, to, payload } => {
+                    let from = Addr { host, port: from };
+                    self.transmit(from, to, self.now, payload);
+                }
+                Effect::Timer { port, after, timer } => {
+                    let to = Addr { host, port };
+                    self.set_timer(self.now + after, to, timer);
+                }
+            }
+        }
+        // Emptied: back to the start of the buffer, whose first slots stay in cache.
+        self.effects.clear();
+    }
+
+    /// A message leaving `from` at `departs`, if the network lets it go; one for the load
+    /// balancer is relayed at once (see `relay`).
+    fn transmit(&mut self, from: Addr, to: Addr, departs: SimTime, payload: Payload) {
+        if to.host as usize >= self.net.hosts() || !self.net.can_send(from.host, to.host) {
+            return;
+        }
+        let at = self.net.arrival(departs, from.host, to.host);
+        if to.port == Port::Lb {
+            self.relay(from, to, at, payload);
+        } else {
+            self.send_at(from, to, at, payload);
+        }
+    }
+
+    fn send_at(&mut self, from: Addr, to: Addr, at: SimTime, payload: Payload) {
+        let generation = self.hosts.generation(to);
+        self.queue.push(
+            at,
+            Ev::Deliver {
+                from,
+                to,
+                generation,
+                payload,
+            },
+        );
+    }
+
+    /// A message for the load balancer that it passes on is relayed as it is sent, saving the
+    /// balancer an event per message: it reaches the balancer at `at` (the balancer must be
+    /// running now), which picks where it goes; the second hop leaves from there like any
+    /// message and is checked for partitions on arrival.
+    fn relay(&mut self, from: Addr, lb: Addr, at: SimTime, payload: Payload) {
+        let msg = match payload {
+            Payload::Api(msg) => msg,
+            other => return self.send_at(from, lb, at, other),
+        };
+        let running = self.hosts.get(lb.host as usize).is_some_and(|h| h.up);
+        let balancer = self
+            .procs
+            .on
+            .get_mut(lb.host as usize)
+            .and_then(|p| p.lb.as_mut())
+            .filter(|b| b.relays(&msg));
+        let Some(balancer) = balancer else {
+            return self.send_at(from, lb, at, Payload::Api(msg));
+        };
+        if !running {
+            return;
+        }
+        if let Some((next, msg)) = balancer.route(msg) {
+            self.transmit(lb, next, at, Payload::Api(msg));
+        }
+    }
+
+    /// Queues `timer` for the process at `to`, in its current life.
+    #[inline]
+    fn set_timer(&mut self, at: SimTime, to: Addr, timer: Timer) {
+        let generation = self.hosts.generation(to);
+        self.queue.push_timer(
+            at,
+            TimerEv {
+                to,
+                generation,
+                timer,
+            },
+        );
+    }
+
+    /// What the operator applies before t = 0: every workload of the scenario, and CoreDNS.
+    fn manifests(&self) -> Vec<(String, Value)> {
+        let kind = |k: WorkloadKind| match k {
+            WorkloadKind::Deployment => Kind::Deployment,
+            WorkloadKind::StatefulSet => Kind::StatefulSet,
+            WorkloadKind::DaemonSet => Kind::DaemonSet,
+        };
+        let coredns = Workload {
+            kind: Kind::Deployment,
+            name: COREDNS.into(),
+            replicas: self.scenario.settings.coredns_replicas,
+            // The kube-dns Service.
+            service: true,
+        };
+        self.scenario
+            .workloads
+            .iter()
+            .map(|w| Workload {
+                kind: kind(w.kind),
+                name: w.name.clone(),
+                replicas: w.replicas.unwrap_or(0),
+                service: w.service,
+            })
+            .chain([coredns])
+            .map(|w| (workload_key(&w.name), Value::new(Object::Workload(w))))
+            .collect()
+    }
+
+    /// The endpoint kubelets and the API probe use: the load balancer, else the first apiserver.
+    fn api_endpoint(&self) -> Option<Addr> {
+        let hosts = &self.scenario.hosts;
+        if let Some(lb) = hosts.iter().position(|h| h.has_role(Role::LoadBalancer)) {
+            return Some(Addr {
+                host: lb as HostId,
+                port: Port::Lb,
+            });
+        }
+        hosts.iter().position(|h| h.runs_apiserver()).map(|h| Addr {
+            host: h as HostId,
+            port: Port::Apiserver,
+        })
+    }
+
+    /// The apiserver a control-plane component talks to: the one on its own host (kubeadm),
+    /// else the API endpoint.
+    fn local_apiserver(&self, h: HostId) -> Option<Addr> {
+        if self.scenario.hosts[h as usize].runs_apiserver() {
+            Some(Addr {
+                host: h,
+                port: Port::Apiserver,
+            })
+        } else {
+            self.api_endpoint()
+        }
+    }
+
+    fn update_quorum(&mut self) {
+        let voters = self.etcd.connected_voters(&self.net);
+        self.quorum.update(self.now, voters, &mut self.obs);
+    }
+
+    /// Once a second: the quorum, who leads, what runs; then the probes' next writes.
+    fn sample(&mut self) {
+        self.update_quorum();
+        let t = self.obs.secs(self.now);
+        let leader = self.etcd.leader(&self.hosts);
+        if self.obs.series.t.is_empty() {
+            // t = 0: what the boot established appears as events at t = 0.
+            if let Some(h) = leader {
+                let term = self.etcd.term(Some(h));
+                self.obs.etcd_leader_at_start(self.now, h, term);
+            }
+            self.obs.leases_at_start(self.now);
+        }
+        let lease_leader = |lease| {
+            self.obs
+                .lease_leader(lease)
+                .map(|h| self.hosts.name(h).to_string())
+        };
+        let (kcm, sched) = (
+            lease_leader(crate::k8s::leader::KCM_LEASE),
+            lease_leader(crate::k8s::leader::SCHEDULER_LEASE),
+        );
+        let series = &mut self.obs.series;
+        series.controller_manager_leader.push(kcm);
+        series.scheduler_leader.push(sched);
+        if self.procs.api_probe.is_some() {
+            let mut series = std::mem::take(&mut self.obs.series);
+            self.pods.sample(
+                &self.procs,
+                &self.hosts,
+                self.now,
+                &mut self.obs,
+                &mut series,
+            );
+            self.obs.series = series;
+        }
+        let series = &mut self.obs.series;
+        series.t.push(t.round());
+        series.etcd_quorum.push(self.quorum.quorum == Some(true));
+        series
+            .etcd_leader
+            .push(leader.map(|h| self.hosts.name(h).to_string()));
+        series.etcd_term.push(self.etcd.term(leader));
+        // The probe writes once per second, right after the sample.
+        let probe = Addr {
+            host: self.hosts.probe,
+            port: Port::EtcdProbe,
+        };
+        self.set_timer(self.now, probe, Timer::ProbeWrite);
+        if self.now + Duration::from_secs(1) <= self.end() {
+            self.queue
+                .push(self.now + Duration::from_secs(1), Ev::Sample);
+        }
+    }
+
+    /// What the run observed up to now, for the report.
+    pub fn record(&self) -> RunRecord<'_> {
+        RunRecord {
+            recorder: &self.obs,
+            series: &self.obs.series,
+            traffic: &self.users.traffic,
+            etcd_writes: &self.etcd.probe.outcomes,
+            api_writes: self.procs.api_probe.as_ref().map(|p| p.outcomes.as_slice()),
+            workloads: self.workload_counts(),
+            quorum_lost_s: self.quorum_lost_s(),
+        }
+    }
+
+    pub fn series(&self) -> &Series {
+        &self.obs.series
+    }
+
+    pub fn quorum_lost_s(&self) -> f64 {
+        self.quorum.lost_s(self.now, self.end(), self.obs.origin)
+    }
+
+    /// Per workload (scenario order, CoreDNS last): name, most running at once, running now.
+    pub fn workload_counts(&self) -> Vec<(String, u32, u32)> {
+        self.pods.counts(&self.procs, &self.hosts)
+    }
+
+    /// Every CoreDNS pod's server: (host, pod, whether it has synced with the API since it started).
+    pub fn coredns_servers(&self) -> Vec<(String, String, bool)> {
+        let mut out = Vec::new();
+        for (i, p) in self.procs.on.iter().enumerate() {
+            for (pod, d) in &p.dns {
+                out.push((self.hosts[i].name.clone(), pod.clone(), d.synced()));
+            }
+        }
+        out
+    }
+
+    /// The absolute simulated time of report second `t` (clamped to the run).
+    pub fn at_report_secs(&self, t: f64) -> SimTime {
+        let us = (t.max(0.0) * 1e6).round() as u64;
+        (self.obs.origin + Duration(us)).min(self.end())
+    }
+}
+
+/// What the etcd write probe writes at a report second.
+fn probe_value(second: i64) -> Value {
+    Value::new(Object::from(second.to_string().as_str()))
+}

@@ -1,0 +1,247 @@
+//! The Kubernetes processes of each host, addressed by host and port, and the one way the
+//! world hands them an input: [`Processes::get`] gives the process at an address as a
+//! [`Process`], which takes a message or a timer and says whether it exited. etcd members
+//! live apart ([`super::etcd_cluster`]): a member's disk outlives its process.
+//!
+//! Slots per host rather than a map of boxed processes: every input looks its process up,
+//! and a host's slots sit together in memory.
+
+use super::hosts::Hosts;
+use crate::k8s::api::ApiPayload;
+use crate::k8s::apiserver::{Apiserver, Verdict};
+use crate::k8s::controllers::Controllers;
+use crate::k8s::kubelet::Kubelet;
+use crate::k8s::lb::LoadBalancer;
+use crate::k8s::leader::Transition;
+use crate::k8s::leading::Leading;
+use crate::k8s::operator::Operator;
+use crate::k8s::probe::ApiProbe;
+use crate::k8s::proxy::{DnsServers, KubeProxy};
+use crate::k8s::scheduler::Scheduler;
+use crate::k8s::wire::{Ctx, Payload};
+use crate::kernel::net::HostId;
+use crate::kernel::process::{Addr, Port, Timer};
+use crate::kernel::rng::Rng;
+use crate::kernel::time::Duration;
+
+/// The Kubernetes processes of one host.
+#[derive(Clone, Default)]
+pub struct Procs {
+    pub apiserver: Option<Apiserver>,
+    pub lb: Option<LoadBalancer>,
+    pub kcm: Option<Leading<Controllers>>,
+    pub scheduler: Option<Leading<Scheduler>>,
+    pub kubelet: Option<Kubelet>,
+    pub proxy: Option<KubeProxy>,
+    /// One DNS server per CoreDNS container the host's kubelet runs.
+    pub dns: DnsServers,
+}
+
+#[derive(Clone)]
+pub struct Processes {
+    /// Per host, in host order.
+    pub on: Vec<Procs>,
+    /// On the hidden probe host: the API write probe and the operator (both exist when an
+    /// apiserver does).
+    pub api_probe: Option<ApiProbe>,
+    pub operator: Option<Operator>,
+    /// CoreDNS servers started so far: each gets its own range of request ids.
+    pub dns_started: u64,
+    /// Seeds each process's randomness, forked by label.
+    pub rng: Rng,
+}
+
+/// The process at one address, ready to take an input.
+pub enum Process<'a> {
+    Apiserver(&'a mut Apiserver),
+    Lb(&'a mut LoadBalancer),
+    ControllerManager(&'a mut Leading<Controllers>),
+    Scheduler(&'a mut Leading<Scheduler>),
+    Kubelet(&'a mut Kubelet),
+    KubeProxy(&'a mut KubeProxy),
+    CoreDns(&'a mut DnsServers),
+    ApiProbe(&'a mut ApiProbe),
+    Operator(&'a mut Operator),
+}
+
+impl Processes {
+    pub fn new(hosts: usize, rng: Rng) -> Processes {
+        Processes {
+            on: (0..hosts).map(|_| Procs::default()).collect(),
+            api_probe: None,
+            operator: None,
+            dns_started: 0,
+            rng,
+        }
+    }
+
+    /// The Kubernetes process at `to`, if it runs.
+    pub fn get(&mut self, to: Addr) -> Option<Process<'_>> {
+        if let Some(p) = self.on.get_mut(to.host as usize) {
+            return match to.port {
+                Port::Apiserver => p.apiserver.as_mut().map(Process::Apiserver),
+                Port::Lb => p.lb.as_mut().map(Process::Lb),
+                Port::ControllerManager => p.kcm.as_mut().map(Process::ControllerManager),
+                Port::Scheduler => p.scheduler.as_mut().map(Process::Scheduler),
+                Port::Kubelet => p.kubelet.as_mut().map(Process::Kubelet),
+                Port::KubeProxy => p.proxy.as_mut().map(Process::KubeProxy),
+                Port::CoreDns => Some(Process::CoreDns(&mut p.dns)),
+                _ => None,
+            };
+        }
+        match to.port {
+            Port::ApiProbe => self.api_probe.as_mut().map(Process::ApiProbe),
+            Port::Operator => self.operator.as_mut().map(Process::Operator),
+            _ => None,
+        }
+    }
+
+    /// The process at `(h, port)` is gone (it exited, or is replaced). False for a port that
+    /// is not one process the kubelet restarts on its own.
+    pub fn remove(&mut self, h: HostId, port: Port) -> bool {
+        let p = &mut self.on[h as usize];
+        match port {
+            Port::Apiserver => p.apiserver = None,
+            Port::ControllerManager => p.kcm = None,
+            Port::KubeProxy => p.proxy = None,
+            Port::Kubelet => p.kubelet = None,
+            Port::Scheduler => p.scheduler = None,
+            _ => return false,
+        }
+        true
+    }
+
+    /// Which state of its containers the host's kubelet is in (None without a kubelet).
+    pub fn containers_version(&self, hosts: &Hosts, h: HostId) -> Option<(u64, u64)> {
+        let k = self.on.get(h as usize)?.kubelet.as_ref()?;
+        let to = Addr {
+            host: h,
+            port: Port::Kubelet,
+        };
+        Some((hosts.generation(to), k.containers_version))
+    }
+}
+
+impl Process<'_> {
+    /// Hands the process a message; true if it exited (lost its lease, killed by its probe).
+    pub fn on_message(self, ctx: &mut Ctx, payload: Payload) -> bool {
+        match self {
+            Process::Apiserver(a) => {
+                a.on_message(ctx, payload);
+                a.verdict == Verdict::KilledByLiveness
+            }
+            Process::Lb(lb) => {
+                lb.on_message(ctx, payload);
+                false
+            }
+            Process::ControllerManager(p) => p.on_message(ctx, payload) == Transition::Lost,
+            Process::Scheduler(p) => p.on_message(ctx, payload) == Transition::Lost,
+            Process::Kubelet(k) => {
+                k.on_message(ctx, payload);
+                false
+            }
+            Process::KubeProxy(p) => {
+                if let Payload::Api(msg) = &payload {
+                    p.on_api(ctx, msg);
+                }
+                false
+            }
+            Process::CoreDns(servers) => {
+                if let Payload::Api(msg) = &payload {
+                    for d in servers.values_mut() {
+                        if d.on_api(ctx, msg) {
+                            break;
+                        }
+                    }
+                }
+                false
+            }
+            Process::ApiProbe(p) => {
+                if let Payload::Api(ApiPayload::Response { id, resp, .. }) = payload {
+                    p.on_response(id, &resp, ctx.now);
+                }
+                false
+            }
+            Process::Operator(o) => {
+                if let Payload::Api(msg) = payload {
+                    o.on_api(ctx, msg);
+                }
+                false
+            }
+        }
+    }
+
+    /// Hands the process a timer it set; true if it exited.
+    pub fn on_timer(self, ctx: &mut Ctx, timer: Timer) -> bool {
+        match self {
+            Process::Apiserver(a) => {
+                match timer {
+                    Timer::EtcdTimeouts => a.on_etcd_timeouts(ctx),
+                    Timer::Housekeeping => a.on_housekeeping(ctx),
+                    Timer::Livez => a.on_livez(ctx),
+                    _ => {}
+                }
+                a.verdict == Verdict::KilledByLiveness
+            }
+            Process::Lb(lb) => {
+                match timer {
+                    Timer::LbCheck => lb.on_check_timer(ctx),
+                    Timer::LbCheckTimeout { id } => lb.on_check_timeout(ctx, id),
+                    _ => {}
+                }
+                false
+            }
+            Process::ControllerManager(p) => p.on_timer(ctx, timer) == Transition::Lost,
+            Process::Scheduler(p) => p.on_timer(ctx, timer) == Transition::Lost,
+            Process::Kubelet(k) => {
+                k.on_timer(ctx, timer);
+                false
+            }
+            Process::KubeProxy(p) => {
+                match timer {
+                    Timer::Housekeeping => p.on_sync(ctx),
+                    Timer::ApiTimeout { id } => p.on_timeout(ctx, id),
+                    _ => {}
+                }
+                false
+            }
+            Process::CoreDns(servers) => {
+                match timer {
+                    Timer::Housekeeping => {
+                        for d in servers.values_mut() {
+                            d.tick(ctx);
+                        }
+                        if !servers.is_empty() {
+                            ctx.set_timer(
+                                Port::CoreDns,
+                                Duration::from_secs(1),
+                                Timer::Housekeeping,
+                            );
+                        }
+                    }
+                    Timer::ApiTimeout { id } => {
+                        if let Some(d) = servers.values_mut().find(|d| d.owns(id)) {
+                            d.on_timeout(ctx, id);
+                        }
+                    }
+                    _ => {}
+                }
+                false
+            }
+            Process::ApiProbe(p) => {
+                if let Timer::ApiTimeout { .. } = timer {
+                    p.on_timeout(ctx);
+                }
+                false
+            }
+            Process::Operator(o) => {
+                match timer {
+                    Timer::Housekeeping => o.on_tick(ctx),
+                    Timer::ApiTimeout { id } => o.on_timeout(ctx, id),
+                    _ => {}
+                }
+                false
+            }
+        }
+    }
+}

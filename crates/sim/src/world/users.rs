@@ -1,0 +1,164 @@
+//! Users' requests, as the scenario format defines them (see `k8s::traffic`): every 100 ms a
+//! `client` host resolves each Service through a CoreDNS pod and sends to a NodePort of a
+//! worker it can reach, whose kube-proxy picks an endpoint from its own rules. Every step
+//! consults a process's own state, at the moment the request is sent.
+
+use super::processes::Procs;
+use super::World;
+use crate::k8s::proxy::DnsAnswer;
+use crate::k8s::traffic::{Client, REQUEST_PERIOD};
+use crate::kernel::keymap::KeyMap;
+use crate::kernel::net::{HostId, Network};
+use crate::kernel::process::{Addr, Port, Timer};
+use crate::kernel::rng::Rng;
+use crate::record::Traffic;
+use crate::scenario::COREDNS;
+use std::collections::BTreeMap;
+
+#[derive(Clone)]
+pub struct Users {
+    clients: BTreeMap<HostId, Client>,
+    pub traffic: Traffic,
+    /// Seeds each client's randomness, forked by label.
+    rng: Rng,
+}
+
+impl Users {
+    pub fn new(services: Vec<String>, rng: Rng) -> Users {
+        Users {
+            clients: BTreeMap::new(),
+            traffic: Traffic::new(services),
+            rng,
+        }
+    }
+
+    fn client(&mut self, client: HostId) -> &mut Client {
+        let rng = &self.rng;
+        self.clients.entry(client).or_insert_with(|| Client {
+            rng: rng.fork(&format!("client/{client}")),
+            dns_cache: BTreeMap::new(),
+        })
+    }
+}
+
+impl World {
+    /// One round of a client's requests: one per Service.
+    pub(super) fn client_tick(&mut self, h: HostId) {
+        let second = self.obs.secs(self.now).floor();
+        if second >= 0.0 && self.now <= self.end() {
+            // The names are lent out of `traffic` for the round, which `request` does not touch.
+            let services = std::mem::take(&mut self.users.traffic.services);
+            for (i, service) in services.iter().enumerate() {
+                let ok = self.request(h, service);
+                self.users.traffic.record(i, second as usize, ok);
+            }
+            self.users.traffic.services = services;
+        }
+        let to = Addr {
+            host: h,
+            port: Port::Client,
+        };
+        self.set_timer(self.now + REQUEST_PERIOD, to, Timer::ClientTick);
+    }
+
+    /// A worker the client can reach whose kube-proxy runs, chosen uniformly (by rejection:
+    /// draws among all workers until one is reachable, then a full scan if none was found).
+    fn pick_worker(&mut self, client: HostId) -> Option<HostId> {
+        let (procs, net) = (&self.procs.on, &self.net);
+        let usable = |h: HostId| procs[h as usize].proxy.is_some() && net.connected(client, h);
+        let workers = &self.hosts.worker_ids;
+        let c = self.users.client(client);
+        let n = workers.len() as u64;
+        for _ in 0..16.min(n) {
+            let h = workers[c.rng.below(n) as usize];
+            if usable(h) {
+                return Some(h);
+            }
+        }
+        let reachable: Vec<HostId> = self
+            .scenario
+            .hosts
+            .iter()
+            .enumerate()
+            .filter(|(i, h)| h.is_worker() && usable(*i as HostId))
+            .map(|(i, _)| i as HostId)
+            .collect();
+        if reachable.is_empty() {
+            return None;
+        }
+        Some(reachable[c.rng.below(reachable.len() as u64) as usize])
+    }
+
+    fn request(&mut self, client: HostId, service: &str) -> bool {
+        let now = self.now;
+        let cached = self
+            .users
+            .clients
+            .get(&client)
+            .and_then(|c| c.dns_cache.get(service))
+            .is_some_and(|&t| t > now);
+        if !cached {
+            let answered = (|| {
+                let worker = self.pick_worker(client)?;
+                let rng = &mut self.users.clients.get_mut(&client)?.rng;
+                let (pod, host) = pick_endpoint(
+                    &self.procs.on,
+                    &self.net,
+                    rng,
+                    worker,
+                    COREDNS,
+                    self.hosts.index(),
+                )?;
+                let server = self.procs.on[host as usize].dns.get(pod)?;
+                (server.resolve(service, now) == DnsAnswer::Answer).then_some(())
+            })();
+            if answered.is_none() {
+                return false;
+            }
+            let ttl = self.scenario.settings.dns_cache_ttl;
+            if let Some(c) = self.users.clients.get_mut(&client) {
+                c.dns_cache.insert(service.to_string(), now + ttl);
+            }
+        }
+        let Some(worker) = self.pick_worker(client) else {
+            return false;
+        };
+        let Some(rng) = self.users.clients.get_mut(&client).map(|c| &mut c.rng) else {
+            return false;
+        };
+        let Some((pod, host)) = pick_endpoint(
+            &self.procs.on,
+            &self.net,
+            rng,
+            worker,
+            service,
+            self.hosts.index(),
+        ) else {
+            return false;
+        };
+        self.procs.on[host as usize]
+            .kubelet
+            .as_ref()
+            .is_some_and(|k| k.containers.contains_key(pod))
+    }
+}
+
+/// The endpoint a worker's kube-proxy picks for a Service, as (pod, host of the pod), if the
+/// worker can reach that host.
+fn pick_endpoint<'a>(
+    procs: &'a [Procs],
+    net: &Network,
+    rng: &mut Rng,
+    worker: HostId,
+    service: &str,
+    host_index: &KeyMap<HostId>,
+) -> Option<(&'a str, HostId)> {
+    let rules = procs[worker as usize].proxy.as_ref()?.rules(service);
+    if rules.is_empty() {
+        return None;
+    }
+    let e = &rules[rng.below(rules.len() as u64) as usize];
+    let host = *host_index.get(&e.node)?;
+    net.connected(worker, host)
+        .then_some((e.pod.as_str(), host))
+}
