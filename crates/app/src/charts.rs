@@ -4,6 +4,7 @@
 //! The drawing of the series is memoised on the report's version; only the cursor moves per frame.
 
 use crate::fmt::{fmt_t, fmt_t_precise};
+use sim::record::EventKind;
 use sim::report::Report;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
@@ -66,27 +67,29 @@ pub fn fault_windows(report: &Report, end: f64) -> Vec<Window> {
             text,
         };
         match e.kind {
-            "host.crashed" => {
+            EventKind::HostCrashed => {
                 close(&mut open, &mut done, t, |k| k == format!("spot {host}"));
                 open.push((format!("down {host}"), window(format!("{host} down"))));
             }
-            "host.started" => close(&mut open, &mut done, t, |k| k == format!("down {host}")),
-            "host.spot_notice" => open.push((
+            EventKind::HostStarted => {
+                close(&mut open, &mut done, t, |k| k == format!("down {host}"))
+            }
+            EventKind::HostSpotNotice => open.push((
                 format!("spot {host}"),
                 window(format!("{host} spot notice")),
             )),
-            "net.partition" => {
+            EventKind::NetPartition => {
                 close(&mut open, &mut done, t, |k| k == "net partition");
                 open.push(("net partition".into(), window("network partition".into())));
             }
-            "net.isolate" => open.push((
+            EventKind::NetIsolate => open.push((
                 format!("net isolate {host}"),
                 window(format!("{host} isolated")),
             )),
-            "net.partition_oneway" => {
+            EventKind::NetPartitionOneway => {
                 open.push(("net oneway".into(), window("one-way drop".into())))
             }
-            "net.heal" => close(&mut open, &mut done, t, |k| k.starts_with("net")),
+            EventKind::NetHeal => close(&mut open, &mut done, t, |k| k.starts_with("net")),
             _ => {}
         }
     }
@@ -185,7 +188,7 @@ fn rows<'a>(report: &'a Report, lanes: &'a Lanes, end: f64) -> Vec<Row<'a>> {
             title: "etcd leader",
             hosts: &lanes.etcd,
             series: &s.etcd_leader,
-            marks: marks(&|e| e.kind == "etcd.leader_elected"),
+            marks: marks(&|e| e.kind == EventKind::EtcdLeaderElected),
         },
         Row::Band {
             title: "etcd writes".into(),
@@ -222,7 +225,7 @@ fn rows<'a>(report: &'a Report, lanes: &'a Lanes, end: f64) -> Vec<Row<'a>> {
         ),
     ] {
         if !series.is_empty() && !hosts.is_empty() {
-            let m = marks(&|e| e.kind == "lease.acquired" && e.lease == Some(lease));
+            let m = marks(&|e| e.kind == EventKind::LeaseAcquired && e.lease == Some(lease));
             rows.push(Row::Leader {
                 title,
                 hosts,

@@ -128,7 +128,7 @@ fn row(p: &RowProps) -> Html {
     let class = classes!(
         "event",
         if p.past { "past" } else { "future" },
-        e.kind.replace('.', "-"),
+        e.kind.as_str().replace('.', "-"),
         (e.ok == Some(false)).then_some("failed")
     );
     let on_seek = p.on_seek.clone();

@@ -8,10 +8,131 @@
 //! broken invariant becomes a [`Violation`] in the report; it never panics.
 //! Everything here is bounded: past the limits, events are counted but not kept.
 
+use crate::k8s::observe::{NodeChange, Note, PodChange};
 use crate::kernel::net::HostId;
 use crate::kernel::time::SimTime;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
+
+/// Declares a kind: an enum whose variants serialise as the format's dotted names, and compare
+/// equal to them (`e.kind == "pod.evicted"`), so each name is written once.
+macro_rules! kinds {
+    ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident = $text:literal,)* }) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum $name {
+            $($(#[$vdoc])* $variant,)*
+        }
+
+        impl $name {
+            pub const ALL: &'static [$name] = &[$($name::$variant),*];
+
+            /// The name in the report.
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text,)*
+                }
+            }
+        }
+
+        impl Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+
+        impl PartialEq<&str> for $name {
+            fn eq(&self, other: &&str) -> bool {
+                self.as_str() == *other
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
+kinds! {
+    /// What a report event is about (its `kind`).
+    EventKind {
+        EtcdLeaderElected = "etcd.leader_elected",
+        EtcdLeaderLost = "etcd.leader_lost",
+        EtcdQuorumLost = "etcd.quorum_lost",
+        EtcdQuorumRegained = "etcd.quorum_regained",
+        EtcdSnapshotInstalled = "etcd.snapshot_installed",
+        EtcdEntriesDiscarded = "etcd.entries_discarded",
+        LeaseAcquired = "lease.acquired",
+        LeaseLost = "lease.lost",
+        NodeNotReady = "node.not_ready",
+        NodeReady = "node.ready",
+        PodStarted = "pod.started",
+        PodEvicted = "pod.evicted",
+        PodDeleted = "pod.deleted",
+        PodKilled = "pod.killed",
+        /// An operator action, applied or refused.
+        Operation = "operation",
+        NetPartition = "net.partition",
+        NetIsolate = "net.isolate",
+        NetPartitionOneway = "net.partition_oneway",
+        NetHeal = "net.heal",
+        HostCrashed = "host.crashed",
+        HostStarted = "host.started",
+        HostSpotNotice = "host.spot_notice",
+        ComponentRestarted = "component.restarted",
+        LbBackendUp = "lb.backend_up",
+        LbBackendDown = "lb.backend_down",
+        ApiserverKilled = "apiserver.killed",
+        ApiserverCacheLost = "apiserver.cache_lost",
+    }
+}
+
+kinds! {
+    /// Which safety invariant a violation broke.
+    ViolationKind {
+        /// Raft's Election Safety: two leaders in one term.
+        EtcdTwoLeaders = "etcd.two_leaders",
+        /// Raft's State Machine Safety: two members applied different entries at one index.
+        EtcdStateMachineSafety = "etcd.state_machine_safety",
+        /// Two processes acted as leader of one lease at once.
+        LeaseTwoLeaders = "lease.two_leaders",
+        /// Two pods of one StatefulSet ordinal ran at once.
+        StatefulsetTwoPods = "statefulset.two_pods",
+    }
+}
+
+impl From<PodChange> for EventKind {
+    fn from(c: PodChange) -> Self {
+        match c {
+            PodChange::Started => EventKind::PodStarted,
+            PodChange::Evicted => EventKind::PodEvicted,
+            PodChange::Deleted => EventKind::PodDeleted,
+            PodChange::Killed => EventKind::PodKilled,
+        }
+    }
+}
+
+impl From<NodeChange> for EventKind {
+    fn from(c: NodeChange) -> Self {
+        match c {
+            NodeChange::NotReady => EventKind::NodeNotReady,
+            NodeChange::Ready => EventKind::NodeReady,
+        }
+    }
+}
+
+impl From<Note> for EventKind {
+    fn from(n: Note) -> Self {
+        match n {
+            Note::LbBackendUp => EventKind::LbBackendUp,
+            Note::LbBackendDown => EventKind::LbBackendDown,
+            Note::ApiserverKilled => EventKind::ApiserverKilled,
+            Note::ApiserverCacheLost => EventKind::ApiserverCacheLost,
+        }
+    }
+}
 
 /// Everything a run observed, as the report reads it (borrowed from the world at the moment
 /// the report is made).
@@ -97,7 +218,7 @@ pub const MAX_VIOLATIONS: usize = 1_000;
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Event {
     pub t: f64,
-    pub kind: &'static str,
+    pub kind: EventKind,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -122,7 +243,7 @@ pub struct Event {
 }
 
 impl Event {
-    pub fn new(t: f64, kind: &'static str, text: String) -> Self {
+    pub fn new(t: f64, kind: EventKind, text: String) -> Self {
         Event {
             t,
             kind,
@@ -144,7 +265,7 @@ impl Event {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Violation {
     pub t: f64,
-    pub kind: &'static str,
+    pub kind: ViolationKind,
     pub text: String,
 }
 
@@ -232,7 +353,7 @@ impl Recorder {
         }
     }
 
-    pub fn violation(&mut self, now: SimTime, kind: &'static str, text: String) {
+    pub fn violation(&mut self, now: SimTime, kind: ViolationKind, text: String) {
         if self.violations.len() < MAX_VIOLATIONS {
             let t = self.secs(now);
             self.violations.push(Violation { t, kind, text });
@@ -244,7 +365,7 @@ impl Recorder {
         self.etcd_leader_changes += 1;
         let mut e = Event::new(
             self.secs(now),
-            "etcd.leader_elected",
+            EventKind::EtcdLeaderElected,
             format!(
                 "{} is the etcd leader in term {term}, elected while the cluster booted",
                 self.name(host)
@@ -279,7 +400,7 @@ impl Recorder {
                 "{} holds the {lease} lease (acquired while the cluster booted)",
                 self.name(host)
             );
-            self.lease_event(now, "lease.acquired", lease, host, text);
+            self.lease_event(now, EventKind::LeaseAcquired, lease, host, text);
         }
     }
 
@@ -293,7 +414,7 @@ impl Recorder {
     fn lease_event(
         &mut self,
         now: SimTime,
-        kind: &'static str,
+        kind: EventKind,
         lease: &'static str,
         host: HostId,
         text: String,
@@ -305,7 +426,7 @@ impl Recorder {
     }
 
     /// A plain event about one host (or none), with its explanation.
-    pub fn note(&mut self, now: SimTime, kind: &'static str, host: Option<HostId>, text: String) {
+    pub fn note(&mut self, now: SimTime, kind: EventKind, host: Option<HostId>, text: String) {
         let mut e = Event::new(self.secs(now), kind, text);
         e.host = host.map(|h| self.name(h).to_string());
         self.push(now, e);
@@ -325,7 +446,7 @@ impl crate::etcd::Observe for Recorder {
                     self.name(other),
                     self.name(host)
                 );
-                self.violation(now, "etcd.two_leaders", text);
+                self.violation(now, ViolationKind::EtcdTwoLeaders, text);
             }
         }
         self.leaders.insert((cluster, term), host);
@@ -334,7 +455,7 @@ impl crate::etcd::Observe for Recorder {
         }
         let mut e = Event::new(
             self.secs(now),
-            "etcd.leader_elected",
+            EventKind::EtcdLeaderElected,
             format!(
                 "{} became the etcd leader in term {term}: a majority of members voted for it",
                 self.name(host)
@@ -348,7 +469,7 @@ impl crate::etcd::Observe for Recorder {
     fn etcd_stepped_down(&mut self, now: SimTime, host: HostId, term: u64, why: &str) {
         let mut e = Event::new(
             self.secs(now),
-            "etcd.leader_lost",
+            EventKind::EtcdLeaderLost,
             format!(
                 "{} stopped leading etcd in term {term}: {why}",
                 self.name(host)
@@ -374,7 +495,7 @@ impl crate::etcd::Observe for Recorder {
                     "{} applied an entry of term {term} at index {index} where another member applied term {seen}",
                     self.name(host)
                 );
-                self.violation(now, "etcd.state_machine_safety", text);
+                self.violation(now, ViolationKind::EtcdStateMachineSafety, text);
             }
         } else if log.len() + 1 == i {
             log.push(term);
@@ -385,7 +506,7 @@ impl crate::etcd::Observe for Recorder {
                 "{} applied index {index} before index {next}",
                 self.name(host)
             );
-            self.violation(now, "etcd.state_machine_safety", text);
+            self.violation(now, ViolationKind::EtcdStateMachineSafety, text);
         }
     }
 
@@ -394,7 +515,7 @@ impl crate::etcd::Observe for Recorder {
             "{} was too far behind for the leader's log: it installed a snapshot at index {index}",
             self.name(host)
         );
-        self.note(now, "etcd.snapshot_installed", Some(host), text);
+        self.note(now, EventKind::EtcdSnapshotInstalled, Some(host), text);
     }
 
     fn etcd_probe_write(&mut self, ok: bool) {
@@ -411,21 +532,21 @@ impl crate::k8s::Observe for Recorder {
         Recorder::name(self, host)
     }
 
-    fn note(&mut self, now: SimTime, kind: &'static str, host: Option<HostId>, text: String) {
-        Recorder::note(self, now, kind, host, text);
+    fn note(&mut self, now: SimTime, kind: Note, host: Option<HostId>, text: String) {
+        Recorder::note(self, now, kind.into(), host, text);
     }
 
     /// Something happened to a pod (`pod.started`, `pod.evicted`, `pod.deleted`, `pod.killed`).
     fn pod_event(
         &mut self,
         now: SimTime,
-        kind: &'static str,
+        kind: PodChange,
         pod: &str,
         node: &str,
         workload: &str,
         text: String,
     ) {
-        let mut e = Event::new(self.secs(now), kind, text);
+        let mut e = Event::new(self.secs(now), kind.into(), text);
         e.pod = Some(pod.to_string());
         e.node = Some(node.to_string());
         e.workload = Some(workload.to_string());
@@ -433,8 +554,8 @@ impl crate::k8s::Observe for Recorder {
     }
 
     /// A node changed readiness (`node.not_ready`, `node.ready`).
-    fn node_event(&mut self, now: SimTime, kind: &'static str, node: &str, text: String) {
-        let mut e = Event::new(self.secs(now), kind, text);
+    fn node_event(&mut self, now: SimTime, kind: NodeChange, node: &str, text: String) {
+        let mut e = Event::new(self.secs(now), kind.into(), text);
         e.node = Some(node.to_string());
         self.push(now, e);
     }
@@ -450,7 +571,7 @@ impl crate::k8s::Observe for Recorder {
                 self.name(host),
                 self.name(other)
             );
-            self.violation(now, "lease.two_leaders", text);
+            self.violation(now, ViolationKind::LeaseTwoLeaders, text);
         }
         self.acting.entry(lease).or_default().insert(host);
         if self.in_report(now) {
@@ -460,7 +581,7 @@ impl crate::k8s::Observe for Recorder {
             "{} acquired the {lease} lease and now leads",
             self.name(host)
         );
-        self.lease_event(now, "lease.acquired", lease, host, text);
+        self.lease_event(now, EventKind::LeaseAcquired, lease, host, text);
     }
 
     /// A leader stopped acting: it gave up (`why` is said), or its process died with its host.
@@ -468,7 +589,7 @@ impl crate::k8s::Observe for Recorder {
         let was = self.acting.entry(lease).or_default().remove(&host);
         if was && !why.is_empty() {
             let text = format!("{} lost the {lease} lease: {why}", self.name(host));
-            self.lease_event(now, "lease.lost", lease, host, text);
+            self.lease_event(now, EventKind::LeaseLost, lease, host, text);
         }
     }
 
@@ -500,7 +621,7 @@ impl crate::k8s::Observe for Recorder {
             ok,
             reason: reason.clone(),
         });
-        let mut e = Event::new(t, "operation", text);
+        let mut e = Event::new(t, EventKind::Operation, text);
         e.action = Some(action.to_string());
         e.host = host_name;
         e.ok = Some(ok);
@@ -517,6 +638,29 @@ mod tests {
 
     fn obs() -> Recorder {
         Recorder::new(vec!["a".into(), "b".into(), "c".into()])
+    }
+
+    #[test]
+    fn every_kind_serialises_as_its_own_dotted_name() {
+        let names: Vec<&str> = EventKind::ALL
+            .iter()
+            .map(|k| k.as_str())
+            .chain(ViolationKind::ALL.iter().map(|k| k.as_str()))
+            .collect();
+        let unique: BTreeSet<&str> = names.iter().copied().collect();
+        assert_eq!(
+            unique.len(),
+            names.len(),
+            "two kinds share a name: {names:?}"
+        );
+        for k in EventKind::ALL {
+            assert_eq!(serde_json::to_string(k).unwrap(), format!("\"{k}\""));
+        }
+        assert_eq!(
+            serde_json::to_string(&ViolationKind::StatefulsetTwoPods).unwrap(),
+            "\"statefulset.two_pods\""
+        );
+        assert!(EventKind::PodEvicted == "pod.evicted" && EventKind::Operation == "operation");
     }
 
     #[test]

@@ -22,7 +22,7 @@ fn three(seed: u64, settings: &str, events: &str) -> String {
 fn leader_at_start(r: &Report) -> String {
     let e = &r.events[0];
     assert_eq!(
-        (e.kind, e.t),
+        (e.kind.as_str(), e.t),
         ("etcd.leader_elected", 0.0),
         "t = 0 reports the boot's leader"
     );

@@ -18,6 +18,7 @@
 
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
 use crate::k8s::client::ID_SPACE;
+use crate::k8s::observe::Note;
 use crate::k8s::store::Store;
 use crate::k8s::wire::{Ctx, EtcdError, EtcdMsg, EtcdRequest, EtcdResponse, Payload, WatchEvent};
 use crate::k8s::wire::{Key, KeyValue, KvOp, KvResult};
@@ -661,7 +662,7 @@ impl Apiserver {
         let text =
             format!("the apiserver on {name} closed its clients' watches and is unready: {why}");
         ctx.obs
-            .note(ctx.now, "apiserver.cache_lost", Some(self.host), text);
+            .note(ctx.now, Note::ApiserverCacheLost, Some(self.host), text);
         for w in self.watchers.take_all() {
             let msg = ApiPayload::WatchClosed {
                 id: w.id,
@@ -738,7 +739,7 @@ impl Apiserver {
                 "the kubelet on {name} kills its apiserver: /livez failed {LIVENESS_FAILURES} times in a row (its etcd check cannot get a quorum read)"
             );
             ctx.obs
-                .note(ctx.now, "apiserver.killed", Some(self.host), text);
+                .note(ctx.now, Note::ApiserverKilled, Some(self.host), text);
         }
     }
 }

@@ -27,6 +27,7 @@ use crate::k8s::objects::{
     name_of, node_key, pod_key, slice_key, Condition, Effect, Endpoint, EndpointSlice, Kind, Node,
     Object, Pod, Taint, TaintKey, ENDPOINT_SLICES, NODES, NODE_LEASES, PODS, WORKLOADS,
 };
+use crate::k8s::observe::{NodeChange, PodChange};
 use crate::k8s::wire::Ctx;
 use crate::k8s::wire::{Key, KeyValue};
 use crate::kernel::keymap::Slot;
@@ -317,7 +318,7 @@ impl Controllers {
                 if row.ready != Condition::Unknown {
                     let (mut n, rv) = node_of(row);
                     n.ready = Condition::Unknown;
-                    ctx.obs.node_event(now, "node.not_ready", &n.name, format!(
+                    ctx.obs.node_event(now, NodeChange::NotReady, &n.name, format!(
                         "{} is NotReady (Unknown): the controller-manager has not seen its lease renewed for more than {} s",
                         n.name,
                         grace.as_secs_f64()
@@ -348,7 +349,7 @@ impl Controllers {
                 n.taints.retain(|t| t.key != TaintKey::Unreachable);
                 ctx.obs.node_event(
                     now,
-                    "node.ready",
+                    NodeChange::Ready,
                     &n.name,
                     format!(
                         "{} is Ready again: its kubelet renews its lease and reports Ready",
@@ -409,7 +410,7 @@ impl Controllers {
                 continue;
             }
             let node = p.node.clone().unwrap_or_default();
-            ctx.obs.pod_event(now, "pod.evicted", &p.name, &node, &p.workload, format!(
+            ctx.obs.pod_event(now, PodChange::Evicted, &p.name, &node, &p.workload, format!(
                 "{} was evicted from {node}: the node has been tainted unreachable for tolerationSeconds ({} s)",
                 p.name,
                 self.timings.toleration_seconds.as_secs_f64()
@@ -597,7 +598,7 @@ impl Controllers {
         let node = p.node.clone().unwrap_or_default();
         ctx.obs.pod_event(
             ctx.now,
-            "pod.deleted",
+            PodChange::Deleted,
             &p.name,
             &node,
             &p.workload,

@@ -19,6 +19,7 @@ use crate::k8s::objects::{
     lease_key, node_key, pod_key, Condition, Effect, Kind, Lease, Node, Object, Taint, TaintKey,
     PODS,
 };
+use crate::k8s::observe::PodChange;
 use crate::k8s::store::seek;
 use crate::k8s::wire::{Ctx, Payload};
 use crate::k8s::wire::{Key, KeyValue, Value};
@@ -350,7 +351,7 @@ impl Kubelet {
             }
             ctx.obs.pod_event(
                 now,
-                "pod.started",
+                PodChange::Started,
                 &pod.name,
                 &self.node,
                 &pod.workload,
@@ -388,7 +389,7 @@ impl Kubelet {
             self.containers_version += 1;
             ctx.obs.pod_event(
                 now,
-                "pod.killed",
+                PodChange::Killed,
                 &name,
                 &self.node,
                 &c.workload,

@@ -14,6 +14,7 @@
 //! Left out: connection limits, retries inside the balancer, TLS.
 
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
+use crate::k8s::observe::Note;
 use crate::k8s::wire::{Ctx, Payload};
 use crate::kernel::net::HostId;
 use crate::kernel::process::{Addr, Port, Timer};
@@ -137,9 +138,9 @@ impl LoadBalancer {
             HealthCheck::Tcp => "the TCP check",
         };
         let (kind, text) = if ok {
-            ("lb.backend_up", format!("the load balancer puts the apiserver on {name} back in service: {check} passed {RISE} times"))
+            (Note::LbBackendUp, format!("the load balancer puts the apiserver on {name} back in service: {check} passed {RISE} times"))
         } else {
-            ("lb.backend_down", format!("the load balancer stops sending to the apiserver on {name}: {check} {why} {FALL} times"))
+            (Note::LbBackendDown, format!("the load balancer stops sending to the apiserver on {name}: {check} {why} {FALL} times"))
         };
         ctx.obs.note(ctx.now, kind, Some(b.host), text);
     }

@@ -5,23 +5,52 @@
 use crate::kernel::net::HostId;
 use crate::kernel::time::SimTime;
 
+/// What happened to a pod.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PodChange {
+    /// Its containers started on its node.
+    Started,
+    /// Deleted by taint-based eviction (or a drain).
+    Evicted,
+    /// Its API object was deleted.
+    Deleted,
+    /// Its node's kubelet stopped its containers.
+    Killed,
+}
+
+/// A node's readiness as the node lifecycle controller sets it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeChange {
+    NotReady,
+    Ready,
+}
+
+/// Other notable changes of the Kubernetes processes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Note {
+    LbBackendUp,
+    LbBackendDown,
+    ApiserverKilled,
+    ApiserverCacheLost,
+}
+
 pub trait Observe {
     /// The host's name, for texts.
     fn name(&self, host: HostId) -> &str;
     /// A plain event about one host (or none), with its explanation.
-    fn note(&mut self, now: SimTime, kind: &'static str, host: Option<HostId>, text: String);
-    /// Something happened to a pod (`pod.started`, `pod.evicted`, `pod.deleted`, `pod.killed`).
+    fn note(&mut self, now: SimTime, kind: Note, host: Option<HostId>, text: String);
+    /// Something happened to a pod.
     fn pod_event(
         &mut self,
         now: SimTime,
-        kind: &'static str,
+        kind: PodChange,
         pod: &str,
         node: &str,
         workload: &str,
         text: String,
     );
-    /// A node changed readiness (`node.not_ready`, `node.ready`).
-    fn node_event(&mut self, now: SimTime, kind: &'static str, node: &str, text: String);
+    /// A node changed readiness.
+    fn node_event(&mut self, now: SimTime, kind: NodeChange, node: &str, text: String);
     /// A process started acting as leader of `lease`.
     fn lease_acquired(&mut self, now: SimTime, lease: &'static str, host: HostId);
     /// A leader stopped acting: it gave up (`why` is said), or its process died with its host.

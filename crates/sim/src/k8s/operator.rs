@@ -5,6 +5,7 @@
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
 use crate::k8s::client::ApiClient;
 use crate::k8s::objects::{node_key, pod_key, workload_key, Effect, Object, Taint, TaintKey, PODS};
+use crate::k8s::observe::PodChange;
 use crate::k8s::wire::Ctx;
 use crate::k8s::wire::Value;
 use crate::kernel::process::{Addr, Port, Timer};
@@ -256,8 +257,14 @@ impl Operator {
                     }
                     p.deletion = Some(ctx.now);
                     let text = format!("{} was evicted from {node}: the node is drained before its spot instance is reclaimed", p.name);
-                    ctx.obs
-                        .pod_event(ctx.now, "pod.evicted", &p.name, &node, &p.workload, text);
+                    ctx.obs.pod_event(
+                        ctx.now,
+                        PodChange::Evicted,
+                        &p.name,
+                        &node,
+                        &p.workload,
+                        text,
+                    );
                     let req = ApiRequest::Update {
                         key,
                         value: Arc::new(Object::Pod(p)),
@@ -290,7 +297,7 @@ impl Operator {
                 };
                 ctx.obs.pod_event(
                     ctx.now,
-                    "pod.deleted",
+                    PodChange::Deleted,
                     &pod,
                     &node,
                     &workload,

@@ -8,7 +8,7 @@ use crate::etcd::raft::{ConfChange, MemberId};
 use crate::k8s::operator::Operator;
 use crate::k8s::Observe as _;
 use crate::kernel::net::HostId;
-use crate::record::Event;
+use crate::record::{Event, EventKind};
 use crate::scenario::{Action, Role, SPOT_NOTICE};
 
 impl World {
@@ -46,7 +46,7 @@ impl World {
                     .map(|g| format!("[{}]", g.join(", ")))
                     .collect();
                 self.push_event(
-                    "net.partition",
+                    EventKind::NetPartition,
                     None,
                     format!("the network splits into {}", desc.join(" | ")),
                 );
@@ -55,7 +55,7 @@ impl World {
                 if let Some(h) = self.hosts.id(&host) {
                     self.net.isolate(h);
                     self.push_event(
-                        "net.isolate",
+                        EventKind::NetIsolate,
                         Some(h),
                         format!("{host} is cut off from every other host"),
                     );
@@ -67,7 +67,7 @@ impl World {
                 self.net.partition_oneway(&f, &d);
                 let (from, to) = (from.join(", "), to.join(", "));
                 self.push_event(
-                    "net.partition_oneway",
+                    EventKind::NetPartitionOneway,
                     None,
                     format!("messages from {from} to {to} are dropped; the other direction works"),
                 );
@@ -75,7 +75,7 @@ impl World {
             Action::Heal => {
                 self.net.heal();
                 self.push_event(
-                    "net.heal",
+                    EventKind::NetHeal,
                     None,
                     "every partition and isolation ends".to_string(),
                 );
@@ -83,7 +83,7 @@ impl World {
             Action::SpotInterrupt { host } => {
                 if let Some(h) = self.hosts.id(&host) {
                     self.push_event(
-                        "host.spot_notice",
+                        EventKind::HostSpotNotice,
                         Some(h),
                         format!("{host} got a spot interruption notice: it is cordoned and drained, and will be terminated in 2 minutes"),
                     );
@@ -152,7 +152,7 @@ impl World {
         self.apply_effects(self.hosts.probe);
     }
 
-    pub(super) fn push_event(&mut self, kind: &'static str, host: Option<HostId>, text: String) {
+    pub(super) fn push_event(&mut self, kind: EventKind, host: Option<HostId>, text: String) {
         let mut e = Event::new(self.obs.secs(self.now), kind, text);
         e.host = host.map(|h| self.obs.name(h).to_string());
         self.obs.push(self.now, e);

@@ -16,6 +16,7 @@ use crate::k8s::Observe as _;
 use crate::kernel::net::HostId;
 use crate::kernel::process::{Addr, Port, Timer};
 use crate::kernel::time::Duration;
+use crate::record::EventKind;
 use crate::scenario::{Component, LbHealthCheck, Role};
 
 impl World {
@@ -179,7 +180,7 @@ impl World {
                     self.start_etcd_ticks(h);
                 }
                 self.push_event(
-                    "component.restarted",
+                    EventKind::ComponentRestarted,
                     Some(h),
                     format!("etcd on {name} restarted: it keeps its data and rejoins"),
                 );
@@ -191,7 +192,7 @@ impl World {
                 self.hosts[h as usize].process_generation[Port::CoreDns as usize] += 1;
                 self.sync_dns_servers(h);
                 let text = format!("CoreDNS on {name} ({}) restarted: it must list Services from the API before it can answer", pods.join(", "));
-                self.push_event("component.restarted", Some(h), text);
+                self.push_event(EventKind::ComponentRestarted, Some(h), text);
                 return;
             }
             Component::KubeProxy => (
@@ -229,7 +230,11 @@ impl World {
         {
             k.containers = containers;
         }
-        self.push_event("component.restarted", Some(h), format!("on {name}, {what}"));
+        self.push_event(
+            EventKind::ComponentRestarted,
+            Some(h),
+            format!("on {name}, {what}"),
+        );
     }
 
     pub(super) fn crash_host(&mut self, h: HostId, why: &str) {
@@ -242,7 +247,11 @@ impl World {
         self.net.set_up(h, false);
         self.pods.touch(h);
         let name = rt.name.clone();
-        self.push_event("host.crashed", Some(h), format!("{name} went down: {why}"));
+        self.push_event(
+            EventKind::HostCrashed,
+            Some(h),
+            format!("{name} went down: {why}"),
+        );
         self.procs.on[h as usize] = Default::default();
         for lease in [KCM_LEASE, SCHEDULER_LEASE] {
             self.obs.lease_lost(self.now, lease, h, "");
@@ -260,7 +269,7 @@ impl World {
         self.net.set_up(h, true);
         let name = rt.name.clone();
         self.push_event(
-            "host.started",
+            EventKind::HostStarted,
             Some(h),
             format!("{name} is up again; its processes start fresh"),
         );

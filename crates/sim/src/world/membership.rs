@@ -11,7 +11,7 @@ use crate::k8s::Observe as _;
 use crate::kernel::net::HostId;
 use crate::kernel::process::{Addr, Port, Timer};
 use crate::kernel::time::Duration;
-use crate::record::Event;
+use crate::record::{Event, EventKind};
 
 /// How long the operator's `etcdctl member add/remove` waits for the change to commit (its command timeout).
 pub const MEMBER_CHANGE_TIMEOUT: Duration = Duration::from_secs(5);
@@ -154,7 +154,7 @@ impl World {
             let name = self.hosts.name(h).to_string();
             let mut e = Event::new(
                 self.obs.secs(self.now),
-                "etcd.entries_discarded",
+                EventKind::EtcdEntriesDiscarded,
                 format!(
                     "{name} discarded {discarded} log entries it had not seen committed: --force-new-cluster keeps only its committed data"
                 ),

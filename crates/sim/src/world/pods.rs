@@ -10,7 +10,7 @@ use super::processes::Processes;
 use crate::k8s::objects::Kind;
 use crate::kernel::net::HostId;
 use crate::kernel::time::SimTime;
-use crate::record::{Recorder, Series};
+use crate::record::{Recorder, Series, ViolationKind};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What one host's containers add up to, and for which state of its kubelet.
@@ -149,7 +149,7 @@ impl PodCount {
                 let text = format!(
                     "{pod} runs twice, on {hosts}: a StatefulSet ordinal must run at most once"
                 );
-                obs.violation(now, "statefulset.two_pods", text);
+                obs.violation(now, ViolationKind::StatefulsetTwoPods, text);
             }
         }
     }

@@ -5,7 +5,7 @@
 
 use crate::etcd::quorum;
 use crate::kernel::time::SimTime;
-use crate::record::{Event, Recorder};
+use crate::record::{Event, EventKind, Recorder};
 
 #[derive(Clone)]
 pub struct QuorumClock {
@@ -41,12 +41,12 @@ impl QuorumClock {
             if self.quorum.is_some() {
                 let (kind, text) = if now_ok {
                     (
-                        "etcd.quorum_regained",
+                        EventKind::EtcdQuorumRegained,
                         "a majority of etcd members can reach each other again".to_string(),
                     )
                 } else {
                     (
-                        "etcd.quorum_lost",
+                        EventKind::EtcdQuorumLost,
                         format!(
                             "only {connected} of the {voters} etcd members are up and connected, and a quorum needs {}: etcd cannot commit writes",
                             quorum::quorum(voters)
