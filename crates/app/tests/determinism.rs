@@ -11,7 +11,7 @@ macro_rules! case {
         (
             $name,
             include_str!(concat!("../../../tests/scenarios/", $name, ".json")),
-            include_str!(concat!("../../../tests/golden/", $name, ".report.json")),
+            include_str!(concat!("../../../tests/golden/", $name, ".trace")),
         )
     };
 }
@@ -28,8 +28,7 @@ fn wasm_reports_equal_the_native_goldens() {
     for (name, scenario, golden) in CASES {
         let report = sim::run_scenario(scenario)
             .expect("valid scenario")
-            .to_json()
-            + "\n";
+            .to_trace();
         assert!(
             report == *golden,
             "{name}: the wasm report differs from the native golden"

@@ -1,9 +1,10 @@
 //! Golden reports, determinism and prefix stability.
 //!
-//! Each scenario in `tests/scenarios/` has its report in `tests/golden/`. The goldens
-//! pin the exact run (the wasm build is compared against the same files in Chromium);
-//! the facts they show are asserted separately in `etcd.rs`. After an intended change,
-//! regenerate with `UPDATE_GOLDEN=1 cargo test -p sim --test golden` and review the diff.
+//! Each scenario in `tests/scenarios/` has its report in `tests/golden/`, as a trace (one
+//! line per summary fact, series run and event: `Report::to_trace`). The goldens pin the exact
+//! run (the wasm build is compared against the same files in Chromium); the facts they show
+//! are asserted separately in `etcd.rs`. After an intended change, regenerate with
+//! `UPDATE_GOLDEN=1 cargo test -p sim --test golden` and review the diff.
 
 use sim::run_scenario;
 use sim::world::World;
@@ -38,9 +39,8 @@ fn reports_match_the_goldens() {
     for (name, json) in scenarios() {
         let report = run_scenario(&json)
             .unwrap_or_else(|e| panic!("{name}: {e}"))
-            .to_json()
-            + "\n";
-        let path = root().join(format!("tests/golden/{name}.report.json"));
+            .to_trace();
+        let path = root().join(format!("tests/golden/{name}.trace"));
         if update {
             std::fs::write(&path, &report).unwrap();
             continue;

@@ -1,6 +1,8 @@
 //! The report of a run, in the shape fixed by the scenario format page: a summary,
 //! per-second series and events with explanations. Plain data, serialised as JSON.
 
+mod trace;
+
 use crate::record::{Event, Operation, RunRecord, Series, Violation};
 use crate::scenario::{Role, Scenario};
 use serde::Serialize;
