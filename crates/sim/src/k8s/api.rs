@@ -8,7 +8,35 @@
 use crate::k8s::objects::{KeyValue, Value};
 use crate::kernel::keymap::Key;
 use crate::kernel::net::HostId;
-use crate::kernel::process::Addr;
+use crate::kernel::process::{Addr, Sub};
+
+/// An API request as its sender numbers it: the sub-address of the client that sent it (a
+/// process's own client, one of its informers, …) and its number there. Answers, watch
+/// events and timeouts are routed by the sub-address.
+///
+/// Packed in one word (the sub-address above the number's 40 bits): every API message
+/// carries one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RequestId(u64);
+
+impl RequestId {
+    const SEQ_BITS: u32 = 40;
+
+    pub fn new(sub: Sub, seq: u64) -> RequestId {
+        debug_assert!(seq < 1 << Self::SEQ_BITS);
+        RequestId((u64::from(sub.0) << Self::SEQ_BITS) | seq)
+    }
+
+    /// The client that sent it.
+    pub fn sub(self) -> Sub {
+        Sub((self.0 >> Self::SEQ_BITS) as u32)
+    }
+
+    /// Its number among that client's requests.
+    pub fn seq(self) -> u64 {
+        self.0 & ((1 << Self::SEQ_BITS) - 1)
+    }
+}
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum ApiRequest {
@@ -74,29 +102,29 @@ pub enum ApiPayload {
     /// A request from `client`; `via` is the load balancer that forwarded it, if any, and
     /// responses go back the same way.
     Request {
-        id: u64,
+        id: RequestId,
         client: Addr,
         via: Option<Addr>,
         req: ApiRequest,
     },
     Response {
-        id: u64,
+        id: RequestId,
         client: Addr,
         resp: ApiResponse,
     },
     /// Changes for the watch opened by request `id`; an empty batch is a heartbeat.
     WatchEvents {
-        id: u64,
+        id: RequestId,
         client: Addr,
         events: Vec<(Key, Option<KeyValue>)>,
     },
     /// The apiserver closed the watch (its own etcd watch broke): the client must re-list.
-    WatchClosed { id: u64, client: Addr },
+    WatchClosed { id: RequestId, client: Addr },
 }
 
 impl ApiPayload {
     /// The request this message is, answers, or is a watch of.
-    pub fn id(&self) -> u64 {
+    pub fn id(&self) -> RequestId {
         match self {
             ApiPayload::Request { id, .. }
             | ApiPayload::Response { id, .. }
@@ -113,5 +141,19 @@ impl ApiPayload {
             | ApiPayload::WatchEvents { client, .. }
             | ApiPayload::WatchClosed { client, .. } => Some(*client),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_id_tells_its_client_and_its_number() {
+        let a = RequestId::new(Sub(17), 5);
+        assert_eq!((a.sub(), a.seq()), (Sub(17), 5));
+        // Within one client, later requests sort after earlier ones (clients keep them in order).
+        assert!(RequestId::new(Sub(17), 6) > a);
+        assert_ne!(RequestId::new(Sub(0), 5), RequestId::new(Sub(1), 5));
     }
 }

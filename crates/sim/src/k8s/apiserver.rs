@@ -16,8 +16,7 @@
 //! Left out: admission, authentication, priority and fairness, the watch cache's own
 //! resourceVersion semantics beyond "current state, then changes".
 
-use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
-use crate::k8s::client::ID_SPACE;
+use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse, RequestId};
 use crate::k8s::observe::Note;
 use crate::k8s::store::Store;
 use crate::k8s::wire::{Ctx, EtcdError, EtcdMsg, EtcdRequest, EtcdResponse, Payload, WatchEvent};
@@ -25,7 +24,7 @@ use crate::k8s::wire::{Key, KeyValue, KvOp, KvResult};
 use crate::kernel::inflight::InFlight;
 use crate::kernel::keymap::KeyMap;
 use crate::kernel::net::HostId;
-use crate::kernel::process::{Addr, Alarm, Port, Timer};
+use crate::kernel::process::{Addr, Alarm, Port, Sub, Timer};
 use crate::kernel::time::{Duration, SimTime};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -57,13 +56,13 @@ enum EtcdPending {
     Client {
         client: Addr,
         via: Option<Addr>,
-        id: u64,
+        id: RequestId,
         get: Option<Key>,
     },
     Readyz {
         client: Addr,
         via: Option<Addr>,
-        id: u64,
+        id: RequestId,
     },
     Livez,
     Watch,
@@ -86,7 +85,7 @@ enum CacheState {
 struct ClientWatch {
     client: Addr,
     via: Option<Addr>,
-    id: u64,
+    id: RequestId,
     prefix: String,
     node: Option<String>,
 }
@@ -115,7 +114,7 @@ struct Watchers {
     by_start: BTreeMap<u64, ClientWatch>,
     /// The watch of each client's request stream (its address and id space): a client's new
     /// watch replaces its old one, whose connection the client gave up.
-    by_stream: BTreeMap<(Addr, u64), u64>,
+    by_stream: BTreeMap<(Addr, Sub), u64>,
     by_prefix: BTreeMap<String, BTreeSet<u64>>,
     /// Hashed: every pod change looks up its node here, among a thousand nodes.
     by_node: KeyMap<BTreeSet<u64>>,
@@ -125,7 +124,7 @@ impl Watchers {
     fn add(&mut self, w: ClientWatch) {
         self.next += 1;
         let n = self.next;
-        if let Some(old) = self.by_stream.insert((w.client, w.id / ID_SPACE), n) {
+        if let Some(old) = self.by_stream.insert((w.client, w.id.sub()), n) {
             self.remove(old);
         }
         match &w.node {
@@ -276,7 +275,7 @@ impl Apiserver {
             .request(ctx, Port::Apiserver, deadline, Timer::EtcdTimeouts);
     }
 
-    fn respond(ctx: &mut Ctx, client: Addr, via: Option<Addr>, id: u64, resp: ApiResponse) {
+    fn respond(ctx: &mut Ctx, client: Addr, via: Option<Addr>, id: RequestId, resp: ApiResponse) {
         ctx.send(
             Port::Apiserver,
             via.unwrap_or(client),
@@ -325,7 +324,7 @@ impl Apiserver {
         ctx: &mut Ctx,
         client: Addr,
         via: Option<Addr>,
-        id: u64,
+        id: RequestId,
         req: ApiRequest,
     ) {
         match req {
@@ -475,7 +474,7 @@ impl Apiserver {
         }
     }
 
-    fn write(&mut self, ctx: &mut Ctx, client: Addr, via: Option<Addr>, id: u64, op: KvOp) {
+    fn write(&mut self, ctx: &mut Ctx, client: Addr, via: Option<Addr>, id: RequestId, op: KvOp) {
         self.etcd(
             ctx,
             EtcdRequest::Write(op),

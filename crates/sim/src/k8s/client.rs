@@ -6,10 +6,10 @@
 //! come in milliseconds, so almost every per-request timer would fire for nothing.
 //! An answer that arrives after its deadline counts as a timeout, exactly as before.
 
-use crate::k8s::api::{ApiPayload, ApiRequest};
+use crate::k8s::api::{ApiPayload, ApiRequest, RequestId};
 use crate::k8s::wire::{Ctx, Payload};
 use crate::kernel::inflight::InFlight;
-use crate::kernel::process::{Addr, Alarm, Timer};
+use crate::kernel::process::{Addr, Alarm, Sub, Timer};
 use crate::kernel::time::{Duration, SimTime};
 
 /// In this order (`repr(C)`), so that a cold client is one or two cache lines to its owner.
@@ -18,43 +18,47 @@ use crate::kernel::time::{Duration, SimTime};
 pub struct ApiClient<T> {
     me: Addr,
     pub endpoint: Addr,
-    id_base: u64,
-    next_id: u64,
+    /// Which of its owner's clients this is: answers and timeouts come back to it by this.
+    sub: Sub,
+    next_seq: u64,
     /// The check timer, at the earliest deadline.
     check: Alarm,
     /// Outstanding requests: tag and deadline.
     pending: InFlight<(T, SimTime)>,
 }
 
-/// Request ids of one client fall in `[id_base, id_base + ID_SPACE)`.
-pub const ID_SPACE: u64 = 1 << 40;
-
 impl<T> ApiClient<T> {
+    /// The process's own client (sub-address 0).
     pub fn new(me: Addr, endpoint: Addr) -> Self {
-        Self::with_id_base(me, endpoint, 0)
+        Self::at(me, endpoint, Sub::default())
     }
 
-    /// A client whose ids do not collide with those of other clients of the same process.
-    pub fn with_id_base(me: Addr, endpoint: Addr, id_base: u64) -> Self {
+    /// One of several clients of a process, at its own sub-address.
+    pub fn at(me: Addr, endpoint: Addr, sub: Sub) -> Self {
         ApiClient {
             me,
             endpoint,
-            id_base,
-            next_id: id_base,
+            sub,
+            next_seq: 0,
             pending: InFlight::default(),
             check: Alarm::default(),
         }
     }
 
-    pub fn owns(&self, id: u64) -> bool {
-        (self.id_base..self.id_base + ID_SPACE).contains(&id)
+    pub fn sub(&self) -> Sub {
+        self.sub
     }
 
-    pub fn send(&mut self, ctx: &mut Ctx, req: ApiRequest, tag: T, timeout: Duration) -> u64 {
-        self.next_id += 1;
-        let id = self.next_id;
+    /// Whether an answer or a timeout for `sub` is this client's.
+    pub fn owns(&self, sub: Sub) -> bool {
+        sub == self.sub
+    }
+
+    pub fn send(&mut self, ctx: &mut Ctx, req: ApiRequest, tag: T, timeout: Duration) -> RequestId {
+        self.next_seq += 1;
+        let id = RequestId::new(self.sub, self.next_seq);
         let deadline = ctx.now + timeout;
-        self.pending.insert(id, (tag, deadline));
+        self.pending.insert(id.seq(), (tag, deadline));
         let msg = ApiPayload::Request {
             id,
             client: self.me,
@@ -66,16 +70,20 @@ impl<T> ApiClient<T> {
             ctx,
             self.me.port,
             deadline,
-            Timer::ApiTimeout { id: self.id_base },
+            Timer::ApiTimeout { sub: self.sub },
         );
         id
     }
 
     /// The tag of a request answered in time (None if unknown or past its deadline: that
     /// one is reported by `expired`).
-    pub fn answered(&mut self, id: u64, now: SimTime) -> Option<T> {
-        match self.pending.get(id) {
-            Some((_, deadline)) if now <= *deadline => self.pending.remove(id).map(|(t, _)| t),
+    pub fn answered(&mut self, id: RequestId, now: SimTime) -> Option<T> {
+        if id.sub() != self.sub {
+            return None;
+        }
+        let seq = id.seq();
+        match self.pending.get(seq) {
+            Some((_, deadline)) if now <= *deadline => self.pending.remove(seq).map(|(t, _)| t),
             _ => None,
         }
     }
@@ -96,12 +104,8 @@ impl<T> ApiClient<T> {
             .collect();
         self.check.rang(now);
         if let Some(next) = self.pending.values().map(|(_, d)| *d).min() {
-            self.check.request(
-                ctx,
-                self.me.port,
-                next,
-                Timer::ApiTimeout { id: self.id_base },
-            );
+            self.check
+                .request(ctx, self.me.port, next, Timer::ApiTimeout { sub: self.sub });
         }
         tags
     }

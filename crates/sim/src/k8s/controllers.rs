@@ -20,9 +20,9 @@
 //! Left out: ReplicaSet revisions and rollouts, pod disruption budgets, garbage collection.
 
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
-use crate::k8s::client::{ApiClient, ID_SPACE};
+use crate::k8s::client::ApiClient;
 use crate::k8s::informer::Informer;
-use crate::k8s::leading::{Work, WORK_IDS};
+use crate::k8s::leading::{Work, WORK};
 use crate::k8s::objects::{
     name_of, node_key, pod_key, slice_key, Condition, Effect, Endpoint, EndpointSlice, Kind, Node,
     Object, Pod, Taint, TaintKey, ENDPOINT_SLICES, NODES, NODE_LEASES, PODS, WORKLOADS,
@@ -31,7 +31,7 @@ use crate::k8s::observe::{NodeChange, PodChange};
 use crate::k8s::wire::Ctx;
 use crate::k8s::wire::{Key, KeyValue};
 use crate::kernel::keymap::Slot;
-use crate::kernel::process::Addr;
+use crate::kernel::process::{Addr, Sub};
 use crate::kernel::rng::Rng;
 use crate::kernel::time::{Duration, SimTime};
 use std::collections::{BTreeMap, BTreeSet};
@@ -130,20 +130,19 @@ impl NodeHealth {
 }
 
 impl Controllers {
-    /// Fresh controllers (a new leader). Ids from `id_base` keep clear of the owner's clients.
+    /// Fresh controllers (a new leader), their clients at sub-addresses from `base` on.
     pub fn new(
         me: Addr,
         api: Addr,
         timings: NodeTimings,
         rng: Rng,
         now: SimTime,
-        id_base: u64,
+        base: Sub,
     ) -> Self {
-        let informer =
-            |prefix: &str, k: u64| Informer::new(prefix, None, me, api, id_base + k * ID_SPACE);
+        let informer = |prefix: &str, k: u32| Informer::new(prefix, None, me, api, Sub(base.0 + k));
         Controllers {
             timings,
-            client: ApiClient::with_id_base(me, api, id_base),
+            client: ApiClient::at(me, api, base),
             nodes: informer(NODES, 1),
             leases: informer(NODE_LEASES, 2),
             pods: informer(PODS, 3).counting_pods(),
@@ -719,12 +718,12 @@ impl Work for Controllers {
             s.timings,
             s.rng.fork(&ctx.now.0.to_string()),
             ctx.now,
-            WORK_IDS,
+            WORK,
         )
     }
 
-    fn owns(&self, id: u64) -> bool {
-        self.client.owns(id)
+    fn owns(&self, sub: Sub) -> bool {
+        self.client.owns(sub)
             || [
                 &self.nodes,
                 &self.leases,
@@ -733,7 +732,7 @@ impl Work for Controllers {
                 &self.slices,
             ]
             .iter()
-            .any(|i| i.owns(id))
+            .any(|i| i.owns(sub))
     }
 
     fn on_api(&mut self, ctx: &mut Ctx, msg: &ApiPayload) {
@@ -769,11 +768,11 @@ impl Work for Controllers {
         }
     }
 
-    fn on_timeout(&mut self, ctx: &mut Ctx, id: u64) {
+    fn on_timeout(&mut self, ctx: &mut Ctx, sub: Sub) {
         for i in self.informers() {
-            i.on_timeout(ctx, id);
+            i.on_timeout(ctx, sub);
         }
-        if self.client.owns(id) {
+        if self.client.owns(sub) {
             for key in self.client.expired(ctx) {
                 self.dirty = true;
                 self.busy.remove(&key);

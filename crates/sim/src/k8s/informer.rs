@@ -3,12 +3,12 @@
 //! a fresh list when the watch is closed or goes silent. The store is kept while the
 //! API is unreachable: a component cut off from the API still acts on what it last knew.
 
-use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
+use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse, RequestId};
 use crate::k8s::client::ApiClient;
 use crate::k8s::store::Store;
 use crate::k8s::wire::Ctx;
 use crate::k8s::wire::KeyValue;
-use crate::kernel::process::Addr;
+use crate::kernel::process::{Addr, Sub};
 use crate::kernel::time::{Duration, SimTime};
 
 /// A watch with no message (not even a heartbeat) for this long is given up
@@ -22,7 +22,7 @@ const LIST_TIMEOUT: Duration = Duration::from_secs(10);
 enum State {
     Idle { retry_at: SimTime },
     Listing,
-    Watching { id: u64, last_heard: SimTime },
+    Watching { id: RequestId, last_heard: SimTime },
 }
 
 /// The state first (`repr(C)`): its owner looks at it after every input.
@@ -39,12 +39,12 @@ pub struct Informer {
 }
 
 impl Informer {
-    /// `id_base` keeps this informer's request ids apart from its owner's other clients.
-    pub fn new(prefix: &str, node: Option<String>, me: Addr, endpoint: Addr, id_base: u64) -> Self {
+    /// An informer at sub-address `sub` of its owner (apart from the owner's other clients).
+    pub fn new(prefix: &str, node: Option<String>, me: Addr, endpoint: Addr, sub: Sub) -> Self {
         Informer {
             prefix: prefix.to_string(),
             node,
-            client: ApiClient::with_id_base(me, endpoint, id_base),
+            client: ApiClient::at(me, endpoint, sub),
             state: State::Idle {
                 retry_at: SimTime::ZERO,
             },
@@ -53,8 +53,8 @@ impl Informer {
         }
     }
 
-    pub fn owns(&self, id: u64) -> bool {
-        self.client.owns(id)
+    pub fn owns(&self, sub: Sub) -> bool {
+        self.client.owns(sub)
     }
 
     /// Called from the owner's periodic loop: (re)starts the list-watch when needed.
@@ -90,7 +90,7 @@ impl Informer {
     /// Handles an API message if it is this informer's; returns whether the store changed.
     pub fn on_api(&mut self, ctx: &mut Ctx, msg: &ApiPayload) -> bool {
         match msg {
-            ApiPayload::Response { id, resp, .. } if self.client.owns(*id) => {
+            ApiPayload::Response { id, resp, .. } if self.client.owns(id.sub()) => {
                 if self.client.answered(*id, ctx.now).is_none() {
                     return false;
                 }
@@ -170,8 +170,8 @@ impl Informer {
     }
 
     /// A check timer of this informer's client fired.
-    pub fn on_timeout(&mut self, ctx: &mut Ctx, id: u64) {
-        if self.client.owns(id) && !self.client.expired(ctx).is_empty() {
+    pub fn on_timeout(&mut self, ctx: &mut Ctx, sub: Sub) {
+        if self.client.owns(sub) && !self.client.expired(ctx).is_empty() {
             self.state = State::Idle {
                 retry_at: ctx.now + RELIST_BACKOFF,
             };

@@ -13,7 +13,7 @@
 //! beyond a short stop time.
 
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
-use crate::k8s::client::{ApiClient, ID_SPACE};
+use crate::k8s::client::ApiClient;
 use crate::k8s::informer::Informer;
 use crate::k8s::objects::{
     lease_key, node_key, pod_key, Condition, Effect, Kind, Lease, Node, Object, Taint, TaintKey,
@@ -24,7 +24,7 @@ use crate::k8s::store::seek;
 use crate::k8s::wire::{Ctx, Payload};
 use crate::k8s::wire::{Key, KeyValue, Value};
 use crate::kernel::net::HostId;
-use crate::kernel::process::{Addr, Alarm, Port, Timer};
+use crate::kernel::process::{Addr, Alarm, Port, Sub, Timer};
 use crate::kernel::time::{Duration, SimTime};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -37,14 +37,9 @@ const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 /// `nodeStatusUpdateFrequency`: the status loop reads its Node this often. Pod changes are
 /// handled as they arrive; this loop is also the pod worker's periodic resync.
 const STATUS_PERIOD: Duration = Duration::from_secs(10);
-/// The pod informer's request ids start here; the kubelet's own client's are below.
-const POD_INFORMER_IDS: u64 = ID_SPACE;
-
-/// Whether a request id (or a client's timer id) is the pod informer's. Told by the number
-/// alone: a lease or status answer, every few seconds, leaves the informer untouched.
-fn for_pod_informer(id: u64) -> bool {
-    id >= POD_INFORMER_IDS
-}
+/// The pod informer's sub-address; the kubelet's own client is at the default one. A lease
+/// or status answer, every few seconds, goes to the client without a look at the informer.
+const POD_INFORMER: Sub = Sub(1);
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Req {
@@ -114,7 +109,7 @@ impl Kubelet {
             zone,
             control_plane,
             client: ApiClient::new(me, api),
-            pods: Informer::new(PODS, Some(node.clone()), me, api, POD_INFORMER_IDS),
+            pods: Informer::new(PODS, Some(node.clone()), me, api, POD_INFORMER),
             node_key: node_key(&node).into(),
             lease_key: lease_key("kube-node-lease", &node).into(),
             node,
@@ -226,7 +221,7 @@ impl Kubelet {
                     self.sync_pods(ctx);
                 }
             }
-            Timer::ApiTimeout { id } if for_pod_informer(id) => self.pods.on_timeout(ctx, id),
+            Timer::ApiTimeout { sub } if sub == POD_INFORMER => self.pods.on_timeout(ctx, sub),
             Timer::ApiTimeout { .. } => {
                 for req in self.client.expired(ctx) {
                     self.request_done(&req);
@@ -256,8 +251,7 @@ impl Kubelet {
 
     pub fn on_message(&mut self, ctx: &mut Ctx, payload: Payload) {
         let Payload::Api(msg) = payload else { return };
-        debug_assert_eq!(for_pod_informer(msg.id()), self.pods.owns(msg.id()));
-        if for_pod_informer(msg.id()) {
+        if msg.id().sub() == POD_INFORMER {
             if self.pods.on_api(ctx, &msg) {
                 self.dirty = true;
                 self.sync_pods(ctx);

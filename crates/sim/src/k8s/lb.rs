@@ -13,11 +13,11 @@
 //!
 //! Left out: connection limits, retries inside the balancer, TLS.
 
-use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
+use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse, RequestId};
 use crate::k8s::observe::Note;
 use crate::k8s::wire::{Ctx, Payload};
 use crate::kernel::net::HostId;
-use crate::kernel::process::{Addr, Port, Timer};
+use crate::kernel::process::{Addr, Port, Sub, Timer};
 use crate::kernel::time::Duration;
 use std::collections::BTreeMap;
 
@@ -95,7 +95,7 @@ impl LoadBalancer {
                 HealthCheck::Tcp => ApiRequest::Tcp,
             };
             let msg = ApiPayload::Request {
-                id,
+                id: RequestId::new(Sub::default(), id),
                 client: self.addr,
                 via: None,
                 req,
@@ -151,7 +151,7 @@ impl LoadBalancer {
             return;
         };
         if client == self.addr {
-            if let Some(i) = self.checks.remove(&id) {
+            if let Some(i) = self.checks.remove(&id.seq()) {
                 let ok = resp == ApiResponse::Ready(true);
                 self.record(ctx, i, ok, "failed");
             }

@@ -12,13 +12,13 @@
 //!
 //! Left out: `ReleaseOnCancel`, clock skew between hosts (there is one simulated clock).
 
-use crate::k8s::api::{ApiRequest, ApiResponse};
+use crate::k8s::api::{ApiRequest, ApiResponse, RequestId};
 use crate::k8s::client::ApiClient;
 use crate::k8s::objects::{lease_key, Lease, Object};
 use crate::k8s::wire::Ctx;
 use crate::kernel::keymap::Key;
 use crate::kernel::net::HostId;
-use crate::kernel::process::{Addr, Timer};
+use crate::kernel::process::{Addr, Sub, Timer};
 use crate::kernel::rng::Rng;
 use crate::kernel::time::{Duration, SimTime};
 use std::sync::Arc;
@@ -89,8 +89,8 @@ impl LeaderElector {
         }
     }
 
-    pub fn owns(&self, id: u64) -> bool {
-        self.client.owns(id)
+    pub fn owns(&self, sub: Sub) -> bool {
+        self.client.owns(sub)
     }
 
     fn key(&self) -> Key {
@@ -129,7 +129,7 @@ impl LeaderElector {
         self.timings.retry_period.max(Duration::from_secs(1))
     }
 
-    pub fn on_response(&mut self, ctx: &mut Ctx, id: u64, resp: ApiResponse) -> Transition {
+    pub fn on_response(&mut self, ctx: &mut Ctx, id: RequestId, resp: ApiResponse) -> Transition {
         let Some(step) = self.client.answered(id, ctx.now) else {
             return Transition::None;
         };

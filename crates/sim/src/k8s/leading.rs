@@ -3,24 +3,25 @@
 //! and runs once per second while leading. Losing the lease ends the process.
 
 use crate::k8s::api::ApiPayload;
-use crate::k8s::client::ID_SPACE;
 use crate::k8s::leader::{LeaderElector, Transition};
 use crate::k8s::wire::{Ctx, Payload};
-use crate::kernel::process::{Port, Timer};
+use crate::kernel::process::{Port, Sub, Timer};
 use crate::kernel::time::Duration;
 
 const RUN: Duration = Duration::from_secs(1);
-/// Request ids of the work start here, clear of the elector's.
-pub const WORK_IDS: u64 = 16 * ID_SPACE;
+/// The elector's client is the process's own (sub-address 0); the work's clients are at this
+/// sub-address and the ones after it.
+pub const WORK: Sub = Sub(16);
 
 /// The work a leader does.
 pub trait Work: Sized {
     /// What a fresh copy is made from (plain data, so a process, and a world, can be cloned).
     type Spec: Clone;
     fn fresh(spec: &Self::Spec, ctx: &Ctx) -> Self;
-    fn owns(&self, id: u64) -> bool;
+    /// Whether a client of the work is at `sub`.
+    fn owns(&self, sub: Sub) -> bool;
     fn on_api(&mut self, ctx: &mut Ctx, msg: &ApiPayload);
-    fn on_timeout(&mut self, ctx: &mut Ctx, id: u64);
+    fn on_timeout(&mut self, ctx: &mut Ctx, sub: Sub);
     fn run(&mut self, ctx: &mut Ctx);
 }
 
@@ -63,7 +64,7 @@ impl<W: Work + Clone> Leading<W> {
             return Transition::None;
         };
         if let ApiPayload::Response { id, resp, .. } = &msg {
-            if self.elector.owns(*id) {
+            if self.elector.owns(id.sub()) {
                 let t = self.elector.on_response(ctx, *id, resp.clone());
                 return self.transition(ctx, t);
             }
@@ -84,13 +85,13 @@ impl<W: Work + Clone> Leading<W> {
                 ctx.set_timer(self.port, RUN, Timer::Housekeeping);
                 Transition::None
             }
-            Timer::ApiTimeout { id } if self.elector.owns(id) => {
+            Timer::ApiTimeout { sub } if self.elector.owns(sub) => {
                 self.elector.on_timeout(ctx);
                 Transition::None
             }
-            Timer::ApiTimeout { id } => {
-                if let Some(w) = self.work.as_mut().filter(|w| w.owns(id)) {
-                    w.on_timeout(ctx, id);
+            Timer::ApiTimeout { sub } => {
+                if let Some(w) = self.work.as_mut().filter(|w| w.owns(sub)) {
+                    w.on_timeout(ctx, sub);
                 }
                 Transition::None
             }

@@ -138,8 +138,8 @@ impl Operator {
         );
     }
 
-    pub fn on_timeout(&mut self, ctx: &mut Ctx, id: u64) {
-        let _ = id;
+    /// Its client's check timer fired.
+    pub fn on_timeout(&mut self, ctx: &mut Ctx) {
         for op in self.client.expired(ctx) {
             self.fail(ctx, &op, "the API did not answer");
         }

@@ -3,7 +3,7 @@
 //! the writes answered as applied within 2 s: `api.write_availability`.
 
 use crate::etcd::probe::record_outcome;
-use crate::k8s::api::{ApiRequest, ApiResponse};
+use crate::k8s::api::{ApiRequest, ApiResponse, RequestId};
 use crate::k8s::client::ApiClient;
 use crate::k8s::objects::Object;
 use crate::k8s::wire::Ctx;
@@ -37,7 +37,7 @@ impl ApiProbe {
         self.client.send(ctx, req, second, API_PROBE_TIMEOUT);
     }
 
-    pub fn on_response(&mut self, id: u64, resp: &ApiResponse, now: SimTime) {
+    pub fn on_response(&mut self, id: RequestId, resp: &ApiResponse, now: SimTime) {
         if let Some(second) = self.client.answered(id, now) {
             self.record(second, matches!(resp, ApiResponse::Written { .. }));
         }

@@ -10,7 +10,7 @@ use crate::k8s::api::ApiPayload;
 use crate::k8s::informer::Informer;
 use crate::k8s::objects::{slice_key, Endpoint, ENDPOINT_SLICES, WORKLOADS};
 use crate::k8s::wire::Ctx;
-use crate::kernel::process::{Addr, Alarm, Port, Timer};
+use crate::kernel::process::{Addr, Alarm, Port, Sub, Timer};
 use crate::kernel::time::{Duration, SimTime};
 use std::collections::BTreeMap;
 
@@ -27,7 +27,7 @@ pub struct KubeProxy {
 impl KubeProxy {
     pub fn new(me: Addr, api: Addr) -> Self {
         KubeProxy {
-            slices: Informer::new(ENDPOINT_SLICES, None, me, api, 0),
+            slices: Informer::new(ENDPOINT_SLICES, None, me, api, Sub::default()),
             check: Alarm::default(),
         }
     }
@@ -47,8 +47,8 @@ impl KubeProxy {
         self.schedule(ctx);
     }
 
-    pub fn on_timeout(&mut self, ctx: &mut Ctx, id: u64) {
-        self.slices.on_timeout(ctx, id);
+    pub fn on_timeout(&mut self, ctx: &mut Ctx, sub: Sub) {
+        self.slices.on_timeout(ctx, sub);
         self.schedule(ctx);
     }
 
@@ -86,15 +86,16 @@ pub enum DnsAnswer {
 }
 
 impl DnsServer {
-    pub fn new(me: Addr, api: Addr, id_base: u64, now: SimTime) -> Self {
+    /// A server whose informer is at sub-address `sub` of the host's CoreDNS port.
+    pub fn new(me: Addr, api: Addr, sub: Sub, now: SimTime) -> Self {
         DnsServer {
-            services: Informer::new(WORKLOADS, None, me, api, id_base),
+            services: Informer::new(WORKLOADS, None, me, api, sub),
             started: now,
         }
     }
 
-    pub fn owns(&self, id: u64) -> bool {
-        self.services.owns(id)
+    pub fn owns(&self, sub: Sub) -> bool {
+        self.services.owns(sub)
     }
 
     pub fn synced(&self) -> bool {
@@ -109,8 +110,8 @@ impl DnsServer {
         self.services.on_api(ctx, msg)
     }
 
-    pub fn on_timeout(&mut self, ctx: &mut Ctx, id: u64) {
-        self.services.on_timeout(ctx, id);
+    pub fn on_timeout(&mut self, ctx: &mut Ctx, sub: Sub) {
+        self.services.on_timeout(ctx, sub);
     }
 
     pub fn resolve(&self, service: &str, now: SimTime) -> DnsAnswer {

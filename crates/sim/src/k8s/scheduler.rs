@@ -6,13 +6,13 @@
 //! Left out: resources, affinity, priorities and preemption.
 
 use crate::k8s::api::{ApiPayload, ApiRequest};
-use crate::k8s::client::{ApiClient, ID_SPACE};
+use crate::k8s::client::ApiClient;
 use crate::k8s::informer::Informer;
-use crate::k8s::leading::{Work, WORK_IDS};
+use crate::k8s::leading::{Work, WORK};
 use crate::k8s::objects::{pod_key, Object, NODES, PODS};
 use crate::k8s::wire::Ctx;
 use crate::kernel::keymap::KeyMap;
-use crate::kernel::process::Addr;
+use crate::kernel::process::{Addr, Sub};
 use crate::kernel::time::Duration;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -40,11 +40,11 @@ pub struct Scheduler {
 }
 
 impl Scheduler {
-    pub fn new(me: Addr, api: Addr, order: Vec<String>, id_base: u64) -> Self {
+    pub fn new(me: Addr, api: Addr, order: Vec<String>, base: Sub) -> Self {
         Scheduler {
-            client: ApiClient::with_id_base(me, api, id_base),
-            nodes: Informer::new(NODES, None, me, api, id_base + ID_SPACE),
-            pods: Informer::new(PODS, None, me, api, id_base + 2 * ID_SPACE),
+            client: ApiClient::at(me, api, base),
+            nodes: Informer::new(NODES, None, me, api, Sub(base.0 + 1)),
+            pods: Informer::new(PODS, None, me, api, Sub(base.0 + 2)),
             position: order
                 .iter()
                 .enumerate()
@@ -69,11 +69,11 @@ impl Work for Scheduler {
     type Spec = SchedulerSpec;
 
     fn fresh(s: &SchedulerSpec, _: &Ctx) -> Self {
-        Scheduler::new(s.me, s.api, s.order.clone(), WORK_IDS)
+        Scheduler::new(s.me, s.api, s.order.clone(), WORK)
     }
 
-    fn owns(&self, id: u64) -> bool {
-        self.client.owns(id) || self.nodes.owns(id) || self.pods.owns(id)
+    fn owns(&self, sub: Sub) -> bool {
+        self.client.owns(sub) || self.nodes.owns(sub) || self.pods.owns(sub)
     }
 
     fn on_api(&mut self, ctx: &mut Ctx, msg: &ApiPayload) {
@@ -89,10 +89,10 @@ impl Work for Scheduler {
         }
     }
 
-    fn on_timeout(&mut self, ctx: &mut Ctx, id: u64) {
-        self.nodes.on_timeout(ctx, id);
-        self.pods.on_timeout(ctx, id);
-        if self.client.owns(id) {
+    fn on_timeout(&mut self, ctx: &mut Ctx, sub: Sub) {
+        self.nodes.on_timeout(ctx, sub);
+        self.pods.on_timeout(ctx, sub);
+        if self.client.owns(sub) {
             for pod in self.client.expired(ctx) {
                 self.dirty = true;
                 self.binding.remove(&pod);

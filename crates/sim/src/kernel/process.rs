@@ -41,6 +41,11 @@ impl Port {
     pub const COUNT: usize = Port::Operator as usize + 1;
 }
 
+/// A sub-address inside a process: which of its clients (its own, an informer of its, …) a
+/// reply or a timeout is for. The process names its sub-addresses; the world never looks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Sub(pub u32);
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Addr {
     pub host: HostId,
@@ -68,9 +73,9 @@ pub enum Timer {
     LbCheckTimeout {
         id: u64,
     },
-    /// An API request of a client is overdue.
+    /// An API request of the client at this sub-address is overdue.
     ApiTimeout {
-        id: u64,
+        sub: Sub,
     },
     /// Leader election: the next try to acquire or renew.
     LeaderElection,

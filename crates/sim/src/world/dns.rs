@@ -3,10 +3,9 @@
 //! API) and gone when it stops.
 
 use super::World;
-use crate::k8s::client::ID_SPACE;
 use crate::k8s::proxy::DnsServer;
 use crate::kernel::net::HostId;
-use crate::kernel::process::{Addr, Port, Timer};
+use crate::kernel::process::{Addr, Port, Sub, Timer};
 use crate::scenario::COREDNS;
 
 impl World {
@@ -42,7 +41,8 @@ impl World {
         };
         for pod in new {
             self.procs.dns_started += 1;
-            let server = DnsServer::new(me, api, self.procs.dns_started * ID_SPACE, self.now);
+            let sub = Sub(self.procs.dns_started as u32);
+            let server = DnsServer::new(me, api, sub, self.now);
             self.procs.on[h as usize].dns.insert(pod, server);
         }
         if before == 0 {

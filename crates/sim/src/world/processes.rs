@@ -200,7 +200,7 @@ impl Process<'_> {
             Process::KubeProxy(p) => {
                 match timer {
                     Timer::Housekeeping => p.on_sync(ctx),
-                    Timer::ApiTimeout { id } => p.on_timeout(ctx, id),
+                    Timer::ApiTimeout { sub } => p.on_timeout(ctx, sub),
                     _ => {}
                 }
                 false
@@ -219,9 +219,9 @@ impl Process<'_> {
                             );
                         }
                     }
-                    Timer::ApiTimeout { id } => {
-                        if let Some(d) = servers.values_mut().find(|d| d.owns(id)) {
-                            d.on_timeout(ctx, id);
+                    Timer::ApiTimeout { sub } => {
+                        if let Some(d) = servers.values_mut().find(|d| d.owns(sub)) {
+                            d.on_timeout(ctx, sub);
                         }
                     }
                     _ => {}
@@ -237,7 +237,7 @@ impl Process<'_> {
             Process::Operator(o) => {
                 match timer {
                     Timer::Housekeeping => o.on_tick(ctx),
-                    Timer::ApiTimeout { id } => o.on_timeout(ctx, id),
+                    Timer::ApiTimeout { .. } => o.on_timeout(ctx),
                     _ => {}
                 }
                 false
