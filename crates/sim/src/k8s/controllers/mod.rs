@@ -1,0 +1,265 @@
+//! The controllers of kube-controller-manager that decide what happens to nodes and
+//! pods, run only by the process holding the `kube-controller-manager` lease, and
+//! started fresh on every acquisition (Kubernetes keeps no controller state across a
+//! leader change):
+//!
+//! - node lifecycle: every `node_monitor_period` it samples node leases; `probeTimestamp`
+//!   is when *it* saw a lease change, so a new leader starts every node at "now". A node
+//!   silent for more than `node_monitor_grace_period` becomes Ready=Unknown, gets the
+//!   `unreachable:NoExecute` taint, and its pods Ready=False. Tainting is rate limited per
+//!   zone (0.1 node/s; 0 in a partially disrupted small zone) and stops, with every such
+//!   taint removed, when every zone is fully disrupted ("master disruption mode").
+//! - taint eviction: pods on a node with that taint are deleted `toleration_seconds` after
+//!   the taint was added; DaemonSet pods tolerate it forever.
+//! - ReplicaSet (Deployments): counts pods without a deletion timestamp and creates or
+//!   deletes to match `replicas`: at-least semantics, duplicates while evicted pods still run.
+//! - StatefulSet: one pod per ordinal, recreated only once the old object is gone.
+//! - DaemonSet: one pod per node, bound directly.
+//! - EndpointSlices: the ready pods of each Service.
+//!
+//! Each in its module: [`node_lifecycle`] (with its [`node_table`]), [`taint_eviction`],
+//! [`workloads`], [`endpoints`].
+//!
+//! Left out: ReplicaSet revisions and rollouts, pod disruption budgets, garbage collection.
+
+mod endpoints;
+mod node_lifecycle;
+mod node_table;
+mod taint_eviction;
+mod workloads;
+
+use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
+use crate::k8s::client::ApiClient;
+use crate::k8s::informer::Informer;
+use crate::k8s::leading::{Work, WORK};
+use crate::k8s::objects::{
+    name_of, node_key, pod_key, slice_key, Condition, Effect, Endpoint, EndpointSlice, Kind, Node,
+    Object, Pod, Taint, TaintKey, ENDPOINT_SLICES, NODES, NODE_LEASES, PODS, WORKLOADS,
+};
+use crate::k8s::observe::{NodeChange, PodChange};
+use crate::k8s::wire::Ctx;
+use crate::k8s::wire::{Key, KeyValue};
+use crate::kernel::process::{Addr, Sub};
+use crate::kernel::rng::Rng;
+use crate::kernel::time::{Duration, SimTime};
+use node_table::NodeTable;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+/// `--node-eviction-rate`: nodes tainted per second in a zone.
+const EVICTION_RATE: f64 = 0.1;
+/// `--secondary-node-eviction-rate`, for partially disrupted zones larger than
+/// `--large-cluster-size-threshold` (50 nodes).
+const SECONDARY_EVICTION_RATE: f64 = 0.01;
+const LARGE_ZONE: usize = 50;
+/// `--unhealthy-zone-threshold`
+const UNHEALTHY_ZONE: f64 = 0.55;
+
+#[derive(Clone, Copy, Debug)]
+pub struct NodeTimings {
+    pub node_monitor_period: Duration,
+    pub node_monitor_grace_period: Duration,
+    pub toleration_seconds: Duration,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ZoneState {
+    Normal,
+    Partial,
+    Full,
+}
+
+#[derive(Clone)]
+pub struct Controllers {
+    timings: NodeTimings,
+    client: ApiClient<Key>,
+    nodes: Informer,
+    leases: Informer,
+    pods: Informer,
+    workloads: Informer,
+    slices: Informer,
+    /// Node lifecycle: what it knows of each node (see [`NodeTable`]).
+    node_table: NodeTable,
+    /// Probe times of nodes no longer in the table (a node that comes back keeps them).
+    probe: BTreeMap<String, (u64, SimTime)>,
+    /// Per zone: tainting tokens and when they were last refilled.
+    tokens: BTreeMap<String, (f64, SimTime)>,
+    last_monitor: SimTime,
+    /// Keys with a write in flight (one at a time per object).
+    busy: BTreeSet<Key>,
+    /// Pods created and not yet seen by the informer (client-go's "expectations").
+    expected: BTreeSet<String>,
+    /// Per Service: its endpoints' change count and its slice's resourceVersion when the slice
+    /// was last found up to date (while both stay so, the slice needs no look).
+    slices_checked: BTreeMap<String, (u64, u64)>,
+    /// Something changed since the last workload and endpoint pass (controllers are event-driven).
+    dirty: bool,
+    /// The NoExecute taint times of the nodes, kept until the node informer sees a change
+    /// (taint eviction looks at them on every pass).
+    taint_times: Option<BTreeMap<String, SimTime>>,
+    rng: Rng,
+}
+
+impl Controllers {
+    /// Fresh controllers (a new leader), their clients at sub-addresses from `base` on.
+    pub fn new(
+        me: Addr,
+        api: Addr,
+        timings: NodeTimings,
+        rng: Rng,
+        now: SimTime,
+        base: Sub,
+    ) -> Self {
+        let informer = |prefix: &str, k: u32| Informer::new(prefix, None, me, api, Sub(base.0 + k));
+        Controllers {
+            timings,
+            client: ApiClient::at(me, api, base),
+            nodes: informer(NODES, 1),
+            leases: informer(NODE_LEASES, 2),
+            pods: informer(PODS, 3).counting_pods(),
+            workloads: informer(WORKLOADS, 4),
+            slices: informer(ENDPOINT_SLICES, 5),
+            node_table: NodeTable::default(),
+            probe: BTreeMap::new(),
+            tokens: BTreeMap::new(),
+            last_monitor: now,
+            busy: BTreeSet::new(),
+            expected: BTreeSet::new(),
+            slices_checked: BTreeMap::new(),
+            dirty: true,
+            taint_times: None,
+            rng,
+        }
+    }
+
+    fn informers(&mut self) -> [&mut Informer; 5] {
+        [
+            &mut self.nodes,
+            &mut self.leases,
+            &mut self.pods,
+            &mut self.workloads,
+            &mut self.slices,
+        ]
+    }
+
+    fn write(&mut self, ctx: &mut Ctx, req: ApiRequest) {
+        let key = match &req {
+            ApiRequest::Create { key, .. }
+            | ApiRequest::Update { key, .. }
+            | ApiRequest::Put { key, .. }
+            | ApiRequest::Delete { key, .. } => key.clone(),
+            _ => return,
+        };
+        if self.busy.insert(key.clone()) {
+            self.client.send(ctx, req, key, REQUEST_TIMEOUT);
+        }
+    }
+}
+
+/// Controllers are made from their addresses, timings and a random stream forked per acquisition.
+#[derive(Clone)]
+pub struct ControllersSpec {
+    pub me: Addr,
+    pub api: Addr,
+    pub timings: NodeTimings,
+    pub rng: Rng,
+}
+
+impl Work for Controllers {
+    type Spec = ControllersSpec;
+
+    fn fresh(s: &ControllersSpec, ctx: &Ctx) -> Self {
+        Controllers::new(
+            s.me,
+            s.api,
+            s.timings,
+            s.rng.fork(&ctx.now.0.to_string()),
+            ctx.now,
+            WORK,
+        )
+    }
+
+    fn owns(&self, sub: Sub) -> bool {
+        self.client.owns(sub)
+            || [
+                &self.nodes,
+                &self.leases,
+                &self.pods,
+                &self.workloads,
+                &self.slices,
+            ]
+            .iter()
+            .any(|i| i.owns(sub))
+    }
+
+    fn on_api(&mut self, ctx: &mut Ctx, msg: &ApiPayload) {
+        // Node lease renewals (every 10 s per node) matter only to the node monitor, which
+        // samples on its own period: they do not wake the workload controllers.
+        if self.leases.on_api(ctx, msg) {
+            return;
+        }
+        if self.nodes.on_api(ctx, msg) {
+            self.taint_times = None;
+            self.dirty = true;
+            return;
+        }
+        let mut changed = false;
+        for i in [&mut self.pods, &mut self.workloads, &mut self.slices] {
+            if i.on_api(ctx, msg) {
+                changed = true;
+                break;
+            }
+        }
+        if changed {
+            self.dirty = true;
+            return;
+        }
+        if let ApiPayload::Response { id, resp, .. } = msg {
+            if let Some(key) = self.client.answered(*id, ctx.now) {
+                self.dirty = true;
+                self.busy.remove(&key);
+                if !matches!(resp, ApiResponse::Written { .. }) {
+                    self.expected.remove(name_of(&key));
+                }
+            }
+        }
+    }
+
+    fn on_timeout(&mut self, ctx: &mut Ctx, sub: Sub) {
+        for i in self.informers() {
+            i.on_timeout(ctx, sub);
+        }
+        if self.client.owns(sub) {
+            for key in self.client.expired(ctx) {
+                self.dirty = true;
+                self.busy.remove(&key);
+                self.expected.remove(name_of(&key));
+            }
+        }
+    }
+
+    /// One pass of every controller (called every second while leading).
+    fn run(&mut self, ctx: &mut Ctx) {
+        for i in self.informers() {
+            i.tick(ctx);
+        }
+        let synced =
+            self.nodes.synced && self.leases.synced && self.pods.synced && self.workloads.synced;
+        if !synced {
+            return;
+        }
+        if ctx.now - self.last_monitor >= self.timings.node_monitor_period {
+            self.last_monitor = ctx.now;
+            self.monitor_nodes(ctx);
+        }
+        self.evict_tainted(ctx);
+        if self.dirty {
+            self.dirty = false;
+            self.sync_workloads(ctx);
+            if self.slices.synced {
+                self.sync_endpoints(ctx);
+            }
+        }
+    }
+}

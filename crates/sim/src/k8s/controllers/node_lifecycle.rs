@@ -1,0 +1,182 @@
+//! The node lifecycle controller (`monitorNodeHealth`): every `node_monitor_period` it samples
+//! the node leases; `probeTimestamp` is when *it* saw a lease change, so a new leader starts
+//! every node at "now". A node silent for more than `node_monitor_grace_period` becomes
+//! Ready=Unknown, gets the `unreachable:NoExecute` taint, and its pods Ready=False. Tainting is
+//! rate limited per zone (0.1 node/s; 0 in a partially disrupted small zone) and stops, with
+//! every such taint removed, when every zone is fully disrupted ("master disruption mode").
+
+use super::node_table::NodeHealth;
+use super::*;
+
+impl Controllers {
+    pub(super) fn monitor_nodes(&mut self, ctx: &mut Ctx) {
+        let now = ctx.now;
+        let grace = self.timings.node_monitor_grace_period;
+        self.node_table
+            .refresh(self.nodes.items(), self.leases.items(), &mut self.probe);
+        let leases = self.leases.items();
+        let rows = &mut self.node_table.rows;
+        // probeTimestamp: when this controller saw each node's lease change (a node seen for
+        // the first time starts at now).
+        let silent: Vec<bool> = rows
+            .iter_mut()
+            .map(|row| {
+                let lease_rv = row.lease_version(leases);
+                match &mut row.probe {
+                    Some(probe) => {
+                        if probe.0 != lease_rv {
+                            *probe = (lease_rv, now);
+                        }
+                        now - probe.1 > grace
+                    }
+                    None => {
+                        row.probe = Some((lease_rv, now));
+                        false
+                    }
+                }
+            })
+            .collect();
+        let rows = &self.node_table.rows;
+        // Zone states, from what the controller believes (silent nodes count as not ready).
+        let not_ready: Vec<bool> = rows
+            .iter()
+            .zip(&silent)
+            .map(|(row, &s)| s || row.ready != Condition::True)
+            .collect();
+        // Per zone of the table: nodes, and nodes not ready.
+        let mut zones = vec![(0usize, 0usize); self.node_table.zones.len()];
+        for (row, &nr) in rows.iter().zip(&not_ready) {
+            let z = &mut zones[row.zone];
+            z.0 += 1;
+            z.1 += usize::from(nr);
+        }
+        let state = |(total, not_ready): (usize, usize)| {
+            if not_ready == total {
+                ZoneState::Full
+            } else if not_ready > 2 && not_ready as f64 / total as f64 >= UNHEALTHY_ZONE {
+                ZoneState::Partial
+            } else {
+                ZoneState::Normal
+            }
+        };
+        let all_full = !zones.is_empty() && zones.iter().all(|&z| state(z) == ZoneState::Full);
+        let (tokens, zone_names) = (&mut self.tokens, &self.node_table.zones);
+        let mut take_token = |zone: usize| {
+            let z = zones[zone];
+            take_token(tokens, &zone_names[zone], state(z), z.0, now)
+        };
+        let nodes = self.nodes.items();
+        // A copy of the node to write, and the resourceVersion it has.
+        let node_of = |row: &NodeHealth| {
+            let kv = row.node(nodes);
+            let node = kv.value.as_node().expect("a row's slot holds its node");
+            (node.clone(), kv.mod_revision)
+        };
+        // Decided in node order, written below once the cache is no longer borrowed.
+        let mut writes = Vec::new();
+        for (row, &silent) in rows.iter().zip(&silent) {
+            let tainted = row.tainted;
+            if silent {
+                if row.ready != Condition::Unknown {
+                    let (mut n, rv) = node_of(row);
+                    n.ready = Condition::Unknown;
+                    ctx.obs.node_event(now, NodeChange::NotReady, &n.name, format!(
+                        "{} is NotReady (Unknown): the controller-manager has not seen its lease renewed for more than {} s",
+                        n.name,
+                        grace.as_secs_f64()
+                    ));
+                    if !all_full && take_token(row.zone) {
+                        n.taints.push(Taint {
+                            key: TaintKey::Unreachable,
+                            effect: Effect::NoExecute,
+                            time_added: now,
+                        });
+                    }
+                    writes.push(update_node(n, rv));
+                } else if !tainted && !all_full && take_token(row.zone) {
+                    let (mut n, rv) = node_of(row);
+                    n.taints.push(Taint {
+                        key: TaintKey::Unreachable,
+                        effect: Effect::NoExecute,
+                        time_added: now,
+                    });
+                    writes.push(update_node(n, rv));
+                } else if tainted && all_full {
+                    let (mut n, rv) = node_of(row);
+                    n.taints.retain(|t| t.key != TaintKey::Unreachable);
+                    writes.push(update_node(n, rv));
+                }
+            } else if row.ready == Condition::True && tainted {
+                let (mut n, rv) = node_of(row);
+                n.taints.retain(|t| t.key != TaintKey::Unreachable);
+                ctx.obs.node_event(
+                    now,
+                    NodeChange::Ready,
+                    &n.name,
+                    format!(
+                        "{} is Ready again: its kubelet renews its lease and reports Ready",
+                        n.name
+                    ),
+                );
+                writes.push(update_node(n, rv));
+            }
+        }
+        // Pods on nodes that are not Ready are not ready either: out of the Service endpoints.
+        let mut stale: Vec<(Pod, u64)> = rows
+            .iter()
+            .zip(&not_ready)
+            .filter(|(_, &nr)| nr)
+            .flat_map(|(row, _)| self.pods.pods_on(&row.name))
+            .filter_map(|kv| kv.value.as_pod().map(|p| (p, kv.mod_revision)))
+            .filter(|(p, _)| p.ready)
+            .map(|(p, rv)| (p.clone(), rv))
+            .collect();
+        stale.sort_by(|a, b| a.0.name.cmp(&b.0.name));
+        for w in writes {
+            self.write(ctx, w);
+        }
+        for (mut p, rv) in stale {
+            p.ready = false;
+            self.write(
+                ctx,
+                ApiRequest::Update {
+                    key: pod_key(&p.name).into(),
+                    value: Arc::new(Object::Pod(p)),
+                    resource_version: rv,
+                },
+            );
+        }
+    }
+}
+
+/// The zone's rate limiter: may one more node be tainted now?
+pub(super) fn take_token(
+    tokens: &mut BTreeMap<String, (f64, SimTime)>,
+    zone: &str,
+    state: ZoneState,
+    size: usize,
+    now: SimTime,
+) -> bool {
+    let rate = match state {
+        ZoneState::Normal | ZoneState::Full => EVICTION_RATE,
+        ZoneState::Partial if size > LARGE_ZONE => SECONDARY_EVICTION_RATE,
+        ZoneState::Partial => 0.0,
+    };
+    let (tokens, last) = tokens.entry(zone.to_string()).or_insert((1.0, now));
+    *tokens = (*tokens + rate * (now - *last).as_secs_f64()).min(1.0);
+    *last = now;
+    if rate > 0.0 && *tokens >= 1.0 {
+        *tokens -= 1.0;
+        true
+    } else {
+        false
+    }
+}
+
+pub(super) fn update_node(n: Node, rv: u64) -> ApiRequest {
+    ApiRequest::Update {
+        key: node_key(&n.name).into(),
+        value: Arc::new(Object::Node(n)),
+        resource_version: rv,
+    }
+}

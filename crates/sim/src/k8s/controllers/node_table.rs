@@ -1,0 +1,118 @@
+//! The node lifecycle controller's table of the nodes it watches, kept between passes.
+
+use super::*;
+use crate::kernel::keymap::{KeyMap, Slot};
+
+/// The node lifecycle controller's view of the nodes, one row per node in name order.
+///
+/// Every `node_monitor_period` it needs each node's lease version and, for a few nodes, the
+/// node. Rows remember where both wait in the caches (slots hold their keys until a key is
+/// added or removed, see [`crate::kernel::keymap::KeyMap::layout`]), so a pass over a thousand nodes
+/// reads two resourceVersions per node instead of seeking every name in two ordered maps.
+#[derive(Clone, Default)]
+pub(super) struct NodeTable {
+    /// The layouts of the node and lease caches the rows were made for.
+    layouts: (u64, u64),
+    pub(super) rows: Vec<NodeHealth>,
+    /// The zones of the nodes, in name order (rows refer to them by position).
+    pub(super) zones: Vec<String>,
+}
+
+#[derive(Clone)]
+pub(super) struct NodeHealth {
+    pub(super) name: String,
+    node_slot: Slot,
+    lease_slot: Option<Slot>,
+    pub(super) zone: usize,
+    /// The node's resourceVersion when `ready` and `tainted` were read.
+    pub(super) node_rv: u64,
+    pub(super) ready: Condition,
+    pub(super) tainted: bool,
+    /// probeTimestamp: the lease's resourceVersion last seen, and when (None: not yet seen).
+    pub(super) probe: Option<(u64, SimTime)>,
+}
+
+impl NodeTable {
+    /// Brings the node table up to date: rebuilt when a node or a lease was added or removed,
+    /// otherwise each row re-reads its node only if the node's resourceVersion moved.
+    pub(super) fn refresh(
+        &mut self,
+        nodes: &KeyMap<KeyValue>,
+        leases: &KeyMap<KeyValue>,
+        probe: &mut BTreeMap<String, (u64, SimTime)>,
+    ) {
+        let layouts = (nodes.layout(), leases.layout());
+        let table = self;
+        let mut fresh = table.layouts == layouts;
+        if fresh {
+            for row in &mut table.rows {
+                let kv = nodes.at(row.node_slot);
+                if kv.mod_revision == row.node_rv {
+                    continue;
+                }
+                match kv.value.as_node() {
+                    Some(n) if n.zone == table.zones[row.zone] => row.read(n, kv.mod_revision),
+                    _ => fresh = false,
+                }
+            }
+        }
+        if fresh {
+            return;
+        }
+        // Probe times outlive the rows: a node that comes back keeps what was seen of it.
+        for row in table.rows.drain(..) {
+            if let Some(p) = row.probe {
+                probe.insert(row.name, p);
+            }
+        }
+        let listed: Vec<(&Node, u64, Slot)> = nodes
+            .slots()
+            .filter_map(|(_, slot)| {
+                let kv = nodes.at(slot);
+                Some((kv.value.as_node()?, kv.mod_revision, slot))
+            })
+            .collect();
+        let mut zones: BTreeMap<&str, usize> =
+            listed.iter().map(|(n, ..)| (n.zone.as_str(), 0)).collect();
+        for (i, position) in zones.values_mut().enumerate() {
+            *position = i;
+        }
+        table.zones = zones.keys().map(|z| z.to_string()).collect();
+        table.layouts = layouts;
+        table.rows = listed
+            .into_iter()
+            .map(|(n, rv, node_slot)| {
+                let mut row = NodeHealth {
+                    name: n.name.clone(),
+                    node_slot,
+                    lease_slot: leases.slot(&format!("{NODE_LEASES}{}", n.name)),
+                    zone: zones[n.zone.as_str()],
+                    node_rv: rv,
+                    ready: n.ready,
+                    tainted: false,
+                    probe: probe.get(&n.name).copied(),
+                };
+                row.read(n, rv);
+                row
+            })
+            .collect();
+    }
+}
+
+impl NodeHealth {
+    /// The node's lease's resourceVersion in the lease cache (0: no lease).
+    pub(super) fn lease_version(&self, leases: &KeyMap<KeyValue>) -> u64 {
+        self.lease_slot.map_or(0, |s| leases.at(s).mod_revision)
+    }
+
+    /// The node as the node cache holds it.
+    pub(super) fn node<'a>(&self, nodes: &'a KeyMap<KeyValue>) -> &'a KeyValue {
+        nodes.at(self.node_slot)
+    }
+
+    pub(super) fn read(&mut self, n: &Node, rv: u64) {
+        self.node_rv = rv;
+        self.ready = n.ready;
+        self.tainted = n.has_taint(TaintKey::Unreachable);
+    }
+}
