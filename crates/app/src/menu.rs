@@ -5,7 +5,7 @@
 use crate::gesture::{island_label, islands, Item, Target};
 use crate::ui::Selection;
 use sim::scenario::{Action, DEFAULT_REBOOT_DOWNTIME};
-use sim::view::Snapshot;
+use sim::view::{HostState, Snapshot};
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -67,7 +67,7 @@ pub fn menu(props: &Props) -> Html {
             let host = || name.clone();
             let mut b = Vec::new();
             match h.state {
-                "up" => {
+                HostState::Up => {
                     b.push(act("Crash".into(), Action::Crash { host: host() }));
                     b.push(act(
                         format!("Reboot ({} down)", DEFAULT_REBOOT_DOWNTIME),
@@ -83,20 +83,20 @@ pub fn menu(props: &Props) -> Html {
                         ));
                     }
                 }
-                "down" => b.push(act("Restart".into(), Action::Restart { host: host() })),
-                "standby" => b.push(act(
+                HostState::Down => b.push(act("Restart".into(), Action::Restart { host: host() })),
+                HostState::Standby => b.push(act(
                     "Join the cluster (kubeadm join)".into(),
                     Action::Join { host: host() },
                 )),
                 _ => {}
             }
-            if h.spot && h.state != "terminated" {
+            if h.spot && h.state != HostState::Terminated {
                 b.push(act(
                     "Spot interruption (2-minute notice)".into(),
                     Action::SpotInterrupt { host: host() },
                 ));
             }
-            if h.roles.contains(&"etcd") && h.state != "terminated" {
+            if h.roles.contains(&"etcd") && h.state != HostState::Terminated {
                 b.push(act(
                     "etcd: add this member".into(),
                     Action::EtcdMemberAdd { host: host() },

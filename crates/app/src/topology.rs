@@ -11,7 +11,7 @@
 //! colour and a mark), under a line that sums the zone up, so 1,000 workers stay drawable.
 
 use crate::gesture::{island_label, islands, Item, Target};
-use sim::view::{HostView, Snapshot};
+use sim::view::{HostState, HostView, LeaderRole, MemberRole, Snapshot};
 use std::cell::RefCell;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -496,7 +496,9 @@ pub fn layout(snap: &Snapshot, avail: f64) -> Layout {
                 .iter()
                 .filter(|&&i| {
                     let h = &snap.hosts[i];
-                    h.state == "up" && !h.isolated && h.etcd.as_ref().is_some_and(|m| m.voter)
+                    h.state == HostState::Up
+                        && !h.isolated
+                        && h.etcd.as_ref().is_some_and(|m| m.voter)
                 })
                 .count();
             let s = if voters == 1 { "" } else { "s" };
@@ -583,21 +585,21 @@ fn move_island(b: &mut IslandBox, dx: f64, dy: f64) {
 /// State → (css class, words). The words are always drawn: colour is never the only signal.
 fn state_words(h: &HostView) -> (&'static str, String) {
     let mut words = match h.state {
-        "up" => "up".to_string(),
-        "down" => "DOWN (crashed)".to_string(),
-        "terminated" => "terminated (spot)".to_string(),
-        "standby" => "standby, not joined".to_string(),
-        other => other.to_string(),
-    };
+        HostState::Up => "up",
+        HostState::Down => "DOWN (crashed)",
+        HostState::Terminated => "terminated (spot)",
+        HostState::Standby => "standby, not joined",
+    }
+    .to_string();
     if h.isolated {
         words.push_str(" · isolated");
     }
     let class = match h.state {
-        "up" if h.isolated => "isolated",
-        "up" => "up",
-        "down" => "down",
-        "terminated" => "terminated",
-        _ => "standby",
+        HostState::Up if h.isolated => "isolated",
+        HostState::Up => "up",
+        HostState::Down => "down",
+        HostState::Terminated => "terminated",
+        HostState::Standby => "standby",
     };
     (class, words)
 }
@@ -606,12 +608,12 @@ fn state_words(h: &HostView) -> (&'static str, String) {
 fn etcd_words(h: &HostView) -> Option<(&'static str, String)> {
     let m = h.etcd.as_ref()?;
     let class = match m.role {
-        "leader" => "leader",
-        "follower" => "follower",
-        "candidate" | "pre-candidate" => "candidate",
-        _ => "inactive",
+        MemberRole::Leader => "leader",
+        MemberRole::Follower => "follower",
+        MemberRole::Candidate | MemberRole::PreCandidate => "candidate",
+        MemberRole::Removed | MemberRole::Stopped => "inactive",
     };
-    let voter = if m.voter || m.role == "stopped" {
+    let voter = if m.voter || m.role == MemberRole::Stopped {
         ""
     } else {
         " (not a voter)"
@@ -625,19 +627,24 @@ fn apiserver_words(h: &HostView) -> Option<(&'static str, &'static str)> {
     Some(match (a.running, a.ready) {
         (true, true) => ("ok", "apiserver: ready"),
         (true, false) => ("warn", "apiserver: UNREADY"),
-        _ if h.state == "up" => ("bad", "apiserver: restarting"),
+        _ if h.state == HostState::Up => ("bad", "apiserver: restarting"),
         _ => ("inactive", "apiserver: stopped"),
     })
 }
 
 /// A leader-elected component: leader / standby / restarting (stopped when the host is down).
-fn leading_words(h: &HostView, what: &str, state: Option<&str>) -> Option<(&'static str, String)> {
-    let s = state?;
-    Some(match s {
-        "leader" => ("leader", format!("{what}: leader")),
-        "standby" => ("follower", format!("{what}: standby")),
-        _ if h.state == "up" => ("bad", format!("{what}: restarting")),
-        _ => ("inactive", format!("{what}: stopped")),
+fn leading_words(
+    h: &HostView,
+    what: &str,
+    state: Option<LeaderRole>,
+) -> Option<(&'static str, String)> {
+    Some(match state? {
+        LeaderRole::Leader => ("leader", format!("{what}: leader")),
+        LeaderRole::Standby => ("follower", format!("{what}: standby")),
+        LeaderRole::Restarting if h.state == HostState::Up => {
+            ("bad", format!("{what}: restarting"))
+        }
+        LeaderRole::Restarting => ("inactive", format!("{what}: stopped")),
     })
 }
 

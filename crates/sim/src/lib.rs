@@ -11,9 +11,11 @@
 //! hosts, processes, scenario events) → [`report`] and [`view`] (what is shown).
 //! [`scenario`] is the input and names only the kernel.
 
+// First: the kernel's macros (`kinds!`) are for every module after it.
+#[macro_use]
+pub mod kernel;
 pub mod etcd;
 pub mod k8s;
-pub mod kernel;
 pub mod record;
 pub mod report;
 pub mod scenario;

@@ -4,6 +4,52 @@
 
 use serde::Serialize;
 
+kinds! {
+    /// A host's life as drawn.
+    HostState {
+        Up = "up",
+        /// Crashed (or between the halves of a reboot).
+        Down = "down",
+        /// A spot host after its termination: it never returns.
+        Terminated = "terminated",
+        /// Powered on, not part of the cluster until `join`.
+        Standby = "standby",
+    }
+}
+
+kinds! {
+    /// An etcd member's role as drawn.
+    MemberRole {
+        Leader = "leader",
+        Follower = "follower",
+        Candidate = "candidate",
+        PreCandidate = "pre-candidate",
+        /// Removed from the cluster: etcd stopped serving.
+        Removed = "removed",
+        /// Its host is down.
+        Stopped = "stopped",
+    }
+}
+
+kinds! {
+    /// A leader-elected component (controller-manager, scheduler) as drawn.
+    LeaderRole {
+        Leader = "leader",
+        Standby = "standby",
+        /// Exited (lost its lease) or its host is down: the kubelet restarts it.
+        Restarting = "restarting",
+    }
+}
+
+kinds! {
+    /// A Node's Ready condition as the API has it.
+    NodeReadiness {
+        Ready = "Ready",
+        NotReady = "NotReady",
+        Unknown = "Unknown",
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Snapshot {
     /// Report seconds (t = 0 is the settled cluster).
@@ -20,8 +66,7 @@ pub struct HostView {
     pub name: String,
     pub zone: String,
     pub roles: Vec<&'static str>,
-    /// `up`, `down` (crashed), `terminated` (spot, never returns), `standby` (not joined yet).
-    pub state: &'static str,
+    pub state: HostState,
     /// Network island: hosts with the same island can talk (0 when nothing is partitioned).
     pub island: u32,
     pub isolated: bool,
@@ -30,11 +75,11 @@ pub struct HostView {
     /// Present on hosts that run an apiserver.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub apiserver: Option<ApiserverView>,
-    /// `leader`, `standby` or `restarting`, on hosts that run the component.
+    /// On hosts that run the component.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub controller_manager: Option<&'static str>,
+    pub controller_manager: Option<LeaderRole>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub scheduler: Option<&'static str>,
+    pub scheduler: Option<LeaderRole>,
     /// The Node as the API has it (Ready condition, taints), on hosts that are Nodes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub node: Option<NodeView>,
@@ -55,8 +100,7 @@ pub struct ApiserverView {
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct NodeView {
-    /// `Ready`, `NotReady` or `Unknown`.
-    pub ready: &'static str,
+    pub ready: NodeReadiness,
     /// Taint keys, e.g. `node.kubernetes.io/unreachable`.
     pub taints: Vec<&'static str>,
 }
@@ -69,8 +113,7 @@ pub struct PodView {
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct MemberView {
-    /// `leader`, `follower`, `candidate`, `pre-candidate`, `removed`, or `stopped` (host down).
-    pub role: &'static str,
+    pub role: MemberRole,
     pub term: u64,
     pub commit: u64,
     pub applied: u64,

@@ -3,6 +3,9 @@
 //! network's links and faults, the process interface (addresses, timers, effects), and two
 //! containers the processes above share (a key map, a buffer of requests in flight).
 
+#[macro_use]
+mod kinds;
+
 pub mod engine;
 pub mod inflight;
 pub mod keymap;

@@ -11,7 +11,10 @@ use crate::kernel::net::HostId;
 impl World {
     /// What the UI draws at the current instant.
     pub fn snapshot(&self) -> crate::view::Snapshot {
-        use crate::view::{ApiserverView, EtcdView, HostView, MemberView, PodView, Snapshot};
+        use crate::view::{
+            ApiserverView, EtcdView, HostState, HostView, LeaderRole, MemberRole, MemberView,
+            PodView, Snapshot,
+        };
         let voters = self.etcd.voters();
         let hosts = self
             .scenario
@@ -22,25 +25,25 @@ impl World {
                 let rt = &self.hosts[i];
                 let id = i as HostId;
                 let state = if rt.terminated {
-                    "terminated"
+                    HostState::Terminated
                 } else if !rt.joined {
-                    "standby"
+                    HostState::Standby
                 } else if rt.up {
-                    "up"
+                    HostState::Up
                 } else {
-                    "down"
+                    HostState::Down
                 };
                 let etcd = self.etcd.members[i].as_ref().map(|m| MemberView {
                     role: if !rt.up {
-                        "stopped"
+                        MemberRole::Stopped
                     } else if m.removed {
-                        "removed"
+                        MemberRole::Removed
                     } else {
                         match m.raft.role() {
-                            RaftRole::Leader => "leader",
-                            RaftRole::Follower => "follower",
-                            RaftRole::Candidate => "candidate",
-                            RaftRole::PreCandidate => "pre-candidate",
+                            RaftRole::Leader => MemberRole::Leader,
+                            RaftRole::Follower => MemberRole::Follower,
+                            RaftRole::Candidate => MemberRole::Candidate,
+                            RaftRole::PreCandidate => MemberRole::PreCandidate,
                         }
                     },
                     term: m.raft.term(),
@@ -53,9 +56,9 @@ impl World {
                 let leading = |lease: &str, runs: bool, running: bool| {
                     runs.then(
                         || match (up && running, self.obs.lease_leader(lease) == Some(id)) {
-                            (true, true) => "leader",
-                            (true, false) => "standby",
-                            _ => "restarting",
+                            (true, true) => LeaderRole::Leader,
+                            (true, false) => LeaderRole::Standby,
+                            _ => LeaderRole::Restarting,
                         },
                     )
                 };
@@ -130,14 +133,15 @@ impl World {
     /// The Node object as the most up-to-date etcd member stores it.
     fn node_view(&self, name: &str) -> Option<crate::view::NodeView> {
         use crate::k8s::objects::{node_key, Condition};
+        use crate::view::NodeReadiness;
         let member = self.etcd.freshest()?;
         let kv = member.kv.get(&node_key(name))?;
         let node = kv.value.as_node()?;
         Some(crate::view::NodeView {
             ready: match node.ready {
-                Condition::True => "Ready",
-                Condition::False => "NotReady",
-                Condition::Unknown => "Unknown",
+                Condition::True => NodeReadiness::Ready,
+                Condition::False => NodeReadiness::NotReady,
+                Condition::Unknown => NodeReadiness::Unknown,
             },
             taints: node.taints.iter().map(|t| t.key.name()).collect(),
         })
