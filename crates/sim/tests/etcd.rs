@@ -5,6 +5,7 @@
 use sim::record::Event;
 use sim::report::Report;
 use sim::run_scenario;
+use sim::view::HostState;
 
 fn run(json: &str) -> Report {
     run_scenario(json).unwrap_or_else(|e| panic!("scenario refused: {e}"))
@@ -294,7 +295,10 @@ fn the_snapshot_shows_quorum_plainly() {
     w.run_until(w.at_report_secs(30.0), u64::MAX);
     let s = w.snapshot();
     assert_eq!(s.etcd.label(), "etcd: 1 of 3 — NO QUORUM");
-    assert_eq!((s.hosts[0].state, s.hosts[1].state), ("down", "down"));
+    assert_eq!(
+        (s.hosts[0].state, s.hosts[1].state),
+        (HostState::Down, HostState::Down)
+    );
     assert_eq!(s.hosts[0].etcd.as_ref().unwrap().role, "stopped");
     assert_eq!(s.etcd.leader, None, "CheckQuorum demoted the lone leader");
 }

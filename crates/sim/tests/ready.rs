@@ -5,6 +5,7 @@
 use sim::record::Event;
 use sim::report::Report;
 use sim::run_scenario;
+use sim::view::{HostState, LeaderRole};
 use sim::world::World;
 
 fn load(name: &str) -> String {
@@ -376,7 +377,7 @@ fn the_snapshot_shows_components_nodes_and_pods() {
     let m1 = host(&s, "m1");
     assert_eq!(
         (m1.controller_manager, m1.scheduler),
-        (Some("leader"), Some("leader"))
+        (Some(LeaderRole::Leader), Some(LeaderRole::Leader))
     );
     assert!(m1.apiserver.as_ref().is_some_and(|a| a.running && a.ready));
     assert!(m1
