@@ -39,9 +39,7 @@ struct Boot {
 }
 
 fn boot() -> Boot {
-    let hash = web_sys::window()
-        .and_then(|w| w.location().hash().ok())
-        .unwrap_or_default();
+    let hash = gloo_utils::window().location().hash().unwrap_or_default();
     let link = codec::decode_fragment(&hash);
     let fallback = if link.scenario.is_none() {
         " Showing the default scenario instead."
@@ -584,9 +582,11 @@ fn use_share_fragment(sim: &Sim, encoded: Rc<String>, ui: &UseReducerHandle<UiSt
     let embed = ui.embed;
     use_effect_with((sim.scenario_version, t.map(f64::to_bits)), move |_| {
         let frag = codec::fragment_of(&encoded, t.filter(|&t| t > 0.0), embed);
-        if let Some(h) = web_sys::window().and_then(|w| w.history().ok()) {
-            let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&frag));
-        }
+        let _ = gloo_utils::history().replace_state_with_url(
+            &wasm_bindgen::JsValue::NULL,
+            "",
+            Some(&frag),
+        );
     });
 }
 
