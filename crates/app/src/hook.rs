@@ -2,6 +2,7 @@
 //! Components never touch a `World`; they call these verbs and read plain data back.
 //! Work is sliced by wall time so a frame never stalls, whatever the scenario's size.
 
+use crate::fmt::now_ms;
 use crate::run::{Edit, Run};
 use sim::scenario::{Action, Scenario};
 use std::cell::RefCell;
@@ -69,12 +70,6 @@ pub fn use_simulation(init: impl FnOnce() -> Scenario) -> Sim {
         scenario_version: versions.1,
         refresh,
     }
-}
-
-fn now_ms() -> f64 {
-    web_sys::window()
-        .and_then(|w| w.performance())
-        .map_or(0.0, |p| p.now())
 }
 
 impl Sim {

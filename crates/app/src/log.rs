@@ -1,7 +1,8 @@
 //! The event log: the report's events with their one-sentence explanations. Events up to the
 //! cursor are "past", later ones (already computed) are dimmed; clicking one moves the cursor.
 
-use crate::fmt::fmt_t_precise;
+use crate::fmt::{fmt_t_precise, now_ms};
+use gloo_timers::callback::Timeout;
 use sim::report::Report;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -50,32 +51,31 @@ pub fn event_log(props: &Props) -> Html {
     // positions forces a layout of the page, so while "now" moves on every frame (playback)
     // this runs at most every [`FOLLOW_MS`], and once more at the end.
     let list = use_node_ref();
-    let follow = use_mut_ref(|| (f64::NEG_INFINITY, false));
+    // When "now" was last followed (wall ms), and whether a follow-up is due. The follow-up
+    // shares only this cell, not its own handle, so dropping the log drops (cancels) it.
+    let followed = use_mut_ref(|| (f64::NEG_INFINITY, false));
+    let later = use_mut_ref(|| None::<Timeout>);
     {
         let list = list.clone();
         // Also when the window of rows moves (the report grew): the current row moves in the box.
         use_effect_with((now, from), move |_| {
-            let (last, pending) = *follow.borrow();
+            let (last, pending) = *followed.borrow();
             if pending {
                 return;
             }
-            let now_ms = crate::fmt::now_ms();
-            if now_ms - last >= FOLLOW_MS {
-                follow.borrow_mut().0 = now_ms;
+            let at = now_ms();
+            if at - last >= FOLLOW_MS {
+                *followed.borrow_mut() = (at, false);
                 scroll_to_current(&list);
                 return;
             }
-            follow.borrow_mut().1 = true;
-            let later = wasm_bindgen::closure::Closure::once_into_js(move || {
-                *follow.borrow_mut() = (crate::fmt::now_ms(), false);
+            followed.borrow_mut().1 = true;
+            let wait = (FOLLOW_MS - (at - last)) as u32;
+            // The one this replaces has fired (nothing was pending): dropping it is a no-op.
+            *later.borrow_mut() = Some(Timeout::new(wait, move || {
+                *followed.borrow_mut() = (now_ms(), false);
                 scroll_to_current(&list);
-            });
-            if let Some(w) = web_sys::window() {
-                let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(
-                    later.unchecked_ref(),
-                    (FOLLOW_MS - (now_ms - last)) as i32,
-                );
-            }
+            }));
         });
     }
     // One component per row: as the cursor moves, only rows that become past or current are

@@ -183,10 +183,7 @@ pub fn menu(props: &Props) -> Html {
 /// Focuses the first element matching `selector` (an SVG host or zone, or an HTML element).
 pub fn focus_selector(selector: &str) {
     use wasm_bindgen::JsCast;
-    let el = web_sys::window()
-        .and_then(|w| w.document())
-        .and_then(|d| d.query_selector(selector).ok().flatten());
-    if let Some(el) = el {
+    if let Ok(Some(el)) = gloo_utils::document().query_selector(selector) {
         // `focus` is on HTMLElement and SVGElement alike; the call is structural.
         let _ = el.unchecked_ref::<web_sys::HtmlElement>().focus();
     }
@@ -204,8 +201,7 @@ fn move_focus(menu: &NodeRef, key: &str) {
     if n == 0 {
         return;
     }
-    let doc = web_sys::window().and_then(|w| w.document());
-    let active = doc.and_then(|d| d.active_element());
+    let active = gloo_utils::document().active_element();
     let current = (0..n).find(|&i| {
         let item = items.item(i);
         matches!((&item, &active), (Some(a), Some(b)) if a.is_same_node(Some(b.unchecked_ref())))

@@ -782,8 +782,10 @@ fn use_width(node: NodeRef) -> f64 {
                 }
             };
             measure();
-            let listener = web_sys::window()
-                .map(|w| gloo_events::EventListener::new(&w, "resize", move |_| measure()));
+            let listener =
+                gloo_events::EventListener::new(&gloo_utils::window(), "resize", move |_| {
+                    measure()
+                });
             move || drop(listener)
         });
     }

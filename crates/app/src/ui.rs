@@ -57,6 +57,24 @@ pub struct Notice {
     pub undo: bool,
 }
 
+impl Notice {
+    pub fn info(text: String, undo: bool) -> Notice {
+        Notice {
+            kind: NoticeKind::Info,
+            text,
+            undo,
+        }
+    }
+
+    pub fn error(text: String) -> Notice {
+        Notice {
+            kind: NoticeKind::Error,
+            text,
+            undo: false,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NoticeKind {
     Info,

@@ -1,0 +1,78 @@
+//! Playback: play/pause, one second on, the speed, the scrubber; in the full page also "Heal
+//! network" and "Undo", the two verbs that take a fault or a change back.
+
+use crate::fmt::{fmt_t, fmt_t_precise};
+use crate::session::use_session;
+use crate::ui::{Speed, UiAction};
+use sim::scenario::Action;
+use yew::prelude::*;
+
+#[function_component(Controls)]
+pub fn controls() -> Html {
+    let session = use_session();
+    let ui = &session.ui;
+    let (duration, network_faulty) = {
+        let run = session.sim.borrow();
+        (run.duration_s(), run.snapshot().network_faulty)
+    };
+    let toggle_play = {
+        let session = session.clone();
+        Callback::from(move |_: MouseEvent| session.toggle_play())
+    };
+    let step = {
+        let session = session.clone();
+        Callback::from(move |_: MouseEvent| session.step())
+    };
+    let set_speed = {
+        let ui = ui.clone();
+        Callback::from(move |e: Event| {
+            let v = e
+                .target_unchecked_into::<web_sys::HtmlSelectElement>()
+                .value();
+            if let Some(s) = Speed::from_label(&v) {
+                ui.dispatch(UiAction::SetSpeed(s));
+            }
+        })
+    };
+    let scrub = {
+        let session = session.clone();
+        Callback::from(move |e: InputEvent| {
+            let v = e
+                .target_unchecked_into::<web_sys::HtmlInputElement>()
+                .value_as_number();
+            if v.is_finite() {
+                session.seek(v);
+            }
+        })
+    };
+    let heal = {
+        let session = session.clone();
+        Callback::from(move |_: MouseEvent| session.apply(Action::Heal))
+    };
+    let undo = {
+        let session = session.clone();
+        Callback::from(move |_: MouseEvent| session.undo())
+    };
+    html! {
+        <div class="controls" role="group" aria-label="Playback">
+            <button class="play" onclick={toggle_play} aria-label={if ui.playing { "Pause" } else { "Play" }}>
+                { if ui.playing { "❚❚ Pause" } else { "▶ Play" } }
+            </button>
+            <button onclick={step} aria-label="Step forward one second">{ "+1 s" }</button>
+            <label class="speed">{ "Speed " }
+                <select onchange={set_speed} aria-label="Playback speed">
+                    { for Speed::ALL.iter().map(|s| html! { <option value={s.label()} selected={*s == ui.speed}>{ s.label() }</option> }) }
+                </select>
+            </label>
+            <input type="range" class="scrubber" min="0" max={duration.to_string()} step="0.1"
+                value={ui.cursor.to_string()} oninput={scrub}
+                aria-label="Simulated time" aria-valuetext={format!("{} of {}", fmt_t_precise(ui.cursor), fmt_t(duration))} />
+            if !ui.embed {
+                <button onclick={heal} disabled={!network_faulty}>{ "Heal network" }</button>
+                if session.sim.can_undo() {
+                    <button onclick={undo}>{ "Undo" }</button>
+                }
+            }
+        </div>
+    }
+}

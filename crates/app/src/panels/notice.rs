@@ -1,0 +1,35 @@
+//! The message above the page (a recorded or refused change, a broken link), with "Undo" when
+//! the change it reports can be taken back, and a dismiss button.
+
+use crate::session::use_session;
+use crate::ui::{NoticeKind, UiAction};
+use yew::prelude::*;
+
+#[function_component(NoticeBar)]
+pub fn notice_bar() -> Html {
+    let session = use_session();
+    let Some(n) = session.ui.notice.clone() else {
+        return html! {};
+    };
+    let undo = {
+        let session = session.clone();
+        Callback::from(move |_: MouseEvent| session.undo())
+    };
+    let dismiss = {
+        let ui = session.ui.clone();
+        Callback::from(move |_: MouseEvent| ui.dispatch(UiAction::Notify(None)))
+    };
+    let error = n.kind == NoticeKind::Error;
+    // An error interrupts (alert); news of a recorded change waits its turn (status).
+    let class = classes!("notice", if error { "error" } else { "info" });
+    let role = if error { "alert" } else { "status" };
+    html! {
+        <div class={class} role={role}>
+            <span>{ &n.text }</span>
+            if n.undo && session.sim.can_undo() {
+                <button onclick={undo}>{ "Undo" }</button>
+            }
+            <button class="dismiss" aria-label="Dismiss message" onclick={dismiss}>{ "×" }</button>
+        </div>
+    }
+}

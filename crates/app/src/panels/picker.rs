@@ -1,0 +1,57 @@
+//! The scenario picker: the ready scenarios by the question each answers, and what to watch in
+//! the one shown (or, for a scenario of your own, what it holds).
+
+use crate::catalog::READY;
+use crate::session::use_session;
+use yew::prelude::*;
+
+#[function_component(ScenarioPicker)]
+pub fn scenario_picker() -> Html {
+    let session = use_session();
+    let scenario = session.sim.borrow().scenario_rc();
+    let ready = session.ready;
+    let pick = {
+        let session = session.clone();
+        Callback::from(move |e: Event| {
+            let id = e
+                .target_unchecked_into::<web_sys::HtmlSelectElement>()
+                .value();
+            session.pick(&id);
+        })
+    };
+    html! {
+        <section class="scenario" aria-labelledby="scenario-title">
+            <h2 id="scenario-title" class="visually-hidden">{ "Scenario" }</h2>
+            <label class="pick">
+                <span>{ "Scenario" }</span>
+                <select onchange={pick} aria-label="Ready scenario">
+                    if ready.is_none() {
+                        <option value="" selected=true>{ format!("Your scenario: {}", scenario.name) }</option>
+                    }
+                    { for READY.iter().map(|r| html! {
+                        <option value={r.id} selected={ready.is_some_and(|x| x.id == r.id)}>{ r.question }</option>
+                    }) }
+                </select>
+            </label>
+            <div class="about">
+                if let Some(r) = ready {
+                    { {
+                        let (context, watch) = r.texts(&scenario);
+                        html! {
+                            <>
+                                <p class="name"><strong>{ &scenario.name }</strong>
+                                    { if context.is_empty() { String::new() } else { format!(" — {context}") } }</p>
+                                <p class="watch"><strong>{ "What to watch: " }</strong>{ watch }</p>
+                            </>
+                        }
+                    } }
+                } else {
+                    <p class="name"><strong>{ &scenario.name }</strong>
+                        { scenario.description.as_ref().map(|d| format!(" — {d}")).unwrap_or_default() }</p>
+                    <p class="watch"><strong>{ "Your own run: " }</strong>
+                        { format!("{} scheduled event{}. Every change you make is recorded in the link (Share).", scenario.events.len(), if scenario.events.len() == 1 { "" } else { "s" }) }</p>
+                }
+            </div>
+        </section>
+    }
+}

@@ -1,0 +1,108 @@
+//! "Share": shows the link of this run at this time, selected, and copies it; "Copy embed
+//! code" does the same with an `<iframe>` of the embed view.
+
+use crate::codec;
+use crate::menu;
+use crate::session::use_session;
+use yew::prelude::*;
+
+/// What the share box shows: the link, or the embed code.
+#[derive(Clone, PartialEq)]
+enum Shown {
+    Link(String),
+    Embed(String),
+}
+
+#[function_component(Share)]
+pub fn share() -> Html {
+    let session = use_session();
+    let shown = use_state(|| None::<Shown>);
+    let link_of = {
+        let (sim, cursor) = (session.sim.clone(), session.ui.cursor);
+        move |embed: bool| -> String {
+            let href = gloo_utils::window().location().href().unwrap_or_default();
+            let base = href.split('#').next().unwrap_or_default();
+            let enc = codec::encode_scenario(sim.borrow().scenario());
+            format!(
+                "{base}{}",
+                codec::fragment_of(&enc, Some(cursor).filter(|&t| t > 0.0), embed)
+            )
+        }
+    };
+    // Best effort: the clipboard needs a secure context and permission.
+    let copy = |text: &str| {
+        let _ = gloo_utils::window()
+            .navigator()
+            .clipboard()
+            .write_text(text);
+    };
+    let on_link = {
+        let (shown, link_of) = (shown.clone(), link_of.clone());
+        Callback::from(move |_: MouseEvent| {
+            let link = link_of(false);
+            copy(&link);
+            shown.set(Some(Shown::Link(link)));
+        })
+    };
+    let on_embed = {
+        let (shown, sim) = (shown.clone(), session.sim.clone());
+        Callback::from(move |_: MouseEvent| {
+            let link = link_of(true);
+            let title = sim
+                .borrow()
+                .scenario()
+                .name
+                .replace('"', "&quot;")
+                .replace('<', "&lt;");
+            let code = format!(
+                "<iframe src=\"{}\" title=\"Kubernetes HA Playground: {title}\" width=\"100%\" height=\"760\" style=\"border:1px solid #c9c9ce;border-radius:8px\" loading=\"lazy\"></iframe>",
+                link.replace('&', "&amp;").replace('"', "&quot;")
+            );
+            copy(&code);
+            shown.set(Some(Shown::Embed(code)));
+        })
+    };
+    let close = {
+        let shown = shown.clone();
+        Callback::from(move |_: MouseEvent| shown.set(None))
+    };
+    let onkeydown = {
+        let shown = shown.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            if e.key() == "Escape" {
+                shown.set(None);
+                // Back to the button that opened the box, as a menu returns focus to its item.
+                menu::focus_selector(".share > .share-buttons > button");
+            }
+        })
+    };
+    let select_all = Callback::from(|e: FocusEvent| {
+        e.target_unchecked_into::<web_sys::HtmlInputElement>()
+            .select()
+    });
+    html! {
+        <div class="share">
+            <div class="share-buttons">
+                <button onclick={on_link}>{ "Share this run" }</button>
+                <button class="secondary" onclick={on_embed}>{ "Copy embed code" }</button>
+            </div>
+            if let Some(s) = (*shown).clone() {
+                <div class="share-box" {onkeydown}>
+                    { match s {
+                        Shown::Link(link) => html! {
+                            <label>{ "Link to this run at this moment (copied):" }
+                                <input type="text" readonly=true value={link} aria-label="Share link" onfocus={select_all} />
+                            </label>
+                        },
+                        Shown::Embed(code) => html! {
+                            <label>{ "Embed code for a web page (copied):" }
+                                <textarea readonly=true rows="4" aria-label="Embed code" onfocus={select_all} value={code} />
+                            </label>
+                        },
+                    } }
+                    <button onclick={close} aria-label="Close share box">{ "×" }</button>
+                </div>
+            }
+        </div>
+    }
+}

@@ -1,0 +1,44 @@
+//! The state line above the topology: the simulated clock, etcd's quorum, the leader and the
+//! network, in words (the quorum badge is a live region).
+
+use crate::fmt::{fmt_t, fmt_t_precise};
+use crate::gesture;
+use crate::session::use_session;
+use yew::prelude::*;
+
+#[function_component(StatusBar)]
+pub fn status_bar() -> Html {
+    let session = use_session();
+    let (snapshot, view_t, duration) = {
+        let run = session.sim.borrow();
+        (run.snapshot(), run.view_t(), run.duration_s())
+    };
+    let e = &snapshot.etcd;
+    let quorum_class = if e.has_quorum {
+        "badge ok"
+    } else {
+        "badge lost"
+    };
+    let leader = match &e.leader {
+        Some(l) => format!("leader: {l} (term {})", e.term),
+        None => "leader: none".to_string(),
+    };
+    let islands = gesture::islands(&snapshot).len();
+    let network = if islands > 1 {
+        format!("network: split into {islands} islands")
+    } else if snapshot.network_faulty {
+        "network: faults in force".to_string()
+    } else {
+        "network: whole".to_string()
+    };
+    html! {
+        <div class="status">
+            <span class="clock" aria-label={format!("Simulated time {} of {}", fmt_t_precise(view_t), fmt_t(duration))}>
+                { format!("t = {}", fmt_t_precise(view_t)) }<small>{ format!(" / {}", fmt_t(duration)) }</small>
+            </span>
+            <span class={quorum_class} role="status" aria-live="polite" data-testid="quorum">{ e.label() }</span>
+            <span class="leader" data-testid="leader">{ leader }</span>
+            <span class="network">{ network }</span>
+        </div>
+    }
+}

@@ -1,0 +1,301 @@
+//! The session: the simulation ([`Sim`]) and the UI reducer ([`UiState`]) behind one handle
+//! that `App` provides as a Yew context, plus the verbs that change both. Panels read it with
+//! [`use_session`] and build their own callbacks from the verbs, so adding a panel needs no
+//! wiring through `App`. Playback (the frame loop) and the URL fragment live here too: they
+//! follow the session, not any one panel.
+
+use crate::catalog::Ready;
+use crate::charts::Lanes;
+use crate::codec;
+use crate::fmt::fmt_t_precise;
+use crate::gesture::{self, Item, Target};
+use crate::hook::{use_simulation, Sim};
+use crate::ui::{Notice, UiAction, UiState};
+use crate::Boot;
+use sim::scenario::{Action, Scenario};
+use sim::view::Snapshot;
+use std::rc::Rc;
+use yew::prelude::*;
+
+#[derive(Clone)]
+pub struct Session {
+    pub sim: Sim,
+    pub ui: UseReducerHandle<UiState>,
+    /// The ready scenario the run is, unchanged (its question and what to watch), if any.
+    pub ready: Option<&'static Ready>,
+    /// Shared by the topology (desired replicas) and the charts (one lane per possible leader).
+    pub lanes: Rc<Lanes>,
+    /// The scenario's share-link encoding: DEFLATE is done once per scenario, the time changes
+    /// far more often.
+    pub encoded: Rc<String>,
+}
+
+impl PartialEq for Session {
+    fn eq(&self, other: &Self) -> bool {
+        // `ready`, `lanes` and `encoded` follow the scenario, and a new scenario bumps the sim's
+        // version: comparing them too would only cost (`Lanes` compares by value).
+        self.sim == other.sim && self.ui == other.ui
+    }
+}
+
+/// The session provided by `App`; every panel renders inside it.
+#[hook]
+pub fn use_session() -> Session {
+    use_context::<Session>().expect("panels render inside App's ContextProvider<Session>")
+}
+
+/// Owns the session for the page's life (called once, by `App`): starts from `start`, drives
+/// playback and keeps the URL fragment up to date.
+#[hook]
+pub fn use_root_session(start: Rc<Boot>) -> Session {
+    let sim = use_simulation({
+        let s = start.scenario.clone();
+        move || s
+    });
+    let ui = use_reducer({
+        let start = start.clone();
+        move || {
+            let mut s = UiState::new(start.scenario.duration.as_secs_f64(), start.t);
+            s.notice = start.problem.clone().map(Notice::error);
+            s.embed = start.embed;
+            s
+        }
+    });
+    // The link's time: the view goes there once, on mount.
+    {
+        let sim = sim.clone();
+        let t = start.t;
+        use_effect_with((), move |_| sim.seek(t));
+    }
+    let (scenario, busy) = {
+        let run = sim.borrow();
+        (run.scenario_rc(), run.busy())
+    };
+    use_frame_loop(&sim, &ui, busy);
+    let encoded = use_memo(sim.scenario_version, {
+        let scenario = scenario.clone();
+        move |_| codec::encode_scenario(&scenario)
+    });
+    use_share_fragment(&sim, encoded.clone(), &ui);
+    let ready = use_memo(sim.scenario_version, {
+        let s = scenario.clone();
+        move |_| Ready::matching(&s)
+    });
+    let lanes = use_memo(sim.scenario_version, move |_| Lanes::of(&scenario));
+    Session {
+        sim,
+        ui,
+        ready: *ready,
+        lanes,
+        encoded,
+    }
+}
+
+impl Session {
+    /// Moves the cursor, and the view with it, to `t`.
+    pub fn seek(&self, t: f64) {
+        self.ui.dispatch(UiAction::Seek(t));
+        self.sim.seek(t);
+    }
+
+    /// Records `action` at the view's time (the timeline forks there), and says so; a refused
+    /// action leaves the scenario as it was, and says why.
+    pub fn apply(&self, action: Action) {
+        let what = gesture::describe(&action);
+        let t = self.sim.borrow().view_t();
+        match self.sim.apply(t, action) {
+            Ok(edit) => {
+                self.ui.dispatch(UiAction::Loaded {
+                    duration: edit.scenario.duration.as_secs_f64(),
+                    cursor: edit.at,
+                });
+                let fork = match edit.dropped {
+                    0 => String::new(),
+                    1 => " The timeline forks here: the 1 later event of the scenario was dropped.".into(),
+                    n => format!(" The timeline forks here: the {n} later events of the scenario were dropped."),
+                };
+                self.ui.dispatch(UiAction::Notify(Some(Notice::info(
+                    format!("Recorded at {}: {what}.{fork}", fmt_t_precise(edit.at)),
+                    true,
+                ))));
+            }
+            Err(m) => {
+                self.ui.dispatch(UiAction::Select(None));
+                self.ui
+                    .dispatch(UiAction::Notify(Some(Notice::error(format!(
+                        "Not recorded ({what}): {m}. The scenario is unchanged."
+                    )))));
+            }
+        }
+    }
+
+    /// A drag (or a menu's "move to island") onto `target`, read against the `snapshot` the
+    /// person saw: a partition or a heal, or nothing when the item is already there.
+    pub fn move_item(&self, snapshot: &Snapshot, item: Item, target: Target) {
+        match gesture::move_action(snapshot, &item, target) {
+            Some(action) => self.apply(action),
+            None => {
+                self.ui.dispatch(UiAction::Select(None));
+                self.ui.dispatch(UiAction::Notify(Some(Notice::info(
+                    format!("{} is already there: nothing to change.", item.name()),
+                    false,
+                ))));
+            }
+        }
+    }
+
+    pub fn toggle_play(&self) {
+        // Play at the end plays it again: the view starts over with the cursor.
+        if !self.ui.playing && self.ui.at_end() {
+            self.sim.seek(0.0);
+        }
+        self.ui.dispatch(UiAction::TogglePlay);
+    }
+
+    /// One simulated second on, paused.
+    pub fn step(&self) {
+        self.ui.dispatch(UiAction::Pause);
+        self.seek((self.ui.cursor + 1.0).min(self.ui.duration));
+    }
+
+    /// Puts back the scenario before the last change; the cursor stays where it is.
+    pub fn undo(&self) {
+        let t = self.ui.cursor;
+        if self.sim.undo(t) {
+            let d = self.sim.borrow().duration_s();
+            self.ui.dispatch(UiAction::Loaded {
+                duration: d,
+                cursor: t,
+            });
+            self.ui.dispatch(UiAction::Notify(Some(Notice::info(
+                "Undone: the scenario is back as it was before the last change.".into(),
+                false,
+            ))));
+        }
+    }
+
+    /// Loads the ready scenario `id` from the start (an unknown id changes nothing).
+    pub fn pick(&self, id: &str) {
+        if let Some(r) = Ready::by_id(id) {
+            let s = r.scenario();
+            let d = s.duration.as_secs_f64();
+            self.sim.load(s, 0.0);
+            self.ui.dispatch(UiAction::Loaded {
+                duration: d,
+                cursor: 0.0,
+            });
+            self.ui.dispatch(UiAction::Notify(None));
+        }
+    }
+
+    /// Replaces the scenario by the editor's (validated) one: `what` changed, so the run
+    /// restarts from 0:00.
+    pub fn edit(&self, scenario: Scenario, what: String) {
+        let d = scenario.duration.as_secs_f64();
+        self.sim.edit(scenario);
+        self.ui.dispatch(UiAction::Loaded {
+            duration: d,
+            cursor: 0.0,
+        });
+        self.ui.dispatch(UiAction::Notify(Some(Notice::info(
+            format!("Scenario changed ({what}): the run restarts from 0:00."),
+            true,
+        ))));
+    }
+
+    /// For the benchmark and for curious readers of the DOM: checkpoints kept, and wasm memory.
+    pub fn diag(&self) -> String {
+        let run = self.sim.borrow();
+        format!(
+            "checkpoints={} every={} memory_mb={}",
+            run.checkpoints(),
+            run.checkpoint_every().unwrap_or(0.0),
+            wasm_memory_mb()
+        )
+    }
+}
+
+/// The wasm linear memory (MB): it only grows, so this is the peak so far.
+fn wasm_memory_mb() -> usize {
+    #[cfg(target_arch = "wasm32")]
+    return core::arch::wasm32::memory_size(0) * 65536 / 1_000_000;
+    #[cfg(not(target_arch = "wasm32"))]
+    0
+}
+
+/// Simulation work per animation frame (ms): at most, and at least (when frames run late).
+const WORK_MS_MAX: f64 = 8.0;
+const WORK_MS_MIN: f64 = 3.0;
+/// Work per frame while a seek is replayed (paused).
+const WORK_MS_SEEK: f64 = 30.0;
+
+/// Advances playback and background computation on animation frames: one frame is scheduled
+/// per render while there is something to do; each frame reports back with a `Tick`.
+#[hook]
+fn use_frame_loop(sim: &Sim, ui: &UseReducerHandle<UiState>, busy: bool) {
+    let pending = use_mut_ref(|| None::<gloo_render::AnimationFrame>);
+    let last = use_mut_ref(|| None::<f64>);
+    // Simulation work per frame (ms), adapted to keep frames at the display's rate: the page's
+    // own rendering (the topology of a large cluster) takes its share of the frame too.
+    let budget = use_mut_ref(|| WORK_MS_MAX);
+    let (sim, ui) = (sim.clone(), ui.clone());
+    // The cursor is a dependency so a seek during playback re-arms the loop from the new time
+    // (an in-flight frame would otherwise carry the old cursor back).
+    use_effect_with(
+        (ui.playing, ui.frame, busy, ui.cursor.to_bits()),
+        move |&(playing, _, busy, _)| {
+            if !playing && !busy {
+                *last.borrow_mut() = None;
+                pending.borrow_mut().take();
+                return;
+            }
+            let last2 = last.clone();
+            let budget = budget.clone();
+            *pending.borrow_mut() = Some(gloo_render::request_animation_frame(move |ts| {
+                let dt = last2.borrow().map_or(16.0, |l| ts - l);
+                *last2.borrow_mut() = Some(ts);
+                if playing {
+                    // A frame missed (more than a 60 Hz interval): less work; else a little more.
+                    let mut b = budget.borrow_mut();
+                    *b = if dt > 20.0 {
+                        (*b * 0.75).max(WORK_MS_MIN)
+                    } else {
+                        (*b + 0.5).min(WORK_MS_MAX)
+                    };
+                }
+                if playing {
+                    let target = ui.play_target(dt).unwrap_or(ui.duration);
+                    sim.set_target(target);
+                }
+                // At most about half a frame of work: the page stays responsive at any scenario size.
+                // A seek being replayed while paused: its intermediate states are not worth drawing,
+                // so frames do more work (the page still answers input between them).
+                // Paused, computing ahead: the full budget (nothing moves on screen but the charts).
+                let ms = match (playing, sim.borrow().view_behind()) {
+                    (true, _) => *budget.borrow(),
+                    (false, true) => WORK_MS_SEEK,
+                    (false, false) => WORK_MS_MAX,
+                };
+                sim.work_for(ms);
+                let reached = sim.borrow().view_t();
+                ui.dispatch(UiAction::Tick { reached });
+            }));
+        },
+    );
+}
+
+/// Keeps the URL fragment equal to the current scenario (and the time, when paused), without
+/// adding history entries.
+#[hook]
+fn use_share_fragment(sim: &Sim, encoded: Rc<String>, ui: &UseReducerHandle<UiState>) {
+    let t = (!ui.playing).then_some(ui.cursor);
+    let embed = ui.embed;
+    use_effect_with((sim.scenario_version, t.map(f64::to_bits)), move |_| {
+        let frag = codec::fragment_of(&encoded, t.filter(|&t| t > 0.0), embed);
+        let _ = gloo_utils::history().replace_state_with_url(
+            &wasm_bindgen::JsValue::NULL,
+            "",
+            Some(&frag),
+        );
+    });
+}
