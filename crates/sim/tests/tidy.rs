@@ -182,3 +182,24 @@ fn the_layer_check_sees_paths_and_skips_comments() {
     assert!(named_layers("/// see crate::world").is_empty());
     assert!(named_layers("use other_crate::world;").is_empty());
 }
+
+#[test]
+fn the_world_only_wires() {
+    // Each part of a run lives in a module of its own under world/; the World holds them.
+    let text = std::fs::read_to_string(sim_dir().join("src/world/mod.rs")).unwrap();
+    let body = text
+        .split("pub struct World {")
+        .nth(1)
+        .and_then(|rest| rest.split("\n}").next())
+        .expect("world/mod.rs defines `pub struct World`");
+    let fields: Vec<&str> = body
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.starts_with("//") && l.contains(':') && l.ends_with(','))
+        .collect();
+    assert!(
+        fields.len() <= 12,
+        "World has {} fields (at most 12): {fields:?}",
+        fields.len()
+    );
+}
