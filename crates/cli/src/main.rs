@@ -1,6 +1,7 @@
 //! `clustersim`: the native runner of the simulation.
 //!
-//! `clustersim run FILE [--json]` runs a scenario and prints its report;
+//! `clustersim run FILE [--json | --trace]` runs a scenario and prints its report (the JSON of
+//! the format, or its trace: one line per summary fact, series run and event, for diffs);
 //! `clustersim bench` runs the reference scenarios and prints throughput figures.
 //! Bad input exits with status 2 and one message naming the field.
 
@@ -55,7 +56,7 @@ unsafe impl std::alloc::GlobalAlloc for MiMalloc {
 #[global_allocator]
 static ALLOCATOR: MiMalloc = MiMalloc;
 
-const USAGE: &str = "usage:\n  clustersim run FILE [--json]   run a scenario (FILE or - for stdin), print its report\n  clustersim bench                run the reference benchmarks";
+const USAGE: &str = "usage:\n  clustersim run FILE [--json | --trace]   run a scenario (FILE or - for stdin), print its report\n  clustersim bench                          run the reference benchmarks";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -77,7 +78,15 @@ fn main() -> ExitCode {
 
 fn run(args: &[String]) -> ExitCode {
     let json = args.iter().any(|a| a == "--json");
-    let files: Vec<&String> = args.iter().filter(|a| *a != "--json").collect();
+    let trace = args.iter().any(|a| a == "--trace");
+    let files: Vec<&String> = args
+        .iter()
+        .filter(|a| *a != "--json" && *a != "--trace")
+        .collect();
+    if json && trace {
+        eprintln!("{USAGE}");
+        return ExitCode::from(2);
+    }
     let [file] = files.as_slice() else {
         eprintln!("{USAGE}");
         return ExitCode::from(2);
@@ -102,6 +111,8 @@ fn run(args: &[String]) -> ExitCode {
         Ok(report) => {
             if json {
                 println!("{}", report.to_json());
+            } else if trace {
+                print!("{}", report.to_trace());
             } else {
                 print_summary(&report);
             }

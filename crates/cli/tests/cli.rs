@@ -117,3 +117,21 @@ fn a_missing_file_is_a_clear_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/scenario.json"));
 }
+
+#[test]
+fn run_trace_prints_the_golden_trace() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let scenario = std::fs::read_to_string(format!("{root}/tests/scenarios/etcd-rack-split.json"))
+        .expect("a test scenario");
+    let golden = std::fs::read_to_string(format!("{root}/tests/golden/etcd-rack-split.trace"))
+        .expect("its golden trace");
+    let out = clustersim(&["run", "-", "--trace"], &scenario);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), golden);
+    let both = clustersim(&["run", "-", "--trace", "--json"], &scenario);
+    assert_eq!(both.status.code(), Some(2));
+}
