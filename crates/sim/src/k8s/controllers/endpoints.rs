@@ -1,6 +1,11 @@
 //! The EndpointSlice controller: each Service's slice lists the ready pods of its workload.
 
-use super::*;
+use super::Controllers;
+use crate::k8s::api::ApiRequest;
+use crate::k8s::objects::{slice_key, Endpoint, EndpointSlice, Object, Pod};
+use crate::k8s::wire::Ctx;
+use std::collections::BTreeMap;
+use std::sync::Arc;
 
 impl Controllers {
     pub(super) fn sync_endpoints(&mut self, ctx: &mut Ctx) {

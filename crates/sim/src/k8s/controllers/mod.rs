@@ -32,19 +32,14 @@ use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
 use crate::k8s::client::ApiClient;
 use crate::k8s::informer::Informer;
 use crate::k8s::leading::{Work, WORK};
-use crate::k8s::objects::{
-    name_of, node_key, pod_key, slice_key, Condition, Effect, Endpoint, EndpointSlice, Kind, Node,
-    Object, Pod, Taint, TaintKey, ENDPOINT_SLICES, NODES, NODE_LEASES, PODS, WORKLOADS,
-};
-use crate::k8s::observe::{NodeChange, PodChange};
+use crate::k8s::objects::{name_of, ENDPOINT_SLICES, NODES, NODE_LEASES, PODS, WORKLOADS};
 use crate::k8s::wire::Ctx;
-use crate::k8s::wire::{Key, KeyValue};
+use crate::k8s::wire::Key;
 use crate::kernel::process::{Addr, Sub};
 use crate::kernel::rng::Rng;
 use crate::kernel::time::{Duration, SimTime};
 use node_table::NodeTable;
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
 
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 /// `--node-eviction-rate`: nodes tainted per second in a zone.

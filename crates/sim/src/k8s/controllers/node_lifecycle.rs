@@ -6,7 +6,18 @@
 //! every such taint removed, when every zone is fully disrupted ("master disruption mode").
 
 use super::node_table::NodeHealth;
-use super::*;
+use super::{
+    Controllers, ZoneState, EVICTION_RATE, LARGE_ZONE, SECONDARY_EVICTION_RATE, UNHEALTHY_ZONE,
+};
+use crate::k8s::api::ApiRequest;
+use crate::k8s::objects::{
+    node_key, pod_key, Condition, Effect, Node, Object, Pod, Taint, TaintKey,
+};
+use crate::k8s::observe::NodeChange;
+use crate::k8s::wire::Ctx;
+use crate::kernel::time::SimTime;
+use std::collections::BTreeMap;
+use std::sync::Arc;
 
 impl Controllers {
     pub(super) fn monitor_nodes(&mut self, ctx: &mut Ctx) {

@@ -1,7 +1,10 @@
 //! The node lifecycle controller's table of the nodes it watches, kept between passes.
 
-use super::*;
+use crate::k8s::objects::{Condition, Node, TaintKey, NODE_LEASES};
+use crate::k8s::wire::KeyValue;
 use crate::kernel::keymap::{KeyMap, Slot};
+use crate::kernel::time::SimTime;
+use std::collections::BTreeMap;
 
 /// The node lifecycle controller's view of the nodes, one row per node in name order.
 ///

@@ -2,7 +2,15 @@
 //! taint are deleted `toleration_seconds` after the taint was added; DaemonSet pods tolerate
 //! it forever.
 
-use super::*;
+use super::Controllers;
+use crate::k8s::api::ApiRequest;
+use crate::k8s::informer::Informer;
+use crate::k8s::objects::{pod_key, Effect, Object, Pod, TaintKey};
+use crate::k8s::observe::PodChange;
+use crate::k8s::wire::Ctx;
+use crate::kernel::time::SimTime;
+use std::collections::BTreeMap;
+use std::sync::Arc;
 
 impl Controllers {
     pub(super) fn evict_tainted(&mut self, ctx: &mut Ctx) {

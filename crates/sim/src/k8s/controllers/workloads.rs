@@ -3,7 +3,13 @@
 //! while evicted pods still do); StatefulSet keeps one pod per ordinal, recreated only once
 //! the old object is gone; DaemonSet keeps one pod per node, bound directly.
 
-use super::*;
+use super::Controllers;
+use crate::k8s::api::ApiRequest;
+use crate::k8s::objects::{pod_key, Kind, Object, Pod, PODS};
+use crate::k8s::observe::PodChange;
+use crate::k8s::wire::{Ctx, KeyValue};
+use std::collections::BTreeSet;
+use std::sync::Arc;
 
 impl Controllers {
     pub(super) fn sync_workloads(&mut self, ctx: &mut Ctx) {
