@@ -373,7 +373,7 @@ impl Run {
 
     fn publish(&mut self, done: bool) {
         if let Some(ahead) = &self.ahead {
-            self.report = Rc::new(sim::report(&ahead));
+            self.report = Rc::new(sim::report(ahead));
             self.report_version += 1;
             self.published_s = if done {
                 self.duration_s()

@@ -5,7 +5,7 @@
 use sim::record::Event;
 use sim::report::Report;
 use sim::run_scenario;
-use sim::view::{HostState, LeaderRole};
+use sim::view::LeaderRole;
 use sim::world::World;
 
 fn load(name: &str) -> String {
