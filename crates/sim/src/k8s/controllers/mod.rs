@@ -32,7 +32,9 @@ use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
 use crate::k8s::client::ApiClient;
 use crate::k8s::informer::Informer;
 use crate::k8s::leading::{Work, WORK};
-use crate::k8s::objects::{name_of, ENDPOINT_SLICES, NODES, NODE_LEASES, PODS, WORKLOADS};
+use crate::k8s::objects::{
+    name_of, pod_key, Object, Pod, ENDPOINT_SLICES, NODES, NODE_LEASES, PODS, WORKLOADS,
+};
 use crate::k8s::wire::Ctx;
 use crate::k8s::wire::Key;
 use crate::kernel::process::{Addr, Sub};
@@ -40,6 +42,7 @@ use crate::kernel::rng::Rng;
 use crate::kernel::time::{Duration, SimTime};
 use node_table::NodeTable;
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 /// `--node-eviction-rate`: nodes tainted per second in a zone.
@@ -136,6 +139,16 @@ impl Controllers {
             &mut self.workloads,
             &mut self.slices,
         ]
+    }
+
+    /// Writes a changed pod back, conditional on the resourceVersion it was read at.
+    fn update_pod(&mut self, ctx: &mut Ctx, p: Pod, rv: u64) {
+        let req = ApiRequest::Update {
+            key: pod_key(&p.name).into(),
+            value: Arc::new(Object::Pod(p)),
+            resource_version: rv,
+        };
+        self.write(ctx, req);
     }
 
     fn write(&mut self, ctx: &mut Ctx, req: ApiRequest) {

@@ -10,9 +10,7 @@ use super::{
     Controllers, ZoneState, EVICTION_RATE, LARGE_ZONE, SECONDARY_EVICTION_RATE, UNHEALTHY_ZONE,
 };
 use crate::k8s::api::ApiRequest;
-use crate::k8s::objects::{
-    node_key, pod_key, Condition, Effect, Node, Object, Pod, Taint, TaintKey,
-};
+use crate::k8s::objects::{node_key, Condition, Effect, Node, Object, Pod, Taint, TaintKey};
 use crate::k8s::observe::NodeChange;
 use crate::k8s::wire::Ctx;
 use crate::kernel::time::SimTime;
@@ -148,14 +146,7 @@ impl Controllers {
         }
         for (mut p, rv) in stale {
             p.ready = false;
-            self.write(
-                ctx,
-                ApiRequest::Update {
-                    key: pod_key(&p.name).into(),
-                    value: Arc::new(Object::Pod(p)),
-                    resource_version: rv,
-                },
-            );
+            self.update_pod(ctx, p, rv);
         }
     }
 }

@@ -3,14 +3,12 @@
 //! it forever.
 
 use super::Controllers;
-use crate::k8s::api::ApiRequest;
 use crate::k8s::informer::Informer;
-use crate::k8s::objects::{pod_key, Effect, Object, Pod, TaintKey};
+use crate::k8s::objects::{pod_key, Effect, Pod, TaintKey};
 use crate::k8s::observe::PodChange;
 use crate::k8s::wire::Ctx;
 use crate::kernel::time::SimTime;
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 impl Controllers {
     pub(super) fn evict_tainted(&mut self, ctx: &mut Ctx) {
@@ -43,14 +41,7 @@ impl Controllers {
                 self.timings.toleration_seconds.as_secs_f64()
             ));
             p.deletion = Some(now);
-            self.write(
-                ctx,
-                ApiRequest::Update {
-                    key: pod_key(&p.name).into(),
-                    value: Arc::new(Object::Pod(p)),
-                    resource_version: rv,
-                },
-            );
+            self.update_pod(ctx, p, rv);
         }
     }
 }

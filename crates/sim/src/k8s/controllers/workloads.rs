@@ -187,14 +187,7 @@ impl Controllers {
             &p.workload,
             format!("{} is being deleted: {why}", p.name),
         );
-        self.write(
-            ctx,
-            ApiRequest::Update {
-                key: pod_key(&p.name).into(),
-                value: Arc::new(Object::Pod(p)),
-                resource_version: rv,
-            },
-        );
+        self.update_pod(ctx, p, rv);
     }
 }
 
