@@ -196,3 +196,54 @@ fn a_tcp_health_check_keeps_routing_to_an_apiserver_without_quorum() {
             > tcp.summary.api.as_ref().unwrap().write_availability
     );
 }
+
+/// k8s-ha-facts.md, "kube-apiserver and the load balancer": the liveness probe (8 × 10 s) kills
+/// an apiserver ≈ 72–84 s after etcd becomes unusable; the kubelet restarts it at once the first
+/// time; the startup probe (24 × 10 s, liveness off until it passes) kills a restarted apiserver
+/// that never sees etcd after ≈ 240 s; the back-off between later restarts is 10 s, 20 s, …
+/// And "Timelines": after recovery the API returns within seconds or one back-off.
+#[test]
+fn an_apiserver_without_etcd_is_killed_by_liveness_then_by_its_startup_probe() {
+    let cut = r#"{"at": "60s", "action": "crash", "host": "m1"}, {"at": "60s", "action": "crash", "host": "m2"},
+                 {"at": "15m", "action": "restart", "host": "m1"}"#;
+    let json = masters(5, "readyz", cut).replace(r#""duration": "5m""#, r#""duration": "20m""#);
+    let r = run(&json);
+    let kills: Vec<f64> = r
+        .events
+        .iter()
+        .filter(|e| e.kind == "apiserver.killed" && e.host.as_deref() == Some("m3"))
+        .map(|e| e.t)
+        .collect();
+    assert!(kills.len() >= 4, "kills of m3's apiserver: {kills:?}");
+    // The first failing probe falls within one period of the loss, then 7 more, each ≤ 2 s.
+    assert!(
+        (132.0..=146.0).contains(&kills[0]),
+        "liveness kill at {}",
+        kills[0]
+    );
+    assert!(r
+        .events
+        .iter()
+        .any(|e| e.t == kills[0] && e.text.contains("liveness probe")));
+    // Restarted at once, then 24 startup probes 10 s apart (the last one's 2 s timeout included).
+    let gaps: Vec<f64> = kills.windows(2).map(|w| w[1] - w[0]).collect();
+    assert!(
+        (240.0..=244.0).contains(&gaps[0]),
+        "first restart at once: {gaps:?}"
+    );
+    assert!(
+        (250.0..=254.0).contains(&gaps[1]),
+        "then a 10 s back-off: {gaps:?}"
+    );
+    assert!((260.0..=264.0).contains(&gaps[2]), "then 20 s: {gaps:?}");
+    assert!(r
+        .events
+        .iter()
+        .any(|e| e.t == kills[1] && e.text.contains("startup probe")));
+    // m1 back at 15:00 gives etcd a quorum again: the API takes writes within one probe period
+    // and the back-off the apiserver may be waiting out (at most 40 s here).
+    let back = (900..r.series.t.len())
+        .find(|&i| r.series.api_writable[i] == Some(true))
+        .expect("writes return");
+    assert!(back <= 900 + 10 + 40 + 10, "API writable again at {back} s");
+}

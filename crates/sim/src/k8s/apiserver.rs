@@ -7,8 +7,10 @@
 //!   had no leader for three election timeouts: `WithRequireLeader`), the cache closes every
 //!   client watch and stays unready until a new list succeeds.
 //! - `/readyz` passes when the watch cache is synced and an etcd quorum read answers within
-//!   2 s. `/livez` has the same etcd check; kubeadm's liveness probe (every 10 s, 8 failures)
-//!   makes the kubelet kill and restart the apiserver with back-off.
+//!   2 s. `/livez` has the same etcd check. kubeadm probes it every 10 s: first the startup
+//!   probe (24 failures in a row kill the process, ≈ 240 s; liveness is off until it passes),
+//!   then the liveness probe (8 failures in a row kill it, ≈ 72–84 s after etcd became
+//!   unusable). The kubelet restarts a killed apiserver with its back-off.
 //! - Stacked: the only etcd endpoint is the member on the same host. External: every etcd
 //!   member, one pinned at a time, moving on after a failure to one not known to be failing, as
 //!   the etcd client's balancer does with its connection health checks.
@@ -32,9 +34,10 @@ use std::collections::{BTreeMap, BTreeSet};
 pub const ETCD_REQUEST_TIMEOUT: Duration = Duration::from_secs(7);
 /// The health checks' etcd timeout.
 pub const ETCD_CHECK_TIMEOUT: Duration = Duration::from_secs(2);
-/// kubeadm's liveness probe: period and failure threshold.
+/// kubeadm's probes of `/livez`: the period (startup and liveness alike) and failure thresholds.
 pub const LIVENESS_PERIOD: Duration = Duration::from_secs(10);
 pub const LIVENESS_FAILURES: u32 = 8;
+pub const STARTUP_FAILURES: u32 = 24;
 /// How long the cache waits for any message (events or progress notifications) before
 /// it gives up on its etcd watch.
 const ETCD_WATCH_SILENCE: Duration = Duration::from_secs(15);
@@ -217,6 +220,8 @@ pub struct Apiserver {
     watch_endpoint: usize,
     watchers: Watchers,
     livez_failures: u32,
+    /// The startup probe has passed: from now on the liveness probe judges.
+    started: bool,
     last_heartbeat: SimTime,
     pub verdict: Verdict,
 }
@@ -240,12 +245,13 @@ impl Apiserver {
             watch_endpoint: 0,
             watchers: Watchers::default(),
             livez_failures: 0,
+            started: false,
             last_heartbeat: SimTime::ZERO,
             verdict: Verdict::Running,
         }
     }
 
-    /// The process started: begin the housekeeping and liveness loops.
+    /// The process started: begin the housekeeping loop and the probes (startup, then liveness).
     pub fn start(&mut self, ctx: &mut Ctx) {
         self.housekeeping(ctx);
         ctx.set_timer(Port::Apiserver, LIVENESS_PERIOD, Timer::Livez);
@@ -532,6 +538,7 @@ impl Apiserver {
             EtcdPending::Livez => {
                 if matches!(resp, EtcdResponse::Read { .. }) {
                     self.livez_failures = 0;
+                    self.started = true;
                 } else {
                     self.livez_failed(ctx);
                 }
@@ -719,7 +726,8 @@ impl Apiserver {
         ctx.set_timer(Port::Apiserver, HOUSEKEEPING, Timer::Housekeeping);
     }
 
-    /// kubeadm's liveness probe of `/livez`, whose etcd check is a quorum read with a 2 s timeout.
+    /// kubeadm's probe of `/livez` (startup or liveness), whose etcd check is a quorum read with a
+    /// 2 s timeout.
     pub fn on_livez(&mut self, ctx: &mut Ctx) {
         let read = EtcdRequest::Read {
             prefix: "/health".into(),
@@ -731,11 +739,16 @@ impl Apiserver {
 
     fn livez_failed(&mut self, ctx: &mut Ctx) {
         self.livez_failures += 1;
-        if self.livez_failures >= LIVENESS_FAILURES && self.verdict == Verdict::Running {
+        let (probe, threshold) = if self.started {
+            ("liveness", LIVENESS_FAILURES)
+        } else {
+            ("startup", STARTUP_FAILURES)
+        };
+        if self.livez_failures >= threshold && self.verdict == Verdict::Running {
             self.verdict = Verdict::KilledByLiveness;
             let name = ctx.obs.name(self.host).to_string();
             let text = format!(
-                "the kubelet on {name} kills its apiserver: /livez failed {LIVENESS_FAILURES} times in a row (its etcd check cannot get a quorum read)"
+                "the kubelet on {name} kills its apiserver: its {probe} probe failed {threshold} times in a row (/livez: its etcd check cannot get a quorum read)"
             );
             ctx.obs
                 .note(ctx.now, Note::ApiserverKilled, Some(self.host), text);

@@ -5,14 +5,16 @@
 use crate::kernel::keymap::KeyMap;
 use crate::kernel::net::HostId;
 use crate::kernel::process::{Addr, Port};
-use crate::kernel::time::Duration;
+use crate::kernel::time::{Duration, SimTime};
 use crate::scenario::Scenario;
 use std::collections::BTreeMap;
 use std::ops::{Deref, DerefMut};
 
-/// The kubelet's restart back-off for a container that exited: 10 s, doubling, at most 5 min.
+/// The kubelet's restart back-off for a container that exited: the first restart at once, then
+/// 10 s, doubling, at most 5 min; forgotten once the container has run for 10 min.
 const RESTART_BACKOFF: Duration = Duration::from_secs(10);
 const RESTART_BACKOFF_MAX: Duration = Duration::from_secs(300);
+const RESTART_BACKOFF_RESET: Duration = Duration::from_secs(600);
 
 /// A host's life. Every event looks at `up`, `incarnation` and one of `process_generation`: they come
 /// first, in one cache line of their own (at a thousand hosts, each event would otherwise
@@ -42,8 +44,9 @@ pub struct Hosts {
     /// The hidden observer host that runs the probes and the operator; it is never crashed or
     /// partitioned away.
     pub probe: HostId,
-    /// Exits of each (host, process) since the host booted, for the restart back-off.
-    restarts: BTreeMap<(HostId, Port), u32>,
+    /// Per (host, process) since the host booted, for the restart back-off: restarts counted,
+    /// and when the process last started.
+    restarts: BTreeMap<(HostId, Port), (u32, SimTime)>,
 }
 
 impl Deref for Hosts {
@@ -148,14 +151,27 @@ impl Hosts {
         self.rt.get(h as usize).map_or(0, |h| h.incarnation)
     }
 
-    /// A process exited: its next life begins, after the kubelet's back-off for it.
-    pub fn exited(&mut self, h: HostId, port: Port) -> Duration {
+    /// A process started (its container, for the kubelet's back-off).
+    pub fn started(&mut self, h: HostId, port: Port, now: SimTime) {
+        self.restarts.entry((h, port)).or_insert((0, now)).1 = now;
+    }
+
+    /// A process exited at `now`: its next life begins after the kubelet's back-off for it.
+    pub fn exited(&mut self, h: HostId, port: Port, now: SimTime) -> Duration {
         self.rt[h as usize].process_generation[port as usize] += 1;
-        let n = self.restarts.entry((h, port)).or_default();
+        let (n, started) = self.restarts.entry((h, port)).or_insert((0, now));
+        if now.saturating_sub(*started) >= RESTART_BACKOFF_RESET {
+            *n = 0;
+        }
+        let backoff = match *n {
+            0 => Duration::ZERO,
+            k => Duration(
+                (RESTART_BACKOFF.as_micros() << (k - 1).min(16))
+                    .min(RESTART_BACKOFF_MAX.as_micros()),
+            ),
+        };
         *n += 1;
-        Duration(
-            (RESTART_BACKOFF.as_micros() << (*n - 1).min(16)).min(RESTART_BACKOFF_MAX.as_micros()),
-        )
+        backoff
     }
 
     /// The host booted: its processes' back-offs start again.

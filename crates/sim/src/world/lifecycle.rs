@@ -47,6 +47,7 @@ impl World {
             return;
         }
         self.pods.touch(h);
+        self.hosts.started(h, port, self.now);
         let s = &self.scenario.settings;
         let timings = LeaseTimings {
             lease_duration: s.lease_duration,
@@ -162,7 +163,7 @@ impl World {
         if !self.procs.remove(h, port) {
             return;
         }
-        let backoff = self.hosts.exited(h, port);
+        let backoff = self.hosts.exited(h, port, self.now);
         let to = Addr { host: h, port };
         self.set_timer(self.now + backoff, to, Timer::Start);
     }
