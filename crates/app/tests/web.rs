@@ -259,7 +259,7 @@ async fn app_renders_the_default_scenario() {
         .query_selector("tr[data-members='3']")
         .unwrap()
         .expect("row for 3 members");
-    // 3 members: quorum 2, one failure tolerated (k8s-ha-facts.md).
+    // 3 members: quorum 2, one failure tolerated (docs/behaviour.md).
     assert_eq!(row.text_content().unwrap(), "321");
     assert!(root
         .query_selector("[data-host='etcd-1']")

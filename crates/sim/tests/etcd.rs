@@ -1,4 +1,4 @@
-//! etcd behaviour at the level of whole runs, asserted against k8s-ha-facts.md:
+//! etcd behaviour at the level of whole runs, asserted against docs/behaviour.md:
 //! failover in one to two election timeouts, CheckQuorum step-down, PreVote,
 //! quorum loss and recovery, strict reconfiguration checks.
 

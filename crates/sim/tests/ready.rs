@@ -1,5 +1,5 @@
 //! The ready scenarios of the playground (`web/scenarios/`), each answering one question,
-//! with the outcome asserted against k8s-ha-facts.md (tolerances from the facts, not from
+//! with the outcome asserted against docs/behaviour.md (tolerances from the facts, not from
 //! the output).
 
 use sim::record::Event;
@@ -143,11 +143,11 @@ fn three_masters_two_die_no_quorum_until_force_new_cluster() {
             ("join", true)
         ]
     );
-    // The survivor gives up its leases ≈ 10 s after its last renewal; its apiserver is killed ≈ 70–90 s in.
+    // The survivor gives up its leases ≈ 12 s after its last renewal; its apiserver is killed ≈ 72–84 s in.
     let lost = events(&r, "lease.lost");
     assert!(
         lost.iter()
-            .any(|e| e.host.as_deref() == Some("m3") && (68.0..72.5).contains(&e.t)),
+            .any(|e| e.host.as_deref() == Some("m3") && (70.0..72.1).contains(&e.t)),
         "{lost:?}"
     );
     let killed = events(&r, "apiserver.killed");

@@ -31,7 +31,7 @@ mod tests {
 
     #[test]
     fn quorum_table() {
-        // k8s-ha-facts.md: n=1:1, 2:2, 3:2, 4:3, 5:3, 6:4, 7:4
+        // docs/behaviour.md: n=1:1, 2:2, 3:2, 4:3, 5:3, 6:4, 7:4
         let table = [
             (1, 1, 0),
             (2, 2, 0),

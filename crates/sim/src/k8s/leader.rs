@@ -5,9 +5,11 @@
 //! (optimistic concurrency), so two candidates can never both succeed on one version.
 //! A candidate may take the lease only when the record it observes has not changed
 //! for `lease_duration` *by its own clock* (`observedTime`), which is why a failover
-//! takes 13–24 s with the defaults. The leader renews every `retry_period`; if it has
-//! not renewed for `renew_deadline` it gives up ("leaderelection lost") and the process
-//! exits, to be restarted by the kubelet as a candidate. Candidates retry every
+//! takes 13–24 s with the defaults. The leader renews every `retry_period`: each renew poll
+//! starts a `retry_period` after the last success and has `renew_deadline` to succeed, so a
+//! leader that cannot renew gives up ("leaderelection lost") `retry_period + renew_deadline`
+//! (≈ 12 s) after its last renewal, and the process exits, to be restarted by the kubelet as a
+//! candidate. Candidates retry every
 //! `retry_period` with jitter factor 1.2 (`wait.JitterUntil`).
 //!
 //! Left out: `ReleaseOnCancel`, clock skew between hosts (there is one simulated clock).
@@ -102,8 +104,14 @@ impl LeaderElector {
         ctx.set_timer(self.client.me_port(), Duration::ZERO, Timer::LeaderElection);
     }
 
+    /// When a leader that has not renewed since `last_renew` gives up: its failing renew poll
+    /// began one `retry_period` after that renewal, with `renew_deadline` to succeed.
+    fn give_up_at(&self) -> SimTime {
+        self.last_renew + self.timings.retry_period + self.timings.renew_deadline
+    }
+
     pub fn on_timer(&mut self, ctx: &mut Ctx) -> Transition {
-        if self.leading && ctx.now - self.last_renew > self.timings.renew_deadline {
+        if self.leading && ctx.now >= self.give_up_at() {
             return self.lose(ctx);
         }
         if !self.busy {
@@ -113,7 +121,9 @@ impl LeaderElector {
                 .send(ctx, ApiRequest::Get { key: self.key() }, Step::Get, timeout);
         }
         let wait = if self.leading {
-            self.timings.retry_period
+            self.timings
+                .retry_period
+                .min(self.give_up_at().saturating_sub(ctx.now))
         } else {
             // JitterUntil(retryPeriod, 1.2): retryPeriod × [1, 2.2)
             self.timings
@@ -206,8 +216,12 @@ impl LeaderElector {
 
     fn lose(&mut self, ctx: &mut Ctx) -> Transition {
         self.leading = false;
-        let secs = self.timings.renew_deadline.as_secs_f64();
-        ctx.obs.lease_lost(ctx.now, self.lease, self.host, &format!("it could not renew the lease within renewDeadline ({secs} s); the process exits and the kubelet restarts it"));
+        let (deadline, retry) = (
+            self.timings.renew_deadline.as_secs_f64(),
+            self.timings.retry_period.as_secs_f64(),
+        );
+        let why = format!("its renew poll, begun {retry} s after its last renewal, did not succeed within renewDeadline ({deadline} s); the process exits and the kubelet restarts it");
+        ctx.obs.lease_lost(ctx.now, self.lease, self.host, &why);
         Transition::Lost
     }
 }

@@ -1,4 +1,4 @@
-//! What a document means by leaving a field out: the settings of `docs/k8s-ha-facts.md`, the
+//! What a document means by leaving a field out: the settings of `docs/behaviour.md`, the
 //! zone of a host, the seed and a reboot's downtime.
 
 use std::collections::BTreeSet;
@@ -16,7 +16,7 @@ pub const DEFAULT_SEED: u64 = 1;
 pub const DEFAULT_REBOOT_DOWNTIME: Duration = Duration::from_secs(30);
 
 impl Default for Settings {
-    /// The defaults of `docs/k8s-ha-facts.md`.
+    /// The defaults of `docs/behaviour.md`.
     fn default() -> Self {
         Settings {
             etcd_heartbeat_interval: Duration::from_millis(100),

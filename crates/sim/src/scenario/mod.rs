@@ -142,7 +142,7 @@ pub enum LbHealthCheck {
     Tcp,
 }
 
-/// The tunables of the simulation, with the defaults of `docs/k8s-ha-facts.md`.
+/// The tunables of the simulation, with the defaults of `docs/behaviour.md`.
 ///
 /// `explicit` remembers which settings the document set, so that serialisation writes back
 /// only those (plus any that code changed away from the default) and a document does not
