@@ -249,3 +249,97 @@ fn an_apiserver_without_etcd_is_killed_by_liveness_then_by_its_startup_probe() {
         .expect("writes return");
     assert!(back <= 900 + 10 + 40 + 10, "API writable again at {back} s");
 }
+
+/// docs/behaviour.md, "Nodes, taints, eviction": pods are evicted 300 s after the taint-eviction
+/// controller *observes* the taint, and a controller-manager failover restarts that clock.
+#[test]
+fn a_controller_manager_failover_restarts_the_eviction_clock() {
+    let cluster = |events: &str| {
+        format!(
+            r#"{{"version": 1, "name": "t", "seed": 4, "duration": "12m",
+            "hosts": [{{"name": "m1", "roles": ["control-plane", "etcd"]}}, {{"name": "m2", "roles": ["control-plane", "etcd"]}},
+                      {{"name": "m3", "roles": ["control-plane", "etcd"]}}, {{"name": "lb", "roles": ["load-balancer"]}},
+                      {{"name": "w1", "roles": ["worker"]}}, {{"name": "w2", "roles": ["worker"]}}],
+            "workloads": [{{"kind": "Deployment", "name": "web", "replicas": 2}}],
+            "events": [{events}]}}"#
+        )
+    };
+    let evicted = |r: &Report| {
+        r.events
+            .iter()
+            .find(|e| e.kind == "pod.evicted" && e.node.as_deref() == Some("w1"))
+            .map(|e| e.t)
+            .expect("w1's pod is evicted")
+    };
+    let holder = holder_at_start(&run(&cluster("")), "kube-controller-manager");
+    // w1 dies at 60 s: tainted ≈ 40–60 s later, its pod evicted 300 s after the controller saw it.
+    let plain = run(&cluster(
+        r#"{"at": "60s", "action": "crash", "host": "w1"}"#,
+    ));
+    let tainted = plain
+        .events
+        .iter()
+        .find(|e| e.kind == "node.not_ready" && e.node.as_deref() == Some("w1"))
+        .expect("w1 goes NotReady")
+        .t;
+    assert!((100.0..=121.0).contains(&tainted), "NotReady at {tainted}");
+    let gap = evicted(&plain) - tainted;
+    assert!(
+        (300.0..=302.0).contains(&gap),
+        "evicted {gap} s after the taint"
+    );
+    // The controller-manager's leader dies at 200 s, while w1 is tainted: the new leader starts the
+    // 300 s again when it sees the taint.
+    let failover = run(&cluster(&format!(
+        r#"{{"at": "60s", "action": "crash", "host": "w1"}}, {{"at": "200s", "action": "crash", "host": "{holder}"}}"#
+    )));
+    let new_leader = failover
+        .events
+        .iter()
+        .find(|e| {
+            e.kind == "lease.acquired" && e.lease == Some("kube-controller-manager") && e.t > 200.0
+        })
+        .expect("a new controller-manager leader")
+        .t;
+    let gap = evicted(&failover) - new_leader;
+    assert!(
+        (300.0..=303.0).contains(&gap),
+        "evicted {gap} s after the new leader took over at {new_leader}"
+    );
+}
+
+/// docs/behaviour.md, "Nodes, taints, eviction", zone disruption: while every zone is fully
+/// disrupted nothing is tainted ("master disruption mode"); on leaving that mode every node's
+/// probe time is reset to now, so a node that is still silent gets a fresh grace period.
+#[test]
+fn leaving_master_disruption_mode_gives_every_node_a_fresh_grace_period() {
+    // Every kubelet reaches the API through the load balancer: isolating it silences every node
+    // (the control-plane hosts' own controller-manager still sees the leases stop).
+    let json = r#"{"version": 1, "name": "t", "seed": 2, "duration": "12m",
+        "hosts": [{"name": "m1", "roles": ["control-plane", "etcd"]}, {"name": "lb", "roles": ["load-balancer"]},
+                  {"name": "w1", "roles": ["worker"]}, {"name": "w2", "roles": ["worker"]}],
+        "workloads": [{"kind": "Deployment", "name": "web", "replicas": 2}],
+        "events": [{"at": "60s", "action": "isolate", "host": "lb"}, {"at": "150s", "action": "crash", "host": "w2"},
+                   {"at": "200s", "action": "heal"}]}"#;
+    let r = run(json);
+    // In the mode no node is tainted: no eviction 300 s after the nodes went NotReady (≈ 110 s).
+    let evictions: Vec<f64> = r
+        .events
+        .iter()
+        .filter(|e| e.kind == "pod.evicted")
+        .map(|e| e.t)
+        .collect();
+    assert!(!evictions.is_empty(), "w2's pod is evicted in the end");
+    // w2, dead since 150 s, is tainted only a fresh grace period (50 s) after the heal ended the
+    // mode, then evicted 300 s after that: not before 200 + 50 + 300 s.
+    assert!(
+        evictions.iter().all(|&t| t >= 550.0),
+        "evicted at {evictions:?}: w2 was tainted before its fresh grace period ran out"
+    );
+    // The mode ends when the monitor (every 5 s) sees the healed kubelets renew (every 10 s); w2 is
+    // tainted at the first monitor pass past its grace period, seen within a second, then 300 s.
+    assert!(
+        evictions[0] <= 200.0 + 10.0 + 5.0 + 50.0 + 5.0 + 1.0 + 300.0 + 1.0,
+        "evicted at {evictions:?}"
+    );
+}

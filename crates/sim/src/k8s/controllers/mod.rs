@@ -10,7 +10,8 @@
 //!   zone (0.1 node/s; 0 in a partially disrupted small zone) and stops, with every such
 //!   taint removed, when every zone is fully disrupted ("master disruption mode").
 //! - taint eviction: pods on a node with that taint are deleted `toleration_seconds` after
-//!   the taint was added; DaemonSet pods tolerate it forever.
+//!   the controller saw the taint (a new leader starts that clock again); DaemonSet pods
+//!   tolerate it forever.
 //! - ReplicaSet (Deployments): counts pods without a deletion timestamp and creates or
 //!   deletes to match `replicas`: at-least semantics, duplicates while evicted pods still run.
 //! - StatefulSet: one pod per ordinal, recreated only once the old object is gone.
@@ -93,9 +94,13 @@ pub struct Controllers {
     slices_checked: BTreeMap<String, (u64, u64)>,
     /// Something changed since the last workload and endpoint pass (controllers are event-driven).
     dirty: bool,
-    /// The NoExecute taint times of the nodes, kept until the node informer sees a change
-    /// (taint eviction looks at them on every pass).
-    taint_times: Option<BTreeMap<String, SimTime>>,
+    /// When these controllers first saw each node carry a NoExecute taint: taint eviction
+    /// counts tolerationSeconds from then (see `taint_eviction`).
+    taint_seen: BTreeMap<String, SimTime>,
+    /// The node informer changed since `taint_seen` was brought up to date.
+    taints_changed: bool,
+    /// Every zone was fully disrupted at the last node monitor pass ("master disruption mode").
+    all_disrupted: bool,
     rng: Rng,
 }
 
@@ -126,7 +131,9 @@ impl Controllers {
             expected: BTreeSet::new(),
             slices_checked: BTreeMap::new(),
             dirty: true,
-            taint_times: None,
+            taint_seen: BTreeMap::new(),
+            taints_changed: true,
+            all_disrupted: false,
             rng,
         }
     }
@@ -208,7 +215,7 @@ impl Work for Controllers {
             return;
         }
         if self.nodes.on_api(ctx, msg) {
-            self.taint_times = None;
+            self.taints_changed = true;
             self.dirty = true;
             return;
         }

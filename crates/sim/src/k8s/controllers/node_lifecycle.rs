@@ -27,7 +27,7 @@ impl Controllers {
         let rows = &mut self.node_table.rows;
         // probeTimestamp: when this controller saw each node's lease change (a node seen for
         // the first time starts at now).
-        let silent: Vec<bool> = rows
+        let mut silent: Vec<bool> = rows
             .iter_mut()
             .map(|row| {
                 let lease_rv = row.lease_version(leases);
@@ -69,6 +69,15 @@ impl Controllers {
             }
         };
         let all_full = !zones.is_empty() && zones.iter().all(|&z| state(z) == ZoneState::Full);
+        // Leaving master disruption mode, every node starts a fresh grace period (Kubernetes sets
+        // each node's probeTimestamp to now): nodes that are still silent are not tainted at once.
+        if std::mem::replace(&mut self.all_disrupted, all_full) && !all_full {
+            for row in &mut self.node_table.rows {
+                row.probe = Some((row.lease_version(leases), now));
+            }
+            silent.iter_mut().for_each(|s| *s = false);
+        }
+        let rows = &self.node_table.rows;
         let (tokens, zone_names) = (&mut self.tokens, &self.node_table.zones);
         let mut take_token = |zone: usize| {
             let z = zones[zone];

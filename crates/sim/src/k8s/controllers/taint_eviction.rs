@@ -1,27 +1,33 @@
 //! Taint-based eviction: pods on a node with the `unreachable` (or `not-ready`) NoExecute
-//! taint are deleted `toleration_seconds` after the taint was added; DaemonSet pods tolerate
-//! it forever.
+//! taint are deleted `toleration_seconds` after this controller *observed* the taint. As the
+//! taint-eviction controller does (`processPodOnNode` schedules `now + toleration`), the clock
+//! ignores the taint's TimeAdded and lives in the controller's memory: a controller-manager
+//! failover starts it again. DaemonSet pods tolerate the taint forever.
 
 use super::Controllers;
 use crate::k8s::informer::Informer;
 use crate::k8s::objects::{pod_key, Effect, Pod, TaintKey};
 use crate::k8s::observe::PodChange;
 use crate::k8s::wire::Ctx;
-use crate::kernel::time::SimTime;
-use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 
 impl Controllers {
     pub(super) fn evict_tainted(&mut self, ctx: &mut Ctx) {
         let now = ctx.now;
-        let nodes = &self.nodes;
-        let taint_time = self
-            .taint_times
-            .get_or_insert_with(|| no_execute_taint_times(nodes));
-        if taint_time.is_empty() {
+        if std::mem::take(&mut self.taints_changed) {
+            // Seen at this pass: within a second of the node informer's change.
+            let tainted = no_execute_tainted(&self.nodes);
+            self.taint_seen.retain(|node, _| tainted.contains(node));
+            for node in tainted {
+                self.taint_seen.entry(node).or_insert(now);
+            }
+        }
+        if self.taint_seen.is_empty() {
             return;
         }
         let tolerated = self.timings.toleration_seconds;
-        let mut due: Vec<(Pod, u64)> = taint_time
+        let mut due: Vec<(Pod, u64)> = self
+            .taint_seen
             .iter()
             .filter(|(_, &t)| now >= t + tolerated)
             .flat_map(|(node, _)| self.pods.pods_on(node))
@@ -36,7 +42,7 @@ impl Controllers {
             }
             let node = p.node.clone().unwrap_or_default();
             ctx.obs.pod_event(now, PodChange::Evicted, &p.name, &node, &p.workload, format!(
-                "{} was evicted from {node}: the node has been tainted unreachable for tolerationSeconds ({} s)",
+                "{} was evicted from {node}: tolerationSeconds ({} s) have passed since the controller-manager saw the node tainted unreachable",
                 p.name,
                 self.timings.toleration_seconds.as_secs_f64()
             ));
@@ -46,22 +52,18 @@ impl Controllers {
     }
 }
 
-/// When each node got its `unreachable` or `not-ready` NoExecute taint, if it has one.
-pub(super) fn no_execute_taint_times(nodes: &Informer) -> BTreeMap<String, SimTime> {
+/// The nodes with an `unreachable` or `not-ready` NoExecute taint.
+fn no_execute_tainted(nodes: &Informer) -> BTreeSet<String> {
     nodes
         .items()
         .values()
         .filter_map(|kv| kv.value.as_node())
-        .filter_map(|n| {
-            n.taints
-                .iter()
-                .filter(|t| {
-                    t.effect == Effect::NoExecute
-                        && matches!(t.key, TaintKey::Unreachable | TaintKey::NotReady)
-                })
-                .map(|t| t.time_added)
-                .min()
-                .map(|t| (n.name.clone(), t))
+        .filter(|n| {
+            n.taints.iter().any(|t| {
+                t.effect == Effect::NoExecute
+                    && matches!(t.key, TaintKey::Unreachable | TaintKey::NotReady)
+            })
         })
+        .map(|n| n.name.clone())
         .collect()
 }
