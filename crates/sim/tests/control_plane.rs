@@ -343,3 +343,42 @@ fn leaving_master_disruption_mode_gives_every_node_a_fresh_grace_period() {
         "evicted at {evictions:?}"
     );
 }
+
+/// docs/behaviour.md, "Service data path and DNS": a restarted kube-proxy does not touch the
+/// kernel's rules until its informers have synced, so restarting it while the API is down
+/// changes nothing; a node reboot (rules gone, kube-proxy unable to list) breaks that node.
+#[test]
+fn a_kube_proxy_restart_without_the_api_keeps_the_rules_a_reboot_does_not() {
+    let cluster = |events: &str| {
+        format!(
+            r#"{{"version": 1, "name": "t", "seed": 3, "duration": "5m",
+            "hosts": [{{"name": "m1", "roles": ["control-plane", "etcd"]}}, {{"name": "lb", "roles": ["load-balancer"]}},
+                      {{"name": "w1", "roles": ["worker"]}}, {{"name": "w2", "roles": ["worker"]}}, {{"name": "w3", "roles": ["worker"]}},
+                      {{"name": "users", "roles": ["client"]}}],
+            "workloads": [{{"kind": "Deployment", "name": "web", "replicas": 3, "service": true}}],
+            "events": [{{"at": "60s", "action": "crash", "host": "m1"}}, {events}]}}"#
+        )
+    };
+    let availability = |r: &Report, from: usize| {
+        let s = &r.series.service_availability["web"];
+        s[from..].iter().sum::<f64>() / (s.len() - from) as f64
+    };
+    let restart = run(&cluster(
+        r#"{"at": "120s", "action": "restart_component", "host": "w1", "component": "kube-proxy"}"#,
+    ));
+    assert_eq!(
+        availability(&restart, 120),
+        1.0,
+        "the rules stay: nothing fails"
+    );
+    let reboot = run(&cluster(
+        r#"{"at": "120s", "action": "reboot", "host": "w1"}"#,
+    ));
+    // w1's pod is gone and w1 has no rules: requests landing on w1 (a third) or sent to its pod
+    // (a third of the rest) fail.
+    let after = availability(&reboot, 160);
+    assert!(
+        (0.3..0.6).contains(&after),
+        "availability after the reboot: {after}"
+    );
+}

@@ -1,15 +1,18 @@
 //! The Service data path on a worker: kube-proxy's rules and CoreDNS's answers.
 //!
-//! kube-proxy programs its rules from EndpointSlices and keeps the last rules it had when
-//! the API goes away (they may point at pods that died since). A restarted kube-proxy has
-//! no rules until it has listed once. A CoreDNS pod answers from its informer cache while
+//! kube-proxy programs the node's rules from EndpointSlices and keeps the last rules it had
+//! when the API goes away (they may point at pods that died since). The rules are the
+//! kernel's: a restarted kube-proxy leaves them as they are until its informer has synced,
+//! so restarting it during an API outage changes nothing; a rebooted node has none until
+//! kube-proxy can list. A CoreDNS pod answers from its informer cache while
 //! the API is down; one (re)started while the API is down answers nothing for ≈ 5 s, then
 //! SERVFAIL, for every name it never synced.
 
 use crate::k8s::api::ApiPayload;
 use crate::k8s::informer::Informer;
 use crate::k8s::objects::{slice_key, Endpoint, ENDPOINT_SLICES, WORKLOADS};
-use crate::k8s::wire::Ctx;
+use crate::k8s::wire::{Ctx, KeyValue};
+use crate::kernel::keymap::KeyMap;
 use crate::kernel::process::{Addr, Alarm, Port, Sub, Timer};
 use crate::kernel::time::{Duration, SimTime};
 use std::collections::BTreeMap;
@@ -20,6 +23,8 @@ pub const DNS_SYNC_WAIT: Duration = Duration::from_secs(5);
 #[derive(Clone)]
 pub struct KubeProxy {
     slices: Informer,
+    /// The node's rules as a previous kube-proxy left them, in force until this one has synced.
+    inherited: Option<KeyMap<KeyValue>>,
     /// When its informer next needs a look (a relist is due, or its watch may have gone silent).
     check: Alarm,
 }
@@ -28,12 +33,26 @@ impl KubeProxy {
     pub fn new(me: Addr, api: Addr) -> Self {
         KubeProxy {
             slices: Informer::new(ENDPOINT_SLICES, None, me, api, Sub::default()),
+            inherited: None,
             check: Alarm::default(),
         }
     }
 
     pub fn start(&mut self, ctx: &mut Ctx) {
         self.on_sync(ctx);
+    }
+
+    /// This kube-proxy replaces `previous` on the same node (a restart): the rules stay.
+    pub fn inherit(&mut self, previous: &KubeProxy) {
+        self.inherited = Some(previous.programmed().clone());
+    }
+
+    /// What the node's rules are programmed from.
+    fn programmed(&self) -> &KeyMap<KeyValue> {
+        match &self.inherited {
+            Some(rules) if !self.slices.synced => rules,
+            _ => self.slices.items(),
+        }
     }
 
     pub fn on_sync(&mut self, ctx: &mut Ctx) {
@@ -44,6 +63,9 @@ impl KubeProxy {
 
     pub fn on_api(&mut self, ctx: &mut Ctx, msg: &ApiPayload) {
         self.slices.on_api(ctx, msg);
+        if self.slices.synced {
+            self.inherited = None;
+        }
         self.schedule(ctx);
     }
 
@@ -61,8 +83,7 @@ impl KubeProxy {
 
     /// The endpoints this kube-proxy would send a Service's traffic to.
     pub fn rules(&self, service: &str) -> &[Endpoint] {
-        self.slices
-            .items()
+        self.programmed()
             .get(&slice_key(service))
             .and_then(|kv| kv.value.as_endpoint_slice())
             .map_or(&[], |s| s.endpoints.as_slice())

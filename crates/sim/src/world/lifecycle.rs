@@ -198,7 +198,7 @@ impl World {
             }
             Component::KubeProxy => (
                 Port::KubeProxy,
-                "kube-proxy restarted: it has no rules until it lists EndpointSlices from the API",
+                "kube-proxy restarted: the node's rules stay as they are until it has listed EndpointSlices from the API",
             ),
             Component::Kubelet => (
                 Port::Kubelet,
@@ -214,6 +214,9 @@ impl World {
             .kubelet
             .as_ref()
             .map(|k| k.containers.clone());
+        let proxy = (port == Port::KubeProxy)
+            .then(|| self.procs.on[h as usize].proxy.clone())
+            .flatten();
         let lease = match port {
             Port::ControllerManager => Some(KCM_LEASE),
             Port::Scheduler => Some(SCHEDULER_LEASE),
@@ -230,6 +233,9 @@ impl World {
             (containers, self.procs.on[h as usize].kubelet.as_mut())
         {
             k.containers = containers;
+        }
+        if let (Some(old), Some(new)) = (proxy, self.procs.on[h as usize].proxy.as_mut()) {
+            new.inherit(&old);
         }
         self.push_event(
             EventKind::ComponentRestarted,
