@@ -382,3 +382,45 @@ fn a_kube_proxy_restart_without_the_api_keeps_the_rules_a_reboot_does_not() {
         "availability after the reboot: {after}"
     );
 }
+
+/// docs/behaviour.md, "Service data path and DNS": clients cache a Service's answer for 30 s by
+/// default (kubeadm's Corefile, `ttl 30`); CoreDNS pods restarted while the API is down cannot
+/// answer, so lookups fail once the cached answers expire.
+#[test]
+fn clients_keep_a_service_answer_for_its_30_s_ttl() {
+    let cluster = |settings: &str| {
+        format!(
+            r#"{{"version": 1, "name": "t", "seed": 6, "duration": "4m",
+            "hosts": [{{"name": "m1", "roles": ["control-plane", "etcd"]}}, {{"name": "lb", "roles": ["load-balancer"]}},
+                      {{"name": "w1", "roles": ["worker"]}}, {{"name": "w2", "roles": ["worker"]}},
+                      {{"name": "users", "roles": ["client"]}}],
+            "workloads": [{{"kind": "Deployment", "name": "web", "replicas": 2, "service": true}}],
+            "settings": {{{settings}}},
+            "events": [{{"at": "60s", "action": "crash", "host": "m1"}},
+                       {{"at": "125s", "action": "restart_component", "host": "w1", "component": "coredns"}},
+                       {{"at": "125s", "action": "restart_component", "host": "w2", "component": "coredns"}}]}}"#
+        )
+    };
+    let first_failure = |r: &Report| {
+        let s = &r.series.service_availability["web"];
+        (0..s.len())
+            .find(|&i| s[i] < 1.0)
+            .expect("lookups fail in the end") as f64
+    };
+    // The client looks the name up when its cached answer expires: every 30 s from its first
+    // request at 0 s, so the first lookup after the restart at 125 s is at 150 s.
+    let default = first_failure(&run(&cluster("")));
+    assert!(
+        (126.0..=155.0).contains(&default),
+        "first failed request at {default} s"
+    );
+    assert!(
+        default > 130.0,
+        "answers are cached longer than 5 s: {default}"
+    );
+    let short = first_failure(&run(&cluster(r#""dns_cache_ttl": "5s""#)));
+    assert!(
+        (125.0..=130.0).contains(&short),
+        "with a 5 s TTL: {short} s"
+    );
+}

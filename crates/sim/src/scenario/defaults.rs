@@ -30,7 +30,8 @@ impl Default for Settings {
             node_monitor_grace_period: Duration::from_secs(50),
             toleration_seconds: Duration::from_secs(300),
             lb_health_check: LbHealthCheck::Readyz,
-            dns_cache_ttl: Duration::from_secs(5),
+            // kubeadm's Corefile: `ttl 30` on cluster answers, `cache 30` caps their lifetime.
+            dns_cache_ttl: Duration::from_secs(30),
             coredns_replicas: 2,
             network_latency: Duration::from_millis(1),
             explicit: BTreeSet::new(),
