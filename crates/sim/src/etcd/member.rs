@@ -306,6 +306,14 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
         }
     }
 
+    /// A clean stop begins: a leader hands its leadership to the most up-to-date voter first
+    /// (etcd's `TryTransferLeadershipOnShutdown`). Returns whether it was leading and did.
+    pub fn hand_over<P: From<Msg<V>>>(&mut self, ctx: &mut Ctx<P>) -> bool {
+        let handing = !self.removed && self.raft.transfer_leadership().is_some();
+        self.drain(ctx);
+        handing
+    }
+
     /// Proposes a membership change (the operator's `etcdctl member add/remove`).
     /// Refused at once, as etcd does, when this member is not the leader, when a change is
     /// already pending, or, for an add, when the leader has not been connected to every
@@ -461,6 +469,14 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
                         }
                         StepDownReason::HigherTerm { .. } => "it saw a higher term",
                         StepDownReason::RemovedFromConfig => "it was removed from the cluster",
+                        StepDownReason::HandedOver { to } => {
+                            let text = format!(
+                                "it is stopping cleanly and handed its leadership to {} first",
+                                ctx.obs.name(to as HostId)
+                            );
+                            ctx.obs.etcd_stepped_down(ctx.now, self.host, term, &text);
+                            continue;
+                        }
                     };
                     ctx.obs.etcd_stepped_down(ctx.now, self.host, term, why);
                 }

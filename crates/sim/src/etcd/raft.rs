@@ -19,6 +19,10 @@
 //!   tally nor count for quorum; a member that is not a voter never campaigns.
 //! - Crash/restart (persisted: term, vote, log, commit, applied, configuration) and etcd's
 //!   `--force-new-cluster` (keep the committed log, become the only voter).
+//! - Leadership transfer ([`Raft::transfer_leadership`], etcd's `MoveLeader`): the leader
+//!   stops taking proposals, brings the most up-to-date voter up to its last index, then sends
+//!   it `TimeoutNow`; that member campaigns at once, skipping PreVote, and its vote requests
+//!   pass the others' leader lease. A transfer not done within an election timeout is dropped.
 //!
 //! - Log compaction and snapshots: the host compacts the log after it applied entries
 //!   ([`Raft::compact`], keeping the latest entries for members that lag a little); a leader that
@@ -28,7 +32,7 @@
 //!   takes the snapshot ([`Raft::take_restored`]).
 //!
 //! # What it leaves out
-//! - Leadership transfer (`MsgTimeoutNow`), joint consensus (only simple one-at-a-time changes,
+//! - Joint consensus (only simple one-at-a-time changes,
 //!   which is what `etcdctl member add/remove/promote` produce), lease-based reads
 //!   (`ReadOnlyLeaseBased`), flow control by bytes, asynchronous storage.
 //!
@@ -161,10 +165,13 @@ pub enum MsgKind<T> {
     PreVoteResp {
         reject: bool,
     },
-    /// A real vote request; the candidate has already moved to `term`.
+    /// A real vote request; the candidate has already moved to `term`. `transfer`: the
+    /// candidate campaigns because the leader handed over (`TimeoutNow`), so the request passes
+    /// the receiver's leader lease.
     Vote {
         last_index: u64,
         last_term: u64,
+        transfer: bool,
     },
     VoteResp {
         reject: bool,
@@ -209,6 +216,8 @@ pub enum MsgKind<T> {
     ReadIndex {
         ctx: u64,
     },
+    /// The leader hands its leadership over: campaign now.
+    TimeoutNow,
     /// The leader's answer: the read may be served once the follower has applied `index`.
     ReadIndexResp {
         ctx: u64,
@@ -232,6 +241,7 @@ impl<T> MsgKind<T> {
             MsgKind::Propose { .. } => "Propose",
             MsgKind::ReadIndex { .. } => "ReadIndex",
             MsgKind::ReadIndexResp { .. } => "ReadIndexResp",
+            MsgKind::TimeoutNow => "TimeoutNow",
         }
     }
 }
@@ -244,6 +254,8 @@ pub enum StepDownReason {
     HigherTerm { from: MemberId },
     /// The configuration change removing this member was applied.
     RemovedFromConfig,
+    /// It handed its leadership to `to`, which now campaigns.
+    HandedOver { to: MemberId },
 }
 
 /// What a Raft member reports to its host, drained with [`Raft::take_events`].
@@ -473,6 +485,8 @@ pub struct Raft<T> {
     matches: Vec<u64>,
     /// Index of the last conf entry this leader appended (or its last index at election).
     pending_conf_index: u64,
+    /// The voter this leader is handing its leadership to (no proposals meanwhile).
+    lead_transferee: Option<MemberId>,
     pending_reads: VecDeque<PendingRead>,
     read_seq: u64,
     /// Ticks seen by this member, for activity bookkeeping.
@@ -551,6 +565,7 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
             progress: BTreeMap::new(),
             matches: Vec::new(),
             pending_conf_index: 0,
+            lead_transferee: None,
             pending_reads: VecDeque::new(),
             read_seq: 0,
             ticks: 0,
@@ -753,6 +768,33 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
         }
     }
 
+    /// Hand leadership over before a clean stop (etcd's `MoveLeader` on shutdown): to the voter
+    /// with the most of the log (the lowest id among equals). Returns the transferee, or None
+    /// when this member is not the leader or has no other voter.
+    pub fn transfer_leadership(&mut self) -> Option<MemberId> {
+        if self.role != Role::Leader {
+            return None;
+        }
+        let to = self
+            .voters
+            .iter()
+            .filter(|&&v| v != self.id)
+            .filter_map(|v| self.progress.get(v).map(|pr| (pr.matched, *v)))
+            .max_by_key(|&(matched, v)| (matched, std::cmp::Reverse(v)))?
+            .1;
+        self.lead_transferee = Some(to);
+        self.election_elapsed = 0;
+        if !self
+            .progress
+            .get(&to)
+            .is_some_and(|pr| pr.matched == self.last_index())
+        {
+            self.maybe_send_append(to, true);
+        }
+        self.maybe_send_timeout_now(to);
+        Some(to)
+    }
+
     /// Crash and restart: keep persisted state (term, vote, log, commit, applied, configuration);
     /// lose everything volatile (role, leader, votes, progress, pending reads, unsent messages,
     /// undrained read states and events, elapsed ticks); draw a new election timeout.
@@ -813,7 +855,8 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
 
         if m.term > self.term {
             let is_vote_request = matches!(m.kind, MsgKind::PreVote { .. } | MsgKind::Vote { .. });
-            if is_vote_request && self.in_lease() {
+            let transfer = matches!(m.kind, MsgKind::Vote { transfer: true, .. });
+            if is_vote_request && !transfer && self.in_lease() {
                 // We heard from a live leader less than an election timeout ago: the sender is
                 // probably a member that was cut off. Ignoring it (without even adopting its
                 // term) is what keeps it from deposing a healthy leader.
@@ -833,7 +876,12 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
                     )
                 }
                 _ => {
-                    self.become_follower(m.term, None, StepDownReason::HigherTerm { from: m.from })
+                    let why = if self.lead_transferee == Some(m.from) {
+                        StepDownReason::HandedOver { to: m.from }
+                    } else {
+                        StepDownReason::HigherTerm { from: m.from }
+                    };
+                    self.become_follower(m.term, None, why)
                 }
             }
         } else if m.term < self.term {
@@ -864,6 +912,7 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
             MsgKind::Vote {
                 last_index,
                 last_term,
+                ..
             } => self.handle_vote_request(m.from, m.term, false, last_index, last_term),
             _ => match self.role {
                 Role::Leader => self.step_leader(m),
@@ -888,6 +937,8 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
         self.election_elapsed = self.election_elapsed.saturating_add(1);
         if self.election_elapsed >= self.cfg.election_ticks {
             self.election_elapsed = 0;
+            // A transfer that did not happen within an election timeout is given up.
+            self.lead_transferee = None;
             if self.cfg.check_quorum {
                 self.check_quorum();
                 if self.role != Role::Leader {
@@ -952,6 +1003,7 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
         self.votes.clear();
         self.progress.clear();
         self.pending_conf_index = 0;
+        self.lead_transferee = None;
         self.pending_reads.clear();
     }
 
@@ -1025,10 +1077,11 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
         if self.role == Role::Leader || !self.is_promotable() {
             return;
         }
-        self.campaign_round(self.cfg.pre_vote);
+        self.campaign_round(self.cfg.pre_vote, false);
     }
 
-    fn campaign_round(&mut self, pre: bool) {
+    /// `transfer`: the leader handed over (`TimeoutNow`); only with `pre` false.
+    fn campaign_round(&mut self, pre: bool, transfer: bool) {
         let term = if pre {
             self.become_pre_candidate();
             self.term.saturating_add(1)
@@ -1040,7 +1093,7 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
         if self.poll(me, true) == VoteResult::Won {
             // A one-voter cluster wins at once.
             if pre {
-                self.campaign_round(false);
+                self.campaign_round(false, false);
             } else {
                 self.become_leader();
             }
@@ -1058,6 +1111,7 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
                 MsgKind::Vote {
                     last_index,
                     last_term,
+                    transfer,
                 }
             };
             self.send(id, term, kind);
@@ -1177,7 +1231,7 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
         match self.poll(from, granted) {
             VoteResult::Won => {
                 if self.role == Role::PreCandidate {
-                    self.campaign_round(false);
+                    self.campaign_round(false, false);
                 } else {
                     self.become_leader();
                 }
@@ -1216,6 +1270,7 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
             MsgKind::ReadIndexResp { ctx, index } => {
                 self.read_states.push(ReadState { ctx, index })
             }
+            MsgKind::TimeoutNow if self.is_promotable() => self.campaign_round(false, true),
             _ => {}
         }
     }
@@ -1270,8 +1325,8 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
     }
 
     fn leader_propose(&mut self, data: EntryData<T>) -> bool {
-        if !self.voters.contains(&self.id) {
-            return false; // removed, about to step down
+        if !self.voters.contains(&self.id) || self.lead_transferee.is_some() {
+            return false; // removed, about to step down; or handing over
         }
         let conf = match &data {
             EntryData::Conf(cc) => {
@@ -1449,6 +1504,19 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
         }
         // Stream whatever else it is missing, up to the in-flight limit.
         while self.maybe_send_append(from, false) {}
+        self.maybe_send_timeout_now(from);
+    }
+
+    /// The transferee has every entry: tell it to campaign.
+    fn maybe_send_timeout_now(&mut self, to: MemberId) {
+        let caught_up = self
+            .progress
+            .get(&to)
+            .is_some_and(|pr| pr.matched == self.last_index());
+        if self.lead_transferee == Some(to) && caught_up {
+            let term = self.term;
+            self.send(to, term, MsgKind::TimeoutNow);
+        }
     }
 
     fn handle_heartbeat_resp(&mut self, from: MemberId, ctx: Option<u64>) {

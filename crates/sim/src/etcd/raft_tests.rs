@@ -837,6 +837,7 @@ fn followers_ignore_vote_requests_while_they_hear_a_leader() {
         kind: MsgKind::Vote {
             last_index: last,
             last_term,
+            transfer: false,
         },
     });
     assert_eq!(
@@ -1262,6 +1263,7 @@ fn restart_keeps_term_vote_and_log() {
         kind: MsgKind::Vote {
             last_index: 100,
             last_term: term,
+            transfer: false,
         },
     });
     assert_eq!(
@@ -1394,7 +1396,7 @@ fn random_message(rng: &mut Rng, to: MemberId) -> Message<u64> {
     let from = [1, 2, 3, 4, 99][rng.below(5) as usize];
     let term = rng.below(8);
     let small = |rng: &mut Rng| rng.below(40);
-    let kind = match rng.below(11) {
+    let kind = match rng.below(12) {
         0 => MsgKind::PreVote {
             last_index: small(rng),
             last_term: small(rng) % 8,
@@ -1405,6 +1407,7 @@ fn random_message(rng: &mut Rng, to: MemberId) -> Message<u64> {
         2 => MsgKind::Vote {
             last_index: small(rng),
             last_term: small(rng) % 8,
+            transfer: rng.below(4) == 0,
         },
         3 => MsgKind::VoteResp {
             reject: rng.below(2) == 0,
@@ -1469,6 +1472,7 @@ fn random_message(rng: &mut Rng, to: MemberId) -> Message<u64> {
             ctx: small(rng),
         },
         9 => MsgKind::ReadIndex { ctx: small(rng) },
+        11 => MsgKind::TimeoutNow,
         _ => MsgKind::ReadIndexResp {
             ctx: small(rng),
             index: small(rng),
@@ -1712,4 +1716,41 @@ fn snapshots_get_through_a_lossy_network_and_to_a_joining_member() {
         );
         net.assert_safe();
     }
+}
+
+#[test]
+fn a_leader_hands_over_without_an_election_timeout() {
+    for pre_vote in [true, false] {
+        let mut net = Net::new(3, cfg(pre_vote), 11);
+        let old = net.wait_leader();
+        let term = net.node(old).term();
+        // A proposal the transferee may not have yet: it is caught up before TimeoutNow.
+        assert!(net.node_mut(old).propose(7, 7));
+        let to = net
+            .node_mut(old)
+            .transfer_leadership()
+            .expect("a leader with peers hands over");
+        assert_ne!(to, old);
+        // Proposals are refused while the leadership moves.
+        assert!(!net.node_mut(old).propose(8, 8));
+        // No tick: the messages alone move the leadership.
+        net.deliver();
+        assert_eq!(
+            net.leader_among(&net.all_ids()),
+            Some(to),
+            "pre_vote {pre_vote}"
+        );
+        assert_eq!(net.node(to).term(), term + 1);
+        assert_eq!(net.node(old).role(), Role::Follower);
+        assert_eq!(net.sent_by(old, "TimeoutNow"), 1);
+        assert_eq!(net.sent_by(to, "PreVote"), 0, "a transfer skips PreVote");
+        net.ticks(3);
+        assert!(net.applied_values(to).contains(&7));
+        net.assert_safe();
+    }
+    // A follower has nothing to hand over.
+    let mut net = Net::new(3, cfg(true), 12);
+    let l = net.wait_leader();
+    let f = (l % 3) + 1;
+    assert_eq!(net.node_mut(f).transfer_leadership(), None);
 }

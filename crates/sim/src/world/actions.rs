@@ -3,6 +3,7 @@
 //! component restarts). Operator actions on the API go through the operator process, as
 //! `kubectl` would; those on etcd go through `etcdctl` to the leader ([`super::membership`]).
 
+use super::membership::AfterStop;
 use super::{Ev, K8sCtx, World};
 use crate::etcd::raft::{ConfChange, MemberId};
 use crate::k8s::operator::Operator;
@@ -27,8 +28,8 @@ impl World {
             }
             Action::Reboot { host, downtime } => {
                 if let Some(h) = self.hosts.id(&host) {
-                    self.crash_host(h, "it is rebooting");
-                    self.queue.push(self.now + downtime, Ev::Boot(h));
+                    // A clean shutdown: an etcd leader hands over before the host goes down.
+                    self.stop_etcd_cleanly(h, AfterStop::Reboot { downtime });
                 }
             }
             Action::Partition { groups } => {

@@ -3,6 +3,7 @@
 //! static pods and the kubelet's restart of a process that exited, after its back-off; a
 //! component restarted on its own (`restart_component`), keeping what that process keeps.
 
+use super::membership::AfterStop;
 use super::{K8sCtx, World};
 use crate::k8s::apiserver::Apiserver;
 use crate::k8s::controllers::{Controllers, ControllersSpec, NodeTimings};
@@ -175,16 +176,7 @@ impl World {
         let name = self.hosts.name(h).to_string();
         let (port, what) = match component {
             Component::Etcd => {
-                if let Some(m) = self.etcd.members[h as usize].as_mut() {
-                    m.restart();
-                    self.hosts[h as usize].process_generation[Port::Etcd as usize] += 1;
-                    self.start_etcd_ticks(h);
-                }
-                self.push_event(
-                    EventKind::ComponentRestarted,
-                    Some(h),
-                    format!("etcd on {name} restarted: it keeps its data and rejoins"),
-                );
+                self.stop_etcd_cleanly(h, AfterStop::Restart);
                 return;
             }
             Component::Coredns => {

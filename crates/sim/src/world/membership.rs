@@ -1,22 +1,92 @@
 //! etcd membership as an operator changes it: `etcdctl member add/remove` (and kubeadm's
 //! `join` of a control-plane host with `etcd`), proposed to the leader and waited for until
-//! it commits or `etcdctl`'s command timeout passes; `--force-new-cluster` on a survivor; and
-//! each member's tick loop.
+//! it commits or `etcdctl`'s command timeout passes; `--force-new-cluster` on a survivor; a
+//! member's clean stop (a leader hands its leadership over first); and each member's tick loop.
 
 use super::etcd_cluster::MemberChange;
-use super::{Ev, World};
-use crate::etcd::raft::ConfChange;
+use super::{EtcdCtx, Ev, World};
+use crate::etcd::raft::{ConfChange, Role as RaftRole};
 use crate::k8s::wire::EtcdMember;
 use crate::k8s::Observe as _;
 use crate::kernel::net::HostId;
 use crate::kernel::process::{Addr, Port, Timer};
-use crate::kernel::time::Duration;
+use crate::kernel::time::{Duration, SimTime};
 use crate::record::{Event, EventKind};
 
 /// How long the operator's `etcdctl member add/remove` waits for the change to commit (its command timeout).
 pub const MEMBER_CHANGE_TIMEOUT: Duration = Duration::from_secs(5);
+/// How often a stopping leader looks whether its leadership has moved.
+const HAND_OVER_POLL: Duration = Duration::from_millis(10);
+
+/// What follows a clean stop of a host's etcd member.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum AfterStop {
+    /// The host reboots: everything on it stops, it is off for `downtime`, then boots.
+    Reboot { downtime: Duration },
+    /// Only etcd restarts (`restart_component`).
+    Restart,
+}
 
 impl World {
+    /// A clean stop of the etcd member on `h`, then `then`. A leader hands its leadership to the
+    /// most up-to-date voter first and stops once another member leads, or once an election
+    /// timeout has passed (etcd gives a transfer that long); any other member stops at once.
+    pub(super) fn stop_etcd_cleanly(&mut self, h: HostId, then: AfterStop) {
+        let handing = match self.etcd.members[h as usize].as_mut() {
+            Some(m) if self.hosts[h as usize].up => {
+                let mut ctx: EtcdCtx = ctx!(self, h);
+                m.hand_over(&mut ctx)
+            }
+            _ => false,
+        };
+        self.apply_effects(h);
+        if handing {
+            let deadline = self.now + self.etcd.cfg.election_timeout;
+            self.queue.push(
+                self.now + HAND_OVER_POLL,
+                Ev::EtcdStopping { h, then, deadline },
+            );
+        } else {
+            self.after_etcd_stop(h, then);
+        }
+    }
+
+    pub(super) fn check_etcd_stopping(&mut self, h: HostId, then: AfterStop, deadline: SimTime) {
+        let leading = self.etcd.members[h as usize]
+            .as_ref()
+            .is_some_and(|m| m.raft.role() == RaftRole::Leader);
+        if leading && self.now < deadline && self.hosts[h as usize].up {
+            self.queue.push(
+                self.now + HAND_OVER_POLL,
+                Ev::EtcdStopping { h, then, deadline },
+            );
+        } else {
+            self.after_etcd_stop(h, then);
+        }
+    }
+
+    fn after_etcd_stop(&mut self, h: HostId, then: AfterStop) {
+        match then {
+            AfterStop::Reboot { downtime } => {
+                self.crash_host(h, "it is rebooting");
+                self.queue.push(self.now + downtime, Ev::Boot(h));
+            }
+            AfterStop::Restart => {
+                if let Some(m) = self.etcd.members[h as usize].as_mut() {
+                    m.restart();
+                    self.hosts[h as usize].process_generation[Port::Etcd as usize] += 1;
+                    self.start_etcd_ticks(h);
+                }
+                let name = self.hosts.name(h).to_string();
+                self.push_event(
+                    EventKind::ComponentRestarted,
+                    Some(h),
+                    format!("etcd on {name} restarted: it keeps its data and rejoins"),
+                );
+            }
+        }
+    }
+
     pub(super) fn start_etcd_ticks(&mut self, h: HostId) {
         // Members start their tick loops at slightly different instants, as real processes do.
         let offset = Duration(

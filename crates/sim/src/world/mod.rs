@@ -40,6 +40,7 @@ mod quorum;
 mod snapshot;
 mod users;
 
+use membership::AfterStop;
 pub use membership::MEMBER_CHANGE_TIMEOUT;
 
 use crate::etcd::member::EtcdConfig;
@@ -87,6 +88,12 @@ enum Ev {
     /// Poll whether an operator's membership change has committed.
     MemberChangeCheck {
         op: usize,
+    },
+    /// Poll whether the etcd member stopping cleanly on `h` has handed its leadership over.
+    EtcdStopping {
+        h: HostId,
+        then: AfterStop,
+        deadline: SimTime,
     },
     Sample,
 }
@@ -295,6 +302,7 @@ impl World {
                 self.hosts[h as usize].terminated = true;
             }
             Ev::MemberChangeCheck { op } => self.check_member_change(op),
+            Ev::EtcdStopping { h, then, deadline } => self.check_etcd_stopping(h, then, deadline),
             Ev::Sample => self.sample(),
         }
     }
