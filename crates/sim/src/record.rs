@@ -23,6 +23,8 @@ kinds! {
         EtcdQuorumRegained = "etcd.quorum_regained",
         EtcdSnapshotInstalled = "etcd.snapshot_installed",
         EtcdEntriesDiscarded = "etcd.entries_discarded",
+        /// A member learnt from a peer that it was removed from the cluster, and stopped.
+        EtcdMemberRemoved = "etcd.member_removed",
         LeaseAcquired = "lease.acquired",
         LeaseLost = "lease.lost",
         NodeNotReady = "node.not_ready",
@@ -475,6 +477,15 @@ impl crate::etcd::Observe for Recorder {
             self.name(host)
         );
         self.note(now, EventKind::EtcdSnapshotInstalled, Some(host), text);
+    }
+
+    fn etcd_removed(&mut self, now: SimTime, host: HostId, peer: HostId) {
+        let text = format!(
+            "etcd on {} stopped: {} answered that it was removed from the cluster (410), so the data-dir used by this member must be removed before it can join again",
+            self.name(host),
+            self.name(peer)
+        );
+        self.note(now, EventKind::EtcdMemberRemoved, Some(host), text);
     }
 
     fn etcd_probe_write(&mut self, ok: bool) {

@@ -412,3 +412,57 @@ fn a_clean_stop_of_the_leader_hands_over_without_an_election() {
         assert!(failed <= 1, "seed {seed}, {action}: {failed} writes failed");
     }
 }
+
+/// docs/behaviour.md, etcd disaster recovery: after `--force-new-cluster` on the survivor, the
+/// old members restarted later are answered "removed member" (410) by it and stop; they never
+/// form a cluster of their own, even though together they are a majority of the old one.
+#[test]
+fn old_members_restarted_after_force_new_cluster_stop_as_removed() {
+    for seed in 1..=10 {
+        let leader = leader_of(seed);
+        let others: Vec<&str> = ["etcd-1", "etcd-2", "etcd-3"]
+            .into_iter()
+            .filter(|h| *h != leader)
+            .collect();
+        let r = run(&three(
+            seed,
+            "",
+            &format!(
+                r#"{{"at": "20s", "action": "crash", "host": "{a}"}}, {{"at": "20s", "action": "crash", "host": "{b}"}},
+                   {{"at": "40s", "action": "etcd_force_new_cluster", "host": "{leader}"}},
+                   {{"at": "60s", "action": "restart", "host": "{a}"}}, {{"at": "60s", "action": "restart", "host": "{b}"}}"#,
+                a = others[0],
+                b = others[1]
+            ),
+        ));
+        let removed = events(&r, "etcd.member_removed");
+        let stopped: Vec<&str> = removed.iter().filter_map(|e| e.host.as_deref()).collect();
+        assert_eq!(stopped.len(), 2, "seed {seed}: {removed:?}");
+        for old in &others {
+            assert!(stopped.contains(old), "seed {seed}: {old} not stopped");
+        }
+        // They learn it when they connect, long before an election timeout (≥ 1 s).
+        assert!(
+            removed.iter().all(|e| (60.0..60.2).contains(&e.t)),
+            "seed {seed}: {removed:?}"
+        );
+        // Nobody else ever leads: the survivor alone, writes succeed throughout.
+        let later_leaders: Vec<&str> = events(&r, "etcd.leader_elected")
+            .iter()
+            .filter(|e| e.t > 40.0)
+            .filter_map(|e| e.host.as_deref())
+            .collect();
+        assert!(
+            later_leaders.iter().all(|h| *h == leader),
+            "seed {seed}: leaders after the force-new-cluster: {later_leaders:?}"
+        );
+        assert!(r.series.etcd_leader[45..]
+            .iter()
+            .all(|l| l.as_deref() == Some(leader.as_str())));
+        assert!(
+            r.summary.violations.is_empty(),
+            "seed {seed}: {:?}",
+            r.summary.violations
+        );
+    }
+}

@@ -162,6 +162,29 @@ fn three_masters_two_die_no_quorum_until_force_new_cluster() {
         .expect("writes return");
     assert!(back < 300, "API writable again at {back} s");
     assert!(s.etcd_quorum[301..].iter().all(|&q| q));
+    // The old masters come back at 6 min: their etcd members are answered "removed member" by
+    // the survivor as they connect and stop; no second cluster, no second leader of anything.
+    let removed = events(&r, "etcd.member_removed");
+    let hosts: Vec<&str> = removed.iter().filter_map(|e| e.host.as_deref()).collect();
+    assert_eq!(hosts.len(), 2, "{removed:?}");
+    assert!(hosts.contains(&"m1") && hosts.contains(&"m2"));
+    assert!(
+        removed.iter().all(|e| (360.0..360.5).contains(&e.t)),
+        "{removed:?}"
+    );
+    assert!(
+        events(&r, "etcd.leader_elected")
+            .iter()
+            .filter(|e| e.t > 240.0)
+            .all(|e| e.host.as_deref() == Some("m3")),
+        "only the survivor leads etcd after the force-new-cluster"
+    );
+    assert_eq!(
+        r.summary.leaders["kube-controller-manager"]
+            .final_holder
+            .as_deref(),
+        Some("m3")
+    );
     assert!(r.summary.violations.is_empty());
 }
 

@@ -33,6 +33,7 @@ use crate::kernel::net::HostId;
 use crate::kernel::process::{Addr, Port, Timer};
 use crate::kernel::rng::Rng;
 use crate::kernel::time::Duration;
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// etcd's `--snapshot-count` (default since 3.6): applied entries between two snapshots.
@@ -109,6 +110,11 @@ pub struct EtcdMember<V> {
     reads_waiting_apply: Vec<(u64, u64)>,
     /// Removed from the configuration: etcd shuts itself down.
     pub removed: bool,
+    /// Members this one has seen removed from the cluster: a message from one of them is
+    /// answered "removed member" (etcd's `410`), never stepped.
+    removed_peers: BTreeSet<HostId>,
+    /// Connect to every peer at the next tick (the process just started).
+    dial: bool,
     watchers: Vec<Watcher>,
     /// Ticks without a known leader (for `WithRequireLeader`).
     leaderless_ticks: u64,
@@ -149,6 +155,8 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
             pending: InFlight::default(),
             reads_waiting_apply: Vec::new(),
             removed: false,
+            removed_peers: BTreeSet::new(),
+            dial: false,
             watchers: Vec::new(),
             leaderless_ticks: 0,
             ticks: 0,
@@ -163,6 +171,7 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
 
     /// The process restarts after a host crash: disk state stays, the rest is lost.
     pub fn restart(&mut self) {
+        self.dial = true;
         self.raft.restart();
         self.pending.clear();
         self.reads_waiting_apply.clear();
@@ -185,6 +194,24 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
         if self.removed {
             self.cancel_watches(ctx);
             return;
+        }
+        if std::mem::take(&mut self.dial) {
+            let me = self.host as MemberId;
+            let peers: Vec<MemberId> = self
+                .raft
+                .voters()
+                .iter()
+                .chain(self.raft.learners())
+                .copied()
+                .filter(|&p| p != me)
+                .collect();
+            for p in peers {
+                let to = Addr {
+                    host: p as HostId,
+                    port: Port::Etcd,
+                };
+                ctx.send(Port::Etcd, to, Msg::Dial);
+            }
         }
         self.raft.tick();
         self.ticks += 1;
@@ -231,6 +258,23 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
             if let Msg::Request { id, .. } = msg {
                 reply(ctx, from, id, EtcdResponse::Failed(EtcdError::NotServing));
             }
+            return;
+        }
+        let peer = from.host;
+        let from_peer = matches!(msg, Msg::Raft { .. } | Msg::RaftSnapshot { .. } | Msg::Dial);
+        if from_peer && self.removed_peers.contains(&peer) {
+            let to = Addr {
+                host: peer,
+                port: Port::Etcd,
+            };
+            ctx.send(Port::Etcd, to, Msg::Removed);
+            return;
+        }
+        if let Msg::Removed = msg {
+            // etcd's errMemberRemoved: the process stops, and stays stopped.
+            self.removed = true;
+            self.cancel_watches(ctx);
+            ctx.obs.etcd_removed(ctx.now, self.host, peer);
             return;
         }
         match msg {
@@ -406,10 +450,17 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
                     }
                 }
             }
-            if let EntryData::Conf(ConfChange::Remove(m)) = entry.data {
-                if m == self.host as MemberId {
+            match entry.data {
+                EntryData::Conf(ConfChange::Remove(m)) if m == self.host as MemberId => {
                     self.removed = true;
                 }
+                EntryData::Conf(ConfChange::Remove(m)) => {
+                    self.removed_peers.insert(m as HostId);
+                }
+                EntryData::Conf(ConfChange::AddVoter(m) | ConfChange::AddLearner(m)) => {
+                    self.removed_peers.remove(&(m as HostId));
+                }
+                _ => {}
             }
         }
         if !changes.is_empty() {
@@ -556,6 +607,7 @@ mod tests {
         fn etcd_stepped_down(&mut self, _: SimTime, _: HostId, _: u64, _: &str) {}
         fn etcd_applied(&mut self, _: SimTime, _: HostId, _: u64, _: u64, _: u64) {}
         fn etcd_snapshot_installed(&mut self, _: SimTime, _: HostId, _: u64) {}
+        fn etcd_removed(&mut self, _: SimTime, _: HostId, _: HostId) {}
         fn etcd_probe_write(&mut self, _: bool) {}
     }
 

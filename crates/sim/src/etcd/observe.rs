@@ -15,6 +15,8 @@ pub trait Observe {
     fn etcd_applied(&mut self, now: SimTime, host: HostId, cluster: u64, index: u64, term: u64);
     /// `host` replaced its store with a leader's snapshot taken at `index`.
     fn etcd_snapshot_installed(&mut self, now: SimTime, host: HostId, index: u64);
+    /// `host` learnt from `peer` that it was removed from the cluster, and stopped.
+    fn etcd_removed(&mut self, now: SimTime, host: HostId, peer: HostId);
     /// The write probe learnt the outcome of one of its writes.
     fn etcd_probe_write(&mut self, ok: bool);
 }

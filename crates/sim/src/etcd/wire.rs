@@ -98,4 +98,8 @@ pub enum Msg<V> {
     WatchCancelled {
         id: u64,
     },
+    /// A member that (re)starts connects to each peer it knows (etcd's peer streams).
+    Dial,
+    /// A peer's answer to a member it has recorded as removed (etcd's `410 removed member`).
+    Removed,
 }
