@@ -99,7 +99,21 @@ pub fn menu(props: &Props) -> Html {
             if h.roles.contains(&"etcd") && h.state != HostState::Terminated {
                 b.push(act(
                     "etcd: add this member".into(),
-                    Action::EtcdMemberAdd { host: host() },
+                    Action::EtcdMemberAdd {
+                        host: host(),
+                        learner: false,
+                    },
+                ));
+                b.push(act(
+                    "etcd: add this member as a learner".into(),
+                    Action::EtcdMemberAdd {
+                        host: host(),
+                        learner: true,
+                    },
+                ));
+                b.push(act(
+                    "etcd: promote this learner".into(),
+                    Action::EtcdMemberPromote { host: host() },
                 ));
                 b.push(act(
                     "etcd: remove this member".into(),

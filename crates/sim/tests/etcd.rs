@@ -466,3 +466,98 @@ fn old_members_restarted_after_force_new_cluster_stop_as_removed() {
         );
     }
 }
+
+/// docs/behaviour.md, etcd learners: kubeadm joins a control-plane host's etcd member as a
+/// learner and promotes it once it has caught up, so a one-member cluster grows to three without
+/// ever losing quorum (a learner does not count for it).
+#[test]
+fn kubeadm_join_grows_a_single_member_through_learners_without_losing_quorum() {
+    let json = r#"{"version": 1, "name": "t", "seed": 3, "duration": "2m",
+        "hosts": [{"name": "m1", "roles": ["control-plane", "etcd"]},
+                  {"name": "m2", "roles": ["control-plane", "etcd"], "standby": true},
+                  {"name": "m3", "roles": ["control-plane", "etcd"], "standby": true},
+                  {"name": "lb", "roles": ["load-balancer"]}, {"name": "w1", "roles": ["worker"]}],
+        "events": [{"at": "30s", "action": "join", "host": "m2"}, {"at": "60s", "action": "join", "host": "m3"}]}"#;
+    let r = run(json);
+    assert_eq!(r.summary.etcd.quorum_lost_s, 0.0);
+    assert!(r.series.etcd_quorum.iter().all(|&q| q));
+    let ops: Vec<(&str, bool, f64)> = r
+        .summary
+        .operations
+        .iter()
+        .map(|o| (o.action.as_str(), o.ok, o.t))
+        .collect();
+    assert_eq!(ops.len(), 2, "{ops:?}");
+    // Added as a learner (one commit), caught up and promoted (another): within a second or two.
+    for (op, at) in ops.iter().zip([30.0, 60.0]) {
+        assert!(op.0 == "join" && op.1, "{ops:?}");
+        assert!(op.2 - at < 2.0, "join done {} s after it began", op.2 - at);
+    }
+    // Three voters at the end: losing one keeps a majority.
+    let crash = json.replace(
+        r#"{"at": "60s", "action": "join", "host": "m3"}]"#,
+        r#"{"at": "60s", "action": "join", "host": "m3"}, {"at": "90s", "action": "crash", "host": "m1"}]"#,
+    );
+    let after = run(&crash);
+    assert!(after.series.etcd_quorum[91..].iter().all(|&q| q));
+}
+
+/// etcd's `member promote` is refused until the learner has caught up with the leader
+/// ("can only promote a learner member which is in sync with leader").
+#[test]
+fn a_learner_is_promoted_only_once_it_has_caught_up() {
+    let json = three(
+        5,
+        "",
+        r#"{"at": "20s", "action": "isolate", "host": "etcd-4"},
+           {"at": "30s", "action": "etcd_member_add", "host": "etcd-4", "learner": true},
+           {"at": "35s", "action": "etcd_member_promote", "host": "etcd-4"},
+           {"at": "40s", "action": "heal"},
+           {"at": "45s", "action": "etcd_member_promote", "host": "etcd-4"}"#,
+    );
+    let r = run(&json);
+    let ops: Vec<(&str, bool, Option<&str>)> = r
+        .summary
+        .operations
+        .iter()
+        .map(|o| (o.action.as_str(), o.ok, o.reason.as_deref()))
+        .collect();
+    assert_eq!(
+        ops,
+        [
+            // Every voter connected: the strict check passes for the learner.
+            ("etcd_member_add", true, None),
+            (
+                "etcd_member_promote",
+                false,
+                Some("can only promote a learner member which is in sync with leader")
+            ),
+            ("etcd_member_promote", true, None),
+        ]
+    );
+    assert_eq!(r.summary.etcd.quorum_lost_s, 0.0);
+}
+
+/// docs/behaviour.md, member add: etcd 3.5.30 / 3.6.11 accept an add when the leader has been
+/// connected for 5 s to a quorum of the grown cluster, so a 5-member cluster with one dead member
+/// may add (4 connected ≥ quorum 4 of 6), while a 3-member one may not (2 < 3, above).
+#[test]
+fn a_five_member_cluster_with_one_dead_member_may_add() {
+    let json = r#"{"version": 1, "name": "t", "seed": 2, "duration": "1m",
+        "hosts": [{"name": "e1", "roles": ["etcd"]}, {"name": "e2", "roles": ["etcd"]}, {"name": "e3", "roles": ["etcd"]},
+                  {"name": "e4", "roles": ["etcd"]}, {"name": "e5", "roles": ["etcd"]},
+                  {"name": "e6", "roles": ["etcd"], "standby": true}],
+        "events": [{"at": "10s", "action": "crash", "host": "DEAD"},
+                   {"at": "30s", "action": "etcd_member_add", "host": "e6"}]}"#;
+    let leader = leader_at_start(&run(
+        &json.replace(r#"{"at": "10s", "action": "crash", "host": "DEAD"},"#, "")
+    ));
+    let dead = ["e1", "e2", "e3", "e4", "e5"]
+        .into_iter()
+        .find(|h| *h != leader)
+        .unwrap();
+    let r = run(&json.replace("DEAD", dead));
+    let op = &r.summary.operations[0];
+    assert!(op.ok, "{op:?}");
+    assert_eq!(r.summary.etcd.quorum_lost_s, 0.0);
+}

@@ -25,6 +25,7 @@
 //! compaction and defragmentation, leases with TTLs, auth, gRPC proxies.
 
 use super::kv::{KvResult, KvStore};
+use super::quorum::quorum;
 use super::raft::{self, ConfChange, EntryData, MemberId, Raft, RaftEvent, Role, StepDownReason};
 use super::wire::{Cmd, EtcdCmd, EtcdError, EtcdRequest, EtcdResponse, Msg, WatchEvent};
 use super::Ctx;
@@ -358,10 +359,11 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
         handing
     }
 
-    /// Proposes a membership change (the operator's `etcdctl member add/remove`).
+    /// Proposes a membership change (the operator's `etcdctl member add/remove/promote`).
     /// Refused at once, as etcd does, when this member is not the leader, when a change is
-    /// already pending, or, for an add, when the leader has not been connected to every
-    /// voting member for the last 5 s (`--strict-reconfig-check`: "unhealthy cluster").
+    /// already pending, for an add or a promotion when the leader has not been connected for the
+    /// last 5 s to a quorum of the cluster grown by one voter (`--strict-reconfig-check`:
+    /// "unhealthy cluster"), and for a promotion when the learner has not caught up.
     pub fn propose_member_change(&mut self, cc: ConfChange) -> Result<(), &'static str> {
         if self.removed {
             return Err("member not serving");
@@ -369,10 +371,36 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
         if self.raft.role() != Role::Leader {
             return Err("no leader");
         }
-        if matches!(cc, ConfChange::AddVoter(_) | ConfChange::AddLearner(_)) {
-            let connected = self.raft.all_voters_active_for_ticks().unwrap_or(0);
-            if connected < self.cfg.strict_reconfig_ticks() {
+        let me = |id| self.raft.voters().contains(&id) || self.raft.learners().contains(&id);
+        match cc {
+            ConfChange::AddVoter(id) | ConfChange::AddLearner(id) if me(id) => {
+                return Err("member ID already exists");
+            }
+            ConfChange::PromoteLearner(id) if !self.raft.learners().contains(&id) => {
+                return Err("can only promote a learner member");
+            }
+            ConfChange::Remove(id) if !me(id) => return Err("member not found"),
+            _ => {}
+        }
+        if !matches!(cc, ConfChange::Remove(_)) {
+            // `--strict-reconfig-check` as etcd 3.5.30 / 3.6.11 check it
+            // (`isConnectedToQuorumAfterAddingNewMemberSince`, for learners too): the leader has
+            // been connected for 5 s to a quorum of the cluster with one voter more, the new one
+            // counted as unavailable. A one-member cluster may always grow.
+            let voters = self.raft.voters().len();
+            let connected = self
+                .raft
+                .voters_active_for_ticks(self.cfg.strict_reconfig_ticks())
+                .unwrap_or(0);
+            if voters > 1 && connected < quorum(voters + 1) {
                 return Err("unhealthy cluster");
+            }
+        }
+        if let ConfChange::PromoteLearner(id) = cc {
+            // etcd's `isLearnerReady`: the learner holds 90 % of what the leader holds.
+            let learner = self.raft.match_of(id).unwrap_or(0) as f64;
+            if learner < 0.9 * self.raft.last_index() as f64 {
+                return Err("can only promote a learner member which is in sync with leader");
             }
         }
         if self.raft.propose_conf_change(cc) {

@@ -668,6 +668,37 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
         Some(since)
     }
 
+    /// On the leader: how many voters (itself included) it has been continuously connected to
+    /// for at least `ticks` (etcd's `isConnectedSince`, per member; from the start of this
+    /// leadership, as above).
+    pub fn voters_active_for_ticks(&self, ticks: u64) -> Option<usize> {
+        if self.role != Role::Leader {
+            return None;
+        }
+        let gap = self.active_gap();
+        let connected = self
+            .voters
+            .iter()
+            .filter(|&&v| {
+                v == self.id
+                    || self.progress.get(&v).is_some_and(|pr| {
+                        pr.active_since
+                            .is_some_and(|s| self.ticks.saturating_sub(s) >= ticks)
+                            && self.ticks.saturating_sub(pr.last_heard) <= gap
+                    })
+            })
+            .count();
+        Some(connected)
+    }
+
+    /// On the leader: the index `id` is known to have replicated (None elsewhere or if unknown).
+    pub fn match_of(&self, id: MemberId) -> Option<u64> {
+        if self.role != Role::Leader {
+            return None;
+        }
+        self.progress.get(&id).map(|pr| pr.matched)
+    }
+
     // ----- outputs -----------------------------------------------------------------------------
 
     /// The messages to send, oldest first (the outbox keeps its capacity for the next ones).

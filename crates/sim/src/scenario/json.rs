@@ -535,6 +535,7 @@ impl Action {
             Action::SpotInterrupt { .. } => "spot_interrupt",
             Action::Join { .. } => "join",
             Action::EtcdMemberAdd { .. } => "etcd_member_add",
+            Action::EtcdMemberPromote { .. } => "etcd_member_promote",
             Action::EtcdMemberRemove { .. } => "etcd_member_remove",
             Action::EtcdForceNewCluster { .. } => "etcd_force_new_cluster",
             Action::DeletePod { .. } => "delete_pod",
@@ -553,9 +554,10 @@ fn action_fields(action: &str) -> Option<&'static [&'static str]> {
         | "isolate"
         | "spot_interrupt"
         | "join"
-        | "etcd_member_add"
+        | "etcd_member_promote"
         | "etcd_member_remove"
         | "etcd_force_new_cluster" => &["host"],
+        "etcd_member_add" => &["host", "learner"],
         "reboot" => &["host", "downtime"],
         "partition" => &["groups"],
         "partition_oneway" => &["from", "to"],
@@ -654,7 +656,14 @@ fn event_from(j: &J, path: &str) -> R<Event> {
         "heal" => Action::Heal,
         "spot_interrupt" => Action::SpotInterrupt { host: host()? },
         "join" => Action::Join { host: host()? },
-        "etcd_member_add" => Action::EtcdMemberAdd { host: host()? },
+        "etcd_member_add" => Action::EtcdMemberAdd {
+            host: host()?,
+            learner: match o.get("learner") {
+                None => false,
+                Some(b) => as_bool(b, &o.at("learner"))?,
+            },
+        },
+        "etcd_member_promote" => Action::EtcdMemberPromote { host: host()? },
         "etcd_member_remove" => Action::EtcdMemberRemove { host: host()? },
         "etcd_force_new_cluster" => Action::EtcdForceNewCluster { host: host()? },
         "delete_pod" => Action::DeletePod {
@@ -732,9 +741,15 @@ impl Event {
             | Action::Isolate { host }
             | Action::SpotInterrupt { host }
             | Action::Join { host }
-            | Action::EtcdMemberAdd { host }
+            | Action::EtcdMemberPromote { host }
             | Action::EtcdMemberRemove { host }
             | Action::EtcdForceNewCluster { host } => f.push(("host", J::str(host))),
+            Action::EtcdMemberAdd { host, learner } => {
+                f.push(("host", J::str(host)));
+                if *learner {
+                    f.push(("learner", J::Bool(true)));
+                }
+            }
             Action::Reboot { host, downtime } => {
                 f.push(("host", J::str(host)));
                 f.push(("downtime", dur(*downtime)));

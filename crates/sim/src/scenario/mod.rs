@@ -245,7 +245,13 @@ pub enum Action {
     Join {
         host: String,
     },
+    /// `etcdctl member add`; `learner`: as a non-voting member (`--learner`), to be promoted.
     EtcdMemberAdd {
+        host: String,
+        learner: bool,
+    },
+    /// `etcdctl member promote`: a learner becomes a voter once it has caught up.
+    EtcdMemberPromote {
         host: String,
     },
     EtcdMemberRemove {
@@ -369,7 +375,8 @@ impl Action {
             | Action::Isolate { host }
             | Action::SpotInterrupt { host }
             | Action::Join { host }
-            | Action::EtcdMemberAdd { host }
+            | Action::EtcdMemberAdd { host, .. }
+            | Action::EtcdMemberPromote { host }
             | Action::EtcdMemberRemove { host }
             | Action::EtcdForceNewCluster { host }
             | Action::RestartComponent { host, .. } => Some(host),
@@ -388,6 +395,7 @@ impl Action {
             self,
             Action::Join { .. }
                 | Action::EtcdMemberAdd { .. }
+                | Action::EtcdMemberPromote { .. }
                 | Action::EtcdMemberRemove { .. }
                 | Action::EtcdForceNewCluster { .. }
                 | Action::DeletePod { .. }

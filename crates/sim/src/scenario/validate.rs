@@ -360,6 +360,7 @@ impl Scenario {
                     );
                 }
                 Action::EtcdMemberAdd { .. }
+                | Action::EtcdMemberPromote { .. }
                 | Action::EtcdMemberRemove { .. }
                 | Action::EtcdForceNewCluster { .. }
                     if host.is_some_and(|h| !h.runs_etcd()) =>

@@ -97,7 +97,8 @@ impl World {
             Action::Join { host } => {
                 if let Some(h) = self.hosts.id(&host) {
                     if self.scenario.hosts[h as usize].has_role(Role::Etcd) {
-                        self.start_member_change("join", h, ConfChange::AddVoter(h as MemberId));
+                        // kubeadm adds the member as a learner, and promotes it once caught up.
+                        self.start_member_change("join", h, ConfChange::AddLearner(h as MemberId));
                     } else {
                         self.hosts[h as usize].joined = true;
                         self.obs.operation(self.now, "join", Some(h), Ok(()));
@@ -105,13 +106,21 @@ impl World {
                     }
                 }
             }
-            Action::EtcdMemberAdd { host } => {
+            Action::EtcdMemberAdd { host, learner } => {
                 if let Some(h) = self.hosts.id(&host) {
-                    self.start_member_change(
-                        "etcd_member_add",
-                        h,
-                        ConfChange::AddVoter(h as MemberId),
-                    );
+                    let id = h as MemberId;
+                    let change = if learner {
+                        ConfChange::AddLearner(id)
+                    } else {
+                        ConfChange::AddVoter(id)
+                    };
+                    self.start_member_change("etcd_member_add", h, change);
+                }
+            }
+            Action::EtcdMemberPromote { host } => {
+                if let Some(h) = self.hosts.id(&host) {
+                    let change = ConfChange::PromoteLearner(h as MemberId);
+                    self.start_member_change("etcd_member_promote", h, change);
                 }
             }
             Action::EtcdMemberRemove { host } => {

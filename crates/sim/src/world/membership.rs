@@ -5,7 +5,7 @@
 
 use super::etcd_cluster::MemberChange;
 use super::{EtcdCtx, Ev, World};
-use crate::etcd::raft::{ConfChange, Role as RaftRole};
+use crate::etcd::raft::{ConfChange, MemberId, Role as RaftRole};
 use crate::k8s::wire::EtcdMember;
 use crate::k8s::Observe as _;
 use crate::kernel::net::HostId;
@@ -15,6 +15,10 @@ use crate::record::{Event, EventKind};
 
 /// How long the operator's `etcdctl member add/remove` waits for the change to commit (its command timeout).
 pub const MEMBER_CHANGE_TIMEOUT: Duration = Duration::from_secs(5);
+/// kubeadm's back-off between attempts to promote the learner it added (`etcdBackoff`: 50 ms,
+/// doubling, 9 attempts: ≈ 25 s in all).
+const PROMOTE_BACKOFF: Duration = Duration::from_millis(50);
+const PROMOTE_ATTEMPTS: u32 = 9;
 /// How often a stopping leader looks whether its leadership has moved.
 const HAND_OVER_POLL: Duration = Duration::from_millis(10);
 
@@ -161,8 +165,12 @@ impl World {
                         }
                     }
             });
+        // kubeadm's join adds a learner first: the join is done when the learner is promoted.
+        let join_learner = action == "join" && matches!(change, ConfChange::AddLearner(_));
         if applied {
-            self.obs.operation(self.now, action, Some(host), Ok(()));
+            if !join_learner {
+                self.obs.operation(self.now, action, Some(host), Ok(()));
+            }
             if let ConfChange::AddVoter(_) | ConfChange::AddLearner(_) = change {
                 // The operator starts etcd on the new host with an empty data dir (`--initial-cluster-state=existing`).
                 let rng = self.etcd.rng.fork(&format!(
@@ -180,6 +188,10 @@ impl World {
                     }
                 }
             }
+            if join_learner {
+                self.queue
+                    .push(self.now + PROMOTE_BACKOFF, Ev::Promote { host, attempt: 1 });
+            }
             self.update_quorum();
         } else if self.now >= deadline {
             self.obs.operation(
@@ -193,6 +205,52 @@ impl World {
                 self.now + Duration::from_millis(100),
                 Ev::MemberChangeCheck { op },
             );
+        }
+    }
+
+    /// kubeadm's promotion of the learner its join added: refused while the learner has not
+    /// caught up (or the cluster is not healthy enough), retried with kubeadm's back-off.
+    pub(super) fn promote_joined_learner(&mut self, host: HostId, attempt: u32) {
+        let change = ConfChange::PromoteLearner(host as MemberId);
+        let refused = match self.etcd.leader(&self.hosts) {
+            None => "no etcd leader: no quorum",
+            Some(leader) => {
+                let member = self.etcd.members[leader as usize]
+                    .as_mut()
+                    .expect("leader exists");
+                match member.propose_member_change(change) {
+                    Ok(()) => {
+                        let op = self.etcd.changes.len();
+                        self.etcd.changes.push(MemberChange {
+                            action: "join",
+                            host,
+                            leader,
+                            change,
+                            deadline: self.now + MEMBER_CHANGE_TIMEOUT,
+                        });
+                        self.queue.push(
+                            self.now + Duration::from_millis(100),
+                            Ev::MemberChangeCheck { op },
+                        );
+                        return;
+                    }
+                    Err(reason) => reason,
+                }
+            }
+        };
+        if attempt < PROMOTE_ATTEMPTS {
+            let wait = Duration(PROMOTE_BACKOFF.as_micros() << attempt);
+            self.queue.push(
+                self.now + wait,
+                Ev::Promote {
+                    host,
+                    attempt: attempt + 1,
+                },
+            );
+        } else {
+            let reason = format!("the etcd learner could not be promoted: {refused}");
+            self.obs
+                .operation(self.now, "join", Some(host), Err(reason));
         }
     }
 

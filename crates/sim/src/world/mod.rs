@@ -89,6 +89,11 @@ enum Ev {
     MemberChangeCheck {
         op: usize,
     },
+    /// kubeadm's next attempt to promote the learner its join added.
+    Promote {
+        host: HostId,
+        attempt: u32,
+    },
     /// Poll whether the etcd member stopping cleanly on `h` has handed its leadership over.
     EtcdStopping {
         h: HostId,
@@ -303,6 +308,7 @@ impl World {
             }
             Ev::MemberChangeCheck { op } => self.check_member_change(op),
             Ev::EtcdStopping { h, then, deadline } => self.check_etcd_stopping(h, then, deadline),
+            Ev::Promote { host, attempt } => self.promote_joined_learner(host, attempt),
             Ev::Sample => self.sample(),
         }
     }
