@@ -98,6 +98,24 @@ pub const READY: &[Ready] = &[
         json: doc!("8-lb-health-check-readyz"),
     },
     Ready {
+        id: "9-grow-one-master-to-three",
+        question: "One master today: can I grow to three without an outage?",
+        watch: "",
+        json: doc!("9-grow-one-master-to-three"),
+    },
+    Ready {
+        id: "10-etcd-graceful-restart-vs-crash",
+        question: "Restarting the etcd leader versus losing it: what is the difference?",
+        watch: "",
+        json: doc!("10-etcd-graceful-restart-vs-crash"),
+    },
+    Ready {
+        id: "11-kube-proxy-restart-vs-reboot",
+        question: "Control plane down: what breaks later, a kube-proxy restart or a reboot?",
+        watch: "",
+        json: doc!("11-kube-proxy-restart-vs-reboot"),
+    },
+    Ready {
         id: "etcd-leader-dies",
         question: "etcd only: what happens when the etcd leader's machine dies?",
         watch: "At 0:30 the leader (etcd-3) crashes. Quorum holds (2 of 3): a new leader is \

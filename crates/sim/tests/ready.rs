@@ -47,7 +47,7 @@ fn every_ready_scenario_is_valid_described_and_safe() {
         );
         n += 1;
     }
-    assert!(n >= 11);
+    assert!(n >= 14);
 }
 
 #[test]
@@ -425,4 +425,84 @@ fn the_snapshot_shows_components_nodes_and_pods() {
         .taints
         .contains(&"node.kubernetes.io/unreachable"));
     assert!(w3.pods.is_empty());
+}
+
+#[test]
+fn a_single_master_grows_to_three_through_learners_without_an_outage() {
+    let r = run("9-grow-one-master-to-three");
+    let s = &r.series;
+    let ops: Vec<(&str, bool)> = r
+        .summary
+        .operations
+        .iter()
+        .map(|o| (o.action.as_str(), o.ok))
+        .collect();
+    assert_eq!(ops, [("join", true), ("join", true)]);
+    // Learners never count for quorum: the majority holds while each new member catches up.
+    assert_eq!(r.summary.etcd.quorum_lost_s, 0.0);
+    assert!(
+        all(&s.etcd_writable[..240], true),
+        "no write fails while growing"
+    );
+    // m1 crashes at 4:00: two of three voters remain; a new etcd leader within 1–2 s.
+    let next = events(&r, "etcd.leader_elected")
+        .into_iter()
+        .find(|e| e.t > 240.0)
+        .expect("a new etcd leader");
+    assert!(
+        next.t - 240.0 < 2.1,
+        "new leader after {} s",
+        next.t - 240.0
+    );
+    assert!(
+        all(&s.api_writable[250..], true),
+        "the API moves to the survivors"
+    );
+    let kcm = r.summary.leaders["kube-controller-manager"]
+        .final_holder
+        .as_deref();
+    assert!(matches!(kcm, Some("m2" | "m3")), "{kcm:?}");
+    assert_eq!(r.summary.services["web"].availability, 1.0);
+    assert!(r.summary.violations.is_empty());
+}
+
+#[test]
+fn a_graceful_etcd_restart_costs_no_election_a_crash_does() {
+    let r = run("10-etcd-graceful-restart-vs-crash");
+    let s = &r.series;
+    let elected = events(&r, "etcd.leader_elected");
+    // 1:00.5: m1 hands over to m2, which leads within milliseconds; no write fails.
+    let handed = elected.iter().find(|e| e.t > 60.0).expect("m2 leads");
+    assert_eq!(handed.host.as_deref(), Some("m2"));
+    assert!(
+        handed.t - 60.5 < 0.05,
+        "handed over after {} s",
+        handed.t - 60.5
+    );
+    assert!(all(&s.etcd_writable[55..180], true));
+    // 3:00.5: m2 crashes; m3 leads after an election timeout (1–2 s), writes fail meanwhile.
+    let elected_after_crash = elected.iter().find(|e| e.t > 180.0).expect("m3 leads");
+    assert_eq!(elected_after_crash.host.as_deref(), Some("m3"));
+    let gap = elected_after_crash.t - 180.5;
+    assert!((0.8..2.1).contains(&gap), "new leader after {gap} s");
+    assert!(s.etcd_writable[180..186].contains(&Some(false)));
+    assert_eq!(r.summary.etcd.quorum_lost_s, 0.0);
+    assert!(r.summary.violations.is_empty());
+}
+
+#[test]
+fn without_the_api_a_kube_proxy_restart_is_harmless_a_reboot_is_not() {
+    let r = run("11-kube-proxy-restart-vs-reboot");
+    let web = &r.series.service_availability["web"];
+    // The master is gone from 1:00: running pods keep serving from the last rules.
+    assert!(all(&r.series.api_writable[62..], false));
+    // 2:00: kube-proxy restarted on w1 keeps the node's rules: nothing fails.
+    assert!(web[..180].iter().all(|&a| a == 1.0), "{:?}", &web[115..130]);
+    // 3:00: w2 reboots: its rules and its pod are gone for good without the API.
+    let after = mean(&web[200..]);
+    assert!(
+        (0.3..0.7).contains(&after),
+        "availability after the reboot: {after}"
+    );
+    assert!(r.summary.violations.is_empty());
 }
