@@ -61,6 +61,9 @@ kinds! {
         LeaseTwoLeaders = "lease.two_leaders",
         /// Two pods of one StatefulSet ordinal ran at once.
         StatefulsetTwoPods = "statefulset.two_pods",
+        /// A member of a cluster that `--force-new-cluster` replaced was elected leader: two
+        /// clusters would serve one cluster's data.
+        EtcdTwoClusters = "etcd.two_clusters",
     }
 }
 
@@ -262,6 +265,8 @@ pub struct Recorder {
     leaders: BTreeMap<(u64, u64), HostId>,
     /// Term of the entry applied at each index, per cluster: State Machine Safety.
     applied_terms: BTreeMap<u64, Vec<u64>>,
+    /// Clusters that `--force-new-cluster` replaced: nobody may be elected in them any more.
+    replaced: BTreeSet<u64>,
     /// Lease acquisitions reported (the one held at t = 0 included), per lease.
     pub lease_changes: BTreeMap<&'static str, u64>,
     /// Processes acting as leader right now, per lease: more than one is a violation.
@@ -284,6 +289,7 @@ impl Recorder {
             writes_failed: 0,
             leaders: BTreeMap::new(),
             applied_terms: BTreeMap::new(),
+            replaced: BTreeSet::new(),
             lease_changes: BTreeMap::new(),
             acting: BTreeMap::new(),
         }
@@ -346,6 +352,7 @@ impl Recorder {
             .unwrap_or_default();
         log.truncate(keep as usize);
         self.applied_terms.insert(new_cluster, log);
+        self.replaced.insert(from_cluster);
     }
 
     /// Leases held when the boot ends, reported as acquisitions at t = 0.
@@ -400,6 +407,13 @@ impl crate::etcd::Observe for Recorder {
     }
 
     fn etcd_leader(&mut self, now: SimTime, host: HostId, cluster: u64, term: u64) {
+        if self.replaced.contains(&cluster) {
+            let text = format!(
+                "{} was elected leader in term {term} of a cluster that --force-new-cluster replaced: two clusters would serve its data",
+                self.name(host)
+            );
+            self.violation(now, ViolationKind::EtcdTwoClusters, text);
+        }
         if let Some(&other) = self.leaders.get(&(cluster, term)) {
             if other != host {
                 let text = format!(
@@ -672,6 +686,18 @@ mod tests {
         assert!(o.violations.is_empty());
         o.etcd_applied(SimTime(1), 1, 2, 2, 7);
         assert_eq!(o.violations.len(), 1);
+    }
+
+    #[test]
+    fn a_leader_elected_in_a_replaced_cluster_is_a_violation() {
+        let mut o = obs();
+        o.etcd_leader(SimTime(1), 0, 1, 2);
+        o.etcd_forked(1, 2, 10);
+        o.etcd_leader(SimTime(2), 2, 2, 3); // the survivor's new cluster: fine
+        assert!(o.violations.is_empty());
+        o.etcd_leader(SimTime(3), 1, 1, 3); // an old member leads the old cluster again
+        assert_eq!(o.violations.len(), 1);
+        assert_eq!(o.violations[0].kind, "etcd.two_clusters");
     }
 
     #[test]
