@@ -3,9 +3,12 @@
 //!
 //! Writes are proposed to Raft (forwarded to the leader by Raft itself) and answered
 //! by the member that received them once applied. Linearizable reads go through
-//! ReadIndex: they are answered only after the leader confirmed a majority, so a
-//! member in a minority never answers them and its clients time out. Serializable
-//! reads are answered from the local store, possibly stale.
+//! ReadIndex: they are answered only after the leader confirmed a majority. A member
+//! without a leader does not fail them fast: it sends the ReadIndex again every 500 ms and
+//! at the first commit of a new term, and answers "request timed out" after 5 s + 2 ×
+//! election timeout, so a read issued during a short election is late, not failed, and one
+//! on a member in a minority times out. Serializable reads are answered from the local
+//! store, possibly stale.
 //!
 //! A crash keeps what etcd keeps on disk (Raft term, vote, log, and the applied
 //! store); everything else starts afresh.
@@ -33,7 +36,7 @@ use crate::kernel::inflight::InFlight;
 use crate::kernel::net::HostId;
 use crate::kernel::process::{Addr, Port, Timer};
 use crate::kernel::rng::Rng;
-use crate::kernel::time::Duration;
+use crate::kernel::time::{Duration, SimTime};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -93,6 +96,17 @@ struct Watcher {
     prefix: String,
 }
 
+/// A linearizable read still waiting for its ReadIndex to be confirmed.
+#[derive(Clone, Copy)]
+struct Unconfirmed {
+    ctx: u64,
+    since: SimTime,
+    sent: SimTime,
+}
+
+/// etcd's `readIndexRetryTime`: how often an unconfirmed ReadIndex is sent again.
+const READ_INDEX_RETRY: Duration = Duration::from_millis(500);
+
 /// How often a watch gets a progress notification.
 const PROGRESS_NOTIFY: Duration = Duration::from_secs(5);
 
@@ -109,6 +123,10 @@ pub struct EtcdMember<V> {
     pending: InFlight<Pending>,
     /// Reads whose ReadIndex is known, waiting for the store to catch up to that index.
     reads_waiting_apply: Vec<(u64, u64)>,
+    /// Reads whose ReadIndex is not known yet, oldest first.
+    unconfirmed: Vec<Unconfirmed>,
+    /// The term of the last entry applied (a higher one is the first commit of a new term).
+    applied_term: u64,
     /// Removed from the configuration: etcd shuts itself down.
     pub removed: bool,
     /// Members this one has seen removed from the cluster: a message from one of them is
@@ -155,6 +173,8 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
             next_ctx: 0,
             pending: InFlight::default(),
             reads_waiting_apply: Vec::new(),
+            unconfirmed: Vec::new(),
+            applied_term: 0,
             removed: false,
             removed_peers: BTreeSet::new(),
             dial: false,
@@ -176,6 +196,7 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
         self.raft.restart();
         self.pending.clear();
         self.reads_waiting_apply.clear();
+        self.unconfirmed.clear();
         self.watchers.clear();
         self.leaderless_ticks = 0;
     }
@@ -185,6 +206,7 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
     pub fn force_new_cluster(&mut self, new_cluster: u64) -> u64 {
         self.pending.clear();
         self.reads_waiting_apply.clear();
+        self.unconfirmed.clear();
         self.watchers.clear();
         self.cluster = new_cluster;
         self.removed = false;
@@ -225,6 +247,7 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
         if self.leaderless_ticks > 3 * election_ticks {
             self.cancel_watches(ctx);
         }
+        self.chase_reads(ctx, false);
         let notify_every =
             PROGRESS_NOTIFY.as_micros() / self.cfg.heartbeat_interval.as_micros().max(1);
         if self.ticks.is_multiple_of(notify_every.max(1)) {
@@ -336,7 +359,7 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
             } => {
                 let c = self.new_ctx();
                 self.pending.insert(c, Pending::Read { client, id, prefix });
-                self.raft.read_index(c);
+                self.read_index(ctx.now, c);
             }
             EtcdRequest::Watch { prefix } => {
                 if self.watches_cancelled() {
@@ -346,7 +369,7 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
                 let c = self.new_ctx();
                 self.pending
                     .insert(c, Pending::Watch { client, id, prefix });
-                self.raft.read_index(c);
+                self.read_index(ctx.now, c);
             }
         }
     }
@@ -410,6 +433,49 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
         }
     }
 
+    fn read_index(&mut self, now: SimTime, c: u64) {
+        self.unconfirmed.push(Unconfirmed {
+            ctx: c,
+            since: now,
+            sent: now,
+        });
+        self.raft.read_index(c);
+    }
+
+    /// The reads still unconfirmed: sent again every 500 ms (or now, at the first commit of a new
+    /// term), answered "request timed out" after 5 s + 2 × election timeout, as etcd does.
+    fn chase_reads<P: From<Msg<V>>>(&mut self, ctx: &mut Ctx<P>, new_term: bool) {
+        if self.unconfirmed.is_empty() {
+            return;
+        }
+        let timeout =
+            Duration::from_secs(5) + self.cfg.election_timeout + self.cfg.election_timeout;
+        let now = ctx.now;
+        let mut expired = Vec::new();
+        let mut resend = Vec::new();
+        self.unconfirmed.retain_mut(|r| {
+            if now >= r.since + timeout {
+                expired.push(r.ctx);
+                return false;
+            }
+            if new_term || now >= r.sent + READ_INDEX_RETRY {
+                r.sent = now;
+                resend.push(r.ctx);
+            }
+            true
+        });
+        for c in resend {
+            self.raft.read_index(c);
+        }
+        for c in expired {
+            if let Some(Pending::Read { client, id, .. } | Pending::Watch { client, id, .. }) =
+                self.pending.remove(c)
+            {
+                reply(ctx, client, id, EtcdResponse::Failed(EtcdError::Timeout));
+            }
+        }
+    }
+
     fn new_ctx(&mut self) -> u64 {
         self.next_ctx += 1;
         ((self.host as u64) << 40) | self.next_ctx
@@ -460,9 +526,14 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
         } else {
             committed.len()
         });
+        let mut new_term = false;
         for entry in committed {
             ctx.obs
                 .etcd_applied(ctx.now, self.host, self.cluster, entry.index, entry.term);
+            if entry.term > self.applied_term {
+                new_term = self.applied_term > 0;
+                self.applied_term = entry.term;
+            }
             if let EntryData::Normal(cmd) = &entry.data {
                 let (result, kv) = self.kv.apply(&cmd.op);
                 if let (KvResult::Ok { revision }, false) = (&result, self.watchers.is_empty()) {
@@ -499,7 +570,11 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
             self.raft.compact(SNAPSHOT_CATCH_UP_ENTRIES);
         }
         for rs in self.raft.take_read_states() {
+            self.unconfirmed.retain(|r| r.ctx != rs.ctx);
             self.reads_waiting_apply.push((rs.index, rs.ctx));
+        }
+        if new_term {
+            self.chase_reads(ctx, true);
         }
         let applied = self.raft.applied_index();
         let mut ready = Vec::new(); // allocates only when a read is ready
@@ -795,10 +870,19 @@ mod tests {
         let majority = (lonely + 1) % 3;
         c.request(majority, 2, EtcdRequest::Write(put("/k", "new")));
         c.tick_all(30);
-        // The cut-off member never answers a linearizable read (its client times out, ≈ 7 s in etcd)...
+        // The cut-off member does not answer a linearizable read with data: it keeps asking for a
+        // ReadIndex and, after 5 s + 2 × election timeout (7 s here), answers "request timed out"...
         c.request(lonely, 3, read(true));
-        c.tick_all(30);
+        c.tick_all(68);
         assert!(c.replies.iter().all(|(id, _)| *id != 3), "{:?}", c.replies);
+        c.tick_all(3);
+        assert!(
+            c.replies
+                .iter()
+                .any(|(id, r)| *id == 3 && *r == EtcdResponse::Failed(EtcdError::Timeout)),
+            "{:?}",
+            c.replies
+        );
         // ...but answers a serializable one at once, from its stale local store.
         c.request(lonely, 4, read(false));
         let (id, EtcdResponse::Read { kvs, .. }) = c.replies.last().unwrap() else {
@@ -813,5 +897,24 @@ mod tests {
             panic!("{:?}", c.replies)
         };
         assert_eq!((*id, kvs[0].1.value.as_str()), (5, "new"));
+    }
+
+    #[test]
+    fn a_read_during_an_election_is_answered_late_not_failed() {
+        let mut c = Cluster::new();
+        c.tick_all(30);
+        c.request(c.leader(), 1, EtcdRequest::Write(put("/k", "v")));
+        c.tick_all(2);
+        // The leader is cut off: the followers elect a new one within 1–2 s.
+        let old = c.leader();
+        c.cut = vec![old];
+        let follower = (old + 1) % 3;
+        c.request(follower, 2, read(true));
+        c.tick_all(40);
+        let answer = c.replies.iter().find(|(id, _)| *id == 2).map(|(_, r)| r);
+        let Some(EtcdResponse::Read { kvs, .. }) = answer else {
+            panic!("the read is answered once a new leader confirms it: {answer:?}")
+        };
+        assert_eq!(kvs[0].1.value, "v");
     }
 }

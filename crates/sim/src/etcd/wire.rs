@@ -64,6 +64,9 @@ pub enum EtcdError {
     NoLeader,
     /// The member was removed from the cluster or is not serving.
     NotServing,
+    /// "etcdserver: request timed out": a linearizable read found no leader to confirm it in
+    /// time (5 s + 2 × election timeout).
+    Timeout,
 }
 
 /// A message to or from an etcd member.

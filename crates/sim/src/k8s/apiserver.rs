@@ -525,6 +525,9 @@ impl Apiserver {
                     EtcdResponse::Failed(EtcdError::NotServing) => {
                         ApiResponse::Failed("etcd member not serving")
                     }
+                    EtcdResponse::Failed(EtcdError::Timeout) => {
+                        ApiResponse::Failed("etcdserver: request timed out")
+                    }
                     EtcdResponse::WatchStarted { .. } => {
                         ApiResponse::Failed("unexpected etcd response")
                     }
