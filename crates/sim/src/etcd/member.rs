@@ -570,7 +570,10 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
             self.raft.compact(SNAPSHOT_CATCH_UP_ENTRIES);
         }
         for rs in self.raft.take_read_states() {
-            self.unconfirmed.retain(|r| r.ctx != rs.ctx);
+            // Confirmed mostly in the order they were asked.
+            if let Some(i) = self.unconfirmed.iter().position(|r| r.ctx == rs.ctx) {
+                self.unconfirmed.remove(i);
+            }
             self.reads_waiting_apply.push((rs.index, rs.ctx));
         }
         if new_term {

@@ -1540,11 +1540,14 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
 
     /// The transferee has every entry: tell it to campaign.
     fn maybe_send_timeout_now(&mut self, to: MemberId) {
+        if self.lead_transferee != Some(to) {
+            return;
+        }
         let caught_up = self
             .progress
             .get(&to)
             .is_some_and(|pr| pr.matched == self.last_index());
-        if self.lead_transferee == Some(to) && caught_up {
+        if caught_up {
             let term = self.term;
             self.send(to, term, MsgKind::TimeoutNow);
         }
