@@ -424,3 +424,49 @@ fn clients_keep_a_service_answer_for_its_30_s_ttl() {
         "with a 5 s TTL: {short} s"
     );
 }
+
+/// docs/behaviour.md: `kubeadm join` starts with discovery through the API endpoint, from the
+/// joining host; a spot node's termination handler drains through the API from the node. Cut off
+/// from the endpoint, the join fails with kubeadm's error and the node is not drained.
+#[test]
+fn join_and_spot_drain_need_the_api_from_the_host_itself() {
+    let cluster = |events: &str| {
+        format!(
+            r#"{{"version": 1, "name": "t", "seed": 2, "duration": "3m",
+            "hosts": [{{"name": "m1", "roles": ["control-plane", "etcd"]}}, {{"name": "lb", "roles": ["load-balancer"]}},
+                      {{"name": "w1", "roles": ["worker"], "spot": true}}, {{"name": "w2", "roles": ["worker"]}},
+                      {{"name": "w3", "roles": ["worker"], "standby": true}}],
+            "workloads": [{{"kind": "Deployment", "name": "web", "replicas": 2}}],
+            "events": [{events}]}}"#
+        )
+    };
+    let r = run(&cluster(
+        r#"{"at": "30s", "action": "partition", "groups": [["w3", "w1"]]},
+           {"at": "40s", "action": "join", "host": "w3"},
+           {"at": "50s", "action": "spot_interrupt", "host": "w1"},
+           {"at": "60s", "action": "heal"}, {"at": "70s", "action": "join", "host": "w3"}"#,
+    ));
+    let ops: Vec<(&str, bool, f64)> = r
+        .summary
+        .operations
+        .iter()
+        .map(|o| (o.action.as_str(), o.ok, o.t))
+        .collect();
+    assert_eq!(ops, [("join", false, 40.0), ("join", true, 70.0)]);
+    let reason = r.summary.operations[0].reason.as_deref().unwrap_or("");
+    assert!(
+        reason.contains("couldn't validate the identity of the API server"),
+        "{reason}"
+    );
+    let notice = r
+        .events
+        .iter()
+        .find(|e| e.kind == "host.spot_notice")
+        .expect("a spot notice");
+    assert!(notice.text.contains("cannot be drained"), "{}", notice.text);
+    // Nothing on w1 was evicted by a drain: its pod dies with the host at 2:50.
+    assert!(!r
+        .events
+        .iter()
+        .any(|e| e.kind == "pod.evicted" && e.t < 170.0));
+}

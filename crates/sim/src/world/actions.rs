@@ -83,20 +83,36 @@ impl World {
             }
             Action::SpotInterrupt { host } => {
                 if let Some(h) = self.hosts.id(&host) {
+                    // The node termination handler runs on the node: it drains only if the API
+                    // answers there.
+                    let node = self.scenario.hosts[h as usize].is_node();
+                    let drains = node && self.api_serves_from(h);
+                    let what = match (node, drains) {
+                        (false, _) => "it will be terminated in 2 minutes",
+                        (true, true) => "it is cordoned and drained, and will be terminated in 2 minutes",
+                        (true, false) => "the API does not answer there, so it cannot be drained; it will be terminated in 2 minutes",
+                    };
                     self.push_event(
                         EventKind::HostSpotNotice,
                         Some(h),
-                        format!("{host} got a spot interruption notice: it is cordoned and drained, and will be terminated in 2 minutes"),
+                        format!("{host} got a spot interruption notice: {what}"),
                     );
                     self.queue.push(self.now + SPOT_NOTICE, Ev::Terminate(h));
-                    if self.scenario.hosts[h as usize].is_node() {
+                    if drains {
                         self.with_operator(|o, ctx| o.drain(ctx, &host));
                     }
                 }
             }
             Action::Join { host } => {
                 if let Some(h) = self.hosts.id(&host) {
-                    if self.scenario.hosts[h as usize].has_role(Role::Etcd) {
+                    // kubeadm join starts with discovery through the API endpoint, from the host
+                    // (a cluster of etcd alone has none: its join only adds the member).
+                    if self.api_endpoint().is_some() && !self.api_serves_from(h) {
+                        let reason = "couldn't validate the identity of the API server: the API \
+                                      endpoint does not answer from this host (kubeadm join)";
+                        self.obs
+                            .operation(self.now, "join", Some(h), Err(reason.to_string()));
+                    } else if self.scenario.hosts[h as usize].has_role(Role::Etcd) {
                         // kubeadm adds the member as a learner, and promotes it once caught up.
                         self.start_member_change("join", h, ConfChange::AddLearner(h as MemberId));
                     } else {

@@ -540,6 +540,37 @@ impl World {
         })
     }
 
+    /// Whether an API request from `h` through the endpoint kubelets use would be served now:
+    /// the endpoint reachable from `h`, and behind it (a load balancer's backend in service, or
+    /// the endpoint itself) a ready apiserver whose etcd has a leader.
+    fn api_serves_from(&self, h: HostId) -> bool {
+        let Some(endpoint) = self.api_endpoint() else {
+            return false;
+        };
+        let e = endpoint.host;
+        let ready = |a: HostId| {
+            self.hosts[a as usize].up
+                && self.procs.on[a as usize]
+                    .apiserver
+                    .as_ref()
+                    .is_some_and(|s| s.cache_synced())
+        };
+        if !self.hosts[e as usize].up || !self.net.connected(h, e) {
+            return false;
+        }
+        if endpoint.port != Port::Lb {
+            return ready(e);
+        }
+        let backends = self.procs.on[e as usize]
+            .lb
+            .as_ref()
+            .map(|lb| lb.backends())
+            .unwrap_or_default();
+        backends
+            .into_iter()
+            .any(|(b, in_service)| in_service && self.net.connected(e, b) && ready(b))
+    }
+
     /// The apiserver a control-plane component talks to: the one on its own host (kubeadm),
     /// else the API endpoint.
     fn local_apiserver(&self, h: HostId) -> Option<Addr> {
