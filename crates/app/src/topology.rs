@@ -613,7 +613,7 @@ fn etcd_words(h: &HostView) -> Option<(&'static str, String)> {
         MemberRole::Candidate | MemberRole::PreCandidate => "candidate",
         MemberRole::Removed | MemberRole::Stopped => "inactive",
     };
-    let voter = if m.voter || m.role == MemberRole::Stopped {
+    let voter = if m.voter || matches!(m.role, MemberRole::Stopped | MemberRole::Removed) {
         ""
     } else {
         " (not a voter)"
