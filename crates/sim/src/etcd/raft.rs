@@ -639,38 +639,12 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
         self.progress.get(&member).map(|p| p.matched)
     }
 
-    /// On the leader: for how many ticks every voter has been continuously active (answering
-    /// without a silence longer than two heartbeat intervals plus one tick); `None` if some voter
-    /// is not active now or this member is not the leader. Used for etcd's
-    /// `--strict-reconfig-check` (`isConnectedFullySince`, 5 s).
-    ///
-    /// As in etcd the leader always counts as connected to itself, so a one-voter cluster gets
-    /// the number of ticks this member has run. Other voters are tracked from the start of this
-    /// leadership (etcd tracks transport connections, which outlive elections), so right after an
-    /// election the figure is at most the time since the election.
-    pub fn all_voters_active_for_ticks(&self) -> Option<u64> {
-        if self.role != Role::Leader {
-            return None;
-        }
-        let gap = self.active_gap();
-        let mut since = self.ticks;
-        for &v in &self.voters {
-            if v == self.id {
-                continue;
-            }
-            let pr = self.progress.get(&v)?;
-            let start = pr.active_since?;
-            if self.ticks.saturating_sub(pr.last_heard) > gap {
-                return None;
-            }
-            since = since.min(self.ticks.saturating_sub(start));
-        }
-        Some(since)
-    }
-
     /// On the leader: how many voters (itself included) it has been continuously connected to
-    /// for at least `ticks` (etcd's `isConnectedSince`, per member; from the start of this
-    /// leadership, as above).
+    /// for at least `ticks`: answering without a silence longer than two heartbeat intervals
+    /// plus one tick (etcd's `isConnectedSince`, per member, for `--strict-reconfig-check`).
+    /// The leader always counts itself. Other voters are tracked from the start of this
+    /// leadership (etcd tracks transport connections, which outlive elections), so right after
+    /// an election no other voter has been connected for longer than that.
     pub fn voters_active_for_ticks(&self, ticks: u64) -> Option<usize> {
         if self.role != Role::Leader {
             return None;
@@ -815,10 +789,10 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
             .1;
         self.lead_transferee = Some(to);
         self.election_elapsed = 0;
-        if !self
+        if self
             .progress
             .get(&to)
-            .is_some_and(|pr| pr.matched == self.last_index())
+            .is_none_or(|pr| pr.matched != self.last_index())
         {
             self.maybe_send_append(to, true);
         }
