@@ -15,6 +15,8 @@ use crate::record::{Event, EventKind};
 
 /// How long the operator's `etcdctl member add/remove` waits for the change to commit (its command timeout).
 pub const MEMBER_CHANGE_TIMEOUT: Duration = Duration::from_secs(5);
+/// How often the operator's command looks whether its change has applied.
+const MEMBER_CHANGE_POLL: Duration = Duration::from_millis(100);
 /// kubeadm's back-off between attempts to promote the learner it added (`etcdBackoff`: 50 ms,
 /// doubling, 9 attempts: ≈ 25 s in all).
 const PROMOTE_BACKOFF: Duration = Duration::from_millis(50);
@@ -112,39 +114,39 @@ impl World {
         host: HostId,
         change: ConfChange,
     ) {
-        let Some(leader) = self.etcd.leader(&self.hosts) else {
-            self.obs.operation(
-                self.now,
-                action,
-                Some(host),
-                Err("no etcd leader: no quorum".into()),
-            );
-            return;
-        };
+        if let Err(reason) = self.propose_member_change(action, host, change) {
+            self.obs
+                .operation(self.now, action, Some(host), Err(reason.into()));
+        }
+    }
+
+    /// Proposes `change` on the current etcd leader and polls until it applies or times out.
+    fn propose_member_change(
+        &mut self,
+        action: &'static str,
+        host: HostId,
+        change: ConfChange,
+    ) -> Result<(), &'static str> {
+        let leader = self
+            .etcd
+            .leader(&self.hosts)
+            .ok_or("no etcd leader: no quorum")?;
         // Raft sends the proposal's messages from its outbox on the member's next tick.
-        let proposed = self.etcd.members[leader as usize]
+        self.etcd.members[leader as usize]
             .as_mut()
             .expect("leader exists")
-            .propose_member_change(change);
-        match proposed {
-            Err(reason) => self
-                .obs
-                .operation(self.now, action, Some(host), Err(reason.into())),
-            Ok(()) => {
-                let op = self.etcd.changes.len();
-                self.etcd.changes.push(MemberChange {
-                    action,
-                    host,
-                    leader,
-                    change,
-                    deadline: self.now + MEMBER_CHANGE_TIMEOUT,
-                });
-                self.queue.push(
-                    self.now + Duration::from_millis(100),
-                    Ev::MemberChangeCheck { op },
-                );
-            }
-        }
+            .propose_member_change(change)?;
+        let op = self.etcd.changes.len();
+        self.etcd.changes.push(MemberChange {
+            action,
+            host,
+            leader,
+            change,
+            deadline: self.now + MEMBER_CHANGE_TIMEOUT,
+        });
+        self.queue
+            .push(self.now + MEMBER_CHANGE_POLL, Ev::MemberChangeCheck { op });
+        Ok(())
     }
 
     pub(super) fn check_member_change(&mut self, op: usize) {
@@ -201,10 +203,8 @@ impl World {
                 Err("timed out: the change did not commit (no quorum)".into()),
             );
         } else {
-            self.queue.push(
-                self.now + Duration::from_millis(100),
-                Ev::MemberChangeCheck { op },
-            );
+            self.queue
+                .push(self.now + MEMBER_CHANGE_POLL, Ev::MemberChangeCheck { op });
         }
     }
 
@@ -212,31 +212,8 @@ impl World {
     /// caught up (or the cluster is not healthy enough), retried with kubeadm's back-off.
     pub(super) fn promote_joined_learner(&mut self, host: HostId, attempt: u32) {
         let change = ConfChange::PromoteLearner(host as MemberId);
-        let refused = match self.etcd.leader(&self.hosts) {
-            None => "no etcd leader: no quorum",
-            Some(leader) => {
-                let member = self.etcd.members[leader as usize]
-                    .as_mut()
-                    .expect("leader exists");
-                match member.propose_member_change(change) {
-                    Ok(()) => {
-                        let op = self.etcd.changes.len();
-                        self.etcd.changes.push(MemberChange {
-                            action: "join",
-                            host,
-                            leader,
-                            change,
-                            deadline: self.now + MEMBER_CHANGE_TIMEOUT,
-                        });
-                        self.queue.push(
-                            self.now + Duration::from_millis(100),
-                            Ev::MemberChangeCheck { op },
-                        );
-                        return;
-                    }
-                    Err(reason) => reason,
-                }
-            }
+        let Err(refused) = self.propose_member_change("join", host, change) else {
+            return;
         };
         if attempt < PROMOTE_ATTEMPTS {
             let wait = Duration(PROMOTE_BACKOFF.as_micros() << attempt);
