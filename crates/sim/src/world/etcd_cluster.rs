@@ -116,10 +116,7 @@ impl EtcdCluster {
 
     /// Voting members of the current cluster, from the member that has applied the most.
     pub fn voters(&self) -> Vec<HostId> {
-        self.members()
-            .map(|(_, m)| m)
-            .filter(|m| m.cluster == self.current)
-            .max_by_key(|m| (m.raft.applied_index(), std::cmp::Reverse(m.host)))
+        self.freshest()
             .map(|m| m.raft.voters().iter().map(|&id| id as HostId).collect())
             .unwrap_or_default()
     }
