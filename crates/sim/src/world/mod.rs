@@ -615,15 +615,8 @@ impl World {
         series.controller_manager_leader.push(kcm);
         series.scheduler_leader.push(sched);
         if self.procs.api_probe.is_some() {
-            let mut series = std::mem::take(&mut self.obs.series);
-            self.pods.sample(
-                &self.procs,
-                &self.hosts,
-                self.now,
-                &mut self.obs,
-                &mut series,
-            );
-            self.obs.series = series;
+            self.pods
+                .sample(&self.procs, &self.hosts, self.now, &mut self.obs);
         }
         let series = &mut self.obs.series;
         series.t.push(t.round());

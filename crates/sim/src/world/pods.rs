@@ -10,7 +10,7 @@ use super::processes::Processes;
 use crate::k8s::objects::Kind;
 use crate::kernel::net::HostId;
 use crate::kernel::time::SimTime;
-use crate::record::{Recorder, Series, ViolationKind};
+use crate::record::{Recorder, ViolationKind};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What one host's containers add up to, and for which state of its kubelet.
@@ -63,24 +63,17 @@ impl PodCount {
 
     /// A sample: recounts what changed, checks StatefulSet ordinals, and appends each workload's
     /// running count to the series.
-    pub fn sample(
-        &mut self,
-        procs: &Processes,
-        hosts: &Hosts,
-        now: SimTime,
-        obs: &mut Recorder,
-        series: &mut Series,
-    ) {
+    pub fn sample(&mut self, procs: &Processes, hosts: &Hosts, now: SimTime, obs: &mut Recorder) {
         if self.refresh(procs, hosts) {
             self.check_statefulset_ordinals(hosts, now, obs);
         }
         for (i, &r) in self.running_now.iter().enumerate() {
             self.max_running[i] = self.max_running[i].max(r);
             let name = &self.workloads[i];
-            match series.running_pods.get_mut(name) {
+            match obs.series.running_pods.get_mut(name) {
                 Some(series) => series.push(r),
                 None => {
-                    series.running_pods.insert(name.clone(), vec![r]);
+                    obs.series.running_pods.insert(name.clone(), vec![r]);
                 }
             }
         }
