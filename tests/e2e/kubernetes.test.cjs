@@ -92,6 +92,7 @@ test('load balancer backends, Node taints and duplicate pods are visible in the 
 
 test('the topology editor: add a host, the run restarts with it; a refused edit keeps the form', async () => {
   const { page, problems } = await open();
+  await page.getByRole('combobox', { name: 'Ready scenario' }).selectOption('three-zones');
   await scrubTo(page, 30, '0:30.0');
   await page.getByRole('button', { name: /Edit the topology/ }).click();
   const form = page.getByRole('form', { name: 'Add a host' });
@@ -137,6 +138,20 @@ test('the topology editor: add a host, the run restarts with it; a refused edit 
   await wl.getByRole('button', { name: 'Add workload' }).click();
   assert.match(await alert.textContent(), /workloads\[0\]\.replicas: expected a whole number/);
   assert.equal(await wl.getByRole('textbox', { name: 'New workload replicas' }).inputValue(), 'two');
+
+  // An empty name is refused with the rule for names, not replaced by one.
+  await form.getByRole('textbox', { name: 'New host name' }).fill('');
+  await form.getByRole('button', { name: 'Add host' }).click();
+  assert.match(await alert.textContent(), /name must not be empty: use lowercase letters, digits and '-'/);
+  // Many hosts at once: the name is their prefix, numbered from the first free number.
+  await form.getByRole('textbox', { name: 'New host name' }).fill('w');
+  await form.getByRole('textbox', { name: 'How many new hosts' }).fill('5');
+  await form.getByRole('combobox', { name: 'New host zone' }).selectOption('zone-b');
+  await form.getByRole('checkbox', { name: 'New host: role etcd' }).uncheck();
+  await form.getByRole('checkbox', { name: 'New host: role worker' }).check();
+  await form.getByRole('button', { name: 'Add host' }).click();
+  assert.match(await page.getByRole('status').first().textContent(), /5 hosts added to zone zone-b: w-1 … w-5/);
+  for (const n of [1, 5]) assert.match(await hostLabel(page, `w-${n}`), new RegExp(`^w-${n} \\(worker\\) in zone-b`));
   assert.deepEqual(problems, []);
 });
 
@@ -184,6 +199,14 @@ test('the embed example page loads both iframes and shows their runs', async () 
     assert.match(await frame.getByTestId('quorum').textContent(), /— quorum$/);
     assert.equal(await frame.getByRole('combobox', { name: 'Ready scenario' }).count(), 0);
   }
+  // Each iframe is sized to its page by the embed code's listener: nothing is cut.
+  for (const id of ['only-master', 'rack-split']) {
+    await page.waitForFunction((id) => {
+      const f = document.getElementById(id);
+      const d = f.contentDocument;
+      return d && d.documentElement.scrollHeight > 300 && f.clientHeight >= d.documentElement.scrollHeight;
+    }, id, { timeout: 10000 });
+  }
   // The first one played a little: the master's crash shows in its topology.
   const first = page.frameLocator('#only-master');
   await first.getByRole('slider', { name: 'Simulated time' }).fill('90');
@@ -195,6 +218,7 @@ test('the embed example page loads both iframes and shows their runs', async () 
 
 test('keyboard: Escape closes a host menu and gives the focus back; arrows move in the menu', async () => {
   const { page, problems } = await open();
+  await page.getByRole('combobox', { name: 'Ready scenario' }).selectOption('three-zones');
   await page.locator('[data-host="etcd-2"]').focus();
   await page.keyboard.press('Enter');
   const menu = page.getByRole('menu', { name: /Actions for etcd-2/ });
@@ -241,7 +265,7 @@ test('a large cluster: workers drawn as cells with a summary per zone; scrubbing
   const summaries = await page.locator('.zone-summary').allTextContents();
   assert.equal(summaries.length, 2);
   assert.match(summaries[0], /^50 workers: 50 Ready · \d+ pods$/);
-  assert.match(summaries[1], /^50 workers: 0 Ready, 50 not Ready · \d+ pods$/);
+  assert.match(summaries[1], /^50 workers: 0 Ready, 50 not Ready \(orange\) · \d+ pods$/);
   assert.match(await hostLabel(page, 'w2'), /Node Unknown, tainted unreachable, \d+ pods running/);
   await screenshot(page, 'large-cluster-cells');
   // A cell is a host like any other: its menu opens on click.

@@ -44,10 +44,14 @@ async function launch() {
 async function openPage(browser, url, viewport = { width: 1400, height: 900 }) {
   const page = await browser.newPage({ viewport });
   const problems = [];
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+  const warnings = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(m.text());
+    if (m.type() === 'warning') warnings.push(m.text());
+  });
   page.on('pageerror', (e) => problems.push(String(e)));
   await page.goto(url);
-  return { page, problems };
+  return { page, problems, warnings };
 }
 
 async function screenshot(page, name) {

@@ -8,17 +8,28 @@ test('the built playground renders in Chromium without errors', async (t) => {
   const browser = await launch();
   t.after(async () => { await browser.close(); server.close(); });
 
-  const { page, problems } = await openPage(browser, server.url);
+  const { page, problems, warnings } = await openPage(browser, server.url);
   // The heading only exists once the wasm app has rendered (index.html has no body content).
   const h1 = page.getByRole('heading', { level: 1 });
   await h1.waitFor({ timeout: 15000 });
   assert.equal(await h1.textContent(), 'Kubernetes HA Playground');
-  // The default scenario: a healthy three-member etcd, drawn by the core compiled to wasm.
-  assert.equal(await page.getByTestId('quorum').textContent(), 'etcd: 3 of 3 — quorum');
-  for (const host of ['etcd-1', 'etcd-2', 'etcd-3']) {
-    assert.match(await page.locator(`[data-host="${host}"]`).getAttribute('aria-label'), /up, etcd (leader|follower)/);
+  // The start page leads with the questions, over a healthy Kubernetes cluster to break.
+  const questions = page.getByRole('region', { name: /What do you want to see\?/ });
+  for (const q of [/only master died/, /Three masters, two die/, /Two racks split/, /spot/, /Four masters lose two/]) {
+    assert.ok(await questions.getByRole('button', { name: q }).isVisible(), `question ${q}`);
   }
-  assert.match(await page.getByRole('img', { name: /Charts over 5:00 of simulated time/ }).getAttribute('aria-label'), /Quorum lost for 0 s/);
+  assert.equal(await page.getByTestId('quorum').textContent(), 'etcd: 3 of 3 — quorum');
+  for (const host of ['m1', 'm2', 'm3']) {
+    assert.match(await page.locator(`[data-host="${host}"]`).getAttribute('aria-label'), /up, etcd (leader|follower).*apiserver: ready.*Node Ready/);
+  }
+  for (const host of ['w1', 'w2', 'w3']) {
+    assert.ok(await page.locator(`[data-host="${host}"] .pod[data-workload="web"]`).count() >= 1, `a web pod on ${host}`);
+  }
+  assert.match(await page.getByRole('img', { name: /Charts over 10:00 of simulated time/ }).getAttribute('aria-label'), /Quorum lost for 0 s/);
+  const charts = await page.locator('figure.charts').textContent();
+  for (const row of ['API writes', 'service web', 'DNS lookups', '100 % of lookups ok', 'pods web']) {
+    assert.ok(charts.includes(row), `charts show "${row}"`);
+  }
   assert.match(await page.getByRole('region', { name: 'What happened' }).textContent(), /etcd leader in term 2/);
   // The quorum table (collapsed, still the core's numbers).
   const row3 = page.locator('tr[data-members="3"] td');
@@ -32,5 +43,39 @@ test('the built playground renders in Chromium without errors', async (t) => {
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   assert.equal(overflow, 0, 'the page scrolls sideways at 1024 px');
   await screenshot(page, 'home-1024');
+  // A question opens its scenario at the moment that answers it; the questions step aside.
+  await page.setViewportSize({ width: 1400, height: 900 });
+  await questions.getByRole('button', { name: /only master died/ }).click();
+  await page.locator('.status .clock', { hasText: 't = 2:00.0' }).waitFor({ timeout: 15000 });
+  assert.equal(await page.getByTestId('quorum').textContent(), 'etcd: 0 of 1 — NO QUORUM');
+  assert.equal(await page.getByRole('region', { name: /What do you want to see\?/ }).count(), 0);
+  assert.match(await page.locator('.scenario').textContent(), /My only master died: does my app keep serving\?/);
+  // The API cannot notice the dead master: its Node stays Ready, and the page says why.
+  assert.match(await page.locator('[data-host="master"]').getAttribute('aria-label'), /Node Ready, lease stale.*stays Ready: no controller/);
+  await page.getByRole('button', { name: '← All questions' }).click();
+  await page.getByRole('region', { name: /What do you want to see\?/ }).waitFor();
   assert.deepEqual(problems, [], 'console errors or uncaught exceptions');
+  assert.deepEqual(warnings, [], 'console warnings (the wasm preload once warned about its integrity attribute)');
+});
+
+test('a phone (360 and 390 px): no sideways scroll, readable charts', async (t) => {
+  const server = await serve();
+  const browser = await launch();
+  t.after(async () => { await browser.close(); server.close(); });
+  for (const width of [360, 390]) {
+    const { page, problems } = await openPage(browser, server.url, { width, height: 844 });
+    await page.getByRole('heading', { level: 1 }).waitFor({ timeout: 15000 });
+    await page.getByRole('combobox', { name: 'Ready scenario' }).selectOption('1-only-master-dies');
+    await page.locator('figure.charts figcaption', { hasText: /^Whole run:/ }).waitFor({ timeout: 20000 });
+    await page.getByRole('slider', { name: 'Simulated time' }).fill('250');
+    await page.locator('.status .clock', { hasText: 't = 4:10.0' }).waitFor({ timeout: 15000 });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.equal(overflow, 0, `the page scrolls sideways at ${width} px`);
+    // The charts are drawn at the figure's own width: their text is not shrunk below ~11 px.
+    const scale = await page.locator('figure.charts svg').evaluate((svg) => svg.getBoundingClientRect().width / svg.viewBox.baseVal.width);
+    assert.ok(scale > 0.95, `charts scaled by ${scale}`);
+    await screenshot(page, `phone-${width}`);
+    assert.deepEqual(problems, []);
+    await page.close();
+  }
 });

@@ -16,6 +16,14 @@ async function open(fragment = '') {
   return { page, problems };
 }
 
+/** The etcd-only sandbox (three zones, one member each), one pick away from the start page. */
+async function openEtcdSandbox() {
+  const opened = await open();
+  await opened.page.getByRole('combobox', { name: 'Ready scenario' }).selectOption('three-zones');
+  await opened.page.locator('[data-host="etcd-1"]').waitFor();
+  return opened;
+}
+
 const quorum = (page) => page.getByTestId('quorum').textContent();
 const leader = (page) => page.getByTestId('leader').textContent();
 const clock = (page) => page.locator('.status .clock').textContent();
@@ -29,6 +37,15 @@ async function drag(page, from, to) {
   await page.mouse.move(a.x + a.width / 2 + 30, a.y + a.height / 2 + 20, { steps: 4 });
   await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 12 });
   await page.mouse.up();
+}
+
+/** Scrolls to an element and starts dragging it (pressed and moved past the drag threshold). */
+async function pickUp(page, el) {
+  await el.scrollIntoViewIfNeeded();
+  const a = await el.boundingBox();
+  await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(a.x + a.width / 2 + 30, a.y + a.height / 2 + 25, { steps: 4 });
 }
 
 /** Moves the scrubber to `seconds` as a person dragging it would (an input event). */
@@ -108,7 +125,7 @@ test('a Kubernetes ready scenario: the rack split runs pods twice', async () => 
 });
 
 test('drag a zone into a new island, watch the leader change, scrub back, share', async () => {
-  const { page, problems } = await open();
+  const { page, problems } = await openEtcdSandbox();
   assert.equal(await quorum(page), 'etcd: 3 of 3 — quorum');
   assert.equal(await leader(page), 'leader: etcd-3 (term 2)');
   await scrubTo(page, 20);
@@ -158,7 +175,7 @@ test('drag a zone into a new island, watch the leader change, scrub back, share'
 });
 
 test('the keyboard does what the mouse does: host menu and move-to-island', async () => {
-  const { page, problems } = await open();
+  const { page, problems } = await openEtcdSandbox();
   await page.locator('[data-host="etcd-1"]').focus();
   await page.keyboard.press('Enter');
   const menu = page.getByRole('menu', { name: /Actions for etcd-1/ });
@@ -213,8 +230,67 @@ test('a broken or foreign link shows a message and an intact default scenario', 
     assert.match(await alert.textContent(), message);
     assert.match(await alert.textContent(), /Showing the default scenario instead/);
     assert.equal(await quorum(page), 'etcd: 3 of 3 — quorum');
+    // The broken link stays in the address bar, to copy or report, until the person moves on.
+    assert.equal(decodeURI(new URL(page.url()).hash), decodeURI(fragment));
     if (fragment === cut) await screenshot(page, 'broken-link');
     assert.deepEqual(problems, []);
     await page.close();
   }
+});
+
+test('at 1280×720 the "new island" dock is always at hand; a drop on nothing says so', async () => {
+  const { page, problems } = await openPage(browser, server.url, { width: 1280, height: 720 });
+  await page.getByRole('heading', { level: 1 }).waitFor({ timeout: 15000 });
+  await page.getByRole('combobox', { name: 'Ready scenario' }).selectOption('4-rack-split');
+  await page.locator('[data-host="w3"]').waitFor();
+  // Scroll so the topology's own "new island" is out of view; the dock appears with the drag.
+  await page.locator('figure.charts').scrollIntoViewIfNeeded();
+  await pickUp(page, page.locator('[data-host="w3"]'));
+  const dock = page.locator('.drop-dock');
+  await dock.waitFor();
+  const d = await dock.boundingBox();
+  assert.ok(d.y + d.height <= 720 && d.y >= 0, 'the dock is inside the window');
+  await page.mouse.move(d.x + d.width / 2, d.y + d.height / 2, { steps: 8 });
+  await page.mouse.up();
+  assert.match(await page.getByRole('status').first().textContent(), /Recorded at 0:00\.0: isolate w3|Recorded at 0:00\.0: partition/);
+  assert.equal(await dock.count(), 0, 'the dock goes with the drag');
+  // Dropped where nothing takes it (on the charts): a message, nothing recorded.
+  const before = await page.locator('.scenario').textContent();
+  await pickUp(page, page.locator('[data-host="m1"]'));
+  // Somewhere in view outside the topology: the status line above it or the controls below.
+  let spot = null;
+  for (const sel of ['.status', '.controls']) {
+    const box = await page.locator(sel).first().boundingBox();
+    if (box && box.y >= 0 && box.y + box.height <= 720) { spot = box; break; }
+  }
+  assert.ok(spot, 'a place outside the topology in view');
+  await page.mouse.move(spot.x + spot.width - 30, spot.y + spot.height / 2, { steps: 6 });
+  await page.mouse.up();
+  assert.match(await page.getByRole('status').first().textContent(), /m1 was dropped outside any island: nothing changed/);
+  assert.equal(await page.locator('.scenario').textContent(), before);
+  assert.deepEqual(problems, []);
+});
+
+test('a fork lists the later events it drops, and can keep them', async () => {
+  const { page, problems } = await open();
+  await page.getByRole('combobox', { name: 'Ready scenario' }).selectOption('etcd-two-of-three-die');
+  await scrubTo(page, 10);
+  await page.locator('.status .clock', { hasText: 't = 0:10.0' }).waitFor();
+  await page.locator('[data-host="etcd-3"]').focus();
+  await page.keyboard.press('Enter');
+  await page.getByRole('menu', { name: /Actions for etcd-3/ }).getByRole('menuitem', { name: 'Isolate from the network' }).click();
+  const status = page.getByRole('status').first();
+  const text = await status.textContent();
+  assert.match(text, /drops the scenario's later events: 0:20 crash etcd-1; 0:20 crash etcd-2; 1:00 join etcd-4; 1:30 .*etcd-3; 2:00 .*etcd-4/);
+  assert.match(await page.locator('.scenario').textContent(), /Your own run: 1 scheduled event\b/);
+  await page.getByRole('button', { name: 'Keep the later events' }).click();
+  assert.match(await status.textContent(), /Kept the 5 later events/);
+  assert.match(await page.locator('.scenario').textContent(), /Your own run: 6 scheduled events/);
+  // The scenario still carries the ready one's name: the page offers a new one.
+  const rename = page.getByRole('form', { name: 'Rename the scenario' });
+  await rename.getByRole('textbox', { name: 'New scenario name' }).fill('Two of three die, etcd-3 cut off first');
+  await rename.getByRole('button', { name: 'Rename' }).click();
+  assert.match(await page.locator('.scenario').textContent(), /Two of three die, etcd-3 cut off first/);
+  assert.equal(await page.getByRole('form', { name: 'Rename the scenario' }).count(), 0);
+  assert.deepEqual(problems, []);
 });

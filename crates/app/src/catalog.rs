@@ -8,6 +8,8 @@ pub struct Ready {
     /// Stable id, used by the picker (and by tests).
     pub id: &'static str,
     pub question: &'static str,
+    /// Report seconds of the moment that answers the question: where the start page opens it.
+    pub moment: f64,
     pub watch: &'static str,
     pub json: &'static str,
 }
@@ -18,73 +20,83 @@ macro_rules! doc {
     };
 }
 
-/// The first one is the default: a sandbox with nothing scheduled, so the page opens on a
-/// healthy cluster waiting to be broken. `watch` is empty when the document's description
+/// The first one is the default: a Kubernetes sandbox with nothing scheduled, so the page opens
+/// on a healthy cluster waiting to be broken, under the questions that open the others. `watch` is empty when the document's description
 /// says it after "Watch:" (one source for that text).
 pub const READY: &[Ready] = &[
     Ready {
-        id: "three-zones",
-        question: "How many zones can you lose? (sandbox: break it yourself)",
-        watch: "Nothing is scheduled. Drag a zone onto “new island” to cut it off, or click a \
-                member to crash it, and watch the quorum line and the leader chart.",
-        json: doc!("three-zones"),
+        id: "k8s-three-zones",
+        moment: 0.0,
+        question: "A healthy HA cluster to break yourself (three zones, three masters)",
+        watch: "",
+        json: doc!("k8s-three-zones"),
     },
     Ready {
         id: "1-only-master-dies",
+        moment: 120.0,
         question: "My only master died: does my app keep serving?",
         watch: "",
         json: doc!("1-only-master-dies"),
     },
     Ready {
         id: "2-three-masters-one-dies",
+        moment: 90.0,
         question: "Three masters, one dies: what keeps working?",
         watch: "",
         json: doc!("2-three-masters-one-dies"),
     },
     Ready {
         id: "3-three-masters-two-die",
+        moment: 150.0,
         question: "Three masters, two die: why does the last one stop?",
         watch: "",
         json: doc!("3-three-masters-two-die"),
     },
     Ready {
         id: "4-rack-split",
+        moment: 540.0,
         question: "Two racks split: who wins, and do pods run twice?",
         watch: "",
         json: doc!("4-rack-split"),
     },
     Ready {
         id: "5-five-masters-lose-two",
+        moment: 90.0,
         question: "Five masters lose two: still a majority?",
         watch: "",
         json: doc!("5-five-masters-lose-two"),
     },
     Ready {
         id: "5-four-masters-lose-two",
+        moment: 90.0,
         question: "Four masters lose two: is an even number safer?",
         watch: "",
         json: doc!("5-four-masters-lose-two"),
     },
     Ready {
         id: "6-spot-two-interruptions",
+        moment: 240.0,
         question: "Control plane on spot: two interruptions close together",
         watch: "",
         json: doc!("6-spot-two-interruptions"),
     },
     Ready {
         id: "6-spot-replaced-in-time",
+        moment: 240.0,
         question: "Control plane on spot: can replacing members in time save quorum?",
         watch: "",
         json: doc!("6-spot-replaced-in-time"),
     },
     Ready {
         id: "7-worker-dies",
+        moment: 420.0,
         question: "A worker dies: how long until Kubernetes reacts?",
         watch: "",
         json: doc!("7-worker-dies"),
     },
     Ready {
         id: "8-lb-health-check-tcp",
+        moment: 120.0,
         question: "Load balancer with a TCP health check: does a minority apiserver get traffic?",
         watch: "At 1:00 m1's etcd member is cut off from the other two. Watch API writes: about a \
                 third fail, because the TCP check keeps m1 in the pool. Compare with readyz.",
@@ -92,6 +104,7 @@ pub const READY: &[Ready] = &[
     },
     Ready {
         id: "8-lb-health-check-readyz",
+        moment: 120.0,
         question: "Load balancer with kubeadm's /readyz check: the same cut",
         watch: "At 1:00 m1's etcd member is cut off. Watch API writes: m1 reports unready and the \
                 balancer drops it within seconds, so writes keep succeeding.",
@@ -99,24 +112,28 @@ pub const READY: &[Ready] = &[
     },
     Ready {
         id: "9-grow-one-master-to-three",
+        moment: 270.0,
         question: "One master today: can I grow to three without an outage?",
         watch: "",
         json: doc!("9-grow-one-master-to-three"),
     },
     Ready {
         id: "10-etcd-graceful-restart-vs-crash",
+        moment: 185.0,
         question: "Restarting the etcd leader versus losing it: what is the difference?",
         watch: "",
         json: doc!("10-etcd-graceful-restart-vs-crash"),
     },
     Ready {
         id: "11-kube-proxy-restart-vs-reboot",
+        moment: 200.0,
         question: "Control plane down: what breaks later, a kube-proxy restart or a reboot?",
         watch: "",
         json: doc!("11-kube-proxy-restart-vs-reboot"),
     },
     Ready {
         id: "etcd-leader-dies",
+        moment: 40.0,
         question: "etcd only: what happens when the etcd leader's machine dies?",
         watch: "At 0:30 the leader (etcd-3) crashes. Quorum holds (2 of 3): a new leader is \
                 elected within about a second and writes fail only briefly. At 1:30 etcd-3 \
@@ -125,6 +142,7 @@ pub const READY: &[Ready] = &[
     },
     Ready {
         id: "etcd-two-of-three-die",
+        moment: 45.0,
         question: "etcd only: can a three-member etcd survive losing two members?",
         watch: "At 0:20 two members crash: 1 of 3, NO QUORUM, every write fails. The join at \
                 1:00 fails too (no quorum to add a member). At 1:30 --force-new-cluster on \
@@ -133,11 +151,20 @@ pub const READY: &[Ready] = &[
     },
     Ready {
         id: "etcd-rack-split",
+        moment: 90.0,
         question: "etcd only: two racks lose their link (3 + 2 members): who keeps working?",
         watch: "At 1:00 rack-b, holding the leader, is cut off. Rack-a's three members elect a \
                 new leader and keep taking writes; the old leader steps down (CheckQuorum). \
                 At 3:00 the racks rejoin.",
         json: doc!("etcd-rack-split"),
+    },
+    Ready {
+        id: "three-zones",
+        moment: 0.0,
+        question: "etcd only: how many zones can you lose? (sandbox: break it yourself)",
+        watch: "Nothing is scheduled. Drag a zone onto “new island” to cut it off, or click a \
+                member to crash it, and watch the quorum line and the leader chart.",
+        json: doc!("three-zones"),
     },
 ];
 

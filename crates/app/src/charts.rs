@@ -10,10 +10,15 @@ use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-const W: f64 = 960.0;
-const LEFT: f64 = 150.0;
 const RIGHT: f64 = 14.0;
-const PW: f64 = W - LEFT - RIGHT;
+
+/// The drawing's width in its own units and the width of its title column. The drawing
+/// follows the figure's width in pixels (between a phone's and 960), so its text stays at its
+/// size instead of shrinking with the screen; a narrow one gets a narrower title column.
+fn geometry(pixels: f64) -> (f64, f64) {
+    let w = if pixels > 0.0 { pixels.clamp(340.0, 960.0) } else { 960.0 };
+    (w, if w < 620.0 { 100.0 } else { 150.0 })
+}
 const ROW: f64 = 26.0;
 const LANE: f64 = 17.0;
 const GAP: f64 = 10.0;
@@ -111,15 +116,15 @@ pub fn runs<T: PartialEq + Clone>(t: &[f64], v: &[T], end: f64) -> Vec<(f64, f64
     out
 }
 
-/// A tick step that gives at most about ten labels.
-fn tick_step(duration: f64) -> f64 {
+/// A tick step that gives at most about `labels` labels.
+fn tick_step(duration: f64, labels: f64) -> f64 {
     const STEPS: [f64; 14] = [
         1., 2., 5., 10., 15., 30., 60., 120., 300., 600., 900., 1800., 3600., 7200.,
     ];
     STEPS
         .into_iter()
-        .find(|s| duration / s <= 10.0)
-        .unwrap_or(duration / 10.0)
+        .find(|s| duration / s <= labels)
+        .unwrap_or(duration / labels)
 }
 
 /// One chart row: a band of per-second states, or leader lanes (one per candidate host).
@@ -139,12 +144,33 @@ enum Row<'a> {
 }
 
 impl Row<'_> {
-    fn height(&self) -> f64 {
+    fn height(&self, left: f64) -> f64 {
         match self {
             Row::Band { .. } => ROW,
-            Row::Leader { hosts, .. } => hosts.len().max(1) as f64 * LANE,
+            Row::Leader { hosts, .. } => {
+                hosts.len().max(1) as f64 * LANE + self.title_above(left) as u8 as f64 * TITLE_LINE
+            }
         }
     }
+
+    /// A leader row whose title would run into its lane labels gets a line of its own above them.
+    fn title_above(&self, left: f64) -> bool {
+        match self {
+            Row::Band { .. } => false,
+            Row::Leader { title, hosts, .. } => {
+                let widest = hosts.iter().map(|h| h.chars().count()).max().unwrap_or(0);
+                8.0 + text_width(title) + 10.0 + widest as f64 * CHAR_W + 8.0 > left
+            }
+        }
+    }
+}
+
+/// Roughly how wide a label of the charts' font is (6.5 px a character).
+const CHAR_W: f64 = 6.5;
+const TITLE_LINE: f64 = 14.0;
+
+fn text_width(s: &str) -> f64 {
+    s.chars().count() as f64 * CHAR_W
 }
 
 /// A yes/no band: "ok"/"lost" cells with their words ("unknown" before a probe resolves).
@@ -161,6 +187,86 @@ fn yes_no(
             Some(true) => (t0, t1, "ok", ok.to_string()),
             Some(false) => (t0, t1, "lost", bad.to_string()),
             None => (t0, t1, "unknown", String::new()),
+        })
+        .collect()
+}
+
+/// Stretches of a per-second success share: all ok, some failing, all failing. A stretch of
+/// partial seconds is one cell labelled with its mean share, so a flickering second-by-second
+/// figure reads as one number. A second without data (`None`) continues the stretch before it.
+fn share_cells(
+    t: &[f64],
+    v: &[Option<f64>],
+    end: f64,
+    what: &str,
+) -> Vec<(f64, f64, &'static str, String)> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Class {
+        None,
+        Ok,
+        Partial,
+        Lost,
+    }
+    let class = |a: f64| {
+        if a >= 0.9995 {
+            Class::Ok
+        } else if a <= 0.0005 {
+            Class::Lost
+        } else {
+            Class::Partial
+        }
+    };
+    // (from, to, class, sum of shares, seconds with data)
+    let mut stretches: Vec<(f64, f64, Class, f64, u32)> = Vec::new();
+    for (i, a) in v.iter().enumerate() {
+        let (t0, t1) = (t[i], (t[i] + 1.0).min(end));
+        match (a, stretches.last_mut()) {
+            (None, Some(last)) => last.1 = t1,
+            (None, None) => stretches.push((t0, t1, Class::None, 0.0, 0)),
+            (Some(a), Some(last)) if last.2 == class(*a) || last.2 == Class::None => {
+                last.1 = t1;
+                last.2 = class(*a);
+                last.3 += a;
+                last.4 += 1;
+            }
+            (Some(a), _) => stretches.push((t0, t1, class(*a), *a, 1)),
+        }
+    }
+    // Flicker (a second ok, a second failing) becomes one stretch, so it reads as one figure;
+    // a long stretch of all ok or all failing stays apart.
+    let short = (end / 150.0).max(5.0);
+    let is_short = |st: &(f64, f64, Class, f64, u32)| st.2 != Class::None && st.1 - st.0 < short;
+    let mut merged: Vec<(f64, f64, Class, f64, u32)> = Vec::new();
+    let mut last_short = false;
+    for st in stretches {
+        let this_short = is_short(&st);
+        match merged.last_mut() {
+            // A short stretch joins a failing stretch or other short ones before it; a stretch
+            // of the same kind joins the one before it.
+            Some(last)
+                if (this_short && (last_short || last.2 == Class::Partial)) || last.2 == st.2 =>
+            {
+                last.1 = st.1;
+                if last.2 != st.2 {
+                    last.2 = Class::Partial;
+                }
+                last.3 += st.3;
+                last.4 += st.4;
+            }
+            _ => merged.push(st),
+        }
+        last_short = this_short;
+    }
+    merged
+        .into_iter()
+        .map(|(t0, t1, c, sum, n)| match c {
+            Class::None => (t0, t1, "unknown", format!("no {what} yet")),
+            Class::Ok => (t0, t1, "ok", format!("100 % of {what} ok")),
+            Class::Lost => (t0, t1, "lost", format!("all {what} FAIL")),
+            Class::Partial => {
+                let pct = (sum / n as f64 * 100.0).clamp(1.0, 99.0).round();
+                (t0, t1, "partial", format!("{pct} % of {what} ok"))
+            }
         })
         .collect()
 }
@@ -236,19 +342,19 @@ fn rows<'a>(report: &'a Report, lanes: &'a Lanes, end: f64) -> Vec<Row<'a>> {
     }
     // Services: the share of the users' requests that succeeded each second.
     for (name, v) in &s.service_availability {
-        let pct: Vec<u32> = v.iter().map(|a| (a * 100.0).round() as u32).collect();
-        let cells = runs(&s.t, &pct, end)
-            .into_iter()
-            .map(|(t0, t1, p)| match p {
-                100 => (t0, t1, "ok", "100 % of requests ok".to_string()),
-                0 => (t0, t1, "lost", "all requests FAIL".to_string()),
-                p => (t0, t1, "partial", format!("{p} % ok")),
-            })
-            .collect();
+        let v: Vec<Option<f64>> = v.iter().map(|&a| Some(a)).collect();
         rows.push(Row::Band {
             title: format!("service {name}"),
             sub: "(users' requests)",
-            cells,
+            cells: share_cells(&s.t, &v, end, "requests"),
+        });
+    }
+    // Name resolution through CoreDNS, apart from the CoreDNS pods: pods can run and not answer.
+    if s.dns_lookups.iter().any(Option::is_some) {
+        rows.push(Row::Band {
+            title: "DNS lookups".into(),
+            sub: "(users' name lookups)",
+            cells: share_cells(&s.t, &s.dns_lookups, end, "lookups"),
         });
     }
     // Workloads: pods running against desired; more than desired (duplicates) stands out.
@@ -338,7 +444,10 @@ impl Lanes {
 #[function_component(Charts)]
 pub fn charts(props: &Props) -> Html {
     let duration = props.duration.max(1.0);
-    let x = move |t: f64| LEFT + t.clamp(0.0, duration) / duration * PW;
+    let figure = use_node_ref();
+    let (w, left) = geometry(crate::topology::use_width(figure.clone()));
+    let pw = w - left - RIGHT;
+    let x = move |t: f64| left + t.clamp(0.0, duration) / duration * pw;
 
     let faults_y = 8.0;
     // Everything drawn from the report is memoised on it: only the cursor moves per frame.
@@ -346,6 +455,7 @@ pub fn charts(props: &Props) -> Html {
         (
             props.report_version,
             props.duration.to_bits(),
+            w.to_bits(),
             props.lanes.clone(),
             props.report.clone(),
         ),
@@ -359,7 +469,7 @@ pub fn charts(props: &Props) -> Html {
                 let first_y = faults_y + nf * LANE + GAP;
                 let all_rows = rows(&report, &lanes, duration);
                 let axis_y =
-                    first_y + all_rows.iter().map(|r| r.height() + GAP).sum::<f64>() - GAP + 6.0;
+                    first_y + all_rows.iter().map(|r| r.height(left) + GAP).sum::<f64>() - GAP + 6.0;
                 let rect = |t0: f64, t1: f64, y: f64, h: f64, class: &'static str| {
                     html! { <rect class={class} x={x(t0).to_string()} y={y.to_string()} width={(x(t1) - x(t0)).max(0.5).to_string()} height={h.to_string()} /> }
                 };
@@ -386,16 +496,19 @@ pub fn charts(props: &Props) -> Html {
                 let mut y = first_y;
                 let mut body = Vec::new();
                 for row in all_rows {
-                    let h = row.height();
+                    let h = row.height(left);
+                    let above = row.title_above(left);
                     body.push(match row {
                     Row::Band { title, sub, cells } => html! {
                         <g class="row">
-                            <text class="row-title" x="8" y={(y + if sub.is_empty() { 17.0 } else { 12.0 }).to_string()}>{ clip_text(&title, LEFT - 10.0) }<title>{ &title }</title></text>
+                            <text class="row-title" x="8" y={(y + if sub.is_empty() { 17.0 } else { 12.0 }).to_string()}>{ clip_text(&title, left - 10.0) }<title>{ &title }</title></text>
                             <text class="row-sub" x="8" y={(y + 24.0).to_string()}>{ sub }</text>
                             { for cells.into_iter().map(|(t0, t1, class, label)| {
                                 let text_class = match class { "lost" => "on-lost", "dup" => "on-dup", _ => "on-ok" };
+                                let tip = format!("{}–{}: {}", fmt_t(t0), fmt_t(t1), if label.is_empty() { "not known yet" } else { &label });
                                 html! {
                                     <g>
+                                        <title>{ tip }</title>
                                         { rect(t0, t1, y, ROW, class) }
                                         <text class={text_class} x={(x(t0) + 4.0).to_string()} y={(y + 17.0).to_string()}>{ clip_text(&label, x(t1) - x(t0)) }</text>
                                     </g>
@@ -404,14 +517,16 @@ pub fn charts(props: &Props) -> Html {
                         </g>
                     },
                     Row::Leader { title, hosts, series, marks } => {
+                        // The lanes start below the title when it has a line of its own.
+                        let (title_y, y) = if above { (y + 11.0, y + TITLE_LINE) } else { (y + 12.5, y) };
                         let leader_runs = runs(&report.series.t, series, duration);
                         let lanes = hosts.iter().enumerate().map(|(i, h)| {
                             let ly = y + i as f64 * LANE;
                             let bars = leader_runs.iter().filter(|(_, _, l)| l.as_deref() == Some(h.as_str())).map(|(t0, t1, _)| rect(*t0, *t1, ly + 2.0, LANE - 4.0, "leader-bar"));
                             html! {
                                 <g>
-                                    <text class="lane" x={(LEFT - 8.0).to_string()} y={(ly + 12.5).to_string()} text-anchor="end">{ h }</text>
-                                    <line class="lane-line" x1={LEFT.to_string()} x2={(LEFT + PW).to_string()} y1={(ly + LANE / 2.0).to_string()} y2={(ly + LANE / 2.0).to_string()} />
+                                    <text class="lane" x={(left - 8.0).to_string()} y={(ly + 12.5).to_string()} text-anchor="end">{ h }</text>
+                                    <line class="lane-line" x1={left.to_string()} x2={(left + pw).to_string()} y1={(ly + LANE / 2.0).to_string()} y2={(ly + LANE / 2.0).to_string()} />
                                     { for bars }
                                 </g>
                             }
@@ -424,7 +539,7 @@ pub fn charts(props: &Props) -> Html {
                         });
                         html! {
                             <g class="row">
-                                <text class="row-title" x="8" y={(y + 12.5).to_string()}>{ title }</text>
+                                <text class="row-title" x="8" y={title_y.to_string()}>{ title }</text>
                                 { for lanes }
                                 { for marks }
                             </g>
@@ -433,13 +548,14 @@ pub fn charts(props: &Props) -> Html {
                 });
                     y += h + GAP;
                 }
-                let step = tick_step(duration);
+                let step = tick_step(duration, (pw / 70.0).floor().clamp(4.0, 10.0));
                 let ticks = (0..=(duration / step) as usize).map(|k| {
                 let t = k as f64 * step;
                 html! {
                     <g class="tick">
                         <line x1={x(t).to_string()} x2={x(t).to_string()} y1={(axis_y - 4.0).to_string()} y2={axis_y.to_string()} />
-                        <text x={x(t).to_string()} y={(axis_y + 14.0).to_string()} text-anchor="middle">{ fmt_t(t) }</text>
+                        // The label at the very end is right-aligned, so it is not cut.
+                        <text x={x(t).to_string()} y={(axis_y + 14.0).to_string()} text-anchor={if x(t) + 20.0 > w { "end" } else { "middle" }}>{ fmt_t(t) }</text>
                     </g>
                 }
             });
@@ -448,11 +564,11 @@ pub fn charts(props: &Props) -> Html {
                         { for shades }
                         <text class="row-title" x="8" y={(faults_y + 12.5).to_string()}>{ "Faults" }</text>
                         if windows.is_empty() {
-                            <text class="row-sub" x={(LEFT + 4.0).to_string()} y={(faults_y + 12.5).to_string()}>{ "none: nothing is broken in this run" }</text>
+                            <text class="row-sub" x={(left + 4.0).to_string()} y={(faults_y + 12.5).to_string()}>{ "none: nothing is broken in this run" }</text>
                         }
                         { for windows_html }
                         { for body }
-                        <line class="axis" x1={LEFT.to_string()} x2={(LEFT + PW).to_string()} y1={axis_y.to_string()} y2={axis_y.to_string()} />
+                        <line class="axis" x1={left.to_string()} x2={(left + pw).to_string()} y1={axis_y.to_string()} y2={axis_y.to_string()} />
                         { for ticks }
                     </>
                 };
@@ -476,9 +592,9 @@ pub fn charts(props: &Props) -> Html {
             if r.width() <= 0.0 {
                 return;
             }
-            let vx = (e.client_x() as f64 - r.left()) * W / r.width();
-            if vx >= LEFT {
-                on_seek.emit(((vx - LEFT) / PW * duration).clamp(0.0, duration));
+            let vx = (e.client_x() as f64 - r.left()) * w / r.width();
+            if vx >= left {
+                on_seek.emit(((vx - left) / pw * duration).clamp(0.0, duration));
             }
         })
     };
@@ -492,15 +608,24 @@ pub fn charts(props: &Props) -> Html {
         fmt_t(duration), sum.quorum_lost_s, sum.leader_changes, sum.writes_ok, sum.writes_failed
     );
     html! {
-        <figure class="charts">
-            <svg viewBox={format!("0 0 {W} {height}")} role="img" aria-label={aria} {onclick}>
+        <figure class="charts" ref={figure}>
+            <svg viewBox={format!("0 0 {w} {height}")} role="img" aria-label={aria} {onclick}>
                 { drawing.0.clone() }
                 { for pending }
                 <line class="cursor" x1={cx.to_string()} x2={cx.to_string()} y1="0" y2={axis_y.to_string()} />
-                <text class="cursor-label" x={(cx + 4.0).min(W - 40.0).to_string()} y={(first_y - 1.0).to_string()}>{ fmt_t_precise(props.cursor) }</text>
+                <text class="cursor-label" x={(cx + 4.0).min(w - 40.0).to_string()} y={(first_y - 1.0).to_string()}>{ fmt_t_precise(props.cursor) }</text>
             </svg>
             <figcaption>
                 { format!("Whole run{}: quorum lost {} s · {} leader elections · writes {} ok, {} failed", if props.computed < duration { " (computed so far)" } else { "" }, sum.quorum_lost_s, sum.leader_changes, sum.writes_ok, sum.writes_failed) }
+                <span class="legend" aria-label="Chart colours">
+                    <span><i class="key ok"></i>{ "all ok" }</span>
+                    <span><i class="key partial"></i>{ "some fail (share ok)" }</span>
+                    <span><i class="key lost"></i>{ "all fail" }</span>
+                    <span><i class="key dup"></i>{ "more pods than desired" }</span>
+                    <span><i class="key leader-bar"></i>{ "leader" }</span>
+                    <span><i class="key fault-shade"></i>{ "fault in force" }</span>
+                    <span>{ "Hover a bar for its times." }</span>
+                </span>
             </figcaption>
         </figure>
     }

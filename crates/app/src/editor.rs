@@ -18,8 +18,11 @@ use yew::prelude::*;
 /// One change to a scenario, as the forms produce it.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Change {
+    /// One host named `name`, or `count` hosts named `name-1`, `name-2`, … (the first free
+    /// numbers).
     AddHost {
         name: String,
+        count: String,
         zone: String,
         roles: Vec<Role>,
         spot: bool,
@@ -57,19 +60,51 @@ pub fn edit(s: &Scenario, change: &Change) -> Result<(Scenario, String), String>
     let what = match change {
         Change::AddHost {
             name,
+            count: n,
             zone,
             roles,
             spot,
             standby,
         } => {
-            s.hosts.push(Host {
-                name: name.trim().to_string(),
-                zone: zone.clone(),
-                roles: roles.clone(),
-                spot: *spot,
-                standby: *standby,
-            });
-            format!("host {} added", name.trim())
+            let n = count("how many new hosts", n)?;
+            if n == 0 || n as usize > sim::scenario::MAX_HOSTS {
+                return Err(format!(
+                    "how many new hosts: from 1 to {} (found {n})",
+                    sim::scenario::MAX_HOSTS
+                ));
+            }
+            let name = name.trim();
+            let names: Vec<String> = if n == 1 {
+                vec![name.to_string()]
+            } else {
+                let mut names = Vec::new();
+                for k in 1.. {
+                    if names.len() == n as usize {
+                        break;
+                    }
+                    let candidate = format!("{name}-{k}");
+                    if s.host(&candidate).is_none() && s.workload(&candidate).is_none() {
+                        names.push(candidate);
+                    }
+                }
+                names
+            };
+            for name in &names {
+                s.hosts.push(Host {
+                    name: name.clone(),
+                    zone: zone.clone(),
+                    roles: roles.clone(),
+                    spot: *spot,
+                    standby: *standby,
+                });
+            }
+            match names.as_slice() {
+                [one] => format!("host {one} added"),
+                [first, .., last] => {
+                    format!("{} hosts added to zone {zone}: {first} … {last}", names.len())
+                }
+                [] => "no host added".to_string(),
+            }
         }
         Change::RemoveHost(i) => {
             let name = host(&s, *i);
@@ -235,6 +270,7 @@ pub struct Props {
 #[derive(Clone, PartialEq)]
 struct Drafts {
     host_name: String,
+    host_count: String,
     host_zone: String,
     host_roles: Vec<Role>,
     host_spot: bool,
@@ -254,6 +290,7 @@ impl Drafts {
     fn new() -> Drafts {
         Drafts {
             host_name: String::new(),
+            host_count: "1".into(),
             host_zone: String::new(),
             host_roles: vec![Role::Worker],
             host_spot: false,
@@ -384,19 +421,15 @@ pub fn editor(props: &Props) -> Html {
         let c = commit.clone();
         let d = d.clone();
         let zone = zone_default.clone();
-        let s = s.clone();
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
-            let name = if d.host_name.trim().is_empty() {
-                free_name(&s, "host")
-            } else {
-                d.host_name.clone()
-            };
+            let name = d.host_name.clone();
             let mut roles = d.host_roles.clone();
             roles.sort();
             c(
                 Change::AddHost {
                     name,
+                    count: d.host_count.clone(),
                     zone: zone.clone(),
                     roles,
                     spot: d.host_spot,
@@ -409,9 +442,15 @@ pub fn editor(props: &Props) -> Html {
     let host_form = html! {
         <form class="add" onsubmit={add_host} aria-label="Add a host">
             <label>{ "Name " }
-                <input type="text" value={d.host_name.clone()} placeholder={free_name(&s, "host")} aria-label="New host name"
+                <input type="text" value={d.host_name.clone()} placeholder={format!("required, like {}", free_name(&s, "w"))} aria-label="New host name"
                     oninput={{ let drafts = drafts.clone(); Callback::from(move |e: InputEvent| {
                         let mut d = (*drafts).clone(); d.host_name = e.target_unchecked_into::<web_sys::HtmlInputElement>().value(); drafts.set(d);
+                    }) }} />
+            </label>
+            <label title="More than one: the name is a prefix (worker → worker-1, worker-2, …)">{ "How many " }
+                <input type="text" inputmode="numeric" size="3" value={d.host_count.clone()} aria-label="How many new hosts"
+                    oninput={{ let drafts = drafts.clone(); Callback::from(move |e: InputEvent| {
+                        let mut d = (*drafts).clone(); d.host_count = e.target_unchecked_into::<web_sys::HtmlInputElement>().value(); drafts.set(d);
                     }) }} />
             </label>
             <label>{ "Zone " }
@@ -670,6 +709,7 @@ mod tests {
         let s = ready("three-zones");
         let add = Change::AddHost {
             name: "w9".into(),
+            count: "1".into(),
             zone: "zone-a".into(),
             roles: vec![Role::Worker],
             spot: false,
@@ -694,6 +734,32 @@ mod tests {
             edit(&s2, &wl).unwrap_err(),
             "workloads[0].replicas: expected a whole number ≥ 0 (found \"x\")"
         );
+    }
+
+    #[test]
+    fn many_hosts_at_once_take_the_first_free_numbers_and_an_empty_name_is_refused() {
+        let s = ready("k8s-three-zones");
+        let add = |name: &str, count: &str| Change::AddHost {
+            name: name.into(),
+            count: count.into(),
+            zone: "zone-b".into(),
+            roles: vec![Role::Worker],
+            spot: false,
+            standby: false,
+        };
+        let (s2, what) = edit(&s, &add("w", "3")).unwrap();
+        let added: Vec<_> = s2.hosts[s.hosts.len()..].iter().map(|h| (h.name.as_str(), h.zone.as_str())).collect();
+        assert_eq!(added, [("w-1", "zone-b"), ("w-2", "zone-b"), ("w-3", "zone-b")]);
+        assert_eq!(what, "3 hosts added to zone zone-b: w-1 … w-3");
+        // Taken numbers are skipped.
+        let (s3, _) = edit(&s2, &add("w", "2")).unwrap();
+        assert_eq!(s3.hosts[s2.hosts.len()].name, "w-4");
+        // An empty name is refused with the naming rule; so are nonsense counts.
+        let err = edit(&s, &add("  ", "1")).unwrap_err();
+        assert!(err.contains("must not be empty: use lowercase letters, digits and '-'"), "{err}");
+        assert!(edit(&s, &add("w", "0")).unwrap_err().starts_with("how many new hosts: from 1 to"));
+        assert!(edit(&s, &add("w", "many")).unwrap_err().starts_with("how many new hosts: expected a whole number"));
+        assert!(edit(&s, &add("w", "99999999")).is_err());
     }
 
     #[test]

@@ -142,6 +142,12 @@ impl Sim {
         Ok(edit)
     }
 
+    /// Replaces the scenario by one with more events, the view staying at `t` (undoable).
+    pub fn restore(&self, scenario: Scenario, t: f64) {
+        self.remember_for_undo();
+        self.replace(scenario, t);
+    }
+
     /// Replaces the scenario by an edited one (the topology editor): the run restarts from
     /// t = 0, since the scenario changed from its start. The caller has validated it.
     pub fn edit(&self, scenario: Scenario) {

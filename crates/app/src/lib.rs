@@ -28,7 +28,7 @@ pub mod ui;
 
 use panels::{
     ChartsPanel, ClusterPanel, Controls, EditorPanel, EmbedHeader, Facts, Header, LogPanel,
-    NoticeBar, ScenarioPicker, StatusBar,
+    NoticeBar, Questions, ScenarioPicker, StatusBar,
 };
 use session::{use_root_session, Session};
 use sim::scenario::Scenario;
@@ -53,12 +53,24 @@ fn boot() -> Boot {
     let problem = link.problem.map(|p| format!("{p}{fallback}"));
     let embed = link.embed;
     match link.scenario {
-        Some(s) => Boot {
-            scenario: s,
-            t: link.t.unwrap_or(0.0),
-            problem,
-            embed,
-        },
+        Some(s) => {
+            let end = s.duration.as_secs_f64();
+            let t = link.t.unwrap_or(0.0);
+            let problem = problem.or_else(|| {
+                (t > end).then(|| {
+                    format!(
+                        "This link's time (t={t}) is past the end of its run ({}): showing the end.",
+                        fmt::fmt_t(end)
+                    )
+                })
+            });
+            Boot {
+                scenario: s,
+                t: t.min(end),
+                problem,
+                embed,
+            }
+        }
         None => Boot {
             scenario: catalog::default_scenario(),
             t: 0.0,
@@ -72,6 +84,7 @@ fn boot() -> Boot {
 pub fn app() -> Html {
     let start = use_memo((), |_| boot());
     let session = use_root_session(start);
+    use_embed_height(session.ui.embed);
     let page = if session.ui.embed {
         // The run without editor chrome: a title, the state, the topology (view only), playback
         // and the charts. A link opens the same run in the full playground.
@@ -90,6 +103,7 @@ pub fn app() -> Html {
             <main class="page" data-diag={session.diag()}>
                 <Header />
                 <NoticeBar />
+                <Questions />
                 <ScenarioPicker />
                 <EditorPanel />
                 <div class="workspace">
@@ -112,4 +126,31 @@ pub fn app() -> Html {
             { page }
         </ContextProvider<Session>>
     }
+}
+
+/// The message an embedded page posts to its parent: this prefix, then its height in pixels.
+/// The embed code's listener sizes the iframe to it, so the run is never cut.
+pub const EMBED_HEIGHT_MESSAGE: &str = "k8s-ha-playground:height:";
+
+/// In the embed view, tells the parent page the document's height after each render that
+/// changed it.
+#[hook]
+fn use_embed_height(embed: bool) {
+    let last = use_mut_ref(|| 0i32);
+    use_effect(move || {
+        if !embed {
+            return;
+        }
+        let window = gloo_utils::window();
+        let height = gloo_utils::document()
+            .document_element()
+            .map_or(0, |e| e.scroll_height());
+        if height != *last.borrow() {
+            *last.borrow_mut() = height;
+            if let Ok(Some(parent)) = window.parent() {
+                let message = wasm_bindgen::JsValue::from_str(&format!("{EMBED_HEIGHT_MESSAGE}{height}"));
+                let _ = parent.post_message(&message, "*");
+            }
+        }
+    });
 }

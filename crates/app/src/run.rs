@@ -96,11 +96,12 @@ pub struct Run {
 /// A snapshot and the view's (time, events processed) it was taken at.
 type SnapshotKey = ((SimTime, u64), Rc<Snapshot>);
 
-/// An accepted edit: the new scenario, and how many later events the fork dropped.
+/// An accepted edit: the new scenario, and the later events the fork dropped.
 pub struct Edit {
     pub scenario: Scenario,
     pub at: f64,
-    pub dropped: usize,
+    /// The scenario's events after `at`, left out of the fork.
+    pub dropped: Vec<Event>,
 }
 
 impl Run {
@@ -390,9 +391,9 @@ impl Run {
         let ms = (at.clamp(0.0, self.duration_s()) * 1000.0).floor() as u64;
         let at_d = Duration::from_millis(ms).min(self.scenario.duration);
         let mut scenario = (*self.scenario).clone();
-        let before = scenario.events.len();
-        scenario.events.retain(|e| e.at <= at_d);
-        let dropped = before - scenario.events.len();
+        let (kept, dropped): (Vec<Event>, Vec<Event>) =
+            scenario.events.drain(..).partition(|e| e.at <= at_d);
+        scenario.events = kept;
         scenario.events.push(Event { at: at_d, action });
         scenario.validate().map_err(|e| e.to_string())?;
         Ok(Edit {
@@ -436,7 +437,8 @@ mod tests {
     fn an_edit_forks_the_timeline_at_the_cursor() {
         let r = run("etcd-leader-dies");
         let edit = r.edited(45.5, Action::Heal).unwrap();
-        assert_eq!(edit.dropped, 1, "the restart at 90 s is after the cursor");
+        assert_eq!(edit.dropped.len(), 1, "the restart at 90 s is after the cursor");
+        assert_eq!(edit.dropped[0].at.as_secs_f64(), 90.0);
         assert_eq!(edit.scenario.events.len(), 2);
         assert_eq!(edit.at, 45.5);
         // Crashing a crashed host is refused with the core's message, naming the event.

@@ -7,7 +7,7 @@
 use crate::catalog::Ready;
 use crate::charts::Lanes;
 use crate::codec;
-use crate::fmt::fmt_t_precise;
+use crate::fmt::{fmt_t, fmt_t_precise};
 use crate::gesture::{self, Item, Target};
 use crate::hook::{use_simulation, Sim};
 use crate::ui::{Notice, UiAction, UiState};
@@ -76,7 +76,10 @@ pub fn use_root_session(start: Rc<Boot>) -> Session {
         let scenario = scenario.clone();
         move |_| codec::encode_scenario(&scenario)
     });
-    use_share_fragment(&sim, encoded.clone(), &ui);
+    // A link that could not be used stays in the address bar (to copy, to report) until the
+    // person changes the scenario shown instead.
+    let keep_broken_link = start.problem.is_some();
+    use_share_fragment(&sim, encoded.clone(), &ui, keep_broken_link);
     let ready = use_memo(sim.scenario_version, {
         let s = scenario.clone();
         move |_| Ready::matching(&s)
@@ -109,15 +112,27 @@ impl Session {
                     duration: edit.scenario.duration.as_secs_f64(),
                     cursor: edit.at,
                 });
-                let fork = match edit.dropped {
-                    0 => String::new(),
-                    1 => " The timeline forks here: the 1 later event of the scenario was dropped.".into(),
-                    n => format!(" The timeline forks here: the {n} later events of the scenario were dropped."),
+                let mut dropped = edit.dropped;
+                dropped.sort_by_key(|e| e.at);
+                let fork = if dropped.is_empty() {
+                    String::new()
+                } else {
+                    let list: Vec<String> = dropped
+                        .iter()
+                        .map(|e| format!("{} {}", fmt_t(e.at.as_secs_f64()), gesture::describe(&e.action)))
+                        .collect();
+                    format!(
+                        " The timeline forks here and drops the scenario's later event{}: {}.",
+                        if dropped.len() == 1 { "" } else { "s" },
+                        list.join("; ")
+                    )
                 };
-                self.ui.dispatch(UiAction::Notify(Some(Notice::info(
+                let mut notice = Notice::info(
                     format!("Recorded at {}: {what}.{fork}", fmt_t_precise(edit.at)),
                     true,
-                ))));
+                );
+                notice.dropped = dropped;
+                self.ui.dispatch(UiAction::Notify(Some(notice)));
             }
             Err(m) => {
                 self.ui.dispatch(UiAction::Select(None));
@@ -126,6 +141,46 @@ impl Session {
                         "Not recorded ({what}): {m}. The scenario is unchanged."
                     )))));
             }
+        }
+    }
+
+    /// Puts back later events a fork dropped, keeping what was recorded; refused (and said
+    /// so) when they no longer fit the scenario.
+    pub fn keep_events(&self, events: Vec<sim::scenario::Event>) {
+        let mut s = self.sim.borrow().scenario().clone();
+        let n = events.len();
+        s.events.extend(events);
+        match s.validate() {
+            Ok(()) => {
+                let t = self.ui.cursor;
+                self.sim.restore(s, t);
+                self.ui.dispatch(UiAction::Notify(Some(Notice::info(
+                    format!("Kept the {n} later event{}: the run replays with them.", if n == 1 { "" } else { "s" }),
+                    true,
+                ))));
+            }
+            Err(e) => self.ui.dispatch(UiAction::Notify(Some(Notice::error(format!(
+                "The later events cannot be kept: {e}. The scenario is unchanged."
+            ))))),
+        }
+    }
+
+    /// Names the scenario (its old description goes: it described what the scenario was).
+    pub fn rename(&self, name: &str) {
+        let mut s = self.sim.borrow().scenario().clone();
+        s.name = name.trim().to_string();
+        s.description = None;
+        match s.validate() {
+            Ok(()) => {
+                self.sim.restore(s, self.ui.cursor);
+                self.ui.dispatch(UiAction::Notify(Some(Notice::info(
+                    format!("Renamed: “{}”. The link carries the new name.", name.trim()),
+                    true,
+                ))));
+            }
+            Err(e) => self
+                .ui
+                .dispatch(UiAction::Notify(Some(Notice::error(format!("Not renamed: {e}."))))),
         }
     }
 
@@ -176,13 +231,18 @@ impl Session {
 
     /// Loads the ready scenario `id` from the start (an unknown id changes nothing).
     pub fn pick(&self, id: &str) {
+        self.pick_at(id, 0.0);
+    }
+
+    /// Loads the ready scenario `id` with the cursor at `t` seconds.
+    pub fn pick_at(&self, id: &str, t: f64) {
         if let Some(r) = Ready::by_id(id) {
             let s = r.scenario();
             let d = s.duration.as_secs_f64();
-            self.sim.load(s, 0.0);
+            self.sim.load(s, t);
             self.ui.dispatch(UiAction::Loaded {
                 duration: d,
-                cursor: 0.0,
+                cursor: t,
             });
             self.ui.dispatch(UiAction::Notify(None));
         }
@@ -287,10 +347,20 @@ fn use_frame_loop(sim: &Sim, ui: &UseReducerHandle<UiState>, busy: bool) {
 /// Keeps the URL fragment equal to the current scenario (and the time, when paused), without
 /// adding history entries.
 #[hook]
-fn use_share_fragment(sim: &Sim, encoded: Rc<String>, ui: &UseReducerHandle<UiState>) {
+fn use_share_fragment(
+    sim: &Sim,
+    encoded: Rc<String>,
+    ui: &UseReducerHandle<UiState>,
+    keep_broken_link: bool,
+) {
     let t = (!ui.playing).then_some(ui.cursor);
     let embed = ui.embed;
+    let first_version = *use_memo((), |_| sim.scenario_version);
+    let version = sim.scenario_version;
     use_effect_with((sim.scenario_version, t.map(f64::to_bits)), move |_| {
+        if keep_broken_link && version == first_version {
+            return;
+        }
         let frag = codec::fragment_of(&encoded, t.filter(|&t| t > 0.0), embed);
         let _ = gloo_utils::history().replace_state_with_url(
             &wasm_bindgen::JsValue::NULL,

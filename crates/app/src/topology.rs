@@ -231,10 +231,10 @@ fn zone_summary(snap: &Snapshot, cells: &[usize]) -> String {
     }
     let mut parts = vec![format!("{} workers: {ready} Ready", cells.len())];
     if not_ready > 0 {
-        parts.push(format!("{not_ready} not Ready"));
+        parts.push(format!("{not_ready} not Ready (orange)"));
     }
     if down > 0 {
-        parts.push(format!("{down} down"));
+        parts.push(format!("{down} down (✗)"));
     }
     format!("{} · {pods} pods", parts.join(", "))
 }
@@ -267,7 +267,7 @@ fn host_height(h: &HostView, look: Look) -> f64 {
         Look::Tile => true,
         Look::Full => false,
     };
-    let rows = h.pods.len().div_ceil(chips_per_row(tile)) as f64;
+    let rows = (h.pods.len() + h.terminating.len()).div_ceil(chips_per_row(tile)) as f64;
     if tile {
         TILE_TOP + rows * TILE_CHIP_STEP + 4.0
     } else {
@@ -398,13 +398,10 @@ fn zone_columns(
     };
     let mut ks = vec![1usize; zones.len()];
     let mut full = vec![false; zones.len()];
-    loop {
-        let Some(z) = (0..ks.len())
-            .filter(|&z| !full[z])
-            .max_by(|&a, &b| rows(sizes[a], ks[a]).total_cmp(&rows(sizes[b], ks[b])))
-        else {
-            break;
-        };
+    while let Some(z) = (0..ks.len())
+        .filter(|&z| !full[z])
+        .max_by(|&a, &b| rows(sizes[a], ks[a]).total_cmp(&rows(sizes[b], ks[b])))
+    {
         let k = ks[z];
         // Short enough already: so is every other (this is the tallest left).
         if rows(sizes[z], k) <= 2.0 {
@@ -661,10 +658,23 @@ fn node_badges(h: &HostView) -> Vec<(&'static str, String)> {
             Vec::new()
         };
     };
-    let mut out = vec![(
-        if n.ready == "Ready" { "ok" } else { "bad" },
-        format!("Node {}", n.ready),
-    )];
+    let mut out = match n.stale_after {
+        // The API still says Ready, but the kubelet stopped renewing: say when that changes.
+        Some(at) if n.ready == "Ready" => vec![
+            ("warn", "Node Ready, lease stale".to_string()),
+            if n.watched {
+                // The controller's probe time is when it saw the lease change: up to two
+                // monitor periods after the renewal.
+                ("warn", format!("NotReady ≈ {}–{}", crate::fmt::fmt_t(at.ceil()), crate::fmt::fmt_t(at.ceil() + 10.0)))
+            } else {
+                ("warn", "stays Ready: no controller".to_string())
+            },
+        ],
+        _ => vec![(
+            if n.ready == "Ready" { "ok" } else { "bad" },
+            format!("Node {}", n.ready),
+        )],
+    };
     for t in &n.taints {
         match *t {
             "node.kubernetes.io/unreachable" => {
@@ -740,6 +750,8 @@ struct Drag {
     y0: f64,
     x: f64,
     y: f64,
+    /// The pointer in the window (for the "new island" dock, which is fixed there).
+    client: (f64, f64),
     moved: bool,
 }
 
@@ -759,13 +771,16 @@ pub struct Props {
     pub on_background: Callback<()>,
     /// A drop onto an island or onto "new island".
     pub on_move: Callback<(Item, Target)>,
+    /// A drag dropped where nothing takes it.
+    #[prop_or_default]
+    pub on_miss: Callback<Item>,
     /// The menu for the selected item (rendered by the parent, placed here under the item).
     pub children: Html,
 }
 
 /// The width of an element, kept up to date on window resizes.
 #[hook]
-fn use_width(node: NodeRef) -> f64 {
+pub fn use_width(node: NodeRef) -> f64 {
     let width = use_state(|| 0.0f64);
     {
         let width = width.clone();
@@ -839,6 +854,7 @@ pub fn topology(props: &Props) -> Html {
                     y0: y,
                     x,
                     y,
+                    client: (e.client_x() as f64, e.client_y() as f64),
                     moved: false,
                 });
             })
@@ -856,6 +872,7 @@ pub fn topology(props: &Props) -> Html {
             let (x, y) = svg_xy(&e);
             d.x = x;
             d.y = y;
+            d.client = (e.client_x() as f64, e.client_y() as f64);
             if !d.moved && ((x - d.x0).abs() > DRAG_SLOP || (y - d.y0).abs() > DRAG_SLOP) {
                 d.moved = true;
             }
@@ -870,9 +887,20 @@ pub fn topology(props: &Props) -> Html {
         .map(|i| (Target::Island(i.id), i.rect))
         .chain(std::iter::once((Target::NewIsland, lay.new_island)))
         .collect();
+    // While a drag is on, "new island" is also a dock fixed at the bottom of the window, so it
+    // can be reached from anywhere in a tall topology.
+    let dock_ref = use_node_ref();
     let hit = {
         let targets = targets.clone();
-        move |x: f64, y: f64| {
+        let dock_ref = dock_ref.clone();
+        move |x: f64, y: f64, (cx, cy): (f64, f64)| {
+            let on_dock = dock_ref.cast::<web_sys::Element>().is_some_and(|el| {
+                let r = el.get_bounding_client_rect();
+                cx >= r.left() && cx <= r.right() && cy >= r.top() && cy <= r.bottom()
+            });
+            if on_dock {
+                return Some(Target::NewIsland);
+            }
             targets
                 .iter()
                 .find(|(_, r)| r.contains(x, y))
@@ -884,6 +912,7 @@ pub fn topology(props: &Props) -> Html {
         let force = force.clone();
         let on_select = props.on_select.clone();
         let on_move = props.on_move.clone();
+        let on_miss = props.on_miss.clone();
         let hit = hit.clone();
         let svg_xy = svg_xy.clone();
         Callback::from(move |e: PointerEvent| {
@@ -896,8 +925,10 @@ pub fn topology(props: &Props) -> Html {
             let (x, y) = svg_xy(&e);
             if !d.moved {
                 on_select.emit(d.item);
-            } else if let Some(t) = hit(x, y) {
+            } else if let Some(t) = hit(x, y, (e.client_x() as f64, e.client_y() as f64)) {
                 on_move.emit((d.item, t));
+            } else {
+                on_miss.emit(d.item);
             }
             force.force_update();
         })
@@ -940,8 +971,8 @@ pub fn topology(props: &Props) -> Html {
         .borrow()
         .as_ref()
         .filter(|d| d.moved)
-        .map(|d| (d.item.clone(), d.x, d.y));
-    let hover = dragging.as_ref().and_then(|(_, x, y)| hit(*x, *y));
+        .map(|d| (d.item.clone(), d.x, d.y, d.client));
+    let hover = dragging.as_ref().and_then(|(_, x, y, c)| hit(*x, *y, *c));
     let selected = |item: &Item| match (&props.selection, item) {
         (Some(crate::ui::Selection::Host(a)), Item::Host(b))
         | (Some(crate::ui::Selection::Zone(a)), Item::Zone(b)) => a == b,
@@ -1018,7 +1049,7 @@ pub fn topology(props: &Props) -> Html {
         dragging.is_some().then_some("active"),
         (hover == Some(Target::NewIsland)).then_some("drop-hover")
     );
-    let ghost = dragging.as_ref().map(|(item, x, y)| {
+    let ghost = dragging.as_ref().map(|(item, x, y, _)| {
         let label = match item {
             Item::Host(h) => h.clone(),
             Item::Zone(z) => format!("zone {z}"),
@@ -1089,6 +1120,11 @@ pub fn topology(props: &Props) -> Html {
                 </svg>
             </div>
             { for legend }
+            if dragging.is_some() {
+                <div ref={dock_ref} class={classes!("drop-dock", (hover == Some(Target::NewIsland)).then_some("drop-hover"))}>
+                    { "Drop here: new island (cut it off from the rest)" }
+                </div>
+            }
             if let Some((x, y)) = menu_at {
                 <div class="menu-anchor" style={format!("left:{x}px;top:{y}px")}>{ props.children.clone() }</div>
             }
@@ -1103,12 +1139,19 @@ fn initial(name: &str) -> String {
         .unwrap_or_default()
 }
 
+/// A badge line. Words a little too long for it are narrowed to fit (`textLength`); the full
+/// words are its tooltip either way.
 fn badge(x: f64, y: f64, w: f64, class: &str, words: String) -> Html {
+    // About 6 px a character at the badge's 10.5 px (bold is wider).
+    let per_char = if matches!(class, "leader" | "candidate" | "warn" | "bad") { 6.6 } else { 6.0 };
+    let room = w - 8.0;
+    let fit = (words.chars().count() as f64 * per_char > room).then(|| room.to_string());
     html! {
-        <>
+        <g class="badge">
+            <title>{ &words }</title>
             <rect class={classes!("badge-box", class.to_string())} x={x.to_string()} y={y.to_string()} width={w.to_string()} height={(BADGE_H - 3.0).to_string()} rx="3" />
-            <text class={classes!("badge-text", class.to_string())} x={(x + 4.0).to_string()} y={(y + 11.5).to_string()}>{ words }</text>
-        </>
+            <text class={classes!("badge-text", class.to_string())} x={(x + 4.0).to_string()} y={(y + 11.5).to_string()} textLength={fit} lengthAdjust="spacingAndGlyphs">{ words }</text>
+        </g>
     }
 }
 
@@ -1127,11 +1170,13 @@ fn pod_chips(
         (CHIP, CHIP_STEP)
     };
     html! {
-        { for h.pods.iter().enumerate().map(|(k, p)| {
+        { for h.pods.iter().map(|p| (p, false)).chain(h.terminating.iter().map(|p| (p, true))).enumerate().map(|(k, (p, terminating))| {
             let (cx, cy) = (x0 + (k % per_row) as f64 * step, y0 + (k / per_row) as f64 * step);
-            let dup = dup.get(k).copied().unwrap_or(false);
-            let class = classes!("pod", workload_class(wl, &p.workload), dup.then_some("dup"));
-            let title = if dup {
+            let dup = !terminating && dup.get(k).copied().unwrap_or(false);
+            let class = classes!("pod", workload_class(wl, &p.workload), dup.then_some("dup"), terminating.then_some("terminating"));
+            let title = if terminating {
+                format!("{} ({}) — Terminating: the API waits for this node's kubelet to confirm it stopped", p.name, p.workload)
+            } else if dup {
                 format!("{} ({}) — a duplicate: {} runs more pods than desired", p.name, p.workload, p.workload)
             } else {
                 format!("{} ({})", p.name, p.workload)
@@ -1196,15 +1241,15 @@ fn host_body(hv: &HostView, r: Rect, wl: &[WorkloadInfo], dup: &[bool]) -> Html 
     }
 }
 
-/// A cell (a plain worker of a large cluster): its pod count, or a mark when it is not Ready
-/// ("!" and the count when its Node is not Ready, "✗" when the host is down or gone). The words
+/// A cell (a plain worker of a large cluster): its pod count, drawn orange when its Node is not
+/// Ready, or "✗" when the host is down or gone. The words
 /// are in its label and tooltip; a copy running beyond the desired count outlines it.
 fn cell_body(hv: &HostView, r: Rect, dup: &[bool]) -> Html {
     let (class, words) = tile_words(hv);
     let n = hv.pods.len();
     let mark = match class {
         "up" => n.to_string(),
-        "notready" | "standby" => format!("!{n}"),
+        "notready" | "standby" => n.to_string(),
         _ => "✗".to_string(),
     };
     let dup = dup.iter().any(|&d| d);

@@ -55,6 +55,8 @@ pub struct Notice {
     pub text: String,
     /// Offer "Undo" (the last edit can be taken back).
     pub undo: bool,
+    /// The later events a fork dropped: offer to keep them.
+    pub dropped: Vec<sim::scenario::Event>,
 }
 
 impl Notice {
@@ -63,6 +65,7 @@ impl Notice {
             kind: NoticeKind::Info,
             text,
             undo,
+            dropped: Vec::new(),
         }
     }
 
@@ -71,6 +74,7 @@ impl Notice {
             kind: NoticeKind::Error,
             text,
             undo: false,
+            dropped: Vec::new(),
         }
     }
 }

@@ -261,12 +261,21 @@ async fn app_renders_the_default_scenario() {
         .expect("row for 3 members");
     // 3 members: quorum 2, one failure tolerated (docs/behaviour.md).
     assert_eq!(row.text_content().unwrap(), "321");
+    // The default: a Kubernetes cluster of three zones under the questions that open the others.
+    for host in ["m1", "m2", "m3", "w1", "w2", "w3"] {
+        assert!(
+            root.query_selector(&format!("[data-host='{host}']"))
+                .unwrap()
+                .is_some(),
+            "host {host}"
+        );
+    }
     assert!(root
-        .query_selector("[data-host='etcd-1']")
+        .query_selector("[data-zone='zone-c']")
         .unwrap()
         .is_some());
     assert!(root
-        .query_selector("[data-zone='zone-c']")
+        .query_selector("button.question[data-ready='1-only-master-dies']")
         .unwrap()
         .is_some());
 }

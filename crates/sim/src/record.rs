@@ -133,6 +133,11 @@ pub struct Series {
     /// Per workload (CoreDNS included): containers running anywhere, isolated nodes included.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub running_pods: BTreeMap<String, Vec<u32>>,
+    /// The share of the clients' name lookups (through CoreDNS) that succeeded each second;
+    /// `None` in a second without a lookup (answers are cached for `dns_cache_ttl`). For the
+    /// page only: not part of the report format.
+    #[serde(skip)]
+    pub dns_lookups: Vec<Option<f64>>,
 }
 
 /// Users' requests: successes and attempts per Service per report second.
@@ -140,6 +145,8 @@ pub struct Series {
 pub struct Traffic {
     pub services: Vec<String>,
     pub per_second: Vec<Vec<(u32, u32)>>,
+    /// Name lookups through cluster DNS (all Services): successes and attempts per second.
+    pub lookups: Vec<(u32, u32)>,
 }
 
 impl Traffic {
@@ -148,7 +155,16 @@ impl Traffic {
         Traffic {
             services,
             per_second: vec![Vec::new(); n],
+            lookups: Vec::new(),
         }
+    }
+
+    pub fn record_lookup(&mut self, second: usize, ok: bool) {
+        if self.lookups.len() <= second {
+            self.lookups.resize(second + 1, (0, 0));
+        }
+        self.lookups[second].0 += ok as u32;
+        self.lookups[second].1 += 1;
     }
 
     pub fn record(&mut self, service: usize, second: usize, ok: bool) {

@@ -85,6 +85,10 @@ pub struct HostView {
     pub node: Option<NodeView>,
     /// The pods whose containers run here, by the kubelet's own account.
     pub pods: Vec<PodView>,
+    /// Pods bound here that the API shows Terminating while no container of theirs runs here
+    /// (the kubelet has not confirmed: its host is down or cut off).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub terminating: Vec<PodView>,
     /// On the load balancer: each backend and whether it is in service.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub lb_backends: Vec<(String, bool)>,
@@ -101,6 +105,15 @@ pub struct ApiserverView {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct NodeView {
     pub ready: NodeReadiness,
+    /// Set when the kubelet's Node Lease is overdue (not renewed for one and a half renew
+    /// intervals): the report seconds at which the stored lease runs out of
+    /// `node_monitor_grace_period`, after which the node lifecycle controller's next pass marks
+    /// the Node not ready.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stale_after: Option<f64>,
+    /// Whether a node lifecycle controller runs now to notice: a controller-manager leads on a
+    /// host that is up, and etcd has quorum.
+    pub watched: bool,
     /// Taint keys, e.g. `node.kubernetes.io/unreachable`.
     pub taints: Vec<&'static str>,
 }

@@ -50,8 +50,12 @@ fn main() {
 }
 
 fn root() -> PathBuf {
-    // crates/xtask -> workspace root
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    // crates/xtask -> workspace root. `cargo run` sets CARGO_MANIFEST_DIR for the run too: read
+    // it then, so a binary built by another clone sharing the target dir acts on this one.
+    let manifest = env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    manifest
         .ancestors()
         .nth(2)
         .unwrap()
@@ -153,10 +157,15 @@ fn setup() -> Result {
         Some(v) if v.contains(TRUNK_VERSION) => println!("ok   {v}"),
         other => {
             println!(
-                "get  trunk {TRUNK_VERSION} (found: {}; takes ≈ 6 min on 2 cores)",
+                "get  trunk {TRUNK_VERSION} (found: {}; compiles ≈ 6 min on 2 cores)",
                 other.unwrap_or("none".into())
             );
-            run(cmd("cargo").args(["install", "trunk", "--version", TRUNK_VERSION, "--locked"]))?;
+            // Trunk's own lock file pins a yanked crossbeam-channel: cargo warns about it, harmlessly.
+            let t = Instant::now();
+            run(cmd("cargo")
+                .args(["install", "trunk", "--version", TRUNK_VERSION, "--locked"])
+                .env("CARGO_FUTURE_INCOMPAT_REPORT_FREQUENCY", "never"))?;
+            println!("done trunk in {:.0} s", t.elapsed().as_secs_f64());
         }
     }
 
@@ -170,11 +179,15 @@ fn setup() -> Result {
         }
         other => {
             println!(
-                "get  wasm-bindgen-cli {wb} (found: {})",
+                "get  wasm-bindgen-cli {wb} (found: {}; compiles ≈ 3 min on 2 cores)",
                 other.unwrap_or("none".into())
             );
             // Not --locked: its lock file names a crate version the registry lacks (toolchain.md).
-            run(cmd("cargo").args(["install", "wasm-bindgen-cli", "--version", &wb]))?;
+            let t = Instant::now();
+            run(cmd("cargo")
+                .args(["install", "wasm-bindgen-cli", "--version", &wb])
+                .env("CARGO_FUTURE_INCOMPAT_REPORT_FREQUENCY", "never"))?;
+            println!("done wasm-bindgen-cli in {:.0} s", t.elapsed().as_secs_f64());
         }
     }
 

@@ -52,6 +52,18 @@ pub fn cluster_panel() -> Html {
             session.move_item(&snapshot, item, target)
         })
     };
+    let on_miss = {
+        let ui = ui.clone();
+        Callback::from(move |item: Item| {
+            ui.dispatch(UiAction::Notify(Some(crate::ui::Notice::info(
+                format!(
+                    "{} was dropped outside any island: nothing changed. Drop it on another island to move it there, or on “new island” to cut it off.",
+                    item.name()
+                ),
+                false,
+            ))))
+        })
+    };
     let on_action = {
         let session = session.clone();
         Callback::from(move |action: Action| session.apply(action))
@@ -65,7 +77,7 @@ pub fn cluster_panel() -> Html {
     });
     html! {
         <Topology snapshot={Shared::new(snapshot)} {workloads} selection={ui.selection.clone()}
-            {on_select} {on_move} on_background={close_menu}>
+            {on_select} {on_move} {on_miss} on_background={close_menu}>
             { for menu }
         </Topology>
     }

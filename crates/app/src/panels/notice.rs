@@ -15,6 +15,10 @@ pub fn notice_bar() -> Html {
         let session = session.clone();
         Callback::from(move |_: MouseEvent| session.undo())
     };
+    let keep = {
+        let (session, dropped) = (session.clone(), n.dropped.clone());
+        Callback::from(move |_: MouseEvent| session.keep_events(dropped.clone()))
+    };
     let dismiss = {
         let ui = session.ui.clone();
         Callback::from(move |_: MouseEvent| ui.dispatch(UiAction::Notify(None)))
@@ -26,6 +30,9 @@ pub fn notice_bar() -> Html {
     html! {
         <div class={class} role={role}>
             <span>{ &n.text }</span>
+            if !n.dropped.is_empty() {
+                <button onclick={keep}>{ "Keep the later events" }</button>
+            }
             if n.undo && session.sim.can_undo() {
                 <button onclick={undo}>{ "Undo" }</button>
             }

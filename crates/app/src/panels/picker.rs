@@ -10,6 +10,11 @@ pub fn scenario_picker() -> Html {
     let session = use_session();
     let scenario = session.sim.borrow().scenario_rc();
     let ready = session.ready;
+    let rename = use_node_ref();
+    // The ready scenario this one still carries the name of (parsed once per name).
+    let named_after = *use_memo(scenario.name.clone(), |name| {
+        READY.iter().find(|r| r.scenario().name == *name)
+    });
     let pick = {
         let session = session.clone();
         Callback::from(move |e: Event| {
@@ -32,6 +37,9 @@ pub fn scenario_picker() -> Html {
                         <option value={r.id} selected={ready.is_some_and(|x| x.id == r.id)}>{ r.question }</option>
                     }) }
                 </select>
+                if ready.is_none_or(|r| r.id != READY[0].id) {
+                    <button class="all-questions" onclick={ { let session = session.clone(); Callback::from(move |_| session.pick(READY[0].id)) } }>{ "← All questions" }</button>
+                }
             </label>
             <div class="about">
                 if let Some(r) = ready {
@@ -39,8 +47,8 @@ pub fn scenario_picker() -> Html {
                         let (context, watch) = r.texts(&scenario);
                         html! {
                             <>
-                                <p class="name"><strong>{ &scenario.name }</strong>
-                                    { if context.is_empty() { String::new() } else { format!(" — {context}") } }</p>
+                                <p class="name"><strong>{ r.question }</strong>
+                                    { format!(" — {}{}", scenario.name, if context.is_empty() { String::new() } else { format!(": {context}") }) }</p>
                                 <p class="watch"><strong>{ "What to watch: " }</strong>{ watch }</p>
                             </>
                         }
@@ -48,6 +56,21 @@ pub fn scenario_picker() -> Html {
                 } else {
                     <p class="name"><strong>{ &scenario.name }</strong>
                         { scenario.description.as_ref().map(|d| format!(" — {d}")).unwrap_or_default() }</p>
+                    if let Some(from) = named_after {
+                        <form class="rename" aria-label="Rename the scenario" onsubmit={ {
+                            let (session, input) = (session.clone(), rename.clone());
+                            Callback::from(move |e: SubmitEvent| {
+                                e.prevent_default();
+                                if let Some(input) = input.cast::<web_sys::HtmlInputElement>() {
+                                    session.rename(&input.value());
+                                }
+                            })
+                        } }>
+                            <span>{ format!("Changed since “{}”: its name and description no longer fit. ", from.question) }</span>
+                            <input type="text" ref={rename.clone()} aria-label="New scenario name" value={format!("{} (changed)", scenario.name)} />
+                            <button type="submit">{ "Rename" }</button>
+                        </form>
+                    }
                     <p class="watch"><strong>{ "Your own run: " }</strong>
                         { format!("{} scheduled event{}. Every change you make is recorded in the link (Share).", scenario.events.len(), if scenario.events.len() == 1 { "" } else { "s" }) }</p>
                 }

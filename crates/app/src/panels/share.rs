@@ -55,8 +55,9 @@ pub fn share() -> Html {
                 .replace('"', "&quot;")
                 .replace('<', "&lt;");
             let code = format!(
-                "<iframe src=\"{}\" title=\"Kubernetes HA Playground: {title}\" width=\"100%\" height=\"760\" style=\"border:1px solid #c9c9ce;border-radius:8px\" loading=\"lazy\"></iframe>",
-                link.replace('&', "&amp;").replace('"', "&quot;")
+                "<iframe src=\"{}\" title=\"Kubernetes HA Playground: {title}\" width=\"100%\" height=\"760\" style=\"border:1px solid #c9c9ce;border-radius:8px\" loading=\"lazy\"></iframe>\n{}",
+                link.replace('&', "&amp;").replace('"', "&quot;"),
+                embed_listener()
             );
             copy(&code);
             shown.set(Some(Shown::Embed(code)));
@@ -105,4 +106,13 @@ pub fn share() -> Html {
             }
         </div>
     }
+}
+
+/// The script of the embed code: sizes each playground iframe to the height its page posts
+/// (once per page, however many iframes it holds).
+pub fn embed_listener() -> String {
+    format!(
+        "<script>window.k8sHaSized||(window.k8sHaSized=addEventListener(\"message\",function(e){{var p=\"{}\";if(typeof e.data==\"string\"&&e.data.indexOf(p)===0)document.querySelectorAll(\"iframe\").forEach(function(f){{if(f.contentWindow===e.source)f.style.height=e.data.slice(p.length)+\"px\"}})}})||1)</script>",
+        crate::EMBED_HEIGHT_MESSAGE
+    )
 }

@@ -23,8 +23,8 @@ pub struct EtcdProbe<V> {
     endpoints: Vec<HostId>,
     pinned: usize,
     next_id: u64,
-    /// Outstanding writes: id -> the report second they were sent at.
-    outstanding: BTreeMap<u64, i64>,
+    /// Outstanding writes: id -> (the report second they were sent at, the endpoint's index).
+    outstanding: BTreeMap<u64, (i64, usize)>,
     /// Outcome of the write sent at each report second (index = second); None until known.
     pub outcomes: Vec<Option<bool>>,
 }
@@ -48,7 +48,7 @@ impl<V> EtcdProbe<V> {
         }
         self.next_id += 1;
         let id = self.next_id;
-        self.outstanding.insert(id, second);
+        self.outstanding.insert(id, (second, self.pinned));
         let to = Addr {
             host: self.endpoints[self.pinned],
             port: Port::Etcd,
@@ -80,11 +80,12 @@ impl<V> EtcdProbe<V> {
     }
 
     fn resolve<P>(&mut self, ctx: &mut Ctx<P>, id: u64, ok: bool) {
-        let Some(second) = self.outstanding.remove(&id) else {
+        let Some((second, sent_to)) = self.outstanding.remove(&id) else {
             return;
         };
-        if !ok {
-            // clientv3 moves to another endpoint after an error.
+        // clientv3 moves to another endpoint after an error, from the endpoint that failed: a
+        // late timeout of a write sent to an earlier endpoint does not move it off a good one.
+        if !ok && sent_to == self.pinned {
             self.pinned = (self.pinned + 1) % self.endpoints.len();
         }
         if !record_outcome(&mut self.outcomes, second, ok) {

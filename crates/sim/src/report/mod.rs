@@ -153,6 +153,14 @@ impl Report {
                 },
             );
         }
+        if sc.hosts.iter().any(|h| h.has_role(Role::Client)) {
+            series.dns_lookups = (0..n)
+                .map(|k| {
+                    let (ok, t) = traffic.lookups.get(k).copied().unwrap_or((0, 0));
+                    (t > 0).then(|| round6(ok as f64 / t as f64))
+                })
+                .collect();
+        }
         let mut workloads = BTreeMap::new();
         if r.api_writes.is_some() {
             // A DaemonSet wants a pod on every Node registered at t = 0.

@@ -18,7 +18,13 @@ use crate::kernel::time::Duration;
 fn check_label(path: &str, what: &str, s: &str, max: usize) -> R<()> {
     let n = s.chars().count();
     if n == 0 {
-        return fail(path, format!("{what} must not be empty"));
+        return fail(
+            path,
+            format!(
+                "{what} must not be empty: use lowercase letters, digits and '-', starting and \
+                 ending with a letter or digit (like a DNS label)"
+            ),
+        );
     }
     if n > max {
         return fail(

@@ -16,6 +16,15 @@ impl World {
             PodView, Snapshot,
         };
         let voters = self.etcd.voters();
+        let terminating = self.terminating_pods();
+        let watched = {
+            let (connected, n) = self.etcd.connected_voters(&self.net);
+            quorum::has_quorum(connected, n)
+                && self.obs.lease_leader(KCM_LEASE).is_some_and(|h| {
+                    let rt = &self.hosts[h as usize];
+                    rt.up && rt.joined && self.procs.on[h as usize].kcm.is_some()
+                })
+        };
         let hosts = self
             .scenario
             .hosts
@@ -85,7 +94,7 @@ impl World {
                         h.runs_scheduler(),
                         procs.scheduler.is_some(),
                     ),
-                    node: h.is_node().then(|| self.node_view(&h.name)).flatten(),
+                    node: h.is_node().then(|| self.node_view(&h.name, watched)).flatten(),
                     pods: procs
                         .kubelet
                         .as_ref()
@@ -99,6 +108,17 @@ impl World {
                                 .collect()
                         })
                         .unwrap_or_default(),
+                    terminating: terminating
+                        .iter()
+                        .filter(|(node, p)| {
+                            *node == h.name
+                                && !procs
+                                    .kubelet
+                                    .as_ref()
+                                    .is_some_and(|k| k.containers.contains_key(&p.name))
+                        })
+                        .map(|(_, p)| p.clone())
+                        .collect(),
                     lb_backends: procs
                         .lb
                         .as_ref()
@@ -130,14 +150,47 @@ impl World {
         }
     }
 
+    /// Pods the API has marked for deletion (Terminating), by the node they are bound to, as the
+    /// most up-to-date etcd member stores them.
+    fn terminating_pods(&self) -> Vec<(String, crate::view::PodView)> {
+        use crate::k8s::objects::PODS;
+        let Some(member) = self.etcd.freshest() else {
+            return Vec::new();
+        };
+        member
+            .kv
+            .range_prefix(PODS)
+            .filter_map(|(_, kv)| {
+                let p = kv.value.as_pod()?;
+                p.deletion?;
+                Some((
+                    p.node.clone()?,
+                    crate::view::PodView {
+                        name: p.name.clone(),
+                        workload: p.workload.clone(),
+                    },
+                ))
+            })
+            .collect()
+    }
+
     /// The Node object as the most up-to-date etcd member stores it.
-    fn node_view(&self, name: &str) -> Option<crate::view::NodeView> {
-        use crate::k8s::objects::{node_key, Condition};
+    fn node_view(&self, name: &str, watched: bool) -> Option<crate::view::NodeView> {
+        use crate::k8s::objects::{node_key, node_lease_key, Condition};
         use crate::view::NodeReadiness;
         let member = self.etcd.freshest()?;
         let kv = member.kv.get(&node_key(name))?;
         let node = kv.value.as_node()?;
+        let renewed = member
+            .kv
+            .get(&node_lease_key(name))
+            .and_then(|kv| Some(kv.value.as_lease()?.renew_time));
+        let settings = &self.scenario.settings;
+        let overdue = crate::kernel::time::Duration(settings.node_lease_renew_interval.0 * 3 / 2);
+        let renewed = renewed.filter(|&t| t + overdue < self.now);
         Some(crate::view::NodeView {
+            stale_after: renewed.map(|t| self.obs.secs(t + settings.node_monitor_grace_period)),
+            watched,
             ready: match node.ready {
                 Condition::True => NodeReadiness::Ready,
                 Condition::False => NodeReadiness::NotReady,

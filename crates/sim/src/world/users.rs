@@ -49,7 +49,7 @@ impl World {
             // The names are lent out of `traffic` for the round, which `request` does not touch.
             let services = std::mem::take(&mut self.users.traffic.services);
             for (i, service) in services.iter().enumerate() {
-                let ok = self.request(h, service);
+                let ok = self.request(h, service, second as usize);
                 self.users.traffic.record(i, second as usize, ok);
             }
             self.users.traffic.services = services;
@@ -89,7 +89,7 @@ impl World {
         Some(reachable[c.rng.below(reachable.len() as u64) as usize])
     }
 
-    fn request(&mut self, client: HostId, service: &str) -> bool {
+    fn request(&mut self, client: HostId, service: &str, second: usize) -> bool {
         let now = self.now;
         let cached = self
             .users
@@ -112,6 +112,7 @@ impl World {
                 let server = self.procs.on[host as usize].dns.get(pod)?;
                 (server.resolve(service, now) == DnsAnswer::Answer).then_some(())
             })();
+            self.users.traffic.record_lookup(second, answered.is_some());
             if answered.is_none() {
                 return false;
             }
