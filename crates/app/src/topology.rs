@@ -46,7 +46,7 @@ const CELL_W: f64 = 28.0;
 const CELL_H: f64 = 18.0;
 const CELL_GAP: f64 = 3.0;
 /// The line above a zone's cells that sums them up.
-const SUMMARY_H: f64 = 16.0;
+const SUMMARY_H: f64 = 30.0;
 
 /// How a host is drawn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,7 +92,8 @@ pub struct Column {
     /// Host index, its box, and how it is drawn.
     pub hosts: Vec<(usize, Rect, Look)>,
     /// The line summing up the zone's cells (where, and what it says).
-    pub summary: Option<(Rect, String)>,
+    /// The cells' summary: its place, then two lines (counts; states).
+    pub summary: Option<(Rect, (String, String))>,
 }
 
 pub struct IslandBox {
@@ -218,7 +219,7 @@ fn cells_per_row(k: usize) -> usize {
 }
 
 /// The line above a zone's cells: how many workers in each state, and their pods.
-fn zone_summary(snap: &Snapshot, cells: &[usize]) -> String {
+fn zone_summary(snap: &Snapshot, cells: &[usize]) -> (String, String) {
     let (mut ready, mut not_ready, mut down, mut pods) = (0, 0, 0, 0);
     for &i in cells {
         let h = &snap.hosts[i];
@@ -229,14 +230,14 @@ fn zone_summary(snap: &Snapshot, cells: &[usize]) -> String {
             _ => down += 1,
         }
     }
-    let mut parts = vec![format!("{} workers: {ready} Ready", cells.len())];
+    let mut states = vec![format!("{ready} Ready")];
     if not_ready > 0 {
-        parts.push(format!("{not_ready} not Ready (orange)"));
+        states.push(format!("{not_ready} not Ready (orange)"));
     }
     if down > 0 {
-        parts.push(format!("{down} down (✗)"));
+        states.push(format!("{down} down (✗)"));
     }
-    format!("{} · {pods} pods", parts.join(", "))
+    (format!("{} workers · {pods} pods", cells.len()), states.join(", "))
 }
 
 fn is_plain_worker(h: &HostView) -> bool {
@@ -1025,9 +1026,14 @@ pub fn topology(props: &Props) -> Html {
                     </g>
                 }
             });
-            if let Some((r, text)) = &c.summary {
+            if let Some((r, (counts, states))) = &c.summary {
+                // Narrowed to the zone's width when a line is longer (about 6 px a character).
+                let fit = |t: &str| (t.chars().count() as f64 * 6.0 > r.w).then(|| r.w.to_string());
                 items.push(html! {
-                    <text key={format!("summary {} {}", isl.id, c.zone)} class="zone-summary" x={r.x.to_string()} y={(r.y + 12.0).to_string()}>{ text }</text>
+                    <g key={format!("summary {} {}", isl.id, c.zone)}>
+                        <text class="zone-summary" x={r.x.to_string()} y={(r.y + 12.0).to_string()} textLength={fit(counts)} lengthAdjust="spacingAndGlyphs">{ counts }</text>
+                        <text class="zone-summary-states" x={r.x.to_string()} y={(r.y + 26.0).to_string()} textLength={fit(states)} lengthAdjust="spacingAndGlyphs">{ states }</text>
+                    </g>
                 });
             }
             for (i, r, look) in &c.hosts {
@@ -1516,14 +1522,15 @@ mod tests {
             }
         }
         let a = cols.iter().find(|c| c.zone == "rack-a").unwrap();
-        let (_, text) = a.summary.as_ref().unwrap();
+        let (_, (counts, states)) = a.summary.as_ref().unwrap();
         let pods: usize = a
             .hosts
             .iter()
             .filter(|(_, _, l)| *l == Look::Cell)
             .map(|(i, _, _)| snap.hosts[*i].pods.len())
             .sum();
-        assert_eq!(text, &format!("50 workers: 50 Ready · {pods} pods"));
+        assert_eq!(counts, &format!("50 workers · {pods} pods"));
+        assert_eq!(states, "50 Ready");
         assert!(pods > 100, "{pods}");
         assert!(cols
             .iter()

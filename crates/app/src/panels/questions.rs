@@ -30,7 +30,7 @@ pub fn questions() -> Html {
         let onclick = Callback::from(move |_| session.pick_at(r.id, r.moment));
         let at = if r.moment > 0.0 { format!("opens at {}", fmt_t(r.moment)) } else { String::new() };
         html! {
-            <li><button class="question" data-ready={r.id} {onclick}>
+            <li><button class="question" data-ready={r.id} data-moment={r.moment.to_string()} {onclick}>
                 <span class="q">{ r.question }</span>
                 if !at.is_empty() { <small>{ at }</small> }
             </button></li>
