@@ -228,6 +228,12 @@ fn a_rack_split_duplicates_deployment_pods_but_not_statefulset_pods() {
     // The StatefulSet pod is evicted too, but never replaced while its old pod may run.
     assert!(evicted.iter().any(|e| e.pod.as_deref() == Some("db-0")));
     assert_eq!(r.summary.workloads["db"].max_running, 1);
+    // "rack B's apiserver goes unready": cut off from etcd's majority, its watch cache is lost.
+    let mut w = World::new(sim::scenario::parse(&load("4-rack-split")).unwrap());
+    w.run_until(w.at_report_secs(200.0), u64::MAX);
+    let snap = w.snapshot();
+    let api = |h: &str| snap.hosts.iter().find(|x| x.name == h).unwrap().apiserver.clone().unwrap();
+    assert!(api("m1").ready && api("m2").running && !api("m2").ready);
     // After the heal (720 s) the stale pods are killed and the counts converge.
     let killed = events(&r, "pod.killed");
     assert!(killed

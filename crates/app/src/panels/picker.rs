@@ -48,7 +48,7 @@ pub fn scenario_picker() -> Html {
                         html! {
                             <>
                                 <p class="name"><strong>{ r.question }</strong>
-                                    { format!(" — {}{}", scenario.name, if context.is_empty() { String::new() } else { format!(": {context}") }) }</p>
+                                    { if context.is_empty() { String::new() } else { format!(" — {context}") } }</p>
                                 <p class="watch"><strong>{ "What to watch: " }</strong>{ watch }</p>
                             </>
                         }
