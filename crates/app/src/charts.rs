@@ -16,7 +16,11 @@ const RIGHT: f64 = 14.0;
 /// follows the figure's width in pixels (between a phone's and 960), so its text stays at its
 /// size instead of shrinking with the screen; a narrow one gets a narrower title column.
 fn geometry(pixels: f64) -> (f64, f64) {
-    let w = if pixels > 0.0 { pixels.clamp(340.0, 960.0) } else { 960.0 };
+    let w = if pixels > 0.0 {
+        pixels.clamp(340.0, 960.0)
+    } else {
+        960.0
+    };
     (w, if w < 620.0 { 100.0 } else { 150.0 })
 }
 const ROW: f64 = 26.0;
@@ -468,8 +472,9 @@ pub fn charts(props: &Props) -> Html {
                 let nf = fault_lanes.iter().max().map_or(1, |m| m + 1).min(4) as f64;
                 let first_y = faults_y + nf * LANE + GAP;
                 let all_rows = rows(&report, &lanes, duration);
-                let axis_y =
-                    first_y + all_rows.iter().map(|r| r.height(left) + GAP).sum::<f64>() - GAP + 6.0;
+                let axis_y = first_y + all_rows.iter().map(|r| r.height(left) + GAP).sum::<f64>()
+                    - GAP
+                    + 6.0;
                 let rect = |t0: f64, t1: f64, y: f64, h: f64, class: &'static str| {
                     html! { <rect class={class} x={x(t0).to_string()} y={y.to_string()} width={(x(t1) - x(t0)).max(0.5).to_string()} height={h.to_string()} /> }
                 };

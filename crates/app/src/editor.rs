@@ -101,7 +101,10 @@ pub fn edit(s: &Scenario, change: &Change) -> Result<(Scenario, String), String>
             match names.as_slice() {
                 [one] => format!("host {one} added"),
                 [first, .., last] => {
-                    format!("{} hosts added to zone {zone}: {first} … {last}", names.len())
+                    format!(
+                        "{} hosts added to zone {zone}: {first} … {last}",
+                        names.len()
+                    )
                 }
                 [] => "no host added".to_string(),
             }
@@ -748,17 +751,30 @@ mod tests {
             standby: false,
         };
         let (s2, what) = edit(&s, &add("w", "3")).unwrap();
-        let added: Vec<_> = s2.hosts[s.hosts.len()..].iter().map(|h| (h.name.as_str(), h.zone.as_str())).collect();
-        assert_eq!(added, [("w-1", "zone-b"), ("w-2", "zone-b"), ("w-3", "zone-b")]);
+        let added: Vec<_> = s2.hosts[s.hosts.len()..]
+            .iter()
+            .map(|h| (h.name.as_str(), h.zone.as_str()))
+            .collect();
+        assert_eq!(
+            added,
+            [("w-1", "zone-b"), ("w-2", "zone-b"), ("w-3", "zone-b")]
+        );
         assert_eq!(what, "3 hosts added to zone zone-b: w-1 … w-3");
         // Taken numbers are skipped.
         let (s3, _) = edit(&s2, &add("w", "2")).unwrap();
         assert_eq!(s3.hosts[s2.hosts.len()].name, "w-4");
         // An empty name is refused with the naming rule; so are nonsense counts.
         let err = edit(&s, &add("  ", "1")).unwrap_err();
-        assert!(err.contains("must not be empty: use lowercase letters, digits and '-'"), "{err}");
-        assert!(edit(&s, &add("w", "0")).unwrap_err().starts_with("how many new hosts: from 1 to"));
-        assert!(edit(&s, &add("w", "many")).unwrap_err().starts_with("how many new hosts: expected a whole number"));
+        assert!(
+            err.contains("must not be empty: use lowercase letters, digits and '-'"),
+            "{err}"
+        );
+        assert!(edit(&s, &add("w", "0"))
+            .unwrap_err()
+            .starts_with("how many new hosts: from 1 to"));
+        assert!(edit(&s, &add("w", "many"))
+            .unwrap_err()
+            .starts_with("how many new hosts: expected a whole number"));
         assert!(edit(&s, &add("w", "99999999")).is_err());
     }
 

@@ -148,7 +148,8 @@ fn use_embed_height(embed: bool) {
         if height != *last.borrow() {
             *last.borrow_mut() = height;
             if let Ok(Some(parent)) = window.parent() {
-                let message = wasm_bindgen::JsValue::from_str(&format!("{EMBED_HEIGHT_MESSAGE}{height}"));
+                let message =
+                    wasm_bindgen::JsValue::from_str(&format!("{EMBED_HEIGHT_MESSAGE}{height}"));
                 let _ = parent.post_message(&message, "*");
             }
         }

@@ -437,7 +437,11 @@ mod tests {
     fn an_edit_forks_the_timeline_at_the_cursor() {
         let r = run("etcd-leader-dies");
         let edit = r.edited(45.5, Action::Heal).unwrap();
-        assert_eq!(edit.dropped.len(), 1, "the restart at 90 s is after the cursor");
+        assert_eq!(
+            edit.dropped.len(),
+            1,
+            "the restart at 90 s is after the cursor"
+        );
         assert_eq!(edit.dropped[0].at.as_secs_f64(), 90.0);
         assert_eq!(edit.scenario.events.len(), 2);
         assert_eq!(edit.at, 45.5);

@@ -119,7 +119,13 @@ impl Session {
                 } else {
                     let list: Vec<String> = dropped
                         .iter()
-                        .map(|e| format!("{} {}", fmt_t(e.at.as_secs_f64()), gesture::describe(&e.action)))
+                        .map(|e| {
+                            format!(
+                                "{} {}",
+                                fmt_t(e.at.as_secs_f64()),
+                                gesture::describe(&e.action)
+                            )
+                        })
                         .collect();
                     format!(
                         " The timeline forks here and drops the scenario's later event{}: {}.",
@@ -155,13 +161,18 @@ impl Session {
                 let t = self.ui.cursor;
                 self.sim.restore(s, t);
                 self.ui.dispatch(UiAction::Notify(Some(Notice::info(
-                    format!("Kept the {n} later event{}: the run replays with them.", if n == 1 { "" } else { "s" }),
+                    format!(
+                        "Kept the {n} later event{}: the run replays with them.",
+                        if n == 1 { "" } else { "s" }
+                    ),
                     true,
                 ))));
             }
-            Err(e) => self.ui.dispatch(UiAction::Notify(Some(Notice::error(format!(
-                "The later events cannot be kept: {e}. The scenario is unchanged."
-            ))))),
+            Err(e) => self
+                .ui
+                .dispatch(UiAction::Notify(Some(Notice::error(format!(
+                    "The later events cannot be kept: {e}. The scenario is unchanged."
+                ))))),
         }
     }
 
@@ -180,7 +191,9 @@ impl Session {
             }
             Err(e) => self
                 .ui
-                .dispatch(UiAction::Notify(Some(Notice::error(format!("Not renamed: {e}."))))),
+                .dispatch(UiAction::Notify(Some(Notice::error(format!(
+                    "Not renamed: {e}."
+                ))))),
         }
     }
 

@@ -237,7 +237,10 @@ fn zone_summary(snap: &Snapshot, cells: &[usize]) -> (String, String) {
     if down > 0 {
         states.push(format!("{down} down (✗)"));
     }
-    (format!("{} workers · {pods} pods", cells.len()), states.join(", "))
+    (
+        format!("{} workers · {pods} pods", cells.len()),
+        states.join(", "),
+    )
 }
 
 fn is_plain_worker(h: &HostView) -> bool {
@@ -666,7 +669,14 @@ fn node_badges(h: &HostView) -> Vec<(&'static str, String)> {
             if n.watched {
                 // The controller's probe time is when it saw the lease change: up to two
                 // monitor periods after the renewal.
-                ("warn", format!("NotReady ≈ {}–{}", crate::fmt::fmt_t(at.ceil()), crate::fmt::fmt_t(at.ceil() + 10.0)))
+                (
+                    "warn",
+                    format!(
+                        "NotReady ≈ {}–{}",
+                        crate::fmt::fmt_t(at.ceil()),
+                        crate::fmt::fmt_t(at.ceil() + 10.0)
+                    ),
+                )
             } else {
                 ("warn", "stays Ready: no controller".to_string())
             },
@@ -1149,7 +1159,11 @@ fn initial(name: &str) -> String {
 /// words are its tooltip either way.
 fn badge(x: f64, y: f64, w: f64, class: &str, words: String) -> Html {
     // About 6 px a character at the badge's 10.5 px (bold is wider).
-    let per_char = if matches!(class, "leader" | "candidate" | "warn" | "bad") { 6.6 } else { 6.0 };
+    let per_char = if matches!(class, "leader" | "candidate" | "warn" | "bad") {
+        6.6
+    } else {
+        6.0
+    };
     let room = w - 8.0;
     let fit = (words.chars().count() as f64 * per_char > room).then(|| room.to_string());
     html! {

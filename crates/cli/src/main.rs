@@ -2,6 +2,8 @@
 //!
 //! `clustersim run FILE [--json | --trace]` runs a scenario and prints its report (the JSON of
 //! the format, or its trace: one line per summary fact, series run and event, for diffs);
+//! `clustersim exec FILE --at D [--from HOST] -- COMMAND…` runs the scenario to `D` and runs a
+//! console command (kubectl) from `HOST` there, printing what the tool prints, with its status;
 //! `clustersim bench` runs the reference scenarios and prints throughput figures.
 //! Bad input exits with status 2 and one message naming the field.
 
@@ -56,12 +58,13 @@ unsafe impl std::alloc::GlobalAlloc for MiMalloc {
 #[global_allocator]
 static ALLOCATOR: MiMalloc = MiMalloc;
 
-const USAGE: &str = "usage:\n  clustersim run FILE [--json | --trace]   run a scenario (FILE or - for stdin), print its report\n  clustersim bench                          run the reference benchmarks";
+const USAGE: &str = "usage:\n  clustersim run FILE [--json | --trace]   run a scenario (FILE or - for stdin), print its report\n  clustersim exec FILE --at D [--from HOST] -- COMMAND...\n                                            run COMMAND (kubectl) from HOST at time D of the run\n  clustersim bench                          run the reference benchmarks";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("run") => run(&args[1..]),
+        Some("exec") => exec(&args[1..]),
         Some("bench") => bench(),
         // One reference cluster of N workers (for profiling).
         Some("bench-cluster") => {
@@ -91,21 +94,9 @@ fn run(args: &[String]) -> ExitCode {
         eprintln!("{USAGE}");
         return ExitCode::from(2);
     };
-    let text = if file.as_str() == "-" {
-        let mut s = String::new();
-        if let Err(e) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut s) {
-            eprintln!("clustersim: stdin: {e}");
-            return ExitCode::from(2);
-        }
-        s
-    } else {
-        match std::fs::read_to_string(file) {
-            Ok(s) => s,
-            Err(e) => {
-                eprintln!("clustersim: {file}: {e}");
-                return ExitCode::from(2);
-            }
-        }
+    let text = match read_input(file) {
+        Ok(t) => t,
+        Err(code) => return code,
     };
     match sim::run_scenario(&text) {
         Ok(report) => {
@@ -123,6 +114,97 @@ fn run(args: &[String]) -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// The scenario text of FILE, or of stdin for `-` (a problem is printed, and exits 2).
+fn read_input(file: &str) -> Result<String, ExitCode> {
+    let read = if file == "-" {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s).map(|_| s)
+    } else {
+        std::fs::read_to_string(file)
+    };
+    read.map_err(|e| {
+        let name = if file == "-" { "stdin" } else { file };
+        eprintln!("clustersim: {name}: {e}");
+        ExitCode::from(2)
+    })
+}
+
+/// `exec FILE --at D [--from HOST] -- COMMAND…`: problems of the runner's own request exit 2
+/// with one line; the command's own failures exit with the tool's status.
+fn exec(args: &[String]) -> ExitCode {
+    let fail = |m: String| {
+        eprintln!("clustersim: {m}");
+        ExitCode::from(2)
+    };
+    let split = args.iter().position(|a| a == "--");
+    let (opts, command) = match split {
+        Some(i) => (&args[..i], &args[i + 1..]),
+        None => return fail(format!("exec needs -- then a command\n{USAGE}")),
+    };
+    let (mut file, mut at, mut from) = (None, None, None);
+    let mut it = opts.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--at" => at = it.next(),
+            "--from" => from = it.next(),
+            _ if file.is_none() => file = Some(a),
+            other => return fail(format!("exec: unexpected argument {other:?}")),
+        }
+    }
+    let (Some(file), Some(at)) = (file, at) else {
+        return fail(format!("exec needs FILE and --at\n{USAGE}"));
+    };
+    let text = match read_input(file) {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
+    let scenario = match sim::scenario::parse(&text) {
+        Ok(s) => s,
+        Err(e) => return fail(format!("{file}: {e}")),
+    };
+    let at = match sim::time::parse_duration(at) {
+        Ok(d) if d <= scenario.duration => d,
+        Ok(_) => {
+            return fail(format!(
+                "--at {at} is beyond the run ({} s)",
+                scenario.duration.as_secs_f64()
+            ))
+        }
+        Err(e) => return fail(format!("--at {at}: {e}")),
+    };
+    let host = match from {
+        Some(name) => match scenario.host(name) {
+            Some((i, _)) => i,
+            None => return fail(format!("--from: no host {name:?} in the scenario")),
+        },
+        None => match sim::console::default_vantage(&scenario) {
+            Some(i) => i,
+            None => return fail("--from: the scenario has no client or control-plane host".into()),
+        },
+    };
+    let mut world = World::new(scenario);
+    world.run_until(world.at_report_secs(at.as_secs_f64()), u64::MAX);
+    let name = world.scenario().hosts[host].name.clone();
+    if !world.host_is_up(host as sim::kernel::net::HostId) {
+        return fail(format!(
+            "--from: {name} is not running at {} s",
+            at.as_secs_f64()
+        ));
+    }
+    let line = command
+        .iter()
+        .map(|w| sim::console::quote(w))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let out = sim::console::exec(&world, host as sim::kernel::net::HostId, &line);
+    {
+        use std::io::Write;
+        let _ = std::io::stdout().write_all(out.stdout.as_bytes());
+        let _ = std::io::stderr().write_all(out.stderr.as_bytes());
+    }
+    ExitCode::from(out.status.clamp(0, 255) as u8)
 }
 
 /// Prints, ignoring a closed stdout (`clustersim run f | head` must not panic).

@@ -135,3 +135,54 @@ fn run_trace_prints_the_golden_trace() {
     let both = clustersim(&["run", "-", "--trace", "--json"], &scenario);
     assert_eq!(both.status.code(), Some(2));
 }
+
+#[test]
+fn exec_runs_kubectl_from_a_host_at_a_moment_with_the_tools_status() {
+    let scenario = format!(
+        "{}/../../web/scenarios/1-only-master-dies.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    // Healthy at 30 s, from the first client host (the default vantage).
+    let out = clustersim(
+        &[
+            "exec", &scenario, "--at", "30s", "--", "kubectl", "get", "nodes",
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).starts_with("NAME       STATUS   ROLES           AGE   VERSION\n"),
+        "{}",
+        text(&out.stdout)
+    );
+    // The master is down at 2 min: kubectl's error on stderr, kubectl's status.
+    let out = clustersim(
+        &[
+            "exec", &scenario, "--at", "2m", "--", "kubectl", "get", "pods",
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).starts_with("Unable to connect to the server: dial tcp"));
+    // The runner's own problems: exit 2, one line naming it.
+    for (args, msg) in [
+        (
+            vec!["--at", "2m", "--from", "nope"],
+            "--from: no host \"nope\"",
+        ),
+        (
+            vec!["--at", "2m", "--from", "master"],
+            "--from: master is not running at 120 s",
+        ),
+        (vec!["--at", "9h"], "--at 9h is beyond the run"),
+    ] {
+        let mut all = vec!["exec", scenario.as_str()];
+        all.extend(args);
+        all.extend(["--", "kubectl", "get", "nodes"]);
+        let out = clustersim(&all, "");
+        assert_eq!(out.status.code(), Some(2));
+        let err = text(&out.stderr);
+        assert!(err.contains(msg) && err.lines().count() == 1, "{err}");
+    }
+}

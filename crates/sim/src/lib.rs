@@ -8,12 +8,14 @@
 //! [`kernel`] (time, randomness, the event queue, the network, the process interface) →
 //! [`etcd`] (a replicated key-value store that knows nothing of Kubernetes) → [`k8s`]
 //! (the cluster's processes) → [`record`] (what a run observes) → [`world`] (the wiring:
-//! hosts, processes, scenario events) → [`report`] and [`view`] (what is shown).
+//! hosts, processes, scenario events) → [`report`], [`view`] (what is shown) and [`console`]
+//! (kubectl on a copy of the world).
 //! [`scenario`] is the input and names only the kernel.
 
 // First: the kernel's macros (`kinds!`) are for every module after it.
 #[macro_use]
 pub mod kernel;
+pub mod console;
 pub mod etcd;
 pub mod k8s;
 pub mod record;

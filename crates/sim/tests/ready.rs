@@ -24,6 +24,15 @@ fn events<'a>(r: &'a Report, kind: &str) -> Vec<&'a Event> {
     r.events.iter().filter(|e| e.kind == kind).collect()
 }
 
+/// The operator actions of the run, in order, with whether each succeeded.
+fn ops(r: &Report) -> Vec<(&str, bool)> {
+    r.summary
+        .operations
+        .iter()
+        .map(|o| (o.action.as_str(), o.ok))
+        .collect()
+}
+
 fn mean(xs: &[f64]) -> f64 {
     xs.iter().sum::<f64>() / xs.len() as f64
 }
@@ -72,10 +81,19 @@ fn the_only_master_dies_apps_keep_serving_but_nothing_heals() {
     // no rules at all: a request succeeds when it lands on another worker (2 of 3) and is sent to
     // a pod that still runs (2 of 3): 4/9 ≈ 44 %.
     let after = mean(&web[215..300]);
-    assert!((0.38..0.51).contains(&after), "availability after the reboot: {after}");
+    assert!(
+        (0.38..0.51).contains(&after),
+        "availability after the reboot: {after}"
+    );
     // Name lookups through the rebooted worker (it has no rules for CoreDNS either) fail.
-    assert!(r.series.dns_lookups[..180].iter().flatten().all(|&a| a == 1.0));
-    assert!(r.series.dns_lookups[185..].iter().flatten().any(|&a| a < 1.0));
+    assert!(r.series.dns_lookups[..180]
+        .iter()
+        .flatten()
+        .all(|&a| a == 1.0));
+    assert!(r.series.dns_lookups[185..]
+        .iter()
+        .flatten()
+        .any(|&a| a < 1.0));
     // A CoreDNS pod restarted without the API never syncs and cannot answer.
     let mut w = World::new(sim::scenario::parse(&load("1-only-master-dies")).unwrap());
     w.run_until(w.at_report_secs(310.0), u64::MAX);
@@ -135,12 +153,7 @@ fn three_masters_two_die_no_quorum_until_force_new_cluster() {
         r.summary.services["web"].availability > 0.999,
         "running apps keep serving"
     );
-    let ops: Vec<(&str, bool)> = r
-        .summary
-        .operations
-        .iter()
-        .map(|o| (o.action.as_str(), o.ok))
-        .collect();
+    let ops = ops(&r);
     assert_eq!(
         ops,
         [
@@ -232,7 +245,15 @@ fn a_rack_split_duplicates_deployment_pods_but_not_statefulset_pods() {
     let mut w = World::new(sim::scenario::parse(&load("4-rack-split")).unwrap());
     w.run_until(w.at_report_secs(200.0), u64::MAX);
     let snap = w.snapshot();
-    let api = |h: &str| snap.hosts.iter().find(|x| x.name == h).unwrap().apiserver.clone().unwrap();
+    let api = |h: &str| {
+        snap.hosts
+            .iter()
+            .find(|x| x.name == h)
+            .unwrap()
+            .apiserver
+            .clone()
+            .unwrap()
+    };
     assert!(api("m1").ready && api("m2").running && !api("m2").ready);
     // After the heal (720 s) the stale pods are killed and the counts converge.
     let killed = events(&r, "pod.killed");
@@ -473,12 +494,7 @@ fn the_snapshot_shows_components_nodes_and_pods() {
 fn a_single_master_grows_to_three_through_learners_without_an_outage() {
     let r = run("9-grow-one-master-to-three");
     let s = &r.series;
-    let ops: Vec<(&str, bool)> = r
-        .summary
-        .operations
-        .iter()
-        .map(|o| (o.action.as_str(), o.ok))
-        .collect();
+    let ops = ops(&r);
     assert_eq!(ops, [("join", true), ("join", true)]);
     // Learners never count for quorum: the majority holds while each new member catches up.
     assert_eq!(r.summary.etcd.quorum_lost_s, 0.0);
@@ -554,7 +570,10 @@ fn the_sandboxes_break_nothing_by_themselves() {
     // "Nothing is scheduled" / "nothing breaks until you break it".
     for name in ["k8s-three-zones", "three-zones"] {
         let r = run(name);
-        assert!(r.events.iter().all(|e| e.kind != "host.crashed" && e.kind != "net.partition"));
+        assert!(r
+            .events
+            .iter()
+            .all(|e| e.kind != "host.crashed" && e.kind != "net.partition"));
         assert_eq!(r.summary.etcd.quorum_lost_s, 0.0, "{name}");
         assert_eq!(r.summary.etcd.writes_failed, 0, "{name}");
         assert!(r.summary.violations.is_empty(), "{name}");
@@ -579,8 +598,15 @@ fn etcd_only_scenarios_do_what_their_texts_say() {
     // which came up to one heartbeat interval (100 ms) before the crash.
     assert!((0.89..2.1).contains(&(next.t - 30.0)), "{}", next.t);
     assert_eq!(r.summary.etcd.quorum_lost_s, 0.0);
-    assert!(r.summary.etcd.writes_failed <= 3, "{}", r.summary.etcd.writes_failed);
-    assert!(first.iter().filter(|e| e.t > 90.0).all(|e| e.host.as_deref() != Some("etcd-3")));
+    assert!(
+        r.summary.etcd.writes_failed <= 3,
+        "{}",
+        r.summary.etcd.writes_failed
+    );
+    assert!(first
+        .iter()
+        .filter(|e| e.t > 90.0)
+        .all(|e| e.host.as_deref() != Some("etcd-3")));
     assert!(all(&r.series.etcd_writable[95..], true));
 
     // "At 0:20 two members crash: 1 of 3, NO QUORUM, every write fails. The join at 1:00 fails
@@ -588,8 +614,15 @@ fn etcd_only_scenarios_do_what_their_texts_say() {
     let r = run("etcd-two-of-three-die");
     assert!(r.series.etcd_quorum[21..90].iter().all(|q| !q));
     assert!(all(&r.series.etcd_writable[22..90], false));
-    let ops: Vec<_> = r.summary.operations.iter().map(|o| (o.action.as_str(), o.ok)).collect();
-    assert_eq!(ops, [("join", false), ("etcd_force_new_cluster", true), ("etcd_member_add", true)]);
+    let ops = ops(&r);
+    assert_eq!(
+        ops,
+        [
+            ("join", false),
+            ("etcd_force_new_cluster", true),
+            ("etcd_member_add", true)
+        ]
+    );
     assert!(all(&r.series.etcd_writable[95..120], true));
     assert!(all(&r.series.etcd_writable[125..], true));
 
@@ -603,7 +636,9 @@ fn etcd_only_scenarios_do_what_their_texts_say() {
     let new = first.iter().find(|e| e.t > 60.0).unwrap();
     assert_eq!(zone(new.host.as_deref().unwrap()), "rack-a");
     let lost = events(&r, "etcd.leader_lost");
-    assert!(lost.iter().any(|e| e.host == first[0].host && (60.0..63.0).contains(&e.t)));
+    assert!(lost
+        .iter()
+        .any(|e| e.host == first[0].host && (60.0..63.0).contains(&e.t)));
     assert_eq!(r.summary.etcd.quorum_lost_s, 0.0);
     assert!(events(&r, "net.heal").iter().any(|e| e.t == 180.0));
 }

@@ -55,11 +55,7 @@ fn root() -> PathBuf {
     let manifest = env::var_os("CARGO_MANIFEST_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
-    manifest
-        .ancestors()
-        .nth(2)
-        .unwrap()
-        .to_path_buf()
+    manifest.ancestors().nth(2).unwrap().to_path_buf()
 }
 
 fn cargo_bin_dir() -> PathBuf {
@@ -187,7 +183,10 @@ fn setup() -> Result {
             run(cmd("cargo")
                 .args(["install", "wasm-bindgen-cli", "--version", &wb])
                 .env("CARGO_FUTURE_INCOMPAT_REPORT_FREQUENCY", "never"))?;
-            println!("done wasm-bindgen-cli in {:.0} s", t.elapsed().as_secs_f64());
+            println!(
+                "done wasm-bindgen-cli in {:.0} s",
+                t.elapsed().as_secs_f64()
+            );
         }
     }
 

@@ -28,7 +28,11 @@ pub fn questions() -> Html {
     let button = |r: &'static Ready| {
         let session = session.clone();
         let onclick = Callback::from(move |_| session.pick_at(r.id, r.moment));
-        let at = if r.moment > 0.0 { format!("opens at {}", fmt_t(r.moment)) } else { String::new() };
+        let at = if r.moment > 0.0 {
+            format!("opens at {}", fmt_t(r.moment))
+        } else {
+            String::new()
+        };
         html! {
             <li><button class="question" data-ready={r.id} data-moment={r.moment.to_string()} {onclick}>
                 <span class="q">{ r.question }</span>

@@ -62,6 +62,9 @@ pub enum ApiRequest {
         prefix: String,
         node: Option<String>,
     },
+    /// A consistent list (no `resourceVersion`, as `kubectl get` asks): a quorum read of the
+    /// prefix in etcd.
+    ListConsistent { prefix: String },
     /// A list from the watch cache (`resourceVersion=0`), optionally of the pods on one node.
     List {
         prefix: String,

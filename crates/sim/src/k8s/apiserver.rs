@@ -53,14 +53,25 @@ const REGISTRY: &str = "/registry/";
 
 /// Changes of objects as a watch stream carries them (None: deleted).
 type Changes = Vec<(Key, Option<KeyValue>)>;
+
+/// What a client's request wants from etcd's answer.
+#[derive(Clone)]
+enum Want {
+    /// A write's outcome.
+    Written,
+    /// One object, by a consistent read.
+    Object(Key),
+    /// Everything under a prefix, by a consistent read.
+    List,
+}
 #[derive(Clone)]
 enum EtcdPending {
-    /// A client's request; `get` = the key for a consistent read of one object.
+    /// A client's request, and what its etcd answer is turned into.
     Client {
         client: Addr,
         via: Option<Addr>,
         id: RequestId,
-        get: Option<Key>,
+        want: Want,
     },
     Readyz {
         client: Addr,
@@ -363,7 +374,7 @@ impl Apiserver {
                         client,
                         via,
                         id,
-                        get: Some(key),
+                        want: Want::Object(key),
                     },
                     ETCD_REQUEST_TIMEOUT,
                 );
@@ -408,6 +419,19 @@ impl Apiserver {
                     ApiResponse::Failed("watch cache not ready")
                 };
                 Self::respond(ctx, client, via, id, resp);
+            }
+            ApiRequest::ListConsistent { prefix } => {
+                let read = EtcdRequest::Read {
+                    prefix,
+                    linearizable: true,
+                };
+                let pending = EtcdPending::Client {
+                    client,
+                    via,
+                    id,
+                    want: Want::List,
+                };
+                self.etcd(ctx, read, pending, ETCD_REQUEST_TIMEOUT);
             }
             ApiRequest::List { prefix, node } => {
                 if !self.cache_synced() {
@@ -488,7 +512,7 @@ impl Apiserver {
                 client,
                 via,
                 id,
-                get: None,
+                want: Want::Written,
             },
             ETCD_REQUEST_TIMEOUT,
         );
@@ -506,19 +530,19 @@ impl Apiserver {
                 client,
                 via,
                 id,
-                get,
+                want,
             } => {
                 let api = match resp {
                     EtcdResponse::Written(KvResult::Ok { revision }) => ApiResponse::Written {
                         resource_version: revision,
                     },
                     EtcdResponse::Written(KvResult::Conflict { .. }) => ApiResponse::Conflict,
-                    EtcdResponse::Read { kvs, .. } => {
-                        let key = get.unwrap_or_default();
-                        ApiResponse::Object(
+                    EtcdResponse::Read { kvs, .. } => match want {
+                        Want::Object(key) => ApiResponse::Object(
                             kvs.into_iter().find(|(k, _)| **k == *key).map(|(_, v)| v),
-                        )
-                    }
+                        ),
+                        Want::List | Want::Written => ApiResponse::List { items: kvs },
+                    },
                     EtcdResponse::Failed(EtcdError::NoLeader) => {
                         ApiResponse::Failed("etcdserver: no leader")
                     }
@@ -596,7 +620,8 @@ impl Apiserver {
                 client,
                 via,
                 id,
-                ApiResponse::Failed("etcd request timed out"),
+                // What etcd answers after its own request timeout (5 s + 2 × election timeout).
+                ApiResponse::Failed("etcdserver: request timed out"),
             ),
             EtcdPending::Readyz { client, via, id } => {
                 Self::respond(ctx, client, via, id, ApiResponse::Ready(false))

@@ -151,6 +151,7 @@ impl Kubelet {
             control_plane: self.control_plane,
             ready: Condition::True,
             taints,
+            created: ctx.now,
         };
         let req = ApiRequest::Create {
             key: self.node_key.clone(),

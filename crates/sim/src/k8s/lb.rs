@@ -22,6 +22,8 @@ use crate::kernel::time::Duration;
 use std::collections::BTreeMap;
 
 pub const CHECK_INTERVAL: Duration = Duration::from_secs(2);
+/// What a request gets when no backend is in service (the balancer closes the connection).
+pub const NO_BACKEND: &str = "no apiserver in service behind the load balancer";
 pub const CHECK_TIMEOUT: Duration = Duration::from_secs(2);
 pub const FALL: u32 = 3;
 pub const RISE: u32 = 2;
@@ -172,8 +174,7 @@ impl LoadBalancer {
             } => {
                 let up = self.backends.iter().filter(|b| b.up).count();
                 if up == 0 {
-                    let resp =
-                        ApiResponse::Failed("no apiserver in service behind the load balancer");
+                    let resp = ApiResponse::Failed(NO_BACKEND);
                     return Some((client, ApiPayload::Response { id, client, resp }));
                 }
                 self.rr = (self.rr + 1) % up;

@@ -145,6 +145,8 @@ pub struct Node {
     pub control_plane: bool,
     pub ready: Condition,
     pub taints: Vec<Taint>,
+    /// `metadata.creationTimestamp` (as the kubelet that registered it sent it).
+    pub created: SimTime,
 }
 
 impl Node {
@@ -196,6 +198,8 @@ pub struct Pod {
     pub ready: bool,
     /// `metadata.deletionTimestamp`: graceful deletion asked; the kubelet confirms by deleting.
     pub deletion: Option<SimTime>,
+    /// `metadata.creationTimestamp` (as its creator sent it).
+    pub created: SimTime,
 }
 
 impl Pod {

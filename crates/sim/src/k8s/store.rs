@@ -178,6 +178,7 @@ mod tests {
                 running: false,
                 ready: false,
                 deletion: None,
+                created: crate::kernel::time::SimTime(0),
             })),
             create_revision: 1,
             mod_revision: 1,

@@ -32,6 +32,8 @@ pub enum Port {
     CoreDns,
     /// A `client` host's traffic.
     Client,
+    /// A person's terminal on a host (kubectl, etcdctl): see `world::terminal`.
+    Terminal,
     /// The operator: applies the scenario's workloads at boot and its operator actions.
     Operator,
 }

@@ -38,6 +38,7 @@ mod pods;
 mod processes;
 mod quorum;
 mod snapshot;
+pub mod terminal;
 mod users;
 
 use membership::AfterStop;
@@ -237,6 +238,11 @@ impl World {
         self.queue.popped()
     }
 
+    /// Whether host `h` runs now (up, and part of the cluster).
+    pub fn host_is_up(&self, h: HostId) -> bool {
+        self.hosts.get(h as usize).is_some_and(|r| r.up && r.joined)
+    }
+
     pub fn scenario(&self) -> &Scenario {
         &self.scenario
     }
@@ -328,6 +334,10 @@ impl World {
             (Port::EtcdProbe, Payload::Etcd(msg)) => {
                 let mut ctx: EtcdCtx = ctx!(self, to.host);
                 self.etcd.probe.on_message(&mut ctx, msg);
+                false
+            }
+            (Port::Terminal, payload) => {
+                self.terminal_answer(payload);
                 false
             }
             (Port::Etcd | Port::EtcdProbe | Port::Client, _) => false,
@@ -525,8 +535,9 @@ impl World {
             .collect()
     }
 
-    /// The endpoint kubelets and the API probe use: the load balancer, else the first apiserver.
-    fn api_endpoint(&self) -> Option<Addr> {
+    /// The endpoint kubelets, the API probe and kubeconfigs use: the load balancer, else the
+    /// first apiserver.
+    pub fn api_endpoint(&self) -> Option<Addr> {
         let hosts = &self.scenario.hosts;
         if let Some(lb) = hosts.iter().position(|h| h.has_role(Role::LoadBalancer)) {
             return Some(Addr {

@@ -45,6 +45,8 @@ pub struct Processes {
     /// apiserver does).
     pub api_probe: Option<ApiProbe>,
     pub operator: Option<Operator>,
+    /// A console's call in progress (only on a copy of the world the console runs).
+    pub terminal: Option<super::terminal::Terminal>,
     /// CoreDNS servers started so far: each gets its own range of request ids.
     pub dns_started: u64,
     /// Seeds each process's randomness, forked by label.
@@ -70,6 +72,7 @@ impl Processes {
             on: (0..hosts).map(|_| Procs::default()).collect(),
             api_probe: None,
             operator: None,
+            terminal: None,
             dns_started: 0,
             rng,
         }

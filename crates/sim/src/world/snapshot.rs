@@ -94,7 +94,10 @@ impl World {
                         h.runs_scheduler(),
                         procs.scheduler.is_some(),
                     ),
-                    node: h.is_node().then(|| self.node_view(&h.name, watched)).flatten(),
+                    node: h
+                        .is_node()
+                        .then(|| self.node_view(&h.name, watched))
+                        .flatten(),
                     pods: procs
                         .kubelet
                         .as_ref()

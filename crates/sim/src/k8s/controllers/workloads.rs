@@ -164,6 +164,7 @@ impl Controllers {
             running: false,
             ready: false,
             deletion: None,
+            created: ctx.now,
         };
         self.expected.insert(name.clone());
         self.write(

@@ -1,0 +1,380 @@
+//! `kubectl` on the simulated cluster: its kubeconfig points at the API endpoint the kubelets use
+//! (the load balancer, else the first apiserver). `get` sends a consistent list (no
+//! resourceVersion) and prints kubectl's table; failures print kubectl's error for the way the
+//! request failed. Printers follow kubernetes `pkg/printers/internalversion/printers.go`;
+//! errors follow kubectl `pkg/cmd/util/helpers.go` (`StandardErrorMessage`).
+//!
+//! Left out: API discovery (and the log lines kubectl prints when it fails before its error),
+//! container restart counts (RESTARTS is 0), node OS and runtime details (`<unknown>`).
+
+use super::table::{human_duration, layout};
+use super::words::clip;
+use super::{ip_of, Output};
+use crate::k8s::api::{ApiRequest, ApiResponse};
+use crate::k8s::lb::NO_BACKEND;
+use crate::k8s::objects::{Condition, Node, Object, Pod, TaintKey, NODES, PODS};
+use crate::kernel::net::HostId;
+use crate::kernel::time::{Duration, SimTime};
+use crate::scenario::COREDNS;
+use crate::world::terminal::{Answer, Call};
+use crate::world::World;
+
+/// The Kubernetes release whose defaults the simulation follows (docs/behaviour.md).
+const KUBELET_VERSION: &str = "v1.32.0";
+/// client-go's TCP dial timeout (`transport/cache.go`).
+const DIAL_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long the console waits: kube-apiserver's `--request-timeout` (kubectl itself waits for
+/// ever, `--request-timeout=0`).
+const SERVER_TIMEOUT: Duration = Duration::from_secs(60);
+const SERVER_TIMEOUT_MESSAGE: &str = "the server was unable to return a response in the time allotted, but may still be processing the request";
+const API_PORT: u16 = 6443;
+
+/// The options kubectl understands here.
+#[derive(Default)]
+struct Flags {
+    namespace: Option<String>,
+    all_namespaces: bool,
+    wide: bool,
+}
+
+pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
+    let mut flags = Flags::default();
+    let mut words = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "-A" | "--all-namespaces" => flags.all_namespaces = true,
+            "-o" | "--output" => match it.next().map(String::as_str) {
+                Some("wide") => flags.wide = true,
+                Some(other) => return unsupported_output(other),
+                None => return error("flag needs an argument: 'o' in -o"),
+            },
+            "-owide" | "--output=wide" => flags.wide = true,
+            "-n" | "--namespace" => match it.next() {
+                Some(ns) => flags.namespace = Some(ns.clone()),
+                None => return error("flag needs an argument: 'n' in -n"),
+            },
+            s if s.starts_with("--namespace=") => {
+                flags.namespace = Some(s["--namespace=".len()..].to_string())
+            }
+            s if s.starts_with("-o") || s.starts_with("--output=") => {
+                return unsupported_output(
+                    s.trim_start_matches("--output=").trim_start_matches("-o"),
+                )
+            }
+            s if s.starts_with('-') => {
+                return error(&format!("unknown flag: {}", clip(s)));
+            }
+            _ => words.push(a.as_str()),
+        }
+    }
+    match words.as_slice() {
+        [] => Output {
+            stdout: "kubectl controls the Kubernetes cluster manager.\n\nIn this console: kubectl get nodes|pods [-o wide] [-n NAMESPACE | -A]\n".into(),
+            ..Output::default()
+        },
+        ["get"] => error("you must specify the type of resource to get. Use \"kubectl api-resources\" for a complete list of supported resources."),
+        ["get", resource, names @ ..] => get(world, from, resource, names, &flags),
+        [command, ..] if KNOWN.contains(command) => error(&format!(
+            "\"kubectl {command}\" is not in this console yet (kubectl get nodes|pods works)"
+        )),
+        [command, ..] => error(&format!("unknown command \"{}\" for \"kubectl\"", clip(command))),
+    }
+}
+
+/// kubectl's commands that this console does not run yet.
+const KNOWN: &[&str] = &[
+    "describe",
+    "cordon",
+    "uncordon",
+    "drain",
+    "scale",
+    "delete",
+    "cluster-info",
+    "proxy",
+    "port-forward",
+    "apply",
+    "create",
+    "edit",
+    "logs",
+    "exec",
+    "top",
+    "version",
+    "api-resources",
+];
+
+fn error(text: &str) -> Output {
+    Output::error(format!("error: {text}\n"), 1)
+}
+
+fn unsupported_output(format: &str) -> Output {
+    error(&format!(
+        "unable to match a printer suitable for the output format \"{}\" (this console prints tables and -o wide)",
+        clip(format)
+    ))
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Resource {
+    Nodes,
+    Pods,
+}
+
+fn resource(word: &str) -> Option<Resource> {
+    match word {
+        "nodes" | "node" | "no" => Some(Resource::Nodes),
+        "pods" | "pod" | "po" => Some(Resource::Pods),
+        _ => None,
+    }
+}
+
+fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -> Output {
+    let Some(endpoint) = world.api_endpoint() else {
+        return Output::error(
+            "The connection to the server localhost:8080 was refused - did you specify the right host or port?\n".into(),
+            1,
+        );
+    };
+    let server = format!("{}:{API_PORT}", ip_of(endpoint.host));
+    let kind = resource(word);
+    let prefix = match kind {
+        Some(Resource::Nodes) => NODES,
+        Some(Resource::Pods) => PODS,
+        // An unknown type is only known to be unknown once the server answered discovery.
+        None => "/registry/",
+    };
+    let mut copy = world.clone();
+    let outcome = copy.call(
+        from,
+        endpoint,
+        Call::Api(ApiRequest::ListConsistent {
+            prefix: prefix.into(),
+        }),
+        DIAL_TIMEOUT,
+        SERVER_TIMEOUT,
+    );
+    let took_s = outcome.elapsed.as_secs_f64();
+    let failed = |stderr: String| Output {
+        stderr,
+        status: 1,
+        took_s,
+        ..Output::default()
+    };
+    let items = match outcome.answer {
+        Answer::Api(ApiResponse::List { items }) => items,
+        Answer::Refused => {
+            return failed(format!(
+                "The connection to the server {server} was refused - did you specify the right host or port?\n"
+            ))
+        }
+        Answer::DialTimeout => {
+            return failed(format!(
+                "Unable to connect to the server: dial tcp {server}: i/o timeout\n"
+            ))
+        }
+        // A balancer with no backend in service accepts the connection and closes it.
+        Answer::Api(ApiResponse::Failed(reason)) if reason == NO_BACKEND => {
+            return failed("Unable to connect to the server: EOF\n".into())
+        }
+        Answer::Api(ApiResponse::Failed(reason)) => {
+            return failed(format!("Error from server: {reason}\n"))
+        }
+        // Lost on the way (a backend that died, a cut link): kubectl has no request timeout
+        // and would wait until interrupted.
+        Answer::Timeout => {
+            return Output {
+                stderr: format!(
+                    "^C\nconsole: no answer after {} s of simulated time (kubectl waits without a timeout); stopped as with Ctrl-C\n",
+                    SERVER_TIMEOUT.as_secs_f64()
+                ),
+                status: 130,
+                took_s,
+                ..Output::default()
+            }
+        }
+        Answer::Api(_) | Answer::Etcd(_) => {
+            return failed(format!(
+                "Error from server (Timeout): {SERVER_TIMEOUT_MESSAGE} (get {word})\n"
+            ))
+        }
+    };
+    let Some(kind) = kind else {
+        return failed(format!(
+            "error: the server doesn't have a resource type \"{}\"\n",
+            clip(word)
+        ));
+    };
+    let now = copy.now();
+    let namespace = flags.namespace.as_deref().unwrap_or("default");
+    let objects = items.iter().map(|(_, kv)| &*kv.value);
+    let (mut rows, what) = match kind {
+        Resource::Nodes => {
+            let nodes: Vec<&Node> = objects
+                .filter_map(Object::as_node)
+                .filter(|n| names.is_empty() || names.contains(&n.name.as_str()))
+                .collect();
+            (node_rows(world, &nodes, now, flags.wide), "nodes")
+        }
+        Resource::Pods => {
+            let pods: Vec<&Pod> = objects
+                .filter_map(Object::as_pod)
+                .filter(|p| flags.all_namespaces || namespace_of(p) == namespace)
+                .filter(|p| names.is_empty() || names.contains(&p.name.as_str()))
+                .collect();
+            (pod_rows(world, &pods, now, flags), "pods")
+        }
+    };
+    if let Some(missing) = names.iter().find(|n| {
+        !rows.iter().skip(1).any(|r| {
+            let name = if flags.all_namespaces && kind == Resource::Pods {
+                &r[1]
+            } else {
+                &r[0]
+            };
+            name == *n
+        })
+    }) {
+        return failed(format!(
+            "Error from server (NotFound): {what} \"{}\" not found\n",
+            clip(missing)
+        ));
+    }
+    // Nothing found: no header, and the note on stderr (exit 0).
+    if rows.len() == 1 {
+        let stderr = match (kind, flags.all_namespaces) {
+            (Resource::Pods, false) => {
+                format!("No resources found in {} namespace.\n", clip(namespace))
+            }
+            _ => "No resources found\n".into(),
+        };
+        return Output {
+            stderr,
+            took_s,
+            ..Output::default()
+        };
+    }
+    rows[1..].sort();
+    Output {
+        stdout: layout(&rows),
+        took_s,
+        ..Output::default()
+    }
+}
+
+fn age(now: SimTime, created: SimTime) -> String {
+    human_duration((now.0 as f64 - created.0 as f64) / 1e6)
+}
+
+fn node_rows(world: &World, nodes: &[&Node], now: SimTime, wide: bool) -> Vec<Vec<String>> {
+    let mut header = vec!["NAME", "STATUS", "ROLES", "AGE", "VERSION"];
+    if wide {
+        header.extend([
+            "INTERNAL-IP",
+            "EXTERNAL-IP",
+            "OS-IMAGE",
+            "KERNEL-VERSION",
+            "CONTAINER-RUNTIME",
+        ]);
+    }
+    let mut rows = vec![header.into_iter().map(String::from).collect()];
+    for n in nodes {
+        // Only the Ready condition counts; Unknown prints NotReady.
+        let mut status = match n.ready {
+            Condition::True => "Ready".to_string(),
+            Condition::False | Condition::Unknown => "NotReady".to_string(),
+        };
+        if n.has_taint(TaintKey::Unschedulable) {
+            status.push_str(",SchedulingDisabled");
+        }
+        let roles = if n.control_plane {
+            "control-plane"
+        } else {
+            "<none>"
+        };
+        let mut row = vec![
+            n.name.clone(),
+            status,
+            roles.into(),
+            age(now, n.created),
+            KUBELET_VERSION.into(),
+        ];
+        if wide {
+            let ip = world
+                .scenario()
+                .host(&n.name)
+                .map_or("<none>".to_string(), |(i, _)| ip_of(i as HostId));
+            row.extend([
+                ip,
+                "<none>".into(),
+                "<unknown>".into(),
+                "<unknown>".into(),
+                "<unknown>".into(),
+            ]);
+        }
+        rows.push(row);
+    }
+    rows
+}
+
+/// CoreDNS runs in kube-system; the scenario's workloads in default.
+fn namespace_of(p: &Pod) -> &'static str {
+    if p.workload == COREDNS {
+        "kube-system"
+    } else {
+        "default"
+    }
+}
+
+fn pod_rows(world: &World, pods: &[&Pod], now: SimTime, flags: &Flags) -> Vec<Vec<String>> {
+    let mut header = vec!["NAME", "READY", "STATUS", "RESTARTS", "AGE"];
+    if flags.wide {
+        header.extend(["IP", "NODE", "NOMINATED NODE", "READINESS GATES"]);
+    }
+    if flags.all_namespaces {
+        header.insert(0, "NAMESPACE");
+    }
+    let mut rows = vec![header.into_iter().map(String::from).collect()];
+    for p in pods {
+        let status = if p.deletion.is_some() {
+            "Terminating"
+        } else if p.running {
+            "Running"
+        } else if p.node.is_some() {
+            "ContainerCreating"
+        } else {
+            "Pending"
+        };
+        let ready = if p.ready { "1/1" } else { "0/1" };
+        let mut row = vec![
+            p.name.clone(),
+            ready.into(),
+            status.into(),
+            "0".into(),
+            age(now, p.created),
+        ];
+        if flags.wide {
+            let node = p.node.clone().unwrap_or_else(|| "<none>".into());
+            row.extend([pod_ip(world, p), node, "<none>".into(), "<none>".into()]);
+        }
+        if flags.all_namespaces {
+            row.insert(0, namespace_of(p).into());
+        }
+        rows.push(row);
+    }
+    rows
+}
+
+/// A pod's address: from its node's pod range (10.244.<node>.0/24), once it runs.
+fn pod_ip(world: &World, p: &Pod) -> String {
+    let (Some(node), true) = (&p.node, p.running) else {
+        return "<none>".into();
+    };
+    let Some((h, _)) = world.scenario().host(node) else {
+        return "<none>".into();
+    };
+    let n = p
+        .name
+        .bytes()
+        .fold(0u32, |a, b| a.wrapping_mul(31).wrapping_add(b as u32));
+    format!("10.244.{h}.{}", 2 + n % 250)
+}

@@ -1,0 +1,81 @@
+//! A console on the simulated cluster: a command line run from one host at one moment, sent
+//! through the simulated network as it is then, and answered as the real tool answers (its
+//! table, or its error). It runs on a copy of the world, so looking never changes the run; a
+//! request that waits takes its simulated time, and the output says how long.
+//!
+//! So far: `kubectl get` of nodes and pods (`-o wide`, `-n`, `-A`), with kubectl's connection
+//! and server errors. Left out for now: the other resources, `describe`, etcdctl, kubeadm, curl,
+//! and commands that change the cluster.
+
+mod kubectl;
+mod table;
+mod words;
+
+use crate::kernel::net::HostId;
+use crate::world::World;
+
+/// What a command printed on each stream, its exit status, and the simulated seconds it took.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Output {
+    pub stdout: String,
+    pub stderr: String,
+    pub status: i32,
+    pub took_s: f64,
+}
+
+impl Output {
+    /// A failure printed on stderr, at once.
+    fn error(stderr: String, status: i32) -> Output {
+        Output {
+            stderr,
+            status,
+            ..Output::default()
+        }
+    }
+}
+
+/// Runs `line` from host `from` against `world` as it is now (on a copy of it).
+pub fn exec(world: &World, from: HostId, line: &str) -> Output {
+    let words = match words::split(line) {
+        Ok(w) => w,
+        Err(e) => return Output::error(format!("console: {e}\n"), 2),
+    };
+    let Some((program, args)) = words.split_first() else {
+        return Output::default();
+    };
+    match program.as_str() {
+        "kubectl" => kubectl::run(world, from, args),
+        "etcdctl" | "kubeadm" | "curl" => Output::error(
+            format!("{program}: not in this console yet (kubectl get works)\n"),
+            127,
+        ),
+        other => Output::error(format!("{}: command not found\n", words::clip(other)), 127),
+    }
+}
+
+/// The address a host has in the simulated network (for messages that name one).
+pub fn ip_of(h: HostId) -> String {
+    format!("10.0.{}.{}", h / 200, 10 + h % 200)
+}
+
+/// Where a console opens by default: the first `client` host, else the first control-plane host.
+pub fn default_vantage(s: &crate::scenario::Scenario) -> Option<usize> {
+    use crate::scenario::Role;
+    s.hosts
+        .iter()
+        .position(|h| h.has_role(Role::Client))
+        .or_else(|| s.hosts.iter().position(|h| h.has_role(Role::ControlPlane)))
+}
+
+/// A word as a shell line must spell it for [`exec`] to split it back.
+pub fn quote(word: &str) -> String {
+    if !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,@%+".contains(c))
+    {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}

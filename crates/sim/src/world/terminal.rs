@@ -1,0 +1,138 @@
+//! A terminal on one host: one request at a time, sent through the simulated network from that
+//! host (kubectl to the API endpoint, etcdctl to an etcd member), the world run forward until it
+//! is answered or its client gives up. The console runs it on a copy of the world, so looking
+//! never changes the run.
+//!
+//! Connecting is modelled as TCP does it: a host that is down or cannot be reached does not
+//! answer, so the client's dial times out; a host that is up and reachable but runs nothing on
+//! the port answers at once with a reset (connection refused). Left out: TLS, client retries.
+
+use super::World;
+use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse, RequestId};
+use crate::k8s::wire::{EtcdMsg, EtcdRequest, EtcdResponse, Payload};
+use crate::kernel::net::HostId;
+use crate::kernel::process::{Addr, Port, Sub};
+use crate::kernel::time::Duration;
+
+/// What a terminal sends.
+#[derive(Clone, Debug)]
+pub enum Call {
+    Api(ApiRequest),
+    Etcd(EtcdRequest),
+}
+
+/// How a call ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Answer {
+    Api(ApiResponse),
+    Etcd(EtcdResponse),
+    /// The host is up and reachable, nothing listens on the port: a reset, at once.
+    Refused,
+    /// No answer to the connection attempt within the client's dial timeout.
+    DialTimeout,
+    /// Connected and sent; no answer within the client's timeout.
+    Timeout,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outcome {
+    pub answer: Answer,
+    /// Simulated time the call took.
+    pub elapsed: Duration,
+}
+
+/// The terminal's one outstanding call.
+#[derive(Clone, Default)]
+pub struct Terminal {
+    pub(super) answer: Option<Answer>,
+}
+
+/// The id of the terminal's requests (one at a time).
+const CALL_ID: u64 = 1;
+
+impl World {
+    /// Sends `call` from `from` to `to` now and runs the world until it is answered, the
+    /// connection is refused, or the client gives up (`dial_timeout` to connect, `timeout` for
+    /// the answer). The world moves on by the time the call took.
+    pub fn call(
+        &mut self,
+        from: HostId,
+        to: Addr,
+        call: Call,
+        dial_timeout: Duration,
+        timeout: Duration,
+    ) -> Outcome {
+        let start = self.now;
+        let up = |w: &World, h: HostId| w.hosts.get(h as usize).is_some_and(|r| r.up && r.joined);
+        let reachable = up(self, from) && up(self, to.host) && self.net.connected(from, to.host);
+        let ended = |w: &mut World, answer: Answer, after: Duration| {
+            w.run_until(start + after, u64::MAX);
+            Outcome {
+                answer,
+                elapsed: after,
+            }
+        };
+        if !reachable {
+            return ended(self, Answer::DialTimeout, dial_timeout);
+        }
+        if !self.listens(to) {
+            let round_trip = Duration(2 * self.scenario.settings.network_latency.0);
+            return ended(self, Answer::Refused, round_trip);
+        }
+        self.procs.terminal = Some(Terminal::default());
+        let me = Addr {
+            host: from,
+            port: Port::Terminal,
+        };
+        let payload = match call {
+            Call::Api(req) => Payload::Api(ApiPayload::Request {
+                id: RequestId::new(Sub(0), CALL_ID),
+                client: me,
+                via: None,
+                req,
+            }),
+            Call::Etcd(req) => Payload::Etcd(EtcdMsg::Request { id: CALL_ID, req }),
+        };
+        self.transmit(me, to, self.now, payload);
+        let deadline = start + timeout;
+        loop {
+            if let Some(answer) = self.procs.terminal.as_mut().and_then(|t| t.answer.take()) {
+                self.procs.terminal = None;
+                return Outcome {
+                    answer,
+                    elapsed: self.now - start,
+                };
+            }
+            if self.queue.peek_time().is_none_or(|t| t > deadline) {
+                self.procs.terminal = None;
+                return ended(self, Answer::Timeout, timeout);
+            }
+            self.run_until(deadline, 1);
+        }
+    }
+
+    /// Whether a process listens at `to` (its host is up).
+    fn listens(&self, to: Addr) -> bool {
+        let p = &self.procs.on[to.host as usize];
+        match to.port {
+            Port::Lb => p.lb.is_some(),
+            Port::Apiserver => p.apiserver.is_some(),
+            Port::Etcd => self.etcd.members[to.host as usize]
+                .as_ref()
+                .is_some_and(|m| !m.removed),
+            _ => false,
+        }
+    }
+
+    /// An answer for the terminal on `host`.
+    pub(super) fn terminal_answer(&mut self, payload: Payload) {
+        let answer = match payload {
+            Payload::Api(ApiPayload::Response { resp, .. }) => Answer::Api(resp),
+            Payload::Etcd(EtcdMsg::Response { id: CALL_ID, resp }) => Answer::Etcd(resp),
+            _ => return,
+        };
+        if let Some(t) = self.procs.terminal.as_mut() {
+            t.answer = Some(answer);
+        }
+    }
+}

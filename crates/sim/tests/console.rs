@@ -1,0 +1,266 @@
+//! The console: kubectl from a host at a moment, through the simulated network. Expected texts
+//! are kubectl's (kubectl `pkg/cmd/util/helpers.go` StandardErrorMessage; kubernetes
+//! `pkg/printers/internalversion/printers.go` for the columns); expected timings come from the
+//! facts sheet (client-go's 30 s dial timeout, etcd's 7 s request timeout).
+
+use sim::console::{exec, Output};
+use sim::world::World;
+
+fn world_at(json: &str, t: f64) -> World {
+    let mut w = World::new(sim::scenario::parse(json).unwrap());
+    w.run_until(w.at_report_secs(t), u64::MAX);
+    w
+}
+
+fn ready(name: &str) -> String {
+    std::fs::read_to_string(format!(
+        "{}/../../web/scenarios/{name}.json",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
+}
+
+fn run(w: &World, from: &str, line: &str) -> Output {
+    let (h, _) = w.scenario().host(from).unwrap();
+    exec(w, h as u32, line)
+}
+
+/// Three masters and no load balancer: kubeconfigs point at m1's apiserver.
+const NO_LB: &str = r#"{"version":1,"name":"no lb","seed":3,"duration":"10m",
+ "hosts":[{"name":"m1","roles":["control-plane","etcd"]},{"name":"m2","roles":["control-plane","etcd"]},
+  {"name":"m3","roles":["control-plane","etcd"]},{"name":"w1","roles":["worker"]},{"name":"users","roles":["client"]}],
+ "workloads":[{"kind":"Deployment","name":"web","replicas":2,"service":true}],
+ "events":[{"at":"30s","action":"isolate","host":"w1"},
+  {"at":"60s","action":"crash","host":"m2"},{"at":"60s","action":"crash","host":"m3"}]}"#;
+
+#[test]
+fn a_healthy_cluster_lists_its_nodes_as_kubectl_does() {
+    let w = world_at(&ready("2-three-masters-one-dies"), 30.0);
+    let out = run(&w, "users", "kubectl get nodes");
+    assert_eq!((out.status, out.stderr.as_str()), (0, ""));
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    // Columns padded to the widest cell + 3 (tabwriter, padding 3).
+    assert_eq!(lines[0], "NAME   STATUS   ROLES           AGE   VERSION");
+    assert_eq!(lines.len(), 7);
+    for (line, (name, roles)) in lines[1..].iter().zip([
+        ("m1", "control-plane"),
+        ("m2", "control-plane"),
+        ("m3", "control-plane"),
+        ("w1", "<none>"),
+        ("w2", "<none>"),
+        ("w3", "<none>"),
+    ]) {
+        let cells: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(&cells[..3], [name, "Ready", roles], "{line}");
+        // Registered while the cluster booted, before t = 0: older than 30 s, under 2 minutes.
+        let age: u32 = cells[3].trim_end_matches('s').parse().unwrap();
+        assert!((31..120).contains(&age), "{line}");
+    }
+    // A request answered at once: a round trip through the balancer and a quorum read.
+    assert!(out.took_s < 0.1, "{}", out.took_s);
+    // Pods: the default namespace, -n kube-system, -A with its NAMESPACE column first.
+    let pods = run(&w, "users", "kubectl get pods");
+    assert_eq!(pods.stdout.lines().count(), 4, "{}", pods.stdout);
+    assert!(
+        pods.stdout
+            .starts_with("NAME        READY   STATUS    RESTARTS   AGE\n"),
+        "{}",
+        pods.stdout
+    );
+    assert!(pods
+        .stdout
+        .lines()
+        .skip(1)
+        .all(|l| l.starts_with("web-") && l.contains(" 1/1 ") && l.contains(" Running ")));
+    let system = run(&w, "users", "kubectl get pods -n kube-system -o wide");
+    assert!(
+        system
+            .stdout
+            .lines()
+            .skip(1)
+            .all(|l| l.starts_with("coredns-")),
+        "{}",
+        system.stdout
+    );
+    assert!(system
+        .stdout
+        .lines()
+        .next()
+        .unwrap()
+        .ends_with("IP             NODE   NOMINATED NODE   READINESS GATES"));
+    let all = run(&w, "users", "kubectl get po -A");
+    assert!(
+        all.stdout.starts_with("NAMESPACE     NAME"),
+        "{}",
+        all.stdout
+    );
+    assert_eq!(all.stdout.lines().count(), 6);
+    // Nothing there: no header, the note on stderr, exit 0.
+    let none = run(&w, "users", "kubectl get pods -n monitoring");
+    assert_eq!(
+        (none.status, none.stdout.as_str(), none.stderr.as_str()),
+        (0, "", "No resources found in monitoring namespace.\n")
+    );
+    let missing = run(&w, "users", "kubectl get nodes m9");
+    assert_eq!(
+        (missing.status, missing.stderr.as_str()),
+        (1, "Error from server (NotFound): nodes \"m9\" not found\n")
+    );
+    let one = run(&w, "users", "kubectl get node w2");
+    assert_eq!(one.stdout.lines().count(), 2);
+}
+
+#[test]
+fn a_crashed_worker_is_ready_until_the_controller_notices_then_not_ready() {
+    let json = ready("7-worker-dies");
+    let status = |t: f64| {
+        let w = world_at(&json, t);
+        let out = run(&w, "users", "kubectl get nodes w3");
+        out.stdout
+            .lines()
+            .nth(1)
+            .unwrap()
+            .split_whitespace()
+            .nth(1)
+            .unwrap()
+            .to_string()
+    };
+    // Crashed at 60 s; the API only learns after the grace period (50 s, facts sheet).
+    assert_eq!(status(80.0), "Ready");
+    // Ready=Unknown prints NotReady (printers.go looks only at the Ready condition's status).
+    assert_eq!(status(130.0), "NotReady");
+}
+
+#[test]
+fn errors_are_kubectls_for_each_way_a_request_fails() {
+    // The API's only host is down: the dial times out after client-go's 30 s.
+    let w = world_at(&ready("1-only-master-dies"), 120.0);
+    let out = run(&w, "users", "kubectl get nodes");
+    assert_eq!(
+        out.stderr,
+        "Unable to connect to the server: dial tcp 10.0.0.10:6443: i/o timeout\n"
+    );
+    assert_eq!((out.status, out.took_s), (1, 30.0));
+    assert_eq!(out.stdout, "");
+
+    // A balancer with no backend in service accepts and closes: EOF.
+    let w = world_at(&ready("3-three-masters-two-die"), 100.0);
+    let out = run(&w, "users", "kubectl get pods");
+    assert_eq!(
+        (out.status, out.stderr.as_str()),
+        (1, "Unable to connect to the server: EOF\n")
+    );
+
+    // The apiserver is reached, etcd has no quorum: etcd's own timeout after 5 s + 2 × 1 s.
+    let w = world_at(NO_LB, 61.0);
+    let out = run(&w, "m1", "kubectl get nodes");
+    assert_eq!(
+        out.stderr,
+        "Error from server: etcdserver: request timed out\n"
+    );
+    assert!((6.9..7.1).contains(&out.took_s), "{}", out.took_s);
+
+    // The host is up, its apiserver is between restarts (the startup probe killed it, 10 s
+    // back-off): nothing listens on 6443, so the connection is refused at once.
+    let w = world_at(NO_LB, 378.0);
+    let out = run(&w, "m1", "kubectl get nodes");
+    assert_eq!(
+        out.stderr,
+        "The connection to the server 10.0.0.10:6443 was refused - did you specify the right host or port?\n"
+    );
+    assert!(out.took_s < 0.01);
+
+    // An isolated vantage host cannot reach anything: the dial times out.
+    let w = world_at(NO_LB, 40.0);
+    let out = run(&w, "w1", "kubectl get nodes");
+    assert!(
+        out.stderr
+            .starts_with("Unable to connect to the server: dial tcp"),
+        "{}",
+        out.stderr
+    );
+    // From a host that still reaches the API, the same moment answers.
+    assert_eq!(run(&w, "users", "kubectl get nodes").status, 0);
+}
+
+#[test]
+fn unknown_input_is_answered_as_the_tools_answer_it() {
+    let w = world_at(&ready("2-three-masters-one-dies"), 10.0);
+    let out = run(&w, "users", "kubectl get widgets");
+    assert_eq!(
+        out.stderr,
+        "error: the server doesn't have a resource type \"widgets\"\n"
+    );
+    assert_eq!(
+        run(&w, "users", "kubectl frobnicate").stderr,
+        "error: unknown command \"frobnicate\" for \"kubectl\"\n"
+    );
+    let out = run(&w, "users", "rm -rf /");
+    assert_eq!(
+        (out.status, out.stderr.as_str()),
+        (127, "rm: command not found\n")
+    );
+    assert_eq!(run(&w, "users", "kubectl get pods -o yaml").status, 1);
+    assert_eq!(run(&w, "users", "kubectl 'get").status, 2);
+    assert_eq!(run(&w, "users", "").status, 0);
+    // Hostile text comes back as text, cut short, without control characters.
+    let out = run(
+        &w,
+        "users",
+        &format!("kubectl get <script>{}\u{1b}[2J", "x".repeat(500)),
+    );
+    assert!(
+        out.stderr.len() < 200 && !out.stderr.contains('\u{1b}'),
+        "{}",
+        out.stderr
+    );
+    // Looking does not change the run: the world is as it was.
+    let before = sim::report(&w).to_trace();
+    let _ = run(&w, "users", "kubectl get nodes");
+    assert_eq!(sim::report(&w).to_trace(), before);
+}
+
+#[test]
+fn a_fuzzed_command_line_never_panics() {
+    let w = world_at(&ready("2-three-masters-one-dies"), 5.0);
+    let words = [
+        "kubectl",
+        "get",
+        "nodes",
+        "pods",
+        "-o",
+        "wide",
+        "-n",
+        "-A",
+        "'",
+        "\"",
+        "\\",
+        "x",
+        "--namespace=",
+        "-o=json",
+        "po",
+        "no",
+    ];
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    for _ in 0..300 {
+        let mut line = String::new();
+        for _ in 0..(x % 6) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            line.push_str(words[(x % words.len() as u64) as usize]);
+            line.push(' ');
+        }
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let out = run(&w, "users", &line);
+        assert!(
+            out.status >= 0
+                && (out.status != 0
+                    || out.stderr.is_empty()
+                    || out.stderr.starts_with("No resources")),
+            "{line}: {out:?}"
+        );
+    }
+}
