@@ -216,10 +216,17 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
             (node_rows(world, &nodes, now, flags.wide), "nodes")
         }
         Resource::Pods => {
-            let pods: Vec<&Pod> = objects
+            // etcd returns keys in order; across namespaces the server lists namespace by
+            // namespace ("default" before "kube-system").
+            let wanted: Vec<&Pod> = objects
                 .filter_map(Object::as_pod)
-                .filter(|p| flags.all_namespaces || namespace_of(p) == namespace)
                 .filter(|p| names.is_empty() || names.contains(&p.name.as_str()))
+                .collect();
+            let pods: Vec<&Pod> = ["default", "kube-system"]
+                .into_iter()
+                .flat_map(|ns| wanted.iter().filter(move |p| namespace_of(p) == ns))
+                .filter(|p| flags.all_namespaces || namespace_of(p) == namespace)
+                .copied()
                 .collect();
             (pod_rows(world, &pods, now, flags), "pods")
         }
@@ -253,7 +260,6 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
             ..Output::default()
         };
     }
-    rows[1..].sort();
     Output {
         stdout: layout(&rows),
         took_s,
