@@ -264,3 +264,109 @@ fn a_fuzzed_command_line_never_panics() {
         );
     }
 }
+
+/// Member lines of `etcdctl member list` (simple form): (status, name, is learner).
+fn members(out: &Output) -> Vec<(String, String, String)> {
+    out.stdout
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split(", ").collect();
+            assert_eq!(f.len(), 6, "{l}");
+            assert_eq!(f[0].len(), 16, "a 64-bit member ID in hex: {l}");
+            (f[1].to_string(), f[2].to_string(), f[5].to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn etcdctl_lists_members_learners_and_unstarted_ones() {
+    let w = world_at(&ready("3-three-masters-two-die"), 30.0);
+    let out = run(&w, "m3", "etcdctl member list");
+    let mut names: Vec<_> = members(&out)
+        .into_iter()
+        .map(|(s, n, l)| format!("{s} {n} {l}"))
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["started m1 false", "started m2 false", "started m3 false"]
+    );
+    // The table form: etcd's columns, headers centred, cells right-aligned.
+    let table = run(&w, "m3", "etcdctl member list -w table");
+    let lines: Vec<&str> = table.stdout.lines().collect();
+    assert!(
+        lines[1].starts_with("|        ID        | STATUS  | NAME |"),
+        "{}",
+        table.stdout
+    );
+    assert!(lines[3].ends_with("|      false |"), "{}", table.stdout);
+    assert_eq!(lines.len(), 7);
+    // kubeadm joins a control-plane member as a learner and promotes it once it caught up.
+    let w = world_at(&ready("9-grow-one-master-to-three"), 60.2);
+    let m = members(&run(&w, "m1", "etcdctl member list"));
+    assert!(
+        m.contains(&("started".into(), "m2".into(), "true".into())),
+        "{m:?}"
+    );
+    let w = world_at(&ready("9-grow-one-master-to-three"), 65.0);
+    assert!(members(&run(&w, "m1", "etcdctl member list"))
+        .iter()
+        .all(|(_, _, l)| l == "false"));
+    // Added by the operator, not started yet: no name, no client URL.
+    let w = world_at(&ready("etcd-two-of-three-die"), 120.0);
+    let out = run(&w, "etcd-3", "etcdctl member list");
+    assert!(
+        out.stdout
+            .lines()
+            .any(|l| l.ends_with(", unstarted, , https://10.0.0.13:2380, , false")),
+        "{}",
+        out.stdout
+    );
+    // From a host without a member, the default endpoint (127.0.0.1:2379) never answers.
+    let out = run(&w, "etcd-1", "etcdctl member list");
+    assert_eq!(
+        (out.status, out.stderr.as_str(), out.took_s),
+        (1, "Error: context deadline exceeded\n", 5.0)
+    );
+}
+
+#[test]
+fn etcdctl_endpoint_health_needs_a_quorum_read() {
+    let json = ready("3-three-masters-two-die");
+    let w = world_at(&json, 30.0);
+    let out = run(&w, "m3", "etcdctl endpoint health --cluster");
+    assert_eq!(out.status, 0);
+    assert_eq!(out.stdout.lines().count(), 3);
+    assert!(
+        out.stdout
+            .lines()
+            .all(|l| l.contains(" is healthy: successfully committed proposal: took = ")),
+        "{}",
+        out.stdout
+    );
+    // Two of three masters down: no read can be confirmed; every endpoint fails at the 5 s
+    // command timeout, and etcdctl says the cluster is unhealthy.
+    let w = world_at(&json, 90.0);
+    let out = run(&w, "m3", "etcdctl endpoint health --cluster");
+    assert_eq!(out.status, 1);
+    assert_eq!(out.stdout, "");
+    assert_eq!(
+        out.stderr
+            .lines()
+            .filter(|l| l
+                .ends_with(" is unhealthy: failed to commit proposal: context deadline exceeded"))
+            .count(),
+        3
+    );
+    assert!(out.stderr.ends_with("Error: unhealthy cluster\n"));
+    assert_eq!(out.took_s, 5.0);
+    // After --force-new-cluster on m3 (4:00) the one member is healthy again.
+    let w = world_at(&json, 250.0);
+    let out = run(&w, "m3", "etcdctl endpoint health");
+    assert!(
+        out.stdout.starts_with("127.0.0.1:2379 is healthy"),
+        "{}{}",
+        out.stdout,
+        out.stderr
+    );
+}

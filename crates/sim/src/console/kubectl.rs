@@ -207,7 +207,7 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
     let now = copy.now();
     let namespace = flags.namespace.as_deref().unwrap_or("default");
     let objects = items.iter().map(|(_, kv)| &*kv.value);
-    let (mut rows, what) = match kind {
+    let (rows, what) = match kind {
         Resource::Nodes => {
             let nodes: Vec<&Node> = objects
                 .filter_map(Object::as_node)

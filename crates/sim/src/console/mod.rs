@@ -4,9 +4,10 @@
 //! request that waits takes its simulated time, and the output says how long.
 //!
 //! So far: `kubectl get` of nodes and pods (`-o wide`, `-n`, `-A`), with kubectl's connection
-//! and server errors. Left out for now: the other resources, `describe`, etcdctl, kubeadm, curl,
-//! and commands that change the cluster.
+//! and server errors; `etcdctl member list` and `endpoint health`. Left out for now: the other
+//! resources, `describe`, kubeadm, curl, and commands that change the cluster.
 
+mod etcdctl;
 mod kubectl;
 mod table;
 mod words;
@@ -45,8 +46,9 @@ pub fn exec(world: &World, from: HostId, line: &str) -> Output {
     };
     match program.as_str() {
         "kubectl" => kubectl::run(world, from, args),
-        "etcdctl" | "kubeadm" | "curl" => Output::error(
-            format!("{program}: not in this console yet (kubectl get works)\n"),
+        "etcdctl" => etcdctl::run(world, from, args),
+        "kubeadm" | "curl" => Output::error(
+            format!("{program}: not in this console yet (kubectl get and etcdctl work)\n"),
             127,
         ),
         other => Output::error(format!("{}: command not found\n", words::clip(other)), 127),

@@ -361,6 +361,17 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
                 self.pending.insert(c, Pending::Read { client, id, prefix });
                 self.read_index(ctx.now, c);
             }
+            EtcdRequest::MemberList => {
+                let raft = &self.raft;
+                let mut members: Vec<(HostId, bool)> = raft
+                    .voters()
+                    .iter()
+                    .map(|&m| (m as HostId, false))
+                    .chain(raft.learners().iter().map(|&m| (m as HostId, true)))
+                    .collect();
+                members.sort_unstable();
+                reply(ctx, client, id, EtcdResponse::Members(members));
+            }
             EtcdRequest::Watch { prefix } => {
                 if self.watches_cancelled() {
                     reply(ctx, client, id, EtcdResponse::Failed(EtcdError::NoLeader));

@@ -33,6 +33,8 @@ pub enum EtcdRequest<V> {
     Watch {
         prefix: String,
     },
+    /// The members this member knows (`etcdctl member list`): its local view, no quorum needed.
+    MemberList,
 }
 
 /// One change seen by an etcd watch: the key's new state, or None when deleted.
@@ -55,6 +57,8 @@ pub enum EtcdResponse<V> {
         revision: u64,
         kvs: Vec<(Key, KeyValue<V>)>,
     },
+    /// The cluster's members as this member knows them: (member, is a learner).
+    Members(Vec<(HostId, bool)>),
     Failed(EtcdError),
 }
 

@@ -552,7 +552,7 @@ impl Apiserver {
                     EtcdResponse::Failed(EtcdError::Timeout) => {
                         ApiResponse::Failed("etcdserver: request timed out")
                     }
-                    EtcdResponse::WatchStarted { .. } => {
+                    EtcdResponse::WatchStarted { .. } | EtcdResponse::Members(_) => {
                         ApiResponse::Failed("unexpected etcd response")
                     }
                 };

@@ -238,6 +238,14 @@ impl World {
         self.queue.popped()
     }
 
+    /// Whether an etcd member was ever started on host `h` (it has published its name).
+    pub fn etcd_member_started(&self, h: HostId) -> bool {
+        self.etcd
+            .members
+            .get(h as usize)
+            .is_some_and(Option::is_some)
+    }
+
     /// Whether host `h` runs now (up, and part of the cluster).
     pub fn host_is_up(&self, h: HostId) -> bool {
         self.hosts.get(h as usize).is_some_and(|r| r.up && r.joined)
