@@ -370,3 +370,51 @@ fn etcdctl_endpoint_health_needs_a_quorum_read() {
         out.stderr
     );
 }
+
+#[test]
+fn kubectl_shows_who_holds_the_leases() {
+    let json = ready("2-three-masters-one-dies");
+    let holder = |t: f64| {
+        let w = world_at(&json, t);
+        let out = run(
+            &w,
+            "users",
+            "kubectl get leases -n kube-system kube-controller-manager",
+        );
+        let line = out.stdout.lines().nth(1).unwrap().to_string();
+        line.split_whitespace().nth(1).unwrap().to_string()
+    };
+    // m2 held the controller-manager lease and crashes at 60 s; another master takes over
+    // after the lease ran out by its own clock (facts: 15 s lease, 2 s retry).
+    assert_eq!(holder(30.0), "m2");
+    let after = holder(100.0);
+    assert!(after == "m1" || after == "m3", "{after}");
+    let w = world_at(&json, 100.0);
+    let all = run(&w, "users", "kubectl get leases -A");
+    // Every node's lease in kube-node-lease, held by its own kubelet, and the two leader leases.
+    assert_eq!(
+        all.stdout
+            .lines()
+            .filter(|l| l.starts_with("kube-node-lease "))
+            .count(),
+        6
+    );
+    assert!(all
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("kube-node-lease "))
+        .all(|l| {
+            let c: Vec<&str> = l.split_whitespace().collect();
+            c[1] == c[2]
+        }));
+    assert_eq!(
+        all.stdout
+            .lines()
+            .filter(|l| l.starts_with("kube-system "))
+            .count(),
+        2
+    );
+    // The default namespace has none.
+    let none = run(&w, "users", "kubectl get leases");
+    assert_eq!(none.stderr, "No resources found in default namespace.\n");
+}

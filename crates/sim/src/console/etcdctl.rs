@@ -46,20 +46,20 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
                 Some(v) => flags.endpoints = v.split(',').map(str::to_string).collect(),
                 None => return error("flag needs an argument: --endpoints", 1),
             },
-            "-w" | "--write-out" => {
-                match value().as_deref() {
-                    Some("table") => flags.table = true,
-                    Some("simple") => flags.table = false,
-                    Some(other) => return error(
+            "-w" | "--write-out" => match value().as_deref() {
+                Some("table") => flags.table = true,
+                Some("simple") => flags.table = false,
+                Some(other) => {
+                    return error(
                         &format!(
                             "unsupported output format {} (this console prints simple and table)",
                             clip(other)
                         ),
                         1,
-                    ),
-                    None => return error("flag needs an argument: 'w' in -w", 1),
+                    )
                 }
-            }
+                None => return error("flag needs an argument: 'w' in -w", 1),
+            },
             "--cluster" => flags.cluster = true,
             // Certificates: the console's connections need none.
             "--cacert" | "--cert" | "--key" => {

@@ -12,7 +12,10 @@ use super::words::clip;
 use super::{ip_of, Output};
 use crate::k8s::api::{ApiRequest, ApiResponse};
 use crate::k8s::lb::NO_BACKEND;
-use crate::k8s::objects::{Condition, Node, Object, Pod, TaintKey, NODES, PODS};
+use crate::k8s::objects::{Condition, Lease, Node, Object, Pod, TaintKey, NODES, PODS};
+
+/// Where Leases are kept, by namespace.
+const LEASES: &str = "/registry/leases/";
 use crate::kernel::net::HostId;
 use crate::kernel::time::{Duration, SimTime};
 use crate::scenario::COREDNS;
@@ -70,13 +73,13 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
     }
     match words.as_slice() {
         [] => Output {
-            stdout: "kubectl controls the Kubernetes cluster manager.\n\nIn this console: kubectl get nodes|pods [-o wide] [-n NAMESPACE | -A]\n".into(),
+            stdout: "kubectl controls the Kubernetes cluster manager.\n\nIn this console: kubectl get nodes|pods|leases [-o wide] [-n NAMESPACE | -A]\n".into(),
             ..Output::default()
         },
         ["get"] => error("you must specify the type of resource to get. Use \"kubectl api-resources\" for a complete list of supported resources."),
         ["get", resource, names @ ..] => get(world, from, resource, names, &flags),
         [command, ..] if KNOWN.contains(command) => error(&format!(
-            "\"kubectl {command}\" is not in this console yet (kubectl get nodes|pods works)"
+            "\"kubectl {command}\" is not in this console yet (kubectl get nodes|pods|leases works)"
         )),
         [command, ..] => error(&format!("unknown command \"{}\" for \"kubectl\"", clip(command))),
     }
@@ -118,12 +121,14 @@ fn unsupported_output(format: &str) -> Output {
 enum Resource {
     Nodes,
     Pods,
+    Leases,
 }
 
 fn resource(word: &str) -> Option<Resource> {
     match word {
         "nodes" | "node" | "no" => Some(Resource::Nodes),
         "pods" | "pod" | "po" => Some(Resource::Pods),
+        "leases" | "lease" => Some(Resource::Leases),
         _ => None,
     }
 }
@@ -137,19 +142,20 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
     };
     let server = format!("{}:{API_PORT}", ip_of(endpoint.host));
     let kind = resource(word);
+    let namespace = flags.namespace.as_deref().unwrap_or("default");
     let prefix = match kind {
-        Some(Resource::Nodes) => NODES,
-        Some(Resource::Pods) => PODS,
+        Some(Resource::Nodes) => NODES.to_string(),
+        Some(Resource::Pods) => PODS.to_string(),
+        Some(Resource::Leases) if flags.all_namespaces => LEASES.to_string(),
+        Some(Resource::Leases) => format!("{LEASES}{namespace}/"),
         // An unknown type is only known to be unknown once the server answered discovery.
-        None => "/registry/",
+        None => "/registry/".to_string(),
     };
     let mut copy = world.clone();
     let outcome = copy.call(
         from,
         endpoint,
-        Call::Api(ApiRequest::ListConsistent {
-            prefix: prefix.into(),
-        }),
+        Call::Api(ApiRequest::ListConsistent { prefix }),
         DIAL_TIMEOUT,
         SERVER_TIMEOUT,
     );
@@ -205,7 +211,6 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
         ));
     };
     let now = copy.now();
-    let namespace = flags.namespace.as_deref().unwrap_or("default");
     let objects = items.iter().map(|(_, kv)| &*kv.value);
     let (rows, what) = match kind {
         Resource::Nodes => {
@@ -230,10 +235,21 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
                 .collect();
             (pod_rows(world, &pods, now, flags), "pods")
         }
+        Resource::Leases => {
+            let leases: Vec<(&str, &Lease)> = items
+                .iter()
+                .filter_map(|(k, kv)| Some((k.strip_prefix(LEASES)?, kv.value.as_lease()?)))
+                .filter(|(path, _)| {
+                    names.is_empty() || names.iter().any(|n| path.ends_with(&format!("/{n}")))
+                })
+                .collect();
+            let rows = lease_rows(&leases, now, flags.all_namespaces);
+            (rows, "leases.coordination.k8s.io")
+        }
     };
     if let Some(missing) = names.iter().find(|n| {
         !rows.iter().skip(1).any(|r| {
-            let name = if flags.all_namespaces && kind == Resource::Pods {
+            let name = if flags.all_namespaces && kind != Resource::Nodes {
                 &r[1]
             } else {
                 &r[0]
@@ -249,7 +265,7 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
     // Nothing found: no header, and the note on stderr (exit 0).
     if rows.len() == 1 {
         let stderr = match (kind, flags.all_namespaces) {
-            (Resource::Pods, false) => {
+            (Resource::Pods | Resource::Leases, false) => {
                 format!("No resources found in {} namespace.\n", clip(namespace))
             }
             _ => "No resources found\n".into(),
@@ -316,6 +332,29 @@ fn node_rows(world: &World, nodes: &[&Node], now: SimTime, wide: bool) -> Vec<Ve
                 "<unknown>".into(),
                 "<unknown>".into(),
             ]);
+        }
+        rows.push(row);
+    }
+    rows
+}
+
+/// Leases by (namespace/name): NAME, HOLDER, AGE.
+fn lease_rows(leases: &[(&str, &Lease)], now: SimTime, all_namespaces: bool) -> Vec<Vec<String>> {
+    let mut rows = vec![if all_namespaces {
+        vec![
+            "NAMESPACE".into(),
+            "NAME".into(),
+            "HOLDER".into(),
+            "AGE".into(),
+        ]
+    } else {
+        vec!["NAME".into(), "HOLDER".into(), "AGE".into()]
+    }];
+    for (path, l) in leases {
+        let (ns, name) = path.split_once('/').unwrap_or(("", path));
+        let mut row = vec![name.to_string(), l.holder.clone(), age(now, l.created)];
+        if all_namespaces {
+            row.insert(0, ns.to_string());
         }
         rows.push(row);
     }

@@ -74,6 +74,8 @@ pub struct Kubelet {
     renew_interval: Duration,
     last_status: SimTime,
     lease_rv: Option<u64>,
+    /// When its Node Lease was created (kept by every renewal).
+    lease_created: SimTime,
     /// When the pod informer next needs a look (a relist is due, or its watch may have gone silent).
     informer_check: Alarm,
     /// Bumped whenever `containers` changes, so observers can keep what they derived from it.
@@ -118,6 +120,7 @@ impl Kubelet {
             starting: BTreeMap::new(),
             busy: BTreeSet::new(),
             lease_rv: None,
+            lease_created: SimTime(0),
             lease_busy: false,
             node_busy: false,
             renew_interval,
@@ -191,6 +194,7 @@ impl Kubelet {
             acquire_time: now,
             renew_time: now,
             transitions: 0,
+            created: self.lease_created,
         }))
     }
 
@@ -276,6 +280,10 @@ impl Kubelet {
             (Req::GetLease, ApiResponse::Object(found)) => {
                 self.lease_busy = true;
                 let key = self.lease_key.clone();
+                self.lease_created = found
+                    .as_ref()
+                    .and_then(|kv| Some(kv.value.as_lease()?.created))
+                    .unwrap_or(ctx.now);
                 let value = self.lease_value(ctx.now);
                 let req = match found {
                     Some(kv) => ApiRequest::Update {

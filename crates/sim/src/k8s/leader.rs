@@ -167,12 +167,14 @@ impl LeaderElector {
                     Some((l, _)) => (now, l.transitions + 1),
                     None => (now, 0),
                 };
+                let created = record.as_ref().map_or(now, |(l, _)| l.created);
                 let lease = Lease {
                     holder: self.identity.clone(),
                     lease_duration: self.timings.lease_duration,
                     acquire_time,
                     renew_time: now,
                     transitions,
+                    created,
                 };
                 let value = Arc::new(Object::Lease(lease));
                 let req = match record {

@@ -247,6 +247,8 @@ pub struct Lease {
     pub acquire_time: SimTime,
     pub renew_time: SimTime,
     pub transitions: u32,
+    /// `metadata.creationTimestamp`: kept by every update.
+    pub created: SimTime,
 }
 
 pub fn lease_key(namespace: &str, name: &str) -> String {
