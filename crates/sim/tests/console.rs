@@ -418,3 +418,74 @@ fn kubectl_shows_who_holds_the_leases() {
     let none = run(&w, "users", "kubectl get leases");
     assert_eq!(none.stderr, "No resources found in default namespace.\n");
 }
+
+#[test]
+fn workloads_count_the_pods_the_api_holds() {
+    let json = ready("7-worker-dies");
+    let w = world_at(&json, 30.0);
+    let out = run(&w, "users", "kubectl get deployments -A");
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(
+        lines[0],
+        "NAMESPACE     NAME      READY   UP-TO-DATE   AVAILABLE   AGE"
+    );
+    assert!(
+        lines[1].starts_with("default       web       3/3     3            3 "),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        lines[2].starts_with("kube-system   coredns   2/2     2            2 "),
+        "{}",
+        out.stdout
+    );
+    let ds = run(&w, "users", "kubectl get ds");
+    // One agent pod per Node (three workers and the master).
+    assert!(
+        ds.stdout
+            .lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("agent   4         4         4       4            4           <none>"),
+        "{}",
+        ds.stdout
+    );
+    // w3 died at 60 s; its pods were evicted at ≈ 408 s (300 s after the taint). The Deployment has
+    // a replacement running; the StatefulSet's db-0 waits, Terminating, for a forced delete.
+    let w = world_at(&json, 450.0);
+    let sts = run(&w, "users", "kubectl get sts db");
+    assert!(
+        sts.stdout
+            .lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("db     0/1 "),
+        "{}",
+        sts.stdout
+    );
+    let web = run(&w, "users", "kubectl get deploy web");
+    assert!(
+        web.stdout
+            .lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("web    3/3 "),
+        "{}",
+        web.stdout
+    );
+    let pods = run(&w, "users", "kubectl get pods");
+    let terminating: Vec<&str> = pods
+        .stdout
+        .lines()
+        .filter(|l| l.contains(" Terminating "))
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert!(terminating.contains(&"db-0"), "{}", pods.stdout);
+    assert_eq!(
+        terminating.len(),
+        2,
+        "db-0 and w3's web pod: {}",
+        pods.stdout
+    );
+    assert_eq!(run(&w, "users", "kubectl get sts,ds").status, 1);
+}

@@ -12,7 +12,7 @@ use super::words::clip;
 use super::{ip_of, Output};
 use crate::k8s::api::{ApiRequest, ApiResponse};
 use crate::k8s::lb::NO_BACKEND;
-use crate::k8s::objects::{Condition, Lease, Node, Object, Pod, TaintKey, NODES, PODS};
+use crate::k8s::objects::{Condition, Kind, Lease, Node, Object, Pod, TaintKey, NODES, PODS};
 
 /// Where Leases are kept, by namespace.
 const LEASES: &str = "/registry/leases/";
@@ -73,13 +73,16 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
     }
     match words.as_slice() {
         [] => Output {
-            stdout: "kubectl controls the Kubernetes cluster manager.\n\nIn this console: kubectl get nodes|pods|leases [-o wide] [-n NAMESPACE | -A]\n".into(),
+            stdout: "kubectl controls the Kubernetes cluster manager.\n\nIn this console: kubectl get nodes|pods|leases|deploy|sts|ds [-o wide] [-n NAMESPACE | -A]\n".into(),
             ..Output::default()
         },
         ["get"] => error("you must specify the type of resource to get. Use \"kubectl api-resources\" for a complete list of supported resources."),
+        ["get", resource, ..] if resource.contains(',') => error(
+            "this console gets one resource type at a time (kubectl get deploy, then kubectl get sts)",
+        ),
         ["get", resource, names @ ..] => get(world, from, resource, names, &flags),
         [command, ..] if KNOWN.contains(command) => error(&format!(
-            "\"kubectl {command}\" is not in this console yet (kubectl get nodes|pods|leases works)"
+            "\"kubectl {command}\" is not in this console yet (kubectl get works)"
         )),
         [command, ..] => error(&format!("unknown command \"{}\" for \"kubectl\"", clip(command))),
     }
@@ -122,6 +125,7 @@ enum Resource {
     Nodes,
     Pods,
     Leases,
+    Workloads(Kind),
 }
 
 fn resource(word: &str) -> Option<Resource> {
@@ -129,6 +133,9 @@ fn resource(word: &str) -> Option<Resource> {
         "nodes" | "node" | "no" => Some(Resource::Nodes),
         "pods" | "pod" | "po" => Some(Resource::Pods),
         "leases" | "lease" => Some(Resource::Leases),
+        "deployments" | "deployment" | "deploy" => Some(Resource::Workloads(Kind::Deployment)),
+        "statefulsets" | "statefulset" | "sts" => Some(Resource::Workloads(Kind::StatefulSet)),
+        "daemonsets" | "daemonset" | "ds" => Some(Resource::Workloads(Kind::DaemonSet)),
         _ => None,
     }
 }
@@ -148,6 +155,8 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
         Some(Resource::Pods) => PODS.to_string(),
         Some(Resource::Leases) if flags.all_namespaces => LEASES.to_string(),
         Some(Resource::Leases) => format!("{LEASES}{namespace}/"),
+        // The workloads and, for their READY counts, the pods and nodes: one read of it all.
+        Some(Resource::Workloads(_)) => "/registry/".to_string(),
         // An unknown type is only known to be unknown once the server answered discovery.
         None => "/registry/".to_string(),
     };
@@ -246,6 +255,11 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
             let rows = lease_rows(&leases, now, flags.all_namespaces);
             (rows, "leases.coordination.k8s.io")
         }
+        Resource::Workloads(kind) => {
+            let objects: Vec<&Object> = items.iter().map(|(_, kv)| &*kv.value).collect();
+            let rows = workload_rows(&objects, kind, now, names, namespace, flags.all_namespaces);
+            (rows, resource_name(kind))
+        }
     };
     if let Some(missing) = names.iter().find(|n| {
         !rows.iter().skip(1).any(|r| {
@@ -265,7 +279,7 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
     // Nothing found: no header, and the note on stderr (exit 0).
     if rows.len() == 1 {
         let stderr = match (kind, flags.all_namespaces) {
-            (Resource::Pods | Resource::Leases, false) => {
+            (Resource::Pods | Resource::Leases | Resource::Workloads(_), false) => {
                 format!("No resources found in {} namespace.\n", clip(namespace))
             }
             _ => "No resources found\n".into(),
@@ -334,6 +348,96 @@ fn node_rows(world: &World, nodes: &[&Node], now: SimTime, wide: bool) -> Vec<Ve
             ]);
         }
         rows.push(row);
+    }
+    rows
+}
+
+fn resource_name(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Deployment => "deployments.apps",
+        Kind::StatefulSet => "statefulsets.apps",
+        Kind::DaemonSet => "daemonsets.apps",
+    }
+}
+
+/// Deployments (READY, UP-TO-DATE, AVAILABLE), StatefulSets (READY) and DaemonSets (DESIRED,
+/// CURRENT, READY, UP-TO-DATE, AVAILABLE, NODE SELECTOR) of one kind. The counts are the pods
+/// the API holds for the workload now, not a status a controller last wrote.
+fn workload_rows(
+    objects: &[&Object],
+    kind: Kind,
+    now: SimTime,
+    names: &[&str],
+    namespace: &str,
+    all_namespaces: bool,
+) -> Vec<Vec<String>> {
+    let header: &[&str] = match kind {
+        Kind::Deployment => &["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"],
+        Kind::StatefulSet => &["NAME", "READY", "AGE"],
+        Kind::DaemonSet => &[
+            "NAME",
+            "DESIRED",
+            "CURRENT",
+            "READY",
+            "UP-TO-DATE",
+            "AVAILABLE",
+            "NODE SELECTOR",
+            "AGE",
+        ],
+    };
+    let mut header: Vec<String> = header.iter().map(|h| h.to_string()).collect();
+    if all_namespaces {
+        header.insert(0, "NAMESPACE".into());
+    }
+    let nodes = objects.iter().filter(|o| o.as_node().is_some()).count();
+    let mut rows = vec![header];
+    for ns in ["default", "kube-system"] {
+        if !all_namespaces && ns != namespace {
+            continue;
+        }
+        for w in objects.iter().filter_map(|o| o.as_workload()) {
+            let w_ns = if w.name == COREDNS {
+                "kube-system"
+            } else {
+                "default"
+            };
+            if w.kind != kind
+                || w_ns != ns
+                || !(names.is_empty() || names.contains(&w.name.as_str()))
+            {
+                continue;
+            }
+            let pods: Vec<&Pod> = objects
+                .iter()
+                .filter_map(|o| o.as_pod())
+                .filter(|p| p.workload == w.name && p.deletion.is_none())
+                .collect();
+            let current = pods.len();
+            let ready = pods.iter().filter(|p| p.ready).count();
+            let mut row = match kind {
+                Kind::Deployment => vec![
+                    w.name.clone(),
+                    format!("{ready}/{}", w.replicas),
+                    current.to_string(),
+                    ready.to_string(),
+                ],
+                Kind::StatefulSet => vec![w.name.clone(), format!("{ready}/{}", w.replicas)],
+                Kind::DaemonSet => vec![
+                    w.name.clone(),
+                    nodes.to_string(),
+                    current.to_string(),
+                    ready.to_string(),
+                    current.to_string(),
+                    ready.to_string(),
+                    "<none>".into(),
+                ],
+            };
+            row.push(age(now, w.created));
+            if all_namespaces {
+                row.insert(0, ns.into());
+            }
+            rows.push(row);
+        }
     }
     rows
 }

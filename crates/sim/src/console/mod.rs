@@ -3,7 +3,7 @@
 //! table, or its error). It runs on a copy of the world, so looking never changes the run; a
 //! request that waits takes its simulated time, and the output says how long.
 //!
-//! So far: `kubectl get` of nodes, pods and leases (`-o wide`, `-n`, `-A`), with kubectl's connection
+//! So far: `kubectl get` of nodes, pods, leases and workloads (`-o wide`, `-n`, `-A`), with kubectl's connection
 //! and server errors; `etcdctl member list` and `endpoint health`. Left out for now: the other
 //! resources, `describe`, kubeadm, curl, and commands that change the cluster.
 

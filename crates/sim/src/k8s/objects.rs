@@ -183,6 +183,8 @@ pub struct Workload {
     pub name: String,
     pub replicas: u32,
     pub service: bool,
+    /// `metadata.creationTimestamp` (stamped by the operator as it applies the manifest).
+    pub created: SimTime,
 }
 
 #[derive(Clone, Debug, PartialEq)]

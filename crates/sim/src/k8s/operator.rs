@@ -4,7 +4,9 @@
 
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
 use crate::k8s::client::ApiClient;
-use crate::k8s::objects::{node_key, pod_key, workload_key, Effect, Object, Taint, TaintKey, PODS};
+use crate::k8s::objects::{
+    node_key, pod_key, workload_key, Effect, Object, Taint, TaintKey, Workload, PODS,
+};
 use crate::k8s::observe::PodChange;
 use crate::k8s::wire::Ctx;
 use crate::k8s::wire::Value;
@@ -70,9 +72,17 @@ impl Operator {
         }
         if self.client.in_flight() == 0 {
             for (key, value) in &self.manifests {
+                // Created as of this attempt.
+                let value = match value.as_workload() {
+                    Some(w) => Arc::new(Object::Workload(Workload {
+                        created: ctx.now,
+                        ..w.clone()
+                    })),
+                    None => value.clone(),
+                };
                 let req = ApiRequest::Create {
                     key: key.as_str().into(),
-                    value: value.clone(),
+                    value,
                 };
                 self.client
                     .send(ctx, req, Op::Apply(key.clone()), REQUEST_TIMEOUT);

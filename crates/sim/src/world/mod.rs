@@ -528,6 +528,7 @@ impl World {
             replicas: self.scenario.settings.coredns_replicas,
             // The kube-dns Service.
             service: true,
+            created: SimTime(0),
         };
         self.scenario
             .workloads
@@ -537,6 +538,7 @@ impl World {
                 name: w.name.clone(),
                 replicas: w.replicas.unwrap_or(0),
                 service: w.service,
+                created: SimTime(0),
             })
             .chain([coredns])
             .map(|w| (workload_key(&w.name), Value::new(Object::Workload(w))))
