@@ -58,7 +58,7 @@ unsafe impl std::alloc::GlobalAlloc for MiMalloc {
 #[global_allocator]
 static ALLOCATOR: MiMalloc = MiMalloc;
 
-const USAGE: &str = "usage:\n  clustersim run FILE [--json | --trace]   run a scenario (FILE or - for stdin), print its report\n  clustersim exec FILE --at D [--from HOST] -- COMMAND...\n                                            run COMMAND (kubectl) from HOST at time D of the run\n  clustersim bench                          run the reference benchmarks";
+const USAGE: &str = "usage:\n  clustersim run FILE [--json | --trace]   run a scenario (FILE or - for stdin), print its report\n  clustersim exec FILE --at D [--from HOST] [--save OUT] -- COMMAND...\n                                            run COMMAND (kubectl) from HOST at time D of the run\n  clustersim bench                          run the reference benchmarks";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -143,12 +143,13 @@ fn exec(args: &[String]) -> ExitCode {
         Some(i) => (&args[..i], &args[i + 1..]),
         None => return fail(format!("exec needs -- then a command\n{USAGE}")),
     };
-    let (mut file, mut at, mut from) = (None, None, None);
+    let (mut file, mut at, mut from, mut save) = (None, None, None, None);
     let mut it = opts.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--at" => at = it.next(),
             "--from" => from = it.next(),
+            "--save" => save = it.next(),
             _ if file.is_none() => file = Some(a),
             other => return fail(format!("exec: unexpected argument {other:?}")),
         }
@@ -203,6 +204,23 @@ fn exec(args: &[String]) -> ExitCode {
         use std::io::Write;
         let _ = std::io::stdout().write_all(out.stdout.as_bytes());
         let _ = std::io::stderr().write_all(out.stderr.as_bytes());
+    }
+    if let Some(path) = save {
+        let Some(action) = out.record.clone() else {
+            eprintln!("clustersim: --save: the command changed nothing; {path} not written");
+            return ExitCode::from(out.status.clamp(0, 255) as u8);
+        };
+        let mut scenario = world.scenario().clone();
+        // At the millisecond, the finest step events have.
+        let at = sim::time::Duration::from_millis(at.as_micros() / 1000);
+        scenario.events.push(sim::scenario::Event { at, action });
+        scenario.events.sort_by_key(|e| e.at);
+        if let Err(e) = scenario.validate() {
+            return fail(format!("--save: {e}"));
+        }
+        if let Err(e) = std::fs::write(path, scenario.to_json()) {
+            return fail(format!("--save: {path}: {e}"));
+        }
     }
     ExitCode::from(out.status.clamp(0, 255) as u8)
 }

@@ -186,3 +186,52 @@ fn exec_runs_kubectl_from_a_host_at_a_moment_with_the_tools_status() {
         assert!(err.contains(msg) && err.lines().count() == 1, "{err}");
     }
 }
+
+#[test]
+fn exec_save_writes_the_scenario_with_the_command_as_an_event() {
+    let scenario = format!(
+        "{}/../../web/scenarios/7-worker-dies.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let saved = std::env::temp_dir().join(format!("clustersim-save-{}.json", std::process::id()));
+    let saved_s = saved.to_string_lossy().to_string();
+    let out = clustersim(
+        &[
+            "exec",
+            &scenario,
+            "--at",
+            "2m",
+            "--save",
+            &saved_s,
+            "--",
+            "kubectl",
+            "scale",
+            "deploy",
+            "web",
+            "--replicas=5",
+        ],
+        "",
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&saved).unwrap();
+    let _ = std::fs::remove_file(&saved);
+    let s = sim::scenario::parse(&text).expect("a valid scenario");
+    // In time order: the crash at 1 min, the scale at 2 min, the forced delete at 8 min.
+    let actions: Vec<(f64, &str)> = s
+        .events
+        .iter()
+        .map(|e| (e.at.as_secs_f64(), e.action.name()))
+        .collect();
+    assert_eq!(
+        actions,
+        [(60.0, "crash"), (120.0, "scale"), (480.0, "delete_pod")]
+    );
+    // Its run has the five replicas.
+    let report = sim::run_scenario(&text).unwrap();
+    assert_eq!(report.summary.workloads["web"].final_running, 5);
+}

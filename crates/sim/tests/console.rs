@@ -489,3 +489,80 @@ fn workloads_count_the_pods_the_api_holds() {
     );
     assert_eq!(run(&w, "users", "kubectl get sts,ds").status, 1);
 }
+
+#[test]
+fn scale_and_delete_change_the_cluster_from_the_vantage_host_and_become_events() {
+    use sim::scenario::Action;
+    let json = ready("7-worker-dies");
+    let w = world_at(&json, 120.0);
+    let out = run(&w, "users", "kubectl scale deploy web --replicas=5");
+    assert_eq!(
+        (out.status, out.stdout.as_str()),
+        (0, "deployment.apps/web scaled\n")
+    );
+    assert_eq!(
+        out.record,
+        Some(Action::Scale {
+            workload: "web".into(),
+            replicas: 5
+        })
+    );
+    // A read and a write through the balancer: a few milliseconds.
+    assert!(out.took_s > 0.0 && out.took_s < 0.1, "{}", out.took_s);
+    // Not a Deployment, or not there: kubectl's NotFound, nothing recorded.
+    let out = run(&w, "users", "kubectl scale deployment/db --replicas=2");
+    assert_eq!(
+        out.stderr,
+        "Error from server (NotFound): deployments.apps \"db\" not found\n"
+    );
+    assert_eq!(out.record, None);
+    assert_eq!(
+        run(&w, "users", "kubectl scale sts/db --replicas=2").stdout,
+        "statefulset.apps/db scaled\n"
+    );
+    assert_eq!(
+        run(&w, "users", "kubectl scale deploy web").status,
+        1,
+        "--replicas is required"
+    );
+    // db-0 is Terminating on the dead w3 after its eviction: a forced delete lets it go.
+    let w = world_at(&json, 450.0);
+    let out = run(
+        &w,
+        "users",
+        "kubectl delete pod db-0 --force --grace-period=0",
+    );
+    assert_eq!(out.stdout, "pod \"db-0\" force deleted\n");
+    assert!(out
+        .stderr
+        .starts_with("Warning: Immediate deletion does not wait"));
+    assert_eq!(
+        out.record,
+        Some(Action::DeletePod {
+            pod: "db-0".into(),
+            force: true
+        })
+    );
+    assert_eq!(
+        run(&w, "users", "kubectl delete po/db-0").stdout,
+        "pod \"db-0\" deleted\n"
+    );
+    assert_eq!(
+        run(
+            &w,
+            "users",
+            "kubectl delete pod db-0 --force --grace-period=30"
+        )
+        .status,
+        1
+    );
+    // Nothing reaches the API from a host that cannot: the error, and no event.
+    let w = world_at(&ready("1-only-master-dies"), 120.0);
+    let out = run(&w, "users", "kubectl scale deploy web --replicas=1");
+    assert!(
+        out.stderr.starts_with("Unable to connect to the server"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(out.record, None);
+}

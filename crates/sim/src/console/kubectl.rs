@@ -65,6 +65,13 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
                     s.trim_start_matches("--output=").trim_start_matches("-o"),
                 )
             }
+            // Flags of scale and delete: those commands read them from `args`.
+            s if s.starts_with("--replicas") || s.starts_with("--grace-period") => {
+                if !s.contains('=') {
+                    it.next();
+                }
+            }
+            "--force" => {}
             s if s.starts_with('-') => {
                 return error(&format!("unknown flag: {}", clip(s)));
             }
@@ -81,6 +88,8 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
             "this console gets one resource type at a time (kubectl get deploy, then kubectl get sts)",
         ),
         ["get", resource, names @ ..] => get(world, from, resource, names, &flags),
+        ["scale", target @ ..] => scale(world, from, target, args),
+        ["delete", target @ ..] => delete(world, from, target, args),
         [command, ..] if KNOWN.contains(command) => error(&format!(
             "\"kubectl {command}\" is not in this console yet (kubectl get works)"
         )),
@@ -94,8 +103,6 @@ const KNOWN: &[&str] = &[
     "cordon",
     "uncordon",
     "drain",
-    "scale",
-    "delete",
     "cluster-info",
     "proxy",
     "port-forward",
@@ -140,14 +147,52 @@ fn resource(word: &str) -> Option<Resource> {
     }
 }
 
-fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -> Output {
-    let Some(endpoint) = world.api_endpoint() else {
-        return Output::error(
-            "The connection to the server localhost:8080 was refused - did you specify the right host or port?\n".into(),
-            1,
-        );
+/// One API request from `from` through the kubeconfig's endpoint, on `copy` (which moves on by
+/// the time it took). Err: kubectl's error for the way it failed, and its exit status.
+fn request(
+    copy: &mut World,
+    from: HostId,
+    req: ApiRequest,
+    what: &str,
+) -> Result<ApiResponse, (String, i32)> {
+    let Some(endpoint) = copy.api_endpoint() else {
+        let refused = "The connection to the server localhost:8080 was refused - did you specify the right host or port?\n";
+        return Err((refused.into(), 1));
     };
     let server = format!("{}:{API_PORT}", ip_of(endpoint.host));
+    let outcome = copy.call(from, endpoint, Call::Api(req), DIAL_TIMEOUT, SERVER_TIMEOUT);
+    Err(match outcome.answer {
+        Answer::Api(ApiResponse::Failed(reason)) if reason == NO_BACKEND => {
+            // A balancer with no backend in service accepts the connection and closes it.
+            ("Unable to connect to the server: EOF\n".into(), 1)
+        }
+        Answer::Api(ApiResponse::Failed(reason)) => (format!("Error from server: {reason}\n"), 1),
+        Answer::Api(resp) => return Ok(resp),
+        Answer::Refused => (
+            format!("The connection to the server {server} was refused - did you specify the right host or port?\n"),
+            1,
+        ),
+        Answer::DialTimeout => (
+            format!("Unable to connect to the server: dial tcp {server}: i/o timeout\n"),
+            1,
+        ),
+        // Lost on the way (a backend that died, a cut link): kubectl has no request timeout
+        // and would wait until interrupted.
+        Answer::Timeout => (
+            format!(
+                "^C\nconsole: no answer after {} s of simulated time (kubectl waits without a timeout); stopped as with Ctrl-C\n",
+                SERVER_TIMEOUT.as_secs_f64()
+            ),
+            130,
+        ),
+        Answer::Etcd(_) => (
+            format!("Error from server (Timeout): {SERVER_TIMEOUT_MESSAGE} ({what})\n"),
+            1,
+        ),
+    })
+}
+
+fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -> Output {
     let kind = resource(word);
     let namespace = flags.namespace.as_deref().unwrap_or("default");
     let prefix = match kind {
@@ -161,56 +206,30 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
         None => "/registry/".to_string(),
     };
     let mut copy = world.clone();
-    let outcome = copy.call(
+    let start = copy.now();
+    let answer = request(
+        &mut copy,
         from,
-        endpoint,
-        Call::Api(ApiRequest::ListConsistent { prefix }),
-        DIAL_TIMEOUT,
-        SERVER_TIMEOUT,
+        ApiRequest::ListConsistent { prefix },
+        &format!("get {word}"),
     );
-    let took_s = outcome.elapsed.as_secs_f64();
+    let took_s = (copy.now().0 - start.0) as f64 / 1e6;
     let failed = |stderr: String| Output {
         stderr,
         status: 1,
         took_s,
         ..Output::default()
     };
-    let items = match outcome.answer {
-        Answer::Api(ApiResponse::List { items }) => items,
-        Answer::Refused => {
-            return failed(format!(
-                "The connection to the server {server} was refused - did you specify the right host or port?\n"
-            ))
-        }
-        Answer::DialTimeout => {
-            return failed(format!(
-                "Unable to connect to the server: dial tcp {server}: i/o timeout\n"
-            ))
-        }
-        // A balancer with no backend in service accepts the connection and closes it.
-        Answer::Api(ApiResponse::Failed(reason)) if reason == NO_BACKEND => {
-            return failed("Unable to connect to the server: EOF\n".into())
-        }
-        Answer::Api(ApiResponse::Failed(reason)) => {
-            return failed(format!("Error from server: {reason}\n"))
-        }
-        // Lost on the way (a backend that died, a cut link): kubectl has no request timeout
-        // and would wait until interrupted.
-        Answer::Timeout => {
+    let items = match answer {
+        Ok(ApiResponse::List { items }) => items,
+        Ok(_) => return failed("error: unexpected answer from the server\n".into()),
+        Err((stderr, status)) => {
             return Output {
-                stderr: format!(
-                    "^C\nconsole: no answer after {} s of simulated time (kubectl waits without a timeout); stopped as with Ctrl-C\n",
-                    SERVER_TIMEOUT.as_secs_f64()
-                ),
-                status: 130,
+                stderr,
+                status,
                 took_s,
                 ..Output::default()
             }
-        }
-        Answer::Api(_) | Answer::Etcd(_) => {
-            return failed(format!(
-                "Error from server (Timeout): {SERVER_TIMEOUT_MESSAGE} (get {word})\n"
-            ))
         }
     };
     let Some(kind) = kind else {
@@ -526,4 +545,181 @@ fn pod_ip(world: &World, p: &Pod) -> String {
         .bytes()
         .fold(0u32, |a, b| a.wrapping_mul(31).wrapping_add(b as u32));
     format!("10.244.{h}.{}", 2 + n % 250)
+}
+
+/// A flag's value, as `--name=V` or `--name V`.
+fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
+    args.iter().enumerate().find_map(|(i, a)| {
+        if let Some(v) = a.strip_prefix(name).and_then(|r| r.strip_prefix('=')) {
+            Some(v)
+        } else if a == name {
+            args.get(i + 1).map(String::as_str)
+        } else {
+            None
+        }
+    })
+}
+
+/// `TYPE NAME` or `TYPE/NAME`.
+fn target<'a>(words: &[&'a str]) -> Option<(&'a str, &'a str)> {
+    match words {
+        [both] => both.split_once('/'),
+        [kind, name, ..] => Some((kind, name)),
+        [] => None,
+    }
+}
+
+/// What a changing command ended with: its output, and the event that records it.
+fn changed(
+    result: Result<ApiResponse, (String, i32)>,
+    took_s: f64,
+    done: (String, String),
+    record: crate::scenario::Action,
+) -> Output {
+    match result {
+        Ok(ApiResponse::Written { .. }) => Output {
+            stdout: done.0,
+            stderr: done.1,
+            took_s,
+            record: Some(record),
+            ..Output::default()
+        },
+        Ok(_) => Output {
+            stderr: "Error from server (Conflict): the object has been modified; please apply your changes to the latest version and try again\n".into(),
+            status: 1,
+            took_s,
+            ..Output::default()
+        },
+        Err((stderr, status)) => Output {
+            stderr,
+            status,
+            took_s,
+            ..Output::default()
+        },
+    }
+}
+
+fn not_found(what: &str, name: &str) -> (String, i32) {
+    (
+        format!(
+            "Error from server (NotFound): {what} \"{}\" not found\n",
+            clip(name)
+        ),
+        1,
+    )
+}
+
+/// `kubectl scale deployment web --replicas=N` (Deployments and StatefulSets): the object is
+/// read, then written, from the vantage host; done, it is recorded as a `scale` event.
+fn scale(world: &World, from: HostId, words: &[&str], args: &[String]) -> Output {
+    let Some((kind, name)) = target(words) else {
+        return error("resource(s) were provided, but no name was specified");
+    };
+    let Some(replicas) = flag(args, "--replicas") else {
+        return error("required flag(s) \"replicas\" not set");
+    };
+    let Ok(replicas) = replicas.parse::<u32>() else {
+        return error(&format!(
+            "invalid argument \"{}\" for \"--replicas\" flag",
+            clip(replicas)
+        ));
+    };
+    let (kind, singular) = match resource(kind) {
+        Some(Resource::Workloads(Kind::Deployment)) => (Kind::Deployment, "deployment.apps"),
+        Some(Resource::Workloads(Kind::StatefulSet)) => (Kind::StatefulSet, "statefulset.apps"),
+        _ => return error(&format!("cannot scale a {}", clip(kind))),
+    };
+    let mut copy = world.clone();
+    let start = copy.now();
+    let key = crate::k8s::objects::workload_key(name);
+    let get = ApiRequest::Get {
+        key: key.as_str().into(),
+    };
+    let result = request(&mut copy, from, get, "get").and_then(|resp| match resp {
+        ApiResponse::Object(Some(kv)) => match kv.value.as_workload() {
+            Some(w) if w.kind == kind => {
+                let w = crate::k8s::objects::Workload {
+                    replicas,
+                    ..w.clone()
+                };
+                let update = ApiRequest::Update {
+                    key: key.as_str().into(),
+                    value: std::sync::Arc::new(Object::Workload(w)),
+                    resource_version: kv.mod_revision,
+                };
+                request(&mut copy, from, update, "put")
+            }
+            _ => Err(not_found(resource_name(kind), name)),
+        },
+        _ => Err(not_found(resource_name(kind), name)),
+    });
+    let took_s = (copy.now().0 - start.0) as f64 / 1e6;
+    let done = (format!("{singular}/{} scaled\n", clip(name)), String::new());
+    let record = crate::scenario::Action::Scale {
+        workload: name.to_string(),
+        replicas,
+    };
+    changed(result, took_s, done, record)
+}
+
+/// `kubectl delete pod NAME [--force [--grace-period=0]]`: a graceful deletion marks the pod
+/// (its kubelet finishes it), `--force` removes the object at once. Done, it is recorded as a
+/// `delete_pod` event.
+fn delete(world: &World, from: HostId, words: &[&str], args: &[String]) -> Output {
+    let Some((kind, name)) = target(words) else {
+        return error("resource(s) were provided, but no name was specified");
+    };
+    if resource(kind) != Some(Resource::Pods) {
+        return error(&format!(
+            "\"kubectl delete {}\" is not in this console yet (kubectl delete pod works)",
+            clip(kind)
+        ));
+    }
+    let force = args.iter().any(|a| a == "--force");
+    if force && flag(args, "--grace-period").is_some_and(|g| g != "0") {
+        return error("--force and --grace-period greater than 0 cannot be specified together");
+    }
+    let mut copy = world.clone();
+    let start = copy.now();
+    let key = crate::k8s::objects::pod_key(name);
+    let get = ApiRequest::Get {
+        key: key.as_str().into(),
+    };
+    let result = request(&mut copy, from, get, "get").and_then(|resp| {
+        let (kv, mut pod) = match resp {
+            ApiResponse::Object(Some(kv)) => match kv.value.as_pod().cloned() {
+                Some(p) => (kv, p),
+                None => return Err(not_found("pods", name)),
+            },
+            _ => return Err(not_found("pods", name)),
+        };
+        let req = if force {
+            ApiRequest::Delete {
+                key: key.as_str().into(),
+                resource_version: kv.mod_revision,
+            }
+        } else {
+            pod.deletion.get_or_insert(copy.now());
+            ApiRequest::Update {
+                key: key.as_str().into(),
+                value: std::sync::Arc::new(Object::Pod(pod)),
+                resource_version: kv.mod_revision,
+            }
+        };
+        request(&mut copy, from, req, "delete")
+    });
+    let took_s = (copy.now().0 - start.0) as f64 / 1e6;
+    let done = if force {
+        (
+            format!("pod \"{}\" force deleted\n", clip(name)),
+            "Warning: Immediate deletion does not wait for confirmation that the running resource has been terminated. The resource may continue to run on the cluster indefinitely.\n".into(),
+        )
+    } else {
+        (format!("pod \"{}\" deleted\n", clip(name)), String::new())
+    };
+    let record = crate::scenario::Action::DeletePod {
+        pod: name.to_string(),
+        force,
+    };
+    changed(result, took_s, done, record)
 }

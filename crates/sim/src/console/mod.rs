@@ -4,8 +4,9 @@
 //! request that waits takes its simulated time, and the output says how long.
 //!
 //! So far: `kubectl get` of nodes, pods, leases and workloads (`-o wide`, `-n`, `-A`), with kubectl's connection
-//! and server errors; `etcdctl member list` and `endpoint health`. Left out for now: the other
-//! resources, `describe`, kubeadm, curl, and commands that change the cluster.
+//! and server errors; `kubectl scale` and `kubectl delete pod`, which become scenario events;
+//! `etcdctl member list` and `endpoint health`. Left out for now: the other resources,
+//! `describe`, cordon/drain, kubeadm, curl.
 
 mod etcdctl;
 mod kubectl;
@@ -22,6 +23,9 @@ pub struct Output {
     pub stderr: String,
     pub status: i32,
     pub took_s: f64,
+    /// A command that changed the cluster: the scenario event that records it at the moment
+    /// it ran, so the run forks there (and a share link carries it).
+    pub record: Option<crate::scenario::Action>,
 }
 
 impl Output {
