@@ -20,6 +20,18 @@ fn ready(name: &str) -> String {
     .unwrap()
 }
 
+/// The first row's `column` of `line`'s table, run from `users` at `t`.
+fn cell(json: &str, t: f64, line: &str, column: usize) -> String {
+    let w = world_at(json, t);
+    let out = run(&w, "users", line);
+    let row = out
+        .stdout
+        .lines()
+        .nth(1)
+        .unwrap_or_else(|| panic!("{line}: {out:?}"));
+    row.split_whitespace().nth(column).unwrap().to_string()
+}
+
 fn run(w: &World, from: &str, line: &str) -> Output {
     let (h, _) = w.scenario().host(from).unwrap();
     exec(w, h as u32, line)
@@ -113,18 +125,7 @@ fn a_healthy_cluster_lists_its_nodes_as_kubectl_does() {
 #[test]
 fn a_crashed_worker_is_ready_until_the_controller_notices_then_not_ready() {
     let json = ready("7-worker-dies");
-    let status = |t: f64| {
-        let w = world_at(&json, t);
-        let out = run(&w, "users", "kubectl get nodes w3");
-        out.stdout
-            .lines()
-            .nth(1)
-            .unwrap()
-            .split_whitespace()
-            .nth(1)
-            .unwrap()
-            .to_string()
-    };
+    let status = |t: f64| cell(&json, t, "kubectl get nodes w3", 1);
     // Crashed at 60 s; the API only learns after the grace period (50 s, facts sheet).
     assert_eq!(status(80.0), "Ready");
     // Ready=Unknown prints NotReady (printers.go looks only at the Ready condition's status).
@@ -375,14 +376,12 @@ fn etcdctl_endpoint_health_needs_a_quorum_read() {
 fn kubectl_shows_who_holds_the_leases() {
     let json = ready("2-three-masters-one-dies");
     let holder = |t: f64| {
-        let w = world_at(&json, t);
-        let out = run(
-            &w,
-            "users",
+        cell(
+            &json,
+            t,
             "kubectl get leases -n kube-system kube-controller-manager",
-        );
-        let line = out.stdout.lines().nth(1).unwrap().to_string();
-        line.split_whitespace().nth(1).unwrap().to_string()
+            1,
+        )
     };
     // m2 held the controller-manager lease and crashes at 60 s; another master takes over
     // after the lease ran out by its own clock (facts: 15 s lease, 2 s retry).
@@ -565,4 +564,36 @@ fn scale_and_delete_change_the_cluster_from_the_vantage_host_and_become_events()
         out.stderr
     );
     assert_eq!(out.record, None);
+}
+
+#[test]
+fn endpoints_drop_a_dead_nodes_pod_once_the_api_marks_it_not_ready() {
+    let json = ready("7-worker-dies");
+    let addresses = |t: f64| cell(&json, t, "kubectl get endpoints web", 1);
+    // Pod addresses come from their node's range: w3 is the scenario's fourth host (10.244.3.x).
+    let on_w3 = |a: &str| a.split(',').any(|e| e.starts_with("10.244.3."));
+    // w3 crashed at 60 s; NotReady ≈ 107 s (grace 50 s after its last renewal, facts sheet).
+    assert!(
+        on_w3(&addresses(100.0)),
+        "still listed before the API notices"
+    );
+    let after = addresses(120.0);
+    assert!(!on_w3(&after) && after.split(',').count() == 2, "{after}");
+    // CoreDNS's Service is kube-dns in kube-system, on port 53.
+    let w = world_at(&json, 30.0);
+    let all = run(&w, "users", "kubectl get ep -A");
+    let dns = all
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("kube-system   kube-dns "))
+        .unwrap();
+    assert_eq!(
+        dns.split_whitespace()
+            .nth(2)
+            .unwrap()
+            .matches(":53")
+            .count(),
+        2,
+        "{dns}"
+    );
 }

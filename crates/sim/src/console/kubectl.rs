@@ -80,7 +80,7 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
     }
     match words.as_slice() {
         [] => Output {
-            stdout: "kubectl controls the Kubernetes cluster manager.\n\nIn this console: kubectl get nodes|pods|leases|deploy|sts|ds [-o wide] [-n NAMESPACE | -A]\n".into(),
+            stdout: "kubectl controls the Kubernetes cluster manager.\n\nIn this console: kubectl get nodes|pods|leases|deploy|sts|ds|ep [-o wide] [-n NAMESPACE | -A]\n".into(),
             ..Output::default()
         },
         ["get"] => error("you must specify the type of resource to get. Use \"kubectl api-resources\" for a complete list of supported resources."),
@@ -133,6 +133,7 @@ enum Resource {
     Pods,
     Leases,
     Workloads(Kind),
+    Endpoints,
 }
 
 fn resource(word: &str) -> Option<Resource> {
@@ -140,6 +141,7 @@ fn resource(word: &str) -> Option<Resource> {
         "nodes" | "node" | "no" => Some(Resource::Nodes),
         "pods" | "pod" | "po" => Some(Resource::Pods),
         "leases" | "lease" => Some(Resource::Leases),
+        "endpoints" | "endpoint" | "ep" => Some(Resource::Endpoints),
         "deployments" | "deployment" | "deploy" => Some(Resource::Workloads(Kind::Deployment)),
         "statefulsets" | "statefulset" | "sts" => Some(Resource::Workloads(Kind::StatefulSet)),
         "daemonsets" | "daemonset" | "ds" => Some(Resource::Workloads(Kind::DaemonSet)),
@@ -202,6 +204,8 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
         Some(Resource::Leases) => format!("{LEASES}{namespace}/"),
         // The workloads and, for their READY counts, the pods and nodes: one read of it all.
         Some(Resource::Workloads(_)) => "/registry/".to_string(),
+        // The slices, and the pods and workloads they name (addresses, the Service's age).
+        Some(Resource::Endpoints) => "/registry/".to_string(),
         // An unknown type is only known to be unknown once the server answered discovery.
         None => "/registry/".to_string(),
     };
@@ -274,6 +278,11 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
             let rows = lease_rows(&leases, now, flags.all_namespaces);
             (rows, "leases.coordination.k8s.io")
         }
+        Resource::Endpoints => {
+            let objects: Vec<&Object> = items.iter().map(|(_, kv)| &*kv.value).collect();
+            let rows = endpoint_rows(world, &objects, now, names, namespace, flags.all_namespaces);
+            (rows, "endpoints")
+        }
         Resource::Workloads(kind) => {
             let objects: Vec<&Object> = items.iter().map(|(_, kv)| &*kv.value).collect();
             let rows = workload_rows(&objects, kind, now, names, namespace, flags.all_namespaces);
@@ -298,7 +307,10 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
     // Nothing found: no header, and the note on stderr (exit 0).
     if rows.len() == 1 {
         let stderr = match (kind, flags.all_namespaces) {
-            (Resource::Pods | Resource::Leases | Resource::Workloads(_), false) => {
+            (
+                Resource::Pods | Resource::Leases | Resource::Workloads(_) | Resource::Endpoints,
+                false,
+            ) => {
                 format!("No resources found in {} namespace.\n", clip(namespace))
             }
             _ => "No resources found\n".into(),
@@ -452,6 +464,69 @@ fn workload_rows(
                 ],
             };
             row.push(age(now, w.created));
+            if all_namespaces {
+                row.insert(0, ns.into());
+            }
+            rows.push(row);
+        }
+    }
+    rows
+}
+
+/// The Endpoints of each Service: its ready pods' addresses, at most three then ` + N more...`
+/// (printers.go `formatEndpoints`); `<none>` without any. A Service is as old as its workload.
+fn endpoint_rows(
+    world: &World,
+    objects: &[&Object],
+    now: SimTime,
+    names: &[&str],
+    namespace: &str,
+    all_namespaces: bool,
+) -> Vec<Vec<String>> {
+    let mut header: Vec<String> = ["NAME", "ENDPOINTS", "AGE"].map(String::from).to_vec();
+    if all_namespaces {
+        header.insert(0, "NAMESPACE".into());
+    }
+    let pods: Vec<&Pod> = objects.iter().filter_map(|o| o.as_pod()).collect();
+    let mut rows = vec![header];
+    for ns in ["default", "kube-system"] {
+        if !all_namespaces && ns != namespace {
+            continue;
+        }
+        for w in objects
+            .iter()
+            .filter_map(|o| o.as_workload())
+            .filter(|w| w.service)
+        {
+            // kubeadm names CoreDNS's Service kube-dns.
+            let (name, w_ns) = if w.name == COREDNS {
+                ("kube-dns", "kube-system")
+            } else {
+                (w.name.as_str(), "default")
+            };
+            if w_ns != ns || !(names.is_empty() || names.contains(&name)) {
+                continue;
+            }
+            let slice = objects
+                .iter()
+                .filter_map(|o| o.as_endpoint_slice())
+                .find(|s| s.service == w.name);
+            let port = if w.name == COREDNS { 53 } else { 80 };
+            let addresses: Vec<String> = slice
+                .map(|s| {
+                    s.endpoints
+                        .iter()
+                        .filter_map(|e| pods.iter().find(|p| p.name == e.pod))
+                        .map(|p| format!("{}:{port}", pod_ip(world, p)))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let shown = match addresses.len() {
+                0 => "<none>".to_string(),
+                n if n <= 3 => addresses.join(","),
+                n => format!("{} + {} more...", addresses[..3].join(","), n - 3),
+            };
+            let mut row = vec![name.to_string(), shown, age(now, w.created)];
             if all_namespaces {
                 row.insert(0, ns.into());
             }

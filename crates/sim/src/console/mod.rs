@@ -3,8 +3,9 @@
 //! table, or its error). It runs on a copy of the world, so looking never changes the run; a
 //! request that waits takes its simulated time, and the output says how long.
 //!
-//! So far: `kubectl get` of nodes, pods, leases and workloads (`-o wide`, `-n`, `-A`), with kubectl's connection
-//! and server errors; `kubectl scale` and `kubectl delete pod`, which become scenario events;
+//! So far: `kubectl get` of nodes, pods, leases, workloads and endpoints (`-o wide`, `-n`,
+//! `-A`), with kubectl's connection and server errors; `kubectl scale` and `kubectl delete pod`,
+//! which become scenario events;
 //! `etcdctl member list` and `endpoint health`. Left out for now: the other resources,
 //! `describe`, cordon/drain, kubeadm, curl.
 
