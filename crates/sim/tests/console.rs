@@ -597,3 +597,60 @@ fn endpoints_drop_a_dead_nodes_pod_once_the_api_marks_it_not_ready() {
         "{dns}"
     );
 }
+
+#[test]
+fn cordon_marks_the_node_and_becomes_an_event_that_keeps_new_pods_away() {
+    use sim::scenario::{Action, Event};
+    let json = ready("7-worker-dies");
+    let w = world_at(&json, 30.0);
+    let out = run(&w, "users", "kubectl cordon w1");
+    assert_eq!((out.status, out.stdout.as_str()), (0, "node/w1 cordoned\n"));
+    assert_eq!(out.record, Some(Action::Cordon { host: "w1".into() }));
+    assert_eq!(
+        run(&w, "users", "kubectl uncordon w1").stdout,
+        "node/w1 already uncordoned\n"
+    );
+    assert_eq!(run(&w, "users", "kubectl uncordon w1").record, None);
+    // The event replays the cordon: the Node shows SchedulingDisabled, and a scale-up lands
+    // elsewhere.
+    let mut s = sim::scenario::parse(&json).unwrap();
+    s.events.push(Event {
+        at: sim::time::Duration::from_secs(30),
+        action: Action::Cordon { host: "w1".into() },
+    });
+    s.events.push(Event {
+        at: sim::time::Duration::from_secs(40),
+        action: Action::Scale {
+            workload: "web".into(),
+            replicas: 6,
+        },
+    });
+    let json2 = s.to_json();
+    assert_eq!(
+        cell(&json2, 45.0, "kubectl get nodes w1", 1),
+        "Ready,SchedulingDisabled"
+    );
+    let w = world_at(&json2, 50.0);
+    assert_eq!(
+        run(&w, "users", "kubectl cordon w1").stdout,
+        "node/w1 already cordoned\n"
+    );
+    let pods = run(&w, "users", "kubectl get pods -o wide");
+    let on_w1: Vec<&str> = pods
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("web-") && l.split_whitespace().nth(6) == Some("w1"))
+        .collect();
+    assert_eq!(
+        on_w1.len(),
+        1,
+        "only the pod from before the cordon: {}",
+        pods.stdout
+    );
+    let report = sim::run_scenario(&json2).unwrap();
+    assert!(report
+        .summary
+        .operations
+        .iter()
+        .any(|o| o.action == "cordon" && o.ok && o.host.as_deref() == Some("w1")));
+}

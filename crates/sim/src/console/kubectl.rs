@@ -89,6 +89,11 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
         ),
         ["get", resource, names @ ..] => get(world, from, resource, names, &flags),
         ["scale", target @ ..] => scale(world, from, target, args),
+        ["cordon", node] => cordon(world, from, node, true),
+        ["uncordon", node] => cordon(world, from, node, false),
+        [command @ ("cordon" | "uncordon"), ..] => error(&format!(
+            "USAGE: {command} NODE [flags]\nSee 'kubectl {command} -h' for help and examples"
+        )),
         ["delete", target @ ..] => delete(world, from, target, args),
         [command, ..] if KNOWN.contains(command) => error(&format!(
             "\"kubectl {command}\" is not in this console yet (kubectl get works)"
@@ -100,8 +105,6 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
 /// kubectl's commands that this console does not run yet.
 const KNOWN: &[&str] = &[
     "describe",
-    "cordon",
-    "uncordon",
     "drain",
     "cluster-info",
     "proxy",
@@ -797,4 +800,59 @@ fn delete(world: &World, from: HostId, words: &[&str], args: &[String]) -> Outpu
         force,
     };
     changed(result, took_s, done, record)
+}
+
+/// `kubectl cordon|uncordon NODE`: the Node is read, then written with its unschedulable mark
+/// set or cleared, from the vantage host; a change is recorded as a `cordon` / `uncordon` event.
+fn cordon(world: &World, from: HostId, node: &str, on: bool) -> Output {
+    let verb = if on { "cordoned" } else { "uncordoned" };
+    let mut copy = world.clone();
+    let start = copy.now();
+    let key = crate::k8s::objects::node_key(node);
+    let get = ApiRequest::Get {
+        key: key.as_str().into(),
+    };
+    let mut already = false;
+    let result = request(&mut copy, from, get, "get").and_then(|resp| {
+        let (kv, mut n) = match resp {
+            ApiResponse::Object(Some(kv)) => match kv.value.as_node().cloned() {
+                Some(n) => (kv, n),
+                None => return Err(not_found("nodes", node)),
+            },
+            _ => return Err(not_found("nodes", node)),
+        };
+        if n.has_taint(TaintKey::Unschedulable) == on {
+            already = true;
+            return Ok(ApiResponse::Written {
+                resource_version: kv.mod_revision,
+            });
+        }
+        n.set_unschedulable(on, copy.now());
+        let update = ApiRequest::Update {
+            key: key.as_str().into(),
+            value: std::sync::Arc::new(Object::Node(n)),
+            resource_version: kv.mod_revision,
+        };
+        request(&mut copy, from, update, "patch")
+    });
+    let took_s = (copy.now().0 - start.0) as f64 / 1e6;
+    if already {
+        return Output {
+            stdout: format!("node/{} already {verb}\n", clip(node)),
+            took_s,
+            ..Output::default()
+        };
+    }
+    let host = node.to_string();
+    let record = if on {
+        crate::scenario::Action::Cordon { host }
+    } else {
+        crate::scenario::Action::Uncordon { host }
+    };
+    changed(
+        result,
+        took_s,
+        (format!("node/{} {verb}\n", clip(node)), String::new()),
+        record,
+    )
 }

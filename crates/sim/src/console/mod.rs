@@ -4,10 +4,10 @@
 //! request that waits takes its simulated time, and the output says how long.
 //!
 //! So far: `kubectl get` of nodes, pods, leases, workloads and endpoints (`-o wide`, `-n`,
-//! `-A`), with kubectl's connection and server errors; `kubectl scale` and `kubectl delete pod`,
-//! which become scenario events;
+//! `-A`), with kubectl's connection and server errors; `kubectl scale`, `delete pod`, `cordon`
+//! and `uncordon`, which become scenario events;
 //! `etcdctl member list` and `endpoint health`. Left out for now: the other resources,
-//! `describe`, cordon/drain, kubeadm, curl.
+//! `describe`, drain, kubeadm, curl.
 
 mod etcdctl;
 mod kubectl;

@@ -153,6 +153,21 @@ impl Node {
     pub fn has_taint(&self, key: TaintKey) -> bool {
         self.taints.iter().any(|t| t.key == key)
     }
+    /// Cordons (`on`) or uncordons: the `unschedulable` mark, kept as its NoSchedule taint.
+    pub fn set_unschedulable(&mut self, on: bool, now: SimTime) {
+        if self.has_taint(TaintKey::Unschedulable) == on {
+            return;
+        }
+        self.taints.retain(|t| t.key != TaintKey::Unschedulable);
+        if on {
+            self.taints.push(Taint {
+                key: TaintKey::Unschedulable,
+                effect: Effect::NoSchedule,
+                time_added: now,
+            });
+        }
+    }
+
     /// Whether an ordinary workload pod may be scheduled here.
     pub fn schedulable(&self) -> bool {
         self.ready == Condition::True && self.taints.is_empty()

@@ -4,12 +4,11 @@
 
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
 use crate::k8s::client::ApiClient;
-use crate::k8s::objects::{
-    node_key, pod_key, workload_key, Effect, Object, Taint, TaintKey, Workload, PODS,
-};
+use crate::k8s::objects::{node_key, pod_key, workload_key, Object, Workload, PODS};
 use crate::k8s::observe::PodChange;
 use crate::k8s::wire::Ctx;
 use crate::k8s::wire::Value;
+use crate::kernel::net::HostId;
 use crate::kernel::process::{Addr, Port, Timer};
 use crate::kernel::time::Duration;
 use std::collections::BTreeMap;
@@ -26,6 +25,16 @@ enum Op {
         replicas: u32,
     },
     ScaleUpdate,
+    /// `kubectl cordon` (`on`) or `uncordon`: read the Node, then write it.
+    CordonGet {
+        node: String,
+        host: HostId,
+        on: bool,
+    },
+    CordonUpdate {
+        host: HostId,
+        on: bool,
+    },
     PodGet {
         pod: String,
         force: bool,
@@ -106,6 +115,19 @@ impl Operator {
         );
     }
 
+    /// Cordons (`on`) or uncordons a Node: its `unschedulable` mark, a NoSchedule taint.
+    pub fn cordon(&mut self, ctx: &mut Ctx, node: &str, host: HostId, on: bool) {
+        let req = ApiRequest::Get {
+            key: node_key(node).into(),
+        };
+        let op = Op::CordonGet {
+            node: node.to_string(),
+            host,
+            on,
+        };
+        self.client.send(ctx, req, op, REQUEST_TIMEOUT);
+    }
+
     pub fn delete_pod(&mut self, ctx: &mut Ctx, pod: &str, force: bool) {
         let req = ApiRequest::Get {
             key: pod_key(pod).into(),
@@ -164,6 +186,12 @@ impl Operator {
             | Op::DrainList { .. } => return,
             Op::ScaleGet { .. } | Op::ScaleUpdate => "scale",
             Op::PodGet { .. } | Op::PodDelete { .. } => "delete_pod",
+            Op::CordonGet { host, on, .. } | Op::CordonUpdate { host, on, .. } => {
+                let action = if *on { "cordon" } else { "uncordon" };
+                ctx.obs
+                    .operation(ctx.now, action, Some(*host), Err(reason.to_string()));
+                return;
+            }
         };
         ctx.obs
             .operation(ctx.now, action, None, Err(reason.to_string()));
@@ -243,13 +271,7 @@ impl Operator {
                 let Some(mut n) = kv.value.as_node().cloned() else {
                     return;
                 };
-                if !n.has_taint(TaintKey::Unschedulable) {
-                    n.taints.push(Taint {
-                        key: TaintKey::Unschedulable,
-                        effect: Effect::NoSchedule,
-                        time_added: ctx.now,
-                    });
-                }
+                n.set_unschedulable(true, ctx.now);
                 let req = ApiRequest::Update {
                     key: node_key(&node).into(),
                     value: Arc::new(Object::Node(n)),
@@ -289,6 +311,28 @@ impl Operator {
             ) => {}
             (Op::ScaleUpdate, ApiResponse::Written { .. }) => {
                 ctx.obs.operation(ctx.now, "scale", None, Ok(()))
+            }
+            (Op::CordonGet { node, host, on }, ApiResponse::Object(Some(kv))) => {
+                let Some(mut n) = kv.value.as_node().cloned() else {
+                    return;
+                };
+                n.set_unschedulable(on, ctx.now);
+                let req = ApiRequest::Update {
+                    key: node_key(&node).into(),
+                    value: Arc::new(Object::Node(n)),
+                    resource_version: kv.mod_revision,
+                };
+                let op = Op::CordonUpdate { host, on };
+                self.client.send(ctx, req, op, REQUEST_TIMEOUT);
+            }
+            (Op::CordonGet { node, host, on }, ApiResponse::Object(None)) => {
+                let action = if on { "cordon" } else { "uncordon" };
+                let why = format!("node {node} not found");
+                ctx.obs.operation(ctx.now, action, Some(host), Err(why));
+            }
+            (Op::CordonUpdate { host, on, .. }, ApiResponse::Written { .. }) => {
+                let action = if on { "cordon" } else { "uncordon" };
+                ctx.obs.operation(ctx.now, action, Some(host), Ok(()));
             }
             (
                 Op::PodDelete {

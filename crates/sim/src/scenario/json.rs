@@ -540,6 +540,8 @@ impl Action {
             Action::EtcdForceNewCluster { .. } => "etcd_force_new_cluster",
             Action::DeletePod { .. } => "delete_pod",
             Action::Scale { .. } => "scale",
+            Action::Cordon { .. } => "cordon",
+            Action::Uncordon { .. } => "uncordon",
             Action::RestartComponent { .. } => "restart_component",
         }
     }
@@ -556,7 +558,9 @@ fn action_fields(action: &str) -> Option<&'static [&'static str]> {
         | "join"
         | "etcd_member_promote"
         | "etcd_member_remove"
-        | "etcd_force_new_cluster" => &["host"],
+        | "etcd_force_new_cluster"
+        | "cordon"
+        | "uncordon" => &["host"],
         "etcd_member_add" => &["host", "learner"],
         "reboot" => &["host", "downtime"],
         "partition" => &["groups"],
@@ -666,6 +670,8 @@ fn event_from(j: &J, path: &str) -> R<Event> {
         "etcd_member_promote" => Action::EtcdMemberPromote { host: host()? },
         "etcd_member_remove" => Action::EtcdMemberRemove { host: host()? },
         "etcd_force_new_cluster" => Action::EtcdForceNewCluster { host: host()? },
+        "cordon" => Action::Cordon { host: host()? },
+        "uncordon" => Action::Uncordon { host: host()? },
         "delete_pod" => Action::DeletePod {
             pod: as_string(o.req("pod")?, &o.at("pod"))?,
             force: match o.get("force") {
@@ -743,7 +749,9 @@ impl Event {
             | Action::Join { host }
             | Action::EtcdMemberPromote { host }
             | Action::EtcdMemberRemove { host }
-            | Action::EtcdForceNewCluster { host } => f.push(("host", J::str(host))),
+            | Action::EtcdForceNewCluster { host }
+            | Action::Cordon { host }
+            | Action::Uncordon { host } => f.push(("host", J::str(host))),
             Action::EtcdMemberAdd { host, learner } => {
                 f.push(("host", J::str(host)));
                 if *learner {

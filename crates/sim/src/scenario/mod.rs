@@ -264,6 +264,14 @@ pub enum Action {
         pod: String,
         force: bool,
     },
+    /// Marks the host's Node unschedulable (`kubectl cordon`).
+    Cordon {
+        host: String,
+    },
+    /// Marks it schedulable again (`kubectl uncordon`).
+    Uncordon {
+        host: String,
+    },
     /// Desired replicas of a Deployment or StatefulSet (or `coredns`).
     Scale {
         workload: String,
@@ -379,6 +387,8 @@ impl Action {
             | Action::EtcdMemberPromote { host }
             | Action::EtcdMemberRemove { host }
             | Action::EtcdForceNewCluster { host }
+            | Action::Cordon { host }
+            | Action::Uncordon { host }
             | Action::RestartComponent { host, .. } => Some(host),
             Action::Partition { .. }
             | Action::PartitionOneway { .. }
@@ -400,6 +410,8 @@ impl Action {
                 | Action::EtcdForceNewCluster { .. }
                 | Action::DeletePod { .. }
                 | Action::Scale { .. }
+                | Action::Cordon { .. }
+                | Action::Uncordon { .. }
         )
     }
 }

@@ -15,6 +15,7 @@ use crate::scenario::{Action, Role, SPOT_NOTICE};
 impl World {
     pub(super) fn apply_scenario_event(&mut self, i: usize) {
         let action = self.scenario.events[i].action.clone();
+        let action_name = action.name();
         match action {
             Action::Crash { host } => {
                 if let Some(h) = self.hosts.id(&host) {
@@ -158,6 +159,12 @@ impl World {
             }
             Action::Scale { workload, replicas } => {
                 self.with_operator(|o, ctx| o.scale(ctx, &workload, replicas))
+            }
+            Action::Cordon { host } | Action::Uncordon { host } => {
+                let on = matches!(action_name, "cordon");
+                if let Some(h) = self.hosts.id(&host) {
+                    self.with_operator(|o, ctx| o.cordon(ctx, &host, h, on));
+                }
             }
             Action::RestartComponent { host, component } => {
                 if let Some(h) = self.hosts.id(&host) {
