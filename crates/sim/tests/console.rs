@@ -654,3 +654,21 @@ fn cordon_marks_the_node_and_becomes_an_event_that_keeps_new_pods_away() {
         .iter()
         .any(|o| o.action == "cordon" && o.ok && o.host.as_deref() == Some("w1")));
 }
+
+#[test]
+fn cluster_info_names_the_endpoint_and_prints_its_hint_whatever_happens() {
+    // The kubeconfig's server is the load balancer (the scenario's seventh host, 10.0.0.16).
+    let w = world_at(&ready("2-three-masters-one-dies"), 30.0);
+    let out = run(&w, "users", "kubectl cluster-info");
+    assert_eq!(
+        out.stdout,
+        "Kubernetes control plane is running at https://10.0.0.16:6443\n\
+         CoreDNS is running at https://10.0.0.16:6443/api/v1/namespaces/kube-system/services/kube-dns:dns/proxy\n\
+         \nTo further debug and diagnose cluster problems, use 'kubectl cluster-info dump'.\n"
+    );
+    let w = world_at(&ready("1-only-master-dies"), 120.0);
+    let out = run(&w, "users", "kubectl cluster-info");
+    assert_eq!(out.status, 1);
+    assert!(out.stdout.ends_with("'kubectl cluster-info dump'.\n"));
+    assert!(out.stderr.starts_with("Unable to connect to the server"));
+}

@@ -89,6 +89,7 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
         ),
         ["get", resource, names @ ..] => get(world, from, resource, names, &flags),
         ["scale", target @ ..] => scale(world, from, target, args),
+        ["cluster-info"] => cluster_info(world, from),
         ["cordon", node] => cordon(world, from, node, true),
         ["uncordon", node] => cordon(world, from, node, false),
         [command @ ("cordon" | "uncordon"), ..] => error(&format!(
@@ -106,7 +107,6 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
 const KNOWN: &[&str] = &[
     "describe",
     "drain",
-    "cluster-info",
     "proxy",
     "port-forward",
     "apply",
@@ -855,4 +855,45 @@ fn cordon(world: &World, from: HostId, node: &str, on: bool) -> Output {
         (format!("node/{} {verb}\n", clip(node)), String::new()),
         record,
     )
+}
+
+/// `kubectl cluster-info`: the control plane's address and the cluster services in kube-system
+/// (kubeadm's kube-dns, labelled `kubernetes.io/name: CoreDNS`), read through the API; the hint
+/// line is printed whatever happened (kubectl `clusterinfo.go`).
+fn cluster_info(world: &World, from: HostId) -> Output {
+    const HINT: &str =
+        "\nTo further debug and diagnose cluster problems, use 'kubectl cluster-info dump'.\n";
+    let mut copy = world.clone();
+    let start = copy.now();
+    let list = ApiRequest::ListConsistent {
+        prefix: crate::k8s::objects::WORKLOADS.into(),
+    };
+    let answer = request(&mut copy, from, list, "get services");
+    let took_s = (copy.now().0 - start.0) as f64 / 1e6;
+    match (answer, world.api_endpoint()) {
+        (Ok(ApiResponse::List { .. }), Some(endpoint)) => {
+            let server = format!("https://{}:{API_PORT}", ip_of(endpoint.host));
+            Output {
+                stdout: format!(
+                    "Kubernetes control plane is running at {server}\nCoreDNS is running at {server}/api/v1/namespaces/kube-system/services/kube-dns:dns/proxy\n{HINT}"
+                ),
+                took_s,
+                ..Output::default()
+            }
+        }
+        (Err((stderr, status)), _) => Output {
+            stdout: HINT.into(),
+            stderr,
+            status,
+            took_s,
+            ..Output::default()
+        },
+        _ => Output {
+            stdout: HINT.into(),
+            stderr: "error: unexpected answer from the server\n".into(),
+            status: 1,
+            took_s,
+            ..Output::default()
+        },
+    }
 }

@@ -5,7 +5,7 @@
 //!
 //! So far: `kubectl get` of nodes, pods, leases, workloads and endpoints (`-o wide`, `-n`,
 //! `-A`), with kubectl's connection and server errors; `kubectl scale`, `delete pod`, `cordon`
-//! and `uncordon`, which become scenario events;
+//! and `uncordon`, which become scenario events; `kubectl cluster-info`;
 //! `etcdctl member list` and `endpoint health`. Left out for now: the other resources,
 //! `describe`, drain, kubeadm, curl.
 
