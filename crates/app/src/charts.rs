@@ -365,20 +365,7 @@ fn rows<'a>(report: &'a Report, lanes: &'a Lanes, end: f64) -> Vec<Row<'a>> {
     for (name, v) in &s.running_pods {
         let desired: Vec<Option<u32>> = s.t.iter().map(|&t| lanes.desired(name, t)).collect();
         let both: Vec<(u32, Option<u32>)> = v.iter().copied().zip(desired).collect();
-        let cells = runs(&s.t, &both, end)
-            .into_iter()
-            .map(|(t0, t1, (n, d))| match d {
-                Some(d) if n > d => (t0, t1, "dup", format!("{n} running of {d}: DUPLICATES")),
-                Some(d) if n < d => (
-                    t0,
-                    t1,
-                    if n == 0 { "lost" } else { "partial" },
-                    format!("{n} running of {d}"),
-                ),
-                Some(d) => (t0, t1, "ok", format!("{n} running of {d}")),
-                None => (t0, t1, "neutral", format!("{n} running")),
-            })
-            .collect();
+        let cells = pod_cells(&s.t, &both, end);
         rows.push(Row::Band {
             title: format!("pods {name}"),
             sub: "(running / desired)",
@@ -386,6 +373,54 @@ fn rows<'a>(report: &'a Report, lanes: &'a Lanes, end: f64) -> Vec<Row<'a>> {
         });
     }
     rows
+}
+
+/// Pods running against desired, per second: a cell per stretch; more than desired (duplicates)
+/// stands out.
+fn pod_cells(
+    t: &[f64],
+    both: &[(u32, Option<u32>)],
+    end: f64,
+) -> Vec<(f64, f64, &'static str, String)> {
+    // Flicker (a count changing every few seconds, as when a split runs copies) is one cell
+    // with the range of counts it went through.
+    let short = (end / 150.0).max(5.0);
+    let mut merged: Vec<(f64, f64, u32, u32, Option<u32>)> = Vec::new();
+    let mut last_short = false;
+    for (t0, t1, (n, d)) in runs(t, both, end) {
+        let this_short = t1 - t0 < short;
+        match merged.last_mut() {
+            Some(last) if this_short && last_short && last.4 == d => {
+                last.1 = t1;
+                last.2 = last.2.min(n);
+                last.3 = last.3.max(n);
+            }
+            _ => merged.push((t0, t1, n, n, d)),
+        }
+        last_short = this_short;
+    }
+    merged
+        .into_iter()
+        .map(|(t0, t1, lo, hi, d)| {
+            let n = if lo == hi {
+                lo.to_string()
+            } else {
+                format!("{lo}–{hi}")
+            };
+            match d {
+                Some(d) if hi > d => (t0, t1, "dup", format!("{n} running of {d}: DUPLICATES")),
+                Some(d) if hi < d => (
+                    t0,
+                    t1,
+                    if hi == 0 { "lost" } else { "partial" },
+                    format!("{n} running of {d}"),
+                ),
+                Some(d) if lo < d => (t0, t1, "partial", format!("{n} running of {d}")),
+                Some(d) => (t0, t1, "ok", format!("{n} running of {d}")),
+                None => (t0, t1, "neutral", format!("{n} running")),
+            }
+        })
+        .collect()
 }
 
 /// What the charts need from the scenario: hosts that can lead (one lane each, from the roles)
@@ -666,5 +701,38 @@ fn clip_text(s: &str, width: f64) -> String {
             .collect()
     } else {
         String::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flickering_pod_counts_read_as_one_range() {
+        // 20 s of 600 and 601 in turn (a split running copies), then 200 s of 600.
+        let t: Vec<f64> = (0..220).map(f64::from).collect();
+        let both: Vec<(u32, Option<u32>)> = (0..220)
+            .map(|i| (if i < 20 && i % 2 == 1 { 601 } else { 600 }, Some(600)))
+            .collect();
+        let cells = pod_cells(&t, &both, 220.0);
+        let got: Vec<(&str, &str)> = cells.iter().map(|c| (c.2, c.3.as_str())).collect();
+        assert_eq!(
+            got,
+            [
+                ("dup", "600–601 running of 600: DUPLICATES"),
+                ("ok", "600 running of 600")
+            ]
+        );
+        assert_eq!((cells[0].0, cells[0].1, cells[1].1), (0.0, 20.0, 220.0));
+        // A long stretch stays its own cell.
+        let both: Vec<(u32, Option<u32>)> = (0..220)
+            .map(|i| (if i < 100 { 2 } else { 1 }, Some(2)))
+            .collect();
+        let got: Vec<&str> = pod_cells(&t, &both, 220.0)
+            .into_iter()
+            .map(|c| c.2)
+            .collect();
+        assert_eq!(got, ["ok", "partial"]);
     }
 }
