@@ -160,20 +160,11 @@ impl Traffic {
     }
 
     pub fn record_lookup(&mut self, second: usize, ok: bool) {
-        if self.lookups.len() <= second {
-            self.lookups.resize(second + 1, (0, 0));
-        }
-        self.lookups[second].0 += ok as u32;
-        self.lookups[second].1 += 1;
+        count(&mut self.lookups, second, ok);
     }
 
     pub fn record(&mut self, service: usize, second: usize, ok: bool) {
-        let v = &mut self.per_second[service];
-        if v.len() <= second {
-            v.resize(second + 1, (0, 0));
-        }
-        v[second].0 += ok as u32;
-        v[second].1 += 1;
+        count(&mut self.per_second[service], second, ok);
     }
 
     /// Fraction of successful requests over the run (1.0 with no request).
@@ -187,6 +178,15 @@ impl Traffic {
             ok as f64 / total as f64
         }
     }
+}
+
+/// One more attempt in `second` of a per-second (successes, attempts) tally.
+fn count(v: &mut Vec<(u32, u32)>, second: usize, ok: bool) {
+    if v.len() <= second {
+        v.resize(second + 1, (0, 0));
+    }
+    v[second].0 += ok as u32;
+    v[second].1 += 1;
 }
 
 /// Events kept per run; later ones are counted in `events_dropped`.

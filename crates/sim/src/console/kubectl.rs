@@ -152,21 +152,55 @@ fn resource(word: &str) -> Option<Resource> {
     }
 }
 
-/// One API request from `from` through the kubeconfig's endpoint, on `copy` (which moves on by
-/// the time it took). Err: kubectl's error for the way it failed, and its exit status.
-fn request(
-    copy: &mut World,
+/// kubectl at work: its requests from the vantage host on a copy of the world (which moves on by
+/// the time each takes), and the simulated time they took together.
+struct Client {
+    copy: World,
     from: HostId,
-    req: ApiRequest,
-    what: &str,
-) -> Result<ApiResponse, (String, i32)> {
-    let Some(endpoint) = copy.api_endpoint() else {
-        let refused = "The connection to the server localhost:8080 was refused - did you specify the right host or port?\n";
-        return Err((refused.into(), 1));
-    };
-    let server = format!("{}:{API_PORT}", ip_of(endpoint.host));
-    let outcome = copy.call(from, endpoint, Call::Api(req), DIAL_TIMEOUT, SERVER_TIMEOUT);
-    Err(match outcome.answer {
+    start: SimTime,
+}
+
+impl Client {
+    fn new(world: &World, from: HostId) -> Client {
+        let copy = world.clone();
+        let start = copy.now();
+        Client { copy, from, start }
+    }
+
+    fn now(&self) -> SimTime {
+        self.copy.now()
+    }
+
+    fn took_s(&self) -> f64 {
+        (self.copy.now().0 - self.start.0) as f64 / 1e6
+    }
+
+    /// A failure after the time taken so far.
+    fn failed(&self, (stderr, status): (String, i32)) -> Output {
+        Output {
+            stderr,
+            status,
+            took_s: self.took_s(),
+            ..Output::default()
+        }
+    }
+
+    /// One API request through the kubeconfig's endpoint. Err: kubectl's error for the way it
+    /// failed, and its exit status.
+    fn request(&mut self, req: ApiRequest, what: &str) -> Result<ApiResponse, (String, i32)> {
+        let Some(endpoint) = self.copy.api_endpoint() else {
+            let refused = "The connection to the server localhost:8080 was refused - did you specify the right host or port?\n";
+            return Err((refused.into(), 1));
+        };
+        let server = format!("{}:{API_PORT}", ip_of(endpoint.host));
+        let outcome = self.copy.call(
+            self.from,
+            endpoint,
+            Call::Api(req),
+            DIAL_TIMEOUT,
+            SERVER_TIMEOUT,
+        );
+        Err(match outcome.answer {
         Answer::Api(ApiResponse::Failed(reason)) if reason == NO_BACKEND => {
             // A balancer with no backend in service accepts the connection and closes it.
             ("Unable to connect to the server: EOF\n".into(), 1)
@@ -195,6 +229,7 @@ fn request(
             1,
         ),
     })
+    }
 }
 
 fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -> Output {
@@ -212,32 +247,17 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
         // An unknown type is only known to be unknown once the server answered discovery.
         None => "/registry/".to_string(),
     };
-    let mut copy = world.clone();
-    let start = copy.now();
-    let answer = request(
-        &mut copy,
-        from,
+    let mut client = Client::new(world, from);
+    let answer = client.request(
         ApiRequest::ListConsistent { prefix },
         &format!("get {word}"),
     );
-    let took_s = (copy.now().0 - start.0) as f64 / 1e6;
-    let failed = |stderr: String| Output {
-        stderr,
-        status: 1,
-        took_s,
-        ..Output::default()
-    };
+    let took_s = client.took_s();
+    let failed = |stderr: String| client.failed((stderr, 1));
     let items = match answer {
         Ok(ApiResponse::List { items }) => items,
         Ok(_) => return failed("error: unexpected answer from the server\n".into()),
-        Err((stderr, status)) => {
-            return Output {
-                stderr,
-                status,
-                took_s,
-                ..Output::default()
-            }
-        }
+        Err(e) => return client.failed(e),
     };
     let Some(kind) = kind else {
         return failed(format!(
@@ -245,7 +265,7 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
             clip(word)
         ));
     };
-    let now = copy.now();
+    let now = client.now();
     let objects = items.iter().map(|(_, kv)| &*kv.value);
     let (rows, what) = match kind {
         Resource::Nodes => {
@@ -649,8 +669,8 @@ fn target<'a>(words: &[&'a str]) -> Option<(&'a str, &'a str)> {
 
 /// What a changing command ended with: its output, and the event that records it.
 fn changed(
+    client: &Client,
     result: Result<ApiResponse, (String, i32)>,
-    took_s: f64,
     done: (String, String),
     record: crate::scenario::Action,
 ) -> Output {
@@ -658,22 +678,15 @@ fn changed(
         Ok(ApiResponse::Written { .. }) => Output {
             stdout: done.0,
             stderr: done.1,
-            took_s,
+            took_s: client.took_s(),
             record: Some(record),
             ..Output::default()
         },
-        Ok(_) => Output {
-            stderr: "Error from server (Conflict): the object has been modified; please apply your changes to the latest version and try again\n".into(),
-            status: 1,
-            took_s,
-            ..Output::default()
-        },
-        Err((stderr, status)) => Output {
-            stderr,
-            status,
-            took_s,
-            ..Output::default()
-        },
+        Ok(_) => client.failed((
+            "Error from server (Conflict): the object has been modified; please apply your changes to the latest version and try again\n".into(),
+            1,
+        )),
+        Err(e) => client.failed(e),
     }
 }
 
@@ -707,13 +720,12 @@ fn scale(world: &World, from: HostId, words: &[&str], args: &[String]) -> Output
         Some(Resource::Workloads(Kind::StatefulSet)) => (Kind::StatefulSet, "statefulset.apps"),
         _ => return error(&format!("cannot scale a {}", clip(kind))),
     };
-    let mut copy = world.clone();
-    let start = copy.now();
+    let mut client = Client::new(world, from);
     let key = crate::k8s::objects::workload_key(name);
     let get = ApiRequest::Get {
         key: key.as_str().into(),
     };
-    let result = request(&mut copy, from, get, "get").and_then(|resp| match resp {
+    let result = client.request(get, "get").and_then(|resp| match resp {
         ApiResponse::Object(Some(kv)) => match kv.value.as_workload() {
             Some(w) if w.kind == kind => {
                 let w = crate::k8s::objects::Workload {
@@ -725,19 +737,18 @@ fn scale(world: &World, from: HostId, words: &[&str], args: &[String]) -> Output
                     value: std::sync::Arc::new(Object::Workload(w)),
                     resource_version: kv.mod_revision,
                 };
-                request(&mut copy, from, update, "put")
+                client.request(update, "put")
             }
             _ => Err(not_found(resource_name(kind), name)),
         },
         _ => Err(not_found(resource_name(kind), name)),
     });
-    let took_s = (copy.now().0 - start.0) as f64 / 1e6;
     let done = (format!("{singular}/{} scaled\n", clip(name)), String::new());
     let record = crate::scenario::Action::Scale {
         workload: name.to_string(),
         replicas,
     };
-    changed(result, took_s, done, record)
+    changed(&client, result, done, record)
 }
 
 /// `kubectl delete pod NAME [--force [--grace-period=0]]`: a graceful deletion marks the pod
@@ -757,13 +768,12 @@ fn delete(world: &World, from: HostId, words: &[&str], args: &[String]) -> Outpu
     if force && flag(args, "--grace-period").is_some_and(|g| g != "0") {
         return error("--force and --grace-period greater than 0 cannot be specified together");
     }
-    let mut copy = world.clone();
-    let start = copy.now();
+    let mut client = Client::new(world, from);
     let key = crate::k8s::objects::pod_key(name);
     let get = ApiRequest::Get {
         key: key.as_str().into(),
     };
-    let result = request(&mut copy, from, get, "get").and_then(|resp| {
+    let result = client.request(get, "get").and_then(|resp| {
         let (kv, mut pod) = match resp {
             ApiResponse::Object(Some(kv)) => match kv.value.as_pod().cloned() {
                 Some(p) => (kv, p),
@@ -777,16 +787,15 @@ fn delete(world: &World, from: HostId, words: &[&str], args: &[String]) -> Outpu
                 resource_version: kv.mod_revision,
             }
         } else {
-            pod.deletion.get_or_insert(copy.now());
+            pod.deletion.get_or_insert(client.now());
             ApiRequest::Update {
                 key: key.as_str().into(),
                 value: std::sync::Arc::new(Object::Pod(pod)),
                 resource_version: kv.mod_revision,
             }
         };
-        request(&mut copy, from, req, "delete")
+        client.request(req, "delete")
     });
-    let took_s = (copy.now().0 - start.0) as f64 / 1e6;
     let done = if force {
         (
             format!("pod \"{}\" force deleted\n", clip(name)),
@@ -799,21 +808,20 @@ fn delete(world: &World, from: HostId, words: &[&str], args: &[String]) -> Outpu
         pod: name.to_string(),
         force,
     };
-    changed(result, took_s, done, record)
+    changed(&client, result, done, record)
 }
 
 /// `kubectl cordon|uncordon NODE`: the Node is read, then written with its unschedulable mark
 /// set or cleared, from the vantage host; a change is recorded as a `cordon` / `uncordon` event.
 fn cordon(world: &World, from: HostId, node: &str, on: bool) -> Output {
     let verb = if on { "cordoned" } else { "uncordoned" };
-    let mut copy = world.clone();
-    let start = copy.now();
+    let mut client = Client::new(world, from);
     let key = crate::k8s::objects::node_key(node);
     let get = ApiRequest::Get {
         key: key.as_str().into(),
     };
     let mut already = false;
-    let result = request(&mut copy, from, get, "get").and_then(|resp| {
+    let result = client.request(get, "get").and_then(|resp| {
         let (kv, mut n) = match resp {
             ApiResponse::Object(Some(kv)) => match kv.value.as_node().cloned() {
                 Some(n) => (kv, n),
@@ -827,19 +835,18 @@ fn cordon(world: &World, from: HostId, node: &str, on: bool) -> Output {
                 resource_version: kv.mod_revision,
             });
         }
-        n.set_unschedulable(on, copy.now());
+        n.set_unschedulable(on, client.now());
         let update = ApiRequest::Update {
             key: key.as_str().into(),
             value: std::sync::Arc::new(Object::Node(n)),
             resource_version: kv.mod_revision,
         };
-        request(&mut copy, from, update, "patch")
+        client.request(update, "patch")
     });
-    let took_s = (copy.now().0 - start.0) as f64 / 1e6;
     if already {
         return Output {
             stdout: format!("node/{} already {verb}\n", clip(node)),
-            took_s,
+            took_s: client.took_s(),
             ..Output::default()
         };
     }
@@ -849,12 +856,8 @@ fn cordon(world: &World, from: HostId, node: &str, on: bool) -> Output {
     } else {
         crate::scenario::Action::Uncordon { host }
     };
-    changed(
-        result,
-        took_s,
-        (format!("node/{} {verb}\n", clip(node)), String::new()),
-        record,
-    )
+    let done = (format!("node/{} {verb}\n", clip(node)), String::new());
+    changed(&client, result, done, record)
 }
 
 /// `kubectl cluster-info`: the control plane's address and the cluster services in kube-system
@@ -863,13 +866,12 @@ fn cordon(world: &World, from: HostId, node: &str, on: bool) -> Output {
 fn cluster_info(world: &World, from: HostId) -> Output {
     const HINT: &str =
         "\nTo further debug and diagnose cluster problems, use 'kubectl cluster-info dump'.\n";
-    let mut copy = world.clone();
-    let start = copy.now();
+    let mut client = Client::new(world, from);
     let list = ApiRequest::ListConsistent {
         prefix: crate::k8s::objects::WORKLOADS.into(),
     };
-    let answer = request(&mut copy, from, list, "get services");
-    let took_s = (copy.now().0 - start.0) as f64 / 1e6;
+    let answer = client.request(list, "get services");
+    let took_s = client.took_s();
     match (answer, world.api_endpoint()) {
         (Ok(ApiResponse::List { .. }), Some(endpoint)) => {
             let server = format!("https://{}:{API_PORT}", ip_of(endpoint.host));

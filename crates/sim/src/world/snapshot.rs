@@ -17,14 +17,12 @@ impl World {
         };
         let voters = self.etcd.voters();
         let terminating = self.terminating_pods();
-        let watched = {
-            let (connected, n) = self.etcd.connected_voters(&self.net);
-            quorum::has_quorum(connected, n)
-                && self.obs.lease_leader(KCM_LEASE).is_some_and(|h| {
-                    let rt = &self.hosts[h as usize];
-                    rt.up && rt.joined && self.procs.on[h as usize].kcm.is_some()
-                })
-        };
+        let (connected, n) = self.etcd.connected_voters(&self.net);
+        let watched = quorum::has_quorum(connected, n)
+            && self.obs.lease_leader(KCM_LEASE).is_some_and(|h| {
+                let rt = &self.hosts[h as usize];
+                rt.up && rt.joined && self.procs.on[h as usize].kcm.is_some()
+            });
         let hosts = self
             .scenario
             .hosts
@@ -135,7 +133,6 @@ impl World {
                 }
             })
             .collect();
-        let (connected, n) = self.etcd.connected_voters(&self.net);
         let leader = self.etcd.leader(&self.hosts);
         Snapshot {
             t: self.obs.secs(self.now).max(0.0),
