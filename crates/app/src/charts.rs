@@ -195,6 +195,12 @@ fn yes_no(
         .collect()
 }
 
+/// Stretches shorter than this are flicker (a second ok, a second failing; a count going up and
+/// down): merged into one cell, they read as one figure. A 150th of the run, at least 5 s.
+fn flicker(end: f64) -> f64 {
+    (end / 150.0).max(5.0)
+}
+
 /// Stretches of a per-second success share: all ok, some failing, all failing. A stretch of
 /// partial seconds is one cell labelled with its mean share, so a flickering second-by-second
 /// figure reads as one number. A second without data (`None`) continues the stretch before it.
@@ -238,7 +244,7 @@ fn share_cells(
     }
     // Flicker (a second ok, a second failing) becomes one stretch, so it reads as one figure;
     // a long stretch of all ok or all failing stays apart.
-    let short = (end / 150.0).max(5.0);
+    let short = flicker(end);
     let is_short = |st: &(f64, f64, Class, f64, u32)| st.2 != Class::None && st.1 - st.0 < short;
     let mut merged: Vec<(f64, f64, Class, f64, u32)> = Vec::new();
     let mut last_short = false;
@@ -384,7 +390,7 @@ fn pod_cells(
 ) -> Vec<(f64, f64, &'static str, String)> {
     // Flicker (a count changing every few seconds, as when a split runs copies) is one cell
     // with the range of counts it went through.
-    let short = (end / 150.0).max(5.0);
+    let short = flicker(end);
     let mut merged: Vec<(f64, f64, u32, u32, Option<u32>)> = Vec::new();
     let mut last_short = false;
     for (t0, t1, (n, d)) in runs(t, both, end) {

@@ -111,16 +111,14 @@ impl World {
         }
     }
 
-    /// Whether a process listens at `to` (its host is up).
-    fn listens(&self, to: Addr) -> bool {
-        let p = &self.procs.on[to.host as usize];
+    /// Whether a process listens at `to` (its host is up): an etcd member still in its cluster, or
+    /// the process the world dispatches to at that address.
+    fn listens(&mut self, to: Addr) -> bool {
         match to.port {
-            Port::Lb => p.lb.is_some(),
-            Port::Apiserver => p.apiserver.is_some(),
             Port::Etcd => self.etcd.members[to.host as usize]
                 .as_ref()
                 .is_some_and(|m| !m.removed),
-            _ => false,
+            _ => self.procs.get(to).is_some(),
         }
     }
 
