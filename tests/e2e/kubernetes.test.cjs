@@ -2,32 +2,18 @@
 // what a person sees and does, read from the page.
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { serve, launch, openPage, screenshot } = require('./lib.cjs');
+const { serve, launch, openPage, openApp, pick, scrubTo, screenshot } = require('./lib.cjs');
 
 let server;
 let browser;
 test.before(async () => { server = await serve(); browser = await launch(); });
 test.after(async () => { await browser.close(); server.close(); });
 
-async function open(fragment = '', viewport) {
-  const { page, problems } = await openPage(browser, server.url + fragment, viewport);
-  await page.getByRole('heading', { level: 1 }).waitFor({ timeout: 15000 });
-  return { page, problems };
-}
+const open = (fragment = '', viewport) => openApp(browser, server.url + fragment, viewport);
 
 const quorum = (page) => page.getByTestId('quorum').textContent();
 const clock = (page) => page.locator('.status .clock').textContent();
 const hostLabel = (page, host) => page.locator(`[data-host="${host}"]`).getAttribute('aria-label');
-
-async function scrubTo(page, seconds, shown) {
-  await page.getByRole('slider', { name: 'Simulated time' }).fill(String(seconds));
-  if (shown) await page.locator('.status .clock', { hasText: `t = ${shown}` }).waitFor({ timeout: 15000 });
-}
-
-async function pick(page, id) {
-  await page.getByRole('combobox', { name: 'Ready scenario' }).selectOption(id);
-  await page.locator('figure.charts figcaption', { hasText: /^Whole run:/ }).waitFor({ timeout: 15000 });
-}
 
 test('the only master dies: its apiserver is down and API writes go red', async () => {
   const { page, problems } = await open();

@@ -59,4 +59,23 @@ async function screenshot(page, name) {
   await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
 }
 
-module.exports = { serve, launch, openPage, screenshot, DIST };
+/** The playground at `url`, once it has rendered its heading. */
+async function openApp(browser, url, viewport) {
+  const { page, problems } = await openPage(browser, url, viewport);
+  await page.getByRole('heading', { level: 1 }).waitFor({ timeout: 15000 });
+  return { page, problems };
+}
+
+/** Picks a ready scenario and waits until its whole run is computed. */
+async function pick(page, id) {
+  await page.getByRole('combobox', { name: 'Ready scenario' }).selectOption(id);
+  await page.locator('figure.charts figcaption', { hasText: /^Whole run:/ }).waitFor({ timeout: 15000 });
+}
+
+/** Sets the time slider to `seconds`; waits until the clock shows `shown` when given. */
+async function scrubTo(page, seconds, shown) {
+  await page.getByRole('slider', { name: 'Simulated time' }).fill(String(seconds));
+  if (shown) await page.locator('.status .clock', { hasText: `t = ${shown}` }).waitFor({ timeout: 15000 });
+}
+
+module.exports = { serve, launch, openPage, openApp, pick, scrubTo, screenshot, DIST };

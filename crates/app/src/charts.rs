@@ -103,7 +103,7 @@ pub fn fault_windows(report: &Report, end: f64) -> Vec<Window> {
         }
     }
     done.extend(open.into_iter().map(|(_, w)| w));
-    done.sort_by(|a, b| a.t0.total_cmp(&b.t0));
+    sim::kernel::sort::sort_by(&mut done, |a, b| a.t0.total_cmp(&b.t0));
     done
 }
 

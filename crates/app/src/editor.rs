@@ -126,7 +126,7 @@ pub fn edit(s: &Scenario, change: &Change) -> Result<(Scenario, String), String>
             } else {
                 roles.push(*r);
                 // The document's order, so the link stays canonical.
-                roles.sort();
+                sim::kernel::sort::sort(roles);
             }
             format!(
                 "{}: role {} {}",
@@ -428,7 +428,7 @@ pub fn editor(props: &Props) -> Html {
             e.prevent_default();
             let name = d.host_name.clone();
             let mut roles = d.host_roles.clone();
-            roles.sort();
+            sim::kernel::sort::sort(&mut roles);
             c(
                 Change::AddHost {
                     name,

@@ -27,8 +27,8 @@ pub mod topology;
 pub mod ui;
 
 use panels::{
-    ChartsPanel, ClusterPanel, Controls, EditorPanel, EmbedHeader, Facts, Header, LogPanel,
-    NoticeBar, Questions, ScenarioPicker, StatusBar,
+    ChartsPanel, ClusterPanel, ConsolePanel, Controls, EditorPanel, EmbedHeader, Facts, Header,
+    LogPanel, NoticeBar, Questions, ScenarioPicker, StatusBar,
 };
 use session::{use_root_session, Session};
 use sim::scenario::Scenario;
@@ -112,6 +112,7 @@ pub fn app() -> Html {
                         <ClusterPanel />
                         <Controls />
                         <ChartsPanel />
+                        <ConsolePanel />
                     </div>
                     <aside class="side-col">
                         <LogPanel />

@@ -113,7 +113,7 @@ impl Session {
                     cursor: edit.at,
                 });
                 let mut dropped = edit.dropped;
-                dropped.sort_by_key(|e| e.at);
+                sim::kernel::sort::sort_by_key(&mut dropped, |e| e.at);
                 let fork = if dropped.is_empty() {
                     String::new()
                 } else {

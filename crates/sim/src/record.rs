@@ -647,7 +647,8 @@ mod tests {
             .map(|k| k.as_str())
             .chain(ViolationKind::ALL.iter().map(|k| k.as_str()))
             .collect();
-        let unique: BTreeSet<&str> = names.iter().copied().collect();
+        let mut unique = BTreeSet::new();
+        unique.extend(names.iter().copied());
         assert_eq!(
             unique.len(),
             names.len(),

@@ -3,6 +3,7 @@
 //! panel is a new module here and one line in the layout.
 
 pub mod cluster;
+pub mod console;
 pub mod controls;
 pub mod editor;
 pub mod facts;
@@ -15,6 +16,7 @@ pub mod status;
 pub mod timeline;
 
 pub use cluster::ClusterPanel;
+pub use console::ConsolePanel;
 pub use controls::Controls;
 pub use editor::EditorPanel;
 pub use facts::Facts;

@@ -166,7 +166,9 @@ fn member_list(world: &World, from: HostId, flags: &Flags) -> Output {
     };
     // etcd lists its members by ID.
     let mut members = members;
-    members.sort_by_key(|&(h, _)| member_id(&world.scenario().hosts[h as usize].name));
+    crate::kernel::sort::sort_by_key(&mut members, |&(h, _)| {
+        member_id(&world.scenario().hosts[h as usize].name)
+    });
     let rows: Vec<Vec<String>> = members
         .iter()
         .map(|&(h, learner)| {
@@ -243,7 +245,7 @@ fn endpoint_health(world: &World, from: HostId, flags: &Flags) -> Output {
             (e.clone(), ask(world, from, e, req))
         })
         .collect();
-    results.sort_by_key(|(_, o)| o.elapsed);
+    crate::kernel::sort::sort_by_key(&mut results, |(_, o)| o.elapsed);
     let mut out = Output::default();
     let mut rows = Vec::new();
     for (e, o) in &results {

@@ -369,7 +369,7 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
                     .map(|&m| (m as HostId, false))
                     .chain(raft.learners().iter().map(|&m| (m as HostId, true)))
                     .collect();
-                members.sort_unstable();
+                crate::kernel::sort::sort(&mut members);
                 reply(ctx, client, id, EtcdResponse::Members(members));
             }
             EtcdRequest::Watch { prefix } => {

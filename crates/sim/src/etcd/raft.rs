@@ -509,7 +509,8 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
     /// followers in term 1. The bootstrap entries are handed out by the first `take_committed`;
     /// no `ConfApplied` events are emitted for them (the configuration is given, not learned).
     pub fn new_bootstrap(id: MemberId, initial_voters: &[MemberId], cfg: Config, rng: Rng) -> Self {
-        let members: BTreeSet<MemberId> = initial_voters.iter().copied().collect();
+        let mut members = BTreeSet::new();
+        members.extend(initial_voters.iter().copied());
         let mut r = Self::blank(id, cfg, rng);
         r.term = 1;
         for (i, &m) in members.iter().enumerate() {
@@ -1822,7 +1823,8 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
             self.become_follower(term, None, StepDownReason::RemovedFromConfig);
             return;
         }
-        let members: BTreeSet<MemberId> = self.voters.union(&self.learners).copied().collect();
+        let mut members = BTreeSet::new();
+        members.extend(self.voters.union(&self.learners).copied());
         self.progress.retain(|id, _| members.contains(id));
         let next = self.last_index() + 1;
         for id in members {

@@ -12,4 +12,5 @@ pub mod keymap;
 pub mod net;
 pub mod process;
 pub mod rng;
+pub mod sort;
 pub mod time;

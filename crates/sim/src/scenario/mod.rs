@@ -519,7 +519,7 @@ impl Scenario {
     /// Like [`Scenario::events_sorted`], with each event's index in `events`.
     pub fn events_sorted_indexed(&self) -> Vec<(usize, &Event)> {
         let mut v: Vec<(usize, &Event)> = self.events.iter().enumerate().collect();
-        v.sort_by_key(|(i, e)| (e.at, *i));
+        crate::kernel::sort::sort_by_key(&mut v, |(_, e)| e.at);
         v
     }
 

@@ -217,7 +217,7 @@ impl World {
         }
         w.queue.push(origin, Ev::Sample);
         let mut sorted_events: Vec<usize> = (0..w.scenario.events.len()).collect();
-        sorted_events.sort_by_key(|&i| w.scenario.events[i].at); // stable: ties keep list order
+        crate::kernel::sort::sort_by_key(&mut sorted_events, |&i| w.scenario.events[i].at); // stable: ties keep list order
         for i in sorted_events {
             w.queue
                 .push(origin + w.scenario.events[i].at, Ev::Scenario(i));

@@ -149,7 +149,7 @@ impl Controllers {
             .filter(|(p, _)| p.ready)
             .map(|(p, rv)| (p.clone(), rv))
             .collect();
-        stale.sort_by(|a, b| a.0.name.cmp(&b.0.name));
+        crate::kernel::sort::sort_by(&mut stale, |a, b| a.0.name.cmp(&b.0.name));
         for w in writes {
             self.write(ctx, w);
         }

@@ -35,7 +35,7 @@ impl Controllers {
             .filter(|(p, _)| p.deletion.is_none() && !p.tolerates_everything())
             .map(|(p, rv)| (p.clone(), rv))
             .collect();
-        due.sort_by(|a, b| a.0.name.cmp(&b.0.name));
+        crate::kernel::sort::sort_by(&mut due, |a, b| a.0.name.cmp(&b.0.name));
         for (mut p, rv) in due {
             if self.busy.contains(pod_key(&p.name).as_str()) {
                 continue;

@@ -77,7 +77,7 @@ impl Controllers {
                             .filter(|kv| kv.value.as_pod().is_some_and(|p| p.deletion.is_none()))
                             .map(|kv| (pod(kv), kv.mod_revision))
                             .collect();
-                        extra.sort_by_key(|(p, _)| {
+                        crate::kernel::sort::sort_by_key(&mut extra, |(p, _)| {
                             (p.node.is_some(), std::cmp::Reverse(p.name.clone()))
                         });
                         for (p, rv) in extra.into_iter().take(active - w.replicas as usize) {

@@ -1,0 +1,245 @@
+//! The console: a terminal on the simulated cluster. The prompt names the vantage host and the
+//! time at the cursor; a command runs from that host against the cluster as it is at that
+//! moment, through the simulated network (`sim::console`), and prints what the real tool would.
+//! A command that changes the cluster is recorded as a scenario event at that moment, so the
+//! run forks there. History with ↑/↓, completion with Tab. Output is text, never markup.
+
+use crate::fmt::fmt_t_precise;
+use crate::session::use_session;
+use crate::ui::UiAction;
+use web_sys::HtmlInputElement;
+use yew::prelude::*;
+
+/// One command and what it printed.
+#[derive(Clone, PartialEq)]
+struct Entry {
+    prompt: String,
+    line: String,
+    out: sim::console::Output,
+}
+
+/// Words Tab completes, besides the scenario's host and workload names.
+const WORDS: &[&str] = &[
+    "kubectl",
+    "etcdctl",
+    "get",
+    "scale",
+    "delete",
+    "cordon",
+    "uncordon",
+    "cluster-info",
+    "nodes",
+    "pods",
+    "leases",
+    "endpoints",
+    "deployments",
+    "statefulsets",
+    "daemonsets",
+    "pod",
+    "deployment",
+    "statefulset",
+    "--replicas=",
+    "-o",
+    "wide",
+    "-A",
+    "-n",
+    "kube-system",
+    "kube-node-lease",
+    "default",
+    "member",
+    "list",
+    "endpoint",
+    "health",
+    "--cluster",
+    "-w",
+    "table",
+    "--endpoints=",
+    "clear",
+];
+
+/// The longest completion of the line's last word among `words`, as far as it is unambiguous;
+/// a word completed whole gets its space.
+pub fn complete(line: &str, words: &[String]) -> Option<String> {
+    let start = line.rfind(' ').map_or(0, |i| i + 1);
+    let last = &line[start..];
+    let matches: Vec<&String> = words
+        .iter()
+        .filter(|w| w.starts_with(last) && w.len() > last.len())
+        .collect();
+    let first = matches.first()?;
+    let common = first
+        .char_indices()
+        .map(|(i, c)| i + c.len_utf8())
+        .take_while(|&end| matches.iter().all(|m| m.get(..end) == first.get(..end)))
+        .last()?;
+    let mut done = format!("{}{}", &line[..start], &first[..common]);
+    if matches.len() == 1 && !first.ends_with('=') {
+        done.push(' ');
+    }
+    Some(done)
+}
+
+#[function_component(ConsolePanel)]
+pub fn console_panel() -> Html {
+    let session = use_session();
+    let scenario = session.sim.borrow().scenario_rc();
+    let hosts: Vec<String> = scenario.hosts.iter().map(|h| h.name.clone()).collect();
+    let host = use_state(|| None::<usize>);
+    let from = host
+        .filter(|&h| h < hosts.len())
+        .or_else(|| sim::console::default_vantage(&scenario))
+        .unwrap_or(0);
+    let entries = use_state(Vec::<Entry>::new);
+    let history = use_mut_ref(Vec::<String>::new);
+    let back = use_mut_ref(|| 0usize);
+    let input = use_node_ref();
+    let prompt = format!(
+        "[{}] root@{}:~#",
+        fmt_t_precise(session.ui.cursor),
+        hosts.get(from).map_or("", String::as_str)
+    );
+
+    let run = {
+        let (session, entries, history, back, prompt) = (
+            session.clone(),
+            entries.clone(),
+            history.clone(),
+            back.clone(),
+            prompt.clone(),
+        );
+        move |el: &HtmlInputElement| {
+            let line = el.value();
+            el.set_value("");
+            *back.borrow_mut() = 0;
+            if line.trim() == "clear" {
+                entries.set(Vec::new());
+                return;
+            }
+            if !line.trim().is_empty() {
+                history.borrow_mut().push(line.clone());
+            }
+            // A command looks at the moment shown: playback stops there.
+            session.ui.dispatch(UiAction::Pause);
+            let out = session.sim.borrow().console(from as u32, &line);
+            if let Some(action) = out.record.clone() {
+                session.apply(action);
+            }
+            let mut all = (*entries).clone();
+            all.push(Entry {
+                prompt: prompt.clone(),
+                line,
+                out,
+            });
+            // The last screens' worth.
+            let keep = all.len().saturating_sub(50);
+            entries.set(all.split_off(keep));
+        }
+    };
+    let onkeydown = {
+        let (history, back, input) = (history.clone(), back.clone(), input.clone());
+        let words: Vec<String> = WORDS
+            .iter()
+            .map(|w| w.to_string())
+            .chain(hosts.iter().cloned())
+            .chain(scenario.workloads.iter().map(|w| w.name.clone()))
+            .collect();
+        Callback::from(move |e: KeyboardEvent| {
+            let Some(el) = input.cast::<HtmlInputElement>() else {
+                return;
+            };
+            match e.key().as_str() {
+                "Enter" => {
+                    e.prevent_default();
+                    run(&el);
+                }
+                key @ ("ArrowUp" | "ArrowDown") => {
+                    e.prevent_default();
+                    let h = history.borrow();
+                    let mut b = back.borrow_mut();
+                    *b = if key == "ArrowUp" {
+                        (*b + 1).min(h.len())
+                    } else {
+                        b.saturating_sub(1)
+                    };
+                    el.set_value(if *b == 0 { "" } else { &h[h.len() - *b] });
+                }
+                "Tab" => {
+                    e.prevent_default();
+                    if let Some(done) = complete(&el.value(), &words) {
+                        el.set_value(&done);
+                    }
+                }
+                _ => {}
+            }
+        })
+    };
+    let pick_host = {
+        let host = host.clone();
+        Callback::from(move |e: Event| {
+            let v = e
+                .target_unchecked_into::<web_sys::HtmlSelectElement>()
+                .value();
+            host.set(v.parse().ok());
+        })
+    };
+    html! {
+        <details class="console">
+            <summary>{ "Console: kubectl and etcdctl on this cluster, from any host, at the time shown" }</summary>
+            <div class="console-bar">
+                <label>{ "Run from " }
+                    <select aria-label="Console host" onchange={pick_host}>
+                        { for hosts.iter().enumerate().map(|(i, h)| html! {
+                            <option value={i.to_string()} selected={i == from}>{ h }</option>
+                        }) }
+                    </select>
+                </label>
+                <span class="hint">{ "Try: kubectl get nodes · kubectl get pods -A -o wide · etcdctl member list -w table. ↑/↓ history, Tab completes. Commands that change the cluster (cordon, scale, delete pod) are recorded at this moment." }</span>
+            </div>
+            <div class="console-screen" role="log" aria-label="Console output">
+                { for entries.iter().map(|e| html! {
+                    <div class="entry">
+                        <div class="cmd"><span class="prompt">{ &e.prompt }</span>{ " " }{ &e.line }</div>
+                        if !e.out.stdout.is_empty() { <pre class="stdout">{ &e.out.stdout }</pre> }
+                        if !e.out.stderr.is_empty() { <pre class="stderr">{ &e.out.stderr }</pre> }
+                        if e.out.took_s >= 0.5 || e.out.status != 0 {
+                            <div class="took">{ format!("took {:.1} s of simulated time · exit status {}", e.out.took_s, e.out.status) }</div>
+                        }
+                    </div>
+                }) }
+                <div class="input-line">
+                    <span class="prompt">{ prompt }</span>
+                    <input ref={input} type="text" aria-label="Console command" spellcheck="false"
+                        autocomplete="off" autocapitalize="off" placeholder="kubectl get nodes" {onkeydown} />
+                </div>
+            </div>
+        </details>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::complete;
+
+    #[test]
+    fn tab_completes_the_last_word_as_far_as_it_is_unambiguous() {
+        let words: Vec<String> = ["kubectl", "get", "nodes", "node-1", "pods", "--replicas="]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(complete("kub", &words).as_deref(), Some("kubectl "));
+        assert_eq!(
+            complete("kubectl get po", &words).as_deref(),
+            Some("kubectl get pods ")
+        );
+        assert_eq!(
+            complete("kubectl get no", &words).as_deref(),
+            Some("kubectl get node")
+        );
+        assert_eq!(
+            complete("kubectl scale --rep", &words).as_deref(),
+            Some("kubectl scale --replicas=")
+        );
+        assert_eq!(complete("kubectl get x", &words), None);
+        assert_eq!(complete("", &words), None);
+    }
+}

@@ -1,0 +1,113 @@
+// The console in the page: a person opens it, types kubectl and etcdctl at a moment of a run,
+// reads what the real tools would print, changes the cluster, and shares the forked run.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { serve, launch, openApp, pick, scrubTo, screenshot } = require('./lib.cjs');
+
+let server;
+let browser;
+test.before(async () => { server = await serve(); browser = await launch(); });
+test.after(async () => { await browser.close(); server.close(); });
+
+const open = (fragment = '') => openApp(browser, server.url + fragment);
+const openConsole = (page) => page.getByText('Console: kubectl and etcdctl').click();
+
+/** A ready scenario at a moment, with its console open. */
+async function consoleAt(id, seconds, shown) {
+  const { page, problems } = await open();
+  await pick(page, id);
+  await scrubTo(page, seconds, shown);
+  await openConsole(page);
+  return { page, problems };
+}
+
+/** Types `line` into the console and presses Enter; resolves to the text of its entry. */
+async function run(page, line) {
+  const input = page.getByRole('textbox', { name: 'Console command' });
+  const before = await page.locator('.console-screen .entry').count();
+  await input.fill(line);
+  await input.press('Enter');
+  const entry = page.locator('.console-screen .entry').nth(before);
+  await entry.waitFor({ timeout: 10000 });
+  return entry.textContent();
+}
+
+/** The rows of a table the console printed, as arrays of cells. */
+const rows = (text) => text.split('\n').map((l) => l.trim().split(/\s+/));
+
+test('console: kubectl get nodes at the moment a worker is NotReady, from the chosen host', async () => {
+  // w3 crashes at 1:00; its lease expires after 40 s, the controller marks it at the next check.
+  const { page, problems } = await consoleAt('7-worker-dies', 110, '1:50.0');
+  // The prompt names the vantage host and the time shown.
+  const hosts = page.getByRole('combobox', { name: 'Console host' });
+  assert.match(await page.locator('.console-screen .input-line .prompt').textContent(), /^\[1:50\.0\] root@\S+:~#$/);
+
+  const out = await run(page, 'kubectl get nodes');
+  const table = rows(out);
+  assert.ok(out.includes('NAME') && out.includes('STATUS') && out.includes('AGE'), out);
+  const w3 = table.find((r) => r[0] === 'w3');
+  const w1 = table.find((r) => r[0] === 'w1');
+  assert.equal(w3?.[1], 'NotReady', out);
+  assert.equal(w1?.[1], 'Ready', out);
+
+  // Earlier, before the lease expired, the API still believed w3 Ready (what kubectl shows then).
+  await scrubTo(page, 70, '1:10.0');
+  const early = rows(await run(page, 'kubectl get nodes'));
+  assert.equal(early.find((r) => r[0] === 'w3')?.[1], 'Ready');
+
+  // etcd from a control-plane host: the member table.
+  await hosts.selectOption({ label: 'm1' });
+  assert.match(await page.locator('.console-screen .input-line .prompt').textContent(), /root@m1:~#/);
+  const members = await run(page, 'etcdctl member list -w table');
+  assert.match(members, /\|\s+ID\s+\|\s+STATUS\s+\|\s+NAME\s+\|/);
+  assert.match(members, /\|\s+started\s+\|\s+m1\s+\|/);
+
+  // History and completion, as in a shell.
+  const input = page.getByRole('textbox', { name: 'Console command' });
+  await input.press('ArrowUp');
+  assert.equal(await input.inputValue(), 'etcdctl member list -w table');
+  await input.press('ArrowUp');
+  assert.equal(await input.inputValue(), 'kubectl get nodes');
+  await input.fill('kubectl get dep');
+  await input.press('Tab');
+  assert.equal(await input.inputValue(), 'kubectl get deployment');
+
+  // A hostile line is answered as kubectl answers it, and stays text.
+  const hostile = await run(page, 'kubectl get <img src=x onerror=alert(1)>');
+  assert.match(hostile, /error: the server doesn't have a resource type "<img/);
+  assert.equal(await page.locator('.console-screen img').count(), 0);
+  assert.match(await run(page, 'ls /'), /ls: command not found/);
+  await screenshot(page, 'console-worker-notready');
+  assert.deepEqual(problems, []);
+});
+
+test('console: cordon is recorded at the moment shown, and the share link carries it', async () => {
+  const { page, problems } = await consoleAt('7-worker-dies', 110, '1:50.0');
+  assert.match(await run(page, 'kubectl cordon w1'), /node\/w1 cordoned/);
+  // The page says what it recorded; the run forks there.
+  await page.locator('.notice', { hasText: /Recorded at 1:50\.0/ }).waitFor({ timeout: 10000 });
+  await scrubTo(page, 120, '2:00.0');
+  const after = rows(await run(page, 'kubectl get nodes'));
+  assert.equal(after.find((r) => r[0] === 'w1')?.[1], 'Ready,SchedulingDisabled');
+  // A cordoned node again: kubectl says so and changes nothing more.
+  assert.match(await run(page, 'kubectl cordon w1'), /node\/w1 already cordoned/);
+
+  await page.getByRole('button', { name: 'Share this run' }).click();
+  const link = await page.getByRole('textbox', { name: 'Share link' }).inputValue();
+  const fresh = await open(link.slice(link.indexOf('#')));
+  await openConsole(fresh.page);
+  const shared = rows(await run(fresh.page, 'kubectl get nodes'));
+  assert.equal(shared.find((r) => r[0] === 'w1')?.[1], 'Ready,SchedulingDisabled');
+  await screenshot(page, 'console-cordon');
+  assert.deepEqual(fresh.problems, []);
+  assert.deepEqual(problems, []);
+});
+
+test('console: with the only master down, kubectl cannot reach the API and says so', async () => {
+  const { page, problems } = await consoleAt('1-only-master-dies', 75, '1:15.0');
+  const out = await run(page, 'kubectl get pods');
+  assert.match(out, /Unable to connect to the server: dial tcp [\d.]+:6443: i\/o timeout|The connection to the server [\d.]+:6443 was refused/);
+  // A dial that hangs takes its simulated time, and the page says how long.
+  assert.match(out, /took \d+\.\d s of simulated time · exit status 1/);
+  assert.deepEqual(problems, []);
+});
