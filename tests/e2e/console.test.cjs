@@ -10,7 +10,7 @@ test.before(async () => { server = await serve(); browser = await launch(); });
 test.after(async () => { await browser.close(); server.close(); });
 
 const open = (fragment = '') => openApp(browser, server.url + fragment);
-const openConsole = (page) => page.getByText('Console: kubectl and etcdctl').click();
+const openConsole = (page) => page.getByText('Console: kubectl, etcdctl and curl').click();
 
 /** A ready scenario at a moment, with its console open. */
 async function consoleAt(id, seconds, shown) {
@@ -103,11 +103,14 @@ test('console: cordon is recorded at the moment shown, and the share link carrie
   assert.deepEqual(problems, []);
 });
 
-test('console: with the only master down, kubectl cannot reach the API and says so', async () => {
+test('console: with the only master down, kubectl cannot reach the API, yet curl reaches the pods', async () => {
   const { page, problems } = await consoleAt('1-only-master-dies', 75, '1:15.0');
   const out = await run(page, 'kubectl get pods');
   assert.match(out, /Unable to connect to the server: dial tcp [\d.]+:6443: i\/o timeout|The connection to the server [\d.]+:6443 was refused/);
   // A dial that hangs takes its simulated time, and the page says how long.
   assert.match(out, /took \d+\.\d s of simulated time · exit status 1/);
+  // Yet the users' requests still reach the pods: through a worker's NodePort, by kube-proxy's last rules.
+  assert.match(await run(page, 'curl http://worker-1:30080'), /Hostname: web-\w+/);
+  await screenshot(page, 'console-master-down');
   assert.deepEqual(problems, []);
 });

@@ -171,8 +171,8 @@ impl Run {
 
     /// A console command run from host `from` against the world the view shows (on a copy of
     /// it: looking never changes the run).
-    pub fn console(&self, from: u32, line: &str) -> sim::console::Output {
-        sim::console::exec(&self.view, from, line)
+    pub fn console(&self, from: u32, line: &str) -> console::Output {
+        console::exec(&self.view, from, line)
     }
 
     /// What the topology draws: the view's snapshot, built again only when the view moved

@@ -180,7 +180,7 @@ fn exec(args: &[String]) -> ExitCode {
             Some((i, _)) => i,
             None => return fail(format!("--from: no host {name:?} in the scenario")),
         },
-        None => match sim::console::default_vantage(&scenario) {
+        None => match console::default_vantage(&scenario) {
             Some(i) => i,
             None => return fail("--from: the scenario has no client or control-plane host".into()),
         },
@@ -188,7 +188,7 @@ fn exec(args: &[String]) -> ExitCode {
     let mut world = World::new(scenario);
     world.run_until(world.at_report_secs(at.as_secs_f64()), u64::MAX);
     let name = world.scenario().hosts[host].name.clone();
-    if !world.host_is_up(host as sim::kernel::net::HostId) {
+    if !world.host_is_running(host as sim::kernel::net::HostId) {
         return fail(format!(
             "--from: {name} is not running at {} s",
             at.as_secs_f64()
@@ -196,10 +196,10 @@ fn exec(args: &[String]) -> ExitCode {
     }
     let line = command
         .iter()
-        .map(|w| sim::console::quote(w))
+        .map(|w| console::quote(w))
         .collect::<Vec<_>>()
         .join(" ");
-    let out = sim::console::exec(&world, host as sim::kernel::net::HostId, &line);
+    let out = console::exec(&world, host as sim::kernel::net::HostId, &line);
     {
         use std::io::Write;
         let _ = std::io::stdout().write_all(out.stdout.as_bytes());

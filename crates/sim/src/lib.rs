@@ -15,7 +15,6 @@
 // First: the kernel's macros (`kinds!`) are for every module after it.
 #[macro_use]
 pub mod kernel;
-pub mod console;
 pub mod etcd;
 pub mod k8s;
 pub mod record;

@@ -97,7 +97,6 @@ const LAYERS: &[(&str, &[&str])] = &[
         &["kernel", "etcd", "k8s", "record", "scenario", "view"],
     ),
     ("report", &["kernel", "record", "scenario"]),
-    ("console", &["kernel", "k8s", "scenario", "world"]),
 ];
 
 /// Every `crate::NAME` a line names (`use crate::x::…`, `crate::x::f()`), outside comments.

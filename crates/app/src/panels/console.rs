@@ -15,13 +15,15 @@ use yew::prelude::*;
 struct Entry {
     prompt: String,
     line: String,
-    out: sim::console::Output,
+    out: console::Output,
 }
 
 /// Words Tab completes, besides the scenario's host and workload names.
 const WORDS: &[&str] = &[
     "kubectl",
     "etcdctl",
+    "kubeadm",
+    "curl",
     "get",
     "scale",
     "delete",
@@ -31,6 +33,7 @@ const WORDS: &[&str] = &[
     "nodes",
     "pods",
     "leases",
+    "services",
     "endpoints",
     "deployments",
     "statefulsets",
@@ -46,14 +49,27 @@ const WORDS: &[&str] = &[
     "kube-system",
     "kube-node-lease",
     "default",
+    "--raw",
+    "/readyz?verbose",
+    "/livez?verbose",
+    "--server=https://",
     "member",
     "list",
+    "add",
+    "remove",
+    "promote",
+    "--peer-urls=https://",
+    "--learner",
     "endpoint",
     "health",
+    "status",
     "--cluster",
     "-w",
     "table",
     "--endpoints=",
+    "join",
+    "--control-plane",
+    "http://",
     "clear",
 ];
 
@@ -73,7 +89,7 @@ pub fn complete(line: &str, words: &[String]) -> Option<String> {
         .take_while(|&end| matches.iter().all(|m| m.get(..end) == first.get(..end)))
         .last()?;
     let mut done = format!("{}{}", &line[..start], &first[..common]);
-    if matches.len() == 1 && !first.ends_with('=') {
+    if matches.len() == 1 && !first.ends_with(['=', '/']) {
         done.push(' ');
     }
     Some(done)
@@ -87,7 +103,7 @@ pub fn console_panel() -> Html {
     let host = use_state(|| None::<usize>);
     let from = host
         .filter(|&h| h < hosts.len())
-        .or_else(|| sim::console::default_vantage(&scenario))
+        .or_else(|| console::default_vantage(&scenario))
         .unwrap_or(0);
     let entries = use_state(Vec::<Entry>::new);
     let history = use_mut_ref(Vec::<String>::new);
@@ -184,7 +200,7 @@ pub fn console_panel() -> Html {
     };
     html! {
         <details class="console">
-            <summary>{ "Console: kubectl and etcdctl on this cluster, from any host, at the time shown" }</summary>
+            <summary>{ "Console: kubectl, etcdctl and curl on this cluster, from any host, at the time shown" }</summary>
             <div class="console-bar">
                 <label>{ "Run from " }
                     <select aria-label="Console host" onchange={pick_host}>
@@ -193,7 +209,7 @@ pub fn console_panel() -> Html {
                         }) }
                     </select>
                 </label>
-                <span class="hint">{ "Try: kubectl get nodes · kubectl get pods -A -o wide · etcdctl member list -w table. ↑/↓ history, Tab completes. Commands that change the cluster (cordon, scale, delete pod) are recorded at this moment." }</span>
+                <span class="hint">{ "Try: kubectl get nodes · kubectl get pods -A -o wide · etcdctl endpoint status --cluster -w table · curl http://web · kubectl get --raw /readyz?verbose. ↑/↓ history, Tab completes. Commands that change the cluster (cordon, scale, delete pod, etcdctl member add|remove|promote, kubeadm join) are recorded at this moment." }</span>
             </div>
             <div class="console-screen" role="log" aria-label="Console output">
                 { for entries.iter().map(|e| html! {

@@ -30,7 +30,9 @@
 use super::kv::{KvResult, KvStore};
 use super::quorum::quorum;
 use super::raft::{self, ConfChange, EntryData, MemberId, Raft, RaftEvent, Role, StepDownReason};
-use super::wire::{Cmd, EtcdCmd, EtcdError, EtcdRequest, EtcdResponse, Msg, WatchEvent};
+use super::wire::{
+    Cmd, EtcdCmd, EtcdError, EtcdRequest, EtcdResponse, MemberStatus, Msg, WatchEvent,
+};
 use super::Ctx;
 use crate::kernel::inflight::InFlight;
 use crate::kernel::net::HostId;
@@ -371,6 +373,17 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
                     .collect();
                 crate::kernel::sort::sort(&mut members);
                 reply(ctx, client, id, EtcdResponse::Members(members));
+            }
+            EtcdRequest::Status => {
+                let raft = &self.raft;
+                let status = MemberStatus {
+                    leader: raft.leader().map(|m| m as HostId),
+                    term: raft.term(),
+                    commit_index: raft.commit_index(),
+                    applied_index: raft.applied_index(),
+                    learner: raft.learners().contains(&raft.id()),
+                };
+                reply(ctx, client, id, EtcdResponse::Status(status));
             }
             EtcdRequest::Watch { prefix } => {
                 if self.watches_cancelled() {

@@ -35,6 +35,8 @@ pub enum EtcdRequest<V> {
     },
     /// The members this member knows (`etcdctl member list`): its local view, no quorum needed.
     MemberList,
+    /// This member's Raft state (`etcdctl endpoint status`): local, no quorum needed.
+    Status,
 }
 
 /// One change seen by an etcd watch: the key's new state, or None when deleted.
@@ -59,7 +61,18 @@ pub enum EtcdResponse<V> {
     },
     /// The cluster's members as this member knows them: (member, is a learner).
     Members(Vec<(HostId, bool)>),
+    Status(MemberStatus),
     Failed(EtcdError),
+}
+
+/// A member's answer to [`EtcdRequest::Status`], as etcd's Maintenance.Status gives it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemberStatus {
+    pub leader: Option<HostId>,
+    pub term: u64,
+    pub commit_index: u64,
+    pub applied_index: u64,
+    pub learner: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

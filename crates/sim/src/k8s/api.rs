@@ -72,6 +72,9 @@ pub enum ApiRequest {
     },
     /// `GET /readyz`: answered `Ready(true)` only if the etcd check passes within 2 s.
     Readyz,
+    /// `GET /readyz?verbose` (and `/livez?verbose`): each check the simulation models, answered
+    /// [`ApiResponse::Checks`].
+    Checks,
     /// A TCP connect check: answered at once by a running apiserver.
     Tcp,
 }
@@ -94,6 +97,11 @@ pub enum ApiResponse {
         items: Vec<(Key, KeyValue)>,
     },
     Ready(bool),
+    /// The etcd check (a quorum read within 2 s) and whether the watch cache has synced.
+    Checks {
+        etcd: bool,
+        synced: bool,
+    },
     List {
         items: Vec<(Key, KeyValue)>,
     },

@@ -77,6 +77,8 @@ enum EtcdPending {
         client: Addr,
         via: Option<Addr>,
         id: RequestId,
+        /// Answer each check ([`ApiRequest::Checks`]), not only the verdict.
+        checks: bool,
     },
     Livez,
     Watch,
@@ -272,6 +274,16 @@ impl Apiserver {
         matches!(self.cache_state, CacheState::Watching { .. })
     }
 
+    /// `/readyz` once its etcd check has ended: the verdict, or each check.
+    fn readyz_answer(&self, etcd: bool, checks: bool) -> ApiResponse {
+        let synced = self.cache_synced();
+        if checks {
+            ApiResponse::Checks { etcd, synced }
+        } else {
+            ApiResponse::Ready(etcd && synced)
+        }
+    }
+
     fn etcd(&mut self, ctx: &mut Ctx, req: EtcdRequest, pending: EtcdPending, timeout: Duration) {
         self.next_id += 1;
         let id = self.next_id;
@@ -357,10 +369,28 @@ impl Apiserver {
                     self.etcd(
                         ctx,
                         read,
-                        EtcdPending::Readyz { client, via, id },
+                        EtcdPending::Readyz {
+                            client,
+                            via,
+                            id,
+                            checks: false,
+                        },
                         ETCD_CHECK_TIMEOUT,
                     );
                 }
+            }
+            ApiRequest::Checks => {
+                let read = EtcdRequest::Read {
+                    prefix: "/health".into(),
+                    linearizable: true,
+                };
+                let pending = EtcdPending::Readyz {
+                    client,
+                    via,
+                    id,
+                    checks: true,
+                };
+                self.etcd(ctx, read, pending, ETCD_CHECK_TIMEOUT);
             }
             ApiRequest::Get { key } => {
                 let read = EtcdRequest::Read {
@@ -552,15 +582,21 @@ impl Apiserver {
                     EtcdResponse::Failed(EtcdError::Timeout) => {
                         ApiResponse::Failed("etcdserver: request timed out")
                     }
-                    EtcdResponse::WatchStarted { .. } | EtcdResponse::Members(_) => {
-                        ApiResponse::Failed("unexpected etcd response")
-                    }
+                    EtcdResponse::WatchStarted { .. }
+                    | EtcdResponse::Members(_)
+                    | EtcdResponse::Status(_) => ApiResponse::Failed("unexpected etcd response"),
                 };
                 Self::respond(ctx, client, via, id, api);
             }
-            EtcdPending::Readyz { client, via, id } => {
-                let ok = matches!(resp, EtcdResponse::Read { .. }) && self.cache_synced();
-                Self::respond(ctx, client, via, id, ApiResponse::Ready(ok));
+            EtcdPending::Readyz {
+                client,
+                via,
+                id,
+                checks,
+            } => {
+                let etcd = matches!(resp, EtcdResponse::Read { .. });
+                let answer = self.readyz_answer(etcd, checks);
+                Self::respond(ctx, client, via, id, answer);
             }
             EtcdPending::Livez => {
                 if matches!(resp, EtcdResponse::Read { .. }) {
@@ -623,8 +659,14 @@ impl Apiserver {
                 // What etcd answers after its own request timeout (5 s + 2 × election timeout).
                 ApiResponse::Failed("etcdserver: request timed out"),
             ),
-            EtcdPending::Readyz { client, via, id } => {
-                Self::respond(ctx, client, via, id, ApiResponse::Ready(false))
+            EtcdPending::Readyz {
+                client,
+                via,
+                id,
+                checks,
+            } => {
+                let answer = self.readyz_answer(false, checks);
+                Self::respond(ctx, client, via, id, answer)
             }
             EtcdPending::Livez => self.livez_failed(ctx),
             EtcdPending::Watch => self.cache_state = CacheState::Idle { retry_at: ctx.now },

@@ -251,6 +251,18 @@ impl World {
         self.hosts.get(h as usize).is_some_and(|r| r.up && r.joined)
     }
 
+    /// Powered on and not terminated, in the cluster or not (a standby host waiting to join).
+    pub fn host_is_running(&self, h: HostId) -> bool {
+        self.hosts
+            .get(h as usize)
+            .is_some_and(|r| r.up && !r.terminated)
+    }
+
+    /// Part of the cluster: not a standby host that has not joined, nor a terminated one.
+    pub fn host_is_joined(&self, h: HostId) -> bool {
+        self.hosts.get(h as usize).is_some_and(|r| r.joined)
+    }
+
     pub fn scenario(&self) -> &Scenario {
         &self.scenario
     }

@@ -7,12 +7,18 @@
 //! answer, so the client's dial times out; a host that is up and reachable but runs nothing on
 //! the port answers at once with a reset (connection refused). Left out: TLS, client retries.
 
+use super::users::pick_endpoint;
 use super::World;
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse, RequestId};
+use crate::k8s::proxy::DnsAnswer;
 use crate::k8s::wire::{EtcdMsg, EtcdRequest, EtcdResponse, Payload};
 use crate::kernel::net::HostId;
 use crate::kernel::process::{Addr, Port, Sub};
+use crate::kernel::rng::Rng;
 use crate::kernel::time::Duration;
+use crate::record::Operation;
+use crate::scenario::COREDNS;
+use crate::scenario::{Action, Event};
 
 /// What a terminal sends.
 #[derive(Clone, Debug)]
@@ -39,6 +45,24 @@ pub struct Outcome {
     pub answer: Answer,
     /// Simulated time the call took.
     pub elapsed: Duration,
+}
+
+/// Where a request to a Service ended ([`World::service_request`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum ServiceHop {
+    /// No CoreDNS pod answered the lookup.
+    DnsTimeout,
+    /// CoreDNS answered that it cannot resolve the name (SERVFAIL, NXDOMAIN).
+    DnsFailed,
+    /// The entry node has no rules for the Service: kube-proxy rejects the connection.
+    NoEndpoints,
+    /// No node to enter by, or the endpoint's host is down or cut off: no answer.
+    Unreachable,
+    /// The endpoint's host is up but its pod runs no container: reset.
+    Refused,
+    Served {
+        pod: String,
+    },
 }
 
 /// The terminal's one outstanding call.
@@ -108,6 +132,96 @@ impl World {
                 return ended(self, Answer::Timeout, timeout);
             }
             self.run_until(deadline, 1);
+        }
+    }
+
+    /// Carries out `action` now, as the scenario's operator would (a console command with no
+    /// request of its own on the wire: etcd membership changes, `kubeadm join`), and runs the
+    /// world until the operation's outcome is recorded or `timeout` passes. `None`: no outcome in
+    /// time (the command's client would have given up).
+    pub fn operate(&mut self, action: Action, timeout: Duration) -> (Option<Operation>, Duration) {
+        let start = self.now;
+        let seen = self.obs.operations.len();
+        let at = Duration(self.now.0.saturating_sub(self.obs.origin.0));
+        self.scenario.events.push(Event { at, action });
+        self.apply_scenario_event(self.scenario.events.len() - 1);
+        let deadline = start + timeout;
+        loop {
+            if let Some(op) = self.obs.operations.get(seen) {
+                return (Some(op.clone()), self.now - start);
+            }
+            if self.now >= deadline || self.queue.peek_time().is_none_or(|t| t > deadline) {
+                self.run_until(deadline, u64::MAX);
+                return (None, timeout);
+            }
+            self.run_until(deadline, 1);
+        }
+    }
+
+    /// A request from `from` to a Service, as the users' requests go (`users.rs`), consulting
+    /// each process's state now: the name looked up through CoreDNS (when `lookup`), then the
+    /// rules of the entry node's kube-proxy (`node`, a NodePort; else `from` itself when it runs
+    /// kube-proxy, else a worker `from` reaches), then the pod. The world does not move.
+    pub fn service_request(
+        &self,
+        from: HostId,
+        service: &str,
+        lookup: bool,
+        node: Option<HostId>,
+    ) -> ServiceHop {
+        let mut rng = Rng::new(self.now.0 ^ (from as u64) << 40);
+        let procs = &self.procs.on;
+        let usable = |h: HostId| {
+            self.host_is_up(h) && procs[h as usize].proxy.is_some() && self.net.connected(from, h)
+        };
+        let entry = match node {
+            Some(h) => Some(h).filter(|&h| usable(h)),
+            None if procs[from as usize].proxy.is_some() => Some(from),
+            None => {
+                let workers: Vec<HostId> = self
+                    .hosts
+                    .worker_ids
+                    .iter()
+                    .copied()
+                    .filter(|&h| usable(h))
+                    .collect();
+                (!workers.is_empty()).then(|| workers[rng.below(workers.len() as u64) as usize])
+            }
+        };
+        let Some(entry) = entry else {
+            return ServiceHop::Unreachable;
+        };
+        let index = self.hosts.index();
+        if lookup {
+            let answer = pick_endpoint(procs, &self.net, &mut rng, entry, COREDNS, index)
+                .and_then(|(pod, host)| procs[host as usize].dns.get(pod))
+                .map(|server| server.resolve(service, self.now));
+            match answer {
+                Some(DnsAnswer::Answer) => {}
+                Some(DnsAnswer::ServFail | DnsAnswer::NxDomain) => return ServiceHop::DnsFailed,
+                Some(DnsAnswer::Silent) | None => return ServiceHop::DnsTimeout,
+            }
+        }
+        let rules = procs[entry as usize]
+            .proxy
+            .as_ref()
+            .map_or(&[][..], |p| p.rules(service));
+        if rules.is_empty() {
+            return ServiceHop::NoEndpoints;
+        }
+        let e = &rules[rng.below(rules.len() as u64) as usize];
+        match index.get(&e.node) {
+            Some(&h) if self.host_is_up(h) && self.net.connected(entry, h) => {
+                let runs = procs[h as usize]
+                    .kubelet
+                    .as_ref()
+                    .is_some_and(|k| k.containers.contains_key(e.pod.as_str()));
+                match runs {
+                    true => ServiceHop::Served { pod: e.pod.clone() },
+                    false => ServiceHop::Refused,
+                }
+            }
+            _ => ServiceHop::Unreachable,
         }
     }
 

@@ -146,7 +146,7 @@ impl World {
 
 /// The endpoint a worker's kube-proxy picks for a Service, as (pod, host of the pod), if the
 /// worker can reach that host.
-fn pick_endpoint<'a>(
+pub(super) fn pick_endpoint<'a>(
     procs: &'a [Procs],
     net: &Network,
     rng: &mut Rng,

@@ -10,17 +10,18 @@
 use super::table::{human_duration, layout};
 use super::words::clip;
 use super::{ip_of, Output};
-use crate::k8s::api::{ApiRequest, ApiResponse};
-use crate::k8s::lb::NO_BACKEND;
-use crate::k8s::objects::{Condition, Kind, Lease, Node, Object, Pod, TaintKey, NODES, PODS};
+use sim::k8s::api::{ApiRequest, ApiResponse};
+use sim::k8s::lb::NO_BACKEND;
+use sim::k8s::objects::{Condition, Kind, Lease, Node, Object, Pod, TaintKey, NODES, PODS};
 
 /// Where Leases are kept, by namespace.
 const LEASES: &str = "/registry/leases/";
-use crate::kernel::net::HostId;
-use crate::kernel::time::{Duration, SimTime};
-use crate::scenario::COREDNS;
-use crate::world::terminal::{Answer, Call};
-use crate::world::World;
+use sim::kernel::net::HostId;
+use sim::kernel::process::{Addr, Port};
+use sim::kernel::time::{Duration, SimTime};
+use sim::scenario::COREDNS;
+use sim::world::terminal::{Answer, Call};
+use sim::world::World;
 
 /// The Kubernetes release whose defaults the simulation follows (docs/behaviour.md).
 const KUBELET_VERSION: &str = "v1.32.0";
@@ -38,6 +39,10 @@ struct Flags {
     namespace: Option<String>,
     all_namespaces: bool,
     wide: bool,
+    /// `get --raw PATH`.
+    raw: Option<String>,
+    /// `--server`: this apiserver (or balancer) instead of the kubeconfig's.
+    server: Option<Addr>,
 }
 
 pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
@@ -53,6 +58,22 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
                 None => return error("flag needs an argument: 'o' in -o"),
             },
             "-owide" | "--output=wide" => flags.wide = true,
+            "-s" | "--server" => match it.next() {
+                Some(url) => match server(world, from, url) {
+                    Ok(addr) => flags.server = Some(addr),
+                    Err(e) => return e,
+                },
+                None => return error("flag needs an argument: 's' in -s"),
+            },
+            s if s.starts_with("--server=") => match server(world, from, &s["--server=".len()..]) {
+                Ok(addr) => flags.server = Some(addr),
+                Err(e) => return e,
+            },
+            "--raw" => match it.next() {
+                Some(path) => flags.raw = Some(path.clone()),
+                None => return error("flag needs an argument: --raw"),
+            },
+            s if s.starts_with("--raw=") => flags.raw = Some(s["--raw=".len()..].to_string()),
             "-n" | "--namespace" => match it.next() {
                 Some(ns) => flags.namespace = Some(ns.clone()),
                 None => return error("flag needs an argument: 'n' in -n"),
@@ -80,22 +101,24 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
     }
     match words.as_slice() {
         [] => Output {
-            stdout: "kubectl controls the Kubernetes cluster manager.\n\nIn this console: kubectl get nodes|pods|leases|deploy|sts|ds|ep [-o wide] [-n NAMESPACE | -A]\n".into(),
+            stdout: "kubectl controls the Kubernetes cluster manager.\n\nIn this console: kubectl get nodes|pods|leases|deploy|sts|ds|svc|ep [-o wide] [-n NAMESPACE | -A], kubectl get --raw /readyz?verbose, cluster-info, scale, delete pod, cordon, uncordon; --server URL\n".into(),
             ..Output::default()
         },
+        ["get"] if flags.raw.is_some() => raw(world, from, flags.raw.as_deref().unwrap_or_default(), &flags),
+        ["get", ..] if flags.raw.is_some() => error("arguments may not be passed when --raw is specified"),
         ["get"] => error("you must specify the type of resource to get. Use \"kubectl api-resources\" for a complete list of supported resources."),
         ["get", resource, ..] if resource.contains(',') => error(
             "this console gets one resource type at a time (kubectl get deploy, then kubectl get sts)",
         ),
         ["get", resource, names @ ..] => get(world, from, resource, names, &flags),
-        ["scale", target @ ..] => scale(world, from, target, args),
-        ["cluster-info"] => cluster_info(world, from),
-        ["cordon", node] => cordon(world, from, node, true),
-        ["uncordon", node] => cordon(world, from, node, false),
+        ["scale", target @ ..] => scale(world, from, target, args, &flags),
+        ["cluster-info"] => cluster_info(world, from, &flags),
+        ["cordon", node] => cordon(world, from, node, true, &flags),
+        ["uncordon", node] => cordon(world, from, node, false, &flags),
         [command @ ("cordon" | "uncordon"), ..] => error(&format!(
             "USAGE: {command} NODE [flags]\nSee 'kubectl {command} -h' for help and examples"
         )),
-        ["delete", target @ ..] => delete(world, from, target, args),
+        ["delete", target @ ..] => delete(world, from, target, args, &flags),
         [command, ..] if KNOWN.contains(command) => error(&format!(
             "\"kubectl {command}\" is not in this console yet (kubectl get works)"
         )),
@@ -137,6 +160,7 @@ enum Resource {
     Leases,
     Workloads(Kind),
     Endpoints,
+    Services,
 }
 
 fn resource(word: &str) -> Option<Resource> {
@@ -145,6 +169,7 @@ fn resource(word: &str) -> Option<Resource> {
         "pods" | "pod" | "po" => Some(Resource::Pods),
         "leases" | "lease" => Some(Resource::Leases),
         "endpoints" | "endpoint" | "ep" => Some(Resource::Endpoints),
+        "services" | "service" | "svc" => Some(Resource::Services),
         "deployments" | "deployment" | "deploy" => Some(Resource::Workloads(Kind::Deployment)),
         "statefulsets" | "statefulset" | "sts" => Some(Resource::Workloads(Kind::StatefulSet)),
         "daemonsets" | "daemonset" | "ds" => Some(Resource::Workloads(Kind::DaemonSet)),
@@ -158,13 +183,20 @@ struct Client {
     copy: World,
     from: HostId,
     start: SimTime,
+    /// `--server`, else the kubeconfig's endpoint.
+    server: Option<Addr>,
 }
 
 impl Client {
-    fn new(world: &World, from: HostId) -> Client {
+    fn new(world: &World, from: HostId, flags: &Flags) -> Client {
         let copy = world.clone();
         let start = copy.now();
-        Client { copy, from, start }
+        Client {
+            copy,
+            from,
+            start,
+            server: flags.server,
+        }
     }
 
     fn now(&self) -> SimTime {
@@ -188,7 +220,10 @@ impl Client {
     /// One API request through the kubeconfig's endpoint. Err: kubectl's error for the way it
     /// failed, and its exit status.
     fn request(&mut self, req: ApiRequest, what: &str) -> Result<ApiResponse, (String, i32)> {
-        let Some(endpoint) = self.copy.api_endpoint() else {
+        // A host that has not joined has no kubeconfig: kubectl falls back to localhost:8080.
+        let kubeconfig = self.copy.host_is_joined(self.from) || self.server.is_some();
+        let endpoint = self.server.or_else(|| self.copy.api_endpoint());
+        let Some(endpoint) = endpoint.filter(|_| kubeconfig) else {
             let refused = "The connection to the server localhost:8080 was refused - did you specify the right host or port?\n";
             return Err((refused.into(), 1));
         };
@@ -243,11 +278,11 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
         // The workloads and, for their READY counts, the pods and nodes: one read of it all.
         Some(Resource::Workloads(_)) => "/registry/".to_string(),
         // The slices, and the pods and workloads they name (addresses, the Service's age).
-        Some(Resource::Endpoints) => "/registry/".to_string(),
+        Some(Resource::Endpoints | Resource::Services) => "/registry/".to_string(),
         // An unknown type is only known to be unknown once the server answered discovery.
         None => "/registry/".to_string(),
     };
-    let mut client = Client::new(world, from);
+    let mut client = Client::new(world, from, flags);
     let answer = client.request(
         ApiRequest::ListConsistent { prefix },
         &format!("get {word}"),
@@ -301,10 +336,11 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
             let rows = lease_rows(&leases, now, flags.all_namespaces);
             (rows, "leases.coordination.k8s.io")
         }
-        Resource::Endpoints => {
+        Resource::Endpoints | Resource::Services => {
             let objects: Vec<&Object> = items.iter().map(|(_, kv)| &*kv.value).collect();
-            let rows = endpoint_rows(world, &objects, now, names, namespace, flags.all_namespaces);
-            (rows, "endpoints")
+            let services = kind == Resource::Services;
+            let rows = service_rows(world, &objects, now, names, namespace, flags, services);
+            (rows, if services { "services" } else { "endpoints" })
         }
         Resource::Workloads(kind) => {
             let objects: Vec<&Object> = items.iter().map(|(_, kv)| &*kv.value).collect();
@@ -331,7 +367,11 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
     if rows.len() == 1 {
         let stderr = match (kind, flags.all_namespaces) {
             (
-                Resource::Pods | Resource::Leases | Resource::Workloads(_) | Resource::Endpoints,
+                Resource::Pods
+                | Resource::Leases
+                | Resource::Workloads(_)
+                | Resource::Endpoints
+                | Resource::Services,
                 false,
             ) => {
                 format!("No resources found in {} namespace.\n", clip(namespace))
@@ -498,59 +538,106 @@ fn workload_rows(
 
 /// The Endpoints of each Service: its ready pods' addresses, at most three then ` + N more...`
 /// (printers.go `formatEndpoints`); `<none>` without any. A Service is as old as its workload.
-fn endpoint_rows(
+/// The Services (`services`) or their Endpoints (`endpoints`): one per workload with a Service
+/// (CoreDNS's is kubeadm's `kube-dns` in kube-system; the others NodePort Services, the ports
+/// of [`super::node_port`]), addresses from the EndpointSlices.
+fn service_rows(
     world: &World,
     objects: &[&Object],
     now: SimTime,
     names: &[&str],
     namespace: &str,
-    all_namespaces: bool,
+    flags: &Flags,
+    services: bool,
 ) -> Vec<Vec<String>> {
-    let mut header: Vec<String> = ["NAME", "ENDPOINTS", "AGE"].map(String::from).to_vec();
-    if all_namespaces {
+    let header: &[&str] = match services {
+        true => &[
+            "NAME",
+            "TYPE",
+            "CLUSTER-IP",
+            "EXTERNAL-IP",
+            "PORT(S)",
+            "AGE",
+        ],
+        false => &["NAME", "ENDPOINTS", "AGE"],
+    };
+    let mut header: Vec<String> = header.iter().map(|h| h.to_string()).collect();
+    if flags.all_namespaces {
         header.insert(0, "NAMESPACE".into());
     }
     let pods: Vec<&Pod> = objects.iter().filter_map(|o| o.as_pod()).collect();
     let mut rows = vec![header];
     for ns in ["default", "kube-system"] {
-        if !all_namespaces && ns != namespace {
+        if !flags.all_namespaces && ns != namespace {
             continue;
+        }
+        let mut chunk: Vec<Vec<String>> = Vec::new();
+        // The API's own Service, made with the cluster (its Endpoints are left out).
+        if services && ns == "default" && (names.is_empty() || names.contains(&"kubernetes")) {
+            let mut row = ["kubernetes", "ClusterIP", "10.96.0.1", "<none>", "443/TCP"]
+                .map(String::from)
+                .to_vec();
+            row.push(age(now, SimTime::ZERO));
+            chunk.push(row);
         }
         for w in objects
             .iter()
             .filter_map(|o| o.as_workload())
             .filter(|w| w.service)
         {
+            let dns = w.name == COREDNS;
             // kubeadm names CoreDNS's Service kube-dns.
-            let (name, w_ns) = if w.name == COREDNS {
-                ("kube-dns", "kube-system")
-            } else {
-                (w.name.as_str(), "default")
+            let (name, w_ns) = match dns {
+                true => ("kube-dns", "kube-system"),
+                false => (w.name.as_str(), "default"),
             };
             if w_ns != ns || !(names.is_empty() || names.contains(&name)) {
                 continue;
             }
-            let slice = objects
-                .iter()
-                .filter_map(|o| o.as_endpoint_slice())
-                .find(|s| s.service == w.name);
-            let port = if w.name == COREDNS { 53 } else { 80 };
-            let addresses: Vec<String> = slice
-                .map(|s| {
-                    s.endpoints
-                        .iter()
-                        .filter_map(|e| pods.iter().find(|p| p.name == e.pod))
-                        .map(|p| format!("{}:{port}", pod_ip(world, p)))
-                        .collect()
-                })
-                .unwrap_or_default();
-            let shown = match addresses.len() {
-                0 => "<none>".to_string(),
-                n if n <= 3 => addresses.join(","),
-                n => format!("{} + {} more...", addresses[..3].join(","), n - 3),
-            };
-            let mut row = vec![name.to_string(), shown, age(now, w.created)];
-            if all_namespaces {
+            let mut row = vec![name.to_string()];
+            if services {
+                let (ip, ports) = match (dns, super::node_port(world, &w.name)) {
+                    (true, _) => ("10.96.0.10".into(), "53/UDP,53/TCP,9153/TCP".into()),
+                    (false, Some(p)) => (
+                        format!("10.96.{}.{}", p / 250 % 250, p % 250),
+                        format!("80:{p}/TCP"),
+                    ),
+                    (false, None) => ("<none>".into(), "<none>".into()),
+                };
+                row.extend([
+                    if dns { "ClusterIP" } else { "NodePort" }.to_string(),
+                    ip,
+                    "<none>".into(),
+                    ports,
+                ]);
+            } else {
+                let slice = objects
+                    .iter()
+                    .filter_map(|o| o.as_endpoint_slice())
+                    .find(|s| s.service == w.name);
+                let port = if dns { 53 } else { 80 };
+                let addresses: Vec<String> = slice
+                    .map(|s| {
+                        s.endpoints
+                            .iter()
+                            .filter_map(|e| pods.iter().find(|p| p.name == e.pod))
+                            .map(|p| format!("{}:{port}", pod_ip(world, p)))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                row.push(match addresses.len() {
+                    0 => "<none>".to_string(),
+                    n if n <= 3 => addresses.join(","),
+                    n => format!("{} + {} more...", addresses[..3].join(","), n - 3),
+                });
+            }
+            row.push(age(now, w.created));
+            chunk.push(row);
+        }
+        // The API lists a namespace's objects by name.
+        sim::kernel::sort::sort_by(&mut chunk, |a, b| a[0].cmp(&b[0]));
+        for mut row in chunk {
+            if flags.all_namespaces {
                 row.insert(0, ns.into());
             }
             rows.push(row);
@@ -672,7 +759,7 @@ fn changed(
     client: &Client,
     result: Result<ApiResponse, (String, i32)>,
     done: (String, String),
-    record: crate::scenario::Action,
+    record: sim::scenario::Action,
 ) -> Output {
     match result {
         Ok(ApiResponse::Written { .. }) => Output {
@@ -702,7 +789,7 @@ fn not_found(what: &str, name: &str) -> (String, i32) {
 
 /// `kubectl scale deployment web --replicas=N` (Deployments and StatefulSets): the object is
 /// read, then written, from the vantage host; done, it is recorded as a `scale` event.
-fn scale(world: &World, from: HostId, words: &[&str], args: &[String]) -> Output {
+fn scale(world: &World, from: HostId, words: &[&str], args: &[String], flags: &Flags) -> Output {
     let Some((kind, name)) = target(words) else {
         return error("resource(s) were provided, but no name was specified");
     };
@@ -720,15 +807,15 @@ fn scale(world: &World, from: HostId, words: &[&str], args: &[String]) -> Output
         Some(Resource::Workloads(Kind::StatefulSet)) => (Kind::StatefulSet, "statefulset.apps"),
         _ => return error(&format!("cannot scale a {}", clip(kind))),
     };
-    let mut client = Client::new(world, from);
-    let key = crate::k8s::objects::workload_key(name);
+    let mut client = Client::new(world, from, flags);
+    let key = sim::k8s::objects::workload_key(name);
     let get = ApiRequest::Get {
         key: key.as_str().into(),
     };
     let result = client.request(get, "get").and_then(|resp| match resp {
         ApiResponse::Object(Some(kv)) => match kv.value.as_workload() {
             Some(w) if w.kind == kind => {
-                let w = crate::k8s::objects::Workload {
+                let w = sim::k8s::objects::Workload {
                     replicas,
                     ..w.clone()
                 };
@@ -744,7 +831,7 @@ fn scale(world: &World, from: HostId, words: &[&str], args: &[String]) -> Output
         _ => Err(not_found(resource_name(kind), name)),
     });
     let done = (format!("{singular}/{} scaled\n", clip(name)), String::new());
-    let record = crate::scenario::Action::Scale {
+    let record = sim::scenario::Action::Scale {
         workload: name.to_string(),
         replicas,
     };
@@ -754,7 +841,7 @@ fn scale(world: &World, from: HostId, words: &[&str], args: &[String]) -> Output
 /// `kubectl delete pod NAME [--force [--grace-period=0]]`: a graceful deletion marks the pod
 /// (its kubelet finishes it), `--force` removes the object at once. Done, it is recorded as a
 /// `delete_pod` event.
-fn delete(world: &World, from: HostId, words: &[&str], args: &[String]) -> Output {
+fn delete(world: &World, from: HostId, words: &[&str], args: &[String], flags: &Flags) -> Output {
     let Some((kind, name)) = target(words) else {
         return error("resource(s) were provided, but no name was specified");
     };
@@ -768,8 +855,8 @@ fn delete(world: &World, from: HostId, words: &[&str], args: &[String]) -> Outpu
     if force && flag(args, "--grace-period").is_some_and(|g| g != "0") {
         return error("--force and --grace-period greater than 0 cannot be specified together");
     }
-    let mut client = Client::new(world, from);
-    let key = crate::k8s::objects::pod_key(name);
+    let mut client = Client::new(world, from, flags);
+    let key = sim::k8s::objects::pod_key(name);
     let get = ApiRequest::Get {
         key: key.as_str().into(),
     };
@@ -804,7 +891,7 @@ fn delete(world: &World, from: HostId, words: &[&str], args: &[String]) -> Outpu
     } else {
         (format!("pod \"{}\" deleted\n", clip(name)), String::new())
     };
-    let record = crate::scenario::Action::DeletePod {
+    let record = sim::scenario::Action::DeletePod {
         pod: name.to_string(),
         force,
     };
@@ -813,10 +900,10 @@ fn delete(world: &World, from: HostId, words: &[&str], args: &[String]) -> Outpu
 
 /// `kubectl cordon|uncordon NODE`: the Node is read, then written with its unschedulable mark
 /// set or cleared, from the vantage host; a change is recorded as a `cordon` / `uncordon` event.
-fn cordon(world: &World, from: HostId, node: &str, on: bool) -> Output {
+fn cordon(world: &World, from: HostId, node: &str, on: bool, flags: &Flags) -> Output {
     let verb = if on { "cordoned" } else { "uncordoned" };
-    let mut client = Client::new(world, from);
-    let key = crate::k8s::objects::node_key(node);
+    let mut client = Client::new(world, from, flags);
+    let key = sim::k8s::objects::node_key(node);
     let get = ApiRequest::Get {
         key: key.as_str().into(),
     };
@@ -852,9 +939,9 @@ fn cordon(world: &World, from: HostId, node: &str, on: bool) -> Output {
     }
     let host = node.to_string();
     let record = if on {
-        crate::scenario::Action::Cordon { host }
+        sim::scenario::Action::Cordon { host }
     } else {
-        crate::scenario::Action::Uncordon { host }
+        sim::scenario::Action::Uncordon { host }
     };
     let done = (format!("node/{} {verb}\n", clip(node)), String::new());
     changed(&client, result, done, record)
@@ -863,16 +950,16 @@ fn cordon(world: &World, from: HostId, node: &str, on: bool) -> Output {
 /// `kubectl cluster-info`: the control plane's address and the cluster services in kube-system
 /// (kubeadm's kube-dns, labelled `kubernetes.io/name: CoreDNS`), read through the API; the hint
 /// line is printed whatever happened (kubectl `clusterinfo.go`).
-fn cluster_info(world: &World, from: HostId) -> Output {
+fn cluster_info(world: &World, from: HostId, flags: &Flags) -> Output {
     const HINT: &str =
         "\nTo further debug and diagnose cluster problems, use 'kubectl cluster-info dump'.\n";
-    let mut client = Client::new(world, from);
+    let mut client = Client::new(world, from, flags);
     let list = ApiRequest::ListConsistent {
-        prefix: crate::k8s::objects::WORKLOADS.into(),
+        prefix: sim::k8s::objects::WORKLOADS.into(),
     };
     let answer = client.request(list, "get services");
     let took_s = client.took_s();
-    match (answer, world.api_endpoint()) {
+    match (answer, flags.server.or_else(|| world.api_endpoint())) {
         (Ok(ApiResponse::List { .. }), Some(endpoint)) => {
             let server = format!("https://{}:{API_PORT}", ip_of(endpoint.host));
             Output {
@@ -898,4 +985,94 @@ fn cluster_info(world: &World, from: HostId) -> Output {
             ..Output::default()
         },
     }
+}
+
+/// `kubectl get --raw /readyz|/livez|/healthz[?verbose]`: the apiserver's health checks as it
+/// prints them (`k8s.io/apiserver/pkg/server/healthz`). The checks are those the simulation
+/// models; the post-start hooks, all passed once an apiserver runs, are left out.
+fn raw(world: &World, from: HostId, path: &str, flags: &Flags) -> Output {
+    let (endpoint, query) = path.split_once('?').unwrap_or((path, ""));
+    let checks: &[&str] = match endpoint.trim_end_matches('/') {
+        "/readyz" => &[
+            "ping",
+            "log",
+            "etcd",
+            "etcd-readiness",
+            "informer-sync",
+            "shutdown",
+        ],
+        "/livez" | "/healthz" => &["ping", "log", "etcd"],
+        _ => {
+            return Output::error(
+                format!(
+                    "Error from server (NotFound): the server could not find the requested resource
+{}",
+                    "(this console serves --raw /readyz, /livez and /healthz, with ?verbose)
+"
+                ),
+                1,
+            )
+        }
+    };
+    let name = endpoint.trim_matches('/');
+    let mut client = Client::new(world, from, flags);
+    let (etcd, synced) = match client.request(ApiRequest::Checks, "get") {
+        Ok(ApiResponse::Checks { etcd, synced }) => (etcd, synced),
+        Ok(_) => return client.failed(("error: unexpected answer from the server\n".into(), 1)),
+        Err(e) => return client.failed(e),
+    };
+    let passes = |c: &&str| match *c {
+        "etcd" | "etcd-readiness" => etcd,
+        "informer-sync" => synced,
+        _ => true,
+    };
+    let list: String = checks
+        .iter()
+        .map(|c| match passes(c) {
+            true => format!("[+]{c} ok\n"),
+            false => format!("[-]{c} failed: reason withheld\n"),
+        })
+        .collect();
+    let took_s = client.took_s();
+    if checks.iter().all(passes) {
+        let stdout = match query.split('&').any(|q| q == "verbose") {
+            true => format!("{list}{name} check passed\n"),
+            false => "ok\n".into(),
+        };
+        return Output {
+            stdout,
+            took_s,
+            ..Output::default()
+        };
+    }
+    // A failing check answers 500 with every check listed; kubectl quotes the body.
+    let body = format!("{list}{name} check failed");
+    client.failed((
+        format!("Error from server (InternalError): an error on the server ({body:?}) has prevented the request from succeeding\n"),
+        1,
+    ))
+}
+
+/// `--server URL`: the host it names, at the port it serves the API on (the balancer's or an
+/// apiserver's); a name no host has fails as kubectl's dial does.
+fn server(world: &World, from: HostId, url: &str) -> Result<Addr, Output> {
+    let bare = url
+        .trim_start_matches("https://")
+        .trim_start_matches("http://");
+    let name = bare.split(':').next().unwrap_or(bare);
+    let Some(host) = super::host_named(world, from, bare) else {
+        return Err(Output::error(
+            format!(
+                "Unable to connect to the server: dial tcp: lookup {}: no such host\n",
+                clip(name)
+            ),
+            1,
+        ));
+    };
+    let port =
+        match world.scenario().hosts[host as usize].has_role(sim::scenario::Role::LoadBalancer) {
+            true => Port::Lb,
+            false => Port::Apiserver,
+        };
+    Ok(Addr { host, port })
 }

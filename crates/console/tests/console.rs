@@ -3,7 +3,7 @@
 //! `pkg/printers/internalversion/printers.go` for the columns); expected timings come from the
 //! facts sheet (client-go's 30 s dial timeout, etcd's 7 s request timeout).
 
-use sim::console::{exec, Output};
+use console::{exec, Output};
 use sim::world::World;
 
 fn world_at(json: &str, t: f64) -> World {
@@ -671,4 +671,189 @@ fn cluster_info_names_the_endpoint_and_prints_its_hint_whatever_happens() {
     assert_eq!(out.status, 1);
     assert!(out.stdout.ends_with("'kubectl cluster-info dump'.\n"));
     assert!(out.stderr.starts_with("Unable to connect to the server"));
+}
+
+/// The NO_LB cluster at `t`, from `host`.
+fn no_lb(t: f64, host: &str, line: &str) -> Output {
+    run(&world_at(NO_LB, t), host, line)
+}
+
+#[test]
+fn readyz_lists_the_checks_and_fails_with_etcd_when_quorum_is_lost() {
+    // Healthy: every check passes; without ?verbose only "ok".
+    let out = no_lb(30.0, "m1", "kubectl get --raw /readyz?verbose");
+    assert_eq!(out.status, 0, "{out:?}");
+    assert!(out
+        .stdout
+        .contains("[+]etcd ok\n[+]etcd-readiness ok\n[+]informer-sync ok\n"));
+    assert!(out.stdout.ends_with("readyz check passed\n"));
+    assert_eq!(no_lb(30.0, "m1", "kubectl get --raw /livez").stdout, "ok\n");
+    // Two of three masters crashed at 60 s: m1's etcd check (a quorum read) fails within its
+    // 2 s timeout, and kubectl quotes the 500's body.
+    let out = no_lb(90.0, "m1", "kubectl get --raw /readyz");
+    assert_eq!(out.status, 1);
+    assert!(out.stderr.starts_with("Error from server (InternalError): an error on the server (\"[+]ping ok\\n[+]log ok\\n[-]etcd failed: reason withheld\\n"), "{out:?}");
+    assert!(out
+        .stderr
+        .contains("readyz check failed\") has prevented the request from succeeding"));
+    assert!(
+        (out.took_s - 2.0).abs() < 0.1,
+        "the etcd check's 2 s: {out:?}"
+    );
+    // --server picks one apiserver; a name no host has fails as the dial's lookup does.
+    let out = no_lb(
+        30.0,
+        "users",
+        "kubectl --server https://m3:6443 get --raw /livez?verbose",
+    );
+    assert!(out.stdout.ends_with("livez check passed\n"), "{out:?}");
+    let out = no_lb(30.0, "m1", "kubectl -s https://nowhere:6443 get nodes");
+    assert_eq!(
+        out.stderr,
+        "Unable to connect to the server: dial tcp: lookup nowhere: no such host\n"
+    );
+}
+
+#[test]
+fn endpoint_status_reports_each_members_raft_state_and_no_leader() {
+    let out = no_lb(30.0, "m1", "etcdctl endpoint status --cluster -w table");
+    assert_eq!(out.status, 0, "{out:?}");
+    let rows: Vec<&str> = out
+        .stdout
+        .lines()
+        .filter(|l| l.contains("https://"))
+        .collect();
+    assert_eq!(rows.len(), 3);
+    // One leader, every member in the same term.
+    assert_eq!(
+        rows.iter()
+            .filter(|r| r.contains("|      true |      false |"))
+            .count(),
+        1,
+        "{}",
+        out.stdout
+    );
+    // After the two crashes m1 alone has no leader (pre-vote keeps its term); the others do not answer.
+    let out = no_lb(90.0, "m1", "etcdctl endpoint status --cluster");
+    assert_eq!(out.status, 1);
+    assert!(
+        out.stdout.contains(", false, false, ")
+            && out.stdout.trim_end().ends_with("etcdserver: no leader"),
+        "{out:?}"
+    );
+    assert_eq!(
+        out.stderr
+            .matches("Failed to get the status of endpoint")
+            .count(),
+        2,
+        "{out:?}"
+    );
+}
+
+#[test]
+fn etcd_member_changes_need_quorum_and_become_events() {
+    // A fresh voter while all three run: added, recorded as the event that does it.
+    let grow = ready("9-grow-one-master-to-three");
+    let w = world_at(&grow, 30.0);
+    let out = run(
+        &w,
+        "m1",
+        "etcdctl member add m2 --peer-urls=https://10.0.0.11:2380 --learner",
+    );
+    assert_eq!(out.status, 0, "{out:?}");
+    assert!(
+        out.stdout.starts_with("Member ")
+            && out
+                .stdout
+                .contains("ETCD_INITIAL_CLUSTER_STATE=\"existing\"")
+    );
+    assert_eq!(
+        out.record,
+        Some(sim::scenario::Action::EtcdMemberAdd {
+            host: "m2".into(),
+            learner: true
+        })
+    );
+    // Without quorum the change cannot commit: etcdctl's deadline, nothing recorded.
+    let w = world_at(NO_LB, 90.0);
+    let id = run(&w, "m1", "etcdctl member list")
+        .stdout
+        .lines()
+        .find(|l| l.contains(", m2,"))
+        .map(|l| l.split(',').next().unwrap().to_string())
+        .unwrap();
+    let out = run(&w, "m1", &format!("etcdctl member remove {id}"));
+    assert_eq!(
+        (out.status, out.stderr.as_str(), out.record.is_none()),
+        (1, "Error: context deadline exceeded\n", true)
+    );
+    assert_eq!(run(&w, "m1", "etcdctl member promote xyz").stderr.lines().next().unwrap(),
+        "Error: bad member ID arg (strconv.ParseUint: parsing \"xyz\": invalid syntax), expecting ID in Hex");
+}
+
+#[test]
+fn kubeadm_join_runs_on_a_standby_host_and_refuses_a_joined_one() {
+    let mut s = sim::scenario::parse(&ready("9-grow-one-master-to-three")).unwrap();
+    s.events
+        .retain(|e| !matches!(e.action, sim::scenario::Action::Join { .. }));
+    let json = s.to_json();
+    let w = world_at(&json, 30.0);
+    // A standby host has no kubeconfig yet.
+    assert!(run(&w, "m2", "kubectl get nodes")
+        .stderr
+        .starts_with("The connection to the server localhost:8080 was refused"));
+    let out = run(
+        &w,
+        "m2",
+        "kubeadm join 10.0.0.10:6443 --token abc --control-plane",
+    );
+    assert_eq!(out.status, 0, "{out:?}");
+    assert!(out
+        .stdout
+        .contains("This node has joined the cluster and a new control plane instance was created"));
+    assert_eq!(
+        out.record,
+        Some(sim::scenario::Action::Join { host: "m2".into() })
+    );
+    let out = run(&w, "m1", "kubeadm join");
+    assert_eq!(out.status, 1);
+    assert!(out
+        .stderr
+        .contains("[ERROR FileAvailable--etc-kubernetes-kubelet.conf]"));
+}
+
+#[test]
+fn curl_reaches_a_service_through_dns_and_kube_proxy_and_fails_as_curl_does() {
+    let w = world_at(&ready("1-only-master-dies"), 30.0);
+    for url in [
+        "http://web",
+        "web.default.svc.cluster.local",
+        "http://worker-2:30080",
+    ] {
+        let out = run(&w, "users", &format!("curl -s {url}"));
+        assert!(out.stdout.starts_with("Hostname: web-"), "{url}: {out:?}");
+    }
+    assert_eq!(
+        run(&w, "users", "curl http://nothing").stderr,
+        "curl: (6) Could not resolve host: nothing\n"
+    );
+    // The users' host is not a node: a ClusterIP is not routed there.
+    let out = run(&w, "users", "curl -m 3 10.96.120.80");
+    assert_eq!(
+        (out.status, out.stderr.as_str()),
+        (
+            28,
+            "curl: (28) Connection timed out after 3001 milliseconds\n"
+        )
+    );
+    // The only master is down at 2 min: kubectl cannot connect, yet the pods keep serving
+    // through every worker's NodePort (kube-proxy keeps its last rules).
+    let w = world_at(&ready("1-only-master-dies"), 120.0);
+    assert!(run(&w, "users", "kubectl get pods")
+        .stderr
+        .contains("i/o timeout"));
+    for node in ["worker-1", "worker-2", "worker-3"] {
+        let out = run(&w, "users", &format!("curl http://{node}:30080"));
+        assert!(out.stdout.starts_with("Hostname: web-"), "{node}: {out:?}");
+    }
 }

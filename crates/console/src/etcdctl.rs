@@ -1,4 +1,4 @@
-//! `etcdctl` (v3.5) on the simulated cluster: `member list` and `endpoint health`, from the
+//! `etcdctl` (v3.5) on the simulated cluster: `member list` and `endpoint health|status`, from the
 //! vantage host to its endpoints (`--endpoints`, by default the member on the same host,
 //! 127.0.0.1:2379, as kubeadm's control-plane hosts run it). Output follows etcd
 //! `etcdctl/ctlv3/command/printer_simple.go`, `printer_table.go` and `ep_command.go`; errors
@@ -7,24 +7,32 @@
 //! The client does not block on dialling: a request to an endpoint that does not answer fails
 //! when the 5 s command timeout runs out (`context deadline exceeded`). Member IDs are the
 //! simulation's (a hash of the member's name), addresses are the simulation's.
-//! Left out for now: `endpoint status`, member changes, `-w json`.
+//! Membership changes are carried out as the scenario's operator does them (`World::operate`),
+//! once the endpoint answers; they become the scenario's `etcd_member_*` events.
+//! Left out for now: `-w json`.
 
 use super::words::clip;
-use super::{ip_of, Output};
-use crate::k8s::wire::{EtcdRequest, EtcdResponse};
-use crate::kernel::net::HostId;
-use crate::kernel::process::{Addr, Port};
-use crate::kernel::time::Duration;
-use crate::world::terminal::{Answer, Call, Outcome};
-use crate::world::World;
+use super::{host_named, ip_of, Output};
+use sim::k8s::wire::{EtcdRequest, EtcdResponse};
+use sim::kernel::net::HostId;
+use sim::kernel::process::{Addr, Port};
+use sim::kernel::time::Duration;
+use sim::scenario::Action;
+use sim::world::terminal::{Answer, Call, Outcome};
+use sim::world::World;
 
 /// etcdctl's `--command-timeout` (its 2 s `--dial-timeout` only bounds starting the dial).
 const COMMAND_TIMEOUT: Duration = Duration::from_secs(5);
+/// The etcd release kubeadm v1.32 installs.
+const ETCD_VERSION: &str = "3.5.16";
 
 struct Flags {
     endpoints: Vec<String>,
     table: bool,
     cluster: bool,
+    /// `member add --peer-urls`, `--learner`.
+    peer_urls: Option<String>,
+    learner: bool,
 }
 
 pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
@@ -32,6 +40,8 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
         endpoints: vec!["127.0.0.1:2379".into()],
         table: false,
         cluster: false,
+        peer_urls: None,
+        learner: false,
     };
     let mut words = Vec::new();
     let mut it = args.iter();
@@ -61,6 +71,11 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
                 None => return error("flag needs an argument: 'w' in -w", 1),
             },
             "--cluster" => flags.cluster = true,
+            "--learner" => flags.learner = true,
+            "--peer-urls" => match value() {
+                Some(v) => flags.peer_urls = Some(v),
+                None => return error("flag needs an argument: --peer-urls", 1),
+            },
             // Certificates: the console's connections need none.
             "--cacert" | "--cert" | "--key" => {
                 let _ = value();
@@ -72,8 +87,16 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
     match words.as_slice() {
         ["member", "list"] => member_list(world, from, &flags),
         ["endpoint", "health"] => endpoint_health(world, from, &flags),
+        ["endpoint", "status"] => endpoint_status(world, from, &flags),
+        ["member", "add", name] => match &flags.peer_urls {
+            Some(peer) => member_add(world, from, &flags, name, peer),
+            None => error("member peer urls not provided", 1),
+        },
+        ["member", "add"] => error("member name not provided", 1),
+        ["member", verb @ ("remove" | "promote"), id] => member_change(world, from, &flags, verb, id),
+        ["member", "remove" | "promote"] => error("member ID is not provided", 1),
         [] => Output {
-            stdout: "etcdctl is a command line client for etcd.\n\nIn this console: etcdctl member list, etcdctl endpoint health [--cluster] [-w table]\n".into(),
+            stdout: "etcdctl is a command line client for etcd.\n\nIn this console: etcdctl member list|add|remove|promote, etcdctl endpoint health|status [--cluster] [-w table]\n".into(),
             ..Output::default()
         },
         [command, ..] => error(&format!("unknown command \"{}\" for \"etcdctl\"\nRun 'etcdctl --help' for usage.", clip(command)), 1),
@@ -84,29 +107,10 @@ fn error(text: &str, status: i32) -> Output {
     Output::error(format!("Error: {text}\n"), status)
 }
 
-/// The host an endpoint names: 127.0.0.1/localhost is the vantage host; else a host's name or
-/// address, with or without a scheme and the client port.
-fn resolve(world: &World, from: HostId, endpoint: &str) -> Option<HostId> {
-    let bare = endpoint
-        .trim_start_matches("https://")
-        .trim_start_matches("http://");
-    let host = bare.split(':').next().unwrap_or(bare);
-    if host == "127.0.0.1" || host == "localhost" {
-        return Some(from);
-    }
-    world
-        .scenario()
-        .hosts
-        .iter()
-        .enumerate()
-        .find(|(i, h)| h.name == host || ip_of(*i as HostId) == host)
-        .map(|(i, _)| i as HostId)
-}
-
 /// One request to one endpoint, on its own copy of the world (etcdctl asks endpoints
 /// concurrently).
 fn ask(world: &World, from: HostId, endpoint: &str, req: EtcdRequest) -> Outcome {
-    let Some(h) = resolve(world, from, endpoint) else {
+    let Some(h) = host_named(world, from, endpoint) else {
         return Outcome {
             answer: Answer::DialTimeout,
             elapsed: COMMAND_TIMEOUT,
@@ -166,7 +170,7 @@ fn member_list(world: &World, from: HostId, flags: &Flags) -> Output {
     };
     // etcd lists its members by ID.
     let mut members = members;
-    crate::kernel::sort::sort_by_key(&mut members, |&(h, _)| {
+    sim::kernel::sort::sort_by_key(&mut members, |&(h, _)| {
         member_id(&world.scenario().hosts[h as usize].name)
     });
     let rows: Vec<Vec<String>> = members
@@ -211,28 +215,34 @@ fn member_list(world: &World, from: HostId, flags: &Flags) -> Output {
     }
 }
 
-fn endpoint_health(world: &World, from: HostId, flags: &Flags) -> Output {
-    let (endpoints, listed) = if flags.cluster {
-        match members(world, from, flags) {
-            Ok((m, took)) => (
-                m.iter()
-                    .filter(|&&(h, _)| world.etcd_member_started(h))
-                    .map(|&(h, _)| format!("https://{}:2379", ip_of(h)))
-                    .collect(),
-                took,
+/// The endpoints a command asks: `--endpoints`, or with `--cluster` the started members'
+/// client URLs as the first endpoint lists them; and the seconds listing took.
+fn endpoints(world: &World, from: HostId, flags: &Flags) -> Result<(Vec<String>, f64), Output> {
+    if !flags.cluster {
+        return Ok((flags.endpoints.clone(), 0.0));
+    }
+    match members(world, from, flags) {
+        Ok((m, took)) => Ok((
+            m.iter()
+                .filter(|&&(h, _)| world.etcd_member_started(h))
+                .map(|&(h, _)| format!("https://{}:2379", ip_of(h)))
+                .collect(),
+            took,
+        )),
+        Err(e) => Err(Output {
+            stderr: e.stderr.replace(
+                "Error: ",
+                "Error: failed to fetch endpoints from etcd cluster member list: ",
             ),
-            Err(e) => {
-                return Output {
-                    stderr: e.stderr.replace(
-                        "Error: ",
-                        "Error: failed to fetch endpoints from etcd cluster member list: ",
-                    ),
-                    ..e
-                }
-            }
-        }
-    } else {
-        (flags.endpoints.clone(), 0.0)
+            ..e
+        }),
+    }
+}
+
+fn endpoint_health(world: &World, from: HostId, flags: &Flags) -> Output {
+    let (endpoints, listed) = match endpoints(world, from, flags) {
+        Ok(e) => e,
+        Err(e) => return e,
     };
     // Every endpoint at once; lines in the order the checks finish.
     let mut results: Vec<(String, Outcome)> = endpoints
@@ -245,7 +255,7 @@ fn endpoint_health(world: &World, from: HostId, flags: &Flags) -> Output {
             (e.clone(), ask(world, from, e, req))
         })
         .collect();
-    crate::kernel::sort::sort_by_key(&mut results, |(_, o)| o.elapsed);
+    sim::kernel::sort::sort_by_key(&mut results, |(_, o)| o.elapsed);
     let mut out = Output::default();
     let mut rows = Vec::new();
     for (e, o) in &results {
@@ -282,6 +292,187 @@ fn endpoint_health(world: &World, from: HostId, flags: &Flags) -> Output {
             .map(|(_, o)| o.elapsed.as_secs_f64())
             .fold(0.0, f64::max);
     out
+}
+
+/// `etcdctl endpoint status`: each endpoint in turn, as its member reports itself (no quorum
+/// needed). The database size is not modelled: a fresh member's 20 kB is printed.
+fn endpoint_status(world: &World, from: HostId, flags: &Flags) -> Output {
+    let (endpoints, mut took) = match endpoints(world, from, flags) {
+        Ok(e) => e,
+        Err(e) => return e,
+    };
+    let mut out = Output::default();
+    let mut rows = Vec::new();
+    for e in &endpoints {
+        let asked = ask(world, from, e, EtcdRequest::Status);
+        took += asked.elapsed.as_secs_f64();
+        let (Answer::Etcd(EtcdResponse::Status(s)), Some(h)) =
+            (asked.answer, host_named(world, from, e))
+        else {
+            out.stderr.push_str(&format!(
+                "Failed to get the status of endpoint {} (context deadline exceeded)\n",
+                clip(e)
+            ));
+            out.status = 1;
+            continue;
+        };
+        let errors = if s.leader.is_none() {
+            "etcdserver: no leader"
+        } else {
+            ""
+        };
+        rows.push(vec![
+            e.clone(),
+            format!("{:x}", member_id(&world.scenario().hosts[h as usize].name)),
+            ETCD_VERSION.into(),
+            "20 kB".into(),
+            (s.leader == Some(h)).to_string(),
+            s.learner.to_string(),
+            s.term.to_string(),
+            s.commit_index.to_string(),
+            s.applied_index.to_string(),
+            errors.into(),
+        ]);
+    }
+    out.stdout = if flags.table {
+        let header = [
+            "ENDPOINT",
+            "ID",
+            "VERSION",
+            "DB SIZE",
+            "IS LEADER",
+            "IS LEARNER",
+            "RAFT TERM",
+            "RAFT INDEX",
+            "RAFT APPLIED INDEX",
+            "ERRORS",
+        ];
+        table(&header, &rows)
+    } else {
+        rows.iter().map(|r| r.join(", ") + "\n").collect()
+    };
+    out.took_s = took;
+    out
+}
+
+/// A cluster ID as etcd derives one from its initial members: here a hash of their names.
+fn cluster_id(world: &World) -> u64 {
+    let names: Vec<&str> = world
+        .scenario()
+        .hosts
+        .iter()
+        .filter(|h| h.runs_etcd() && !h.standby)
+        .map(|h| h.name.as_str())
+        .collect();
+    member_id(&format!("cluster:{}", names.join(",")))
+}
+
+/// `etcdctl member add NAME --peer-urls=URL [--learner]`.
+fn member_add(world: &World, from: HostId, flags: &Flags, name: &str, peer: &str) -> Output {
+    if !world.scenario().hosts.iter().any(|h| h.name == name) {
+        return error(
+            &format!(
+                "console: no host {} in this scenario to run the member",
+                clip(name)
+            ),
+            1,
+        );
+    }
+    let action = Action::EtcdMemberAdd {
+        host: name.to_string(),
+        learner: flags.learner,
+    };
+    let mut out = change(world, from, flags, action);
+    if out.record.is_some() {
+        let (members, _) = members(world, from, flags).unwrap_or_default();
+        let mut cluster: Vec<String> = members
+            .iter()
+            .filter(|&&(m, _)| world.etcd_member_started(m))
+            .map(|&(m, _)| {
+                let n = &world.scenario().hosts[m as usize].name;
+                format!("{n}=https://{}:2380", ip_of(m))
+            })
+            .collect();
+        cluster.push(format!("{name}={peer}"));
+        out.stdout = format!(
+            "Member {:x} added to cluster {:x}\n\nETCD_NAME=\"{name}\"\nETCD_INITIAL_CLUSTER=\"{}\"\nETCD_INITIAL_ADVERTISE_PEER_URLS=\"{}\"\nETCD_INITIAL_CLUSTER_STATE=\"existing\"\n",
+            member_id(name),
+            cluster_id(world),
+            cluster.join(","),
+            clip(peer),
+        );
+    }
+    out
+}
+
+/// `etcdctl member remove|promote ID`.
+fn member_change(world: &World, from: HostId, flags: &Flags, verb: &str, id: &str) -> Output {
+    let Ok(id) = u64::from_str_radix(id, 16) else {
+        return error(
+            &format!("bad member ID arg (strconv.ParseUint: parsing {:?}: invalid syntax), expecting ID in Hex", clip(id)),
+            1,
+        );
+    };
+    let hosts = &world.scenario().hosts;
+    let Some(host) = hosts.iter().find(|h| member_id(&h.name) == id) else {
+        return error("etcdserver: member not found", 1);
+    };
+    let host = host.name.clone();
+    let (action, done) = match verb {
+        "remove" => (Action::EtcdMemberRemove { host }, "removed from"),
+        _ => (Action::EtcdMemberPromote { host }, "promoted in"),
+    };
+    let mut out = change(world, from, flags, action);
+    if out.record.is_some() {
+        out.stdout = format!("Member {id:x} {done} cluster {:x}\n", cluster_id(world));
+    }
+    out
+}
+
+/// A membership change sent once the endpoint answers, carried out on a copy of the world; the
+/// event that records it when it succeeded, or etcdctl's error.
+fn change(world: &World, from: HostId, flags: &Flags, action: Action) -> Output {
+    let mut scenario = world.scenario().clone();
+    scenario.events.push(sim::scenario::Event {
+        at: Duration::ZERO,
+        action: action.clone(),
+    });
+    if let Err(e) = scenario.validate() {
+        return error(&format!("console: {e}"), 1);
+    }
+    let listed = match members(world, from, flags) {
+        Ok((_, took)) => took,
+        Err(e) => return e,
+    };
+    let mut copy = world.clone();
+    let (op, took) = copy.operate(action.clone(), COMMAND_TIMEOUT);
+    let took_s = listed + took.as_secs_f64();
+    match op {
+        Some(op) if op.ok => Output {
+            took_s,
+            record: Some(action),
+            ..Output::default()
+        },
+        // Refused by the server: its reason. Without a leader the request waits out its deadline.
+        Some(op) => {
+            let reason = op.reason.unwrap_or_default();
+            if reason.contains("leader") || reason.contains("quorum") {
+                Output {
+                    took_s: listed + COMMAND_TIMEOUT.as_secs_f64(),
+                    ..error("context deadline exceeded", 1)
+                }
+            } else {
+                Output {
+                    took_s,
+                    ..error(&format!("etcdserver: {reason}"), 1)
+                }
+            }
+        }
+        None => Output {
+            took_s,
+            ..error("context deadline exceeded", 1)
+        },
+    }
 }
 
 /// Go's `time.Duration.String()`: 850µs, 2.001ms, 1.5s.

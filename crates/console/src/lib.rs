@@ -3,19 +3,23 @@
 //! table, or its error). It runs on a copy of the world, so looking never changes the run; a
 //! request that waits takes its simulated time, and the output says how long.
 //!
-//! So far: `kubectl get` of nodes, pods, leases, workloads and endpoints (`-o wide`, `-n`,
-//! `-A`), with kubectl's connection and server errors; `kubectl scale`, `delete pod`, `cordon`
-//! and `uncordon`, which become scenario events; `kubectl cluster-info`;
-//! `etcdctl member list` and `endpoint health`. Left out for now: the other resources,
-//! `describe`, drain, kubeadm, curl.
+//! So far: `kubectl get` of nodes, pods, leases, workloads, services and endpoints (`-o wide`,
+//! `-n`, `-A`, `--server`), `kubectl get --raw /readyz|/livez`, with kubectl's connection and
+//! server errors; `kubectl scale`, `delete pod`, `cordon` and `uncordon`; `kubectl cluster-info`;
+//! `etcdctl member list|add|remove|promote` and `endpoint health|status`; `kubeadm join`;
+//! `curl` of a Service. The changing commands become scenario events. Left out for now:
+//! `describe`, `-o yaml|json`, `-l`, replicasets, endpointslices, events, drain, proxy and
+//! port-forward.
 
+mod curl;
 mod etcdctl;
+mod kubeadm;
 mod kubectl;
 mod table;
 mod words;
 
-use crate::kernel::net::HostId;
-use crate::world::World;
+use sim::kernel::net::HostId;
+use sim::world::World;
 
 /// What a command printed on each stream, its exit status, and the simulated seconds it took.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -26,7 +30,7 @@ pub struct Output {
     pub took_s: f64,
     /// A command that changed the cluster: the scenario event that records it at the moment
     /// it ran, so the run forks there (and a share link carries it).
-    pub record: Option<crate::scenario::Action>,
+    pub record: Option<sim::scenario::Action>,
 }
 
 impl Output {
@@ -52,12 +56,41 @@ pub fn exec(world: &World, from: HostId, line: &str) -> Output {
     match program.as_str() {
         "kubectl" => kubectl::run(world, from, args),
         "etcdctl" => etcdctl::run(world, from, args),
-        "kubeadm" | "curl" => Output::error(
-            format!("{program}: not in this console yet (kubectl get and etcdctl work)\n"),
-            127,
-        ),
+        "kubeadm" => kubeadm::run(world, from, args),
+        "curl" => curl::run(world, from, args),
         other => Output::error(format!("{}: command not found\n", words::clip(other)), 127),
     }
+}
+
+/// The host an endpoint names: 127.0.0.1/localhost is the vantage host; else a host's name or
+/// address, with or without a scheme and the client port.
+fn host_named(world: &World, from: HostId, endpoint: &str) -> Option<HostId> {
+    let bare = endpoint
+        .trim_start_matches("https://")
+        .trim_start_matches("http://");
+    let host = bare.split(':').next().unwrap_or(bare);
+    if host == "127.0.0.1" || host == "localhost" {
+        return Some(from);
+    }
+    world
+        .scenario()
+        .hosts
+        .iter()
+        .enumerate()
+        .find(|(i, h)| h.name == host || ip_of(*i as HostId) == host)
+        .map(|(i, _)| i as HostId)
+}
+
+/// The NodePort of a workload's Service: the format gives Services no ports, so the console
+/// numbers them from 30080 in scenario order (CoreDNS's Service has none).
+pub fn node_port(world: &World, workload: &str) -> Option<u16> {
+    world
+        .scenario()
+        .workloads
+        .iter()
+        .filter(|w| w.service && w.name != sim::scenario::COREDNS)
+        .position(|w| w.name == workload)
+        .map(|i| 30080 + i as u16)
 }
 
 /// The address a host has in the simulated network (for messages that name one).
@@ -66,8 +99,8 @@ pub fn ip_of(h: HostId) -> String {
 }
 
 /// Where a console opens by default: the first `client` host, else the first control-plane host.
-pub fn default_vantage(s: &crate::scenario::Scenario) -> Option<usize> {
-    use crate::scenario::Role;
+pub fn default_vantage(s: &sim::scenario::Scenario) -> Option<usize> {
+    use sim::scenario::Role;
     s.hosts
         .iter()
         .position(|h| h.has_role(Role::Client))
