@@ -146,7 +146,7 @@ test('embed: #embed shows the run without editor chrome; the embed code opens it
   await pick(page, '7-worker-dies');
   await page.getByRole('button', { name: 'Copy embed code' }).click();
   const code = await page.getByRole('textbox', { name: 'Embed code' }).inputValue();
-  assert.match(code, /^<iframe src="http:\/\/127\.0\.0\.1:\d+\/#s=1\.[A-Za-z0-9_-]+&amp;embed" title="Kubernetes HA Playground: [^"]+" /);
+  assert.match(code, /^<iframe src="http:\/\/127\.0\.0\.1:\d+\/ha-playground\/#s=1\.[A-Za-z0-9_-]+&amp;embed" title="Kubernetes HA Playground: [^"]+" /);
   // Escape closes the box.
   await page.getByRole('textbox', { name: 'Embed code' }).press('Escape');
   assert.equal(await page.getByRole('textbox', { name: 'Embed code' }).count(), 0);

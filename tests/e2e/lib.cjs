@@ -13,11 +13,16 @@ const TYPES = {
   '.css': 'text/css', '.json': 'application/json', '.svg': 'image/svg+xml', '.png': 'image/png',
 };
 
-/** Serves `dir` on an ephemeral loopback port; resolves to { url, close }. */
-function serve(dir = DIST) {
+/** The sub-path the tests serve dist/ under, as a GitHub Pages project site is served: nothing
+ *  is served at the root, so an absolute asset URL in the page fails the tests. */
+const BASE = '/ha-playground/';
+
+/** Serves `dir` under `base` on an ephemeral loopback port; resolves to { url, close }. */
+function serve(dir = DIST, base = BASE) {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://127.0.0.1');
-    let file = path.normalize(path.join(dir, decodeURIComponent(url.pathname)));
+    if (!url.pathname.startsWith(base)) { res.writeHead(404); return res.end('outside ' + base); }
+    let file = path.normalize(path.join(dir, decodeURIComponent(url.pathname.slice(base.length))));
     if (!file.startsWith(path.normalize(dir))) { res.writeHead(403); return res.end(); }
     if (fs.existsSync(file) && fs.statSync(file).isDirectory()) file = path.join(file, 'index.html');
     fs.readFile(file, (err, body) => {
@@ -27,7 +32,7 @@ function serve(dir = DIST) {
     });
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => {
-    resolve({ url: `http://127.0.0.1:${server.address().port}/`, close: () => server.close() });
+    resolve({ url: `http://127.0.0.1:${server.address().port}${base}`, close: () => server.close() });
   }));
 }
 

@@ -58,6 +58,20 @@ test('the built playground renders in Chromium without errors', async (t) => {
   assert.deepEqual(warnings, [], 'console warnings (the wasm preload once warned about its integrity attribute)');
 });
 
+test('the same dist/ works at a site root and under a sub-path (relative asset URLs)', async (t) => {
+  const browser = await launch();
+  for (const base of ['/', '/some/project/']) {
+    const server = await serve(undefined, base);
+    t.after(() => server.close());
+    const { page, problems } = await openPage(browser, server.url);
+    await page.getByRole('heading', { level: 1 }).waitFor({ timeout: 15000 });
+    assert.ok(new URL(page.url()).pathname.startsWith(base));
+    assert.deepEqual(problems, [], `served under ${base}`);
+    await page.close();
+  }
+  await browser.close();
+});
+
 test('a phone (360 and 390 px): no sideways scroll, readable charts', async (t) => {
   const server = await serve();
   const browser = await launch();

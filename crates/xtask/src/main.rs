@@ -24,7 +24,7 @@ fn main() {
     let result = match cmd {
         "setup" => setup(),
         "serve" => serve(),
-        "dist" => setup().and_then(|_| dist()),
+        "dist" => dist(),
         "test" => test(rest),
         "bench" => bench(rest),
         _ => {
@@ -32,7 +32,7 @@ fn main() {
                 "usage: cargo xtask <command>\n\n\
                  setup   install what this machine lacks (wasm target, trunk, wasm-bindgen, wasm-opt, chromium)\n\
                  serve   setup, then serve the playground at http://127.0.0.1:8080/\n\
-                 dist    release build into dist/ and print bundle sizes\n\
+                 dist    release build into dist/ (static files, relative URLs: works under any sub-path) and print bundle sizes\n\
                  test    every test layer: native, sweep, wasm in Chromium, end-to-end in Chromium\n\
                  bench   benchmarks: the simulation natively (profile-guided; --no-pgo: plain build), then the playground in Chromium (--native: only the first)"
             );
@@ -133,6 +133,14 @@ fn locked_wasm_bindgen_version() -> Result<String> {
 
 fn setup() -> Result {
     let started = Instant::now();
+    setup_build()?;
+    setup_browser()?;
+    println!("== setup done in {:.1} s", started.elapsed().as_secs_f64());
+    Ok(())
+}
+
+/// What building the page needs: the wasm target, trunk, wasm-bindgen, wasm-opt.
+fn setup_build() -> Result {
     println!("== setup: checking tools");
 
     let targets = cmd("rustup")
@@ -218,6 +226,11 @@ fn setup() -> Result {
         ]))?;
     }
 
+    Ok(())
+}
+
+/// What the browser tests need: Debian's Chromium.
+fn setup_browser() -> Result {
     if Path::new("/usr/bin/chromium").exists() && Path::new("/usr/bin/chromedriver").exists() {
         println!(
             "ok   {}",
@@ -237,7 +250,6 @@ fn setup() -> Result {
         apt(&["update", "-qq"])?;
         apt(&["install", "-y", "-qq", "chromium", "chromium-driver"])?;
     }
-    println!("== setup done in {:.1} s", started.elapsed().as_secs_f64());
     Ok(())
 }
 
@@ -256,12 +268,17 @@ fn serve() -> Result {
 }
 
 fn dist() -> Result {
+    setup_build()?;
+    // Relative asset URLs: the same dist/ works at a site's root and under any sub-path
+    // (a GitHub Pages project site is served under /<repository>/).
     run(cmd("trunk").args([
         "build",
         "--release",
         "--offline",
         "--cargo-profile",
         "wasm-release",
+        "--public-url",
+        "./",
     ]))?;
     let dist = root().join("dist");
     let mut total_raw = 0;
