@@ -4,7 +4,7 @@
 //! The drawing of the series is memoised on the report's version; only the cursor moves per frame.
 
 use crate::fmt::{fmt_t, fmt_t_precise};
-use sim::record::EventKind;
+use sim::record::{EventKind, Series};
 use sim::report::Report;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
@@ -37,6 +37,9 @@ pub struct Props {
     /// Hosts that can lead, one lane each per leader chart.
     pub lanes: Rc<Lanes>,
     pub on_seek: Callback<f64>,
+    /// A moment marked with a label (the compare view's first difference).
+    #[prop_or_default]
+    pub mark: Option<(f64, String)>,
 }
 
 /// A fault in force between two times, from the report's events.
@@ -660,6 +663,10 @@ pub fn charts(props: &Props) -> Html {
                 { for pending }
                 <line class="cursor" x1={cx.to_string()} x2={cx.to_string()} y1="0" y2={axis_y.to_string()} />
                 <text class="cursor-label" x={(cx + 4.0).min(w - 40.0).to_string()} y={(first_y - 1.0).to_string()}>{ fmt_t_precise(props.cursor) }</text>
+                if let Some((t, label)) = &props.mark {
+                    <line class="mark" x1={x(*t).to_string()} x2={x(*t).to_string()} y1="0" y2={axis_y.to_string()} />
+                    <text class="mark-label" x={(x(*t) + 4.0).min(w - 160.0).to_string()} y={(axis_y - 4.0).to_string()}>{ label }</text>
+                }
             </svg>
             <figcaption>
                 { format!("Whole run{}: quorum lost {} s · {} leader elections · writes {} ok, {} failed", if props.computed < duration { " (computed so far)" } else { "" }, sum.quorum_lost_s, sum.leader_changes, sum.writes_ok, sum.writes_failed) }
@@ -710,9 +717,63 @@ fn clip_text(s: &str, width: f64) -> String {
     }
 }
 
+/// The first second at which two runs' charts differ, and the row that differs: etcd quorum and
+/// writes, API writes, whether a controller-manager and a scheduler lead, each Service's cell
+/// (all ok, some fail, all fail) and each workload's running pods, for the Services and
+/// workloads both runs have.
+pub fn first_difference(a: &Series, b: &Series) -> Option<(f64, String)> {
+    let class = |share: f64| match share {
+        s if s >= 1.0 => 2,
+        s if s <= 0.0 => 0,
+        _ => 1,
+    };
+    let at = |v: &[Option<String>], i: usize| v.get(i).map(Option::is_some);
+    (0..a.t.len().min(b.t.len())).find_map(|i| {
+        let row = if a.etcd_quorum.get(i) != b.etcd_quorum.get(i) {
+            "etcd quorum".to_string()
+        } else if a.etcd_writable.get(i) != b.etcd_writable.get(i) {
+            "etcd writes".to_string()
+        } else if a.api_writable.get(i) != b.api_writable.get(i) {
+            "API writes".to_string()
+        } else if at(&a.controller_manager_leader, i) != at(&b.controller_manager_leader, i) {
+            "controller-manager leader".to_string()
+        } else if at(&a.scheduler_leader, i) != at(&b.scheduler_leader, i) {
+            "scheduler leader".to_string()
+        } else if let Some(s) = a.service_availability.iter().find_map(|(name, va)| {
+            let vb = b.service_availability.get(name)?;
+            (va.get(i).map(|&v| class(v)) != vb.get(i).map(|&v| class(v)))
+                .then(|| format!("service {name}"))
+        }) {
+            s
+        } else {
+            a.running_pods.iter().find_map(|(name, va)| {
+                let vb = b.running_pods.get(name)?;
+                (va.get(i) != vb.get(i)).then(|| format!("pods {name}"))
+            })?
+        };
+        Some((a.t[i], row))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn three_and_five_masters_losing_two_first_differ_in_quorum_at_the_crash() {
+        let run = |id: &str| {
+            let s = crate::catalog::Ready::by_id(id).unwrap().scenario();
+            sim::run_scenario(&s.to_json()).unwrap()
+        };
+        let three = run("3-three-masters-two-die");
+        let five = run("5-five-masters-lose-two");
+        // Both lose two members at 1:00: 1 of 3 is no majority, 3 of 5 is.
+        let (t, row) = first_difference(&three.series, &five.series).unwrap();
+        assert_eq!(row, "etcd quorum");
+        assert!((60.0..=61.0).contains(&t), "{t}");
+        // A run does not differ from itself.
+        assert_eq!(first_difference(&three.series, &three.series), None);
+    }
 
     #[test]
     fn flickering_pod_counts_read_as_one_range() {

@@ -4,6 +4,8 @@
 //! - `s=1.<payload>`: the scenario. `1` is the encoding version; its payload is base64url
 //!   (no padding) of the raw-DEFLATE-compressed canonical JSON with insignificant whitespace
 //!   removed. A later encoding gets a new number; this code keeps reading `1` forever.
+//! - `c=1.<payload>`: a second scenario shown beside the first (the compare view), encoded
+//!   the same way (optional).
 //! - `t=<seconds>`: the simulated time shown (optional).
 //! - `embed`: the embed view (no editor chrome, for iframes in documentation).
 //!
@@ -19,6 +21,8 @@ pub const ENCODING: u32 = 1;
 #[derive(Debug, Default)]
 pub struct Link {
     pub scenario: Option<Scenario>,
+    /// `c=`: the scenario to compare with.
+    pub compare: Option<Scenario>,
     pub t: Option<f64>,
     pub embed: bool,
     pub problem: Option<String>,
@@ -38,12 +42,16 @@ pub fn deflate(bytes: &[u8]) -> Vec<u8> {
 
 /// The fragment (with `#`) for a scenario and, optionally, the time shown.
 pub fn fragment(s: &Scenario, t: Option<f64>) -> String {
-    fragment_of(&encode_scenario(s), t, false)
+    fragment_of(&encode_scenario(s), None, t, false)
 }
 
-/// The fragment from an already encoded scenario (`1.…`), the time shown, and the embed flag.
-pub fn fragment_of(encoded: &str, t: Option<f64>, embed: bool) -> String {
+/// The fragment from an already encoded scenario (`1.…`), the one compared with, the time
+/// shown, and the embed flag.
+pub fn fragment_of(encoded: &str, compare: Option<&str>, t: Option<f64>, embed: bool) -> String {
     let mut f = format!("#s={encoded}");
+    if let Some(c) = compare {
+        f.push_str(&format!("&c={c}"));
+    }
     if let Some(t) = t {
         // Milliseconds are the finest step the UI records events at.
         f.push_str(&format!("&t={}", (t * 1000.0).round() / 1000.0));
@@ -113,6 +121,12 @@ pub fn decode_fragment(hash: &str) -> Link {
                     Err(m) => link.problem = Some(m),
                 }
             }
+            "c" => match decode_scenario(value) {
+                Ok(s) => link.compare = Some(s),
+                Err(m) => {
+                    link.problem = Some(format!("{m} (That is the scenario to compare with, c=.)"))
+                }
+            },
             "t" => {
                 understood = true;
                 match value.parse::<f64>() {

@@ -37,6 +37,8 @@ use yew::prelude::*;
 /// What the page starts from: the link's scenario, or the default one and the link's problem.
 pub struct Boot {
     pub scenario: Scenario,
+    /// The link's `c=`: a scenario to show beside it.
+    pub compare: Option<Scenario>,
     pub t: f64,
     pub problem: Option<String>,
     pub embed: bool,
@@ -66,6 +68,7 @@ fn boot() -> Boot {
             });
             Boot {
                 scenario: s,
+                compare: link.compare,
                 t: t.min(end),
                 problem,
                 embed,
@@ -73,6 +76,7 @@ fn boot() -> Boot {
         }
         None => Boot {
             scenario: catalog::default_scenario(),
+            compare: None,
             t: 0.0,
             problem,
             embed,

@@ -7,13 +7,16 @@
 use crate::catalog::Ready;
 use crate::charts::Lanes;
 use crate::codec;
+use crate::fmt::now_ms;
 use crate::fmt::{fmt_t, fmt_t_precise};
 use crate::gesture::{self, Item, Target};
 use crate::hook::{use_simulation, Sim};
+use crate::run::Run;
 use crate::ui::{Notice, UiAction, UiState};
 use crate::Boot;
 use sim::scenario::{Action, Scenario};
 use sim::view::Snapshot;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -28,13 +31,68 @@ pub struct Session {
     /// The scenario's share-link encoding: DEFLATE is done once per scenario, the time changes
     /// far more often.
     pub encoded: Rc<String>,
+    /// The scenario shown beside this one (the link's `c=`), if any.
+    pub compare: Option<Compare>,
+    set_compare: UseStateHandle<Option<Compare>>,
+}
+
+/// A second scenario shown beside the first (the compare view): its own run, computed ahead
+/// for its charts; the first run's cursor is its cursor too.
+#[derive(Clone)]
+pub struct Compare {
+    pub run: Rc<RefCell<Run>>,
+    pub encoded: Rc<String>,
+    /// When its report was last published (wall ms).
+    published_at: Rc<Cell<f64>>,
+}
+
+impl PartialEq for Compare {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.run, &other.run)
+    }
+}
+
+impl Compare {
+    pub fn new(scenario: Scenario) -> Compare {
+        Compare {
+            encoded: Rc::new(codec::encode_scenario(&scenario)),
+            run: Rc::new(RefCell::new(Run::new(scenario))),
+            published_at: Rc::new(Cell::new(0.0)),
+        }
+    }
+
+    fn busy(&self) -> bool {
+        !self.run.borrow().complete()
+    }
+
+    /// Computes ahead for up to `ms`; the charts see it at most every quarter second.
+    fn work_for(&self, ms: f64) {
+        let start = now_ms();
+        let mut run = self.run.borrow_mut();
+        while run.work(2_000) && now_ms() - start < ms {}
+        let now = now_ms();
+        if run.report_stale() && now - self.published_at.get() >= 250.0 {
+            run.publish_report();
+            self.published_at.set(now);
+        }
+    }
 }
 
 impl PartialEq for Session {
     fn eq(&self, other: &Self) -> bool {
         // `ready`, `lanes` and `encoded` follow the scenario, and a new scenario bumps the sim's
         // version: comparing them too would only cost (`Lanes` compares by value).
-        self.sim == other.sim && self.ui == other.ui
+        self.sim == other.sim
+            && self.ui == other.ui
+            && self.compare == other.compare
+            && self
+                .compare
+                .as_ref()
+                .map(|c| c.run.borrow().report_version())
+                == other
+                    .compare
+                    .as_ref()
+                    .map(|c| c.run.borrow().report_version())
     }
 }
 
@@ -67,11 +125,16 @@ pub fn use_root_session(start: Rc<Boot>) -> Session {
         let t = start.t;
         use_effect_with((), move |_| sim.seek(t));
     }
+    let compare = use_state({
+        let c = start.compare.clone();
+        move || c.map(Compare::new)
+    });
     let (scenario, busy) = {
         let run = sim.borrow();
-        (run.scenario_rc(), run.busy())
+        let comparing = compare.as_ref().is_some_and(Compare::busy);
+        (run.scenario_rc(), run.busy() || comparing)
     };
-    use_frame_loop(&sim, &ui, busy);
+    use_frame_loop(&sim, &ui, busy, (*compare).clone());
     let encoded = use_memo(sim.scenario_version, {
         let scenario = scenario.clone();
         move |_| codec::encode_scenario(&scenario)
@@ -79,7 +142,8 @@ pub fn use_root_session(start: Rc<Boot>) -> Session {
     // A link that could not be used stays in the address bar (to copy, to report) until the
     // person changes the scenario shown instead.
     let keep_broken_link = start.problem.is_some();
-    use_share_fragment(&sim, encoded.clone(), &ui, keep_broken_link);
+    let compared = compare.as_ref().map(|c| c.encoded.clone());
+    use_share_fragment(&sim, encoded.clone(), compared, &ui, keep_broken_link);
     let ready = use_memo(sim.scenario_version, {
         let s = scenario.clone();
         move |_| Ready::matching(&s)
@@ -91,6 +155,8 @@ pub fn use_root_session(start: Rc<Boot>) -> Session {
         ready: *ready,
         lanes,
         encoded,
+        compare: (*compare).clone(),
+        set_compare: compare,
     }
 }
 
@@ -148,6 +214,20 @@ impl Session {
                     )))));
             }
         }
+    }
+
+    /// Shows a copy of this run beside it (or, with `false`, stops): later changes to this run
+    /// are compared with the copy.
+    pub fn compare_with_copy(&self, on: bool) {
+        let copy = on.then(|| Compare::new(self.sim.borrow().scenario().clone()));
+        self.set_compare.set(copy);
+        let text = if on {
+            "Comparing: the charts of a copy of this run are below this run's. Change this run (edit the topology, drag, crash, a setting): the first moment the two differ is marked on both."
+        } else {
+            "Stopped comparing."
+        };
+        self.ui
+            .dispatch(UiAction::Notify(Some(Notice::info(text.into(), true))));
     }
 
     /// Puts back later events a fork dropped, keeping what was recorded; refused (and said
@@ -305,7 +385,7 @@ const WORK_MS_SEEK: f64 = 30.0;
 /// Advances playback and background computation on animation frames: one frame is scheduled
 /// per render while there is something to do; each frame reports back with a `Tick`.
 #[hook]
-fn use_frame_loop(sim: &Sim, ui: &UseReducerHandle<UiState>, busy: bool) {
+fn use_frame_loop(sim: &Sim, ui: &UseReducerHandle<UiState>, busy: bool, compare: Option<Compare>) {
     let pending = use_mut_ref(|| None::<gloo_render::AnimationFrame>);
     let last = use_mut_ref(|| None::<f64>);
     // Simulation work per frame (ms), adapted to keep frames at the display's rate: the page's
@@ -350,6 +430,9 @@ fn use_frame_loop(sim: &Sim, ui: &UseReducerHandle<UiState>, busy: bool) {
                     (false, false) => WORK_MS_MAX,
                 };
                 sim.work_for(ms);
+                if let Some(c) = &compare {
+                    c.work_for(ms / 2.0);
+                }
                 let reached = sim.borrow().view_t();
                 ui.dispatch(UiAction::Tick { reached });
             }));
@@ -363,6 +446,7 @@ fn use_frame_loop(sim: &Sim, ui: &UseReducerHandle<UiState>, busy: bool) {
 fn use_share_fragment(
     sim: &Sim,
     encoded: Rc<String>,
+    compared: Option<Rc<String>>,
     ui: &UseReducerHandle<UiState>,
     keep_broken_link: bool,
 ) {
@@ -370,15 +454,20 @@ fn use_share_fragment(
     let embed = ui.embed;
     let first_version = *use_memo((), |_| sim.scenario_version);
     let version = sim.scenario_version;
-    use_effect_with((sim.scenario_version, t.map(f64::to_bits)), move |_| {
-        if keep_broken_link && version == first_version {
-            return;
-        }
-        let frag = codec::fragment_of(&encoded, t.filter(|&t| t > 0.0), embed);
-        let _ = gloo_utils::history().replace_state_with_url(
-            &wasm_bindgen::JsValue::NULL,
-            "",
-            Some(&frag),
-        );
-    });
+    let compared_key = compared.as_ref().map(|c| Rc::as_ptr(c) as usize);
+    use_effect_with(
+        (sim.scenario_version, t.map(f64::to_bits), compared_key),
+        move |_| {
+            if keep_broken_link && version == first_version {
+                return;
+            }
+            let compared = compared.as_deref().map(String::as_str).filter(|_| !embed);
+            let frag = codec::fragment_of(&encoded, compared, t.filter(|&t| t > 0.0), embed);
+            let _ = gloo_utils::history().replace_state_with_url(
+                &wasm_bindgen::JsValue::NULL,
+                "",
+                Some(&frag),
+            );
+        },
+    );
 }

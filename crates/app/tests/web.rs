@@ -67,9 +67,28 @@ fn a_fragment_carries_the_scenario_and_the_time() {
     assert!(link.embed && link.scenario.is_some());
     // The embed view writes its flag back into the fragment it keeps up to date.
     let enc = codec::encode_scenario(&s);
-    let link = codec::decode_fragment(&codec::fragment_of(&enc, Some(2.5), true));
+    let link = codec::decode_fragment(&codec::fragment_of(&enc, None, Some(2.5), true));
     assert!(link.embed);
     assert_eq!((link.t, link.scenario.as_ref()), (Some(2.5), Some(&s)));
+    // The compare view: `c=` carries a second scenario the same way.
+    let other = ready("etcd-leader-dies");
+    let frag = codec::fragment_of(
+        &enc,
+        Some(&codec::encode_scenario(&other)),
+        Some(9.0),
+        false,
+    );
+    let link = codec::decode_fragment(&frag);
+    assert_eq!(
+        (link.scenario.as_ref(), link.compare.as_ref()),
+        (Some(&s), Some(&other))
+    );
+    assert!(link.problem.is_none());
+    let broken = codec::decode_fragment(&format!("{frag}&c=1.AAAA$$$"));
+    assert!(broken
+        .problem
+        .unwrap()
+        .ends_with("(That is the scenario to compare with, c=.)"));
 }
 
 #[wasm_bindgen_test]

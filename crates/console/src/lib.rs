@@ -7,11 +7,13 @@
 //! `-n`, `-A`, `--server`), `kubectl get --raw /readyz|/livez`, with kubectl's connection and
 //! server errors; `kubectl scale`, `delete pod`, `cordon` and `uncordon`; `kubectl cluster-info`;
 //! `etcdctl member list|add|remove|promote` and `endpoint health|status`; `kubeadm join`;
+//! `etcd --force-new-cluster`;
 //! `curl` of a Service. The changing commands become scenario events. Left out for now:
 //! `describe`, `-o yaml|json`, `-l`, replicasets, endpointslices, events, drain, proxy and
 //! port-forward.
 
 mod curl;
+mod etcd;
 mod etcdctl;
 mod kubeadm;
 mod kubectl;
@@ -56,6 +58,7 @@ pub fn exec(world: &World, from: HostId, line: &str) -> Output {
     match program.as_str() {
         "kubectl" => kubectl::run(world, from, args),
         "etcdctl" => etcdctl::run(world, from, args),
+        "etcd" => etcd::run(world, from, args),
         "kubeadm" => kubeadm::run(world, from, args),
         "curl" => curl::run(world, from, args),
         other => Output::error(format!("{}: command not found\n", words::clip(other)), 127),

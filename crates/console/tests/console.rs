@@ -857,3 +857,39 @@ fn curl_reaches_a_service_through_dns_and_kube_proxy_and_fails_as_curl_does() {
         assert!(out.stdout.starts_with("Hostname: web-"), "{node}: {out:?}");
     }
 }
+
+#[test]
+fn force_new_cluster_on_the_survivor_brings_writes_back_and_is_recorded() {
+    // Three masters, two die at 60 s: m3's member is alone, no quorum.
+    let json = ready("3-three-masters-two-die");
+    let mut s = sim::scenario::parse(&json).unwrap();
+    s.events
+        .retain(|e| e.at < sim::time::Duration::from_secs(90));
+    let w = world_at(&s.to_json(), 100.0);
+    assert_eq!(run(&w, "m3", "etcdctl endpoint health").status, 1);
+    let out = run(
+        &w,
+        "m3",
+        "etcd --force-new-cluster --data-dir=/var/lib/etcd",
+    );
+    assert_eq!(out.status, 0, "{out:?}");
+    assert!(out.stdout.contains("\"msg\":\"forcing restart member\""));
+    let action = out.record.expect("recorded");
+    assert_eq!(
+        action,
+        sim::scenario::Action::EtcdForceNewCluster { host: "m3".into() }
+    );
+    // The run with that event at 100 s: m3 alone is a quorum again, and commits.
+    s.events.push(sim::scenario::Event {
+        at: sim::time::Duration::from_secs(100),
+        action,
+    });
+    let w = world_at(&s.to_json(), 110.0);
+    let health = run(&w, "m3", "etcdctl endpoint health");
+    assert_eq!(health.status, 0, "{health:?}");
+    assert!(health
+        .stdout
+        .contains("is healthy: successfully committed proposal"));
+    // Anything else is not etcd's job here.
+    assert_eq!(run(&w, "m3", "etcd").status, 1);
+}

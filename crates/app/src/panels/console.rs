@@ -209,7 +209,7 @@ pub fn console_panel() -> Html {
                         }) }
                     </select>
                 </label>
-                <span class="hint">{ "Try: kubectl get nodes · kubectl get pods -A -o wide · etcdctl endpoint status --cluster -w table · curl http://web · kubectl get --raw /readyz?verbose. ↑/↓ history, Tab completes. Commands that change the cluster (cordon, scale, delete pod, etcdctl member add|remove|promote, kubeadm join) are recorded at this moment." }</span>
+                <span class="hint">{ "Try: kubectl get nodes · kubectl get pods -A -o wide · etcdctl endpoint status --cluster -w table · curl http://web · kubectl get --raw /readyz?verbose. ↑/↓ history, Tab completes. Commands that change the cluster (cordon, scale, delete pod, etcdctl member add|remove|promote, kubeadm join, etcd --force-new-cluster) are recorded at this moment." }</span>
             </div>
             <div class="console-screen" role="log" aria-label="Console output">
                 { for entries.iter().map(|e| html! {

@@ -28,7 +28,10 @@ pub fn embed_header() -> Html {
     let base = href.split('#').next().unwrap_or_default();
     // Playing, the time is a moving target: the link opens the run from its start.
     let t = (!ui.playing).then_some(ui.cursor).filter(|&t| t > 0.0);
-    let full = format!("{base}{}", codec::fragment_of(&session.encoded, t, false));
+    let full = format!(
+        "{base}{}",
+        codec::fragment_of(&session.encoded, None, t, false)
+    );
     let about = session
         .ready
         .map(|r| r.texts(&scenario).1)

@@ -1,5 +1,6 @@
 //! "Share": shows the link of this run at this time, selected, and copies it; "Copy embed
-//! code" does the same with an `<iframe>` of the embed view.
+//! code" does the same with an `<iframe>` of the embed view. "Compare with a variant" keeps a
+//! copy of this run beside it (the link then carries both).
 
 use crate::codec;
 use crate::menu;
@@ -19,13 +20,19 @@ pub fn share() -> Html {
     let shown = use_state(|| None::<Shown>);
     let link_of = {
         let (sim, cursor) = (session.sim.clone(), session.ui.cursor);
+        let compared = session.compare.as_ref().map(|c| c.encoded.clone());
         move |embed: bool| -> String {
             let href = gloo_utils::window().location().href().unwrap_or_default();
             let base = href.split('#').next().unwrap_or_default();
             let enc = codec::encode_scenario(sim.borrow().scenario());
             format!(
                 "{base}{}",
-                codec::fragment_of(&enc, Some(cursor).filter(|&t| t > 0.0), embed)
+                codec::fragment_of(
+                    &enc,
+                    compared.as_deref().map(String::as_str).filter(|_| !embed),
+                    Some(cursor).filter(|&t| t > 0.0),
+                    embed
+                )
             )
         }
     };
@@ -63,6 +70,11 @@ pub fn share() -> Html {
             shown.set(Some(Shown::Embed(code)));
         })
     };
+    let comparing = session.compare.is_some();
+    let on_compare = {
+        let session = session.clone();
+        Callback::from(move |_: MouseEvent| session.compare_with_copy(!comparing))
+    };
     let close = {
         let shown = shown.clone();
         Callback::from(move |_: MouseEvent| shown.set(None))
@@ -86,6 +98,9 @@ pub fn share() -> Html {
             <div class="share-buttons">
                 <button onclick={on_link}>{ "Share this run" }</button>
                 <button class="secondary" onclick={on_embed}>{ "Copy embed code" }</button>
+                <button class="secondary" onclick={on_compare} title="Keep a copy of this run beside it, then change this run: the charts show where the two part">
+                    { if comparing { "Stop comparing" } else { "Compare with a variant" } }
+                </button>
             </div>
             if let Some(s) = (*shown).clone() {
                 <div class="share-box" {onkeydown}>
