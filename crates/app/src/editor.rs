@@ -232,6 +232,7 @@ pub fn edit(s: &Scenario, change: &Change) -> Result<(Scenario, String), String>
         }
     };
     s.validate().map_err(|e| e.to_string())?;
+    crate::run::fits_browser(&s)?;
     Ok((s, what))
 }
 

@@ -52,9 +52,29 @@ fn boot() -> Boot {
     } else {
         ""
     };
-    let problem = link.problem.map(|p| format!("{p}{fallback}"));
+    let mut problem = link.problem.map(|p| format!("{p}{fallback}"));
     let embed = link.embed;
-    match link.scenario {
+    let too_large = |s: &Scenario| run::fits_browser(s).err();
+    let scenario = match link.scenario {
+        Some(s) => match too_large(&s) {
+            Some(e) => {
+                problem = Some(format!("This link's scenario is too large for the page: {e}. Showing the default scenario instead."));
+                None
+            }
+            None => Some(s),
+        },
+        None => None,
+    };
+    let compare = link.compare.filter(|c| {
+        let e = too_large(c);
+        if let Some(e) = &e {
+            problem.get_or_insert_with(|| {
+                format!("The scenario to compare with is too large for the page: {e}.")
+            });
+        }
+        e.is_none()
+    });
+    match scenario {
         Some(s) => {
             let end = s.duration.as_secs_f64();
             let t = link.t.unwrap_or(0.0);
@@ -68,7 +88,7 @@ fn boot() -> Boot {
             });
             Boot {
                 scenario: s,
-                compare: link.compare,
+                compare,
                 t: t.min(end),
                 problem,
                 embed,

@@ -50,6 +50,30 @@ pub fn world_bytes(hosts: usize, t: f64) -> f64 {
     hosts.max(1) as f64 * (30e3 + 150e3 * t / 3600.0)
 }
 
+/// The most memory a run may take in the page: the run computed ahead and the view (two worlds
+/// at the run's end at worst), the checkpoints, and room for the report. wasm32 gives a page at
+/// most 4 GB, and a tab that large is no longer usable.
+pub const BROWSER_BUDGET: f64 = 1.5e9;
+
+/// Whether a scenario's run fits the page's memory; if not, a sentence with its estimated size
+/// and how to run it natively instead. Checked before a run starts, so a tab never crashes.
+pub fn fits_browser(s: &Scenario) -> Result<(), String> {
+    let d = s.duration.as_secs_f64();
+    let need = 2.0 * world_bytes(s.hosts.len(), d) + CHECKPOINT_BUDGET;
+    if need <= BROWSER_BUDGET {
+        return Ok(());
+    }
+    Err(format!(
+        "{} hosts for {} would need about {:.1} GB of memory in the page, more than its {:.1} GB: \
+         save the scenario as JSON and run it natively with \
+         `cargo run --release -p clustersim -- run scenario.json`",
+        s.hosts.len(),
+        s.duration,
+        need / 1e9,
+        BROWSER_BUDGET / 1e9
+    ))
+}
+
 /// The shortest checkpoint interval (report seconds) whose checkpoints, at every multiple of it
 /// before the end, fit [`CHECKPOINT_BUDGET`] and [`MAX_CHECKPOINTS`]; `None` when not even one
 /// fits. A 15-minute ready scenario gets one a minute, the 100-worker hour one every 5 minutes,
@@ -413,6 +437,30 @@ impl Run {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn runs_too_large_for_the_page_are_refused_with_their_size() {
+        let cluster = |workers: usize, hours: u64| {
+            let mut hosts = r#"{"name":"m1","roles":["control-plane","etcd"]}"#.to_string();
+            for i in 0..workers {
+                hosts.push_str(&format!(r#",{{"name":"w{i}","roles":["worker"]}}"#));
+            }
+            let json = format!(
+                r#"{{"version":1,"name":"big","seed":1,"duration":"{hours}h","hosts":[{hosts}]}}"#
+            );
+            sim::scenario::parse(&json).unwrap()
+        };
+        // The issue's playable sizes: 100 workers for 24 h, 1,000 workers for an hour.
+        assert!(fits_browser(&cluster(100, 24)).is_ok());
+        assert!(fits_browser(&cluster(1_000, 1)).is_ok());
+        // A 7-day run of 1,999 workers: two worlds of ≈ 50 GB each, refused.
+        let e = fits_browser(&cluster(1_999, 168)).unwrap_err();
+        assert!(
+            e.starts_with("2000 hosts for 168h would need about 101.")
+                && e.contains("clustersim -- run"),
+            "{e}"
+        );
+    }
 
     fn run(id: &str) -> Run {
         Run::new(crate::catalog::Ready::by_id(id).unwrap().scenario())
