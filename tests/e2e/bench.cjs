@@ -7,7 +7,8 @@
 // Figures: time to first render (navigation start → topology in the DOM, measured in the page),
 // time to compute the whole run ahead (the charts complete), time to scrub to the end (setting
 // the scrubber → the clock shows 1:00:00.0), frame times while playing at max speed (rAF deltas),
-// and the gzipped download (every file of dist/, gzip level 9).
+// and the gzipped download (every file of dist/, gzip level 9). BENCH_LONG_TASKS=1 also lists every main-thread
+// task over 50 ms (its start after the first render, and its length).
 const fs = require('node:fs');
 const path = require('node:path');
 const zlib = require('node:zlib');
@@ -107,6 +108,7 @@ async function main() {
     const longest = await page.evaluate(([from, to]) => window.__longTasks
       .filter(([start]) => start >= from && start <= to)
       .reduce((m, [, d]) => Math.max(m, d), 0), [firstRender, t0 + ahead]);
+    if (process.env.BENCH_LONG_TASKS) console.log('long tasks (start after first render, duration; ms):', await page.evaluate((from) => window.__longTasks.map(([s, d]) => `${(s - from).toFixed(0)}:${d.toFixed(0)}`).join(' '), firstRender), 'computed at', (t0 + ahead - firstRender).toFixed(0));
 
     // Scrubbing: an input event on the slider, then wait in the page until the clock shows the time.
     const scrubTo = (value, shown) => page.evaluate(([value, shown]) => new Promise((resolve) => {
