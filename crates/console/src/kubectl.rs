@@ -101,7 +101,7 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
     }
     match words.as_slice() {
         [] => Output {
-            stdout: "kubectl controls the Kubernetes cluster manager.\n\nIn this console: kubectl get nodes|pods|leases|deploy|sts|ds|svc|ep [-o wide] [-n NAMESPACE | -A], kubectl get --raw /readyz?verbose, cluster-info, scale, delete pod, cordon, uncordon; --server URL\n".into(),
+            stdout: "kubectl controls the Kubernetes cluster manager.\n\nIn this console: kubectl get nodes|pods|leases|deploy|sts|ds|svc|ep [-o wide] [-n NAMESPACE | -A], kubectl get --raw /readyz?verbose, describe node NAME, cluster-info, scale, delete pod, cordon, uncordon; --server URL\n".into(),
             ..Output::default()
         },
         ["get"] if flags.raw.is_some() => raw(world, from, flags.raw.as_deref().unwrap_or_default(), &flags),
@@ -119,6 +119,12 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
             "USAGE: {command} NODE [flags]\nSee 'kubectl {command} -h' for help and examples"
         )),
         ["delete", target @ ..] => delete(world, from, target, args, &flags),
+        ["describe", "node" | "nodes" | "no", name] => describe_node(world, from, name, &flags),
+        ["describe", "node" | "nodes" | "no"] => error("this console describes one node at a time: kubectl describe node NAME"),
+        ["describe", kind, ..] => error(&format!(
+            "\"kubectl describe {}\" is not in this console yet (kubectl describe node NAME works)",
+            clip(kind)
+        )),
         [command, ..] if KNOWN.contains(command) => error(&format!(
             "\"kubectl {command}\" is not in this console yet (kubectl get works)"
         )),
@@ -1075,4 +1081,39 @@ fn server(world: &World, from: HostId, url: &str) -> Result<Addr, Output> {
             false => Port::Apiserver,
         };
     Ok(Addr { host, port })
+}
+
+/// `kubectl describe node NAME`: one consistent read of the Node, its Lease and the pods.
+fn describe_node(world: &World, from: HostId, name: &str, flags: &Flags) -> Output {
+    let mut client = Client::new(world, from, flags);
+    let list = ApiRequest::ListConsistent {
+        prefix: "/registry/".into(),
+    };
+    let items = match client.request(list, "get nodes") {
+        Ok(ApiResponse::List { items }) => items,
+        Ok(_) => return client.failed(("error: unexpected answer from the server\n".into(), 1)),
+        Err(e) => return client.failed(e),
+    };
+    let objects: Vec<&Object> = items.iter().map(|(_, kv)| &*kv.value).collect();
+    let Some(node) = objects
+        .iter()
+        .filter_map(|o| o.as_node())
+        .find(|n| n.name == name)
+    else {
+        return client.failed(not_found("nodes", name));
+    };
+    let lease_key = sim::k8s::objects::node_lease_key(name);
+    let lease = items
+        .iter()
+        .find(|(k, _)| **k == *lease_key)
+        .and_then(|(_, kv)| kv.value.as_lease());
+    let ip = world
+        .scenario()
+        .host(name)
+        .map_or("<none>".to_string(), |(i, _)| ip_of(i as HostId));
+    Output {
+        stdout: super::describe::node(node, lease, &objects, &ip, client.now()),
+        took_s: client.took_s(),
+        ..Output::default()
+    }
 }

@@ -4,15 +4,16 @@
 //! request that waits takes its simulated time, and the output says how long.
 //!
 //! So far: `kubectl get` of nodes, pods, leases, workloads, services and endpoints (`-o wide`,
-//! `-n`, `-A`, `--server`), `kubectl get --raw /readyz|/livez`, with kubectl's connection and
+//! `-n`, `-A`, `--server`), `kubectl describe node`, `kubectl get --raw /readyz|/livez`, with kubectl's connection and
 //! server errors; `kubectl scale`, `delete pod`, `cordon` and `uncordon`; `kubectl cluster-info`;
 //! `etcdctl member list|add|remove|promote` and `endpoint health|status`; `kubeadm join`;
 //! `etcd --force-new-cluster`;
 //! `curl` of a Service. The changing commands become scenario events. Left out for now:
-//! `describe`, `-o yaml|json`, `-l`, replicasets, endpointslices, events, drain, proxy and
+//! `describe` of other kinds, `-o yaml|json`, `-l`, replicasets, endpointslices, events, drain, proxy and
 //! port-forward.
 
 mod curl;
+mod describe;
 mod etcd;
 mod etcdctl;
 mod kubeadm;

@@ -8,14 +8,20 @@ const PADDING: usize = 3;
 
 /// The rows (the header first), aligned, one line each.
 pub fn layout(rows: &[Vec<String>]) -> String {
+    align(rows, MIN_WIDTH, PADDING)
+}
+
+/// Rows aligned as a tabwriter with minimum cell width `min` and padding `pad` aligns them
+/// (`kubectl describe` writes with 0 and 2).
+pub fn align(rows: &[Vec<String>], min: usize, pad: usize) -> String {
     let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
     let width = |c: usize| {
         rows.iter()
             .filter(|r| c + 1 < r.len())
-            .map(|r| r[c].chars().count() + PADDING)
+            .map(|r| r[c].chars().count() + pad)
             .max()
             .unwrap_or(0)
-            .max(MIN_WIDTH)
+            .max(min)
     };
     let widths: Vec<usize> = (0..columns).map(width).collect();
     let mut out = String::new();

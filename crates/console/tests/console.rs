@@ -893,3 +893,62 @@ fn force_new_cluster_on_the_survivor_brings_writes_back_and_is_recorded() {
     // Anything else is not etcd's job here.
     assert_eq!(run(&w, "m3", "etcd").status, 1);
 }
+
+#[test]
+fn describe_node_shows_the_unreachable_taint_the_stale_lease_and_unknown_conditions() {
+    let w = world_at(&ready("7-worker-dies"), 110.0);
+    let out = run(&w, "users", "kubectl describe node w3");
+    assert_eq!(out.status, 0, "{out:?}");
+    let text = &out.stdout;
+    assert!(
+        text.starts_with("Name:               w3\nRoles:              <none>\n"),
+        "{text}"
+    );
+    assert!(text.contains("Taints:             node.kubernetes.io/unreachable:NoExecute\n"));
+    assert!(text.contains("  Ready           Unknown  "), "{text}");
+    assert!(text.contains("NodeStatusUnknown  Kubelet stopped posting node status."));
+    // The controller marked it (grace, grace + 10 s] after the lease's last renewal (facts sheet,
+    // node-monitor-period: 50 s grace, probe time as the controller saw it).
+    let time = |label: &str| -> u64 {
+        let line = text
+            .lines()
+            .find(|l| l.trim_start().starts_with(label))
+            .unwrap();
+        let hms = line.split_whitespace().rev().nth(1).unwrap();
+        hms.split(':')
+            .fold(0, |t, x| t * 60 + x.parse::<u64>().unwrap())
+    };
+    let renewed = time("RenewTime:");
+    let ready_line = text.lines().find(|l| l.starts_with("  Ready ")).unwrap();
+    let marked = ready_line
+        .split("  ")
+        .filter(|c| c.contains("2025"))
+        .nth(1)
+        .unwrap();
+    let marked = marked
+        .split_whitespace()
+        .nth(4)
+        .unwrap()
+        .split(':')
+        .fold(0, |t, x| t * 60 + x.parse::<u64>().unwrap());
+    assert!(
+        (51..=60).contains(&(marked - renewed)),
+        "renewed {renewed}, marked {marked}"
+    );
+    // Its pods, the StatefulSet's among them, still bound to it.
+    assert!(text.contains("Non-terminated Pods:          (3 in total)\n"));
+    assert!(text.contains("  default                     db-0 "));
+    // A healthy node: Ready True, no taint but the control plane's.
+    let m1 = run(&w, "users", "kubectl describe node m1").stdout;
+    assert!(m1.contains("Taints:             node-role.kubernetes.io/control-plane:NoSchedule\n"));
+    assert!(
+        m1.contains("  Ready           True    Wed")
+            && m1.contains("KubeletReady  ")
+            && m1.contains("kubelet is posting ready status"),
+        "{m1}"
+    );
+    assert_eq!(
+        run(&w, "users", "kubectl describe node nope").stderr,
+        "Error from server (NotFound): nodes \"nope\" not found\n"
+    );
+}

@@ -153,6 +153,7 @@ impl Kubelet {
             zone: self.zone.clone(),
             control_plane: self.control_plane,
             ready: Condition::True,
+            ready_since: ctx.now,
             taints,
             created: ctx.now,
         };
@@ -313,6 +314,7 @@ impl Kubelet {
         if node.ready != Condition::True {
             let mut node = node.clone();
             node.ready = Condition::True;
+            node.ready_since = ctx.now;
             self.node_busy = true;
             let req = ApiRequest::Update {
                 key: self.node_key.clone(),

@@ -144,6 +144,8 @@ pub struct Node {
     pub zone: String,
     pub control_plane: bool,
     pub ready: Condition,
+    /// The Ready condition's `lastTransitionTime`.
+    pub ready_since: SimTime,
     pub taints: Vec<Taint>,
     /// `metadata.creationTimestamp` (as the kubelet that registered it sent it).
     pub created: SimTime,

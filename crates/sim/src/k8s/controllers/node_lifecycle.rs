@@ -98,6 +98,7 @@ impl Controllers {
                 if row.ready != Condition::Unknown {
                     let (mut n, rv) = node_of(row);
                     n.ready = Condition::Unknown;
+                    n.ready_since = now;
                     ctx.obs.node_event(now, NodeChange::NotReady, &n.name, format!(
                         "{} is NotReady (Unknown): the controller-manager has not seen its lease renewed for more than {} s",
                         n.name,

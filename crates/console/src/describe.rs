@@ -1,0 +1,263 @@
+//! `kubectl describe node NAME`: the Node, its Lease and the pods bound to it, read through the
+//! API as kubectl does, printed as kubectl's describer prints them (kubectl
+//! `pkg/describe/describe.go`, `describeNode`). What the simulation does not model is left out
+//! (annotations, capacity, system info, events) or stated: the pressure conditions follow Ready
+//! (False while the kubelet posts, Unknown with it), and a condition's heartbeat is the last
+//! sign of life the API has (the condition's transition while Ready, the lease's renewal after).
+//!
+//! Dates: the simulated cluster's clock reads 2025-01-01 00:00:00 UTC when its world starts.
+
+use super::table::{align, human_duration};
+use sim::k8s::objects::{Condition, Effect, Lease, Node, Object, Pod};
+use sim::kernel::time::SimTime;
+
+/// Go's RFC 1123 with a numeric zone, as `describe` prints times: `Wed, 01 Jan 2025 00:01:05 +0000`.
+pub fn date(t: SimTime) -> String {
+    let s = t.0 / 1_000_000;
+    let days = s / 86_400;
+    // 2025-01-01 was a Wednesday; civil date from days (H. Hinnant's algorithm).
+    let weekday = ["Wed", "Thu", "Fri", "Sat", "Sun", "Mon", "Tue"][(days % 7) as usize];
+    let z = days as i64 + 20_089 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    let months = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    format!(
+        "{weekday}, {day:02} {} {year} {:02}:{:02}:{:02} +0000",
+        months[month as usize - 1],
+        s / 3600 % 24,
+        s / 60 % 60,
+        s % 60
+    )
+}
+
+/// The describer's text for `node`, its lease (if any) and the pods bound to it, at `now`.
+pub fn node(
+    n: &Node,
+    lease: Option<&Lease>,
+    objects: &[&Object],
+    ip: &str,
+    now: SimTime,
+) -> String {
+    let mut out = format!("Name:               {}\n", n.name);
+    let role = if n.control_plane {
+        "control-plane"
+    } else {
+        "<none>"
+    };
+    out.push_str(&format!("Roles:              {role}\n"));
+    let mut labels = vec![format!("kubernetes.io/hostname={}", n.name)];
+    if n.control_plane {
+        labels.push("node-role.kubernetes.io/control-plane=".into());
+    }
+    labels.push(format!("topology.kubernetes.io/zone={}", n.zone));
+    out.push_str(&format!(
+        "Labels:             {}\n",
+        labels.join("\n                    ")
+    ));
+    out.push_str("Annotations:        <none>\n");
+    out.push_str(&format!("CreationTimestamp:  {}\n", date(n.created)));
+    let taints: Vec<String> = n
+        .taints
+        .iter()
+        .map(|t| {
+            let effect = match t.effect {
+                Effect::NoSchedule => "NoSchedule",
+                Effect::NoExecute => "NoExecute",
+            };
+            format!("{}:{effect}", t.key.name())
+        })
+        .collect();
+    let taints = if taints.is_empty() {
+        "<none>".to_string()
+    } else {
+        taints.join("\n                    ")
+    };
+    out.push_str(&format!("Taints:             {taints}\n"));
+    let cordoned = n.has_taint(sim::k8s::objects::TaintKey::Unschedulable);
+    out.push_str(&format!("Unschedulable:      {cordoned}\n"));
+    out.push_str("Lease:\n");
+    match lease {
+        Some(l) => out.push_str(&format!(
+            "  HolderIdentity:  {}\n  AcquireTime:     <unset>\n  RenewTime:       {}\n",
+            l.holder,
+            date(l.renew_time)
+        )),
+        None => out.push_str("  Failed to get lease: leases.coordination.k8s.io \"not found\"\n"),
+    }
+    // The pressure conditions follow Ready; Unknown is what the node lifecycle controller writes.
+    let (since, heartbeat) = match (n.ready, lease) {
+        (Condition::True, _) | (_, None) => (n.ready_since, n.ready_since),
+        (_, Some(l)) => (n.ready_since, l.renew_time),
+    };
+    let rows: [(&str, &str, &str, &str); 4] = match n.ready {
+        Condition::True => [
+            (
+                "MemoryPressure",
+                "False",
+                "KubeletHasSufficientMemory",
+                "kubelet has sufficient memory available",
+            ),
+            (
+                "DiskPressure",
+                "False",
+                "KubeletHasNoDiskPressure",
+                "kubelet has no disk pressure",
+            ),
+            (
+                "PIDPressure",
+                "False",
+                "KubeletHasSufficientPID",
+                "kubelet has sufficient PID available",
+            ),
+            (
+                "Ready",
+                "True",
+                "KubeletReady",
+                "kubelet is posting ready status",
+            ),
+        ],
+        _ => {
+            let gone = (
+                "Unknown",
+                "NodeStatusUnknown",
+                "Kubelet stopped posting node status.",
+            );
+            [
+                ("MemoryPressure", gone.0, gone.1, gone.2),
+                ("DiskPressure", gone.0, gone.1, gone.2),
+                ("PIDPressure", gone.0, gone.1, gone.2),
+                ("Ready", gone.0, gone.1, gone.2),
+            ]
+        }
+    };
+    let mut table = vec![
+        [
+            "  Type",
+            "Status",
+            "LastHeartbeatTime",
+            "LastTransitionTime",
+            "Reason",
+            "Message",
+        ]
+        .map(String::from)
+        .to_vec(),
+        [
+            "  ----",
+            "------",
+            "-----------------",
+            "------------------",
+            "------",
+            "-------",
+        ]
+        .map(String::from)
+        .to_vec(),
+    ];
+    for (kind, status, reason, message) in rows {
+        table.push(vec![
+            format!("  {kind}"),
+            status.into(),
+            date(heartbeat),
+            date(since),
+            reason.into(),
+            message.into(),
+        ]);
+    }
+    out.push_str("Conditions:\n");
+    out.push_str(&align(&table, 0, 2));
+    out.push_str(&format!(
+        "Addresses:\n  InternalIP:  {ip}\n  Hostname:    {}\n",
+        n.name
+    ));
+    let namespace = |p: &Pod| {
+        if p.workload == sim::scenario::COREDNS {
+            "kube-system"
+        } else {
+            "default"
+        }
+    };
+    let mut pods: Vec<&Pod> = objects
+        .iter()
+        .filter_map(|o| o.as_pod())
+        .filter(|p| p.node.as_deref() == Some(n.name.as_str()))
+        .collect();
+    sim::kernel::sort::sort_by(&mut pods, |a, b| {
+        (namespace(a), &a.name).cmp(&(namespace(b), &b.name))
+    });
+    out.push_str(&format!(
+        "Non-terminated Pods:          ({} in total)\n",
+        pods.len()
+    ));
+    let mut table = vec![
+        [
+            "  Namespace",
+            "Name",
+            "CPU Requests",
+            "CPU Limits",
+            "Memory Requests",
+            "Memory Limits",
+            "Age",
+        ]
+        .map(String::from)
+        .to_vec(),
+        [
+            "  ---------",
+            "----",
+            "------------",
+            "----------",
+            "---------------",
+            "-------------",
+            "---",
+        ]
+        .map(String::from)
+        .to_vec(),
+    ];
+    for p in pods {
+        let zero = "0 (0%)".to_string();
+        let age = human_duration((now.0.saturating_sub(p.created.0)) as f64 / 1e6);
+        table.push(vec![
+            format!("  {}", namespace(p)),
+            p.name.clone(),
+            zero.clone(),
+            zero.clone(),
+            zero.clone(),
+            zero,
+            age,
+        ]);
+    }
+    // The label and the pods' first column share one tabwriter block in kubectl's output: that
+    // column is as wide as "Non-terminated Pods:" and its padding to 30.
+    for row in &mut table {
+        row[0] = format!("{:<28}", row[0]);
+    }
+    out.push_str(&align(&table, 0, 2));
+    out.push_str("Events:                       <none>\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_print_as_go_prints_rfc1123z() {
+        assert_eq!(date(SimTime(0)), "Wed, 01 Jan 2025 00:00:00 +0000");
+        assert_eq!(date(SimTime(65_000_000)), "Wed, 01 Jan 2025 00:01:05 +0000");
+        // Seven days and an hour on: the next Wednesday.
+        assert_eq!(
+            date(SimTime((7 * 86_400 + 3_600) * 1_000_000)),
+            "Wed, 08 Jan 2025 01:00:00 +0000"
+        );
+        assert_eq!(
+            date(SimTime(31 * 86_400 * 1_000_000)),
+            "Sat, 01 Feb 2025 00:00:00 +0000"
+        );
+    }
+}
