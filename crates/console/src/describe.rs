@@ -8,7 +8,7 @@
 //! Dates: the simulated cluster's clock reads 2025-01-01 00:00:00 UTC when its world starts.
 
 use super::table::{align, human_duration};
-use sim::k8s::objects::{Condition, Effect, Lease, Node, Object, Pod};
+use sim::k8s::objects::{Condition, Lease, Node, Object, Pod};
 use sim::kernel::time::SimTime;
 
 /// Go's RFC 1123 with a numeric zone, as `describe` prints times: `Wed, 01 Jan 2025 00:01:05 +0000`.
@@ -67,13 +67,7 @@ pub fn node(
     let taints: Vec<String> = n
         .taints
         .iter()
-        .map(|t| {
-            let effect = match t.effect {
-                Effect::NoSchedule => "NoSchedule",
-                Effect::NoExecute => "NoExecute",
-            };
-            format!("{}:{effect}", t.key.name())
-        })
+        .map(|t| format!("{}:{}", t.key.name(), super::object::effect(t.effect)))
         .collect();
     let taints = if taints.is_empty() {
         "<none>".to_string()

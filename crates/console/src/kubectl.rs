@@ -7,6 +7,7 @@
 //! Left out: API discovery (and the log lines kubectl prints when it fails before its error),
 //! container restart counts (RESTARTS is 0), node OS and runtime details (`<unknown>`).
 
+use super::object::{self, Doc};
 use super::table::{human_duration, layout};
 use super::words::clip;
 use super::{ip_of, Output};
@@ -24,7 +25,7 @@ use sim::world::terminal::{Answer, Call};
 use sim::world::World;
 
 /// The Kubernetes release whose defaults the simulation follows (docs/behaviour.md).
-const KUBELET_VERSION: &str = "v1.32.0";
+pub(crate) const KUBELET_VERSION: &str = "v1.32.0";
 /// client-go's TCP dial timeout (`transport/cache.go`).
 const DIAL_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long the console waits: kube-apiserver's `--request-timeout` (kubectl itself waits for
@@ -41,6 +42,8 @@ struct Flags {
     wide: bool,
     /// `get --raw PATH`.
     raw: Option<String>,
+    /// `-o json` (true) or `-o yaml` (false).
+    document: Option<bool>,
     /// `--server`: this apiserver (or balancer) instead of the kubeconfig's.
     server: Option<Addr>,
 }
@@ -54,10 +57,14 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
             "-A" | "--all-namespaces" => flags.all_namespaces = true,
             "-o" | "--output" => match it.next().map(String::as_str) {
                 Some("wide") => flags.wide = true,
+                Some("json") => flags.document = Some(true),
+                Some("yaml") => flags.document = Some(false),
                 Some(other) => return unsupported_output(other),
                 None => return error("flag needs an argument: 'o' in -o"),
             },
             "-owide" | "--output=wide" => flags.wide = true,
+            "-ojson" | "--output=json" => flags.document = Some(true),
+            "-oyaml" | "--output=yaml" => flags.document = Some(false),
             "-s" | "--server" => match it.next() {
                 Some(url) => match server(world, from, url) {
                     Ok(addr) => flags.server = Some(addr),
@@ -154,7 +161,7 @@ fn error(text: &str) -> Output {
 
 fn unsupported_output(format: &str) -> Output {
     error(&format!(
-        "unable to match a printer suitable for the output format \"{}\" (this console prints tables and -o wide)",
+        "unable to match a printer suitable for the output format \"{}\" (this console prints tables, -o wide, -o json and -o yaml)",
         clip(format)
     ))
 }
@@ -307,6 +314,27 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
         ));
     };
     let now = client.now();
+    if let Some(json) = flags.document {
+        return match documents(world, kind, &items, names, namespace, flags) {
+            Ok(docs) => {
+                let doc = match <[Doc; 1]>::try_from(docs) {
+                    Ok([one]) if names.len() == 1 => one,
+                    Ok([one]) => object::list(vec![one]),
+                    Err(docs) => object::list(docs),
+                };
+                Output {
+                    stdout: if json {
+                        object::json(&doc)
+                    } else {
+                        object::yaml(&doc)
+                    },
+                    took_s,
+                    ..Output::default()
+                }
+            }
+            Err(e) => failed(e),
+        };
+    }
     let objects = items.iter().map(|(_, kv)| &*kv.value);
     let (rows, what) = match kind {
         Resource::Nodes => {
@@ -1116,4 +1144,79 @@ fn describe_node(world: &World, from: HostId, name: &str, flags: &Flags) -> Outp
         took_s: client.took_s(),
         ..Output::default()
     }
+}
+
+/// The objects `-o json|yaml` prints, in the order `get` lists them; Err: kubectl's message
+/// for a name that is not there, or for a type this console keeps only as a table.
+fn documents(
+    world: &World,
+    kind: Resource,
+    items: &[(
+        sim::kernel::keymap::Key,
+        sim::etcd::kv::KeyValue<std::sync::Arc<Object>>,
+    )],
+    names: &[&str],
+    namespace: &str,
+    flags: &Flags,
+) -> Result<Vec<Doc>, String> {
+    let wanted = |name: &str| names.is_empty() || names.contains(&name);
+    let ip = |name: &str| {
+        world
+            .scenario()
+            .host(name)
+            .map_or("<none>".to_string(), |(i, _)| ip_of(i as HostId))
+    };
+    let (docs, what): (Vec<(String, Doc)>, &str) = match kind {
+        Resource::Nodes => (
+            items
+                .iter()
+                .filter_map(|(_, kv)| Some((kv.value.as_node()?, kv.mod_revision)))
+                .filter(|(n, _)| wanted(&n.name))
+                .map(|(n, rv)| (n.name.clone(), object::node(n, rv, &ip(&n.name))))
+                .collect(),
+            "nodes",
+        ),
+        Resource::Pods => {
+            let mut pods: Vec<(String, Doc)> = Vec::new();
+            for ns in ["default", "kube-system"] {
+                if !flags.all_namespaces && ns != namespace {
+                    continue;
+                }
+                for (_, kv) in items {
+                    let Some(p) = kv.value.as_pod().filter(|p| namespace_of(p) == ns && wanted(&p.name)) else {
+                        continue;
+                    };
+                    let addr = Some(pod_ip(world, p)).filter(|a| a != "<none>");
+                    pods.push((p.name.clone(), object::pod(p, ns, kv.mod_revision, addr)));
+                }
+            }
+            (pods, "pods")
+        }
+        Resource::Leases => (
+            items
+                .iter()
+                .filter_map(|(k, kv)| Some((k.strip_prefix(LEASES)?, kv.value.as_lease()?, kv.mod_revision)))
+                .filter_map(|(path, l, rv)| {
+                    let (ns, name) = path.split_once('/')?;
+                    (flags.all_namespaces || ns == namespace).then_some((ns, name, l, rv))
+                })
+                .filter(|(_, name, _, _)| wanted(name))
+                .map(|(ns, name, l, rv)| (name.to_string(), object::lease(name, ns, l, rv)))
+                .collect(),
+            "leases.coordination.k8s.io",
+        ),
+        _ => {
+            return Err("error: this console prints -o json and -o yaml for nodes, pods and leases (the other types as tables)\n".into())
+        }
+    };
+    if let Some(missing) = names
+        .iter()
+        .find(|n| !docs.iter().any(|(name, _)| name == *n))
+    {
+        return Err(format!(
+            "Error from server (NotFound): {what} \"{}\" not found\n",
+            clip(missing)
+        ));
+    }
+    Ok(docs.into_iter().map(|(_, d)| d).collect())
 }

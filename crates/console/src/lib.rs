@@ -4,12 +4,12 @@
 //! request that waits takes its simulated time, and the output says how long.
 //!
 //! So far: `kubectl get` of nodes, pods, leases, workloads, services and endpoints (`-o wide`,
-//! `-n`, `-A`, `--server`), `kubectl describe node`, `kubectl get --raw /readyz|/livez`, with kubectl's connection and
+//! `-n`, `-A`, `--server`), `-o json|yaml` of nodes, pods and leases, `kubectl describe node`, `kubectl get --raw /readyz|/livez`, with kubectl's connection and
 //! server errors; `kubectl scale`, `delete pod`, `cordon` and `uncordon`; `kubectl cluster-info`;
 //! `etcdctl member list|add|remove|promote` and `endpoint health|status`; `kubeadm join`;
 //! `etcd --force-new-cluster`;
 //! `curl` of a Service. The changing commands become scenario events. Left out for now:
-//! `describe` of other kinds, `-o yaml|json`, `-l`, replicasets, endpointslices, events, drain, proxy and
+//! `describe` of other kinds, `-l`, replicasets, endpointslices, events, drain, proxy and
 //! port-forward.
 
 mod curl;
@@ -18,6 +18,7 @@ mod etcd;
 mod etcdctl;
 mod kubeadm;
 mod kubectl;
+mod object;
 mod table;
 mod words;
 

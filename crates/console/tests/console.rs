@@ -201,7 +201,10 @@ fn unknown_input_is_answered_as_the_tools_answer_it() {
         (out.status, out.stderr.as_str()),
         (127, "rm: command not found\n")
     );
-    assert_eq!(run(&w, "users", "kubectl get pods -o yaml").status, 1);
+    assert_eq!(
+        run(&w, "users", "kubectl get pods -o jsonpath={.items}").status,
+        1
+    );
     assert_eq!(run(&w, "users", "kubectl 'get").status, 2);
     assert_eq!(run(&w, "users", "").status, 0);
     // Hostile text comes back as text, cut short, without control characters.
@@ -951,4 +954,43 @@ fn describe_node_shows_the_unreachable_taint_the_stale_lease_and_unknown_conditi
         run(&w, "users", "kubectl describe node nope").stderr,
         "Error from server (NotFound): nodes \"nope\" not found\n"
     );
+}
+
+#[test]
+fn get_o_json_and_yaml_print_the_objects_the_api_holds() {
+    let w = world_at(&ready("7-worker-dies"), 110.0);
+    let out = run(&w, "users", "kubectl get node w3 -o json");
+    assert_eq!(out.status, 0, "{out:?}");
+    let node: serde_json::Value = serde_json::from_str(&out.stdout).expect("valid JSON");
+    assert_eq!(node["kind"], "Node");
+    assert_eq!(node["status"]["conditions"][0]["status"], "Unknown");
+    assert_eq!(
+        node["spec"]["taints"][0]["key"],
+        "node.kubernetes.io/unreachable"
+    );
+    // JSON keeps the API's field order; YAML sorts the keys.
+    assert!(out.stdout.starts_with("{\n    \"apiVersion\": \"v1\",\n    \"kind\": \"Node\",\n    \"metadata\": {\n        \"name\": \"w3\","));
+    let yaml = run(&w, "users", "kubectl get pods -o yaml").stdout;
+    assert!(yaml.starts_with("apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata:\n    creationTimestamp: \"2025-01-01T"), "{yaml}");
+    assert!(yaml
+        .trim_end()
+        .ends_with("kind: List\nmetadata:\n  resourceVersion: \"\""));
+    // The node lease as the kubelet keeps it: lease duration 40 s (facts sheet, node Lease renew).
+    let lease: serde_json::Value = serde_json::from_str(
+        &run(
+            &w,
+            "users",
+            "kubectl get lease w3 -n kube-node-lease -o json",
+        )
+        .stdout,
+    )
+    .unwrap();
+    assert_eq!(lease["spec"]["leaseDurationSeconds"], 40);
+    assert_eq!(
+        run(&w, "users", "kubectl get node nope -o yaml").stderr,
+        "Error from server (NotFound): nodes \"nope\" not found\n"
+    );
+    assert!(run(&w, "users", "kubectl get svc -o json")
+        .stderr
+        .starts_with("error: this console prints -o json and -o yaml for nodes, pods and leases"));
 }
