@@ -30,7 +30,7 @@ pub struct Link {
 
 /// `1.<base64url(deflate(compact json))>`
 pub fn encode_scenario(s: &Scenario) -> String {
-    let json = compact_json(&s.to_json());
+    let json = s.to_compact_json();
     format!("{ENCODING}.{}", base64url_encode(&deflate(json.as_bytes())))
 }
 
@@ -165,31 +165,6 @@ fn clip(s: &str) -> String {
         t.push('…');
     }
     t
-}
-
-/// Removes the whitespace outside strings of a JSON text, keeping the key order of the
-/// canonical form (re-serialising through serde_json::Value would reorder keys).
-pub fn compact_json(json: &str) -> String {
-    let mut out = String::with_capacity(json.len());
-    let (mut in_string, mut escaped) = (false, false);
-    for c in json.chars() {
-        if in_string {
-            out.push(c);
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == '"' {
-                in_string = false;
-            }
-        } else if c == '"' {
-            in_string = true;
-            out.push(c);
-        } else if !c.is_whitespace() {
-            out.push(c);
-        }
-    }
-    out
 }
 
 const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";

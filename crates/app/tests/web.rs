@@ -44,7 +44,7 @@ fn every_ready_scenario_round_trips_through_the_link() {
         assert_eq!(codec::decode_scenario(&enc).unwrap(), s, "{}", r.id);
         // Compression earns its bytes: the link is shorter than the compact JSON itself.
         assert!(
-            enc.len() < codec::compact_json(&s.to_json()).len(),
+            enc.len() < s.to_compact_json().len(),
             "{}: {} chars",
             r.id,
             enc.len()

@@ -192,6 +192,12 @@ impl Scenario {
         serde_json::to_string_pretty(&self.tree()).unwrap_or_default()
     }
 
+    /// The canonical document without whitespace (the share link's form): the same keys in
+    /// the same order as [`Scenario::to_json`].
+    pub fn to_compact_json(&self) -> String {
+        serde_json::to_string(&self.tree()).unwrap_or_default()
+    }
+
     /// The canonical document as a `serde_json::Value` (key order then follows serde_json's
     /// map type; use [`Scenario::to_json`] for the canonical text).
     pub fn to_json_value(&self) -> serde_json::Value {
@@ -930,6 +936,23 @@ mod tests {
         assert!(canonical.contains("\"from\": \"a\""));
         // The Serialize impl writes the same canonical form.
         assert_eq!(serde_json::to_string_pretty(&s).unwrap(), canonical);
+        // The compact form (share links) is the canonical text without its whitespace between
+        // tokens: the same keys in the same order.
+        let mut outside = String::new();
+        let mut in_string = false;
+        let mut escaped = false;
+        for c in canonical.chars() {
+            if in_string {
+                in_string = escaped || c != '"';
+                escaped = !escaped && c == '\\';
+            } else if c == '"' {
+                in_string = true;
+            } else if c.is_whitespace() {
+                continue;
+            }
+            outside.push(c);
+        }
+        assert_eq!(s.to_compact_json(), outside);
         let back: Scenario = serde_json::from_str(&canonical).unwrap();
         assert_eq!(back, s);
         assert_eq!(
