@@ -50,6 +50,11 @@ test('console: kubectl get nodes at the moment a worker is NotReady, from the ch
   assert.equal(w3?.[1], 'NotReady', out);
   assert.equal(w1?.[1], 'Ready', out);
 
+  // Why: the controller marked it Unknown once its lease went stale, and tainted it.
+  const described = await run(page, 'kubectl describe node w3');
+  assert.match(described, /Taints:\s+node\.kubernetes\.io\/unreachable:NoExecute/);
+  assert.match(described, /Ready\s+Unknown .*NodeStatusUnknown\s+Kubelet stopped posting node status\./);
+
   // Earlier, before the lease expired, the API still believed w3 Ready (what kubectl shows then).
   await scrubTo(page, 70, '1:10.0');
   const early = rows(await run(page, 'kubectl get nodes'));

@@ -1,6 +1,6 @@
-//! `kubectl describe node NAME`: the Node, its Lease and the pods bound to it, read through the
-//! API as kubectl does, printed as kubectl's describer prints them (kubectl
-//! `pkg/describe/describe.go`, `describeNode`). What the simulation does not model is left out
+//! `kubectl describe node NAME` and `describe pod NAME`: the Node with its Lease and the pods
+//! bound to it, or a Pod, read through the API as kubectl does, printed as kubectl's describers
+//! print them (kubectl `pkg/describe/describe.go`, `describeNode`, `describePod`). What the simulation does not model is left out
 //! (annotations, capacity, system info, events) or stated: the pressure conditions follow Ready
 //! (False while the kubelet posts, Unknown with it), and a condition's heartbeat is the last
 //! sign of life the API has (the condition's transition while Ready, the lease's renewal after).
@@ -233,6 +233,73 @@ pub fn node(
     }
     out.push_str(&align(&table, 0, 2));
     out.push_str("Events:                       <none>\n");
+    out
+}
+
+/// The describer's text for a pod: where it runs, its state, its conditions and the
+/// tolerations that decide when a lost node's pod is evicted. Labels, owner, containers and
+/// volumes are not modelled and left out.
+pub fn pod(
+    p: &Pod,
+    namespace: &str,
+    node_ip: Option<&str>,
+    ip: &str,
+    toleration_s: u64,
+    now: SimTime,
+) -> String {
+    let node = match (&p.node, node_ip) {
+        (Some(n), Some(a)) => format!("{n}/{a}"),
+        (Some(n), None) => n.clone(),
+        (None, _) => "<none>".into(),
+    };
+    let status = match (p.deletion, p.running) {
+        (Some(d), _) => format!(
+            "Terminating (lasts {})",
+            human_duration(now.0.saturating_sub(d.0) as f64 / 1e6)
+        ),
+        (None, true) => "Running".into(),
+        (None, false) => "Pending".into(),
+    };
+    let mut out = format!(
+        "Name:             {}\nNamespace:        {namespace}\nPriority:         0\nService Account:  default\nNode:             {node}\nStart Time:       {}\nStatus:           {status}\nIP:               {ip}\n",
+        p.name,
+        date(p.created)
+    );
+    if p.deletion.is_some() {
+        out.push_str("Termination Grace Period:  30s\n");
+    }
+    let yes = |b: bool| if b { "True " } else { "False " };
+    let table = vec![
+        vec!["  Type".to_string(), "Status".into()],
+        vec!["  Initialized".into(), yes(p.node.is_some()).into()],
+        vec!["  Ready".into(), yes(p.ready).into()],
+        vec!["  ContainersReady".into(), yes(p.ready).into()],
+        vec!["  PodScheduled".into(), yes(p.node.is_some()).into()],
+    ];
+    out.push_str("Conditions:\n");
+    out.push_str(&align(&table, 0, 2));
+    // A DaemonSet's pods tolerate every node condition for ever; others get the admission
+    // controller's defaults, evicted `toleration_s` after their node turns unreachable.
+    let tolerations: Vec<String> = if p.tolerates_everything() {
+        [
+            "node.kubernetes.io/disk-pressure:NoSchedule op=Exists",
+            "node.kubernetes.io/memory-pressure:NoSchedule op=Exists",
+            "node.kubernetes.io/not-ready:NoExecute op=Exists",
+            "node.kubernetes.io/pid-pressure:NoSchedule op=Exists",
+            "node.kubernetes.io/unreachable:NoExecute op=Exists",
+            "node.kubernetes.io/unschedulable:NoSchedule op=Exists",
+        ]
+        .map(String::from)
+        .to_vec()
+    } else {
+        ["not-ready", "unreachable"]
+            .map(|k| format!("node.kubernetes.io/{k}:NoExecute op=Exists for {toleration_s}s"))
+            .to_vec()
+    };
+    out.push_str(&format!(
+        "QoS Class:                   BestEffort\nNode-Selectors:              <none>\nTolerations:                 {}\nEvents:                      <none>\n",
+        tolerations.join("\n                             ")
+    ));
     out
 }
 

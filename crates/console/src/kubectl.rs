@@ -108,7 +108,7 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
     }
     match words.as_slice() {
         [] => Output {
-            stdout: "kubectl controls the Kubernetes cluster manager.\n\nIn this console: kubectl get nodes|pods|leases|deploy|sts|ds|svc|ep [-o wide] [-n NAMESPACE | -A], kubectl get --raw /readyz?verbose, describe node NAME, cluster-info, scale, delete pod, cordon, uncordon; --server URL\n".into(),
+            stdout: "kubectl controls the Kubernetes cluster manager.\n\nIn this console: kubectl get nodes|pods|leases|deploy|sts|ds|svc|ep [-o wide] [-n NAMESPACE | -A], kubectl get --raw /readyz?verbose, describe node|pod NAME, cluster-info, scale, delete pod, cordon, uncordon; --server URL\n".into(),
             ..Output::default()
         },
         ["get"] if flags.raw.is_some() => raw(world, from, flags.raw.as_deref().unwrap_or_default(), &flags),
@@ -127,9 +127,10 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
         )),
         ["delete", target @ ..] => delete(world, from, target, args, &flags),
         ["describe", "node" | "nodes" | "no", name] => describe_node(world, from, name, &flags),
+        ["describe", "pod" | "pods" | "po", name] => describe_pod(world, from, name, &flags),
         ["describe", "node" | "nodes" | "no"] => error("this console describes one node at a time: kubectl describe node NAME"),
         ["describe", kind, ..] => error(&format!(
-            "\"kubectl describe {}\" is not in this console yet (kubectl describe node NAME works)",
+            "\"kubectl describe {}\" is not in this console yet (kubectl describe node|pod NAME works)",
             clip(kind)
         )),
         [command, ..] if KNOWN.contains(command) => error(&format!(
@@ -1219,4 +1220,43 @@ fn documents(
         ));
     }
     Ok(docs.into_iter().map(|(_, d)| d).collect())
+}
+
+/// `kubectl describe pod NAME` (in the namespace asked for, `default` unless `-n`).
+fn describe_pod(world: &World, from: HostId, name: &str, flags: &Flags) -> Output {
+    let mut client = Client::new(world, from, flags);
+    let list = ApiRequest::ListConsistent {
+        prefix: PODS.into(),
+    };
+    let items = match client.request(list, "get pods") {
+        Ok(ApiResponse::List { items }) => items,
+        Ok(_) => return client.failed(("error: unexpected answer from the server\n".into(), 1)),
+        Err(e) => return client.failed(e),
+    };
+    let namespace = flags.namespace.as_deref().unwrap_or("default");
+    let Some(pod) = items
+        .iter()
+        .filter_map(|(_, kv)| kv.value.as_pod())
+        .find(|p| p.name == name && namespace_of(p) == namespace)
+    else {
+        return client.failed(not_found("pods", name));
+    };
+    let node_ip = pod
+        .node
+        .as_deref()
+        .and_then(|n| world.scenario().host(n))
+        .map(|(i, _)| ip_of(i as HostId));
+    let toleration_s = world.scenario().settings.toleration_seconds.0 / 1_000_000;
+    Output {
+        stdout: super::describe::pod(
+            pod,
+            namespace,
+            node_ip.as_deref(),
+            &pod_ip(world, pod),
+            toleration_s,
+            client.now(),
+        ),
+        took_s: client.took_s(),
+        ..Output::default()
+    }
 }

@@ -994,3 +994,42 @@ fn get_o_json_and_yaml_print_the_objects_the_api_holds() {
         .stderr
         .starts_with("error: this console prints -o json and -o yaml for nodes, pods and leases"));
 }
+
+#[test]
+fn describe_pod_shows_its_node_its_readiness_and_the_tolerations_that_time_its_eviction() {
+    // At 1:50 w3 is NotReady: its pods are no longer Ready, still bound there.
+    let w = world_at(&ready("7-worker-dies"), 110.0);
+    let out = run(&w, "users", "kubectl describe pod db-0");
+    assert_eq!(out.status, 0, "{out:?}");
+    assert!(
+        out.stdout.contains("Node:             w3/10.0.0.13\n"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("Status:           Running\n"));
+    assert!(
+        out.stdout.contains("  Ready            False \n"),
+        "{}",
+        out.stdout
+    );
+    // The admission defaults: evicted 300 s after the taint (facts sheet, toleration seconds).
+    assert!(out.stdout.contains("Tolerations:                 node.kubernetes.io/not-ready:NoExecute op=Exists for 300s\n                             node.kubernetes.io/unreachable:NoExecute op=Exists for 300s\n"));
+    // A DaemonSet's pod tolerates the node conditions for ever.
+    let agent = run(&w, "users", "kubectl describe pod agent-w3").stdout;
+    assert!(
+        agent.contains("node.kubernetes.io/unreachable:NoExecute op=Exists\n"),
+        "{agent}"
+    );
+    assert!(!agent.contains("for 300s"));
+    // After the eviction the StatefulSet's pod waits, Terminating, for its node to confirm.
+    let w = world_at(&ready("7-worker-dies"), 420.0);
+    let later = run(&w, "users", "kubectl describe pod db-0").stdout;
+    assert!(
+        later.contains("Status:           Terminating (lasts "),
+        "{later}"
+    );
+    assert_eq!(
+        run(&w, "users", "kubectl describe pod nope").stderr,
+        "Error from server (NotFound): pods \"nope\" not found\n"
+    );
+}
