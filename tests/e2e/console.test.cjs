@@ -82,6 +82,14 @@ test('console: kubectl get nodes at the moment a worker is NotReady, from the ch
   assert.match(hostile, /error: the server doesn't have a resource type "<img/);
   assert.equal(await page.locator('.console-screen img').count(), 0);
   assert.match(await run(page, 'ls /'), /ls: command not found/);
+  // A screenful and more: the newest output and the prompt stay in view.
+  for (let i = 0; i < 4; i++) await run(page, 'kubectl get pods -A -o wide');
+  const inView = await page.locator('.console-screen').evaluate((el) => {
+    const box = el.getBoundingClientRect();
+    const prompt = el.querySelector('.input-line').getBoundingClientRect();
+    return prompt.bottom <= box.bottom + 1 && prompt.top >= box.top - 1;
+  });
+  assert.ok(inView, 'the prompt is scrolled into view');
   await screenshot(page, 'console-worker-notready');
   assert.deepEqual(problems, []);
 });

@@ -109,6 +109,16 @@ pub fn console_panel() -> Html {
     let history = use_mut_ref(Vec::<String>::new);
     let back = use_mut_ref(|| 0usize);
     let input = use_node_ref();
+    let screen = use_node_ref();
+    // The newest output and the prompt stay in view, as in a terminal.
+    {
+        let screen = screen.clone();
+        use_effect_with(entries.len(), move |_| {
+            if let Some(el) = screen.cast::<web_sys::Element>() {
+                el.set_scroll_top(el.scroll_height());
+            }
+        });
+    }
     let prompt = format!(
         "[{}] root@{}:~#",
         fmt_t_precise(session.ui.cursor),
@@ -211,7 +221,7 @@ pub fn console_panel() -> Html {
                 </label>
                 <span class="hint">{ "Try: kubectl get nodes · kubectl get pods -A -o wide · etcdctl endpoint status --cluster -w table · curl http://web · kubectl get --raw /readyz?verbose. ↑/↓ history, Tab completes. Commands that change the cluster (cordon, scale, delete pod, etcdctl member add|remove|promote, kubeadm join, etcd --force-new-cluster) are recorded at this moment." }</span>
             </div>
-            <div class="console-screen" role="log" aria-label="Console output">
+            <div class="console-screen" role="log" aria-label="Console output" ref={screen}>
                 { for entries.iter().map(|e| html! {
                     <div class="entry">
                         <div class="cmd"><span class="prompt">{ &e.prompt }</span>{ " " }{ &e.line }</div>
