@@ -493,7 +493,7 @@ impl Lanes {
 pub fn charts(props: &Props) -> Html {
     let duration = props.duration.max(1.0);
     let figure = use_node_ref();
-    let (w, left) = geometry(crate::topology::use_width(figure.clone()));
+    let (w, left) = geometry(crate::width::use_width(figure.clone()));
     let pw = w - left - RIGHT;
     let x = move |t: f64| left + t.clamp(0.0, duration) / duration * pw;
 

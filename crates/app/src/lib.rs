@@ -25,6 +25,7 @@ pub mod session;
 pub mod shared;
 pub mod topology;
 pub mod ui;
+pub mod width;
 
 use panels::{
     ChartsPanel, ClusterPanel, ConsolePanel, Controls, EditorPanel, EmbedHeader, Facts, Header,

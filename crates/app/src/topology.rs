@@ -789,40 +789,11 @@ pub struct Props {
     pub children: Html,
 }
 
-/// The width of an element, kept up to date on window resizes.
-#[hook]
-pub fn use_width(node: NodeRef) -> f64 {
-    let width = use_state(|| 0.0f64);
-    {
-        let width = width.clone();
-        use_effect_with((), move |_| {
-            let measure = {
-                let node = node.clone();
-                move || {
-                    if let Some(el) = node.cast::<web_sys::Element>() {
-                        let w = el.client_width() as f64;
-                        if w > 0.0 && (w - *width).abs() >= 1.0 {
-                            width.set(w);
-                        }
-                    }
-                }
-            };
-            measure();
-            let listener =
-                gloo_events::EventListener::new(&gloo_utils::window(), "resize", move |_| {
-                    measure()
-                });
-            move || drop(listener)
-        });
-    }
-    *width
-}
-
 #[function_component(Topology)]
 pub fn topology(props: &Props) -> Html {
     let snap = &props.snapshot;
     let scroll_ref = use_node_ref();
-    let avail = use_width(scroll_ref.clone());
+    let avail = crate::width::use_width(scroll_ref.clone());
     let lay = layout(snap, avail);
     let svg_ref = use_node_ref();
     let drag: Rc<RefCell<Option<Drag>>> = use_mut_ref(|| None);

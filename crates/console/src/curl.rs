@@ -9,7 +9,7 @@ use super::words::clip;
 use super::{host_named, node_port, Output};
 use sim::kernel::net::HostId;
 use sim::scenario::COREDNS;
-use sim::world::terminal::ServiceHop;
+use sim::world::users::ServiceHop;
 use sim::world::World;
 
 /// glibc's resolver: `timeout:5`, `attempts:2`.

@@ -24,8 +24,6 @@ use sim::scenario::COREDNS;
 use sim::world::terminal::{Answer, Call};
 use sim::world::World;
 
-/// The Kubernetes release whose defaults the simulation follows (docs/behaviour.md).
-pub(crate) const KUBELET_VERSION: &str = "v1.32.0";
 /// client-go's TCP dial timeout (`transport/cache.go`).
 const DIAL_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long the console waits: kube-apiserver's `--request-timeout` (kubectl itself waits for
@@ -461,7 +459,7 @@ fn node_rows(world: &World, nodes: &[&Node], now: SimTime, wide: bool) -> Vec<Ve
             status,
             roles.into(),
             age(now, n.created),
-            KUBELET_VERSION.into(),
+            super::KUBELET_VERSION.into(),
         ];
         if wide {
             let ip = world

@@ -12,6 +12,7 @@
 //! `describe` of other kinds, `-l`, replicasets, endpointslices, events, drain, proxy and
 //! port-forward.
 
+mod calendar;
 mod curl;
 mod describe;
 mod etcd;
@@ -24,6 +25,9 @@ mod words;
 
 use sim::kernel::net::HostId;
 use sim::world::World;
+
+/// The Kubernetes release whose defaults the simulation follows (docs/behaviour.md).
+const KUBELET_VERSION: &str = "v1.32.0";
 
 /// What a command printed on each stream, its exit status, and the simulated seconds it took.
 #[derive(Clone, Debug, Default, PartialEq)]

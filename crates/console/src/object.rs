@@ -3,6 +3,7 @@
 //! by 4, YAML through JSON with keys in sorted order (sigs.k8s.io/yaml), several objects as a
 //! `List`. Times are RFC 3339 on the simulated clock (see `describe`).
 
+use super::calendar::rfc3339;
 use sim::k8s::objects::{Condition, Effect, Lease, Node, Pod};
 use sim::kernel::time::SimTime;
 
@@ -26,23 +27,6 @@ pub fn effect(e: Effect) -> &'static str {
 
 fn s(v: impl Into<String>) -> Doc {
     Doc::Str(v.into())
-}
-
-/// `2025-01-01T00:01:05Z`; with `micros`, a MicroTime (`…05.250000Z`) as Leases carry.
-pub fn rfc3339(t: SimTime, micros: bool) -> String {
-    // "Wed, 01 Jan 2025 00:01:05 +0000" → its parts.
-    let d = super::describe::date(t);
-    let p: Vec<&str> = d.split([' ', ',']).filter(|x| !x.is_empty()).collect();
-    let months = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
-    let month = months.iter().position(|m| *m == p[2]).unwrap_or(0) + 1;
-    let frac = if micros {
-        format!(".{:06}", t.0 % 1_000_000)
-    } else {
-        String::new()
-    };
-    format!("{}-{month:02}-{}T{}{frac}Z", p[3], p[1], p[4])
 }
 
 fn meta(name: &str, namespace: Option<&str>, rv: u64, created: SimTime) -> Doc {
@@ -110,7 +94,7 @@ pub fn node(n: &Node, rv: u64, ip: &str) -> Doc {
         ),
         (
             "nodeInfo",
-            Doc::Map(vec![("kubeletVersion", s(super::kubectl::KUBELET_VERSION))]),
+            Doc::Map(vec![("kubeletVersion", s(super::KUBELET_VERSION))]),
         ),
     ]);
     object("v1", "Node", Doc::Map(m), Doc::Map(spec), Some(status))

@@ -39,7 +39,7 @@ mod processes;
 mod quorum;
 mod snapshot;
 pub mod terminal;
-mod users;
+pub mod users;
 
 use membership::AfterStop;
 pub use membership::MEMBER_CHANGE_TIMEOUT;

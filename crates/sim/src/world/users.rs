@@ -15,6 +15,24 @@ use crate::record::Traffic;
 use crate::scenario::COREDNS;
 use std::collections::BTreeMap;
 
+/// Where a request to a Service ended ([`World::service_request`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum ServiceHop {
+    /// No CoreDNS pod answered the lookup.
+    DnsTimeout,
+    /// CoreDNS answered that it cannot resolve the name (SERVFAIL, NXDOMAIN).
+    DnsFailed,
+    /// The entry node has no rules for the Service: kube-proxy rejects the connection.
+    NoEndpoints,
+    /// No node to enter by, or the endpoint's host is down or cut off: no answer.
+    Unreachable,
+    /// The endpoint's host is up but its pod runs no container: reset.
+    Refused,
+    Served {
+        pod: String,
+    },
+}
+
 #[derive(Clone)]
 pub struct Users {
     clients: BTreeMap<HostId, Client>,
@@ -42,6 +60,73 @@ impl Users {
 }
 
 impl World {
+    /// A request from `from` to a Service, as the users' requests go (`users.rs`), consulting
+    /// each process's state now: the name looked up through CoreDNS (when `lookup`), then the
+    /// rules of the entry node's kube-proxy (`node`, a NodePort; else `from` itself when it runs
+    /// kube-proxy, else a worker `from` reaches), then the pod. The world does not move.
+    pub fn service_request(
+        &self,
+        from: HostId,
+        service: &str,
+        lookup: bool,
+        node: Option<HostId>,
+    ) -> ServiceHop {
+        let mut rng = Rng::new(self.now.0 ^ (from as u64) << 40);
+        let procs = &self.procs.on;
+        let usable = |h: HostId| {
+            self.host_is_up(h) && procs[h as usize].proxy.is_some() && self.net.connected(from, h)
+        };
+        let entry = match node {
+            Some(h) => Some(h).filter(|&h| usable(h)),
+            None if procs[from as usize].proxy.is_some() => Some(from),
+            None => {
+                let workers: Vec<HostId> = self
+                    .hosts
+                    .worker_ids
+                    .iter()
+                    .copied()
+                    .filter(|&h| usable(h))
+                    .collect();
+                (!workers.is_empty()).then(|| workers[rng.below(workers.len() as u64) as usize])
+            }
+        };
+        let Some(entry) = entry else {
+            return ServiceHop::Unreachable;
+        };
+        let index = self.hosts.index();
+        if lookup {
+            let answer = pick_endpoint(procs, &self.net, &mut rng, entry, COREDNS, index)
+                .and_then(|(pod, host)| procs[host as usize].dns.get(pod))
+                .map(|server| server.resolve(service, self.now));
+            match answer {
+                Some(DnsAnswer::Answer) => {}
+                Some(DnsAnswer::ServFail | DnsAnswer::NxDomain) => return ServiceHop::DnsFailed,
+                Some(DnsAnswer::Silent) | None => return ServiceHop::DnsTimeout,
+            }
+        }
+        let rules = procs[entry as usize]
+            .proxy
+            .as_ref()
+            .map_or(&[][..], |p| p.rules(service));
+        if rules.is_empty() {
+            return ServiceHop::NoEndpoints;
+        }
+        let e = &rules[rng.below(rules.len() as u64) as usize];
+        match index.get(&e.node) {
+            Some(&h) if self.host_is_up(h) && self.net.connected(entry, h) => {
+                let runs = procs[h as usize]
+                    .kubelet
+                    .as_ref()
+                    .is_some_and(|k| k.containers.contains_key(e.pod.as_str()));
+                match runs {
+                    true => ServiceHop::Served { pod: e.pod.clone() },
+                    false => ServiceHop::Refused,
+                }
+            }
+            _ => ServiceHop::Unreachable,
+        }
+    }
+
     /// One round of a client's requests: one per Service.
     pub(super) fn client_tick(&mut self, h: HostId) {
         let second = self.obs.secs(self.now).floor();
@@ -146,7 +231,7 @@ impl World {
 
 /// The endpoint a worker's kube-proxy picks for a Service, as (pod, host of the pod), if the
 /// worker can reach that host.
-pub(super) fn pick_endpoint<'a>(
+fn pick_endpoint<'a>(
     procs: &'a [Procs],
     net: &Network,
     rng: &mut Rng,
