@@ -173,6 +173,7 @@ enum Resource {
     Workloads(Kind),
     Endpoints,
     Services,
+    Slices,
 }
 
 fn resource(word: &str) -> Option<Resource> {
@@ -182,6 +183,7 @@ fn resource(word: &str) -> Option<Resource> {
         "leases" | "lease" => Some(Resource::Leases),
         "endpoints" | "endpoint" | "ep" => Some(Resource::Endpoints),
         "services" | "service" | "svc" => Some(Resource::Services),
+        "endpointslices" | "endpointslice" => Some(Resource::Slices),
         "deployments" | "deployment" | "deploy" => Some(Resource::Workloads(Kind::Deployment)),
         "statefulsets" | "statefulset" | "sts" => Some(Resource::Workloads(Kind::StatefulSet)),
         "daemonsets" | "daemonset" | "ds" => Some(Resource::Workloads(Kind::DaemonSet)),
@@ -290,7 +292,9 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
         // The workloads and, for their READY counts, the pods and nodes: one read of it all.
         Some(Resource::Workloads(_)) => "/registry/".to_string(),
         // The slices, and the pods and workloads they name (addresses, the Service's age).
-        Some(Resource::Endpoints | Resource::Services) => "/registry/".to_string(),
+        Some(Resource::Endpoints | Resource::Services | Resource::Slices) => {
+            "/registry/".to_string()
+        }
         // An unknown type is only known to be unknown once the server answered discovery.
         None => "/registry/".to_string(),
     };
@@ -369,11 +373,15 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
             let rows = lease_rows(&leases, now, flags.all_namespaces);
             (rows, "leases.coordination.k8s.io")
         }
-        Resource::Endpoints | Resource::Services => {
+        Resource::Endpoints | Resource::Services | Resource::Slices => {
             let objects: Vec<&Object> = items.iter().map(|(_, kv)| &*kv.value).collect();
-            let services = kind == Resource::Services;
-            let rows = service_rows(world, &objects, now, names, namespace, flags, services);
-            (rows, if services { "services" } else { "endpoints" })
+            let rows = service_rows(world, &objects, now, names, namespace, flags, kind);
+            let what = match kind {
+                Resource::Services => "services",
+                Resource::Slices => "endpointslices.discovery.k8s.io",
+                _ => "endpoints",
+            };
+            (rows, what)
         }
         Resource::Workloads(kind) => {
             let objects: Vec<&Object> = items.iter().map(|(_, kv)| &*kv.value).collect();
@@ -404,7 +412,8 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
                 | Resource::Leases
                 | Resource::Workloads(_)
                 | Resource::Endpoints
-                | Resource::Services,
+                | Resource::Services
+                | Resource::Slices,
                 false,
             ) => {
                 format!("No resources found in {} namespace.\n", clip(namespace))
@@ -581,10 +590,12 @@ fn service_rows(
     names: &[&str],
     namespace: &str,
     flags: &Flags,
-    services: bool,
+    kind: Resource,
 ) -> Vec<Vec<String>> {
-    let header: &[&str] = match services {
-        true => &[
+    let services = kind == Resource::Services;
+    let slices = kind == Resource::Slices;
+    let header: &[&str] = match kind {
+        Resource::Services => &[
             "NAME",
             "TYPE",
             "CLUSTER-IP",
@@ -592,7 +603,8 @@ fn service_rows(
             "PORT(S)",
             "AGE",
         ],
-        false => &["NAME", "ENDPOINTS", "AGE"],
+        Resource::Slices => &["NAME", "ADDRESSTYPE", "PORTS", "ENDPOINTS", "AGE"],
+        _ => &["NAME", "ENDPOINTS", "AGE"],
     };
     let mut header: Vec<String> = header.iter().map(|h| h.to_string()).collect();
     if flags.all_namespaces {
@@ -624,10 +636,23 @@ fn service_rows(
                 true => ("kube-dns", "kube-system"),
                 false => (w.name.as_str(), "default"),
             };
-            if w_ns != ns || !(names.is_empty() || names.contains(&name)) {
+            // A Service's one EndpointSlice is named after it with a random suffix (here a
+            // hash of its name, in the API's alphabet for generated names).
+            let shown = match slices {
+                true => {
+                    let h = sim::kernel::rng::Rng::new(super::etcdctl::member_id(name)).next_u64();
+                    let alphabet = b"bcdfghjklmnpqrstvwxz2456789";
+                    let suffix: String = (0..5)
+                        .map(|i| alphabet[(h >> (8 * i)) as usize % alphabet.len()] as char)
+                        .collect();
+                    format!("{name}-{suffix}")
+                }
+                false => name.to_string(),
+            };
+            if w_ns != ns || !(names.is_empty() || names.contains(&shown.as_str())) {
                 continue;
             }
-            let mut row = vec![name.to_string()];
+            let mut row = vec![shown];
             if services {
                 let (ip, ports) = match (dns, super::node_port(world, &w.name)) {
                     (true, _) => ("10.96.0.10".into(), "53/UDP,53/TCP,9153/TCP".into()),
@@ -654,10 +679,17 @@ fn service_rows(
                         s.endpoints
                             .iter()
                             .filter_map(|e| pods.iter().find(|p| p.name == e.pod))
-                            .map(|p| format!("{}:{port}", pod_ip(world, p)))
+                            .map(|p| match slices {
+                                true => pod_ip(world, p),
+                                false => format!("{}:{port}", pod_ip(world, p)),
+                            })
                             .collect()
                     })
                     .unwrap_or_default();
+                if slices {
+                    let ports = if dns { "53,53,9153" } else { "80" };
+                    row.extend(["IPv4".to_string(), ports.to_string()]);
+                }
                 row.push(match addresses.len() {
                     0 => "<none>".to_string(),
                     n if n <= 3 => addresses.join(","),

@@ -1033,3 +1033,48 @@ fn describe_pod_shows_its_node_its_readiness_and_the_tolerations_that_time_its_e
         "Error from server (NotFound): pods \"nope\" not found\n"
     );
 }
+
+#[test]
+fn endpointslices_hold_the_same_ready_addresses_as_endpoints() {
+    let w = world_at(&ready("7-worker-dies"), 110.0);
+    let slices = run(&w, "users", "kubectl get endpointslices");
+    assert_eq!(slices.status, 0, "{slices:?}");
+    let row: Vec<&str> = slices
+        .stdout
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    assert!(
+        row[0].starts_with("web-") && row[0].len() == "web-".len() + 5,
+        "{row:?}"
+    );
+    assert_eq!(&row[1..3], ["IPv4", "80"]);
+    let ep = run(&w, "users", "kubectl get endpoints web").stdout;
+    let ep_addresses: Vec<&str> = ep
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .map(|a| a.trim_end_matches(":80"))
+        .collect();
+    assert_eq!(row[3].split(',').collect::<Vec<_>>(), ep_addresses);
+    // Asked by its name, it is found; another name is not.
+    assert_eq!(
+        run(
+            &w,
+            "users",
+            &format!("kubectl get endpointslice {}", row[0])
+        )
+        .status,
+        0
+    );
+    assert_eq!(
+        run(&w, "users", "kubectl get endpointslice web-zzzzz").stderr,
+        "Error from server (NotFound): endpointslices.discovery.k8s.io \"web-zzzzz\" not found\n"
+    );
+}
