@@ -378,7 +378,7 @@ fn test(_args: &[String]) -> Result {
             .env("WASM_BINDGEN_TEST_TIMEOUT", "120"))
     });
     layer(
-        "end-to-end in headless Chromium (dist/ served on 127.0.0.1)",
+        "end-to-end in headless Chromium (dist/ served under a sub-path on 127.0.0.1)",
         &|| {
             dist()?;
             run(cmd("node")
