@@ -65,9 +65,11 @@ pub struct Operator {
 
 impl Operator {
     pub fn new(me: Addr, api: Addr, manifests: Vec<(String, Value)>) -> Self {
+        let mut by_name = BTreeMap::new();
+        by_name.extend(manifests);
         Operator {
             client: ApiClient::new(me, api),
-            manifests: manifests.into_iter().collect(),
+            manifests: by_name,
         }
     }
 

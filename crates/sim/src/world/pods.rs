@@ -41,18 +41,20 @@ pub struct PodCount {
 impl PodCount {
     pub fn new(workloads: Vec<String>, hosts: usize) -> PodCount {
         let n = workloads.len();
+        // Inserted one by one: collecting into a B-tree compiles a sort per element type (see
+        // kernel/sort.rs).
+        let mut index = BTreeMap::new();
+        index.extend(workloads.iter().enumerate().map(|(i, w)| (w.clone(), i)));
+        let mut recount = BTreeSet::new();
+        recount.extend(0..hosts as HostId);
         PodCount {
-            index: workloads
-                .iter()
-                .enumerate()
-                .map(|(i, w)| (w.clone(), i))
-                .collect(),
+            index,
             workloads,
             max_running: vec![0; n],
             running_now: vec![0; n],
             reported_doubles: BTreeSet::new(),
             hosts: vec![HostPods::default(); hosts],
-            recount: (0..hosts as HostId).collect(),
+            recount,
         }
     }
 

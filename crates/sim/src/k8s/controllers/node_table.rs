@@ -75,8 +75,8 @@ impl NodeTable {
                 Some((kv.value.as_node()?, kv.mod_revision, slot))
             })
             .collect();
-        let mut zones: BTreeMap<&str, usize> =
-            listed.iter().map(|(n, ..)| (n.zone.as_str(), 0)).collect();
+        let mut zones: BTreeMap<&str, usize> = BTreeMap::new();
+        zones.extend(listed.iter().map(|(n, ..)| (n.zone.as_str(), 0)));
         for (i, position) in zones.values_mut().enumerate() {
             *position = i;
         }

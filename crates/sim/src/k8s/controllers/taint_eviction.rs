@@ -54,16 +54,19 @@ impl Controllers {
 
 /// The nodes with an `unreachable` or `not-ready` NoExecute taint.
 fn no_execute_tainted(nodes: &Informer) -> BTreeSet<String> {
-    nodes
-        .items()
-        .values()
-        .filter_map(|kv| kv.value.as_node())
-        .filter(|n| {
-            n.taints.iter().any(|t| {
-                t.effect == Effect::NoExecute
-                    && matches!(t.key, TaintKey::Unreachable | TaintKey::NotReady)
+    let mut tainted = BTreeSet::new();
+    tainted.extend(
+        nodes
+            .items()
+            .values()
+            .filter_map(|kv| kv.value.as_node())
+            .filter(|n| {
+                n.taints.iter().any(|t| {
+                    t.effect == Effect::NoExecute
+                        && matches!(t.key, TaintKey::Unreachable | TaintKey::NotReady)
+                })
             })
-        })
-        .map(|n| n.name.clone())
-        .collect()
+            .map(|n| n.name.clone()),
+    );
+    tainted
 }
