@@ -1,11 +1,13 @@
-//! `kubectl describe node NAME` and `describe pod NAME`: the Node with its Lease and the pods
-//! bound to it, or a Pod, read through the API as kubectl does, printed as kubectl's describers
-//! print them (kubectl `pkg/describe/describe.go`, `describeNode`, `describePod`). What the simulation does not model is left out
+//! `kubectl describe node NAME`, `describe pod NAME` and, through kubectl's generic describer,
+//! `describe lease NAME`: the object read through the API as kubectl reads it, printed as
+//! kubectl's describers print it (kubectl `pkg/describe/describe.go`: `describeNode`,
+//! `describePod`, `printUnstructuredContent`). What the simulation does not model is left out
 //! (annotations, capacity, system info, events) or stated: the pressure conditions follow Ready
 //! (False while the kubelet posts, Unknown with it), and a condition's heartbeat is the last
 //! sign of life the API has (the condition's transition while Ready, the lease's renewal after).
 
 use super::calendar::date;
+use super::object::Doc;
 use super::table::{align, human_duration};
 use sim::k8s::objects::{Condition, Lease, Node, Object, Pod};
 use sim::kernel::time::SimTime;
@@ -273,4 +275,117 @@ pub fn pod(
         tolerations.join("\n                             ")
     ));
     out
+}
+
+/// The generic describer kubectl uses for kinds without their own (Leases among them): name,
+/// namespace, labels and annotations, then every field of the object, keys sorted and turned
+/// into words ("renewTime" → "Renew Time"), nested fields indented by two, each run of
+/// `key: value` lines aligned as one tabwriter block (kubectl `printUnstructuredContent`).
+pub fn generic(name: &str, namespace: &str, doc: &Doc) -> String {
+    let mut lines: Vec<(String, Option<String>)> = vec![
+        ("Name:".into(), Some(name.into())),
+        ("Namespace:".into(), Some(namespace.into())),
+        ("Labels:".into(), Some("<none>".into())),
+        ("Annotations:".into(), Some("<none>".into())),
+    ];
+    if let Doc::Map(fields) = doc {
+        fields_of(fields, 0, true, &mut lines);
+    }
+    lines.push(("Events:".into(), Some("<none>".into())));
+    // Consecutive `key: value` lines share one column; a line without a value ends the run.
+    let mut out = String::new();
+    let mut i = 0;
+    while i < lines.len() {
+        if lines[i].1.is_none() {
+            out.push_str(&lines[i].0);
+            out.push('\n');
+            i += 1;
+            continue;
+        }
+        let end = (i..lines.len())
+            .find(|&j| lines[j].1.is_none())
+            .unwrap_or(lines.len());
+        let width = lines[i..end]
+            .iter()
+            .map(|(k, _)| k.chars().count())
+            .max()
+            .unwrap_or(0)
+            + 2;
+        for (k, v) in &lines[i..end] {
+            out.push_str(&format!(
+                "{k:<width$}{}\n",
+                v.as_deref().unwrap_or_default()
+            ));
+        }
+        i = end;
+    }
+    out
+}
+
+fn fields_of(
+    fields: &[(&str, Doc)],
+    level: usize,
+    top: bool,
+    lines: &mut Vec<(String, Option<String>)>,
+) {
+    let mut sorted: Vec<&(&str, Doc)> = fields.iter().collect();
+    sim::kernel::sort::sort_by(&mut sorted, |a, b| a.0.cmp(b.0));
+    let pad = "  ".repeat(level);
+    for (key, value) in sorted {
+        if top && matches!(*key, "name" | "namespace" | "labels" | "annotations") {
+            continue;
+        }
+        let label = format!("{pad}{}:", words(key));
+        match value {
+            Doc::Map(inner) => {
+                lines.push((label, None));
+                fields_of(inner, level + 1, *key == "metadata", lines);
+            }
+            Doc::List(items) => {
+                lines.push((label, None));
+                for item in items {
+                    match item {
+                        Doc::Map(inner) => fields_of(inner, level + 1, false, lines),
+                        other => lines.push((format!("{pad}  {}", scalar(other)), None)),
+                    }
+                }
+            }
+            other => lines.push((label, Some(scalar(other)))),
+        }
+    }
+}
+
+fn scalar(d: &Doc) -> String {
+    match d {
+        Doc::Str(s) => s.clone(),
+        Doc::Num(n) => n.to_string(),
+        Doc::Bool(b) => b.to_string(),
+        _ => String::new(),
+    }
+}
+
+/// kubectl's `smartLabelFor`: camelCase split into capitalised words, known acronyms upper-case.
+fn words(key: &str) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for c in key.chars() {
+        if c.is_ascii_uppercase() || parts.is_empty() {
+            parts.push(String::new());
+        }
+        if let Some(last) = parts.last_mut() {
+            last.push(c);
+        }
+    }
+    parts
+        .iter()
+        .map(|w| match w.to_ascii_uppercase().as_str() {
+            a @ ("API" | "URL" | "UID" | "IP" | "ID") => a.to_string(),
+            _ => {
+                let mut cs = w.chars();
+                cs.next().map_or(String::new(), |f| {
+                    f.to_ascii_uppercase().to_string() + cs.as_str()
+                })
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }

@@ -106,7 +106,7 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
     }
     match words.as_slice() {
         [] => Output {
-            stdout: "kubectl controls the Kubernetes cluster manager.\n\nIn this console: kubectl get nodes|pods|leases|deploy|sts|ds|svc|ep [-o wide] [-n NAMESPACE | -A], kubectl get --raw /readyz?verbose, describe node|pod NAME, cluster-info, scale, delete pod, cordon, uncordon; --server URL\n".into(),
+            stdout: "kubectl controls the Kubernetes cluster manager.\n\nIn this console: kubectl get nodes|pods|leases|deploy|sts|ds|svc|ep [-o wide] [-n NAMESPACE | -A], kubectl get --raw /readyz?verbose, describe node|pod|lease NAME, cluster-info, scale, delete pod, cordon, uncordon; --server URL\n".into(),
             ..Output::default()
         },
         ["get"] if flags.raw.is_some() => raw(world, from, flags.raw.as_deref().unwrap_or_default(), &flags),
@@ -126,9 +126,10 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
         ["delete", target @ ..] => delete(world, from, target, args, &flags),
         ["describe", "node" | "nodes" | "no", name] => describe_node(world, from, name, &flags),
         ["describe", "pod" | "pods" | "po", name] => describe_pod(world, from, name, &flags),
+        ["describe", "lease" | "leases", name] => describe_lease(world, from, name, &flags),
         ["describe", "node" | "nodes" | "no"] => error("this console describes one node at a time: kubectl describe node NAME"),
         ["describe", kind, ..] => error(&format!(
-            "\"kubectl describe {}\" is not in this console yet (kubectl describe node|pod NAME works)",
+            "\"kubectl describe {}\" is not in this console yet (kubectl describe node|pod|lease NAME works)",
             clip(kind)
         )),
         [command, ..] if KNOWN.contains(command) => error(&format!(
@@ -1286,6 +1287,34 @@ fn describe_pod(world: &World, from: HostId, name: &str, flags: &Flags) -> Outpu
             toleration_s,
             client.now(),
         ),
+        took_s: client.took_s(),
+        ..Output::default()
+    }
+}
+
+/// `kubectl describe lease NAME` (in `-n`'s namespace, `default` unless given): the generic
+/// describer over the Lease as the API serves it.
+fn describe_lease(world: &World, from: HostId, name: &str, flags: &Flags) -> Output {
+    let namespace = flags.namespace.as_deref().unwrap_or("default");
+    let mut client = Client::new(world, from, flags);
+    let key = format!("{LEASES}{namespace}/{name}");
+    let answer = client.request(
+        ApiRequest::Get {
+            key: key.as_str().into(),
+        },
+        "get leases",
+    );
+    let lease = match answer {
+        Ok(ApiResponse::Object(Some(kv))) => kv,
+        Ok(_) => return client.failed(not_found("leases.coordination.k8s.io", name)),
+        Err(e) => return client.failed(e),
+    };
+    let Some(l) = lease.value.as_lease() else {
+        return client.failed(not_found("leases.coordination.k8s.io", name));
+    };
+    let doc = object::lease(name, namespace, l, lease.mod_revision);
+    Output {
+        stdout: super::describe::generic(name, namespace, &doc),
         took_s: client.took_s(),
         ..Output::default()
     }

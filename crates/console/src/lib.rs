@@ -4,7 +4,7 @@
 //! request that waits takes its simulated time, and the output says how long.
 //!
 //! So far: `kubectl get` of nodes, pods, leases, workloads, services, endpoints and endpointslices (`-o wide`,
-//! `-n`, `-A`, `--server`), `-o json|yaml` of nodes, pods and leases, `kubectl describe node|pod`, `kubectl get --raw /readyz|/livez`, with kubectl's connection and
+//! `-n`, `-A`, `--server`), `-o json|yaml` of nodes, pods and leases, `kubectl describe node|pod|lease`, `kubectl get --raw /readyz|/livez`, with kubectl's connection and
 //! server errors; `kubectl scale`, `delete pod`, `cordon` and `uncordon`; `kubectl cluster-info`;
 //! `etcdctl member list|add|remove|promote` and `endpoint health|status`; `kubeadm join`;
 //! `etcd --force-new-cluster`;

@@ -1078,3 +1078,45 @@ fn endpointslices_hold_the_same_ready_addresses_as_endpoints() {
         "Error from server (NotFound): endpointslices.discovery.k8s.io \"web-zzzzz\" not found\n"
     );
 }
+
+#[test]
+fn describe_lease_shows_who_leads_and_when_it_last_renewed() {
+    // Three masters, m2 (the controller-manager's leader) crashes at 1:00; a standby takes the
+    // lease 13–24 s later (facts sheet: lease duration 15 s, retry period 2 s).
+    let w = world_at(&ready("2-three-masters-one-dies"), 120.0);
+    let out = run(
+        &w,
+        "users",
+        "kubectl describe lease kube-controller-manager -n kube-system",
+    );
+    assert_eq!(out.status, 0, "{out:?}");
+    let text = &out.stdout;
+    assert!(text.starts_with("Name:         kube-controller-manager\nNamespace:    kube-system\nLabels:       <none>\nAnnotations:  <none>\nAPI Version:  coordination.k8s.io/v1\nKind:         Lease\nMetadata:\n  Creation Timestamp:  2025-01-01T"), "{text}");
+    let field = |label: &str| {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(label))
+            .unwrap()
+            .split_whitespace()
+            .last()
+            .unwrap()
+            .to_string()
+    };
+    assert_ne!(field("Holder Identity:"), "m2", "{text}");
+    assert_eq!(field("Lease Duration Seconds:"), "15");
+    assert_eq!(field("Lease Transitions:"), "1");
+    // "Events:" closes the spec's run of fields: one tabwriter block, one value column.
+    let renew = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("Renew Time:"))
+        .unwrap();
+    let events = text.lines().last().unwrap();
+    assert!(
+        events.starts_with("Events:") && events.ends_with("<none>"),
+        "{text}"
+    );
+    assert_eq!(events.find("<none>"), renew.find("2025-"), "{text}");
+    assert_eq!(
+        run(&w, "users", "kubectl describe lease nope -n kube-system").stderr,
+        "Error from server (NotFound): leases.coordination.k8s.io \"nope\" not found\n"
+    );
+}
