@@ -96,9 +96,10 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
             }
             None => return no_connect(gives_up),
         }
-    } else if let Some(s) = services.iter().find(|s| {
-        node_port(world, s).is_some_and(|p| format!("10.96.{}.{}", p / 250 % 250, p % 250) == name)
-    }) {
+    } else if let Some(s) = services
+        .iter()
+        .find(|s| node_port(world, s).is_some_and(|p| super::cluster_ip(p) == name))
+    {
         // A ClusterIP is routed only on the cluster's nodes, by their kube-proxy.
         if !world.scenario().hosts[from as usize].is_node() {
             return no_connect(gives_up);

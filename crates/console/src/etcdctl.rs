@@ -432,12 +432,7 @@ fn member_change(world: &World, from: HostId, flags: &Flags, verb: &str, id: &st
 /// A membership change sent once the endpoint answers, carried out on a copy of the world; the
 /// event that records it when it succeeded, or etcdctl's error.
 fn change(world: &World, from: HostId, flags: &Flags, action: Action) -> Output {
-    let mut scenario = world.scenario().clone();
-    scenario.events.push(sim::scenario::Event {
-        at: Duration::ZERO,
-        action: action.clone(),
-    });
-    if let Err(e) = scenario.validate() {
+    if let Err(e) = super::accepted(world, &action) {
         return error(&format!("console: {e}"), 1);
     }
     let listed = match members(world, from, flags) {

@@ -9,7 +9,7 @@ use super::words::clip;
 use super::Output;
 use sim::kernel::net::HostId;
 use sim::kernel::time::Duration;
-use sim::scenario::{Action, Event, Role};
+use sim::scenario::{Action, Role};
 use sim::world::World;
 
 /// How long kubeadm waits for its join to finish (its default discovery and TLS-bootstrap
@@ -46,12 +46,7 @@ fn join(world: &World, from: HostId) -> Output {
     let action = Action::Join {
         host: host.name.clone(),
     };
-    let mut scenario = world.scenario().clone();
-    scenario.events.push(Event {
-        at: Duration::ZERO,
-        action: action.clone(),
-    });
-    if let Err(e) = scenario.validate() {
+    if let Err(e) = super::accepted(world, &action) {
         return Output::error(format!("console: {e}\n"), 1);
     }
     let mut copy = world.clone();

@@ -13,7 +13,10 @@ use super::words::clip;
 use super::{ip_of, Output};
 use sim::k8s::api::{ApiRequest, ApiResponse};
 use sim::k8s::lb::NO_BACKEND;
-use sim::k8s::objects::{Condition, Kind, Lease, Node, Object, Pod, TaintKey, NODES, PODS};
+use sim::k8s::objects::{
+    Condition, KeyValue, Kind, Lease, Node, Object, Pod, TaintKey, NODES, PODS,
+};
+use sim::kernel::keymap::Key;
 
 /// Where Leases are kept, by namespace.
 const LEASES: &str = "/registry/leases/";
@@ -232,6 +235,33 @@ impl Client {
         }
     }
 
+    /// A GET of the object at `key` (`what` names the request in a timeout's message). Err:
+    /// kubectl's error, NotFound for `resource` `name` when there is no such object.
+    fn get(
+        &mut self,
+        key: &str,
+        what: &str,
+        resource: &str,
+        name: &str,
+    ) -> Result<KeyValue, (String, i32)> {
+        let get = ApiRequest::Get { key: key.into() };
+        match self.request(get, what)? {
+            ApiResponse::Object(Some(kv)) => Ok(kv),
+            _ => Err(not_found(resource, name)),
+        }
+    }
+
+    /// A consistent list of everything under `prefix`.
+    fn list(&mut self, prefix: &str, what: &str) -> Result<Vec<(Key, KeyValue)>, (String, i32)> {
+        let list = ApiRequest::ListConsistent {
+            prefix: prefix.into(),
+        };
+        match self.request(list, what)? {
+            ApiResponse::List { items } => Ok(items),
+            _ => Err(("error: unexpected answer from the server\n".into(), 1)),
+        }
+    }
+
     /// One API request through the kubeconfig's endpoint. Err: kubectl's error for the way it
     /// failed, and its exit status.
     fn request(&mut self, req: ApiRequest, what: &str) -> Result<ApiResponse, (String, i32)> {
@@ -300,15 +330,11 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
         None => "/registry/".to_string(),
     };
     let mut client = Client::new(world, from, flags);
-    let answer = client.request(
-        ApiRequest::ListConsistent { prefix },
-        &format!("get {word}"),
-    );
+    let answer = client.list(&prefix, &format!("get {word}"));
     let took_s = client.took_s();
     let failed = |stderr: String| client.failed((stderr, 1));
     let items = match answer {
-        Ok(ApiResponse::List { items }) => items,
-        Ok(_) => return failed("error: unexpected answer from the server\n".into()),
+        Ok(items) => items,
         Err(e) => return client.failed(e),
     };
     let Some(kind) = kind else {
@@ -657,10 +683,7 @@ fn service_rows(
             if services {
                 let (ip, ports) = match (dns, super::node_port(world, &w.name)) {
                     (true, _) => ("10.96.0.10".into(), "53/UDP,53/TCP,9153/TCP".into()),
-                    (false, Some(p)) => (
-                        format!("10.96.{}.{}", p / 250 % 250, p % 250),
-                        format!("80:{p}/TCP"),
-                    ),
+                    (false, Some(p)) => (super::cluster_ip(p), format!("80:{p}/TCP")),
                     (false, None) => ("<none>".into(), "<none>".into()),
                 };
                 row.extend([
@@ -875,26 +898,21 @@ fn scale(world: &World, from: HostId, words: &[&str], args: &[String], flags: &F
     };
     let mut client = Client::new(world, from, flags);
     let key = sim::k8s::objects::workload_key(name);
-    let get = ApiRequest::Get {
-        key: key.as_str().into(),
-    };
-    let result = client.request(get, "get").and_then(|resp| match resp {
-        ApiResponse::Object(Some(kv)) => match kv.value.as_workload() {
-            Some(w) if w.kind == kind => {
-                let w = sim::k8s::objects::Workload {
-                    replicas,
-                    ..w.clone()
-                };
-                let update = ApiRequest::Update {
-                    key: key.as_str().into(),
-                    value: std::sync::Arc::new(Object::Workload(w)),
-                    resource_version: kv.mod_revision,
-                };
-                client.request(update, "put")
-            }
-            _ => Err(not_found(resource_name(kind), name)),
-        },
-        _ => Err(not_found(resource_name(kind), name)),
+    let what = resource_name(kind);
+    let result = client.get(&key, "get", what, name).and_then(|kv| {
+        let Some(w) = kv.value.as_workload().filter(|w| w.kind == kind) else {
+            return Err(not_found(what, name));
+        };
+        let w = sim::k8s::objects::Workload {
+            replicas,
+            ..w.clone()
+        };
+        let update = ApiRequest::Update {
+            key: key.as_str().into(),
+            value: std::sync::Arc::new(Object::Workload(w)),
+            resource_version: kv.mod_revision,
+        };
+        client.request(update, "put")
     });
     let done = (format!("{singular}/{} scaled\n", clip(name)), String::new());
     let record = sim::scenario::Action::Scale {
@@ -923,16 +941,9 @@ fn delete(world: &World, from: HostId, words: &[&str], args: &[String], flags: &
     }
     let mut client = Client::new(world, from, flags);
     let key = sim::k8s::objects::pod_key(name);
-    let get = ApiRequest::Get {
-        key: key.as_str().into(),
-    };
-    let result = client.request(get, "get").and_then(|resp| {
-        let (kv, mut pod) = match resp {
-            ApiResponse::Object(Some(kv)) => match kv.value.as_pod().cloned() {
-                Some(p) => (kv, p),
-                None => return Err(not_found("pods", name)),
-            },
-            _ => return Err(not_found("pods", name)),
+    let result = client.get(&key, "get", "pods", name).and_then(|kv| {
+        let Some(mut pod) = kv.value.as_pod().cloned() else {
+            return Err(not_found("pods", name));
         };
         let req = if force {
             ApiRequest::Delete {
@@ -970,17 +981,10 @@ fn cordon(world: &World, from: HostId, node: &str, on: bool, flags: &Flags) -> O
     let verb = if on { "cordoned" } else { "uncordoned" };
     let mut client = Client::new(world, from, flags);
     let key = sim::k8s::objects::node_key(node);
-    let get = ApiRequest::Get {
-        key: key.as_str().into(),
-    };
     let mut already = false;
-    let result = client.request(get, "get").and_then(|resp| {
-        let (kv, mut n) = match resp {
-            ApiResponse::Object(Some(kv)) => match kv.value.as_node().cloned() {
-                Some(n) => (kv, n),
-                None => return Err(not_found("nodes", node)),
-            },
-            _ => return Err(not_found("nodes", node)),
+    let result = client.get(&key, "get", "nodes", node).and_then(|kv| {
+        let Some(mut n) = kv.value.as_node().cloned() else {
+            return Err(not_found("nodes", node));
         };
         if n.has_taint(TaintKey::Unschedulable) == on {
             already = true;
@@ -1020,13 +1024,10 @@ fn cluster_info(world: &World, from: HostId, flags: &Flags) -> Output {
     const HINT: &str =
         "\nTo further debug and diagnose cluster problems, use 'kubectl cluster-info dump'.\n";
     let mut client = Client::new(world, from, flags);
-    let list = ApiRequest::ListConsistent {
-        prefix: sim::k8s::objects::WORKLOADS.into(),
-    };
-    let answer = client.request(list, "get services");
+    let answer = client.list(sim::k8s::objects::WORKLOADS, "get services");
     let took_s = client.took_s();
     match (answer, flags.server.or_else(|| world.api_endpoint())) {
-        (Ok(ApiResponse::List { .. }), Some(endpoint)) => {
+        (Ok(_), Some(endpoint)) => {
             let server = format!("https://{}:{API_PORT}", ip_of(endpoint.host));
             Output {
                 stdout: format!(
@@ -1146,12 +1147,8 @@ fn server(world: &World, from: HostId, url: &str) -> Result<Addr, Output> {
 /// `kubectl describe node NAME`: one consistent read of the Node, its Lease and the pods.
 fn describe_node(world: &World, from: HostId, name: &str, flags: &Flags) -> Output {
     let mut client = Client::new(world, from, flags);
-    let list = ApiRequest::ListConsistent {
-        prefix: "/registry/".into(),
-    };
-    let items = match client.request(list, "get nodes") {
-        Ok(ApiResponse::List { items }) => items,
-        Ok(_) => return client.failed(("error: unexpected answer from the server\n".into(), 1)),
+    let items = match client.list("/registry/", "get nodes") {
+        Ok(items) => items,
         Err(e) => return client.failed(e),
     };
     let objects: Vec<&Object> = items.iter().map(|(_, kv)| &*kv.value).collect();
@@ -1183,10 +1180,7 @@ fn describe_node(world: &World, from: HostId, name: &str, flags: &Flags) -> Outp
 fn documents(
     world: &World,
     kind: Resource,
-    items: &[(
-        sim::kernel::keymap::Key,
-        sim::etcd::kv::KeyValue<std::sync::Arc<Object>>,
-    )],
+    items: &[(Key, KeyValue)],
     names: &[&str],
     namespace: &str,
     flags: &Flags,
@@ -1256,12 +1250,8 @@ fn documents(
 /// `kubectl describe pod NAME` (in the namespace asked for, `default` unless `-n`).
 fn describe_pod(world: &World, from: HostId, name: &str, flags: &Flags) -> Output {
     let mut client = Client::new(world, from, flags);
-    let list = ApiRequest::ListConsistent {
-        prefix: PODS.into(),
-    };
-    let items = match client.request(list, "get pods") {
-        Ok(ApiResponse::List { items }) => items,
-        Ok(_) => return client.failed(("error: unexpected answer from the server\n".into(), 1)),
+    let items = match client.list(PODS, "get pods") {
+        Ok(items) => items,
         Err(e) => return client.failed(e),
     };
     let namespace = flags.namespace.as_deref().unwrap_or("default");
@@ -1298,19 +1288,13 @@ fn describe_lease(world: &World, from: HostId, name: &str, flags: &Flags) -> Out
     let namespace = flags.namespace.as_deref().unwrap_or("default");
     let mut client = Client::new(world, from, flags);
     let key = format!("{LEASES}{namespace}/{name}");
-    let answer = client.request(
-        ApiRequest::Get {
-            key: key.as_str().into(),
-        },
-        "get leases",
-    );
-    let lease = match answer {
-        Ok(ApiResponse::Object(Some(kv))) => kv,
-        Ok(_) => return client.failed(not_found("leases.coordination.k8s.io", name)),
+    let what = "leases.coordination.k8s.io";
+    let lease = match client.get(&key, "get leases", what, name) {
+        Ok(kv) => kv,
         Err(e) => return client.failed(e),
     };
     let Some(l) = lease.value.as_lease() else {
-        return client.failed(not_found("leases.coordination.k8s.io", name));
+        return client.failed(not_found(what, name));
     };
     let doc = object::lease(name, namespace, l, lease.mod_revision);
     Output {

@@ -102,6 +102,22 @@ pub fn node_port(world: &World, workload: &str) -> Option<u16> {
         .map(|i| 30080 + i as u16)
 }
 
+/// The ClusterIP of the Service with NodePort `port`, derived from it for the same reason.
+pub fn cluster_ip(port: u16) -> String {
+    format!("10.96.{}.{}", port / 250 % 250, port % 250)
+}
+
+/// Whether the scenario accepts `action` as one of its events (the console records a changing
+/// command as one); Err: the scenario's reason.
+fn accepted(world: &World, action: &sim::scenario::Action) -> Result<(), String> {
+    let mut scenario = world.scenario().clone();
+    scenario.events.push(sim::scenario::Event {
+        at: sim::kernel::time::Duration::ZERO,
+        action: action.clone(),
+    });
+    scenario.validate().map_err(|e| e.to_string())
+}
+
 /// The address a host has in the simulated network (for messages that name one).
 pub fn ip_of(h: HostId) -> String {
     format!("10.0.{}.{}", h / 200, 10 + h % 200)
