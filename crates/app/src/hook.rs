@@ -5,13 +5,13 @@
 use crate::fmt::now_ms;
 use crate::run::{Edit, Run};
 use sim::scenario::{Action, Scenario};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use yew::prelude::*;
 
 /// Simulation events per call into the core at first; then adapted so a call takes about
 /// [`SLICE_MS`] (events differ a lot in cost: a partition of a large cluster makes each one heavier).
-const SLICE: u64 = 2_000;
+pub const SLICE: u64 = 2_000;
 const SLICE_MS: f64 = 1.5;
 /// At most this many earlier scenarios are kept for "Undo".
 const UNDO_DEPTH: usize = 50;
@@ -23,9 +23,9 @@ const PUBLISH_EVERY_MS: f64 = 250.0;
 pub struct Sim {
     run: Rc<RefCell<Run>>,
     /// Events per call into the core (adapted to the measured time per event).
-    slice: Rc<std::cell::Cell<u64>>,
+    slice: Rc<Cell<u64>>,
     /// When the report was last published (wall ms).
-    published_at: Rc<RefCell<f64>>,
+    published_at: Rc<Cell<f64>>,
     undo: Rc<RefCell<Vec<Scenario>>>,
     /// Bumped by every verb, so components re-render (and `PartialEq` sees a change).
     version: u64,
@@ -44,8 +44,8 @@ impl PartialEq for Sim {
 pub fn use_simulation(init: impl FnOnce() -> Scenario) -> Sim {
     let run = use_mut_ref(|| Run::new(init()));
     let undo = use_mut_ref(Vec::new);
-    let published_at = use_mut_ref(|| 0.0f64);
-    let slice = (*use_memo((), |_| Rc::new(std::cell::Cell::new(SLICE)))).clone();
+    let published_at = (*use_memo((), |_| Rc::new(Cell::new(0.0f64)))).clone();
+    let slice = (*use_memo((), |_| Rc::new(Cell::new(SLICE)))).clone();
     // Counters live in a cell (several verbs may run in one event handler) and a forced
     // re-render publishes them.
     let versions = use_mut_ref(|| (0u64, 0u64));
@@ -79,32 +79,12 @@ impl Sim {
 
     /// Does up to `ms` of simulation work; returns whether more remains.
     pub fn work_for(&self, ms: f64) -> bool {
-        let start = now_ms();
-        let mut run = self.run.borrow_mut();
-        let mut at = start;
-        loop {
-            let slice = self.slice.get();
-            let more = run.work(slice);
-            let now = now_ms();
-            // Only full slices say how long an event takes (a slice may stop at a target).
-            let took = now - at;
-            if run.last_events() == slice && took > 0.05 {
-                let next =
-                    (slice as f64 * SLICE_MS / took).clamp(slice as f64 / 2.0, slice as f64 * 2.0);
-                self.slice.set((next as u64).clamp(100, 50_000));
-            }
-            at = now;
-            if !more || now - start >= ms {
-                break;
-            }
-        }
-        let now = now_ms();
-        if run.report_stale() && now - *self.published_at.borrow() >= PUBLISH_EVERY_MS {
-            run.publish_report();
-            *self.published_at.borrow_mut() = now;
-        }
-        let busy = run.busy();
-        drop(run);
+        let busy = work_for(
+            &mut self.run.borrow_mut(),
+            ms,
+            &self.slice,
+            &self.published_at,
+        );
         self.refresh.emit(false);
         busy
     }
@@ -177,4 +157,33 @@ impl Sim {
         self.replace(prev, t);
         true
     }
+}
+
+/// Runs `run` for up to `ms` of wall time, in slices of events adapted to take about
+/// [`SLICE_MS`] each (`slice` keeps the size between calls), then publishes its report if it is
+/// stale and the last one (`published_at`) is [`PUBLISH_EVERY_MS`] old. Whether work remains.
+pub fn work_for(run: &mut Run, ms: f64, slice: &Cell<u64>, published_at: &Cell<f64>) -> bool {
+    let start = now_ms();
+    let mut at = start;
+    loop {
+        let n = slice.get();
+        let more = run.work(n);
+        let now = now_ms();
+        // Only full slices say how long an event takes (a slice may stop at a target).
+        let took = now - at;
+        if run.last_events() == n && took > 0.05 {
+            let next = (n as f64 * SLICE_MS / took).clamp(n as f64 / 2.0, n as f64 * 2.0);
+            slice.set((next as u64).clamp(100, 50_000));
+        }
+        at = now;
+        if !more || now - start >= ms {
+            break;
+        }
+    }
+    let now = now_ms();
+    if run.report_stale() && now - published_at.get() >= PUBLISH_EVERY_MS {
+        run.publish_report();
+        published_at.set(now);
+    }
+    run.busy()
 }

@@ -7,7 +7,6 @@
 use crate::catalog::Ready;
 use crate::charts::Lanes;
 use crate::codec;
-use crate::fmt::now_ms;
 use crate::fmt::{fmt_t, fmt_t_precise};
 use crate::gesture::{self, Item, Target};
 use crate::hook::{use_simulation, Sim};
@@ -42,7 +41,8 @@ pub struct Session {
 pub struct Compare {
     pub run: Rc<RefCell<Run>>,
     pub encoded: Rc<String>,
-    /// When its report was last published (wall ms).
+    /// Events per call into the core, and when its report was last published (wall ms).
+    slice: Rc<Cell<u64>>,
     published_at: Rc<Cell<f64>>,
 }
 
@@ -57,6 +57,7 @@ impl Compare {
         Compare {
             encoded: Rc::new(codec::encode_scenario(&scenario)),
             run: Rc::new(RefCell::new(Run::new(scenario))),
+            slice: Rc::new(Cell::new(crate::hook::SLICE)),
             published_at: Rc::new(Cell::new(0.0)),
         }
     }
@@ -65,16 +66,14 @@ impl Compare {
         !self.run.borrow().complete()
     }
 
-    /// Computes ahead for up to `ms`; the charts see it at most every quarter second.
+    /// Computes ahead for up to `ms`, as the first run does.
     fn work_for(&self, ms: f64) {
-        let start = now_ms();
-        let mut run = self.run.borrow_mut();
-        while run.work(2_000) && now_ms() - start < ms {}
-        let now = now_ms();
-        if run.report_stale() && now - self.published_at.get() >= 250.0 {
-            run.publish_report();
-            self.published_at.set(now);
-        }
+        crate::hook::work_for(
+            &mut self.run.borrow_mut(),
+            ms,
+            &self.slice,
+            &self.published_at,
+        );
     }
 }
 
