@@ -7,6 +7,8 @@
 //! `clustersim bench` runs the reference scenarios and prints throughput figures.
 //! Bad input exits with status 2 and one message naming the field.
 
+mod study;
+
 use sim::report::Report;
 use sim::world::World;
 use std::process::ExitCode;
@@ -58,13 +60,14 @@ unsafe impl std::alloc::GlobalAlloc for MiMalloc {
 #[global_allocator]
 static ALLOCATOR: MiMalloc = MiMalloc;
 
-const USAGE: &str = "usage:\n  clustersim run FILE [--json | --trace]   run a scenario (FILE or - for stdin), print its report\n  clustersim exec FILE --at D [--from HOST] [--save OUT] -- COMMAND...\n                                            run COMMAND (kubectl) from HOST at time D of the run\n  clustersim bench                          run the reference benchmarks";
+const USAGE: &str = "usage:\n  clustersim run FILE [--json | --trace] [--seed S] [--duration D]\n                                            run a scenario (FILE or - for stdin), print its report\n  clustersim exec FILE --at D [--from HOST] [--save OUT] -- COMMAND...\n                                            run COMMAND (kubectl) from HOST at time D of the run\n  clustersim study FILE --trials N --horizon D [--seed S] [--shard K/M] [--threads T] [--json]\n                                            availability over N random-fault trials of D each\n  clustersim study merge A.json B.json ... [--json]\n                                            the unsharded study from its shards\n  clustersim bench                          run the reference benchmarks";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("run") => run(&args[1..]),
         Some("exec") => exec(&args[1..]),
+        Some("study") => study::study(&args[1..]),
         Some("bench") => bench(),
         // One reference cluster of N workers (for profiling).
         Some("bench-cluster") => {
@@ -80,40 +83,67 @@ fn main() -> ExitCode {
 }
 
 fn run(args: &[String]) -> ExitCode {
-    let json = args.iter().any(|a| a == "--json");
-    let trace = args.iter().any(|a| a == "--trace");
-    let files: Vec<&String> = args
-        .iter()
-        .filter(|a| *a != "--json" && *a != "--trace")
-        .collect();
-    if json && trace {
-        eprintln!("{USAGE}");
-        return ExitCode::from(2);
+    let (mut json, mut trace, mut seed, mut duration, mut files) =
+        (false, false, None, None, vec![]);
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--json" => json = true,
+            "--trace" => trace = true,
+            // A study's trial replayed: its seed, over its horizon.
+            "--seed" => match it.next().and_then(|v| v.parse::<u64>().ok()) {
+                Some(v) => seed = Some(v),
+                None => return refuse("--seed: expected a whole number"),
+            },
+            "--duration" => match it.next().map(|v| sim::time::parse_duration(v)) {
+                Some(Ok(d)) => duration = Some(d),
+                Some(Err(m)) => return refuse(format!("--duration: {m}")),
+                None => return refuse("--duration: missing value"),
+            },
+            _ => files.push(a),
+        }
     }
     let [file] = files.as_slice() else {
-        eprintln!("{USAGE}");
-        return ExitCode::from(2);
+        return refuse(USAGE);
     };
+    if json && trace {
+        return refuse(USAGE);
+    }
     let text = match read_input(file) {
         Ok(t) => t,
         Err(code) => return code,
     };
-    match sim::run_scenario(&text) {
-        Ok(report) => {
-            if json {
-                println!("{}", report.to_json());
-            } else if trace {
-                print!("{}", report.to_trace());
-            } else {
-                print_summary(&report);
-            }
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("clustersim: {file}: {e}");
-            ExitCode::from(2)
-        }
+    let scenario = sim::scenario::parse(&text).and_then(|mut s| {
+        s.seed = seed.unwrap_or(s.seed);
+        s.duration = duration.unwrap_or(s.duration);
+        s.validate().map(|_| s)
+    });
+    let scenario = match scenario {
+        Ok(s) => s,
+        Err(e) => return refuse(format!("{file}: {e}")),
+    };
+    let mut world = World::new(scenario);
+    world.run_to_end();
+    let report = sim::report(&world);
+    if json {
+        out(&report.to_json());
+    } else if trace {
+        out(report.to_trace().trim_end());
+    } else {
+        print_summary(&report);
     }
+    ExitCode::SUCCESS
+}
+
+/// Prints a line to stdout; a closed pipe (`| head`) ends the output quietly instead of panicking.
+fn out(text: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stdout().lock(), "{text}");
+}
+
+fn refuse(m: impl std::fmt::Display) -> ExitCode {
+    eprintln!("clustersim: {m}");
+    ExitCode::from(2)
 }
 
 /// The scenario text of FILE, or of stdin for `-` (a problem is printed, and exits 2).

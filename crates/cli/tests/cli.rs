@@ -235,3 +235,92 @@ fn exec_save_writes_the_scenario_with_the_command_as_an_event() {
     let report = sim::run_scenario(&text).unwrap();
     assert_eq!(report.summary.workloads["web"].final_running, 5);
 }
+
+const FAULTY: &str = r#"{"version": 1, "name": "faulty etcd", "seed": 3, "duration": "30s",
+  "hosts": [{"name": "etcd-1", "roles": ["etcd"]}, {"name": "etcd-2", "roles": ["etcd"]}, {"name": "etcd-3", "roles": ["etcd"]}],
+  "faults": [{"hosts": "all", "mtbf": "3m", "mttr": "1m"}]}"#;
+
+fn stdout_of(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+#[test]
+fn study_is_the_same_on_any_threads_and_shards_and_its_worst_trial_replays() {
+    let dir = std::env::temp_dir().join(format!("clustersim-study-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("s.json");
+    std::fs::write(&file, FAULTY).unwrap();
+    let f = file.to_str().unwrap();
+    let study = |extra: &[&str]| {
+        let mut args = vec!["study", f, "--trials", "5", "--horizon", "10m", "--json"];
+        args.extend_from_slice(extra);
+        stdout_of(&clustersim(&args, ""))
+    };
+    let one = study(&["--threads", "1"]);
+    assert_eq!(
+        study(&["--threads", "3"]),
+        one,
+        "thread count changes nothing"
+    );
+    let v: serde_json::Value = serde_json::from_str(&one).unwrap();
+    assert_eq!(v["trials"], 5);
+    assert_eq!(v["horizon_s"], 600.0);
+    assert_eq!(v["shard"], "1/1");
+    let q = &v["etcd"]["quorum_unavailability"];
+    assert!(q["ci95"][0].as_f64().unwrap() <= q["mean"].as_f64().unwrap());
+    // Two shards written to files and merged: the unsharded report, byte for byte.
+    let mut parts = Vec::new();
+    for k in ["2/2", "1/2"] {
+        let p = dir.join(format!("shard-{}.json", &k[..1]));
+        std::fs::write(&p, study(&["--shard", k])).unwrap();
+        parts.push(p.to_str().unwrap().to_string());
+    }
+    let merged = stdout_of(&clustersim(
+        &["study", "merge", &parts[0], &parts[1], "--json"],
+        "",
+    ));
+    assert_eq!(merged, one);
+    // The worst trial is an ordinary run of its seed over the horizon.
+    let worst = &v["worst"][0];
+    let seed = worst["seed"].as_u64().unwrap().to_string();
+    let run = stdout_of(&clustersim(
+        &["run", f, "--seed", &seed, "--duration", "10m", "--json"],
+        "",
+    ));
+    let run: serde_json::Value = serde_json::from_str(&run).unwrap();
+    assert_eq!(
+        run["summary"]["etcd"]["quorum_lost_s"],
+        worst["etcd_quorum_lost_s"]
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn bad_faults_and_study_requests_exit_2_naming_the_problem() {
+    let bad = FAULTY.replace(r#""hosts": "all""#, r#""hosts": ["etcd-7"]"#);
+    let out = clustersim(&["run", "-", "--json"], &bad);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "clustersim: -: faults[0].hosts[0]: unknown host or zone \"etcd-7\"\n"
+    );
+    for (args, message) in [
+        (vec!["--trials", "2", "--horizon", "200h"],
+         "clustersim: --horizon: 200h exceeds the limit of 168h (7 days); a trial is one run, and years need a shortcut through settled time that is not built yet\n"),
+        (vec!["--trials", "two", "--horizon", "1h"],
+         "clustersim: --trials: expected a whole number, found \"two\"\n"),
+        (vec!["--trials", "2", "--horizon", "1h", "--shard", "3/2"],
+         "clustersim: --shard: expected K/M with 1 ≤ K ≤ M, found \"3/2\"\n"),
+    ] {
+        let mut a = vec!["study", "-"];
+        a.extend(args);
+        let out = clustersim(&a, FAULTY);
+        assert_eq!(out.status.code(), Some(2));
+        assert_eq!(String::from_utf8_lossy(&out.stderr), message);
+    }
+}

@@ -20,6 +20,7 @@ pub mod k8s;
 pub mod record;
 pub mod report;
 pub mod scenario;
+pub mod study;
 pub mod view;
 pub mod world;
 

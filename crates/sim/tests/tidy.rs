@@ -97,6 +97,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         &["kernel", "etcd", "k8s", "record", "scenario", "view"],
     ),
     ("report", &["kernel", "record", "scenario"]),
+    ("study", &["kernel", "scenario", "world", "report"]),
 ];
 
 /// Every `crate::NAME` a line names (`use crate::x::…`, `crate::x::f()`), outside comments.

@@ -64,11 +64,67 @@ impl Rng {
     pub fn unit(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
+
+    /// Exponentially distributed with mean `mean` (memoryless waiting times: MTBF, MTTR).
+    pub fn exponential(&mut self, mean: f64) -> f64 {
+        -mean * ln(1.0 - self.unit())
+    }
+}
+
+/// The natural logarithm of `x` > 0 from additions, multiplications and divisions only:
+/// `f64::ln` calls the platform's libm, whose last bit differs between glibc and the wasm
+/// build, and a run must draw the same faults natively and in the browser.
+fn ln(x: f64) -> f64 {
+    // x = m · 2^e with m in [√½, √2); ln m = 2 atanh(z), z = (m − 1)/(m + 1), |z| < 0.172.
+    let bits = x.to_bits();
+    let mut e = ((bits >> 52) & 0x7ff) as i64 - 1023;
+    let mut m = f64::from_bits((bits & ((1u64 << 52) - 1)) | (1023u64 << 52));
+    if m > std::f64::consts::SQRT_2 {
+        m /= 2.0;
+        e += 1;
+    }
+    let z = (m - 1.0) / (m + 1.0);
+    let z2 = z * z;
+    let (mut term, mut sum) = (z, 0.0);
+    for k in 0..12 {
+        sum += term / (2 * k + 1) as f64;
+        term *= z2;
+    }
+    e as f64 * std::f64::consts::LN_2 + 2.0 * sum
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_logarithm_agrees_with_libm_and_the_mean_is_kept() {
+        use std::f64::consts::FRAC_1_SQRT_2;
+        for x in [
+            1e-300,
+            1e-9,
+            0.001,
+            0.3,
+            0.5,
+            FRAC_1_SQRT_2 - 1e-9,
+            FRAC_1_SQRT_2 + 1e-9,
+            0.999_999,
+            1.0,
+            1.5,
+            1e6,
+        ] {
+            let (ours, libm) = (ln(x), x.ln());
+            assert!(
+                (ours - libm).abs() <= 4.0 * f64::EPSILON * libm.abs().max(1.0),
+                "{x}: {ours} vs {libm}"
+            );
+        }
+        let mut r = Rng::new(3);
+        let n = 100_000;
+        let mean = (0..n).map(|_| r.exponential(10.0)).sum::<f64>() / n as f64;
+        // The standard error of the mean of n exponentials of mean 10 is 10/√n ≈ 0.03.
+        assert!((mean - 10.0).abs() < 0.15, "{mean}");
+    }
 
     #[test]
     fn same_seed_same_stream() {

@@ -13,9 +13,10 @@ use super::tree::{
 };
 use super::validate::unsupported_version;
 use super::{
-    Action, Component, Event, Host, LbHealthCheck, Role, Scenario, SettingKey, SettingValue,
-    Settings, Workload, WorkloadKind, DEFAULT_REBOOT_DOWNTIME, DEFAULT_SEED, DEFAULT_ZONE,
-    MAX_DURATION, MAX_EVENTS, MAX_HOSTS, MAX_INPUT_BYTES, MAX_WORKLOADS, MAX_ZONES, VERSION,
+    Action, Component, Event, Fault, FaultKind, Host, LbHealthCheck, Role, Scenario, Selector,
+    SettingKey, SettingValue, Settings, Workload, WorkloadKind, DEFAULT_REBOOT_DOWNTIME,
+    DEFAULT_SEED, DEFAULT_ZONE, MAX_DURATION, MAX_EVENTS, MAX_FAULTS, MAX_HOSTS, MAX_INPUT_BYTES,
+    MAX_WORKLOADS, MAX_ZONES, VERSION,
 };
 use crate::kernel::time::Duration;
 
@@ -37,6 +38,7 @@ const SCENARIO_FIELDS: &[&str] = &[
     "workloads",
     "settings",
     "events",
+    "faults",
 ];
 
 /// Parses and validates a scenario document.
@@ -139,6 +141,21 @@ fn from_tree(tree: &J) -> R<Scenario> {
             .collect::<R<_>>()?,
     };
 
+    let faults = match o.get("faults") {
+        None => Vec::new(),
+        Some(j) => as_bounded_arr(
+            j,
+            "faults",
+            "an array of fault processes",
+            MAX_FAULTS,
+            "faults",
+        )?
+        .iter()
+        .enumerate()
+        .map(|(i, f)| fault_from(f, &index_path("faults", i)))
+        .collect::<R<_>>()?,
+    };
+
     Ok(Scenario {
         version: version as u32,
         name,
@@ -150,6 +167,7 @@ fn from_tree(tree: &J) -> R<Scenario> {
         workloads,
         settings,
         events,
+        faults,
     })
 }
 
@@ -182,6 +200,13 @@ impl Scenario {
             "events",
             J::Arr(self.events.iter().map(Event::tree).collect()),
         ));
+        // Written only when present, so documents without faults keep their canonical form.
+        if !self.faults.is_empty() {
+            f.push((
+                "faults",
+                J::Arr(self.faults.iter().map(Fault::tree).collect()),
+            ));
+        }
         debug_assert!(f.iter().all(|(k, _)| SCENARIO_FIELDS.contains(k)));
         J::obj(f)
     }
@@ -520,6 +545,125 @@ impl Settings {
             fields.push((key.name(), v));
         }
         J::obj(fields)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Faults
+// ---------------------------------------------------------------------------------------------
+
+/// Known fields of a fault process, in the order they are written back.
+const FAULT_FIELDS: &[&str] = &[
+    "hosts",
+    "zones",
+    "mtbf",
+    "mttr",
+    "spot_interruptions_every",
+    "replace_after",
+];
+
+fn fault_from(j: &J, path: &str) -> R<Fault> {
+    let o = Obj::new(j, path, "a fault process object")?;
+    o.only(FAULT_FIELDS, "")?;
+    let (on_zones, targets) = match (o.get("hosts"), o.get("zones")) {
+        (Some(h), None) => (false, selector_from(h, &o.at("hosts"))?),
+        (None, Some(z)) => (true, selector_from(z, &o.at("zones"))?),
+        _ => return fail(path, "give exactly one of \"hosts\" and \"zones\""),
+    };
+    let get_dur = |k: &str| o.get(k).map(|j| as_duration(j, &o.at(k))).transpose();
+    let kind = match get_dur("spot_interruptions_every")? {
+        Some(every) => {
+            for k in ["zones", "mtbf", "mttr"] {
+                if o.get(k).is_some() {
+                    return fail(o.at(k), "not a field of spot interruptions (hosts, spot_interruptions_every, replace_after)");
+                }
+            }
+            FaultKind::SpotInterruptions {
+                every,
+                replace_after: get_dur("replace_after")?,
+            }
+        }
+        None => {
+            if o.get("replace_after").is_some() {
+                return fail(
+                    o.at("replace_after"),
+                    "only spot interruptions replace hosts",
+                );
+            }
+            let mtbf = as_duration(o.req("mtbf")?, &o.at("mtbf"))?;
+            let mttr = as_duration(o.req("mttr")?, &o.at("mttr"))?;
+            if on_zones {
+                FaultKind::ZoneOutages { mtbf, mttr }
+            } else {
+                FaultKind::HostFailures { mtbf, mttr }
+            }
+        }
+    };
+    Ok(Fault { targets, kind })
+}
+
+fn selector_from(j: &J, path: &str) -> R<Selector> {
+    if let J::Arr(items) = j {
+        let names = items
+            .iter()
+            .enumerate()
+            .map(|(i, n)| as_string(n, &index_path(path, i)))
+            .collect::<R<Vec<String>>>()?;
+        return Ok(Selector::Names(names));
+    }
+    let s = as_str(
+        j,
+        path,
+        "a list of names, \"all\", \"spot\" or \"role:ROLE\"",
+    )?;
+    match s {
+        "all" => Ok(Selector::All),
+        "spot" => Ok(Selector::Spot),
+        _ => match s.strip_prefix("role:").map(Role::from_name) {
+            Some(Some(r)) => Ok(Selector::Role(r)),
+            _ => fail(
+                path,
+                format!(
+                    "unknown selector {} (a list of names, \"all\", \"spot\" or \"role:ROLE\")",
+                    quote(s)
+                ),
+            ),
+        },
+    }
+}
+
+impl Selector {
+    fn tree(&self) -> J {
+        match self {
+            Selector::All => J::str("all"),
+            Selector::Spot => J::str("spot"),
+            Selector::Role(r) => J::Str(format!("role:{}", r.name())),
+            Selector::Names(n) => J::Arr(n.iter().map(|s| J::str(s)).collect()),
+        }
+    }
+}
+
+impl Fault {
+    fn tree(&self) -> J {
+        let t = self.targets.tree();
+        J::obj(match self.kind {
+            FaultKind::HostFailures { mtbf, mttr } => {
+                vec![("hosts", t), ("mtbf", dur(mtbf)), ("mttr", dur(mttr))]
+            }
+            FaultKind::ZoneOutages { mtbf, mttr } => {
+                vec![("zones", t), ("mtbf", dur(mtbf)), ("mttr", dur(mttr))]
+            }
+            FaultKind::SpotInterruptions {
+                every,
+                replace_after,
+            } => {
+                let mut f = vec![("hosts", t), ("spot_interruptions_every", dur(every))];
+                if let Some(r) = replace_after {
+                    f.push(("replace_after", dur(r)));
+                }
+                f
+            }
+        })
     }
 }
 
@@ -876,6 +1020,56 @@ mod tests {
     }
 
     #[test]
+    fn fault_processes_round_trip_and_are_written_only_when_present() {
+        use serde_json::json;
+        assert!(!parse(EXAMPLE).unwrap().to_json().contains("faults"));
+        let doc = edited(|v| {
+            v["faults"] = json!([
+                {"hosts": ["etcd-1", "rack-b"], "mtbf": "100h", "mttr": "10h"},
+                {"zones": "all", "mtbf": "720h", "mttr": "1h"},
+                {"hosts": "spot", "spot_interruptions_every": "336h"},
+                {"hosts": "role:etcd", "mtbf": "30m", "mttr": "1m"}
+            ])
+        });
+        let s = parse(&doc).unwrap();
+        assert_eq!(s.faults.len(), 4);
+        assert_eq!(
+            s.faults[0].kind,
+            FaultKind::HostFailures {
+                mtbf: Duration::from_secs(360_000),
+                mttr: Duration::from_secs(36_000)
+            }
+        );
+        // A zone in a host selector stands for its hosts.
+        let names = |sel: &Selector| -> Vec<String> {
+            s.selected_hosts(sel)
+                .iter()
+                .map(|&i| s.hosts[i].name.clone())
+                .collect()
+        };
+        assert_eq!(
+            names(&s.faults[0].targets),
+            ["etcd-1", "etcd-3", "m2", "w2"]
+        );
+        assert_eq!(
+            s.selected_zones(&s.faults[1].targets),
+            ["rack-a", "rack-b", "outside"]
+        );
+        assert_eq!(names(&s.faults[2].targets), ["w2"]);
+        assert_eq!(names(&s.faults[3].targets), ["etcd-1", "etcd-2", "etcd-3"]);
+        let canonical = s.to_json();
+        assert_eq!(parse(&canonical).unwrap(), s);
+        assert!(
+            canonical.contains("\"spot_interruptions_every\": \"336h\""),
+            "{canonical}"
+        );
+        assert!(
+            canonical.contains("\"hosts\": \"role:etcd\""),
+            "{canonical}"
+        );
+    }
+
+    #[test]
     fn every_action_round_trips() {
         let doc = r#"{
           "version": 1, "name": "all actions", "duration": "2h",
@@ -981,6 +1175,16 @@ mod tests {
              "hosts[2].zon: unknown field (known: name, zone, roles, spot, standby)"),
             (with_events(json!([{"at": "1m", "action": "explode"}])),
              "events[0].action: unknown action \"explode\""),
+            (edited(|v| v["faults"] = json!([{"hosts": "all", "zones": "all", "mtbf": "1h", "mttr": "1m"}])),
+             "faults[0]: give exactly one of \"hosts\" and \"zones\""),
+            (edited(|v| v["faults"] = json!([{"hosts": "role:master", "mtbf": "1h", "mttr": "1m"}])),
+             "faults[0].hosts: unknown selector \"role:master\" (a list of names, \"all\", \"spot\" or \"role:ROLE\")"),
+            (edited(|v| v["faults"] = json!([{"hosts": "all", "mtbf": "1h"}])),
+             "faults[0].mttr: missing required field"),
+            (edited(|v| v["faults"] = json!([{"hosts": "spot", "spot_interruptions_every": "1h", "mttr": "1m"}])),
+             "faults[0].mttr: not a field of spot interruptions (hosts, spot_interruptions_every, replace_after)"),
+            (edited(|v| v["faults"] = json!([{"hosts": "all", "mtbf": "1h", "mttr": "1m", "mtbr": "1m"}])),
+             "faults[0].mtbr: unknown field (known: hosts, zones, mtbf, mttr, spot_interruptions_every, replace_after)"),
             (with_events(json!([{"at": "1m", "action": "crash"}])),
              "events[0].host: missing required field"),
             (with_events(json!([{"at": "1m", "action": "heal", "host": "m1"}])),

@@ -19,6 +19,13 @@ pub const MAX_WORKLOADS: usize = 1_000;
 pub const MAX_PODS: u32 = 20_000;
 /// Most events in a scenario.
 pub const MAX_EVENTS: usize = 10_000;
+/// Most fault processes in a scenario.
+pub const MAX_FAULTS: usize = 100;
+/// Most faults the processes of a run may be expected to draw (a fault and its repair count
+/// as two): more would make a run enormous without showing anything new.
+pub const MAX_FAULT_DRAWS: f64 = 100_000.0;
+/// Shortest mean time between faults or to repair.
+pub const MIN_FAULT_MEAN: Duration = Duration::from_secs(1);
 /// Longest simulated run (`duration`), and so the latest event time: 7 days.
 pub const MAX_DURATION: Duration = Duration::from_secs(7 * 24 * 3600);
 /// Longest scenario `name`, in characters.

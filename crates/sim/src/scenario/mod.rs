@@ -38,9 +38,9 @@ pub use defaults::{DEFAULT_REBOOT_DOWNTIME, DEFAULT_SEED, DEFAULT_ZONE};
 pub use error::ScenarioError;
 pub use json::parse;
 pub use limits::{
-    MAX_DESCRIPTION_LEN, MAX_DURATION, MAX_EVENTS, MAX_HOSTS, MAX_INPUT_BYTES, MAX_LABEL_LEN,
-    MAX_NAME_LEN, MAX_PODS, MAX_POD_NAME_LEN, MAX_SETTING_DURATION, MAX_WORKLOADS, MAX_ZONES,
-    MIN_PERIOD,
+    MAX_DESCRIPTION_LEN, MAX_DURATION, MAX_EVENTS, MAX_FAULTS, MAX_FAULT_DRAWS, MAX_HOSTS,
+    MAX_INPUT_BYTES, MAX_LABEL_LEN, MAX_NAME_LEN, MAX_PODS, MAX_POD_NAME_LEN, MAX_SETTING_DURATION,
+    MAX_WORKLOADS, MAX_ZONES, MIN_FAULT_MEAN, MIN_PERIOD,
 };
 
 use std::collections::BTreeSet;
@@ -80,6 +80,45 @@ pub struct Scenario {
     pub settings: Settings,
     /// In document order; see [`Scenario::events_sorted`] for the order they apply in.
     pub events: Vec<Event>,
+    /// Random fault processes, drawn from `seed` over the run like events.
+    pub faults: Vec<Fault>,
+}
+
+/// A random fault process (`faults[i]`): what it strikes and how often. Its draws are
+/// exponential, so failures are memoryless, as MTBF/MTTR figures assume.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fault {
+    /// Hosts for host failures and spot interruptions, zones for zone outages.
+    pub targets: Selector,
+    pub kind: FaultKind,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FaultKind {
+    /// Each selected host crashes after a time with mean `mtbf` up, and restarts after a time
+    /// with mean `mttr` down, independently of the others.
+    HostFailures { mtbf: Duration, mttr: Duration },
+    /// Each selected zone is cut off from all others for a time with mean `mttr`, after a time
+    /// with mean `mtbf` connected.
+    ZoneOutages { mtbf: Duration, mttr: Duration },
+    /// Each selected spot host is interrupted (notice, drain, termination) after a time with
+    /// mean `every`. `replace_after`: a fresh host of the same roles joins that long after.
+    SpotInterruptions {
+        every: Duration,
+        replace_after: Option<Duration>,
+    },
+}
+
+/// Which hosts or zones a fault process strikes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Selector {
+    All,
+    /// Spot hosts (for zones: zones with a spot host).
+    Spot,
+    /// Hosts with the role (for zones: zones with such a host).
+    Role(Role),
+    /// Host or zone names (a zone in a host selector stands for its hosts).
+    Names(Vec<String>),
 }
 
 /// One machine.
@@ -501,6 +540,44 @@ impl Scenario {
 
     /// Indices of the hosts a partition name means: the host of that name, else every host of
     /// the zone of that name (host and zone names never collide in a valid scenario).
+    /// The hosts a fault process strikes (indices, in host order, no duplicates).
+    pub fn selected_hosts(&self, sel: &Selector) -> Vec<usize> {
+        let mut picked = vec![false; self.hosts.len()];
+        match sel {
+            Selector::Names(names) => names
+                .iter()
+                .flat_map(|n| self.resolve_hosts(n))
+                .for_each(|i| picked[i] = true),
+            _ => (0..self.hosts.len()).for_each(|i| picked[i] = self.matches(sel, i)),
+        }
+        (0..picked.len()).filter(|&i| picked[i]).collect()
+    }
+
+    /// The zones a fault process strikes, in the order zones first appear among the hosts.
+    pub fn selected_zones(&self, sel: &Selector) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        for (i, h) in self.hosts.iter().enumerate() {
+            let hit = match sel {
+                Selector::Names(names) => names.contains(&h.zone),
+                _ => self.matches(sel, i),
+            };
+            if hit && !out.contains(&h.zone.as_str()) {
+                out.push(&h.zone);
+            }
+        }
+        out
+    }
+
+    fn matches(&self, sel: &Selector, i: usize) -> bool {
+        let h = &self.hosts[i];
+        match sel {
+            Selector::All => true,
+            Selector::Spot => h.spot,
+            Selector::Role(r) => h.has_role(*r),
+            Selector::Names(names) => names.contains(&h.name),
+        }
+    }
+
     pub fn resolve_hosts(&self, name: &str) -> Vec<usize> {
         match self.host(name) {
             Some((i, _)) => vec![i],

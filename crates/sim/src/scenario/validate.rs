@@ -7,9 +7,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::error::{fail, index_path, quote, ScenarioError, R};
 use super::limits::check_count;
 use super::{
-    Action, Scenario, SettingKey, SettingValue, WorkloadKind, COREDNS, DEFAULT_ZONE,
-    MAX_DESCRIPTION_LEN, MAX_DURATION, MAX_EVENTS, MAX_HOSTS, MAX_LABEL_LEN, MAX_NAME_LEN,
-    MAX_PODS, MAX_POD_NAME_LEN, MAX_WORKLOADS, MAX_ZONES, SPOT_NOTICE, VERSION,
+    Action, FaultKind, Scenario, Selector, SettingKey, SettingValue, WorkloadKind, COREDNS,
+    DEFAULT_ZONE, MAX_DESCRIPTION_LEN, MAX_DURATION, MAX_EVENTS, MAX_FAULTS, MAX_FAULT_DRAWS,
+    MAX_HOSTS, MAX_LABEL_LEN, MAX_NAME_LEN, MAX_PODS, MAX_POD_NAME_LEN, MAX_WORKLOADS, MAX_ZONES,
+    MIN_FAULT_MEAN, SPOT_NOTICE, VERSION,
 };
 use crate::kernel::time::Duration;
 
@@ -210,7 +211,88 @@ impl Scenario {
             return fail("workloads", too_many_pods(pods));
         }
 
-        self.validate_events(&zones, &hosts, &workloads)
+        self.validate_events(&zones, &hosts, &workloads)?;
+        self.validate_faults(&zones, &hosts)
+    }
+
+    /// Fault processes: known names, something selected, means long enough, and not so many
+    /// expected draws that the run would be all faults.
+    fn validate_faults(&self, zones: &BTreeSet<&str>, hosts: &BTreeMap<&str, usize>) -> R<()> {
+        check_count("faults", self.faults.len(), MAX_FAULTS, "fault processes")?;
+        let mut draws = 0.0;
+        for (i, f) in self.faults.iter().enumerate() {
+            let p = index_path("faults", i);
+            let on_zones = matches!(f.kind, FaultKind::ZoneOutages { .. });
+            let sp = format!("{p}.{}", if on_zones { "zones" } else { "hosts" });
+            if let Selector::Names(names) = &f.targets {
+                for (k, n) in names.iter().enumerate() {
+                    let known =
+                        zones.contains(n.as_str()) || (!on_zones && hosts.contains_key(n.as_str()));
+                    if !known {
+                        let what = if on_zones { "zone" } else { "host or zone" };
+                        return fail(index_path(&sp, k), format!("unknown {what} {}", quote(n)));
+                    }
+                }
+            }
+            let targets = if on_zones {
+                self.selected_zones(&f.targets).len()
+            } else {
+                self.selected_hosts(&f.targets).len()
+            };
+            if targets == 0 {
+                let what = if on_zones { "zone" } else { "host" };
+                return fail(sp, format!("selects no {what}"));
+            }
+            let (means, cycle) = match f.kind {
+                FaultKind::HostFailures { mtbf, mttr } | FaultKind::ZoneOutages { mtbf, mttr } => {
+                    (vec![("mtbf", mtbf), ("mttr", mttr)], mtbf + mttr)
+                }
+                FaultKind::SpotInterruptions {
+                    every,
+                    replace_after,
+                } => {
+                    if replace_after.is_some() {
+                        return fail(
+                            format!("{p}.replace_after"),
+                            "replacement hosts are not simulated yet; leave it out (interrupted hosts stay terminated)",
+                        );
+                    }
+                    if let Some(h) = self
+                        .selected_hosts(&f.targets)
+                        .into_iter()
+                        .find(|&h| !self.hosts[h].spot)
+                    {
+                        return fail(
+                            sp,
+                            format!(
+                                "{} is not a spot host (spot interruptions need \"spot\": true)",
+                                quote(&self.hosts[h].name)
+                            ),
+                        );
+                    }
+                    (vec![("spot_interruptions_every", every)], every)
+                }
+            };
+            for (k, d) in means {
+                if d < MIN_FAULT_MEAN {
+                    return fail(
+                        format!("{p}.{k}"),
+                        format!("{d} is shorter than the minimum of {MIN_FAULT_MEAN}"),
+                    );
+                }
+            }
+            draws += 2.0 * targets as f64 * self.duration.as_secs_f64() / cycle.as_secs_f64();
+            if draws > MAX_FAULT_DRAWS {
+                return fail(
+                    p,
+                    format!(
+                        "the fault processes would draw about {draws:.0} faults and repairs in {}; the limit is {MAX_FAULT_DRAWS:.0}",
+                        self.duration
+                    ),
+                );
+            }
+        }
+        Ok(())
     }
 
     fn validate_settings(&self) -> R<()> {
@@ -629,6 +711,21 @@ mod tests {
              "events[0].pod: pod \"nginx-1\" belongs to no workload (a pod's name starts with its workload's name and '-')"),
             (edited(|v| v["zones"] = json!(["rack-a", "rack-b", "outside", "rack-a"])),
              "zones[3]: duplicate zone \"rack-a\""),
+            (edited(|v| v["faults"] = json!([{"hosts": ["etcd-1", "etcd-9"], "mtbf": "1h", "mttr": "5m"}])),
+             "faults[0].hosts[1]: unknown host or zone \"etcd-9\""),
+            (edited(|v| v["faults"] = json!([{"zones": ["etcd-1"], "mtbf": "1h", "mttr": "5m"}])),
+             "faults[0].zones[0]: unknown zone \"etcd-1\""),
+            (edited(|v| v["faults"] = json!([{"zones": "spot", "mtbf": "1h", "mttr": "0s"}])),
+             "faults[0].mttr: 0s is shorter than the minimum of 1s"),
+            (edited(|v| v["faults"] = json!([{"hosts": "role:scheduler", "mtbf": "1h", "mttr": "5m"}])),
+             "faults[0].hosts: selects no host"),
+            (edited(|v| v["faults"] = json!([{"hosts": "role:worker", "spot_interruptions_every": "1h"}])),
+             "faults[0].hosts: \"w1\" is not a spot host (spot interruptions need \"spot\": true)"),
+            (edited(|v| v["faults"] = json!([{"hosts": "spot", "spot_interruptions_every": "1h", "replace_after": "5m"}])),
+             "faults[0].replace_after: replacement hosts are not simulated yet; leave it out (interrupted hosts stay terminated)"),
+            // 9 hosts, each failing and repaired every 2 s on average, for 7 days.
+            (edited(|v| { v["duration"] = json!("168h"); v["faults"] = json!([{"hosts": "all", "mtbf": "1s", "mttr": "1s"}]) }),
+             "faults[0]: the fault processes would draw about 5443200 faults and repairs in 168h; the limit is 100000"),
         ];
         assert_errors(cases);
     }

@@ -84,24 +84,7 @@ impl World {
             }
             Action::SpotInterrupt { host } => {
                 if let Some(h) = self.hosts.id(&host) {
-                    // The node termination handler runs on the node: it drains only if the API
-                    // answers there.
-                    let node = self.scenario.hosts[h as usize].is_node();
-                    let drains = node && self.api_serves_from(h);
-                    let what = match (node, drains) {
-                        (false, _) => "it will be terminated in 2 minutes",
-                        (true, true) => "it is cordoned and drained, and will be terminated in 2 minutes",
-                        (true, false) => "the API does not answer there, so it cannot be drained; it will be terminated in 2 minutes",
-                    };
-                    self.push_event(
-                        EventKind::HostSpotNotice,
-                        Some(h),
-                        format!("{host} got a spot interruption notice: {what}"),
-                    );
-                    self.queue.push(self.now + SPOT_NOTICE, Ev::Terminate(h));
-                    if drains {
-                        self.with_operator(|o, ctx| o.drain(ctx, &host));
-                    }
+                    self.spot_notice(h, None);
                 }
             }
             Action::Join { host } => {
@@ -183,6 +166,30 @@ impl World {
         let mut ctx: K8sCtx = ctx!(self, self.hosts.probe);
         f(o, &mut ctx);
         self.apply_effects(self.hosts.probe);
+    }
+
+    /// A spot interruption notice (from the scenario's event, or from the fault process
+    /// `process`): the node is drained if it can be, and the host terminated after [`SPOT_NOTICE`].
+    pub(super) fn spot_notice(&mut self, h: HostId, process: Option<&str>) {
+        // The node termination handler runs on the node: it drains only if the API answers there.
+        let node = self.scenario.hosts[h as usize].is_node();
+        let drains = node && self.api_serves_from(h);
+        let what = match (node, drains) {
+            (false, _) => "it will be terminated in 2 minutes",
+            (true, true) => "it is cordoned and drained, and will be terminated in 2 minutes",
+            (true, false) => "the API does not answer there, so it cannot be drained; it will be terminated in 2 minutes",
+        };
+        let host = self.obs.name(h).to_string();
+        let from = process.map(|p| format!(" ({p})")).unwrap_or_default();
+        self.push_event(
+            EventKind::HostSpotNotice,
+            Some(h),
+            format!("{host} got a spot interruption notice{from}: {what}"),
+        );
+        self.queue.push(self.now + SPOT_NOTICE, Ev::Terminate(h));
+        if drains {
+            self.with_operator(|o, ctx| o.drain(ctx, &host));
+        }
     }
 
     pub(super) fn push_event(&mut self, kind: EventKind, host: Option<HostId>, text: String) {

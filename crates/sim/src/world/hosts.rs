@@ -1,6 +1,7 @@
 //! The machines of a run: each host's life (up or down, its incarnation, how often each of
 //! its processes was restarted), names to ids, and the kubelet's restart back-off. Messages
 //! and timers carry the life they were sent in; one addressed to an earlier life is dropped.
+//! Also what the random fault processes took down.
 
 use crate::kernel::keymap::KeyMap;
 use crate::kernel::net::HostId;
@@ -47,6 +48,8 @@ pub struct Hosts {
     /// Per (host, process) since the host booted, for the restart back-off: restarts counted,
     /// and when the process last started.
     restarts: BTreeMap<(HostId, Port), (u32, SimTime)>,
+    /// What the scenario's fault processes did to the hosts (see `faults.rs`).
+    pub faults: super::faults::FaultState,
 }
 
 impl Deref for Hosts {
@@ -96,6 +99,7 @@ impl Hosts {
                 .collect(),
             probe: n as HostId,
             restarts: BTreeMap::new(),
+            faults: Default::default(),
         }
     }
 

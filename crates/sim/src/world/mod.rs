@@ -31,6 +31,7 @@ macro_rules! ctx {
 mod actions;
 mod dns;
 mod etcd_cluster;
+mod faults;
 mod hosts;
 mod lifecycle;
 mod membership;
@@ -83,6 +84,8 @@ enum Ev {
         payload: Payload,
     },
     Scenario(usize),
+    /// A draw of the scenario's fault processes.
+    Fault(faults::Draw),
     /// The second half of a `reboot`, and the end of a spot notice.
     Boot(HostId),
     Terminate(HostId),
@@ -145,7 +148,7 @@ impl World {
         };
         let mut names: Vec<String> = scenario.hosts.iter().map(|h| h.name.clone()).collect();
         names.push("probe".into());
-        let hosts = Hosts::new(&scenario);
+        let mut hosts = Hosts::new(&scenario);
         let mut net = Network::new(n + 1, s.network_latency, &rng);
         net.set_omni(hosts.probe);
         let with_role = |role: Role, standby: bool| -> Vec<HostId> {
@@ -176,6 +179,8 @@ impl World {
             .map(|w| w.name.clone())
             .chain([COREDNS.to_string()])
             .collect();
+        let (draws, fault_state) = faults::draw(&scenario);
+        hosts.faults = fault_state;
         let mut w = World {
             now: SimTime::ZERO,
             queue: EventQueue::default(),
@@ -221,6 +226,9 @@ impl World {
         for i in sorted_events {
             w.queue
                 .push(origin + w.scenario.events[i].at, Ev::Scenario(i));
+        }
+        for d in draws {
+            w.queue.push(origin + d.at, Ev::Fault(d));
         }
         w
     }
@@ -324,6 +332,7 @@ impl World {
                 }
             }
             Ev::Scenario(i) => self.apply_scenario_event(i),
+            Ev::Fault(d) => self.apply_fault(d),
             Ev::Boot(h) => self.boot_host(h),
             Ev::Terminate(h) => {
                 self.crash_host(

@@ -1,0 +1,197 @@
+//! `clustersim study`: an availability study of a scenario's fault processes over many
+//! trials, run on every core, and `clustersim study merge` of its shards.
+
+use sim::scenario::Scenario;
+use sim::study::{run_trial, shard_trials, trial_scenario, StudyReport, Trial};
+use sim::time::{parse_duration, Duration};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use super::USAGE;
+
+fn refuse(m: impl std::fmt::Display) -> ExitCode {
+    eprintln!("clustersim: {m}");
+    ExitCode::from(2)
+}
+
+pub fn study(args: &[String]) -> ExitCode {
+    if args.first().map(String::as_str) == Some("merge") {
+        return merge(&args[1..]);
+    }
+    let mut json = false;
+    let (mut file, mut trials, mut horizon, mut seed, mut shard, mut threads) =
+        (None, None, None, None, (1u64, 1u64), None);
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut value = |flag: &str| {
+            it.next()
+                .cloned()
+                .ok_or_else(|| format!("{flag}: missing value"))
+        };
+        let r: Result<(), String> = (|| {
+            match a.as_str() {
+                "--json" => json = true,
+                "--trials" => trials = Some(count("--trials", &value("--trials")?)?),
+                "--horizon" => {
+                    let v = value("--horizon")?;
+                    horizon = Some(parse_duration(&v).map_err(|m| format!("--horizon: {m}"))?)
+                }
+                "--seed" => seed = Some(count("--seed", &value("--seed")?)?),
+                "--threads" => threads = Some(count("--threads", &value("--threads")?)?.max(1)),
+                "--shard" => {
+                    let v = value("--shard")?;
+                    let parsed = v
+                        .split_once('/')
+                        .and_then(|(k, m)| Some((k.parse::<u64>().ok()?, m.parse::<u64>().ok()?)));
+                    match parsed {
+                        Some((k, m)) if (1..=m).contains(&k) => shard = (k, m),
+                        _ => {
+                            return Err(format!(
+                                "--shard: expected K/M with 1 ≤ K ≤ M, found {v:?}"
+                            ))
+                        }
+                    }
+                }
+                f if file.is_none() && !f.starts_with("--") => file = Some(f.to_string()),
+                other => return Err(format!("unexpected argument {other:?}\n{USAGE}")),
+            }
+            Ok(())
+        })();
+        if let Err(m) = r {
+            return refuse(m);
+        }
+    }
+    let (Some(file), Some(trials), Some(horizon)) = (file, trials, horizon) else {
+        return refuse(format!("study needs FILE, --trials and --horizon\n{USAGE}"));
+    };
+    let text = match super::read_input(&file) {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
+    let scenario = match sim::scenario::parse(&text) {
+        Ok(s) => s,
+        Err(e) => return refuse(format!("{file}: {e}")),
+    };
+    let seed = seed.unwrap_or(scenario.seed);
+    // Every trial is the scenario over the horizon: refused once, naming the horizon.
+    if let Err(e) = trial_scenario(&scenario, seed, horizon) {
+        let e = e.to_string();
+        let e = e.strip_prefix("duration: ").map_or(e.clone(), |m| {
+            format!("{m}; a trial is one run, and years need a shortcut through settled time that is not built yet")
+        });
+        return refuse(format!("--horizon: {e}"));
+    }
+    let threads = threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u64));
+    let numbers: Vec<u64> = shard_trials(trials, shard.0, shard.1).collect();
+    let results = run_trials(&scenario, seed, horizon, &numbers, threads as usize);
+    let report = StudyReport::new(
+        &scenario.name,
+        trials,
+        horizon,
+        seed,
+        format!("{}/{}", shard.0, shard.1),
+        results,
+    );
+    print(&report, json)
+}
+
+fn count(flag: &str, v: &str) -> Result<u64, String> {
+    v.parse()
+        .map_err(|_| format!("{flag}: expected a whole number, found {v:?}"))
+}
+
+/// Runs the trials `numbers` on `threads` threads; each thread takes the next trial not yet
+/// taken, so the set of results is the same whatever the thread count.
+fn run_trials(
+    s: &Scenario,
+    seed: u64,
+    horizon: Duration,
+    numbers: &[u64],
+    threads: usize,
+) -> Vec<Trial> {
+    let next = AtomicUsize::new(0);
+    let out = Mutex::new(Vec::with_capacity(numbers.len()));
+    std::thread::scope(|scope| {
+        for _ in 0..threads.min(numbers.len()).max(1) {
+            scope.spawn(|| loop {
+                let k = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&i) = numbers.get(k) else { return };
+                let t = run_trial(s, seed, i, horizon);
+                out.lock().unwrap_or_else(|e| e.into_inner()).push(t);
+            });
+        }
+    });
+    out.into_inner().unwrap_or_else(|e| e.into_inner())
+}
+
+fn merge(args: &[String]) -> ExitCode {
+    let json = args.iter().any(|a| a == "--json");
+    let files: Vec<&String> = args.iter().filter(|a| *a != "--json").collect();
+    if files.is_empty() {
+        return refuse(format!("study merge needs shard reports\n{USAGE}"));
+    }
+    let mut shards = Vec::new();
+    for f in files {
+        let text = match super::read_input(f) {
+            Ok(t) => t,
+            Err(code) => return code,
+        };
+        match serde_json::from_str::<StudyReport>(&text) {
+            Ok(s) => shards.push(s),
+            Err(e) => return refuse(format!("{f}: not a study report: {e}")),
+        }
+    }
+    match StudyReport::merge(shards) {
+        Ok(r) => print(&r, json),
+        Err(m) => refuse(m),
+    }
+}
+
+fn print(r: &StudyReport, json: bool) -> ExitCode {
+    if json {
+        super::out(&r.to_json());
+        return ExitCode::SUCCESS;
+    }
+    let pct = |e: &sim::study::Estimate| {
+        format!(
+            "{:.4} %  (95 % CI {:.4} – {:.4} %)",
+            e.mean * 100.0,
+            e.ci95[0] * 100.0,
+            e.ci95[1] * 100.0
+        )
+    };
+    let mut lines = vec![
+        format!(
+            "{}: {} trials of {} s (seed {}, shard {}, {} here)",
+            r.scenario,
+            r.trials,
+            r.horizon_s,
+            r.seed,
+            r.shard,
+            r.per_trial.len()
+        ),
+        format!(
+            "etcd quorum unavailable   {}",
+            pct(&r.etcd.quorum_unavailability)
+        ),
+    ];
+    if let Some(api) = &r.api {
+        lines.push(format!(
+            "API writes unavailable    {}",
+            pct(&api.write_unavailability)
+        ));
+    }
+    for (name, s) in &r.services {
+        lines.push(format!("service {name:<17} {}", pct(&s.unavailability)));
+    }
+    for w in &r.worst {
+        lines.push(format!(
+            "worst: trial {} (seed {}) lost quorum {} s: clustersim run FILE --seed {} --duration {}s",
+            w.trial, w.seed, w.etcd_quorum_lost_s, w.seed, r.horizon_s
+        ));
+    }
+    super::out(&lines.join("\n"));
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,192 @@
+//! Random fault processes (the scenario's `faults`): each is drawn, when the run starts, into
+//! the moments its hosts fail and come back, its zones are cut off and return, or its spot hosts
+//! are interrupted, up to the scenario's end; the world applies them at those moments as it
+//! applies the scenario's events (the same crash, partition and spot notice).
+//!
+//! Every target (host or zone) of every process draws from its own stream, so a longer run or
+//! another process never shifts its draws (runs stay prefix-stable), and the waiting times are
+//! exponential: failures are memoryless, as MTBF/MTTR figures assume.
+//!
+//! Leaves out: replacement of interrupted spot hosts (refused by validation for now). A fault
+//! that meets a host in another state (a repair of a host the scenario crashed, a failure of a
+//! terminated host) does nothing: the process only repairs what it broke.
+
+use super::World;
+use crate::kernel::net::HostId;
+use crate::kernel::rng::Rng;
+use crate::kernel::time::Duration;
+use crate::record::EventKind;
+use crate::scenario::{FaultKind, Scenario};
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum FaultAction {
+    Fail(HostId),
+    Repair(HostId),
+    ZoneOut(u32),
+    ZoneBack(u32),
+    SpotNotice(HostId),
+}
+
+/// One drawn fault: when (after t = 0), what, and which process (`faults[process]`) drew it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Draw {
+    pub at: Duration,
+    pub action: FaultAction,
+    pub process: u32,
+}
+
+/// What the processes have done so far (kept with the hosts): who is down because of them,
+/// which zones are out.
+#[derive(Clone, Default)]
+pub(super) struct FaultState {
+    /// Zone names, indexed by `ZoneOut`/`ZoneBack`.
+    zones: Vec<String>,
+    /// Hosts a fault process took down (its repair brings back only these).
+    downed: Vec<HostId>,
+    /// Zones cut off now.
+    out: Vec<u32>,
+}
+
+/// Draws every fault of `s`'s processes up to its `duration`, in time order (ties: process
+/// order, then target order). Also returns the zone names the draws index.
+pub(super) fn draw(s: &Scenario) -> (Vec<Draw>, FaultState) {
+    let root = Rng::new(s.seed).fork("faults");
+    let end = s.duration.as_secs_f64();
+    let mut draws = Vec::new();
+    let mut state = FaultState::default();
+    // Alternating up/down spells from t = 0 (everything starts up): (start of each down spell, its end).
+    let spells = |rng: &mut Rng, up: Duration, down: Duration| {
+        let mut out = Vec::new();
+        let mut t = 0.0;
+        loop {
+            t += rng.exponential(up.as_secs_f64());
+            if t >= end {
+                return out;
+            }
+            let back = t + rng.exponential(down.as_secs_f64());
+            out.push((t, back));
+            t = back;
+        }
+    };
+    let ms = |t: f64| Duration::from_millis((t * 1000.0) as u64);
+    for (i, f) in s.faults.iter().enumerate() {
+        let process = i as u32;
+        let mut push = |t: f64, action| {
+            if t < end {
+                draws.push(Draw {
+                    at: ms(t),
+                    action,
+                    process,
+                })
+            }
+        };
+        match f.kind {
+            FaultKind::HostFailures { mtbf, mttr } => {
+                for h in s.selected_hosts(&f.targets) {
+                    let mut rng = root.fork(&format!("{i}/{}", s.hosts[h].name));
+                    for (t0, t1) in spells(&mut rng, mtbf, mttr) {
+                        push(t0, FaultAction::Fail(h as HostId));
+                        push(t1, FaultAction::Repair(h as HostId));
+                    }
+                }
+            }
+            FaultKind::ZoneOutages { mtbf, mttr } => {
+                for z in s.selected_zones(&f.targets) {
+                    let zi = match state.zones.iter().position(|n| n == z) {
+                        Some(k) => k,
+                        None => {
+                            state.zones.push(z.to_string());
+                            state.zones.len() - 1
+                        }
+                    } as u32;
+                    let mut rng = root.fork(&format!("{i}/{z}"));
+                    for (t0, t1) in spells(&mut rng, mtbf, mttr) {
+                        push(t0, FaultAction::ZoneOut(zi));
+                        push(t1, FaultAction::ZoneBack(zi));
+                    }
+                }
+            }
+            // A terminated spot host never returns: one interruption each.
+            FaultKind::SpotInterruptions { every, .. } => {
+                for h in s.selected_hosts(&f.targets) {
+                    let mut rng = root.fork(&format!("{i}/{}", s.hosts[h].name));
+                    push(
+                        rng.exponential(every.as_secs_f64()),
+                        FaultAction::SpotNotice(h as HostId),
+                    );
+                }
+            }
+        }
+    }
+    crate::kernel::sort::sort_by_key(&mut draws, |d| d.at);
+    (draws, state)
+}
+
+impl World {
+    pub(super) fn apply_fault(&mut self, d: Draw) {
+        let why = format!("faults[{}]", d.process);
+        match d.action {
+            FaultAction::Fail(h) => {
+                if self.host_is_up(h) {
+                    self.hosts.faults.downed.push(h);
+                    self.crash_host(h, &format!("a random failure struck it ({why})"));
+                }
+            }
+            FaultAction::Repair(h) => {
+                if let Some(k) = self.hosts.faults.downed.iter().position(|&x| x == h) {
+                    self.hosts.faults.downed.swap_remove(k);
+                    self.boot_host(h);
+                }
+            }
+            FaultAction::SpotNotice(h) => {
+                if self.host_is_up(h) {
+                    self.spot_notice(h, Some(&why));
+                }
+            }
+            FaultAction::ZoneOut(z) | FaultAction::ZoneBack(z) => {
+                let out = &mut self.hosts.faults.out;
+                out.retain(|&x| x != z);
+                if matches!(d.action, FaultAction::ZoneOut(_)) {
+                    out.push(z);
+                }
+                let zone = self.hosts.faults.zones[z as usize].clone();
+                if self.hosts.faults.out.is_empty() {
+                    self.net.heal();
+                    let text = format!("zone {zone} is reachable again ({why}): the network heals");
+                    self.push_event(EventKind::NetHeal, None, text);
+                    return;
+                }
+                // Each zone out is an island of its own; the others stay together.
+                let groups: Vec<Vec<HostId>> = self
+                    .hosts
+                    .faults
+                    .out
+                    .iter()
+                    .map(|&z| {
+                        let name = &self.hosts.faults.zones[z as usize];
+                        let hosts = self.scenario.hosts.iter().enumerate();
+                        hosts
+                            .filter(|(_, h)| &h.zone == name)
+                            .map(|(i, _)| i as HostId)
+                            .collect()
+                    })
+                    .collect();
+                self.net.partition(&groups);
+                let names: Vec<&str> = self
+                    .hosts
+                    .faults
+                    .out
+                    .iter()
+                    .map(|&z| self.hosts.faults.zones[z as usize].as_str())
+                    .collect();
+                let verb = if matches!(d.action, FaultAction::ZoneOut(_)) {
+                    format!("zone {zone} is cut off from the others")
+                } else {
+                    format!("zone {zone} is reachable again")
+                };
+                let text = format!("{verb} ({why}); cut off now: {}", names.join(", "));
+                self.push_event(EventKind::NetPartition, None, text);
+            }
+        }
+    }
+}

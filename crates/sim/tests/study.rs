@@ -1,0 +1,117 @@
+//! Availability studies against what is known without the simulation: n independent members,
+//! each down a fraction p = MTTR / (MTBF + MTTR) of the time, lose quorum while more than
+//! n − ⌊n/2⌋ − 1 of them are down. Release builds only (`cargo xtask test` runs them so): a
+//! study of hundreds of simulated hours takes minutes unoptimised.
+#![cfg(not(debug_assertions))]
+
+use sim::scenario::{parse, Scenario};
+use sim::study::{run_trial, shard_trials, StudyReport, Trial};
+use sim::time::Duration;
+
+fn etcd_cluster(n: usize, mtbf: &str, mttr: &str) -> Scenario {
+    let hosts: Vec<String> = (1..=n)
+        .map(|i| format!(r#"{{"name":"etcd-{i}","roles":["etcd"]}}"#))
+        .collect();
+    parse(&format!(
+        r#"{{"version":1,"name":"etcd {n}","seed":11,"duration":"1h","hosts":[{}],
+            "faults":[{{"hosts":"all","mtbf":"{mtbf}","mttr":"{mttr}"}}]}}"#,
+        hosts.join(",")
+    ))
+    .unwrap()
+}
+
+/// P(more than n − ⌊n/2⌋ − 1 of n members down), each down with probability p.
+fn closed_form(n: u32, p: f64) -> f64 {
+    let binom =
+        |n: u32, k: u32| -> f64 { (1..=k).map(|i| (n - k + i) as f64 / i as f64).product() };
+    let majority = n / 2 + 1;
+    // Quorum is lost when fewer than a majority are up: more than n − majority down.
+    (n - majority + 1..=n)
+        .map(|k| binom(n, k) * p.powi(k as i32) * (1.0 - p).powi((n - k) as i32))
+        .sum()
+}
+
+fn study(s: &Scenario, trials: u64, horizon: Duration) -> StudyReport {
+    let results: Vec<Trial> = (0..trials).map(|i| run_trial(s, 5, i, horizon)).collect();
+    StudyReport::new(&s.name, trials, horizon, 5, "1/1".into(), results)
+}
+
+#[test]
+fn quorum_unavailability_matches_the_closed_form_for_3_and_5_members() {
+    // MTBF 5 min, MTTR 1 min: p = 1/6, many failures per simulated hour.
+    let p = 1.0 / 6.0;
+    assert!((closed_form(3, p) - (3.0 * p * p - 2.0 * p * p * p)).abs() < 1e-12);
+    for n in [3, 5] {
+        let s = etcd_cluster(n, "5m", "1m");
+        let r = study(&s, 48, Duration::from_secs(3 * 3600));
+        let e = &r.etcd.quorum_unavailability;
+        let expected = closed_form(n as u32, p);
+        assert!(
+            e.contains(expected),
+            "{n} members: {e:?}, closed form {expected}"
+        );
+        // And the interval says something: narrower than the value itself.
+        assert!(e.ci95[1] - e.ci95[0] < expected, "{n} members: {e:?}");
+    }
+}
+
+#[test]
+fn merged_shards_are_exactly_the_unsharded_study() {
+    let s = etcd_cluster(3, "10m", "2m");
+    let horizon = Duration::from_secs(1800);
+    let whole = study(&s, 7, horizon);
+    let shards: Vec<StudyReport> = (1..=3)
+        .map(|k| {
+            let results = shard_trials(7, k, 3)
+                .map(|i| run_trial(&s, 5, i, horizon))
+                .collect();
+            StudyReport::new(&s.name, 7, horizon, 5, format!("{k}/3"), results)
+        })
+        .collect();
+    assert_eq!(shards.iter().map(|r| r.per_trial.len()).sum::<usize>(), 7);
+    // Through their JSON, in any order, as `clustersim study merge` reads them.
+    let read = |r: &StudyReport| serde_json::from_str::<StudyReport>(&r.to_json()).unwrap();
+    let merged =
+        StudyReport::merge(vec![read(&shards[2]), read(&shards[0]), read(&shards[1])]).unwrap();
+    assert_eq!(merged, whole);
+    assert_eq!(merged.to_json(), whole.to_json());
+    // A missing shard is refused, naming what is missing.
+    let e = StudyReport::merge(vec![shards[0].clone(), shards[1].clone()]).unwrap_err();
+    assert!(
+        e.starts_with("2 of 7 trials are missing (the first is trial 2)"),
+        "{e}"
+    );
+    // The worst trial replays as a plain run of its seed over the horizon.
+    let w = &whole.worst[0];
+    let mut replay = s.clone();
+    replay.seed = w.seed;
+    replay.duration = horizon;
+    let report = sim::run_scenario(&replay.to_json()).unwrap();
+    assert_eq!(report.summary.etcd.quorum_lost_s, w.etcd_quorum_lost_s);
+    assert!(w.etcd_quorum_lost_s > 0.0, "{:?}", whole.worst);
+}
+
+#[test]
+fn fault_draws_are_prefix_stable_and_follow_their_rates() {
+    let s = etcd_cluster(3, "10m", "1m");
+    let crashes = |d: u64| -> Vec<(String, f64)> {
+        let mut t = s.clone();
+        t.duration = Duration::from_secs(d);
+        let r = sim::run_scenario(&t.to_json()).unwrap();
+        r.events
+            .iter()
+            .filter(|e| e.kind == "host.crashed")
+            .map(|e| (e.host.clone().unwrap(), e.t))
+            .collect()
+    };
+    let short = crashes(3600);
+    let long = crashes(4 * 3600);
+    assert_eq!(
+        long[..short.len()],
+        short[..],
+        "the first hour does not depend on the duration"
+    );
+    // Each member fails about once per 11 minutes: ≈ 65 failures in 4 h of 3 members
+    // (Poisson: ± 2 standard deviations ≈ 16).
+    assert!((49..=81).contains(&long.len()), "{}", long.len());
+}
