@@ -60,7 +60,7 @@ unsafe impl std::alloc::GlobalAlloc for MiMalloc {
 #[global_allocator]
 static ALLOCATOR: MiMalloc = MiMalloc;
 
-const USAGE: &str = "usage:\n  clustersim run FILE [--json | --trace] [--seed S] [--duration D]\n                                            run a scenario (FILE or - for stdin), print its report\n  clustersim exec FILE --at D [--from HOST] [--save OUT] -- COMMAND...\n                                            run COMMAND (kubectl) from HOST at time D of the run\n  clustersim study FILE --trials N --horizon D [--seed S] [--shard K/M] [--threads T] [--json]\n                                            availability over N random-fault trials of D each\n  clustersim study merge A.json B.json ... [--json]\n                                            the unsharded study from its shards\n  clustersim bench                          run the reference benchmarks";
+const USAGE: &str = "usage:\n  clustersim run FILE [--json | --trace] [--seed S] [--duration D]\n                                            run a scenario (FILE or - for stdin), print its report\n  clustersim exec FILE --at D [--from HOST] [--save OUT] -- COMMAND...\n                                            run COMMAND (kubectl) from HOST at time D of the run\n  clustersim study FILE --trials N --horizon D [--seed S] [--shard K/M] [--threads T] [--no-shortcut] [--json]\n                                            availability over N random-fault trials of D each\n  clustersim study merge A.json B.json ... [--json]\n                                            the unsharded study from its shards\n  clustersim bench                          run the reference benchmarks";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();

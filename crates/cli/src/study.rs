@@ -2,7 +2,7 @@
 //! trials, run on every core, and `clustersim study merge` of its shards.
 
 use sim::scenario::Scenario;
-use sim::study::{run_trial, shard_trials, trial_scenario, StudyReport, Trial};
+use sim::study::{run_trial_with, shard_trials, trial_scenario, Shortcut, StudyReport, Trial};
 use sim::time::{parse_duration, Duration};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -19,7 +19,7 @@ pub fn study(args: &[String]) -> ExitCode {
     if args.first().map(String::as_str) == Some("merge") {
         return merge(&args[1..]);
     }
-    let mut json = false;
+    let (mut json, mut shortcut) = (false, Shortcut::On);
     let (mut file, mut trials, mut horizon, mut seed, mut shard, mut threads) =
         (None, None, None, None, (1u64, 1u64), None);
     let mut it = args.iter();
@@ -32,6 +32,7 @@ pub fn study(args: &[String]) -> ExitCode {
         let r: Result<(), String> = (|| {
             match a.as_str() {
                 "--json" => json = true,
+                "--no-shortcut" => shortcut = Shortcut::Off,
                 "--trials" => trials = Some(count("--trials", &value("--trials")?)?),
                 "--horizon" => {
                     let v = value("--horizon")?;
@@ -77,15 +78,22 @@ pub fn study(args: &[String]) -> ExitCode {
     // Every trial is the scenario over the horizon: refused once, naming the horizon.
     if let Err(e) = trial_scenario(&scenario, seed, horizon) {
         let e = e.to_string();
-        let e = e.strip_prefix("duration: ").map_or(e.clone(), |m| {
-            format!("{m}; a trial is one run, and years need a shortcut through settled time that is not built yet")
-        });
-        return refuse(format!("--horizon: {e}"));
+        return match e.strip_prefix("duration: ") {
+            Some(m) => refuse(format!("--horizon: {m}")),
+            None => refuse(format!("{file}: {e}")),
+        };
     }
     let threads = threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u64));
     let numbers: Vec<u64> = shard_trials(trials, shard.0, shard.1).collect();
-    let results = run_trials(&scenario, seed, horizon, &numbers, threads as usize);
+    let results = run_trials(
+        &scenario,
+        seed,
+        horizon,
+        &numbers,
+        threads as usize,
+        shortcut,
+    );
     let report = StudyReport::new(
         &scenario.name,
         trials,
@@ -110,6 +118,7 @@ fn run_trials(
     horizon: Duration,
     numbers: &[u64],
     threads: usize,
+    shortcut: Shortcut,
 ) -> Vec<Trial> {
     let next = AtomicUsize::new(0);
     let out = Mutex::new(Vec::with_capacity(numbers.len()));
@@ -118,7 +127,7 @@ fn run_trials(
             scope.spawn(|| loop {
                 let k = next.fetch_add(1, Ordering::Relaxed);
                 let Some(&i) = numbers.get(k) else { return };
-                let t = run_trial(s, seed, i, horizon);
+                let t = run_trial_with(s, seed, i, horizon, shortcut);
                 out.lock().unwrap_or_else(|e| e.into_inner()).push(t);
             });
         }

@@ -310,8 +310,10 @@ fn bad_faults_and_study_requests_exit_2_naming_the_problem() {
         "clustersim: -: faults[0].hosts[0]: unknown host or zone \"etcd-7\"\n"
     );
     for (args, message) in [
-        (vec!["--trials", "2", "--horizon", "200h"],
-         "clustersim: --horizon: 200h exceeds the limit of 168h (7 days); a trial is one run, and years need a shortcut through settled time that is not built yet\n"),
+        (vec!["--trials", "2", "--horizon", "9000000h"],
+         "clustersim: --horizon: 9000000h exceeds the limit of 8760000h (1,000 years)\n"),
+        (vec!["--trials", "2", "--horizon", "8000000h"],
+         "clustersim: --horizon: the fault processes would draw about 720000000 faults and repairs in 8000000h; the limit for a trial is 10000000\n"),
         (vec!["--trials", "two", "--horizon", "1h"],
          "clustersim: --trials: expected a whole number, found \"two\"\n"),
         (vec!["--trials", "2", "--horizon", "1h", "--shard", "3/2"],

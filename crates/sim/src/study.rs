@@ -7,12 +7,13 @@
 //! shards (any trial to any machine or thread) gives the same trials; the figures are computed
 //! from the trials in number order, so merged shards give exactly the unsharded report.
 //!
-//! Leaves out: horizons beyond a run's limit (7 days). Years of simulated time need a shortcut
-//! through settled stretches that is not built yet.
+//! Years of simulated time are reached by a shortcut through settled stretches (see
+//! [`run_trial_with`]); without clients the services' figures are absent, without an apiserver
+//! the API's.
 
 use crate::kernel::rng::Rng;
-use crate::kernel::time::Duration;
-use crate::scenario::{Scenario, ScenarioError};
+use crate::kernel::time::{Duration, SimTime};
+use crate::scenario::{Scenario, ScenarioError, MAX_DURATION};
 use crate::world::World;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -48,31 +49,237 @@ pub fn trial_scenario(
 ) -> Result<Scenario, ScenarioError> {
     let mut t = s.clone();
     t.seed = seed;
-    t.duration = horizon;
+    t.duration = horizon.min(MAX_DURATION);
     t.validate()?;
+    t.duration = horizon;
+    if horizon > MAX_HORIZON {
+        let e = format!("{horizon} exceeds the limit of {MAX_HORIZON} (1,000 years)");
+        return Err(ScenarioError::new("duration", e));
+    }
+    let draws = t.expected_fault_draws();
+    if draws > MAX_TRIAL_DRAWS {
+        let e = format!(
+            "the fault processes would draw about {draws:.0} faults and repairs in {horizon}; the limit for a trial is {MAX_TRIAL_DRAWS:.0}"
+        );
+        return Err(ScenarioError::new("duration", e));
+    }
     Ok(t)
 }
 
-/// Runs trial `i` (the scenario is one [`trial_scenario`] accepted).
+/// The longest horizon of a trial: 1,000 years.
+pub const MAX_HORIZON: Duration = Duration::from_secs(1_000 * 365 * 24 * 3600);
+/// Most faults and repairs a trial may be expected to draw (they are held in memory).
+pub const MAX_TRIAL_DRAWS: f64 = 10_000_000.0;
+
+/// Whether a trial may move time forward through settled stretches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shortcut {
+    On,
+    /// Every second simulated: what `clustersim run` does, and the check of the shortcut.
+    Off,
+}
+
+/// Runs trial `i` (the scenario is one [`trial_scenario`] accepted), with the shortcut.
 pub fn run_trial(s: &Scenario, study_seed: u64, i: u64, horizon: Duration) -> Trial {
+    run_trial_with(s, study_seed, i, horizon, Shortcut::On)
+}
+
+/// Runs trial `i`. With the shortcut, whenever the cluster has been settled for
+/// [`settle_time`] (every per-second figure the study reads unchanged: quorum, leaders, pods
+/// running, probe writes, users' requests) and the next fault is further away than a check,
+/// the world is left as it is and the remaining faults come that much earlier; the skipped
+/// seconds count with the figures of the settled state. Nothing observable changes in a settled
+/// stretch, so the figures are those of the plain run; only the timing of a process's next
+/// periodic step (a renewal, a heartbeat) relative to the next fault is not the same, which
+/// moves the outcome by a fraction of such a period.
+pub fn run_trial_with(
+    s: &Scenario,
+    study_seed: u64,
+    i: u64,
+    horizon: Duration,
+    shortcut: Shortcut,
+) -> Trial {
     let seed = trial_seed(study_seed, i);
     let mut t = s.clone();
     t.seed = seed;
     t.duration = horizon;
-    let mut world = World::new(t);
-    world.run_to_end();
-    let r = crate::report(&world);
-    Trial {
-        trial: i,
-        seed,
-        etcd_quorum_lost_s: r.summary.etcd.quorum_lost_s,
-        api_write_unavailability: r.summary.api.map(|a| 1.0 - a.write_availability),
-        services: r
-            .summary
+    let settle = settle_time(&t);
+    // Scenario events keep their times: no skip before the last has applied.
+    let last_event = t
+        .events
+        .iter()
+        .map(|e| e.at)
+        .max()
+        .unwrap_or(Duration::ZERO);
+    let mut w = World::new(t);
+    let check = Duration::from_secs(if settle > 60 { 10 } else { 1 });
+    let mut skipped = Skipped::default();
+    let end_at = |w: &World, shift: Duration| SimTime(w.end().0 - shift.0);
+    // When the last fault (or scenario event) applied: the figures must have been unchanged since
+    // a settle time after it, not merely since before it (a sample may precede it at one instant).
+    let mut last_change = w.at_report_secs(last_event.as_secs_f64());
+    let settle_d = Duration::from_secs(settle);
+    loop {
+        let end = end_at(&w, skipped.shift);
+        if w.now() >= end {
+            break;
+        }
+        // Up to the next fault at most, so a step applies at most one; straight to the end of the
+        // settle time after a change, since nothing can be settled before.
+        let due = w.next_fault_at();
+        let settled_from = last_change + settle_d;
+        let step = if w.now() < settled_from {
+            settled_from
+        } else {
+            w.now() + check
+        };
+        w.run_until(step.min(due.unwrap_or(end)).min(end), u64::MAX);
+        let now = w.now();
+        if w.next_fault_at() != due {
+            last_change = due.unwrap_or(now);
+        }
+        if shortcut == Shortcut::Off || now >= end || now < last_change + settle_d {
+            continue;
+        }
+        let next = w.next_fault_at().unwrap_or(end).min(end);
+        // Stop a second before the next fault, so it meets the world as the plain run has it.
+        let to = SimTime(next.0.saturating_sub(1_000_000));
+        if to > now + check && settled(&w, settle) {
+            let d = to - now;
+            skipped.credit(&w, d);
+            w.skip_to_next_fault(d);
+        }
+    }
+    // The plain run resolves the probe's last writes after the end; so does the trial.
+    let end = w.now();
+    let lost = w.quorum_lost_s() + skipped.quorum_lost;
+    w.resolve_probes();
+    skipped.figures(&w, w.obs.secs(end), i, seed, lost)
+}
+
+/// How long every figure must stay unchanged before a trial may skip: longer than the slowest
+/// reaction of the cluster to a fault (a NotReady node's pods are evicted after the grace
+/// period and the tolerations), or five election timeouts for etcd alone (an election takes at
+/// most two, and a split vote another two).
+pub fn settle_time(s: &Scenario) -> u64 {
+    let k = &s.settings;
+    if s.hosts.iter().any(|h| h.is_node()) {
+        let d = k.node_monitor_grace_period + k.toleration_seconds + k.lease_duration;
+        d.as_secs_f64() as u64 + 60
+    } else {
+        (5.0 * k.etcd_election_timeout.as_secs_f64()).ceil() as u64
+    }
+}
+
+/// Whether the last `n` seconds of every figure a study reads are the same.
+fn settled(w: &World, n: u64) -> bool {
+    let n = n as usize;
+    let r = w.record();
+    let s = r.series;
+    fn flat<T: PartialEq>(v: &[T], n: usize) -> bool {
+        v.len() > n && v[v.len() - n..].windows(2).all(|p| p[0] == p[1])
+    }
+    // The probes' known outcomes of the last n seconds: all the same (the latest are in flight).
+    let probe = |v: &[Option<bool>]| {
+        let known: Vec<bool> = v[v.len().saturating_sub(n)..]
+            .iter()
+            .flatten()
+            .copied()
+            .collect();
+        known.len() * 2 >= n && known.windows(2).all(|p| p[0] == p[1])
+    };
+    // Users' requests: each second all succeeded, or all failed, the same way throughout.
+    let requests = |v: &[(u32, u32)]| {
+        let class = |&(ok, total): &(u32, u32)| (ok == total, ok == 0);
+        v.len() > n && {
+            let tail = &v[v.len() - n..];
+            tail.iter()
+                .all(|x| class(x) == class(&tail[0]) && (x.0 == x.1 || x.0 == 0))
+        }
+    };
+    flat(&s.etcd_quorum, n)
+        && flat(&s.etcd_leader, n)
+        && flat(&s.controller_manager_leader, n)
+        && flat(&s.scheduler_leader, n)
+        && s.running_pods.values().all(|v| flat(v, n))
+        && probe(r.etcd_writes)
+        && r.api_writes.is_none_or(probe)
+        && r.traffic.per_second.iter().all(|v| requests(v))
+}
+
+/// What the skipped stretches add to a trial's figures.
+#[derive(Default)]
+struct Skipped {
+    shift: Duration,
+    quorum_lost: f64,
+    api_known: f64,
+    api_failed: f64,
+    /// Per Service: requests that succeeded, requests sent.
+    requests: Vec<(f64, f64)>,
+}
+
+impl Skipped {
+    /// `d` more of the state the world is settled in.
+    fn credit(&mut self, w: &World, d: Duration) {
+        let secs = d.as_secs_f64();
+        let r = w.record();
+        self.shift = self.shift + d;
+        if r.series.etcd_quorum.last() == Some(&false) {
+            self.quorum_lost += secs;
+        }
+        if let Some(ok) = r.api_writes.and_then(|v| v.iter().rev().flatten().next()) {
+            self.api_known += secs;
+            self.api_failed += if *ok { 0.0 } else { secs };
+        }
+        let per_second = &r.traffic.per_second;
+        self.requests.resize(per_second.len(), (0.0, 0.0));
+        for (acc, v) in self.requests.iter_mut().zip(per_second) {
+            let (ok, total) = v.last().copied().unwrap_or((0, 0));
+            acc.0 += ok as f64 * secs;
+            acc.1 += total as f64 * secs;
+        }
+    }
+
+    /// The trial's figures: the simulated seconds up to report second `end_s`, and the skipped ones.
+    fn figures(&self, w: &World, end_s: f64, i: u64, seed: u64, quorum_lost: f64) -> Trial {
+        let r = w.record();
+        // Report seconds simulated (the samples at 0, 1, …, end_s).
+        let n = r.series.t.iter().take_while(|&&t| t <= end_s).count();
+        let api_write_unavailability = r.api_writes.map(|v| {
+            let known: Vec<bool> = v.iter().take(n).flatten().copied().collect();
+            let failed = known.iter().filter(|ok| !**ok).count() as f64 + self.api_failed;
+            let all = known.len() as f64 + self.api_known;
+            if all == 0.0 {
+                0.0
+            } else {
+                failed / all
+            }
+        });
+        let clients = w.scenario().hosts.iter().any(|h| h.is_client());
+        let services = r
+            .traffic
             .services
-            .into_iter()
-            .map(|(name, s)| (name, 1.0 - s.availability))
-            .collect(),
+            .iter()
+            .filter(|_| clients)
+            .enumerate()
+            .map(|(k, name)| {
+                let (mut ok, mut total) = self.requests.get(k).copied().unwrap_or((0.0, 0.0));
+                for &(o, t) in r.traffic.per_second[k].iter().take(n) {
+                    ok += o as f64;
+                    total += t as f64;
+                }
+                let failed = if total == 0.0 { 0.0 } else { 1.0 - ok / total };
+                (name.clone(), failed)
+            })
+            .collect();
+        Trial {
+            trial: i,
+            seed,
+            // To the millisecond, as the run's report has it.
+            etcd_quorum_lost_s: (quorum_lost * 1000.0).round() / 1000.0,
+            api_write_unavailability,
+            services,
+        }
     }
 }
 

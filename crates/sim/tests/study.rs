@@ -115,3 +115,79 @@ fn fault_draws_are_prefix_stable_and_follow_their_rates() {
     // (Poisson: ± 2 standard deviations ≈ 16).
     assert!((49..=81).contains(&long.len()), "{}", long.len());
 }
+
+/// The shortcut against plain runs. For etcd alone, quorum depends only on which members are up
+/// and connected, so a trial's quorum loss is the same to the millisecond with and without it.
+#[test]
+fn the_shortcut_changes_no_quorum_loss_of_etcd_alone() {
+    use sim::study::{run_trial_with, Shortcut};
+    let s = etcd_cluster(3, "20m", "4m");
+    let mut lost = 0.0;
+    for i in 0..6 {
+        let h = Duration::from_secs(6 * 3600);
+        let fast = run_trial_with(&s, 9, i, h, Shortcut::On);
+        let plain = run_trial_with(&s, 9, i, h, Shortcut::Off);
+        assert_eq!(fast, plain, "trial {i}");
+        lost += plain.etcd_quorum_lost_s;
+    }
+    assert!(lost > 0.0, "the trials lost quorum at times");
+}
+
+/// With Kubernetes on top, the shortcut keeps the distribution: the same trials with and
+/// without it agree within their confidence intervals (API writes, the users' Service).
+#[test]
+fn the_shortcut_keeps_the_figures_of_plain_runs_of_a_cluster() {
+    use sim::study::{run_trial_with, Shortcut};
+    let s = parse(
+        r#"{"version":1,"name":"small","seed":2,"duration":"1h",
+        "hosts":[{"name":"m1","roles":["control-plane","etcd"]},{"name":"m2","roles":["control-plane","etcd"]},
+                 {"name":"m3","roles":["control-plane","etcd"]},{"name":"lb","roles":["load-balancer"]},
+                 {"name":"users","roles":["client"]},{"name":"w1","roles":["worker"]},
+                 {"name":"w2","roles":["worker"]},{"name":"w3","roles":["worker"]}],
+        "workloads":[{"kind":"Deployment","name":"web","replicas":2,"service":true}],
+        "faults":[{"hosts":"role:control-plane","mtbf":"2h","mttr":"20m"},
+                  {"hosts":"role:worker","mtbf":"3h","mttr":"10m"}]}"#,
+    )
+    .unwrap();
+    let h = Duration::from_secs(6 * 3600);
+    let both = |shortcut| {
+        let results = (0..12)
+            .map(|i| run_trial_with(&s, 4, i, h, shortcut))
+            .collect();
+        StudyReport::new(&s.name, 12, h, 4, "1/1".into(), results)
+    };
+    let (fast, plain) = (both(Shortcut::On), both(Shortcut::Off));
+    let api = |r: &StudyReport| r.api.clone().unwrap().write_unavailability;
+    let web = |r: &StudyReport| r.services["web"].unavailability.clone();
+    for (what, a, b) in [
+        (
+            "quorum",
+            fast.etcd.quorum_unavailability.clone(),
+            plain.etcd.quorum_unavailability.clone(),
+        ),
+        ("api", api(&fast), api(&plain)),
+        ("web", web(&fast), web(&plain)),
+    ] {
+        assert!(
+            a.contains(b.mean) && b.contains(a.mean),
+            "{what}: shortcut {a:?}, plain {b:?}"
+        );
+    }
+    assert!(
+        api(&plain).mean > 0.0,
+        "the faults cost API writes: {:?}",
+        api(&plain)
+    );
+}
+
+/// Years in seconds: 3 members, MTBF 100 h, MTTR 10 h (the format's example, 2.33 %).
+#[test]
+fn years_of_three_members_match_the_closed_form() {
+    let s = etcd_cluster(3, "100h", "10h");
+    let r = study(&s, 48, Duration::from_secs(10 * 365 * 86400));
+    let e = &r.etcd.quorum_unavailability;
+    let expected = closed_form(3, 10.0 / 110.0);
+    assert!((expected - 0.02329).abs() < 1e-4);
+    assert!(e.contains(expected), "{e:?}, closed form {expected}");
+    assert!(e.ci95[1] - e.ci95[0] < expected / 2.0, "{e:?}");
+}

@@ -215,11 +215,40 @@ impl Scenario {
         self.validate_faults(&zones, &hosts)
     }
 
+    /// How many faults and repairs the fault processes are expected to draw over `duration`.
+    pub fn expected_fault_draws(&self) -> f64 {
+        self.expected_fault_draws_upto(self.faults.len())
+    }
+
+    fn expected_fault_draws_upto(&self, k: usize) -> f64 {
+        let d = self.duration.as_secs_f64();
+        self.faults[..k]
+            .iter()
+            .map(|f| {
+                let (on_zones, cycle, per_cycle) = match f.kind {
+                    FaultKind::HostFailures { mtbf, mttr } => (false, mtbf + mttr, 2.0),
+                    FaultKind::ZoneOutages { mtbf, mttr } => (true, mtbf + mttr, 2.0),
+                    // One interruption each (a terminated host never returns).
+                    FaultKind::SpotInterruptions { .. } => (false, Duration::ZERO, 1.0),
+                };
+                let targets = if on_zones {
+                    self.selected_zones(&f.targets).len()
+                } else {
+                    self.selected_hosts(&f.targets).len()
+                } as f64;
+                if cycle == Duration::ZERO {
+                    targets * per_cycle
+                } else {
+                    targets * per_cycle * d / cycle.as_secs_f64().max(1e-3)
+                }
+            })
+            .sum()
+    }
+
     /// Fault processes: known names, something selected, means long enough, and not so many
     /// expected draws that the run would be all faults.
     fn validate_faults(&self, zones: &BTreeSet<&str>, hosts: &BTreeMap<&str, usize>) -> R<()> {
         check_count("faults", self.faults.len(), MAX_FAULTS, "fault processes")?;
-        let mut draws = 0.0;
         for (i, f) in self.faults.iter().enumerate() {
             let p = index_path("faults", i);
             let on_zones = matches!(f.kind, FaultKind::ZoneOutages { .. });
@@ -243,9 +272,9 @@ impl Scenario {
                 let what = if on_zones { "zone" } else { "host" };
                 return fail(sp, format!("selects no {what}"));
             }
-            let (means, cycle) = match f.kind {
+            let means = match f.kind {
                 FaultKind::HostFailures { mtbf, mttr } | FaultKind::ZoneOutages { mtbf, mttr } => {
-                    (vec![("mtbf", mtbf), ("mttr", mttr)], mtbf + mttr)
+                    vec![("mtbf", mtbf), ("mttr", mttr)]
                 }
                 FaultKind::SpotInterruptions {
                     every,
@@ -270,7 +299,7 @@ impl Scenario {
                             ),
                         );
                     }
-                    (vec![("spot_interruptions_every", every)], every)
+                    vec![("spot_interruptions_every", every)]
                 }
             };
             for (k, d) in means {
@@ -281,7 +310,7 @@ impl Scenario {
                     );
                 }
             }
-            draws += 2.0 * targets as f64 * self.duration.as_secs_f64() / cycle.as_secs_f64();
+            let draws = self.expected_fault_draws_upto(i + 1);
             if draws > MAX_FAULT_DRAWS {
                 return fail(
                     p,

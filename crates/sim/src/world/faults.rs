@@ -14,9 +14,10 @@
 use super::World;
 use crate::kernel::net::HostId;
 use crate::kernel::rng::Rng;
-use crate::kernel::time::Duration;
+use crate::kernel::time::{Duration, SimTime};
 use crate::record::EventKind;
 use crate::scenario::{FaultKind, Scenario};
+use std::rc::Rc;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) enum FaultAction {
@@ -35,10 +36,16 @@ pub(super) struct Draw {
     pub process: u32,
 }
 
-/// What the processes have done so far (kept with the hosts): who is down because of them,
-/// which zones are out.
+/// The processes' draws and what they have done so far (kept with the hosts): who is down
+/// because of them, which zones are out.
 #[derive(Clone, Default)]
 pub(super) struct FaultState {
+    /// Every draw of the run, in time order (shared by clones of the world).
+    draws: Rc<[Draw]>,
+    /// The next draw to apply.
+    next: usize,
+    /// How much earlier than drawn the remaining draws apply: the stretches a study skipped.
+    shift: Duration,
     /// Zone names, indexed by `ZoneOut`/`ZoneBack`.
     zones: Vec<String>,
     /// Hosts a fault process took down (its repair brings back only these).
@@ -48,8 +55,8 @@ pub(super) struct FaultState {
 }
 
 /// Draws every fault of `s`'s processes up to its `duration`, in time order (ties: process
-/// order, then target order). Also returns the zone names the draws index.
-pub(super) fn draw(s: &Scenario) -> (Vec<Draw>, FaultState) {
+/// order, then target order).
+pub(super) fn draw(s: &Scenario) -> FaultState {
     let root = Rng::new(s.seed).fork("faults");
     let end = s.duration.as_secs_f64();
     let mut draws = Vec::new();
@@ -119,11 +126,46 @@ pub(super) fn draw(s: &Scenario) -> (Vec<Draw>, FaultState) {
         }
     }
     crate::kernel::sort::sort_by_key(&mut draws, |d| d.at);
-    (draws, state)
+    state.draws = draws.into();
+    state
 }
 
 impl World {
-    pub(super) fn apply_fault(&mut self, d: Draw) {
+    /// When the next draw applies (absolute simulated time), if one remains.
+    pub fn next_fault_at(&self) -> Option<SimTime> {
+        let f = &self.hosts.faults;
+        let d = f.draws.get(f.next)?;
+        let after_origin = Duration(d.at.as_micros().saturating_sub(f.shift.as_micros()));
+        Some((self.obs.origin + after_origin).max(self.now))
+    }
+
+    /// A study's shortcut through a settled stretch: every remaining draw applies `d` earlier,
+    /// as if the world had stayed as it is for `d` longer. The caller accounts for that time.
+    pub fn skip_to_next_fault(&mut self, d: Duration) {
+        self.hosts.faults.shift = self.hosts.faults.shift + d;
+        self.queue_next_fault();
+    }
+
+    /// Queues the next draw (a draw queued before a skip is then stale and ignored).
+    pub(super) fn queue_next_fault(&mut self) {
+        if let Some(at) = self.next_fault_at() {
+            let next = self.hosts.faults.next as u32;
+            self.queue.push(at, super::Ev::Fault(next));
+        }
+    }
+
+    pub(super) fn fault_due(&mut self, i: u32) {
+        let f = &mut self.hosts.faults;
+        if i as usize != f.next {
+            return;
+        }
+        let d = f.draws[f.next];
+        f.next += 1;
+        self.apply_fault(d);
+        self.queue_next_fault();
+    }
+
+    fn apply_fault(&mut self, d: Draw) {
         let why = format!("faults[{}]", d.process);
         match d.action {
             FaultAction::Fail(h) => {

@@ -84,8 +84,8 @@ enum Ev {
         payload: Payload,
     },
     Scenario(usize),
-    /// A draw of the scenario's fault processes.
-    Fault(faults::Draw),
+    /// The draw of the scenario's fault processes with this index is due.
+    Fault(u32),
     /// The second half of a `reboot`, and the end of a spot notice.
     Boot(HostId),
     Terminate(HostId),
@@ -179,8 +179,7 @@ impl World {
             .map(|w| w.name.clone())
             .chain([COREDNS.to_string()])
             .collect();
-        let (draws, fault_state) = faults::draw(&scenario);
-        hosts.faults = fault_state;
+        hosts.faults = faults::draw(&scenario);
         let mut w = World {
             now: SimTime::ZERO,
             queue: EventQueue::default(),
@@ -227,9 +226,7 @@ impl World {
             w.queue
                 .push(origin + w.scenario.events[i].at, Ev::Scenario(i));
         }
-        for d in draws {
-            w.queue.push(origin + d.at, Ev::Fault(d));
-        }
+        w.queue_next_fault();
         w
     }
 
@@ -282,7 +279,13 @@ impl World {
 
     /// Runs the whole scenario, plus the probe timeout so every write sent by the end is resolved.
     pub fn run_to_end(&mut self) {
-        let stop = self.end() + PROBE_TIMEOUT;
+        while self.run_until(self.end(), u64::MAX) {}
+        self.resolve_probes();
+    }
+
+    /// Runs on for the probes' timeout, so every write sent by now has its outcome.
+    pub fn resolve_probes(&mut self) {
+        let stop = self.now + PROBE_TIMEOUT;
         while self.run_until(stop, u64::MAX) {}
     }
 
@@ -332,7 +335,7 @@ impl World {
                 }
             }
             Ev::Scenario(i) => self.apply_scenario_event(i),
-            Ev::Fault(d) => self.apply_fault(d),
+            Ev::Fault(i) => self.fault_due(i),
             Ev::Boot(h) => self.boot_host(h),
             Ev::Terminate(h) => {
                 self.crash_host(
