@@ -69,6 +69,11 @@ fn main() -> ExitCode {
         Some("exec") => exec(&args[1..]),
         Some("study") => study::study(&args[1..]),
         Some("bench") => bench(),
+        // The study targets alone.
+        Some("bench-study") => {
+            study::bench();
+            ExitCode::SUCCESS
+        }
         // One reference cluster of N workers (for profiling).
         Some("bench-cluster") => {
             let n = args.get(1).and_then(|n| n.parse().ok()).unwrap_or(100);
@@ -404,6 +409,7 @@ fn bench() -> ExitCode {
          ({best:.1}x from the best runs, which this machine's drifting speed skews)"
     );
     println!("  SCALING_1000_OVER_100={scaling:.1}");
+    study::bench();
     ExitCode::SUCCESS
 }
 

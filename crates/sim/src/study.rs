@@ -103,7 +103,7 @@ pub fn run_trial_with(
     let mut t = s.clone();
     t.seed = seed;
     t.duration = horizon;
-    let settle = settle_time(&t);
+    let (quiet_settle, settle) = (quiet_settle_time(&t), settle_time(&t));
     // Scenario events keep their times: no skip before the last has applied.
     let last_event = t
         .events
@@ -118,7 +118,10 @@ pub fn run_trial_with(
     // When the last fault (or scenario event) applied: the figures must have been unchanged since
     // a settle time after it, not merely since before it (a sample may precede it at one instant).
     let mut last_change = w.at_report_secs(last_event.as_secs_f64());
-    let settle_d = Duration::from_secs(settle);
+    let (settle_d, quiet_d) = (
+        Duration::from_secs(settle),
+        Duration::from_secs(quiet_settle),
+    );
     loop {
         let end = end_at(&w, skipped.shift);
         if w.now() >= end {
@@ -127,7 +130,7 @@ pub fn run_trial_with(
         // Up to the next fault at most, so a step applies at most one; straight to the end of the
         // settle time after a change, since nothing can be settled before.
         let due = w.next_fault_at();
-        let settled_from = last_change + settle_d;
+        let settled_from = last_change + quiet_d;
         let step = if w.now() < settled_from {
             settled_from
         } else {
@@ -138,13 +141,19 @@ pub fn run_trial_with(
         if w.next_fault_at() != due {
             last_change = due.unwrap_or(now);
         }
-        if shortcut == Shortcut::Off || now >= end || now < last_change + settle_d {
+        if shortcut == Shortcut::Off || now >= end || now < last_change + quiet_d {
+            continue;
+        }
+        // Quiet: nothing on its way, the short settle time is enough; else the long one.
+        let quiet = w.quiet();
+        let n = if quiet { quiet_settle } else { settle };
+        if !quiet && now < last_change + settle_d {
             continue;
         }
         let next = w.next_fault_at().unwrap_or(end).min(end);
         // Stop a second before the next fault, so it meets the world as the plain run has it.
         let to = SimTime(next.0.saturating_sub(1_000_000));
-        if to > now + check && settled(&w, settle) {
+        if to > now + check && settled(&w, n) {
             let d = to - now;
             skipped.credit(&w, d);
             w.skip_to_next_fault(d);
@@ -155,6 +164,15 @@ pub fn run_trial_with(
     let lost = w.quorum_lost_s() + skipped.quorum_lost;
     w.resolve_probes();
     skipped.figures(&w, w.obs.secs(end), i, seed, lost)
+}
+
+/// How long every figure must stay unchanged before a trial may skip when the world is quiet
+/// ([`World::quiet`]: no reaction on its way): longer than a leader's lease and the users' DNS
+/// cache, at least half a minute.
+pub fn quiet_settle_time(s: &Scenario) -> u64 {
+    let k = &s.settings;
+    let d = (k.lease_duration + k.lease_duration + k.dns_cache_ttl).as_secs_f64() as u64;
+    d.max(30).min(settle_time(s))
 }
 
 /// How long every figure must stay unchanged before a trial may skip: longer than the slowest
@@ -234,7 +252,8 @@ impl Skipped {
         let per_second = &r.traffic.per_second;
         self.requests.resize(per_second.len(), (0.0, 0.0));
         for (acc, v) in self.requests.iter_mut().zip(per_second) {
-            let (ok, total) = v.last().copied().unwrap_or((0, 0));
+            // The last whole second (the current one is still being counted).
+            let (ok, total) = v.iter().rev().nth(1).copied().unwrap_or((0, 0));
             acc.0 += ok as f64 * secs;
             acc.1 += total as f64 * secs;
         }

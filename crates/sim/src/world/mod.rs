@@ -38,6 +38,7 @@ mod membership;
 mod pods;
 mod processes;
 mod quorum;
+mod settled;
 mod snapshot;
 pub mod terminal;
 pub mod users;

@@ -1,0 +1,53 @@
+//! Whether the cluster is quiet: no reaction to an earlier change is still on its way. Studies
+//! ask it to judge a stretch settled sooner than their longest settle time. Named here: a
+//! component of a running host waiting in its restart back-off, a Node whose Ready condition
+//! the API has not yet brought in line with its host (the grace period), and pods bound to a
+//! Node whose host does not run that are not yet evicted (the tolerations). Anything else is
+//! covered by the study's longer settle time, which applies whenever this answers no; a state
+//! that stays unquiet (a zone cut off, etcd without quorum) only costs a longer wait.
+
+use super::World;
+use crate::k8s::objects::{node_key, Condition, PODS};
+
+impl World {
+    pub fn quiet(&self) -> bool {
+        let running = |i: usize| {
+            let rt = &self.hosts[i];
+            rt.up && rt.joined
+        };
+        for (i, h) in self.scenario.hosts.iter().enumerate() {
+            let p = &self.procs.on[i];
+            let waiting = (h.runs_apiserver() && p.apiserver.is_none())
+                || (h.runs_controller_manager() && p.kcm.is_none())
+                || (h.runs_scheduler() && p.scheduler.is_none())
+                || (h.is_node() && p.kubelet.is_none());
+            if running(i) && waiting {
+                return false;
+            }
+        }
+        if !self.scenario.hosts.iter().any(|h| h.is_node()) {
+            return true;
+        }
+        let Some(member) = self.etcd.freshest() else {
+            return false;
+        };
+        let host_runs = |name: &str| self.hosts.id(name).is_some_and(|h| running(h as usize));
+        for h in self.scenario.hosts.iter().filter(|h| h.is_node()) {
+            let ready = member
+                .kv
+                .get(&node_key(&h.name))
+                .and_then(|kv| kv.value.as_node())
+                .map(|n| n.ready == Condition::True);
+            if ready.is_some_and(|r| r != host_runs(&h.name)) {
+                return false;
+            }
+        }
+        !member.kv.range_prefix(PODS).any(|(_, kv)| {
+            kv.value.as_pod().is_some_and(|p| {
+                !p.tolerates_everything()
+                    && p.deletion.is_none()
+                    && p.node.as_deref().is_some_and(|n| !host_runs(n))
+            })
+        })
+    }
+}
