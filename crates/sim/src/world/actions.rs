@@ -89,21 +89,7 @@ impl World {
             }
             Action::Join { host } => {
                 if let Some(h) = self.hosts.id(&host) {
-                    // kubeadm join starts with discovery through the API endpoint, from the host
-                    // (a cluster of etcd alone has none: its join only adds the member).
-                    if self.api_endpoint().is_some() && !self.api_serves_from(h) {
-                        let reason = "couldn't validate the identity of the API server: the API \
-                                      endpoint does not answer from this host (kubeadm join)";
-                        self.obs
-                            .operation(self.now, "join", Some(h), Err(reason.to_string()));
-                    } else if self.scenario.hosts[h as usize].has_role(Role::Etcd) {
-                        // kubeadm adds the member as a learner, and promotes it once caught up.
-                        self.start_member_change("join", h, ConfChange::AddLearner(h as MemberId));
-                    } else {
-                        self.hosts[h as usize].joined = true;
-                        self.obs.operation(self.now, "join", Some(h), Ok(()));
-                        self.start_k8s_processes(h);
-                    }
+                    self.kubeadm_join(h);
                 }
             }
             Action::EtcdMemberAdd { host, learner } => {
@@ -159,13 +145,31 @@ impl World {
     }
 
     /// Runs an operator action through the API (the operator exists when an apiserver does).
-    fn with_operator(&mut self, f: impl FnOnce(&mut Operator, &mut K8sCtx)) {
+    pub(super) fn with_operator(&mut self, f: impl FnOnce(&mut Operator, &mut K8sCtx)) {
         let Some(o) = self.procs.operator.as_mut() else {
             return;
         };
         let mut ctx: K8sCtx = ctx!(self, self.hosts.probe);
         f(o, &mut ctx);
         self.apply_effects(self.hosts.probe);
+    }
+
+    /// `kubeadm join` of host `h` (one attempt): discovery through the API endpoint from the
+    /// host (a cluster of etcd alone has none: its join only adds the member), then the etcd
+    /// member as a learner (promoted once caught up), or the Node and its components.
+    pub(super) fn kubeadm_join(&mut self, h: HostId) {
+        if self.api_endpoint().is_some() && !self.api_serves_from(h) {
+            let reason = "couldn't validate the identity of the API server: the API \
+                          endpoint does not answer from this host (kubeadm join)";
+            self.obs
+                .operation(self.now, "join", Some(h), Err(reason.to_string()));
+        } else if self.scenario.hosts[h as usize].has_role(Role::Etcd) {
+            self.start_member_change("join", h, ConfChange::AddLearner(h as MemberId));
+        } else {
+            self.hosts[h as usize].joined = true;
+            self.obs.operation(self.now, "join", Some(h), Ok(()));
+            self.start_k8s_processes(h);
+        }
     }
 
     /// A spot interruption notice (from the scenario's event, or from the fault process

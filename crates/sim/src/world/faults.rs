@@ -7,7 +7,9 @@
 //! another process never shifts its draws (runs stay prefix-stable), and the waiting times are
 //! exponential: failures are memoryless, as MTBF/MTTR figures assume.
 //!
-//! Leaves out: replacement of interrupted spot hosts (refused by validation for now). A fault
+//! A replacement of a reclaimed spot host takes its place: the same name and roles, a fresh
+//! machine that runs `kubeadm join` (one attempt). Leaves out: replacing an etcd member (refused
+//! by validation: the new member would need an identity of its own). A fault
 //! that meets a host in another state (a repair of a host the scenario crashed, a failure of a
 //! terminated host) does nothing: the process only repairs what it broke.
 
@@ -16,7 +18,7 @@ use crate::kernel::net::HostId;
 use crate::kernel::rng::Rng;
 use crate::kernel::time::{Duration, SimTime};
 use crate::record::EventKind;
-use crate::scenario::{FaultKind, Scenario};
+use crate::scenario::{FaultKind, Scenario, SPOT_NOTICE};
 use std::rc::Rc;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -26,6 +28,8 @@ pub(super) enum FaultAction {
     ZoneOut(u32),
     ZoneBack(u32),
     SpotNotice(HostId),
+    /// A fresh machine takes the terminated host's place and joins.
+    Replace(HostId),
 }
 
 /// One drawn fault: when (after t = 0), what, and which process (`faults[process]`) drew it.
@@ -113,14 +117,26 @@ pub(super) fn draw(s: &Scenario) -> FaultState {
                     }
                 }
             }
-            // A terminated spot host never returns: one interruption each.
-            FaultKind::SpotInterruptions { every, .. } => {
+            // A terminated spot host never returns; a replacement joins in its place, and is
+            // interrupted in its turn.
+            FaultKind::SpotInterruptions {
+                every,
+                replace_after,
+            } => {
                 for h in s.selected_hosts(&f.targets) {
+                    let h_id = h as HostId;
                     let mut rng = root.fork(&format!("{i}/{}", s.hosts[h].name));
-                    push(
-                        rng.exponential(every.as_secs_f64()),
-                        FaultAction::SpotNotice(h as HostId),
-                    );
+                    let mut t = 0.0;
+                    loop {
+                        t += rng.exponential(every.as_secs_f64());
+                        if t >= end {
+                            break;
+                        }
+                        push(t, FaultAction::SpotNotice(h_id));
+                        let Some(after) = replace_after else { break };
+                        t += (SPOT_NOTICE + after).as_secs_f64();
+                        push(t, FaultAction::Replace(h_id));
+                    }
                 }
             }
         }
@@ -183,6 +199,25 @@ impl World {
             FaultAction::SpotNotice(h) => {
                 if self.host_is_up(h) {
                     self.spot_notice(h, Some(&why));
+                }
+            }
+            FaultAction::Replace(h) => {
+                let rt = &mut self.hosts[h as usize];
+                if rt.terminated {
+                    rt.terminated = false;
+                    rt.joined = false;
+                    let name = rt.name.clone();
+                    let text = format!(
+                        "a replacement for the reclaimed {name} boots ({why}): a fresh machine with the same name and roles, which runs kubeadm join"
+                    );
+                    self.push_event(EventKind::HostStarted, Some(h), text);
+                    self.boot_host(h);
+                    self.kubeadm_join(h);
+                    // A new machine's Node is schedulable; the reclaimed one's was cordoned by
+                    // its drain, and the replacement keeps the name.
+                    if self.hosts[h as usize].joined && self.scenario.hosts[h as usize].is_node() {
+                        self.with_operator(|o, ctx| o.cordon(ctx, &name, h, false));
+                    }
                 }
             }
             FaultAction::ZoneOut(z) | FaultAction::ZoneBack(z) => {
