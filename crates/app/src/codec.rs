@@ -21,6 +21,10 @@ pub const ENCODING: u32 = 1;
 #[derive(Debug, Default)]
 pub struct Link {
     pub scenario: Option<Scenario>,
+    /// `s=`'s value as the link has it (a valid one needs no encoding again).
+    pub encoded: Option<String>,
+    /// `c=`'s value, when it was valid.
+    pub compare_encoded: Option<String>,
     /// `c=`: the scenario to compare with.
     pub compare: Option<Scenario>,
     pub t: Option<f64>,
@@ -28,21 +32,125 @@ pub struct Link {
     pub problem: Option<String>,
 }
 
-/// `1.<base64url(deflate(compact json))>`
-pub fn encode_scenario(s: &Scenario) -> String {
+/// `1.<base64url(deflate(compact json))>`; an error is a sentence for the page (a browser
+/// without `CompressionStream`).
+pub async fn encode_scenario(s: &Scenario) -> Result<String, String> {
     let json = s.to_compact_json();
-    format!("{ENCODING}.{}", base64url_encode(&deflate(json.as_bytes())))
+    let packed = deflate::deflate(json.as_bytes()).await?;
+    Ok(format!("{ENCODING}.{}", base64url_encode(&packed)))
 }
 
-/// Raw DEFLATE (RFC 1951, no zlib header). Level 9: links are made rarely and read by
-/// people; smaller is worth the microseconds.
-pub fn deflate(bytes: &[u8]) -> Vec<u8> {
-    miniz_oxide::deflate::compress_to_vec(bytes, 9)
+pub use deflate::deflate;
+
+/// Raw DEFLATE (RFC 1951, no zlib header) by the browser's `CompressionStream("deflate-raw")`:
+/// a compressor of our own took 15 KB of the page's download. Native builds (tests, tools) use
+/// miniz_oxide; any DEFLATE decoder reads either's output.
+#[cfg(target_arch = "wasm32")]
+mod deflate {
+    use js_sys::{Array, Reflect, Uint8Array};
+    use wasm_bindgen::prelude::wasm_bindgen;
+    use wasm_bindgen::{JsCast, JsValue};
+    use wasm_bindgen_futures::JsFuture;
+    use web_sys::{
+        Blob, ReadableStream, ReadableStreamDefaultReader, ReadableWritablePair, WritableStream,
+    };
+
+    // web-sys has these behind `--cfg=web_sys_unstable_apis` only (a flag for every crate of
+    // the build); the two constructors and their streams are all the page needs.
+    #[wasm_bindgen]
+    extern "C" {
+        type CompressionStream;
+        #[wasm_bindgen(constructor, catch)]
+        fn new(format: &str) -> Result<CompressionStream, JsValue>;
+        #[wasm_bindgen(method, getter)]
+        fn readable(this: &CompressionStream) -> ReadableStream;
+        #[wasm_bindgen(method, getter)]
+        fn writable(this: &CompressionStream) -> WritableStream;
+
+        type DecompressionStream;
+        #[wasm_bindgen(constructor, catch)]
+        fn new(format: &str) -> Result<DecompressionStream, JsValue>;
+        #[wasm_bindgen(method, getter)]
+        fn readable(this: &DecompressionStream) -> ReadableStream;
+        #[wasm_bindgen(method, getter)]
+        fn writable(this: &DecompressionStream) -> WritableStream;
+    }
+
+    const UNSUPPORTED: &str =
+        "This browser cannot compress or decompress share links (it lacks CompressionStream).";
+
+    fn stream_of(bytes: &[u8]) -> Result<ReadableStream, JsValue> {
+        let parts = Array::of1(&Uint8Array::from(bytes));
+        Ok(Blob::new_with_u8_array_sequence(&parts)?.stream())
+    }
+
+    /// Every chunk of `s`, or `None` once more than `limit` bytes came (the rest is dropped).
+    async fn read_all(s: ReadableStream, limit: usize) -> Result<Option<Vec<u8>>, JsValue> {
+        let reader: ReadableStreamDefaultReader = s.get_reader().unchecked_into();
+        let mut out = Vec::new();
+        loop {
+            let r = JsFuture::from(reader.read()).await?;
+            if Reflect::get(&r, &"done".into())?.is_truthy() {
+                return Ok(Some(out));
+            }
+            let chunk: Uint8Array = Reflect::get(&r, &"value".into())?.unchecked_into();
+            out.extend(chunk.to_vec());
+            if out.len() > limit {
+                let _ = reader.cancel();
+                return Ok(None);
+            }
+        }
+    }
+
+    pub async fn deflate(bytes: &[u8]) -> Result<Vec<u8>, String> {
+        let run = async {
+            let c = CompressionStream::new("deflate-raw")?;
+            let pair = ReadableWritablePair::new(&c.readable(), &c.writable());
+            read_all(stream_of(bytes)?.pipe_through(&pair), usize::MAX).await
+        };
+        match run.await {
+            Ok(Some(out)) => Ok(out),
+            _ => Err(UNSUPPORTED.to_string()),
+        }
+    }
+
+    /// `Ok(None)`: more than `limit` bytes; `Err(None)`: not valid DEFLATE; `Err(Some(why))`:
+    /// the browser cannot decompress.
+    pub async fn inflate(
+        bytes: &[u8],
+        limit: usize,
+    ) -> Result<Option<Vec<u8>>, Option<&'static str>> {
+        let Ok(d) = DecompressionStream::new("deflate-raw") else {
+            return Err(Some(UNSUPPORTED));
+        };
+        let pair = ReadableWritablePair::new(&d.readable(), &d.writable());
+        let out = async { read_all(stream_of(bytes)?.pipe_through(&pair), limit).await };
+        out.await.map_err(|_| None)
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+mod deflate {
+    pub async fn deflate(bytes: &[u8]) -> Result<Vec<u8>, String> {
+        Ok(miniz_oxide::deflate::compress_to_vec(bytes, 9))
+    }
+
+    pub async fn inflate(
+        bytes: &[u8],
+        limit: usize,
+    ) -> Result<Option<Vec<u8>>, Option<&'static str>> {
+        use miniz_oxide::inflate::{decompress_to_vec_with_limit, TINFLStatus};
+        match decompress_to_vec_with_limit(bytes, limit) {
+            Ok(v) => Ok(Some(v)),
+            Err(e) if e.status == TINFLStatus::HasMoreOutput => Ok(None),
+            Err(_) => Err(None),
+        }
+    }
 }
 
 /// The fragment (with `#`) for a scenario and, optionally, the time shown.
-pub fn fragment(s: &Scenario, t: Option<f64>) -> String {
-    fragment_of(&encode_scenario(s), None, t, false)
+pub async fn fragment(s: &Scenario, t: Option<f64>) -> Result<String, String> {
+    Ok(fragment_of(&encode_scenario(s).await?, None, t, false))
 }
 
 /// The fragment from an already encoded scenario (`1.…`), the one compared with, the time
@@ -63,7 +171,7 @@ pub fn fragment_of(encoded: &str, compare: Option<&str>, t: Option<f64>, embed: 
 }
 
 /// Reads `s=`'s value. Errors are whole sentences for the page.
-pub fn decode_scenario(value: &str) -> Result<Scenario, String> {
+pub async fn decode_scenario(value: &str) -> Result<Scenario, String> {
     let Some((version, payload)) = value.split_once('.') else {
         return Err(
             "The scenario in this link is damaged: it lacks the encoding version \
@@ -89,22 +197,32 @@ pub fn decode_scenario(value: &str) -> Result<Scenario, String> {
             .to_string(),
     })?;
     // Bounded like a scenario file, so a hostile link cannot exhaust memory.
-    let json = miniz_oxide::inflate::decompress_to_vec_with_limit(
-        &packed,
-        scenario::MAX_INPUT_BYTES,
-    )
-    .map_err(|_| {
-        "The scenario in this link is damaged: its compressed data is incomplete or corrupt. \
-             Was the link cut while copying?"
-            .to_string()
-    })?;
+    let json = match deflate::inflate(&packed, scenario::MAX_INPUT_BYTES).await {
+        Ok(Some(json)) => json,
+        Ok(None) => {
+            return Err(format!(
+                "The scenario in this link is larger than {} bytes once unpacked; \
+                 the limit is {}.",
+                scenario::MAX_INPUT_BYTES,
+                scenario::MAX_INPUT_BYTES
+            ))
+        }
+        Err(Some(why)) => return Err(why.to_string()),
+        Err(None) => {
+            return Err(
+                "The scenario in this link is damaged: its compressed data is incomplete or \
+                 corrupt. Was the link cut while copying?"
+                    .to_string(),
+            )
+        }
+    };
     let json = String::from_utf8(json)
         .map_err(|_| "The scenario in this link is damaged: it is not text.".to_string())?;
     scenario::parse(&json).map_err(|e| format!("The scenario in this link is not valid: {e}."))
 }
 
 /// Parses a whole fragment (`location.hash`, with or without the `#`).
-pub fn decode_fragment(hash: &str) -> Link {
+pub async fn decode_fragment(hash: &str) -> Link {
     let hash = hash.strip_prefix('#').unwrap_or(hash);
     let mut link = Link::default();
     if hash.is_empty() {
@@ -116,13 +234,19 @@ pub fn decode_fragment(hash: &str) -> Link {
         match key {
             "s" => {
                 understood = true;
-                match decode_scenario(value) {
-                    Ok(s) => link.scenario = Some(s),
+                match decode_scenario(value).await {
+                    Ok(s) => {
+                        link.scenario = Some(s);
+                        link.encoded = Some(value.to_string());
+                    }
                     Err(m) => link.problem = Some(m),
                 }
             }
-            "c" => match decode_scenario(value) {
-                Ok(s) => link.compare = Some(s),
+            "c" => match decode_scenario(value).await {
+                Ok(s) => {
+                    link.compare = Some(s);
+                    link.compare_encoded = Some(value.to_string());
+                }
                 Err(m) => {
                     link.problem = Some(format!("{m} (That is the scenario to compare with, c=.)"))
                 }

@@ -33,21 +33,26 @@ use panels::{
 };
 use session::{use_root_session, Session};
 use sim::scenario::Scenario;
+use std::rc::Rc;
 use yew::prelude::*;
 
 /// What the page starts from: the link's scenario, or the default one and the link's problem.
 pub struct Boot {
     pub scenario: Scenario,
-    /// The link's `c=`: a scenario to show beside it.
-    pub compare: Option<Scenario>,
+    /// The link's `s=` when the page shows that scenario (its encoding, to keep).
+    pub encoded: Option<String>,
+    /// The link's `c=`: a scenario to show beside it, and its encoding.
+    pub compare: Option<(Scenario, String)>,
     pub t: f64,
     pub problem: Option<String>,
     pub embed: bool,
 }
 
-fn boot() -> Boot {
+/// What the page starts from: the link's scenario (decoded: it may take the browser a moment to
+/// decompress), or the default.
+pub async fn boot() -> Boot {
     let hash = gloo_utils::window().location().hash().unwrap_or_default();
-    let link = codec::decode_fragment(&hash);
+    let link = codec::decode_fragment(&hash).await;
     let fallback = if link.scenario.is_none() {
         " Showing the default scenario instead."
     } else {
@@ -66,15 +71,19 @@ fn boot() -> Boot {
         },
         None => None,
     };
-    let compare = link.compare.filter(|c| {
-        let e = too_large(c);
-        if let Some(e) = &e {
-            problem.get_or_insert_with(|| {
-                format!("The scenario to compare with is too large for the page: {e}.")
-            });
-        }
-        e.is_none()
-    });
+    let compare_encoded = link.compare_encoded.unwrap_or_default();
+    let compare = link
+        .compare
+        .filter(|c| {
+            let e = too_large(c);
+            if let Some(e) = &e {
+                problem.get_or_insert_with(|| {
+                    format!("The scenario to compare with is too large for the page: {e}.")
+                });
+            }
+            e.is_none()
+        })
+        .map(|c| (c, compare_encoded));
     match scenario {
         Some(s) => {
             let end = s.duration.as_secs_f64();
@@ -89,6 +98,7 @@ fn boot() -> Boot {
             });
             Boot {
                 scenario: s,
+                encoded: link.encoded,
                 compare,
                 t: t.min(end),
                 problem,
@@ -97,6 +107,7 @@ fn boot() -> Boot {
         }
         None => Boot {
             scenario: catalog::default_scenario(),
+            encoded: None,
             compare: None,
             t: 0.0,
             problem,
@@ -105,10 +116,20 @@ fn boot() -> Boot {
     }
 }
 
+#[derive(Properties)]
+pub struct AppProps {
+    pub start: Rc<Boot>,
+}
+
+impl PartialEq for AppProps {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.start, &other.start)
+    }
+}
+
 #[function_component(App)]
-pub fn app() -> Html {
-    let start = use_memo((), |_| boot());
-    let session = use_root_session(start);
+pub fn app(props: &AppProps) -> Html {
+    let session = use_root_session(props.start.clone());
     use_embed_height(session.ui.embed);
     let page = if session.ui.embed {
         // The run without editor chrome: a title, the state, the topology (view only), playback

@@ -27,7 +27,8 @@ pub struct Session {
     pub ready: Option<&'static Ready>,
     /// Shared by the topology (desired replicas) and the charts (one lane per possible leader).
     pub lanes: Rc<Lanes>,
-    /// The scenario's share-link encoding: DEFLATE is done once per scenario, the time changes
+    /// The scenario's share-link encoding: DEFLATE is done once per scenario (by the browser,
+    /// awaited: empty until the first is done, or when the browser cannot), the time changes
     /// far more often.
     pub encoded: Rc<String>,
     /// The scenario shown beside this one (the link's `c=`), if any.
@@ -53,9 +54,10 @@ impl PartialEq for Compare {
 }
 
 impl Compare {
-    pub fn new(scenario: Scenario) -> Compare {
+    /// `encoded`: the scenario's share-link encoding (the link's `c=`, or the copied run's).
+    pub fn new(scenario: Scenario, encoded: Rc<String>) -> Compare {
         Compare {
-            encoded: Rc::new(codec::encode_scenario(&scenario)),
+            encoded,
             run: Rc::new(RefCell::new(Run::new(scenario))),
             slice: Rc::new(Cell::new(crate::hook::SLICE)),
             published_at: Rc::new(Cell::new(0.0)),
@@ -79,9 +81,11 @@ impl Compare {
 
 impl PartialEq for Session {
     fn eq(&self, other: &Self) -> bool {
-        // `ready`, `lanes` and `encoded` follow the scenario, and a new scenario bumps the sim's
-        // version: comparing them too would only cost (`Lanes` compares by value).
+        // `ready` and `lanes` follow the scenario, and a new scenario bumps the sim's version:
+        // comparing them too would only cost (`Lanes` compares by value). `encoded` arrives
+        // later than its scenario (the browser compresses it).
         self.sim == other.sim
+            && Rc::ptr_eq(&self.encoded, &other.encoded)
             && self.ui == other.ui
             && self.compare == other.compare
             && self
@@ -126,7 +130,7 @@ pub fn use_root_session(start: Rc<Boot>) -> Session {
     }
     let compare = use_state({
         let c = start.compare.clone();
-        move || c.map(Compare::new)
+        move || c.map(|(s, encoded)| Compare::new(s, Rc::new(encoded)))
     });
     let (scenario, busy) = {
         let run = sim.borrow();
@@ -134,10 +138,11 @@ pub fn use_root_session(start: Rc<Boot>) -> Session {
         (run.scenario_rc(), run.busy() || comparing)
     };
     use_frame_loop(&sim, &ui, busy, (*compare).clone());
-    let encoded = use_memo(sim.scenario_version, {
-        let scenario = scenario.clone();
-        move |_| codec::encode_scenario(&scenario)
-    });
+    let encoded = use_encoded(
+        sim.scenario_version,
+        scenario.clone(),
+        start.encoded.clone(),
+    );
     // A link that could not be used stays in the address bar (to copy, to report) until the
     // person changes the scenario shown instead.
     let keep_broken_link = start.problem.is_some();
@@ -218,7 +223,8 @@ impl Session {
     /// Shows a copy of this run beside it (or, with `false`, stops): later changes to this run
     /// are compared with the copy.
     pub fn compare_with_copy(&self, on: bool) {
-        let copy = on.then(|| Compare::new(self.sim.borrow().scenario().clone()));
+        let copy =
+            on.then(|| Compare::new(self.sim.borrow().scenario().clone(), self.encoded.clone()));
         self.set_compare.set(copy);
         let text = if on {
             "Comparing: the charts of a copy of this run are below this run's. Change this run (edit the topology, drag, crash, a setting): the first moment the two differ is marked on both."
@@ -439,6 +445,33 @@ fn use_frame_loop(sim: &Sim, ui: &UseReducerHandle<UiState>, busy: bool, compare
     );
 }
 
+/// The scenario's share-link encoding, redone (by the browser, awaited) when the scenario
+/// changes; `link`: the encoding the page was opened with, kept until the first change. An
+/// encoding finished after a later change is dropped.
+#[hook]
+fn use_encoded(version: u64, scenario: Rc<Scenario>, link: Option<String>) -> Rc<String> {
+    let first = *use_memo((), |_| version);
+    let encoded = use_state(|| Rc::new(link.clone().unwrap_or_default()));
+    let latest = use_mut_ref(|| version);
+    {
+        let encoded = encoded.clone();
+        use_effect_with(version, move |&v| {
+            *latest.borrow_mut() = v;
+            if v == first && link.is_some() {
+                return;
+            }
+            wasm_bindgen_futures::spawn_local(async move {
+                // Unsupported compression leaves it empty: no link is written.
+                let e = codec::encode_scenario(&scenario).await.unwrap_or_default();
+                if *latest.borrow() == v {
+                    encoded.set(Rc::new(e));
+                }
+            });
+        });
+    }
+    (*encoded).clone()
+}
+
 /// Keeps the URL fragment equal to the current scenario (and the time, when paused), without
 /// adding history entries.
 #[hook]
@@ -454,10 +487,16 @@ fn use_share_fragment(
     let first_version = *use_memo((), |_| sim.scenario_version);
     let version = sim.scenario_version;
     let compared_key = compared.as_ref().map(|c| Rc::as_ptr(c) as usize);
+    let encoded_key = Rc::as_ptr(&encoded) as usize;
     use_effect_with(
-        (sim.scenario_version, t.map(f64::to_bits), compared_key),
+        (
+            sim.scenario_version,
+            t.map(f64::to_bits),
+            compared_key,
+            encoded_key,
+        ),
         move |_| {
-            if keep_broken_link && version == first_version {
+            if (keep_broken_link && version == first_version) || encoded.is_empty() {
                 return;
             }
             let compared = compared.as_deref().map(String::as_str).filter(|_| !embed);

@@ -31,17 +31,17 @@ fn ready(id: &str) -> sim::scenario::Scenario {
 // ---- share link ------------------------------------------------------------------------
 
 #[wasm_bindgen_test]
-fn every_ready_scenario_round_trips_through_the_link() {
+async fn every_ready_scenario_round_trips_through_the_link() {
     for r in app::catalog::READY {
         let s = r.scenario();
-        let enc = codec::encode_scenario(&s);
+        let enc = codec::encode_scenario(&s).await.unwrap();
         assert!(enc.starts_with("1."), "{enc}");
         assert!(
             enc.bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b)),
             "URL-safe: {enc}"
         );
-        assert_eq!(codec::decode_scenario(&enc).unwrap(), s, "{}", r.id);
+        assert_eq!(codec::decode_scenario(&enc).await.unwrap(), s, "{}", r.id);
         // Compression earns its bytes: the link is shorter than the compact JSON itself.
         assert!(
             enc.len() < s.to_compact_json().len(),
@@ -53,72 +53,97 @@ fn every_ready_scenario_round_trips_through_the_link() {
 }
 
 #[wasm_bindgen_test]
-fn a_fragment_carries_the_scenario_and_the_time() {
+async fn a_fragment_carries_the_scenario_and_the_time() {
     let s = ready("etcd-rack-split");
-    let frag = codec::fragment(&s, Some(75.25));
-    let link = codec::decode_fragment(&frag);
+    let frag = codec::fragment(&s, Some(75.25)).await.unwrap();
+    let link = codec::decode_fragment(&frag).await;
     assert_eq!(link.scenario.as_ref(), Some(&s));
     assert_eq!(link.t, Some(75.25));
     assert!(!link.embed);
     assert!(link.problem.is_none());
     // Order does not matter, and `embed` (a later slice) is understood.
     let tail = frag.trim_start_matches('#');
-    let link = codec::decode_fragment(&format!("#embed&t=3&{tail}"));
+    let link = codec::decode_fragment(&format!("#embed&t=3&{tail}")).await;
     assert!(link.embed && link.scenario.is_some());
     // The embed view writes its flag back into the fragment it keeps up to date.
-    let enc = codec::encode_scenario(&s);
-    let link = codec::decode_fragment(&codec::fragment_of(&enc, None, Some(2.5), true));
+    let enc = codec::encode_scenario(&s).await.unwrap();
+    let link = codec::decode_fragment(&codec::fragment_of(&enc, None, Some(2.5), true)).await;
     assert!(link.embed);
     assert_eq!((link.t, link.scenario.as_ref()), (Some(2.5), Some(&s)));
     // The compare view: `c=` carries a second scenario the same way.
     let other = ready("etcd-leader-dies");
     let frag = codec::fragment_of(
         &enc,
-        Some(&codec::encode_scenario(&other)),
+        Some(&codec::encode_scenario(&other).await.unwrap()),
         Some(9.0),
         false,
     );
-    let link = codec::decode_fragment(&frag);
+    let link = codec::decode_fragment(&frag).await;
     assert_eq!(
         (link.scenario.as_ref(), link.compare.as_ref()),
         (Some(&s), Some(&other))
     );
     assert!(link.problem.is_none());
-    let broken = codec::decode_fragment(&format!("{frag}&c=1.AAAA$$$"));
+    let broken = codec::decode_fragment(&format!("{frag}&c=1.AAAA$$$")).await;
     assert!(broken
         .problem
         .unwrap()
         .ends_with("(That is the scenario to compare with, c=.)"));
 }
 
+async fn problem(frag: &str) -> String {
+    codec::decode_fragment(frag)
+        .await
+        .problem
+        .unwrap_or_default()
+}
+
 #[wasm_bindgen_test]
-fn broken_links_name_their_problem() {
-    let good = codec::encode_scenario(&ready("etcd-leader-dies"));
-    let problem = |frag: &str| codec::decode_fragment(frag).problem.unwrap_or_default();
-    assert!(codec::decode_fragment("").problem.is_none());
+async fn broken_links_name_their_problem() {
+    let good = codec::encode_scenario(&ready("etcd-leader-dies"))
+        .await
+        .unwrap();
+    assert!(codec::decode_fragment("").await.problem.is_none());
     assert!(
-        problem("#s=1.abc!def").contains("character 4 is not valid"),
-        "{}",
         problem("#s=1.abc!def")
+            .await
+            .contains("character 4 is not valid"),
+        "{}",
+        problem("#s=1.abc!def").await
     );
     let cut = &good[..good.len() / 2];
-    let p = problem(&format!("#s={cut}"));
+    let p = problem(&format!("#s={cut}")).await;
     assert!(p.contains("damaged"), "{p}");
     assert!(
-        problem("#s=2.AAAA").contains("encoding \"2\""),
+        problem("#s=2.AAAA").await.contains("encoding \"2\""),
         "{}",
-        problem("#s=2.AAAA")
+        problem("#s=2.AAAA").await
     );
-    assert!(problem("#s=AAAA").contains("lacks the encoding version"));
-    assert!(problem("#section-3").contains("not a playground scenario"));
-    assert!(problem(&format!("#s={good}&t=soon")).contains("t=soon"));
+    assert!(problem("#s=AAAA")
+        .await
+        .contains("lacks the encoding version"));
+    assert!(problem("#section-3")
+        .await
+        .contains("not a playground scenario"));
+    assert!(problem(&format!("#s={good}&t=soon"))
+        .await
+        .contains("t=soon"));
     // Valid encoding of an invalid scenario: the core's message, naming the field.
     let bad = r#"{"version":1,"name":"x","duration":"1m","hosts":[{"name":"a","zone":"z","roles":["etcd"]}]}"#;
-    let packed = codec::deflate(bad.as_bytes());
-    let p = problem(&format!("#s=1.{}", codec::base64url_encode(&packed)));
+    let packed = codec::deflate(bad.as_bytes()).await.unwrap();
+    let p = problem(&format!("#s=1.{}", codec::base64url_encode(&packed))).await;
     assert!(p.contains("hosts[0].zone: unknown zone \"z\""), "{p}");
+    // A link that unpacks to more than a scenario may be is refused before it is all unpacked.
+    let bomb = codec::deflate(&vec![b' '; sim::scenario::MAX_INPUT_BYTES + 1])
+        .await
+        .unwrap();
+    let p = problem(&format!("#s=1.{}", codec::base64url_encode(&bomb))).await;
+    assert!(
+        p.contains("larger than 16777216 bytes once unpacked"),
+        "{p}"
+    );
     // A very long foreign fragment gives a short message.
-    assert!(problem(&format!("#{}", "x".repeat(10_000))).len() < 200);
+    assert!(problem(&format!("#{}", "x".repeat(10_000))).await.len() < 200);
 }
 
 #[wasm_bindgen_test]
@@ -266,7 +291,8 @@ fn moving_everything_back_together_heals() {
 #[wasm_bindgen_test]
 async fn app_renders_the_default_scenario() {
     let root = mount();
-    yew::Renderer::<app::App>::with_root(root.clone()).render();
+    let start = std::rc::Rc::new(app::boot().await);
+    yew::Renderer::<app::App>::with_root_and_props(root.clone(), app::AppProps { start }).render();
     settle().await;
     let text = root.text_content().unwrap_or_default();
     assert!(

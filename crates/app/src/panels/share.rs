@@ -19,16 +19,15 @@ pub fn share() -> Html {
     let session = use_session();
     let shown = use_state(|| None::<Shown>);
     let link_of = {
-        let (sim, cursor) = (session.sim.clone(), session.ui.cursor);
+        let (encoded, cursor) = (session.encoded.clone(), session.ui.cursor);
         let compared = session.compare.as_ref().map(|c| c.encoded.clone());
         move |embed: bool| -> String {
             let href = gloo_utils::window().location().href().unwrap_or_default();
             let base = href.split('#').next().unwrap_or_default();
-            let enc = codec::encode_scenario(sim.borrow().scenario());
             format!(
                 "{base}{}",
                 codec::fragment_of(
-                    &enc,
+                    &encoded,
                     compared.as_deref().map(String::as_str).filter(|_| !embed),
                     Some(cursor).filter(|&t| t > 0.0),
                     embed
@@ -43,9 +42,20 @@ pub fn share() -> Html {
             .clipboard()
             .write_text(text);
     };
+    // A browser without CompressionStream has no encoding to share: say so instead.
+    let unsupported = session.encoded.is_empty().then(|| {
+        let ui = session.ui.clone();
+        move || {
+            let m = "This browser cannot make share links: it lacks CompressionStream (Chrome 103, Firefox 113 and Safari 16.4 have it).";
+            ui.dispatch(crate::ui::UiAction::Notify(Some(crate::ui::Notice::error(m.into()))));
+        }
+    });
     let on_link = {
-        let (shown, link_of) = (shown.clone(), link_of.clone());
+        let (shown, link_of, unsupported) = (shown.clone(), link_of.clone(), unsupported.clone());
         Callback::from(move |_: MouseEvent| {
+            if let Some(say) = &unsupported {
+                return say();
+            }
             let link = link_of(false);
             copy(&link);
             shown.set(Some(Shown::Link(link)));
@@ -54,6 +64,9 @@ pub fn share() -> Html {
     let on_embed = {
         let (shown, sim) = (shown.clone(), session.sim.clone());
         Callback::from(move |_: MouseEvent| {
+            if let Some(say) = &unsupported {
+                return say();
+            }
             let link = link_of(true);
             let title = sim
                 .borrow()
