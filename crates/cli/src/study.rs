@@ -122,13 +122,25 @@ fn run_trials(
 ) -> Vec<Trial> {
     let next = AtomicUsize::new(0);
     let out = Mutex::new(Vec::with_capacity(numbers.len()));
+    // On a terminal, a line of progress (trials done, time left) rewritten as trials finish.
+    let progress = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let started = std::time::Instant::now();
     std::thread::scope(|scope| {
         for _ in 0..threads.min(numbers.len()).max(1) {
             scope.spawn(|| loop {
                 let k = next.fetch_add(1, Ordering::Relaxed);
                 let Some(&i) = numbers.get(k) else { return };
                 let t = run_trial_with(s, seed, i, horizon, shortcut);
-                out.lock().unwrap_or_else(|e| e.into_inner()).push(t);
+                let mut done = out.lock().unwrap_or_else(|e| e.into_inner());
+                done.push(t);
+                if progress {
+                    let (n, all) = (done.len(), numbers.len());
+                    let left = started.elapsed().as_secs_f64() / n as f64 * (all - n) as f64;
+                    eprint!("\rclustersim: {n} of {all} trials done, about {left:.0} s left   ");
+                    if n == all {
+                        eprintln!();
+                    }
+                }
             });
         }
     });

@@ -1,5 +1,6 @@
 //! Whether the cluster is quiet: no reaction to an earlier change is still on its way. Studies
-//! ask it to judge a stretch settled sooner than their longest settle time. Named here: a
+//! ask it to judge a stretch settled sooner than their longest settle time. Named here: etcd's
+//! running members not agreeing on one leader of one term (an election under way), a
 //! component of a running host waiting in its restart back-off, a Node whose Ready condition
 //! the API has not yet brought in line with its host (the grace period), and pods bound to a
 //! Node whose host does not run that are not yet evicted (the tolerations). Anything else is
@@ -7,6 +8,7 @@
 //! that stays unquiet (a zone cut off, etcd without quorum) only costs a longer wait.
 
 use super::World;
+use crate::etcd::raft::Role;
 use crate::k8s::objects::{node_key, Condition, PODS};
 
 impl World {
@@ -15,6 +17,21 @@ impl World {
             let rt = &self.hosts[i];
             rt.up && rt.joined
         };
+        // One leader, and every running member of the cluster its follower in its term.
+        let members: Vec<_> = (self.etcd.members.iter().enumerate())
+            .filter_map(|(i, m)| m.as_ref().filter(|m| running(i) && !m.removed))
+            .collect();
+        let leaders = members
+            .iter()
+            .filter(|m| m.raft.role() == Role::Leader)
+            .count();
+        let term = members.first().map(|m| m.raft.term());
+        let agreed = members.iter().all(|m| {
+            Some(m.raft.term()) == term && matches!(m.raft.role(), Role::Leader | Role::Follower)
+        });
+        if leaders != 1 || !agreed {
+            return false;
+        }
         for (i, h) in self.scenario.hosts.iter().enumerate() {
             let p = &self.procs.on[i];
             let waiting = (h.runs_apiserver() && p.apiserver.is_none())
