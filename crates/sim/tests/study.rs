@@ -178,6 +178,31 @@ fn the_shortcut_keeps_the_figures_of_plain_runs_of_a_cluster() {
         "the faults cost API writes: {:?}",
         api(&plain)
     );
+    // Trial by trial: the same quorum loss, and the same API and Service losses but for the
+    // phase of the periodic steps (a few seconds of a few hundred).
+    for (a, b) in fast.per_trial.iter().zip(&plain.per_trial) {
+        assert_eq!(
+            a.etcd_quorum_lost_s, b.etcd_quorum_lost_s,
+            "trial {}",
+            a.trial
+        );
+        let close = |x: f64, y: f64| (x - y).abs() <= 0.004 + 0.25 * y;
+        let (aa, ba) = (
+            a.api_write_unavailability.unwrap(),
+            b.api_write_unavailability.unwrap(),
+        );
+        assert!(
+            close(aa, ba),
+            "trial {}: API {aa} with the shortcut, {ba} without",
+            a.trial
+        );
+        let (aw, bw) = (a.services["web"], b.services["web"]);
+        assert!(
+            close(aw, bw),
+            "trial {}: web {aw} with the shortcut, {bw} without",
+            a.trial
+        );
+    }
 }
 
 /// Years in seconds: 3 members, MTBF 100 h, MTTR 10 h (the format's example, 2.33 %).
