@@ -141,6 +141,33 @@ test('the topology editor: add a host, the run restarts with it; a refused edit 
   assert.deepEqual(problems, []);
 });
 
+test('the editor adds random faults: the run fails at random, each failure explained, the link keeps them', async () => {
+  const { page, problems } = await open();
+  await page.getByRole('combobox', { name: 'Ready scenario' }).selectOption('7-worker-dies');
+  await page.getByRole('button', { name: /Edit the topology/ }).click();
+  const form = page.getByRole('form', { name: 'Add random faults' });
+  await form.getByRole('textbox', { name: 'Random fault targets' }).fill('role:master');
+  await form.getByRole('button', { name: 'Add random faults' }).click();
+  // Refused, naming the field; what was typed stays.
+  assert.match(await page.getByRole('alert').textContent(), /Not applied — faults\[0\]\.hosts: unknown role "master"/);
+  assert.equal(await form.getByRole('textbox', { name: 'Random fault targets' }).inputValue(), 'role:master');
+  await form.getByRole('textbox', { name: 'Random fault targets' }).fill('role:worker');
+  await form.getByRole('textbox', { name: 'Random fault mean interval' }).fill('20m');
+  await form.getByRole('textbox', { name: 'Random fault mean duration' }).fill('2m');
+  await form.getByRole('button', { name: 'Add random faults' }).click();
+  assert.match(await page.getByRole('status').first().textContent(), /random faults added: hosts role:worker fail every 20m on average, repaired in 2m/);
+  // The run applies them: the log says which failures were random.
+  await page.locator('.log li').filter({ hasText: 'a random failure struck it (faults[0])' }).first().waitFor({ timeout: 30000 });
+  await screenshot(page, 'editor-random-faults');
+  // The link carries them: a fresh page lists the process and fails the same way.
+  const fresh = await open(new URL(page.url()).hash);
+  await fresh.page.getByRole('button', { name: /Edit the topology/ }).click();
+  assert.match(await fresh.page.locator('fieldset', { hasText: 'Random faults' }).textContent(), /hosts role:worker fail every 20m on average, repaired in 2m/);
+  await fresh.page.locator('.log li').filter({ hasText: 'a random failure struck it (faults[0])' }).first().waitFor({ timeout: 30000 });
+  await fresh.page.close();
+  assert.deepEqual(problems, []);
+});
+
 test('embed: #embed shows the run without editor chrome; the embed code opens it', async () => {
   const { page, problems } = await open();
   await pick(page, '7-worker-dies');

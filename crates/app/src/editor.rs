@@ -1,14 +1,14 @@
 //! The topology editor: one's own scenario as forms. Hosts (zone, roles, spot, standby), zones,
-//! workloads and the settings section of the format, plus the scenario's name, duration and
-//! seed. Every edit builds a new scenario and checks it with the core's `Scenario::validate()`;
+//! workloads, random fault processes and the settings section of the format, plus the
+//! scenario's name, duration and seed. Every edit builds a new scenario and checks it with the core's `Scenario::validate()`;
 //! an accepted one restarts the run from t = 0 (the scenario changed from its start), a refused
 //! one shows the core's message (naming the field) and keeps everything that was typed.
 //!
 //! The edits themselves are pure functions on a `Scenario` ([`edit`]), tested without a DOM.
 
 use sim::scenario::{
-    Host, LbHealthCheck, Role, Scenario, SettingKey, SettingValue, Workload, WorkloadKind,
-    DEFAULT_ZONE,
+    Fault, FaultKind, Host, LbHealthCheck, Role, Scenario, Selector, SettingKey, SettingValue,
+    Workload, WorkloadKind, DEFAULT_ZONE,
 };
 use sim::time::parse_duration;
 use std::collections::BTreeMap;
@@ -44,6 +44,17 @@ pub enum Change {
     RemoveWorkload(usize),
     SetReplicas(usize, String),
     SetService(usize, bool),
+    /// A random fault process from the form's text: `kind` 0 host failures, 1 zone outages,
+    /// 2 spot interruptions; `targets` `all`, `spot`, `role:ROLE` or names separated by commas;
+    /// `every` the mean time between faults, `then` the mean repair time (for spot
+    /// interruptions the replacement delay, empty for none).
+    AddFault {
+        kind: u8,
+        targets: String,
+        every: String,
+        then: String,
+    },
+    RemoveFault(usize),
     /// A setting from its text (a duration, `true`/`false`, `readyz`/`tcp`, a count).
     SetSetting(SettingKey, String),
     SetName(String),
@@ -191,6 +202,60 @@ pub fn edit(s: &Scenario, change: &Change) -> Result<(Scenario, String), String>
                 if *v { "on" } else { "off" }
             )
         }
+        Change::AddFault {
+            kind,
+            targets,
+            every,
+            then,
+        } => {
+            let p = format!("faults[{}]", s.faults.len());
+            let t = targets.trim();
+            let on = if *kind == 1 { "zones" } else { "hosts" };
+            let targets = match t {
+                "all" => Selector::All,
+                "spot" => Selector::Spot,
+                _ => match t.strip_prefix("role:") {
+                    Some(r) => Selector::Role(
+                        Role::from_name(r.trim())
+                            .ok_or_else(|| format!("{p}.{on}: unknown role \"{}\"", r.trim()))?,
+                    ),
+                    None => Selector::Names(
+                        t.split(',')
+                            .map(|n| n.trim().to_string())
+                            .filter(|n| !n.is_empty())
+                            .collect(),
+                    ),
+                },
+            };
+            let dur = |field: &str, text: &str| {
+                parse_duration(text.trim()).map_err(|e| format!("{p}.{field}: {e}"))
+            };
+            let kind = match kind {
+                2 => FaultKind::SpotInterruptions {
+                    every: dur("spot_interruptions_every", every)?,
+                    replace_after: match then.trim() {
+                        "" => None,
+                        t => Some(dur("replace_after", t)?),
+                    },
+                },
+                k => {
+                    let (mtbf, mttr) = (dur("mtbf", every)?, dur("mttr", then)?);
+                    if *k == 1 {
+                        FaultKind::ZoneOutages { mtbf, mttr }
+                    } else {
+                        FaultKind::HostFailures { mtbf, mttr }
+                    }
+                }
+            };
+            let f = Fault { targets, kind };
+            let text = fault_text(&f);
+            s.faults.push(f);
+            format!("random faults added: {text}")
+        }
+        Change::RemoveFault(i) => {
+            let f = s.faults.remove(*i);
+            format!("random faults removed: {}", fault_text(&f))
+        }
         Change::SetSetting(key, text) => {
             let path = format!("settings.{}", key.name());
             let t = text.trim();
@@ -234,6 +299,35 @@ pub fn edit(s: &Scenario, change: &Change) -> Result<(Scenario, String), String>
     s.validate().map_err(|e| e.to_string())?;
     crate::run::fits_browser(&s)?;
     Ok((s, what))
+}
+
+/// A fault process in words: "role:etcd fail every 100h on average, repaired in 10h".
+pub fn fault_text(f: &Fault) -> String {
+    let who = match &f.targets {
+        Selector::All => "all".to_string(),
+        Selector::Spot => "spot".to_string(),
+        Selector::Role(r) => format!("role:{}", r.name()),
+        Selector::Names(n) => n.join(", "),
+    };
+    match f.kind {
+        FaultKind::HostFailures { mtbf, mttr } => {
+            format!("hosts {who} fail every {mtbf} on average, repaired in {mttr}")
+        }
+        FaultKind::ZoneOutages { mtbf, mttr } => {
+            format!("zones {who} cut off every {mtbf} on average, for {mttr}")
+        }
+        FaultKind::SpotInterruptions {
+            every,
+            replace_after,
+        } => match replace_after {
+            Some(r) => {
+                format!("spot hosts {who} interrupted every {every} on average, replaced after {r}")
+            }
+            None => {
+                format!("spot hosts {who} interrupted every {every} on average, never replaced")
+            }
+        },
+    }
 }
 
 fn count(path: &str, text: &str) -> Result<u32, String> {
@@ -284,6 +378,10 @@ struct Drafts {
     wl_name: String,
     wl_replicas: String,
     wl_service: bool,
+    fault_kind: u8,
+    fault_targets: String,
+    fault_every: String,
+    fault_then: String,
     /// Typed but not (yet) accepted: settings, replicas per workload, name/duration/seed.
     settings: BTreeMap<SettingKey, String>,
     replicas: BTreeMap<usize, String>,
@@ -304,6 +402,10 @@ impl Drafts {
             wl_name: String::new(),
             wl_replicas: "2".into(),
             wl_service: true,
+            fault_kind: 0,
+            fault_targets: "all".into(),
+            fault_every: "720h".into(),
+            fault_then: "1h".into(),
             settings: BTreeMap::new(),
             replicas: BTreeMap::new(),
             meta: BTreeMap::new(),
@@ -565,6 +667,51 @@ pub fn editor(props: &Props) -> Html {
         })
     };
 
+    // ---- random faults -------------------------------------------------------------------
+    let fault_items = s.faults.iter().enumerate().map(|(i, f)| {
+        let c = commit.clone();
+        let on_remove = Callback::from(move |_: MouseEvent| c(Change::RemoveFault(i), None));
+        html! {
+            <li>
+                { fault_text(f) }
+                <button onclick={on_remove} aria-label={format!("Remove random faults {i}")}>{ "Remove" }</button>
+            </li>
+        }
+    });
+    let add_fault = {
+        let c = commit.clone();
+        let d = d.clone();
+        Callback::from(move |e: SubmitEvent| {
+            e.prevent_default();
+            c(
+                Change::AddFault {
+                    kind: d.fault_kind,
+                    targets: d.fault_targets.clone(),
+                    every: d.fault_every.clone(),
+                    then: d.fault_then.clone(),
+                },
+                None,
+            )
+        })
+    };
+    let text_draft = |f: fn(&mut Drafts, String)| {
+        let drafts = drafts.clone();
+        Callback::from(move |e: InputEvent| {
+            let mut d = (*drafts).clone();
+            f(
+                &mut d,
+                e.target_unchecked_into::<web_sys::HtmlInputElement>()
+                    .value(),
+            );
+            drafts.set(d);
+        })
+    };
+    let (every_label, then_label) = match d.fault_kind {
+        2 => ("Every ", "Replaced after "),
+        1 => ("Every ", "Cut off for "),
+        _ => ("Every (MTBF) ", "Repaired in (MTTR) "),
+    };
+
     // ---- settings and the scenario's own fields ------------------------------------------
     let setting_rows = SettingKey::ALL.iter().map(|&k| {
         let text = d.settings.get(&k).cloned().unwrap_or_else(|| setting_text(&s, k));
@@ -692,6 +839,37 @@ pub fn editor(props: &Props) -> Html {
                 </form>
             </fieldset>
             <fieldset class="group">
+                <legend>{ "Random faults" }</legend>
+                <p class="hint">{ "Failures drawn at random from the seed (exponential times around the means): the same scenario fails the same way every run, another seed draws again. For how often over years, run clustersim study." }</p>
+                <ul class="zones">{ for fault_items }</ul>
+                <form class="add" onsubmit={add_fault} aria-label="Add random faults">
+                    <label>{ "What " }
+                        <select aria-label="Random fault kind" onchange={draft(|d, e| {
+                            d.fault_kind = e.target_unchecked_into::<web_sys::HtmlSelectElement>().value().parse().unwrap_or(0);
+                            d.fault_then = if d.fault_kind == 2 { "5m".into() } else { "1h".into() };
+                            d.fault_targets = if d.fault_kind == 2 { "spot".into() } else { "all".into() };
+                        })}>
+                            { for ["host failures", "zone outages", "spot interruptions"].iter().enumerate().map(|(k, n)| html! {
+                                <option value={k.to_string()} selected={k as u8 == d.fault_kind}>{ *n }</option>
+                            }) }
+                        </select>
+                    </label>
+                    <label>{ "Of " }
+                        <input type="text" value={d.fault_targets.clone()} placeholder="all, spot, role:etcd or names" aria-label="Random fault targets"
+                            oninput={text_draft(|d, v| d.fault_targets = v)} />
+                    </label>
+                    <label>{ every_label }
+                        <input type="text" class="num" value={d.fault_every.clone()} aria-label="Random fault mean interval"
+                            oninput={text_draft(|d, v| d.fault_every = v)} />
+                    </label>
+                    <label>{ then_label }
+                        <input type="text" class="num" value={d.fault_then.clone()} aria-label="Random fault mean duration"
+                            oninput={text_draft(|d, v| d.fault_then = v)} />
+                    </label>
+                    <button type="submit">{ "Add random faults" }</button>
+                </form>
+            </fieldset>
+            <fieldset class="group">
                 <legend>{ "Settings" }</legend>
                 <p class="hint">{ "Durations as in Kubernetes (250ms, 40s, 5m); lb_health_check: readyz or tcp; etcd_pre_vote: true or false. Applied when you leave the field or press Enter." }</p>
                 <div class="settings">{ for setting_rows }</div>
@@ -706,6 +884,52 @@ mod tests {
 
     fn ready(id: &str) -> Scenario {
         crate::catalog::Ready::by_id(id).unwrap().scenario()
+    }
+
+    #[test]
+    fn random_faults_are_added_in_words_and_checked_by_the_core() {
+        let s = ready("7-worker-dies");
+        let add = |kind: u8, targets: &str, every: &str, then: &str| Change::AddFault {
+            kind,
+            targets: targets.into(),
+            every: every.into(),
+            then: then.into(),
+        };
+        let (s2, what) = edit(&s, &add(0, "role:worker", "30m", "2m")).unwrap();
+        assert_eq!(
+            what,
+            "random faults added: hosts role:worker fail every 30m on average, repaired in 2m"
+        );
+        assert_eq!(s2.faults.len(), 1);
+        // The run applies them: a worker fails at random within the scenario.
+        let r = sim::run_scenario(&s2.to_json()).unwrap();
+        assert!(
+            r.events
+                .iter()
+                .any(|e| e.text.contains("a random failure struck it (faults[0])")),
+            "no random failure in {} events",
+            r.events.len()
+        );
+        // Bad text is named by field; the core names what it refuses.
+        assert_eq!(
+            edit(&s2, &add(0, "role:master", "1h", "1m")).unwrap_err(),
+            "faults[1].hosts: unknown role \"master\""
+        );
+        assert_eq!(
+            edit(&s2, &add(1, "all", "soon", "1m")).unwrap_err(),
+            "faults[1].mtbf: invalid duration \"soon\": expected a number"
+        );
+        let err = edit(&s2, &add(2, "all", "1h", "")).unwrap_err();
+        assert!(
+            err.starts_with("faults[1].hosts: ") && err.contains("is not a spot host"),
+            "{err}"
+        );
+        let (s3, what) = edit(&s2, &Change::RemoveFault(0)).unwrap();
+        assert!(
+            what.starts_with("random faults removed: hosts role:worker"),
+            "{what}"
+        );
+        assert!(s3.faults.is_empty());
     }
 
     #[test]
