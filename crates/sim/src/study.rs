@@ -113,11 +113,16 @@ pub fn run_trial_with(
         .unwrap_or(Duration::ZERO);
     let mut w = World::new(t);
     let check = Duration::from_secs(if settle > 60 { 10 } else { 1 });
+    // With Kubernetes, quiet at two checks in a row: the moment a reaction ends (an eviction) is
+    // quiet already, with its consequences (the replacement pods) still to come.
+    let keep_quiet = if settle > 60 { check } else { Duration::ZERO };
     let mut skipped = Skipped::default();
     let end_at = |w: &World, shift: Duration| SimTime(w.end().0 - shift.0);
     // When the last fault (or scenario event) applied: the figures must have been unchanged since
     // a settle time after it, not merely since before it (a sample may precede it at one instant).
     let mut last_change = w.at_report_secs(last_event.as_secs_f64());
+    // Since when the world has been quiet (checked after each step), if it is.
+    let mut quiet_since: Option<SimTime> = None;
     let (settle_d, quiet_d) = (
         Duration::from_secs(settle),
         Duration::from_secs(quiet_settle),
@@ -140,19 +145,26 @@ pub fn run_trial_with(
         let now = w.now();
         if w.next_fault_at() != due {
             last_change = due.unwrap_or(now);
+            quiet_since = None;
         }
         if shortcut == Shortcut::Off || now >= end || now < last_change + quiet_d {
             continue;
         }
-        // Quiet: nothing on its way, the short settle time is enough; else the long one.
+        // Quiet (nothing on its way): the short settle time is enough; else the long one.
         let quiet = w.quiet();
-        let n = if quiet { quiet_settle } else { settle };
-        if !quiet && now < last_change + settle_d {
+        quiet_since = quiet.then(|| quiet_since.unwrap_or(now));
+        let quiet_long_enough = quiet_since.is_some_and(|q| now >= q + keep_quiet);
+        let n = if quiet_long_enough {
+            quiet_settle
+        } else {
+            settle
+        };
+        if !quiet_long_enough && now < last_change + settle_d {
             continue;
         }
         let next = w.next_fault_at().unwrap_or(end).min(end);
-        // Stop a second before the next fault, so it meets the world as the plain run has it.
-        let to = SimTime(next.0.saturating_sub(1_000_000));
+        // Up to the next fault: the world is settled, so it meets the fault as the plain run has it.
+        let to = next;
         if to > now + check && settled(&w, n) {
             let d = to - now;
             skipped.credit(&w, d);

@@ -191,6 +191,7 @@ impl World {
             format!("{host} got a spot interruption notice{from}: {what}"),
         );
         self.queue.push(self.now + SPOT_NOTICE, Ev::Terminate(h));
+        self.hosts[h as usize].change_due = true;
         if drains {
             self.with_operator(|o, ctx| o.drain(ctx, &host));
         }

@@ -27,6 +27,9 @@ pub struct HostRt {
     /// Standby hosts take part only after `join`; spot hosts after termination never return.
     pub joined: bool,
     pub terminated: bool,
+    /// A timer of the world's own will change this host: a spot notice's termination, a
+    /// reboot's boot (studies must not skip over it).
+    pub change_due: bool,
     /// Bumped on every crash, so messages and timers addressed to a previous life are dropped.
     pub incarnation: u64,
     /// Per process: how many times it was stopped or restarted (see `generation`).
@@ -78,6 +81,7 @@ impl Hosts {
                     incarnation: 0,
                     joined: !h.standby,
                     terminated: false,
+                    change_due: false,
                     process_generation: [0; Port::COUNT],
                 })
                 .collect(),

@@ -76,6 +76,7 @@ impl World {
             AfterStop::Reboot { downtime } => {
                 self.crash_host(h, "it is rebooting");
                 self.queue.push(self.now + downtime, Ev::Boot(h));
+                self.hosts[h as usize].change_due = true;
             }
             AfterStop::Restart => {
                 if let Some(m) = self.etcd.members[h as usize].as_mut() {

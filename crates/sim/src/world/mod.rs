@@ -337,13 +337,17 @@ impl World {
             }
             Ev::Scenario(i) => self.apply_scenario_event(i),
             Ev::Fault(i) => self.fault_due(i),
-            Ev::Boot(h) => self.boot_host(h),
+            Ev::Boot(h) => {
+                self.hosts[h as usize].change_due = false;
+                self.boot_host(h);
+            }
             Ev::Terminate(h) => {
                 self.crash_host(
                     h,
                     "its spot instance was reclaimed after the 2-minute notice",
                 );
                 self.hosts[h as usize].terminated = true;
+                self.hosts[h as usize].change_due = false;
             }
             Ev::MemberChangeCheck { op } => self.check_member_change(op),
             Ev::EtcdStopping { h, then, deadline } => self.check_etcd_stopping(h, then, deadline),

@@ -1,7 +1,8 @@
 //! Whether the cluster is quiet: no reaction to an earlier change is still on its way. Studies
 //! ask it to judge a stretch settled sooner than their longest settle time. Named here: etcd's
-//! running members not agreeing on one leader of one term (an election under way), a
-//! component of a running host waiting in its restart back-off, a Node whose Ready condition
+//! running members not agreeing on one leader of one term (an election under way), a host
+//! waiting for the world's own timer (a spot notice's termination, a reboot's boot: a skip would
+//! delay them), a component of a running host waiting in its restart back-off, a Node whose Ready condition
 //! the API has not yet brought in line with its host (the grace period), and pods bound to a
 //! Node whose host does not run that are not yet evicted (the tolerations). Anything else is
 //! covered by the study's longer settle time, which applies whenever this answers no; a state
@@ -29,7 +30,7 @@ impl World {
         let agreed = members.iter().all(|m| {
             Some(m.raft.term()) == term && matches!(m.raft.role(), Role::Leader | Role::Follower)
         });
-        if leaders != 1 || !agreed {
+        if leaders != 1 || !agreed || self.hosts.iter().any(|rt| rt.change_due) {
             return false;
         }
         for (i, h) in self.scenario.hosts.iter().enumerate() {
