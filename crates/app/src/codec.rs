@@ -14,8 +14,7 @@
 
 use sim::scenario::{self, Scenario};
 
-/// The encoding this build writes.
-pub const ENCODING: u32 = 1;
+pub use sim::scenario::link::{base64url_decode, base64url_encode, B64Error, ENCODING};
 
 /// What a fragment says. `problem` is set when the link was meant for us but could not be used.
 #[derive(Debug, Default)]
@@ -289,58 +288,4 @@ fn clip(s: &str) -> String {
         t.push('…');
     }
     t
-}
-
-const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-/// base64url without padding (RFC 4648 §5): safe in a fragment without escaping.
-pub fn base64url_encode(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (i, &b)| n | (b as u32) << (16 - 8 * i));
-        for i in 0..=chunk.len() {
-            out.push(B64[(n >> (18 - 6 * i) & 63) as usize] as char);
-        }
-    }
-    out
-}
-
-#[derive(Debug, PartialEq, Eq)]
-pub enum B64Error {
-    /// The index of the first character outside the alphabet.
-    BadChar(usize),
-    /// A length no encoder produces: the text was cut.
-    Truncated,
-}
-
-/// Decodes base64url (padding and the standard alphabet's `+/` tolerated).
-pub fn base64url_decode(s: &str) -> Result<Vec<u8>, B64Error> {
-    let s = s.trim_end_matches('=');
-    let mut out = Vec::with_capacity(s.len() * 3 / 4);
-    let (mut acc, mut bits) = (0u32, 0u32);
-    for (i, c) in s.bytes().enumerate() {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'-' | b'+' => 62,
-            b'_' | b'/' => 63,
-            _ => return Err(B64Error::BadChar(i)),
-        };
-        acc = acc << 6 | v as u32;
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
-    }
-    // One leftover character (6 bits) cannot be a whole byte: the text was cut.
-    if s.len() % 4 == 1 {
-        return Err(B64Error::Truncated);
-    }
-    Ok(out)
 }

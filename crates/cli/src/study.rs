@@ -1,6 +1,7 @@
 //! `clustersim study`: an availability study of a scenario's fault processes over many
 //! trials, run on every core, and `clustersim study merge` of its shards.
 
+use sim::scenario::link::{base64url_encode, ENCODING};
 use sim::scenario::Scenario;
 use sim::study::{run_trial_with, shard_trials, trial_scenario, Shortcut, StudyReport, Trial};
 use sim::time::{parse_duration, Duration};
@@ -102,7 +103,7 @@ pub fn study(args: &[String]) -> ExitCode {
         format!("{}/{}", shard.0, shard.1),
         results,
     );
-    print(&report, json)
+    print(&report, json, Some(&scenario))
 }
 
 fn count(flag: &str, v: &str) -> Result<u64, String> {
@@ -165,12 +166,23 @@ fn merge(args: &[String]) -> ExitCode {
         }
     }
     match StudyReport::merge(shards) {
-        Ok(r) => print(&r, json),
+        Ok(r) => print(&r, json, None),
         Err(m) => refuse(m),
     }
 }
 
-fn print(r: &StudyReport, json: bool) -> ExitCode {
+/// The share link's fragment of a trial (`#s=1.…`), when the page can run it (at most 7 days).
+fn trial_fragment(s: &Scenario, seed: u64, horizon_s: f64) -> Option<String> {
+    let horizon = Duration::from_millis((horizon_s * 1000.0).round() as u64);
+    let mut t = s.clone();
+    t.seed = seed;
+    t.duration = horizon;
+    t.validate().ok()?;
+    let packed = miniz_oxide::deflate::compress_to_vec(t.to_compact_json().as_bytes(), 9);
+    Some(format!("#s={ENCODING}.{}", base64url_encode(&packed)))
+}
+
+fn print(r: &StudyReport, json: bool, scenario: Option<&Scenario>) -> ExitCode {
     if json {
         super::out(&r.to_json());
         return ExitCode::SUCCESS;
@@ -212,6 +224,11 @@ fn print(r: &StudyReport, json: bool) -> ExitCode {
             "worst: trial {} (seed {}) lost quorum {} s: clustersim run FILE --seed {} --duration {}s",
             w.trial, w.seed, w.etcd_quorum_lost_s, w.seed, r.horizon_s
         ));
+        if let Some(f) = scenario.and_then(|s| trial_fragment(s, w.seed, r.horizon_s)) {
+            lines.push(format!(
+                "  watch it in the playground: append {f} to its address"
+            ));
+        }
     }
     super::out(&lines.join("\n"));
     ExitCode::SUCCESS

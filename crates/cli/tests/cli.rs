@@ -326,3 +326,39 @@ fn bad_faults_and_study_requests_exit_2_naming_the_problem() {
         assert_eq!(String::from_utf8_lossy(&out.stderr), message);
     }
 }
+
+#[test]
+fn a_studys_worst_trials_come_with_the_link_that_opens_them_in_the_page() {
+    let out = clustersim(&["study", "-", "--trials", "3", "--horizon", "10m"], FAULTY);
+    let text = stdout_of(&out);
+    let worst = text
+        .lines()
+        .find(|l| l.starts_with("worst: trial "))
+        .unwrap();
+    let seed: u64 = worst
+        .split("(seed ")
+        .nth(1)
+        .unwrap()
+        .split(')')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let link = text
+        .lines()
+        .find(|l| l.contains("watch it in the playground"))
+        .unwrap();
+    let payload = link
+        .split("#s=1.")
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap();
+    // The page's decoding: base64url, raw DEFLATE, the scenario format.
+    let packed = sim::scenario::link::base64url_decode(payload).unwrap();
+    let json = miniz_oxide::inflate::decompress_to_vec(&packed).unwrap();
+    let s = sim::scenario::parse(std::str::from_utf8(&json).unwrap()).unwrap();
+    assert_eq!((s.seed, s.duration.as_secs_f64()), (seed, 600.0));
+    assert_eq!(s.faults.len(), 1, "the trial keeps its fault processes");
+}

@@ -18,7 +18,7 @@
 //!   page. For a canonical document `D`, `parse(D)?.to_json() == D` byte for byte.
 //!
 //! Beside them, `limits.rs` says how large a document may be, `defaults.rs` what a field left
-//! out means, and `error.rs` how a refusal names its field. How the document spells an enum
+//! out means, `error.rs` how a refusal names its field, and `link.rs` the share link's text form. How the document spells an enum
 //! value (`Role::name`, `Component::from_name`, ...) is part of its type's JSON form, in
 //! `json.rs`. Everything public is re-exported here, so `scenario::X` stays the one path to
 //! every name.
@@ -31,6 +31,7 @@ mod error;
 mod example;
 mod json;
 mod limits;
+pub mod link;
 mod tree;
 mod validate;
 
