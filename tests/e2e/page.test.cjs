@@ -34,7 +34,8 @@ test('the built playground renders in Chromium without errors', async (t) => {
   // The quorum table (collapsed, still the core's numbers).
   const row3 = page.locator('tr[data-members="3"] td');
   assert.deepEqual(await row3.allTextContents(), ['3', '2', '1']);
-  // The link always holds the scenario.
+  // The link always holds the scenario (written once the browser has compressed it).
+  await page.waitForFunction(() => location.hash.startsWith('#s=1.'), null, { timeout: 5000 });
   assert.match(page.url(), /#s=1\./);
   await screenshot(page, 'home');
 

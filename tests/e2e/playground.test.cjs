@@ -211,6 +211,8 @@ test('the keyboard does what the mouse does: host menu and move-to-island', asyn
 test('a broken or foreign link shows a message and an intact default scenario', async () => {
   // A real link cut in the middle, as a chat client or a hasty copy does.
   const first = await open();
+  // The page writes its link once the browser has compressed the scenario (a moment after it shows).
+  await first.page.waitForFunction(() => location.hash.startsWith('#s=1.'));
   const good = new URL(first.page.url()).hash;
   await first.page.close();
   const cut = good.slice(0, Math.floor(good.length * 0.6));
