@@ -3,7 +3,10 @@
 
 use sim::scenario::link::{base64url_encode, ENCODING};
 use sim::scenario::Scenario;
-use sim::study::{run_trial_with, shard_trials, trial_scenario, Shortcut, StudyReport, Trial};
+use sim::study::{
+    run_trial_with, shard_trials, trial_scenario, with_seed_and_horizon, Shortcut, StudyReport,
+    Trial,
+};
 use sim::time::{parse_duration, Duration};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -174,9 +177,7 @@ fn merge(args: &[String]) -> ExitCode {
 /// The share link's fragment of a trial (`#s=1.…`), when the page can run it (at most 7 days).
 fn trial_fragment(s: &Scenario, seed: u64, horizon_s: f64) -> Option<String> {
     let horizon = Duration::from_millis((horizon_s * 1000.0).round() as u64);
-    let mut t = s.clone();
-    t.seed = seed;
-    t.duration = horizon;
+    let t = with_seed_and_horizon(s, seed, horizon);
     t.validate().ok()?;
     let packed = miniz_oxide::deflate::compress_to_vec(t.to_compact_json().as_bytes(), 9);
     Some(format!("#s={ENCODING}.{}", base64url_encode(&packed)))

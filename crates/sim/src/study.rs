@@ -40,16 +40,23 @@ pub fn trial_seed(seed: u64, i: u64) -> u64 {
     Rng::new(seed).fork(&format!("trial/{i}")).next_u64()
 }
 
-/// The scenario a trial runs: `s` with the trial's seed, over the horizon. Its `seed` and
-/// `duration` are what `clustersim run FILE --seed SEED --duration D` replays.
+/// `s` with a trial's seed, over the horizon (not validated): what
+/// `clustersim run FILE --seed SEED --duration D` replays.
+pub fn with_seed_and_horizon(s: &Scenario, seed: u64, horizon: Duration) -> Scenario {
+    let mut t = s.clone();
+    t.seed = seed;
+    t.duration = horizon;
+    t
+}
+
+/// The scenario a trial runs, checked: as a run of at most [`MAX_DURATION`], then for the
+/// horizon's own limits.
 pub fn trial_scenario(
     s: &Scenario,
     seed: u64,
     horizon: Duration,
 ) -> Result<Scenario, ScenarioError> {
-    let mut t = s.clone();
-    t.seed = seed;
-    t.duration = horizon.min(MAX_DURATION);
+    let mut t = with_seed_and_horizon(s, seed, horizon.min(MAX_DURATION));
     t.validate()?;
     t.duration = horizon;
     if horizon > MAX_HORIZON {
@@ -100,10 +107,9 @@ pub fn run_trial_with(
     shortcut: Shortcut,
 ) -> Trial {
     let seed = trial_seed(study_seed, i);
-    let mut t = s.clone();
-    t.seed = seed;
-    t.duration = horizon;
+    let t = with_seed_and_horizon(s, seed, horizon);
     let (quiet_settle, settle) = (quiet_settle_time(&t), settle_time(&t));
+    let kubernetes = t.hosts.iter().any(|h| h.is_node());
     // Scenario events keep their times: no skip before the last has applied.
     let last_event = t
         .events
@@ -112,10 +118,10 @@ pub fn run_trial_with(
         .max()
         .unwrap_or(Duration::ZERO);
     let mut w = World::new(t);
-    let check = Duration::from_secs(if settle > 60 { 10 } else { 1 });
+    let check = Duration::from_secs(if kubernetes { 10 } else { 1 });
     // With Kubernetes, quiet at two checks in a row: the moment a reaction ends (an eviction) is
     // quiet already, with its consequences (the replacement pods) still to come.
-    let keep_quiet = if settle > 60 { check } else { Duration::ZERO };
+    let keep_quiet = if kubernetes { check } else { Duration::ZERO };
     let mut skipped = Skipped::default();
     let end_at = |w: &World, shift: Duration| SimTime(w.end().0 - shift.0);
     // When the last fault (or scenario event) applied: the figures must have been unchanged since

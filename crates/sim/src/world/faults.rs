@@ -234,18 +234,11 @@ impl World {
                     return;
                 }
                 // Each zone out is an island of its own; the others stay together.
-                let groups: Vec<Vec<HostId>> = self
-                    .hosts
-                    .faults
-                    .out
-                    .iter()
+                let f = &self.hosts.faults;
+                let groups: Vec<Vec<HostId>> = (f.out.iter())
                     .map(|&z| {
-                        let name = &self.hosts.faults.zones[z as usize];
-                        let hosts = self.scenario.hosts.iter().enumerate();
-                        hosts
-                            .filter(|(_, h)| &h.zone == name)
-                            .map(|(i, _)| i as HostId)
-                            .collect()
+                        let zone = std::slice::from_ref(&f.zones[z as usize]);
+                        self.hosts.resolve(&self.scenario, zone)
                     })
                     .collect();
                 self.net.partition(&groups);

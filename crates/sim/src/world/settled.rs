@@ -11,13 +11,11 @@
 use super::World;
 use crate::etcd::raft::Role;
 use crate::k8s::objects::{node_key, Condition, PODS};
+use crate::kernel::net::HostId;
 
 impl World {
     pub fn quiet(&self) -> bool {
-        let running = |i: usize| {
-            let rt = &self.hosts[i];
-            rt.up && rt.joined
-        };
+        let running = |i: usize| self.host_is_up(i as HostId);
         // One leader, and every running member of the cluster its follower in its term.
         let members: Vec<_> = (self.etcd.members.iter().enumerate())
             .filter_map(|(i, m)| m.as_ref().filter(|m| running(i) && !m.removed))
