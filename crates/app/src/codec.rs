@@ -41,6 +41,9 @@ pub async fn encode_scenario(s: &Scenario) -> Result<String, String> {
 
 pub use deflate::deflate;
 
+/// What a browser without `CompressionStream` is told when a link is to be made or read.
+pub const UNSUPPORTED: &str = "This browser cannot make or read share links: it lacks CompressionStream (Chrome 103, Firefox 113 and Safari 16.4 have it).";
+
 /// Raw DEFLATE (RFC 1951, no zlib header) by the browser's `CompressionStream("deflate-raw")`:
 /// a compressor of our own took 15 KB of the page's download. Native builds (tests, tools) use
 /// miniz_oxide; any DEFLATE decoder reads either's output.
@@ -75,8 +78,7 @@ mod deflate {
         fn writable(this: &DecompressionStream) -> WritableStream;
     }
 
-    const UNSUPPORTED: &str =
-        "This browser cannot compress or decompress share links (it lacks CompressionStream).";
+    use super::UNSUPPORTED;
 
     fn stream_of(bytes: &[u8]) -> Result<ReadableStream, JsValue> {
         let parts = Array::of1(&Uint8Array::from(bytes));

@@ -46,8 +46,10 @@ pub fn share() -> Html {
     let unsupported = session.encoded.is_empty().then(|| {
         let ui = session.ui.clone();
         move || {
-            let m = "This browser cannot make share links: it lacks CompressionStream (Chrome 103, Firefox 113 and Safari 16.4 have it).";
-            ui.dispatch(crate::ui::UiAction::Notify(Some(crate::ui::Notice::error(m.into()))));
+            let m = codec::UNSUPPORTED.to_string();
+            ui.dispatch(crate::ui::UiAction::Notify(Some(crate::ui::Notice::error(
+                m,
+            ))));
         }
     });
     let on_link = {
