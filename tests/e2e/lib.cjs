@@ -68,7 +68,14 @@ async function screenshot(page, name) {
 async function openApp(browser, url, viewport) {
   const { page, problems } = await openPage(browser, url, viewport);
   await page.getByRole('heading', { level: 1 }).waitFor({ timeout: 15000 });
+  await started(page);
   return { page, problems };
+}
+
+/** Waits until the simulation worker's first state is drawn (the quorum badge says
+ *  "starting the simulation…" before). */
+async function started(page) {
+  await page.locator('[data-testid="quorum"]:not(.starting)').waitFor({ timeout: 15000 });
 }
 
 /** Picks a ready scenario and waits until its whole run is computed. */
@@ -83,4 +90,4 @@ async function scrubTo(page, seconds, shown) {
   if (shown) await page.locator('.status .clock', { hasText: `t = ${shown}` }).waitFor({ timeout: 15000 });
 }
 
-module.exports = { serve, launch, openPage, openApp, pick, scrubTo, screenshot, DIST };
+module.exports = { serve, launch, openPage, openApp, started, pick, scrubTo, screenshot, DIST };

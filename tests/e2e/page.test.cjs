@@ -1,7 +1,7 @@
 // The page a person opens: served from dist/, rendered by the wasm app, no panic.
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { serve, launch, openPage, screenshot } = require('./lib.cjs');
+const { serve, launch, openPage, started, screenshot } = require('./lib.cjs');
 
 test('the built playground renders in Chromium without errors', async (t) => {
   const server = await serve();
@@ -13,6 +13,9 @@ test('the built playground renders in Chromium without errors', async (t) => {
   const h1 = page.getByRole('heading', { level: 1 });
   await h1.waitFor({ timeout: 15000 });
   assert.equal(await h1.textContent(), 'Kubernetes HA Playground');
+  // The simulation runs in a Web Worker; its first state arrives a moment later.
+  assert.match(await page.locator('main').getAttribute('data-diag'), /^engine=worker /);
+  await started(page);
   // The start page leads with the questions, over a healthy Kubernetes cluster to break.
   const questions = page.getByRole('region', { name: /What do you want to see\?/ });
   for (const q of [/only master died/, /Three masters, two die/, /Two racks split/, /spot/, /Four masters lose two/]) {

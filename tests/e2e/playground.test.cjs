@@ -3,7 +3,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const zlib = require('node:zlib');
-const { serve, launch, openPage, screenshot } = require('./lib.cjs');
+const { serve, launch, openPage, started, screenshot } = require('./lib.cjs');
 
 let server;
 let browser;
@@ -13,6 +13,7 @@ test.after(async () => { await browser.close(); server.close(); });
 async function open(fragment = '') {
   const { page, problems } = await openPage(browser, server.url + fragment);
   await page.getByRole('heading', { level: 1 }).waitFor({ timeout: 15000 });
+  await started(page);
   return { page, problems };
 }
 

@@ -1,33 +1,34 @@
-//! `use_simulation`: the one hook that owns the simulation ([`Run`]) and exposes verbs.
-//! Components never touch a `World`; they call these verbs and read plain data back.
-//! Work is sliced by wall time so a frame never stalls, whatever the scenario's size.
+//! `use_simulation`: the one hook that owns the page's side of the simulation: the run as the
+//! page knows it ([`Mirror`]) and the link to the engine that computes it ([`crate::engine`],
+//! in a Web Worker). Components never touch a `World`; they call these verbs, which update the
+//! mirror and tell the engine, and read plain data back; the engine's news re-renders them.
 
-use crate::fmt::now_ms;
-use crate::run::{Edit, Run};
+use crate::engine::{News, Verb, COMPARED, SHOWN};
+use crate::mirror::Mirror;
+use crate::run::Edit;
+use crate::worker::Link;
 use sim::scenario::{Action, Scenario};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use yew::prelude::*;
 
-/// Simulation events per call into the core at first; then adapted so a call takes about
-/// [`SLICE_MS`] (events differ a lot in cost: a partition of a large cluster makes each one heavier).
-pub const SLICE: u64 = 2_000;
-const SLICE_MS: f64 = 1.5;
 /// At most this many earlier scenarios are kept for "Undo".
 const UNDO_DEPTH: usize = 50;
-/// The charts and the log are refreshed at most this often (ms) while the run is computed
-/// ahead: rebuilding the report copies every event and series.
-const PUBLISH_EVERY_MS: f64 = 250.0;
+
+type Replies = Rc<RefCell<Vec<(u32, Box<dyn FnOnce(console::Output)>)>>>;
 
 #[derive(Clone)]
 pub struct Sim {
-    run: Rc<RefCell<Run>>,
-    /// Events per call into the core (adapted to the measured time per event).
-    slice: Rc<Cell<u64>>,
-    /// When the report was last published (wall ms).
-    published_at: Rc<Cell<f64>>,
+    run: Rc<RefCell<Mirror>>,
+    /// The run shown beside it (the compare view), if any.
+    compared: Rc<RefCell<Option<Rc<RefCell<Mirror>>>>>,
+    link: Rc<Link>,
+    /// Tags each run loaded into the engine (its news carry it).
+    gen: Rc<Cell<u32>>,
+    /// Console commands waiting for their output, by id.
+    replies: Replies,
     undo: Rc<RefCell<Vec<Scenario>>>,
-    /// Bumped by every verb, so components re-render (and `PartialEq` sees a change).
+    /// Bumped by every verb and every news, so components re-render (and `PartialEq` sees a change).
     version: u64,
     /// Bumped when the scenario changes (the share link must be re-encoded).
     pub scenario_version: u64,
@@ -40,12 +41,13 @@ impl PartialEq for Sim {
     }
 }
 
+/// `init`: the first scenario, and the time to show first.
 #[hook]
-pub fn use_simulation(init: impl FnOnce() -> Scenario) -> Sim {
-    let run = use_mut_ref(|| Run::new(init()));
+pub fn use_simulation(init: impl FnOnce() -> (Scenario, f64)) -> Sim {
+    let gen: Rc<Cell<u32>> = (*use_memo((), |_| Rc::new(Cell::new(0u32)))).clone();
     let undo = use_mut_ref(Vec::new);
-    let published_at = (*use_memo((), |_| Rc::new(Cell::new(0.0f64)))).clone();
-    let slice = (*use_memo((), |_| Rc::new(Cell::new(SLICE)))).clone();
+    let compared = use_mut_ref(|| None::<Rc<RefCell<Mirror>>>);
+    let replies: Replies = use_mut_ref(Vec::new);
     // Counters live in a cell (several verbs may run in one event handler) and a forced
     // re-render publishes them.
     let versions = use_mut_ref(|| (0u64, 0u64));
@@ -60,11 +62,63 @@ pub fn use_simulation(init: impl FnOnce() -> Scenario) -> Sim {
             force.force_update();
         })
     };
+    let first_t = use_mut_ref(|| 0.0);
+    let run = use_mut_ref(|| {
+        let (s, t) = init();
+        *first_t.borrow_mut() = t;
+        Mirror::new(s, 0, t)
+    });
+    let link = {
+        let (run, compared, replies, refresh) = (
+            run.clone(),
+            compared.clone(),
+            replies.clone(),
+            refresh.clone(),
+        );
+        (*use_memo((), move |_| {
+            let first = run.borrow().scenario().to_compact_json();
+            let t = *first_t.borrow();
+            let link = Link::start(move |news: News| {
+                let changed = match &news {
+                    News::Console { id, .. } => {
+                        let id = *id;
+                        let waiting = {
+                            let mut r = replies.borrow_mut();
+                            r.iter().position(|(i, _)| *i == id).map(|k| r.remove(k))
+                        };
+                        if let (Some((_, reply_to)), News::Console { reply, .. }) = (waiting, news)
+                        {
+                            reply_to(reply.output());
+                        }
+                        return;
+                    }
+                    News::State { slot, .. } | News::Failed { slot, .. } if *slot == COMPARED => {
+                        let c = compared.borrow().clone();
+                        c.is_some_and(|c| c.borrow_mut().take(news))
+                    }
+                    _ => run.borrow_mut().take(news),
+                };
+                if changed {
+                    refresh.emit(false);
+                }
+            });
+            link.post(&Verb::Load {
+                slot: SHOWN,
+                gen: 0,
+                scenario: first,
+                t,
+            });
+            link
+        }))
+        .clone()
+    };
     let versions = *versions.borrow();
     Sim {
         run,
-        slice,
-        published_at,
+        compared,
+        link,
+        gen,
+        replies,
         undo,
         version: versions.0,
         scenario_version: versions.1,
@@ -73,20 +127,18 @@ pub fn use_simulation(init: impl FnOnce() -> Scenario) -> Sim {
 }
 
 impl Sim {
-    pub fn borrow(&self) -> std::cell::Ref<'_, Run> {
+    pub fn borrow(&self) -> std::cell::Ref<'_, Mirror> {
         self.run.borrow()
     }
 
-    /// Does up to `ms` of simulation work; returns whether more remains.
-    pub fn work_for(&self, ms: f64) -> bool {
-        let busy = work_for(
-            &mut self.run.borrow_mut(),
-            ms,
-            &self.slice,
-            &self.published_at,
-        );
-        self.refresh.emit(false);
-        busy
+    /// Whether the engine runs in a Web Worker (else on the page's thread).
+    pub fn in_worker(&self) -> bool {
+        self.link.in_worker()
+    }
+
+    fn next_gen(&self) -> u32 {
+        self.gen.set(self.gen.get() + 1);
+        self.gen.get()
     }
 
     /// Replaces the scenario (picker, link): a fresh run, the view at `t`. Clears "Undo".
@@ -96,27 +148,56 @@ impl Sim {
     }
 
     fn replace(&self, scenario: Scenario, t: f64) {
-        let mut run = Run::new(scenario);
-        run.seek(t);
-        *self.run.borrow_mut() = run;
+        let gen = self.next_gen();
+        self.link.post(&Verb::Load {
+            slot: SHOWN,
+            gen,
+            scenario: scenario.to_compact_json(),
+            t,
+        });
+        self.run.borrow_mut().reset(scenario, gen, t);
         self.refresh.emit(true);
-        self.work_for(30.0);
+    }
+
+    /// Shows a run of `scenario` beside this one (the compare view), or none: its mirror.
+    pub fn compare_with(&self, scenario: Option<Scenario>) -> Option<Rc<RefCell<Mirror>>> {
+        let mirror = scenario.map(|s| {
+            let gen = self.next_gen();
+            self.link.post(&Verb::Load {
+                slot: COMPARED,
+                gen,
+                scenario: s.to_compact_json(),
+                t: 0.0,
+            });
+            Rc::new(RefCell::new(Mirror::new(s, gen, 0.0)))
+        });
+        if mirror.is_none() {
+            self.link.post(&Verb::Close { slot: COMPARED });
+        }
+        *self.compared.borrow_mut() = mirror.clone();
+        mirror
     }
 
     /// Moves the view to `t` (rebuilding and replaying when going back).
     pub fn seek(&self, t: f64) {
-        self.run.borrow_mut().seek(t);
-        self.work_for(12.0);
+        self.link.post(&Verb::Seek { t });
     }
 
-    /// Sets where the view should go without working toward it yet (the frame loop will).
+    /// Playback: the view plays on to `t`.
     pub fn set_target(&self, t: f64) {
-        self.run.borrow_mut().advance_to(t);
+        self.link.post(&Verb::Advance { t });
+    }
+
+    /// Runs a console command from host `from` against the view; `reply` gets its output.
+    pub fn console(&self, from: u32, line: String, reply: impl FnOnce(console::Output) + 'static) {
+        let id = self.next_gen();
+        self.replies.borrow_mut().push((id, Box::new(reply)));
+        self.link.post(&Verb::Console { id, from, line });
     }
 
     /// Records `action` at `t`: forks the timeline there. On refusal the run is unchanged.
     pub fn apply(&self, t: f64, action: Action) -> Result<Edit, String> {
-        let edit = self.run.borrow().edited(t, action)?;
+        let edit = crate::run::edited(self.run.borrow().scenario(), t, action)?;
         self.remember_for_undo();
         self.replace(edit.scenario.clone(), edit.at);
         Ok(edit)
@@ -157,33 +238,4 @@ impl Sim {
         self.replace(prev, t);
         true
     }
-}
-
-/// Runs `run` for up to `ms` of wall time, in slices of events adapted to take about
-/// [`SLICE_MS`] each (`slice` keeps the size between calls), then publishes its report if it is
-/// stale and the last one (`published_at`) is [`PUBLISH_EVERY_MS`] old. Whether work remains.
-pub fn work_for(run: &mut Run, ms: f64, slice: &Cell<u64>, published_at: &Cell<f64>) -> bool {
-    let start = now_ms();
-    let mut at = start;
-    loop {
-        let n = slice.get();
-        let more = run.work(n);
-        let now = now_ms();
-        // Only full slices say how long an event takes (a slice may stop at a target).
-        let took = now - at;
-        if run.last_events() == n && took > 0.05 {
-            let next = (n as f64 * SLICE_MS / took).clamp(n as f64 / 2.0, n as f64 * 2.0);
-            slice.set((next as u64).clamp(100, 50_000));
-        }
-        at = now;
-        if !more || now - start >= ms {
-            break;
-        }
-    }
-    let now = now_ms();
-    if run.report_stale() && now - published_at.get() >= PUBLISH_EVERY_MS {
-        run.publish_report();
-        published_at.set(now);
-    }
-    run.busy()
 }

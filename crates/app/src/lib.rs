@@ -14,11 +14,13 @@ pub mod catalog;
 pub mod charts;
 pub mod codec;
 pub mod editor;
+pub mod engine;
 pub mod fmt;
 pub mod gesture;
 pub mod hook;
 pub mod log;
 pub mod menu;
+pub mod mirror;
 pub mod panels;
 pub mod run;
 pub mod session;
@@ -26,6 +28,8 @@ pub mod shared;
 pub mod topology;
 pub mod ui;
 pub mod width;
+pub mod wire;
+pub mod worker;
 
 use panels::{
     ChartsPanel, ClusterPanel, ConsolePanel, Controls, EditorPanel, EmbedHeader, Facts, Header,

@@ -193,6 +193,11 @@ impl Run {
         self.target
     }
 
+    /// Whether the view's target was set by a seek (not by playback).
+    pub fn seeking(&self) -> bool {
+        self.seeking
+    }
+
     /// A console command run from host `from` against the world the view shows (on a copy of
     /// it: looking never changes the run).
     pub fn console(&self, from: u32, line: &str) -> console::Output {
@@ -413,25 +418,25 @@ impl Run {
             };
         }
     }
+}
 
-    /// The scenario with `action` recorded at report second `at` (rounded down to the
-    /// millisecond, so the event is never after the time shown), and every event after `at`
-    /// dropped. Refused with the core's message (`events[3].host: ...`) when invalid.
-    pub fn edited(&self, at: f64, action: Action) -> Result<Edit, String> {
-        let ms = (at.clamp(0.0, self.duration_s()) * 1000.0).floor() as u64;
-        let at_d = Duration::from_millis(ms).min(self.scenario.duration);
-        let mut scenario = (*self.scenario).clone();
-        let (kept, dropped): (Vec<Event>, Vec<Event>) =
-            scenario.events.drain(..).partition(|e| e.at <= at_d);
-        scenario.events = kept;
-        scenario.events.push(Event { at: at_d, action });
-        scenario.validate().map_err(|e| e.to_string())?;
-        Ok(Edit {
-            scenario,
-            at: at_d.as_secs_f64(),
-            dropped,
-        })
-    }
+/// `scenario` with `action` recorded at report second `at` (rounded down to the millisecond,
+/// so the event is never after the time shown), and every event after `at` dropped. Refused
+/// with the core's message (`events[3].host: ...`) when invalid.
+pub fn edited(scenario: &Scenario, at: f64, action: Action) -> Result<Edit, String> {
+    let ms = (at.clamp(0.0, scenario.duration.as_secs_f64()) * 1000.0).floor() as u64;
+    let at_d = Duration::from_millis(ms).min(scenario.duration);
+    let mut scenario = scenario.clone();
+    let (kept, dropped): (Vec<Event>, Vec<Event>) =
+        scenario.events.drain(..).partition(|e| e.at <= at_d);
+    scenario.events = kept;
+    scenario.events.push(Event { at: at_d, action });
+    scenario.validate().map_err(|e| e.to_string())?;
+    Ok(Edit {
+        scenario,
+        at: at_d.as_secs_f64(),
+        dropped,
+    })
 }
 
 #[cfg(test)]
@@ -490,7 +495,7 @@ mod tests {
     #[test]
     fn an_edit_forks_the_timeline_at_the_cursor() {
         let r = run("etcd-leader-dies");
-        let edit = r.edited(45.5, Action::Heal).unwrap();
+        let edit = edited(r.scenario(), 45.5, Action::Heal).unwrap();
         assert_eq!(
             edit.dropped.len(),
             1,
@@ -500,15 +505,15 @@ mod tests {
         assert_eq!(edit.scenario.events.len(), 2);
         assert_eq!(edit.at, 45.5);
         // Crashing a crashed host is refused with the core's message, naming the event.
-        let err = r
-            .edited(
-                40.0,
-                Action::Crash {
-                    host: "etcd-3".into(),
-                },
-            )
-            .err()
-            .unwrap();
+        let err = edited(
+            r.scenario(),
+            40.0,
+            Action::Crash {
+                host: "etcd-3".into(),
+            },
+        )
+        .err()
+        .unwrap();
         assert!(
             err.starts_with("events[1].host: host \"etcd-3\" is already crashed"),
             "{err}"

@@ -10,12 +10,12 @@ use crate::codec;
 use crate::fmt::{fmt_t, fmt_t_precise};
 use crate::gesture::{self, Item, Target};
 use crate::hook::{use_simulation, Sim};
-use crate::run::Run;
+use crate::mirror::Mirror;
 use crate::ui::{Notice, UiAction, UiState};
 use crate::Boot;
 use sim::scenario::{Action, Scenario};
 use sim::view::Snapshot;
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -37,45 +37,16 @@ pub struct Session {
 }
 
 /// A second scenario shown beside the first (the compare view): its own run, computed ahead
-/// for its charts; the first run's cursor is its cursor too.
+/// by the engine for its charts; the first run's cursor is its cursor too.
 #[derive(Clone)]
 pub struct Compare {
-    pub run: Rc<RefCell<Run>>,
+    pub run: Rc<RefCell<Mirror>>,
     pub encoded: Rc<String>,
-    /// Events per call into the core, and when its report was last published (wall ms).
-    slice: Rc<Cell<u64>>,
-    published_at: Rc<Cell<f64>>,
 }
 
 impl PartialEq for Compare {
     fn eq(&self, other: &Self) -> bool {
         Rc::ptr_eq(&self.run, &other.run)
-    }
-}
-
-impl Compare {
-    /// `encoded`: the scenario's share-link encoding (the link's `c=`, or the copied run's).
-    pub fn new(scenario: Scenario, encoded: Rc<String>) -> Compare {
-        Compare {
-            encoded,
-            run: Rc::new(RefCell::new(Run::new(scenario))),
-            slice: Rc::new(Cell::new(crate::hook::SLICE)),
-            published_at: Rc::new(Cell::new(0.0)),
-        }
-    }
-
-    fn busy(&self) -> bool {
-        !self.run.borrow().complete()
-    }
-
-    /// Computes ahead for up to `ms`, as the first run does.
-    fn work_for(&self, ms: f64) {
-        crate::hook::work_for(
-            &mut self.run.borrow_mut(),
-            ms,
-            &self.slice,
-            &self.published_at,
-        );
     }
 }
 
@@ -110,8 +81,8 @@ pub fn use_session() -> Session {
 #[hook]
 pub fn use_root_session(start: Rc<Boot>) -> Session {
     let sim = use_simulation({
-        let s = start.scenario.clone();
-        move || s
+        let (s, t) = (start.scenario.clone(), start.t);
+        move || (s, t)
     });
     let ui = use_reducer({
         let start = start.clone();
@@ -122,22 +93,19 @@ pub fn use_root_session(start: Rc<Boot>) -> Session {
             s
         }
     });
-    // The link's time: the view goes there once, on mount.
-    {
-        let sim = sim.clone();
-        let t = start.t;
-        use_effect_with((), move |_| sim.seek(t));
-    }
     let compare = use_state({
-        let c = start.compare.clone();
-        move || c.map(|(s, encoded)| Compare::new(s, Rc::new(encoded)))
+        let (c, sim) = (start.compare.clone(), sim.clone());
+        move || {
+            c.and_then(|(s, encoded)| {
+                Some(Compare {
+                    run: sim.compare_with(Some(s))?,
+                    encoded: Rc::new(encoded),
+                })
+            })
+        }
     });
-    let (scenario, busy) = {
-        let run = sim.borrow();
-        let comparing = compare.as_ref().is_some_and(Compare::busy);
-        (run.scenario_rc(), run.busy() || comparing)
-    };
-    use_frame_loop(&sim, &ui, busy, (*compare).clone());
+    let scenario = sim.borrow().scenario_rc();
+    use_frame_loop(&sim, &ui);
     let encoded = use_encoded(
         sim.scenario_version,
         scenario.clone(),
@@ -223,8 +191,11 @@ impl Session {
     /// Shows a copy of this run beside it (or, with `false`, stops): later changes to this run
     /// are compared with the copy.
     pub fn compare_with_copy(&self, on: bool) {
-        let copy =
-            on.then(|| Compare::new(self.sim.borrow().scenario().clone(), self.encoded.clone()));
+        let scenario = on.then(|| self.sim.borrow().scenario().clone());
+        let copy = self.sim.compare_with(scenario).map(|run| Compare {
+            run,
+            encoded: self.encoded.clone(),
+        });
         self.set_compare.set(copy);
         let text = if on {
             "Comparing: the charts of a copy of this run are below this run's. Change this run (edit the topology, drag, crash, a setting): the first moment the two differ is marked on both."
@@ -361,83 +332,48 @@ impl Session {
         ))));
     }
 
-    /// For the benchmark and for curious readers of the DOM: checkpoints kept, and wasm memory.
+    /// For the benchmark and for curious readers of the DOM: where the engine runs, its
+    /// checkpoints, and its wasm memory.
     pub fn diag(&self) -> String {
         let run = self.sim.borrow();
+        let s = run.status();
         format!(
-            "checkpoints={} every={} memory_mb={}",
-            run.checkpoints(),
-            run.checkpoint_every().unwrap_or(0.0),
-            wasm_memory_mb()
+            "engine={} checkpoints={} every={} memory_mb={}",
+            if self.sim.in_worker() {
+                "worker"
+            } else {
+                "page"
+            },
+            s.checkpoints,
+            s.every,
+            s.memory_mb
         )
     }
 }
 
-/// The wasm linear memory (MB): it only grows, so this is the peak so far.
-fn wasm_memory_mb() -> usize {
-    #[cfg(target_arch = "wasm32")]
-    return core::arch::wasm32::memory_size(0) * 65536 / 1_000_000;
-    #[cfg(not(target_arch = "wasm32"))]
-    0
-}
-
-/// Simulation work per animation frame (ms): at most, and at least (when frames run late).
-const WORK_MS_MAX: f64 = 8.0;
-const WORK_MS_MIN: f64 = 3.0;
-/// Work per frame while a seek is replayed (paused).
-const WORK_MS_SEEK: f64 = 30.0;
-
-/// Advances playback and background computation on animation frames: one frame is scheduled
-/// per render while there is something to do; each frame reports back with a `Tick`.
+/// Playback on animation frames: each frame asks the engine to play on by the frame's time and
+/// moves the cursor to where the view has got (the engine's news re-render the page).
 #[hook]
-fn use_frame_loop(sim: &Sim, ui: &UseReducerHandle<UiState>, busy: bool, compare: Option<Compare>) {
+fn use_frame_loop(sim: &Sim, ui: &UseReducerHandle<UiState>) {
     let pending = use_mut_ref(|| None::<gloo_render::AnimationFrame>);
     let last = use_mut_ref(|| None::<f64>);
-    // Simulation work per frame (ms), adapted to keep frames at the display's rate: the page's
-    // own rendering (the topology of a large cluster) takes its share of the frame too.
-    let budget = use_mut_ref(|| WORK_MS_MAX);
     let (sim, ui) = (sim.clone(), ui.clone());
     // The cursor is a dependency so a seek during playback re-arms the loop from the new time
     // (an in-flight frame would otherwise carry the old cursor back).
     use_effect_with(
-        (ui.playing, ui.frame, busy, ui.cursor.to_bits()),
-        move |&(playing, _, busy, _)| {
-            if !playing && !busy {
+        (ui.playing, ui.frame, ui.cursor.to_bits()),
+        move |&(playing, _, _)| {
+            if !playing {
                 *last.borrow_mut() = None;
                 pending.borrow_mut().take();
                 return;
             }
             let last2 = last.clone();
-            let budget = budget.clone();
             *pending.borrow_mut() = Some(gloo_render::request_animation_frame(move |ts| {
                 let dt = last2.borrow().map_or(16.0, |l| ts - l);
                 *last2.borrow_mut() = Some(ts);
-                if playing {
-                    // A frame missed (more than a 60 Hz interval): less work; else a little more.
-                    let mut b = budget.borrow_mut();
-                    *b = if dt > 20.0 {
-                        (*b * 0.75).max(WORK_MS_MIN)
-                    } else {
-                        (*b + 0.5).min(WORK_MS_MAX)
-                    };
-                }
-                if playing {
-                    let target = ui.play_target(dt).unwrap_or(ui.duration);
-                    sim.set_target(target);
-                }
-                // At most about half a frame of work: the page stays responsive at any scenario size.
-                // A seek being replayed while paused: its intermediate states are not worth drawing,
-                // so frames do more work (the page still answers input between them).
-                // Paused, computing ahead: the full budget (nothing moves on screen but the charts).
-                let ms = match (playing, sim.borrow().view_behind()) {
-                    (true, _) => *budget.borrow(),
-                    (false, true) => WORK_MS_SEEK,
-                    (false, false) => WORK_MS_MAX,
-                };
-                sim.work_for(ms);
-                if let Some(c) = &compare {
-                    c.work_for(ms / 2.0);
-                }
+                let target = ui.play_target(dt).unwrap_or(ui.duration);
+                sim.set_target(target);
                 let reached = sim.borrow().view_t();
                 ui.dispatch(UiAction::Tick { reached });
             }));

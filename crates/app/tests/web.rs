@@ -299,7 +299,26 @@ async fn app_renders_the_default_scenario() {
         text.contains("Kubernetes HA Playground"),
         "page text: {text}"
     );
+    // The simulation's first state arrives from its worker a moment later.
+    assert!(
+        text.contains("starting the simulation…"),
+        "page text: {text}"
+    );
+    let mut text = text;
+    for _ in 0..200 {
+        if text.contains("etcd: 3 of 3 — quorum") {
+            break;
+        }
+        settle().await;
+        text = root.text_content().unwrap_or_default();
+    }
     assert!(text.contains("etcd: 3 of 3 — quorum"), "page text: {text}");
+    let diag = root
+        .query_selector("main")
+        .unwrap()
+        .and_then(|m| m.get_attribute("data-diag"))
+        .unwrap_or_default();
+    assert!(diag.starts_with("engine=worker "), "{diag}");
     let row = root
         .query_selector("tr[data-members='3']")
         .unwrap()
@@ -323,4 +342,41 @@ async fn app_renders_the_default_scenario() {
         .query_selector("button.question[data-ready='1-only-master-dies']")
         .unwrap()
         .is_some());
+}
+
+/// The engine on the page's thread (when a worker cannot start) answers as the worker does.
+#[wasm_bindgen_test]
+async fn the_engine_runs_on_the_page_when_it_must() {
+    use app::engine::{News, Verb, SHOWN};
+    let got = std::rc::Rc::new(std::cell::RefCell::new(Vec::<News>::new()));
+    let link = {
+        let got = got.clone();
+        app::worker::Link::here(move |n| got.borrow_mut().push(n))
+    };
+    assert!(!link.in_worker());
+    let s = ready("etcd-leader-dies");
+    link.post(&Verb::Load {
+        slot: SHOWN,
+        gen: 9,
+        scenario: s.to_compact_json(),
+        t: 60.0,
+    });
+    let mut mirror = app::mirror::Mirror::new(s, 9, 60.0);
+    for _ in 0..200 {
+        for n in got.borrow_mut().drain(..) {
+            mirror.take(n);
+        }
+        if mirror.complete() && mirror.started() {
+            break;
+        }
+        settle().await;
+    }
+    assert!(mirror.complete(), "the run was computed");
+    assert_eq!(mirror.view_t(), 60.0);
+    // The leader etcd-3 crashed at 0:30: by 1:00 another member leads.
+    let leader = mirror.snapshot().etcd.leader.clone();
+    assert!(
+        leader.is_some() && leader.as_deref() != Some("etcd-3"),
+        "{leader:?}"
+    );
 }

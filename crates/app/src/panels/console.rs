@@ -15,7 +15,8 @@ use yew::prelude::*;
 struct Entry {
     prompt: String,
     line: String,
-    out: console::Output,
+    /// `None` while the engine runs the command.
+    out: Option<console::Output>,
 }
 
 /// Words Tab completes, besides the scenario's host and workload names.
@@ -112,7 +113,11 @@ pub fn console_panel() -> Html {
         .filter(|&h| h < hosts.len())
         .or_else(|| console::default_vantage(&scenario))
         .unwrap_or(0);
-    let entries = use_state(Vec::<Entry>::new);
+    // Outputs arrive later (the engine runs the command): entries are filled in place.
+    let entries = use_mut_ref(Vec::<Entry>::new);
+    let redraw = use_force_update();
+    let shown =
+        entries.borrow().len() + entries.borrow().iter().filter(|e| e.out.is_some()).count();
     let history = use_mut_ref(Vec::<String>::new);
     let back = use_mut_ref(|| 0usize);
     let input = use_node_ref();
@@ -120,7 +125,7 @@ pub fn console_panel() -> Html {
     // The newest output and the prompt stay in view, as in a terminal.
     {
         let screen = screen.clone();
-        use_effect_with(entries.len(), move |_| {
+        use_effect_with(shown, move |_| {
             if let Some(el) = screen.cast::<web_sys::Element>() {
                 el.set_scroll_top(el.scroll_height());
             }
@@ -133,19 +138,21 @@ pub fn console_panel() -> Html {
     );
 
     let run = {
-        let (session, entries, history, back, prompt) = (
+        let (session, entries, history, back, prompt, redraw) = (
             session.clone(),
             entries.clone(),
             history.clone(),
             back.clone(),
             prompt.clone(),
+            redraw.clone(),
         );
         move |el: &HtmlInputElement| {
             let line = el.value();
             el.set_value("");
             *back.borrow_mut() = 0;
             if line.trim() == "clear" {
-                entries.set(Vec::new());
+                entries.borrow_mut().clear();
+                redraw.force_update();
                 return;
             }
             if !line.trim().is_empty() {
@@ -153,19 +160,29 @@ pub fn console_panel() -> Html {
             }
             // A command looks at the moment shown: playback stops there.
             session.ui.dispatch(UiAction::Pause);
-            let out = session.sim.borrow().console(from as u32, &line);
-            if let Some(action) = out.record.clone() {
-                session.apply(action);
+            {
+                let mut all = entries.borrow_mut();
+                all.push(Entry {
+                    prompt: prompt.clone(),
+                    line: line.clone(),
+                    out: None,
+                });
+                // The last screens' worth.
+                let extra = all.len().saturating_sub(50);
+                all.drain(..extra);
             }
-            let mut all = (*entries).clone();
-            all.push(Entry {
-                prompt: prompt.clone(),
-                line,
-                out,
+            redraw.force_update();
+            let (entries, redraw, session2) = (entries.clone(), redraw.clone(), session.clone());
+            session.sim.console(from as u32, line, move |out| {
+                if let Some(action) = out.record.clone() {
+                    session2.apply(action);
+                }
+                // Outputs come in the order the commands went.
+                if let Some(e) = entries.borrow_mut().iter_mut().find(|e| e.out.is_none()) {
+                    e.out = Some(out);
+                }
+                redraw.force_update();
             });
-            // The last screens' worth.
-            let keep = all.len().saturating_sub(50);
-            entries.set(all.split_off(keep));
         }
     };
     let onkeydown = {
@@ -229,13 +246,15 @@ pub fn console_panel() -> Html {
                 <span class="hint">{ "Try: kubectl get nodes · kubectl get pods -A -o wide · etcdctl endpoint status --cluster -w table · curl http://web · kubectl get --raw /readyz?verbose. ↑/↓ history, Tab completes. Commands that change the cluster (cordon, scale, delete pod, etcdctl member add|remove|promote, kubeadm join, etcd --force-new-cluster) are recorded at this moment." }</span>
             </div>
             <div class="console-screen" role="log" aria-label="Console output" ref={screen}>
-                { for entries.iter().map(|e| html! {
+                { for entries.borrow().iter().map(|e| html! {
                     <div class="entry">
                         <div class="cmd"><span class="prompt">{ &e.prompt }</span>{ " " }{ &e.line }</div>
-                        if !e.out.stdout.is_empty() { <pre class="stdout">{ &e.out.stdout }</pre> }
-                        if !e.out.stderr.is_empty() { <pre class="stderr">{ &e.out.stderr }</pre> }
-                        if e.out.took_s >= 0.5 || e.out.status != 0 {
-                            <div class="took">{ format!("took {:.1} s of simulated time · exit status {}", e.out.took_s, e.out.status) }</div>
+                        if let Some(out) = &e.out {
+                            if !out.stdout.is_empty() { <pre class="stdout">{ &out.stdout }</pre> }
+                            if !out.stderr.is_empty() { <pre class="stderr">{ &out.stderr }</pre> }
+                            if out.took_s >= 0.5 || out.status != 0 {
+                                <div class="took">{ format!("took {:.1} s of simulated time · exit status {}", out.took_s, out.status) }</div>
+                            }
                         }
                     </div>
                 }) }

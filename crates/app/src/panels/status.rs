@@ -9,15 +9,21 @@ use yew::prelude::*;
 #[function_component(StatusBar)]
 pub fn status_bar() -> Html {
     let session = use_session();
-    let (snapshot, view_t, duration) = {
+    let (snapshot, view_t, duration, started) = {
         let run = session.sim.borrow();
-        (run.snapshot(), run.view_t(), run.duration_s())
+        (
+            run.snapshot(),
+            run.view_t(),
+            run.duration_s(),
+            run.started(),
+        )
     };
     let e = &snapshot.etcd;
-    let quorum_class = if e.has_quorum {
-        "badge ok"
-    } else {
-        "badge lost"
+    let (quorum_class, quorum) = match (started, e.has_quorum) {
+        // Until the simulation's first state arrives (a moment after the page opens).
+        (false, _) => ("badge starting", "starting the simulation…".to_string()),
+        (true, true) => ("badge ok", e.label()),
+        (true, false) => ("badge lost", e.label()),
     };
     let leader = match &e.leader {
         Some(l) => format!("leader: {l} (term {})", e.term),
@@ -36,7 +42,7 @@ pub fn status_bar() -> Html {
             <span class="clock" aria-label={format!("Simulated time {} of {}", fmt_t_precise(view_t), fmt_t(duration))}>
                 { format!("t = {}", fmt_t_precise(view_t)) }<small>{ format!(" / {}", fmt_t(duration)) }</small>
             </span>
-            <span class={quorum_class} role="status" aria-live="polite" data-testid="quorum">{ e.label() }</span>
+            <span class={quorum_class} role="status" aria-live="polite" data-testid="quorum">{ quorum }</span>
             <span class="leader" data-testid="leader">{ leader }</span>
             <span class="network">{ network }</span>
         </div>

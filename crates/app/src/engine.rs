@@ -1,0 +1,640 @@
+//! The engine: the page's simulation, run where it cannot stall the page (a Web Worker, see
+//! [`crate::worker`]). It owns the runs ([`Run`]: the one shown, and the one it is compared
+//! with) and speaks in messages: the page sends [`Verb`]s (load, seek, play to, a console
+//! command) and receives [`News`] (where the view is, what was computed, the snapshot to draw,
+//! what the report gained since the last news, console output). Both are plain data, sent as
+//! bytes ([`crate::wire`]).
+//!
+//! The engine works in ticks of wall time while a run is busy, the view first (what the person
+//! looks at), and sends news only when something the page shows changed.
+
+use crate::run::Run;
+use crate::wire::{self, Reader, ReportDelta, Wire};
+use sim::report::Report;
+use sim::view::Snapshot;
+use std::cell::Cell;
+use std::rc::Rc;
+
+/// Work per tick (ms of wall time): verbs are handled between ticks.
+pub const TICK_MS: f64 = 12.0;
+/// Simulation events per call into the core at first; then adapted so a call takes about
+/// [`SLICE_MS`] (events differ a lot in cost: a partition of a large cluster makes each one heavier).
+pub const SLICE: u64 = 2_000;
+const SLICE_MS: f64 = 1.5;
+/// The report is rebuilt at most this often (ms) while a run is computed ahead: rebuilding it
+/// copies every event and series, and the page redraws its charts and log from each.
+const PUBLISH_EVERY_MS: f64 = 250.0;
+/// Slot of the run shown; the run it is compared with is slot [`COMPARED`].
+pub const SHOWN: u8 = 0;
+pub const COMPARED: u8 = 1;
+/// The `gen` of news about the engine itself (every run shows it).
+pub const EVERY_RUN: u32 = u32::MAX;
+
+/// What the page asks of the engine.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Verb {
+    /// A new run of `scenario` (its JSON) in `slot`, the view at `t`; `gen` tags its news.
+    Load {
+        slot: u8,
+        gen: u32,
+        scenario: String,
+        t: f64,
+    },
+    /// The slot's run is no longer shown.
+    Close { slot: u8 },
+    /// The shown run's view jumps to `t` (see [`Run::seek`]).
+    Seek { t: f64 },
+    /// Playback: the shown run's view plays on to `t`.
+    Advance { t: f64 },
+    /// A console command from host `from`, against the view.
+    Console { id: u32, from: u32, line: String },
+}
+
+/// What the engine tells the page.
+#[derive(Clone, Debug, PartialEq)]
+pub enum News {
+    /// A run's state changed: its status, and what changed of its report and (shown run) view.
+    State {
+        slot: u8,
+        gen: u32,
+        status: Status,
+        report: Option<Box<ReportDelta>>,
+        snapshot: Option<Rc<Snapshot>>,
+    },
+    /// A console command's output.
+    Console { id: u32, reply: Reply },
+    /// A run could not be loaded (the page sends only valid scenarios: this is a bug's message).
+    Failed { slot: u8, gen: u32, message: String },
+}
+
+/// A run's progress, as the page's controls and charts read it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Status {
+    /// Report seconds the view is asked to reach (it has reached its snapshot's time).
+    pub target: f64,
+    /// Report seconds computed ahead (published in the report).
+    pub computed_s: f64,
+    pub complete: bool,
+    pub busy: bool,
+    pub view_behind: bool,
+    pub checkpoints: usize,
+    /// Seconds between checkpoints (0: none kept).
+    pub every: f64,
+    /// The engine's wasm memory (MB).
+    pub memory_mb: u32,
+}
+
+/// A console command's output ([`console::Output`]). A command that changed the cluster comes
+/// with the run's scenario, that change recorded at the view's time (as JSON: the page reads
+/// scenarios already, a second format for one action would cost the bundle more).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reply {
+    pub stdout: String,
+    pub stderr: String,
+    pub status: i32,
+    pub took_s: f64,
+    pub recorded: Option<String>,
+}
+
+impl Reply {
+    fn of(out: console::Output, run: &Run) -> Reply {
+        let mut stderr = out.stderr;
+        let recorded = out.record.and_then(|action| {
+            match crate::run::edited(run.scenario(), run.view_t(), action) {
+                Ok(edit) => Some(edit.scenario.to_compact_json()),
+                Err(e) => {
+                    stderr.push_str(&format!("(not recorded in the scenario: {e})\n"));
+                    None
+                }
+            }
+        });
+        Reply {
+            stdout: out.stdout,
+            stderr,
+            status: out.status,
+            took_s: out.took_s,
+            recorded,
+        }
+    }
+
+    /// The output as the console shows it, its record the action the scenario gained last.
+    pub fn output(self) -> console::Output {
+        console::Output {
+            stdout: self.stdout,
+            stderr: self.stderr,
+            status: self.status,
+            took_s: self.took_s,
+            record: self
+                .recorded
+                .and_then(|s| sim::scenario::parse(&s).ok())
+                .and_then(|mut s| s.events.pop())
+                .map(|e| e.action),
+        }
+    }
+}
+
+wire::wire_struct! {
+    Status { target, computed_s, complete, busy, view_behind, checkpoints, every, memory_mb }
+    Reply { stdout, stderr, status, took_s, recorded }
+}
+
+impl<T: Wire> Wire for Box<T> {
+    fn put(&self, w: &mut Vec<u8>) {
+        (**self).put(w)
+    }
+    fn get(r: &mut Reader) -> Self {
+        Box::new(T::get(r))
+    }
+}
+
+impl<T: Wire> Wire for Rc<T> {
+    fn put(&self, w: &mut Vec<u8>) {
+        (**self).put(w)
+    }
+    fn get(r: &mut Reader) -> Self {
+        Rc::new(T::get(r))
+    }
+}
+
+// A message is a tag, then its fields in order (a struct literal reads its fields in the order
+// written).
+impl Wire for Verb {
+    fn put(&self, w: &mut Vec<u8>) {
+        match self {
+            Verb::Load {
+                slot,
+                gen,
+                scenario,
+                t,
+            } => {
+                w.push(0);
+                slot.put(w);
+                gen.put(w);
+                scenario.put(w);
+                t.put(w);
+            }
+            Verb::Close { slot } => {
+                w.push(1);
+                slot.put(w);
+            }
+            Verb::Seek { t } => {
+                w.push(2);
+                t.put(w);
+            }
+            Verb::Advance { t } => {
+                w.push(3);
+                t.put(w);
+            }
+            Verb::Console { id, from, line } => {
+                w.push(4);
+                id.put(w);
+                from.put(w);
+                line.put(w);
+            }
+        }
+    }
+    fn get(r: &mut Reader) -> Self {
+        match u8::get(r) {
+            0 => Verb::Load {
+                slot: Wire::get(r),
+                gen: Wire::get(r),
+                scenario: Wire::get(r),
+                t: Wire::get(r),
+            },
+            1 => Verb::Close { slot: Wire::get(r) },
+            2 => Verb::Seek { t: Wire::get(r) },
+            3 => Verb::Advance { t: Wire::get(r) },
+            4 => Verb::Console {
+                id: Wire::get(r),
+                from: Wire::get(r),
+                line: Wire::get(r),
+            },
+            _ => {
+                r.bad = true;
+                Verb::Close { slot: 0 }
+            }
+        }
+    }
+}
+
+impl Wire for News {
+    fn put(&self, w: &mut Vec<u8>) {
+        match self {
+            News::State {
+                slot,
+                gen,
+                status,
+                report,
+                snapshot,
+            } => {
+                w.push(0);
+                slot.put(w);
+                gen.put(w);
+                status.put(w);
+                report.put(w);
+                snapshot.put(w);
+            }
+            News::Console { id, reply } => {
+                w.push(1);
+                id.put(w);
+                reply.put(w);
+            }
+            News::Failed { slot, gen, message } => {
+                w.push(2);
+                slot.put(w);
+                gen.put(w);
+                message.put(w);
+            }
+        }
+    }
+    fn get(r: &mut Reader) -> Self {
+        match u8::get(r) {
+            0 => News::State {
+                slot: Wire::get(r),
+                gen: Wire::get(r),
+                status: Wire::get(r),
+                report: Wire::get(r),
+                snapshot: Wire::get(r),
+            },
+            1 => News::Console {
+                id: Wire::get(r),
+                reply: Wire::get(r),
+            },
+            2 => News::Failed {
+                slot: Wire::get(r),
+                gen: Wire::get(r),
+                message: Wire::get(r),
+            },
+            _ => {
+                r.bad = true;
+                News::Console {
+                    id: 0,
+                    reply: Reply::get(r),
+                }
+            }
+        }
+    }
+}
+
+/// One run and what the page has been told of it.
+struct Slot {
+    gen: u32,
+    run: Run,
+    slice: Cell<u64>,
+    published_at: Cell<f64>,
+    sent_report: Option<Rc<Report>>,
+    sent_snapshot: Option<Rc<Snapshot>>,
+    sent_status: Option<Status>,
+}
+
+impl Slot {
+    /// What changed since the last news, if anything did.
+    fn news(&mut self, slot: u8) -> Option<News> {
+        let status = status_of(&self.run);
+        let report = self.run.report();
+        let report = match &self.sent_report {
+            Some(sent) if Rc::ptr_eq(sent, &report) => None,
+            sent => {
+                let delta = Box::new(ReportDelta::between(sent.as_deref(), &report));
+                self.sent_report = Some(report);
+                Some(delta)
+            }
+        };
+        // The compared run is drawn by its charts only. A seek's replay is shown once done, but
+        // a new run's first state at once (a large cluster takes a while to boot to t = 0).
+        let replaying =
+            self.run.seeking() && self.run.view_behind() && self.sent_snapshot.is_some();
+        let snapshot = (slot == SHOWN && !replaying)
+            .then(|| self.run.snapshot())
+            .filter(|s| {
+                !self
+                    .sent_snapshot
+                    .as_ref()
+                    .is_some_and(|o| Rc::ptr_eq(o, s))
+            });
+        if let Some(s) = &snapshot {
+            self.sent_snapshot = Some(s.clone());
+        }
+        if report.is_none() && snapshot.is_none() && self.sent_status.as_ref() == Some(&status) {
+            return None;
+        }
+        self.sent_status = Some(status.clone());
+        Some(News::State {
+            slot,
+            gen: self.gen,
+            status,
+            report,
+            snapshot,
+        })
+    }
+}
+
+fn status_of(run: &Run) -> Status {
+    Status {
+        target: run.target(),
+        computed_s: run.computed_s(),
+        complete: run.complete(),
+        busy: run.busy(),
+        view_behind: run.view_behind(),
+        checkpoints: run.checkpoints(),
+        every: run.checkpoint_every().unwrap_or(0.0),
+        memory_mb: wasm_memory_mb(),
+    }
+}
+
+/// The wasm linear memory (MB): it only grows, so this is the peak so far.
+fn wasm_memory_mb() -> u32 {
+    #[cfg(target_arch = "wasm32")]
+    return (core::arch::wasm32::memory_size(0) * 65536 / 1_000_000) as u32;
+    #[cfg(not(target_arch = "wasm32"))]
+    0
+}
+
+#[derive(Default)]
+pub struct Engine {
+    slots: [Option<Slot>; 2],
+}
+
+impl Engine {
+    /// Handles one verb; a console command is answered at once.
+    pub fn handle(&mut self, verb: Verb) -> Option<News> {
+        let shown = self.slots[SHOWN as usize].as_mut().map(|s| &mut s.run);
+        match verb {
+            Verb::Load {
+                slot,
+                gen,
+                scenario,
+                t,
+            } => {
+                let i = slot.min(COMPARED) as usize;
+                match sim::scenario::parse(&scenario) {
+                    Ok(s) => {
+                        let mut run = Run::new(s);
+                        run.seek(t);
+                        self.slots[i] = Some(Slot {
+                            gen,
+                            run,
+                            slice: Cell::new(SLICE),
+                            published_at: Cell::new(f64::NEG_INFINITY),
+                            sent_report: None,
+                            sent_snapshot: None,
+                            sent_status: None,
+                        });
+                    }
+                    Err(e) => {
+                        self.slots[i] = None;
+                        return Some(News::Failed {
+                            slot,
+                            gen,
+                            message: e.to_string(),
+                        });
+                    }
+                }
+            }
+            Verb::Close { slot } => self.slots[slot.min(COMPARED) as usize] = None,
+            Verb::Seek { t } => shown?.seek(t),
+            Verb::Advance { t } => shown?.advance_to(t),
+            Verb::Console { id, from, line } => {
+                let run = shown?;
+                let reply = Reply::of(run.console(from, &line), run);
+                return Some(News::Console { id, reply });
+            }
+        }
+        None
+    }
+
+    /// Whether a run has work left (the engine should tick again).
+    pub fn busy(&self) -> bool {
+        self.slots.iter().flatten().any(|s| s.run.busy())
+    }
+
+    /// Works for about `ms` (a compared run gets a third of it), then tells what changed.
+    pub fn tick(&mut self, ms: f64) -> Vec<News> {
+        let comparing = self.slots[COMPARED as usize]
+            .as_ref()
+            .is_some_and(|s| s.run.busy());
+        let mut news = Vec::new();
+        for (i, slot) in self.slots.iter_mut().enumerate() {
+            let Some(slot) = slot else { continue };
+            let share = match (i as u8, comparing) {
+                (SHOWN, true) => ms * 2.0 / 3.0,
+                (SHOWN, false) => ms,
+                _ => ms / 3.0,
+            };
+            if slot.run.busy() {
+                work_for(&mut slot.run, share, &slot.slice, &slot.published_at);
+            }
+            news.extend(slot.news(i as u8));
+        }
+        news
+    }
+}
+
+/// Runs `run` for up to `ms` of wall time, in slices of events adapted to take about
+/// [`SLICE_MS`] each (`slice` keeps the size between calls), then publishes its report if it is
+/// stale and the last one (`published_at`) is [`PUBLISH_EVERY_MS`] old. Whether work remains.
+pub fn work_for(run: &mut Run, ms: f64, slice: &Cell<u64>, published_at: &Cell<f64>) -> bool {
+    let start = now_ms();
+    let mut at = start;
+    loop {
+        let n = slice.get();
+        let more = run.work(n);
+        let now = now_ms();
+        // Only full slices say how long an event takes (a slice may stop at a target).
+        let took = now - at;
+        if run.last_events() == n && took > 0.05 {
+            let next = (n as f64 * SLICE_MS / took).clamp(n as f64 / 2.0, n as f64 * 2.0);
+            slice.set((next as u64).clamp(100, 50_000));
+        }
+        at = now;
+        if !more || now - start >= ms {
+            break;
+        }
+    }
+    let now = now_ms();
+    if run.report_stale() && now - published_at.get() >= PUBLISH_EVERY_MS {
+        run.publish_report();
+        published_at.set(now);
+    }
+    run.busy()
+}
+
+/// Wall-clock milliseconds, in the page and in a worker alike.
+pub fn now_ms() -> f64 {
+    #[cfg(target_arch = "wasm32")]
+    {
+        use wasm_bindgen::JsCast;
+        js_sys::Reflect::get(&js_sys::global(), &"performance".into())
+            .ok()
+            .and_then(|p| p.dyn_into::<web_sys::Performance>().ok())
+            .map_or(0.0, |p| p.now())
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        use std::sync::OnceLock;
+        static START: OnceLock<std::time::Instant> = OnceLock::new();
+        START
+            .get_or_init(std::time::Instant::now)
+            .elapsed()
+            .as_secs_f64()
+            * 1000.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::Ready;
+    use crate::mirror::Mirror;
+    use sim::world::World;
+
+    /// Through bytes, as between the page and the worker.
+    fn sent<T: Wire>(v: &T) -> T {
+        wire::decode(&wire::encode(v)).expect("decodes")
+    }
+
+    fn load(id: &str, gen: u32, t: f64) -> (sim::scenario::Scenario, Verb) {
+        let s = Ready::by_id(id).unwrap().scenario();
+        let verb = Verb::Load {
+            slot: SHOWN,
+            gen,
+            scenario: s.to_compact_json(),
+            t,
+        };
+        (s, verb)
+    }
+
+    /// Ticks until the engine rests, each news taken by `mirror`; the news count.
+    fn settle(engine: &mut Engine, mirror: &mut Mirror) -> usize {
+        let mut n = 0;
+        loop {
+            for news in engine.tick(2.0) {
+                mirror.take(sent(&news));
+                n += 1;
+            }
+            if !engine.busy() {
+                return n;
+            }
+        }
+    }
+
+    fn world_at(s: &sim::scenario::Scenario, t: f64) -> World {
+        let mut w = World::new(s.clone());
+        let at = w.at_report_secs(t);
+        while w.run_until(at, u64::MAX) {}
+        w
+    }
+
+    /// The page's mirror, fed only the engine's news, ends with the run's whole report and the
+    /// snapshot at the link's time, as computing them directly gives.
+    #[test]
+    fn the_mirror_fed_by_news_holds_the_run() {
+        let (s, verb) = load("4-rack-split", 7, 250.5);
+        let mut engine = Engine::default();
+        assert_eq!(engine.handle(sent(&verb)), None);
+        let mut mirror = Mirror::new(s.clone(), 7, 250.5);
+        let news = settle(&mut engine, &mut mirror);
+        assert!(news >= 2, "{news} news");
+        assert!(mirror.complete() && !mirror.busy());
+        assert_eq!(mirror.view_t(), 250.5);
+        let mut whole = World::new(s.clone());
+        let end = whole.end();
+        while whole.run_until(end, u64::MAX) {}
+        assert_eq!(*mirror.report(), sim::report(&whole));
+        assert_eq!(*mirror.snapshot(), world_at(&s, 250.5).snapshot());
+        // A seek back: only the snapshot and the view's status change.
+        assert_eq!(engine.handle(sent(&Verb::Seek { t: 60.0 })), None);
+        let version = mirror.report_version();
+        settle(&mut engine, &mut mirror);
+        assert_eq!(mirror.view_t(), 60.0);
+        assert_eq!(mirror.report_version(), version, "no report resent");
+        assert_eq!(*mirror.snapshot(), world_at(&s, 60.0).snapshot());
+        // Nothing changed: no news.
+        assert!(engine.tick(1.0).is_empty());
+    }
+
+    /// A new run's news carry its tag; the mirror of a newer run ignores an older run's.
+    #[test]
+    fn news_of_an_earlier_run_are_ignored() {
+        let (s, first) = load("etcd-leader-dies", 1, 0.0);
+        let mut engine = Engine::default();
+        engine.handle(first);
+        let stale = engine.tick(5.0);
+        assert!(!stale.is_empty());
+        let (s2, second) = load("4-rack-split", 2, 0.0);
+        engine.handle(second);
+        let mut mirror = Mirror::new(s, 1, 0.0);
+        let name = s2.name.clone();
+        mirror.reset(s2, 2, 0.0);
+        for news in stale {
+            assert!(!mirror.take(news), "news of run 1 taken by run 2");
+        }
+        settle(&mut engine, &mut mirror);
+        assert_eq!(mirror.report().scenario, name);
+    }
+
+    #[test]
+    fn console_commands_run_against_the_view_and_bring_back_their_record() {
+        let (_, verb) = load("7-worker-dies", 1, 0.0);
+        let mut engine = Engine::default();
+        engine.handle(verb);
+        while engine.busy() {
+            engine.tick(5.0);
+        }
+        let ask = |engine: &mut Engine, line: &str| match engine.handle(sent(&Verb::Console {
+            id: 3,
+            from: 0,
+            line: line.into(),
+        })) {
+            Some(News::Console { id: 3, reply }) => sent(&reply).output(),
+            other => panic!("{other:?}"),
+        };
+        let out = ask(&mut engine, "kubectl get nodes");
+        assert!(out.stdout.starts_with("NAME"), "{}", out.stdout);
+        assert_eq!(out.record, None);
+        let host = engine.slots[0].as_ref().unwrap().run.scenario().hosts[3]
+            .name
+            .clone();
+        let out = ask(&mut engine, &format!("kubectl cordon {host}"));
+        assert_eq!(
+            out.record,
+            Some(sim::scenario::Action::Cordon { host }),
+            "{}{}",
+            out.stdout,
+            out.stderr
+        );
+    }
+
+    #[test]
+    fn verbs_round_trip_and_garbage_is_refused() {
+        let verbs = [
+            load("etcd-leader-dies", 4, 12.5).1,
+            Verb::Close { slot: COMPARED },
+            Verb::Seek { t: 1.25 },
+            Verb::Advance { t: 99.0 },
+            Verb::Console {
+                id: 300,
+                from: 2,
+                line: "kubectl get pods -A".into(),
+            },
+        ];
+        for v in &verbs {
+            assert_eq!(&sent(v), v);
+        }
+        assert_eq!(wire::decode::<Verb>(&[9]), None);
+        assert_eq!(wire::decode::<News>(&[]), None);
+        // A scenario the core refuses is answered, not loaded.
+        let bad = Verb::Load {
+            slot: SHOWN,
+            gen: 5,
+            scenario: "{}".into(),
+            t: 0.0,
+        };
+        let mut engine = Engine::default();
+        assert!(matches!(
+            engine.handle(bad),
+            Some(News::Failed { gen: 5, .. })
+        ));
+        assert!(!engine.busy());
+    }
+}
