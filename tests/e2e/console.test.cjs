@@ -27,7 +27,8 @@ async function run(page, line) {
   const before = await page.locator('.console-screen .entry').count();
   await input.fill(line);
   await input.press('Enter');
-  const entry = page.locator('.console-screen .entry').nth(before);
+  // The command runs in the simulation's worker: its entry is pending until the output comes.
+  const entry = page.locator('.console-screen .entry:not(.pending)').nth(before);
   await entry.waitFor({ timeout: 10000 });
   return entry.textContent();
 }

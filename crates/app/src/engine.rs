@@ -315,7 +315,14 @@ impl Slot {
         if let Some(s) = &snapshot {
             self.sent_snapshot = Some(s.clone());
         }
-        if report.is_none() && snapshot.is_none() && self.sent_status.as_ref() == Some(&status) {
+        // The memory alone is not worth a re-render of the page.
+        let same = self.sent_status.as_ref().is_some_and(|s| {
+            *s == Status {
+                memory_mb: s.memory_mb,
+                ..status.clone()
+            }
+        });
+        if report.is_none() && snapshot.is_none() && same {
             return None;
         }
         self.sent_status = Some(status.clone());

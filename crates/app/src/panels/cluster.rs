@@ -23,6 +23,30 @@ pub fn cluster_panel() -> Html {
         (run.snapshot(), run.view_t(), run.scenario_rc())
     };
     let workloads = Rc::new(workload_infos(&scenario, &session.lanes, view_t));
+    // The engine's news re-render the page several times a second while a run is computed; the
+    // topology (a thousand hosts, each a component) is built again only when what it shows
+    // changed, not for fresh callbacks.
+    let key = (
+        Shared::new(snapshot.clone()),
+        ui.selection.clone(),
+        workloads.clone(),
+        ui.embed,
+        session.sim.scenario_version,
+    );
+    let session = session.clone();
+    (*use_memo(key, move |_| {
+        topology(&session, snapshot, workloads, view_t)
+    }))
+    .clone()
+}
+
+fn topology(
+    session: &crate::session::Session,
+    snapshot: Rc<sim::view::Snapshot>,
+    workloads: Rc<Vec<crate::topology::WorkloadInfo>>,
+    view_t: f64,
+) -> Html {
+    let ui = &session.ui;
     if ui.embed {
         return html! {
             <Topology snapshot={Shared::new(snapshot)} {workloads} selection={None::<Selection>}

@@ -223,31 +223,36 @@ pub fn console_panel() -> Html {
             }
         })
     };
-    let pick_host = {
+    // A thousand options are not built again for every news of the engine.
+    let picker = {
         let host = host.clone();
-        Callback::from(move |e: Event| {
-            let v = e
-                .target_unchecked_into::<web_sys::HtmlSelectElement>()
-                .value();
-            host.set(v.parse().ok());
-        })
+        (*use_memo((session.sim.scenario_version, from), move |_| {
+            let pick_host = Callback::from(move |e: Event| {
+                let v = e
+                    .target_unchecked_into::<web_sys::HtmlSelectElement>()
+                    .value();
+                host.set(v.parse().ok());
+            });
+            html! {
+                <select aria-label="Console host" onchange={pick_host}>
+                    { for hosts.iter().enumerate().map(|(i, h)| html! {
+                        <option value={i.to_string()} selected={i == from}>{ h }</option>
+                    }) }
+                </select>
+            }
+        }))
+        .clone()
     };
     html! {
         <details class="console">
             <summary>{ "Console: kubectl, etcdctl and curl on this cluster, from any host, at the time shown" }</summary>
             <div class="console-bar">
-                <label>{ "Run from " }
-                    <select aria-label="Console host" onchange={pick_host}>
-                        { for hosts.iter().enumerate().map(|(i, h)| html! {
-                            <option value={i.to_string()} selected={i == from}>{ h }</option>
-                        }) }
-                    </select>
-                </label>
+                <label>{ "Run from " }{ picker }</label>
                 <span class="hint">{ "Try: kubectl get nodes · kubectl get pods -A -o wide · etcdctl endpoint status --cluster -w table · curl http://web · kubectl get --raw /readyz?verbose. ↑/↓ history, Tab completes. Commands that change the cluster (cordon, scale, delete pod, etcdctl member add|remove|promote, kubeadm join, etcd --force-new-cluster) are recorded at this moment." }</span>
             </div>
             <div class="console-screen" role="log" aria-label="Console output" ref={screen}>
                 { for entries.borrow().iter().map(|e| html! {
-                    <div class="entry">
+                    <div class={classes!("entry", e.out.is_none().then_some("pending"))}>
                         <div class="cmd"><span class="prompt">{ &e.prompt }</span>{ " " }{ &e.line }</div>
                         if let Some(out) = &e.out {
                             if !out.stdout.is_empty() { <pre class="stdout">{ &out.stdout }</pre> }
