@@ -285,6 +285,9 @@ struct Slot {
     sent_report: Option<Rc<Report>>,
     sent_snapshot: Option<Rc<Snapshot>>,
     sent_status: Option<Status>,
+    /// A verb moved the view: the page hears back even if nothing it shows changed (it waits
+    /// for the view to be where it asked).
+    asked: bool,
 }
 
 impl Slot {
@@ -322,9 +325,10 @@ impl Slot {
                 ..status.clone()
             }
         });
-        if report.is_none() && snapshot.is_none() && same {
+        if report.is_none() && snapshot.is_none() && same && !self.asked {
             return None;
         }
+        self.asked = false;
         self.sent_status = Some(status.clone());
         Some(News::State {
             slot,
@@ -365,7 +369,10 @@ pub struct Engine {
 impl Engine {
     /// Handles one verb; a console command is answered at once.
     pub fn handle(&mut self, verb: Verb) -> Option<News> {
-        let shown = self.slots[SHOWN as usize].as_mut().map(|s| &mut s.run);
+        let shown = self.slots[SHOWN as usize].as_mut().map(|s| {
+            s.asked = true;
+            &mut s.run
+        });
         match verb {
             Verb::Load {
                 slot,
@@ -386,6 +393,7 @@ impl Engine {
                             sent_report: None,
                             sent_snapshot: None,
                             sent_status: None,
+                            asked: true,
                         });
                     }
                     Err(e) => {
@@ -549,15 +557,24 @@ mod tests {
         while whole.run_until(end, u64::MAX) {}
         assert_eq!(*mirror.report(), sim::report(&whole));
         assert_eq!(*mirror.snapshot(), world_at(&s, 250.5).snapshot());
-        // A seek back: only the snapshot and the view's status change.
+        // A seek back: only the snapshot and the view's status change. The mirror says where
+        // the view goes at once, and when it is there.
         assert_eq!(engine.handle(sent(&Verb::Seek { t: 60.0 })), None);
+        mirror.seek(60.0);
+        assert!(mirror.awaiting() && mirror.view_t() == 60.0 && mirror.shown_t() == 250.5);
         let version = mirror.report_version();
         settle(&mut engine, &mut mirror);
-        assert_eq!(mirror.view_t(), 60.0);
+        assert!(!mirror.awaiting());
+        assert_eq!(mirror.shown_t(), 60.0);
         assert_eq!(mirror.report_version(), version, "no report resent");
         assert_eq!(*mirror.snapshot(), world_at(&s, 60.0).snapshot());
-        // Nothing changed: no news.
+        // Nothing changed: no news. A seek to where the view is: news all the same (the page
+        // waits for it).
         assert!(engine.tick(1.0).is_empty());
+        engine.handle(Verb::Seek { t: 60.0 });
+        mirror.seek(60.0);
+        assert_eq!(settle(&mut engine, &mut mirror), 1);
+        assert!(!mirror.awaiting());
     }
 
     /// A new run's news carry its tag; the mirror of a newer run ignores an older run's.

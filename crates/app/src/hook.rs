@@ -180,6 +180,7 @@ impl Sim {
 
     /// Moves the view to `t` (rebuilding and replaying when going back).
     pub fn seek(&self, t: f64) {
+        self.run.borrow_mut().seek(t);
         self.link.post(&Verb::Seek { t });
     }
 

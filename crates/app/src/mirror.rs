@@ -22,7 +22,9 @@ pub struct Mirror {
     snapshot: Rc<Snapshot>,
     /// A problem the engine reported with this run.
     pub failed: Option<String>,
-    /// The time the view was asked for, until the run's first snapshot arrives.
+    /// No snapshot of this run has arrived yet (the one shown is an earlier run's, or none).
+    fresh: bool,
+    /// The time the view was asked for (a new run, a seek), until the engine says it is there.
     awaited_t: Option<f64>,
 }
 
@@ -74,6 +76,7 @@ impl Mirror {
             snapshot: Rc::new(snapshot),
             failed: None,
             awaited_t: None,
+            fresh: true,
         };
         m.reset_status(t);
         m
@@ -84,6 +87,7 @@ impl Mirror {
         self.scenario = Rc::new(scenario);
         self.gen = gen;
         self.failed = None;
+        self.fresh = true;
         self.reset_status(t);
     }
 
@@ -107,6 +111,12 @@ impl Mirror {
                 snapshot,
                 ..
             } if gen == self.gen => {
+                if self
+                    .awaited_t
+                    .is_some_and(|t| !status.view_behind && status.target == t)
+                {
+                    self.awaited_t = None;
+                }
                 self.status = status;
                 if let Some(delta) = report {
                     (*delta).apply(Rc::make_mut(&mut self.report));
@@ -114,7 +124,7 @@ impl Mirror {
                 }
                 if let Some(s) = snapshot {
                     self.snapshot = s;
-                    self.awaited_t = None;
+                    self.fresh = false;
                 }
                 true
             }
@@ -163,12 +173,29 @@ impl Mirror {
         self.status.complete
     }
 
-    /// Report seconds the view has reached (what the topology shows); a new run's view is
-    /// taken to be where it was asked to go.
+    /// A seek: the view goes to `t` (the engine is told by the caller).
+    pub fn seek(&mut self, t: f64) {
+        let t = t.clamp(0.0, self.duration_s());
+        self.awaited_t = Some(t);
+        self.status.target = t;
+    }
+
+    /// Report seconds the view is at or on its way to (a seek's time at once): the cursor's time.
     pub fn view_t(&self) -> f64 {
-        self.awaited_t
-            .unwrap_or(self.snapshot.t)
-            .clamp(0.0, self.duration_s())
+        self.awaited_t.unwrap_or_else(|| self.shown_t())
+    }
+
+    /// Report seconds of the snapshot drawn (a new run's: the time it was asked for).
+    pub fn shown_t(&self) -> f64 {
+        match self.awaited_t {
+            Some(t) if self.fresh => t,
+            _ => self.snapshot.t.clamp(0.0, self.duration_s()),
+        }
+    }
+
+    /// Whether a seek or a new run's first state is on its way (playback waits for it).
+    pub fn awaiting(&self) -> bool {
+        self.awaited_t.is_some()
     }
 
     /// Whether a snapshot of the cluster has arrived yet (the page has drawn none before).

@@ -143,7 +143,8 @@ impl Session {
     /// action leaves the scenario as it was, and says why.
     pub fn apply(&self, action: Action) {
         let what = gesture::describe(&action);
-        let t = self.sim.borrow().view_t();
+        // At the moment drawn, which the gesture was made on.
+        let t = self.sim.borrow().shown_t();
         match self.sim.apply(t, action) {
             Ok(edit) => {
                 self.ui.dispatch(UiAction::Loaded {
@@ -372,8 +373,11 @@ fn use_frame_loop(sim: &Sim, ui: &UseReducerHandle<UiState>) {
             *pending.borrow_mut() = Some(gloo_render::request_animation_frame(move |ts| {
                 let dt = last2.borrow().map_or(16.0, |l| ts - l);
                 *last2.borrow_mut() = Some(ts);
-                let target = ui.play_target(dt).unwrap_or(ui.duration);
-                sim.set_target(target);
+                // After a seek, playback goes on from its time once the view is there.
+                if !sim.borrow().awaiting() {
+                    let target = ui.play_target(dt).unwrap_or(ui.duration);
+                    sim.set_target(target);
+                }
                 let reached = sim.borrow().view_t();
                 ui.dispatch(UiAction::Tick { reached });
             }));

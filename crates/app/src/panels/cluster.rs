@@ -20,7 +20,7 @@ pub fn cluster_panel() -> Html {
     let ui = &session.ui;
     let (snapshot, view_t, scenario) = {
         let run = session.sim.borrow();
-        (run.snapshot(), run.view_t(), run.scenario_rc())
+        (run.snapshot(), run.shown_t(), run.scenario_rc())
     };
     let workloads = Rc::new(workload_infos(&scenario, &session.lanes, view_t));
     // The engine's news re-render the page several times a second while a run is computed; the

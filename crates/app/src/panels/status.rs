@@ -13,7 +13,7 @@ pub fn status_bar() -> Html {
         let run = session.sim.borrow();
         (
             run.snapshot(),
-            run.view_t(),
+            run.shown_t(),
             run.duration_s(),
             run.started(),
         )
