@@ -9,6 +9,7 @@
 //! Everything here is bounded: past the limits, events are counted but not kept.
 
 use crate::k8s::observe::{NodeChange, Note, PodChange};
+use crate::kernel::members::MemberMap;
 use crate::kernel::net::HostId;
 use crate::kernel::time::SimTime;
 use serde::Serialize;
@@ -278,15 +279,15 @@ pub struct Recorder {
     pub writes_ok: u64,
     pub writes_failed: u64,
     /// Leader of each (cluster, term): Election Safety.
-    leaders: BTreeMap<(u64, u64), HostId>,
+    leaders: MemberMap<(u64, u64), HostId>,
     /// Term of the entry applied at each index, per cluster: State Machine Safety.
-    applied_terms: BTreeMap<u64, Vec<u64>>,
+    applied_terms: MemberMap<u64, Vec<u64>>,
     /// Clusters that `--force-new-cluster` replaced: nobody may be elected in them any more.
     replaced: BTreeSet<u64>,
     /// Lease acquisitions reported (the one held at t = 0 included), per lease.
     pub lease_changes: BTreeMap<&'static str, u64>,
     /// Processes acting as leader right now, per lease: more than one is a violation.
-    acting: BTreeMap<&'static str, BTreeSet<HostId>>,
+    acting: MemberMap<&'static str, BTreeSet<HostId>>,
 }
 
 impl Recorder {
@@ -303,11 +304,11 @@ impl Recorder {
             etcd_leader_changes: 0,
             writes_ok: 0,
             writes_failed: 0,
-            leaders: BTreeMap::new(),
-            applied_terms: BTreeMap::new(),
+            leaders: MemberMap::default(),
+            applied_terms: MemberMap::default(),
             replaced: BTreeSet::new(),
             lease_changes: BTreeMap::new(),
-            acting: BTreeMap::new(),
+            acting: MemberMap::default(),
         }
     }
 
@@ -391,8 +392,9 @@ impl Recorder {
     /// The host acting as leader of `lease` now, if exactly one does.
     pub fn lease_leader(&self, lease: &str) -> Option<HostId> {
         self.acting
-            .get(lease)
-            .and_then(|s| s.iter().next().copied())
+            .iter()
+            .find(|(k, _)| **k == lease)
+            .and_then(|(_, s)| s.iter().next().copied())
     }
 
     fn lease_event(
@@ -474,7 +476,7 @@ impl crate::etcd::Observe for Recorder {
     /// A member applied the entry at `index` with `term`: it must be the entry every other
     /// member applied there.
     fn etcd_applied(&mut self, now: SimTime, host: HostId, cluster: u64, index: u64, term: u64) {
-        let log = self.applied_terms.entry(cluster).or_default();
+        let log = self.applied_terms.get_or_insert_with(cluster, Vec::new).0;
         let i = index as usize;
         if i == 0 {
             return;
@@ -562,7 +564,7 @@ impl crate::k8s::Observe for Recorder {
 
     /// A process started acting as leader of `lease`.
     fn lease_acquired(&mut self, now: SimTime, lease: &'static str, host: HostId) {
-        let acting = self.acting.entry(lease).or_default();
+        let acting = self.acting.get_or_insert_with(lease, BTreeSet::new).0;
         if let Some(&other) = acting.iter().find(|&&h| h != host) {
             let text = format!(
                 "{} and {} both act as {lease} leader: {} took the lease while {} had not yet given up",
@@ -573,7 +575,10 @@ impl crate::k8s::Observe for Recorder {
             );
             self.violation(now, ViolationKind::LeaseTwoLeaders, text);
         }
-        self.acting.entry(lease).or_default().insert(host);
+        self.acting
+            .get_or_insert_with(lease, BTreeSet::new)
+            .0
+            .insert(host);
         if self.in_report(now) {
             *self.lease_changes.entry(lease).or_default() += 1;
         }
@@ -586,7 +591,11 @@ impl crate::k8s::Observe for Recorder {
 
     /// A leader stopped acting: it gave up (`why` is said), or its process died with its host.
     fn lease_lost(&mut self, now: SimTime, lease: &'static str, host: HostId, why: &str) {
-        let was = self.acting.entry(lease).or_default().remove(&host);
+        let was = self
+            .acting
+            .get_or_insert_with(lease, BTreeSet::new)
+            .0
+            .remove(&host);
         if was && !why.is_empty() {
             let text = format!("{} lost the {lease} lease: {why}", self.name(host));
             self.lease_event(now, EventKind::LeaseLost, lease, host, text);

@@ -9,10 +9,10 @@
 use super::kv::{KvOp, KvResult};
 use super::wire::{EtcdRequest, EtcdResponse, Msg};
 use super::Ctx;
+use crate::kernel::members::MemberMap;
 use crate::kernel::net::HostId;
 use crate::kernel::process::{Addr, Port, Timer};
 use crate::kernel::time::{Duration, SimTime};
-use std::collections::BTreeMap;
 
 pub const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
 
@@ -24,7 +24,7 @@ pub struct EtcdProbe<V> {
     pinned: usize,
     next_id: u64,
     /// Outstanding writes: id -> (the report second they were sent at, the endpoint's index).
-    outstanding: BTreeMap<u64, (i64, usize)>,
+    outstanding: MemberMap<u64, (i64, usize)>,
     /// Outcome of the write sent at each report second (index = second); None until known.
     pub outcomes: Vec<Option<bool>>,
 }
@@ -36,7 +36,7 @@ impl<V> EtcdProbe<V> {
             endpoints,
             pinned: 0,
             next_id: 0,
-            outstanding: BTreeMap::new(),
+            outstanding: MemberMap::default(),
             outcomes: Vec::new(),
         }
     }

@@ -62,9 +62,10 @@
 //! as etcd-raft would. Outputs are a pure function of the inputs: collections are ordered
 //! (`BTreeMap`/`BTreeSet`/`Vec`) and messages to several peers go out in ascending member id.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
 
 use crate::etcd::quorum::{committed_index, has_quorum, quorum};
+use crate::kernel::members::MemberMap;
 use crate::kernel::rng::Rng;
 
 pub type MemberId = u32;
@@ -478,8 +479,8 @@ pub struct Raft<T> {
     election_elapsed: u32,
     heartbeat_elapsed: u32,
     randomized_election_timeout: u32,
-    votes: BTreeMap<MemberId, bool>,
-    progress: BTreeMap<MemberId, Progress>,
+    votes: MemberMap<MemberId, bool>,
+    progress: MemberMap<MemberId, Progress>,
     /// The voters' match indexes, gathered for the commit rule on every acknowledgement:
     /// kept to save an allocation each time.
     matches: Vec<u64>,
@@ -562,8 +563,8 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
             election_elapsed: 0,
             heartbeat_elapsed: 0,
             randomized_election_timeout: election_ticks,
-            votes: BTreeMap::new(),
-            progress: BTreeMap::new(),
+            votes: MemberMap::default(),
+            progress: MemberMap::default(),
             matches: Vec::new(),
             pending_conf_index: 0,
             lead_transferee: None,
@@ -1126,7 +1127,7 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
 
     /// Record a (pre)vote answer and tally the voters of the current configuration.
     fn poll(&mut self, from: MemberId, granted: bool) -> VoteResult {
-        self.votes.entry(from).or_insert(granted);
+        self.votes.get_or_insert_with(from, || granted);
         let yes = self
             .voters
             .iter()
@@ -1439,7 +1440,7 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
         // Walks the peers by id, since sending changes their progress.
         let mut next = self.progress.keys().next().copied();
         while let Some(id) = next {
-            next = self.progress.range(id + 1..).next().map(|(&p, _)| p);
+            next = self.progress.key_after(&id);
             if id != self.id {
                 self.maybe_send_append(id, true);
             }
@@ -1828,9 +1829,11 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
         self.progress.retain(|id, _| members.contains(id));
         let next = self.last_index() + 1;
         for id in members {
-            if let std::collections::btree_map::Entry::Vacant(slot) = self.progress.entry(id) {
-                // A new member counts as active, or CheckQuorum could fire before it answers.
-                slot.insert(Progress::new(next, true));
+            // A new member counts as active, or CheckQuorum could fire before it answers.
+            let (_, added) = self
+                .progress
+                .get_or_insert_with(id, || Progress::new(next, true));
+            if added {
                 self.maybe_send_append(id, true);
             }
         }

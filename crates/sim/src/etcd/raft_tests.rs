@@ -3,6 +3,7 @@
 //! and drop messages at random, and runs until no message is left.
 
 use super::*;
+use std::collections::BTreeMap;
 
 const E: u64 = 10; // election ticks used throughout
 

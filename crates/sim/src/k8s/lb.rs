@@ -16,10 +16,10 @@
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse, RequestId};
 use crate::k8s::observe::Note;
 use crate::k8s::wire::{Ctx, Payload};
+use crate::kernel::members::MemberMap;
 use crate::kernel::net::HostId;
 use crate::kernel::process::{Addr, Port, Sub, Timer};
 use crate::kernel::time::Duration;
-use std::collections::BTreeMap;
 
 pub const CHECK_INTERVAL: Duration = Duration::from_secs(2);
 /// What a request gets when no backend is in service (the balancer closes the connection).
@@ -51,7 +51,7 @@ pub struct LoadBalancer {
     check: HealthCheck,
     backends: Vec<Backend>,
     next_id: u64,
-    checks: BTreeMap<u64, usize>,
+    checks: MemberMap<u64, usize>,
     rr: usize,
 }
 
@@ -73,7 +73,7 @@ impl LoadBalancer {
                 })
                 .collect(),
             next_id: 0,
-            checks: BTreeMap::new(),
+            checks: MemberMap::default(),
             rr: 0,
         }
     }

@@ -9,6 +9,7 @@ mod kinds;
 pub mod engine;
 pub mod inflight;
 pub mod keymap;
+pub mod members;
 pub mod net;
 pub mod process;
 pub mod rng;

@@ -8,6 +8,7 @@ use super::World;
 use crate::k8s::proxy::DnsAnswer;
 use crate::k8s::traffic::{Client, REQUEST_PERIOD};
 use crate::kernel::keymap::KeyMap;
+use crate::kernel::members::MemberMap;
 use crate::kernel::net::{HostId, Network};
 use crate::kernel::process::{Addr, Port, Timer};
 use crate::kernel::rng::Rng;
@@ -35,7 +36,7 @@ pub enum ServiceHop {
 
 #[derive(Clone)]
 pub struct Users {
-    clients: BTreeMap<HostId, Client>,
+    clients: MemberMap<HostId, Client>,
     pub traffic: Traffic,
     /// Seeds each client's randomness, forked by label.
     rng: Rng,
@@ -44,7 +45,7 @@ pub struct Users {
 impl Users {
     pub fn new(services: Vec<String>, rng: Rng) -> Users {
         Users {
-            clients: BTreeMap::new(),
+            clients: MemberMap::default(),
             traffic: Traffic::new(services),
             rng,
         }
@@ -52,10 +53,12 @@ impl Users {
 
     fn client(&mut self, client: HostId) -> &mut Client {
         let rng = &self.rng;
-        self.clients.entry(client).or_insert_with(|| Client {
-            rng: rng.fork(&format!("client/{client}")),
-            dns_cache: BTreeMap::new(),
-        })
+        self.clients
+            .get_or_insert_with(client, || Client {
+                rng: rng.fork(&format!("client/{client}")),
+                dns_cache: BTreeMap::new(),
+            })
+            .0
     }
 }
 

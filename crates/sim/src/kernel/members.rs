@@ -1,0 +1,126 @@
+//! `MemberMap`: a map over a cluster's few members (3, 5, 7), kept as a `Vec` sorted by key.
+//!
+//! Why not a `BTreeMap`: each map type instantiates the B-tree's code anew, which the page's
+//! bundle pays for (a few KB per type), and a handful of members fit one cache line of keys.
+//! It iterates in key order, as a `BTreeMap` does, so runs are the same.
+
+#[derive(Clone, Debug)]
+pub struct MemberMap<K, V> {
+    items: Vec<(K, V)>,
+}
+
+impl<K, V> Default for MemberMap<K, V> {
+    fn default() -> Self {
+        MemberMap { items: Vec::new() }
+    }
+}
+
+impl<K: Ord + Copy, V> MemberMap<K, V> {
+    fn find(&self, k: &K) -> Result<usize, usize> {
+        self.items.binary_search_by(|(x, _)| x.cmp(k))
+    }
+
+    pub fn get(&self, k: &K) -> Option<&V> {
+        self.find(k).ok().map(|i| &self.items[i].1)
+    }
+
+    pub fn get_mut(&mut self, k: &K) -> Option<&mut V> {
+        self.find(k).ok().map(|i| &mut self.items[i].1)
+    }
+
+    pub fn contains_key(&self, k: &K) -> bool {
+        self.find(k).is_ok()
+    }
+
+    /// Sets `k` to `v`, returning the value it had.
+    pub fn insert(&mut self, k: K, v: V) -> Option<V> {
+        match self.find(&k) {
+            Ok(i) => Some(std::mem::replace(&mut self.items[i].1, v)),
+            Err(i) => {
+                self.items.insert(i, (k, v));
+                None
+            }
+        }
+    }
+
+    pub fn remove(&mut self, k: &K) -> Option<V> {
+        self.find(k).ok().map(|i| self.items.remove(i).1)
+    }
+
+    /// The value of `k`, inserted from `v` if absent; whether it was absent.
+    pub fn get_or_insert_with(&mut self, k: K, v: impl FnOnce() -> V) -> (&mut V, bool) {
+        match self.find(&k) {
+            Ok(i) => (&mut self.items[i].1, false),
+            Err(i) => {
+                self.items.insert(i, (k, v()));
+                (&mut self.items[i].1, true)
+            }
+        }
+    }
+
+    pub fn clear(&mut self) {
+        self.items.clear();
+    }
+
+    pub fn retain(&mut self, mut keep: impl FnMut(&K, &mut V) -> bool) {
+        self.items.retain_mut(|(k, v)| keep(k, v));
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&K, &V)> + '_ {
+        self.items.iter().map(|(k, v)| (k, v))
+    }
+
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = (&K, &mut V)> + '_ {
+        self.items.iter_mut().map(|(k, v)| (&*k, v))
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = &K> + '_ {
+        self.items.iter().map(|(k, _)| k)
+    }
+
+    /// The first key after `k`.
+    pub fn key_after(&self, k: &K) -> Option<K> {
+        let i = match self.find(k) {
+            Ok(i) => i + 1,
+            Err(i) => i,
+        };
+        self.items.get(i).map(|(k, _)| *k)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::MemberMap;
+
+    #[test]
+    fn behaves_as_an_ordered_map() {
+        let mut m = MemberMap::default();
+        assert_eq!(m.insert(5u32, 'e'), None);
+        assert_eq!(m.insert(1, 'a'), None);
+        assert_eq!(m.insert(3, 'c'), None);
+        assert_eq!(m.insert(3, 'C'), Some('c'));
+        assert_eq!(m.keys().copied().collect::<Vec<_>>(), [1, 3, 5]);
+        assert_eq!(m.get(&3), Some(&'C'));
+        assert_eq!(m.key_after(&1), Some(3));
+        assert_eq!(m.key_after(&2), Some(3));
+        assert_eq!(m.key_after(&5), None);
+        let (v, new) = m.get_or_insert_with(4, || 'd');
+        assert!(new && *v == 'd');
+        let (v, new) = m.get_or_insert_with(4, || 'x');
+        assert!(!new && *v == 'd');
+        assert_eq!(m.remove(&4), Some('d'));
+        assert_eq!(m.remove(&4), None);
+        m.insert(4, 'd');
+        m.retain(|k, _| k % 2 == 1);
+        assert_eq!(
+            m.iter().map(|(k, v)| (*k, *v)).collect::<Vec<_>>(),
+            [(1, 'a'), (3, 'C'), (5, 'e')]
+        );
+        assert!(m.contains_key(&5) && !m.contains_key(&4));
+        *m.get_mut(&1).unwrap() = 'A';
+        m.iter_mut().for_each(|(_, v)| *v = v.to_ascii_lowercase());
+        assert_eq!(m.get(&1), Some(&'a'));
+        m.clear();
+        assert_eq!(m.iter().count(), 0);
+    }
+}
