@@ -107,6 +107,8 @@ pub fn edit(s: &Scenario, change: &Change) -> Result<(Scenario, String), String>
                     roles: roles.clone(),
                     spot: *spot,
                     standby: *standby,
+                    cpu: None,
+                    memory: None,
                 });
             }
             match names.as_slice() {
@@ -182,6 +184,7 @@ pub fn edit(s: &Scenario, change: &Change) -> Result<(Scenario, String), String>
                 name: name.trim().to_string(),
                 replicas,
                 service: *service,
+                requests: None,
             });
             format!("{} {} added", kind.name(), name.trim())
         }

@@ -338,14 +338,14 @@ wire_struct! {
     ApiSummary { write_availability }
     LeaderSummary { changes, final_holder }
     ServiceSummary { availability }
-    WorkloadSummary { replicas, max_running, final_running }
+    WorkloadSummary { replicas, max_running, final_running, pending_max, pending_s }
     Operation { t, action, host, ok, reason }
     Violation { t, kind, text }
     Event { t, kind, host, term, lease, node, pod, workload, action, ok, reason, count, text }
     Series {
         t, etcd_quorum, etcd_leader, etcd_term, etcd_writable, api_writable,
         controller_manager_leader, scheduler_leader, service_availability, running_pods,
-        dns_lookups,
+        pending_pods, dns_lookups,
     }
     ReportDelta { scenario, seed, duration_s, summary, rows_from, series, events_from, events, events_dropped }
 }
@@ -427,6 +427,7 @@ impl ReportDelta {
                     first_diff(&a.scheduler_leader, &b.scheduler_leader),
                     first_diff_map(&a.service_availability, &b.service_availability),
                     first_diff_map(&a.running_pods, &b.running_pods),
+                    first_diff_map(&a.pending_pods, &b.pending_pods),
                     first_diff(&a.dns_lookups, &b.dns_lookups),
                 ]
                 .into_iter()
@@ -454,6 +455,7 @@ impl ReportDelta {
                 scheduler_leader: tail(&s.scheduler_leader, from),
                 service_availability: tail_map(&s.service_availability, from),
                 running_pods: tail_map(&s.running_pods, from),
+                pending_pods: tail_map(&s.pending_pods, from),
                 dns_lookups: tail(&s.dns_lookups, from),
             },
             events_from,
@@ -485,6 +487,7 @@ impl ReportDelta {
         splice(&mut s.scheduler_leader, from, n.scheduler_leader);
         splice_map(&mut s.service_availability, from, n.service_availability);
         splice_map(&mut s.running_pods, from, n.running_pods);
+        splice_map(&mut s.pending_pods, from, n.pending_pods);
         splice(&mut s.dns_lookups, from, n.dns_lookups);
     }
 }

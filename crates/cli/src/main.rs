@@ -75,9 +75,14 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         // One reference cluster of N workers (for profiling).
+        // `--requests`: every workload requests cpu and memory (the scheduler's fit check on).
         Some("bench-cluster") => {
             let n = args.get(1).and_then(|n| n.parse().ok()).unwrap_or(100);
-            bench_one(&reference(&cluster_reference(n)), 1, "10000");
+            let mut json = cluster_reference(n);
+            if args.iter().any(|a| a == "--requests") {
+                json = with_requests(&json);
+            }
+            bench_one(&reference(&json), 1, "10000");
             ExitCode::SUCCESS
         }
         _ => {
@@ -378,6 +383,23 @@ fn cluster_reference(workers: usize) -> String {
     )
 }
 
+/// The reference cluster with requests on every workload: 100m cpu and 128Mi per pod, about
+/// 1.1 cores of each worker's default 4 (every pod fits; only the fit check's cost differs).
+fn with_requests(json: &str) -> String {
+    json.replace(
+        r#""name": "agent"}"#,
+        r#""name": "agent", "requests": {"cpu": "100m", "memory": "128Mi"}}"#,
+    )
+    .replace(
+        r#", "service": true}"#,
+        r#", "service": true, "requests": {"cpu": "100m", "memory": "128Mi"}}"#,
+    )
+    .replace(
+        r#""name": "db", "replicas": "#,
+        r#""name": "db", "requests": {"cpu": "100m", "memory": "128Mi"}, "replicas": "#,
+    )
+}
+
 fn bench() -> ExitCode {
     bench_one(&reference(ETCD_REFERENCE), 5, "20000");
     let small = reference(&cluster_reference(100));
@@ -409,6 +431,23 @@ fn bench() -> ExitCode {
          ({best:.1}x from the best runs, which this machine's drifting speed skews)"
     );
     println!("  SCALING_1000_OVER_100={scaling:.1}");
+    // The scheduler's fit check: the same 1,000-worker run with requests on every pod, each run
+    // set against a run without just before it.
+    let requested = reference(&with_requests(&cluster_reference(1000)));
+    assert!(requested.uses_capacity());
+    let mut ratios: Vec<f64> = (0..3)
+        .map(|_| {
+            let plain = run_once(&large).wall;
+            run_once(&requested).wall / plain
+        })
+        .collect();
+    ratios.sort_by(f64::total_cmp);
+    let cost = ratios[1];
+    println!(
+        "requests: the 1,000-worker run with requests on every pod took {cost:.2}x the time of the \
+         same run without (median of 3 pairs; target <= 1.10)"
+    );
+    println!("  REQUESTS_1000_OVER_PLAIN={cost:.2}");
     study::bench();
     ExitCode::SUCCESS
 }

@@ -34,6 +34,8 @@ kinds! {
         PodEvicted = "pod.evicted",
         PodDeleted = "pod.deleted",
         PodKilled = "pod.killed",
+        /// The scheduler found no Node with room for a pod (FailedScheduling).
+        PodPending = "pod.pending",
         /// An operator action, applied or refused.
         Operation = "operation",
         NetPartition = "net.partition",
@@ -134,6 +136,10 @@ pub struct Series {
     /// Per workload (CoreDNS included): containers running anywhere, isolated nodes included.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub running_pods: BTreeMap<String, Vec<u32>>,
+    /// Per workload: its pods the scheduler found no room for (only when the scenario gives
+    /// capacity).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub pending_pods: BTreeMap<String, Vec<u32>>,
     /// The share of the clients' name lookups (through CoreDNS) that succeeded each second;
     /// `None` in a second without a lookup (answers are cached for `dns_cache_ttl`). For the
     /// page only: not part of the report format.
@@ -288,6 +294,10 @@ pub struct Recorder {
     pub lease_changes: BTreeMap<&'static str, u64>,
     /// Processes acting as leader right now, per lease: more than one is a violation.
     acting: MemberMap<&'static str, BTreeSet<HostId>>,
+    /// The scenario gives capacity: unschedulable pods are followed.
+    pub capacity: bool,
+    /// Pods the scheduler found no room for (in the order it tried them), with their workload.
+    pub unschedulable: Vec<(String, String)>,
 }
 
 impl Recorder {
@@ -309,6 +319,21 @@ impl Recorder {
             replaced: BTreeSet::new(),
             lease_changes: BTreeMap::new(),
             acting: MemberMap::default(),
+            capacity: false,
+            unschedulable: Vec::new(),
+        }
+    }
+
+    /// Appends this second's count of unschedulable pods of each workload.
+    pub fn sample_pending(&mut self, workloads: &[String]) {
+        for w in workloads {
+            let n = self.unschedulable.iter().filter(|(_, x)| x == w).count() as u32;
+            match self.series.pending_pods.get_mut(w) {
+                Some(series) => series.push(n),
+                None => {
+                    self.series.pending_pods.insert(w.clone(), vec![n]);
+                }
+            }
         }
     }
 
@@ -553,6 +578,27 @@ impl crate::k8s::Observe for Recorder {
         e.node = Some(node.to_string());
         e.workload = Some(workload.to_string());
         self.push(now, e);
+    }
+
+    /// `pod.pending` for each pod that became unschedulable.
+    fn unschedulable(&mut self, now: SimTime, pods: Vec<(String, String, String)>) {
+        let mut now_set: Vec<(String, String)> = Vec::with_capacity(pods.len());
+        for (pod, workload, why) in pods {
+            let known = self.unschedulable.iter().any(|(p, _)| *p == pod);
+            if !known {
+                let mut e = Event::new(
+                    self.secs(now),
+                    EventKind::PodPending,
+                    format!("{pod} is Pending: the scheduler finds no room for it ({why})"),
+                );
+                e.pod = Some(pod.clone());
+                e.workload = Some(workload.clone());
+                e.reason = Some(why);
+                self.push(now, e);
+            }
+            now_set.push((pod, workload));
+        }
+        self.unschedulable = now_set;
     }
 
     /// A node changed readiness (`node.not_ready`, `node.ready`).

@@ -49,6 +49,9 @@ pub trait Observe {
         workload: &str,
         text: String,
     );
+    /// The pods the scheduler found no room for in its last pass (name, workload, why), when
+    /// the scenario gives capacity: the ones not already unschedulable become `pod.pending`.
+    fn unschedulable(&mut self, now: SimTime, pods: Vec<(String, String, String)>);
     /// A node changed readiness.
     fn node_event(&mut self, now: SimTime, kind: NodeChange, node: &str, text: String);
     /// A process started acting as leader of `lease`.

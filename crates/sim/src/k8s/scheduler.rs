@@ -3,13 +3,19 @@
 //! workload, then the fewest pods in total, then the first in host order (the rule the
 //! scenario format fixes). Binding writes the pod with the resourceVersion it read.
 //!
-//! Left out: resources, affinity, priorities and preemption.
+//! When the scenario gives capacity (host `cpu`/`memory`, workload `requests`), a worker fits a
+//! pod only if the requests of the pods bound there (being deleted or not, and those it is
+//! binding) plus the pod's own stay within its allocatable (NodeResourcesFit). A pod that fits
+//! nowhere is unschedulable, with the reason kube-scheduler gives ("0/6 nodes are available:
+//! 3 Insufficient cpu, …"), and is tried again at the next change of a pod or a node.
+//!
+//! Left out: affinity, priorities and preemption.
 
 use crate::k8s::api::{ApiPayload, ApiRequest};
 use crate::k8s::client::ApiClient;
 use crate::k8s::informer::Informer;
 use crate::k8s::leading::{Work, WORK};
-use crate::k8s::objects::{pod_key, Object, NODES, PODS};
+use crate::k8s::objects::{pod_key, Object, TaintKey, NODES, PODS};
 use crate::k8s::wire::Ctx;
 use crate::kernel::keymap::KeyMap;
 use crate::kernel::process::{Addr, Sub};
@@ -34,13 +40,44 @@ pub struct Scheduler {
     order: Vec<String>,
     /// Each worker's position in `order`, so the placement loop compares integers only.
     position: KeyMap<usize>,
+    /// Pods whose binding is on its way.
     binding: BTreeSet<String>,
+    /// With capacity: the worker each of them names (its requests count there until the pod's
+    /// own change arrives, as kube-scheduler's assumed pods).
+    assumed: Vec<(String, usize)>,
+    capacity: Option<Arc<Capacity>>,
     /// Something changed since the last pass.
     dirty: bool,
 }
 
+/// Cpu in millicores and memory in bytes: a Node's allocatable or a pod's requests.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Resources {
+    pub cpu: u64,
+    pub memory: u64,
+}
+
+/// What the fit check reads: each worker's allocatable (in host order) and each workload's
+/// requests per pod.
+pub struct Capacity {
+    pub allocatable: Vec<Resources>,
+    pub requests: KeyMap<Resources>,
+}
+
+impl Capacity {
+    fn of(&self, workload: &str) -> Resources {
+        self.requests.get(workload).copied().unwrap_or_default()
+    }
+}
+
 impl Scheduler {
-    pub fn new(me: Addr, api: Addr, order: Vec<String>, base: Sub) -> Self {
+    pub fn new(
+        me: Addr,
+        api: Addr,
+        order: Vec<String>,
+        capacity: Option<Arc<Capacity>>,
+        base: Sub,
+    ) -> Self {
         Scheduler {
             client: ApiClient::at(me, api, base),
             nodes: Informer::new(NODES, None, me, api, Sub(base.0 + 1)),
@@ -52,6 +89,8 @@ impl Scheduler {
                 .collect(),
             order,
             binding: BTreeSet::new(),
+            assumed: Vec::new(),
+            capacity,
             dirty: true,
         }
     }
@@ -63,13 +102,15 @@ pub struct SchedulerSpec {
     pub api: Addr,
     /// Worker names in host order.
     pub order: Vec<String>,
+    /// Set when the scenario gives capacity.
+    pub capacity: Option<Arc<Capacity>>,
 }
 
 impl Work for Scheduler {
     type Spec = SchedulerSpec;
 
     fn fresh(s: &SchedulerSpec, _: &Ctx) -> Self {
-        Scheduler::new(s.me, s.api, s.order.clone(), WORK)
+        Scheduler::new(s.me, s.api, s.order.clone(), s.capacity.clone(), WORK)
     }
 
     fn owns(&self, sub: Sub) -> bool {
@@ -85,6 +126,7 @@ impl Work for Scheduler {
             if let Some(pod) = self.client.answered(*id, ctx.now) {
                 self.dirty = true;
                 self.binding.remove(&pod);
+                self.assumed.retain(|(n, _)| *n != pod);
             }
         }
     }
@@ -96,6 +138,7 @@ impl Work for Scheduler {
             for pod in self.client.expired(ctx) {
                 self.dirty = true;
                 self.binding.remove(&pod);
+                self.assumed.retain(|(n, _)| *n != pod);
             }
         }
     }
@@ -116,6 +159,9 @@ impl Work for Scheduler {
                 .filter_map(|kv| kv.value.as_pod())
                 .any(|p| p.node.is_none() && p.deletion.is_none());
         if !any_pending {
+            if self.capacity.is_some() {
+                ctx.obs.unschedulable(ctx.now, Vec::new());
+            }
             return;
         }
         let n = self.order.len();
@@ -135,11 +181,22 @@ impl Work for Scheduler {
         let mut total = vec![0usize; n];
         let mut per_workload: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         let mut pending = Vec::new();
+        let capacity = self.capacity.clone();
+        // Requests bound to each worker (only when the scenario gives capacity).
+        let mut used = vec![Resources::default(); if capacity.is_some() { n } else { 0 }];
+        let add = |used: &mut [Resources], i: usize, workload: &str| {
+            if let Some(c) = &capacity {
+                let r = c.of(workload);
+                used[i].cpu += r.cpu;
+                used[i].memory += r.memory;
+            }
+        };
         for kv in self.pods.items().values() {
             let Some(p) = kv.value.as_pod() else { continue };
             match &p.node {
                 Some(node) => {
                     if let Some(&i) = index.get(node.as_str()) {
+                        add(&mut used, i, &p.workload);
                         total[i] += 1;
                         match per_workload.get_mut(&p.workload) {
                             Some(counts) => counts[i] += 1,
@@ -151,34 +208,54 @@ impl Work for Scheduler {
                         }
                     }
                 }
-                None if p.deletion.is_none() && !self.binding.contains(&p.name) => {
-                    pending.push((p.clone(), kv.mod_revision))
+                None if self.binding.contains(&p.name) => {
+                    if let Some(&(_, i)) = self.assumed.iter().find(|(n, _)| *n == p.name) {
+                        add(&mut used, i, &p.workload);
+                    }
                 }
+                None if p.deletion.is_none() => pending.push((p.clone(), kv.mod_revision)),
                 None => {}
             }
         }
+        let mut unschedulable = Vec::new();
         for (mut pod, rv) in pending {
             let counts = per_workload
                 .entry(pod.workload.clone())
                 .or_insert_with(|| vec![0; n]);
+            let request = capacity.as_ref().map(|c| c.of(&pod.workload));
+            let fits = |i: usize| match (&capacity, request) {
+                (Some(c), Some(r)) => {
+                    let a = c.allocatable[i];
+                    used[i].cpu + r.cpu <= a.cpu && used[i].memory + r.memory <= a.memory
+                }
+                _ => true,
+            };
             // The rule's order (workload's pods, then all pods, then host order) as one number
             // per node, so the pass over every node for every pending pod is a plain minimum.
             let Some(best) = eligible
                 .iter()
                 .zip(counts.iter().zip(&total))
                 .enumerate()
-                .filter(|(_, (&eligible, _))| eligible)
+                .filter(|&(i, (&eligible, _))| eligible && fits(i))
                 .map(|(i, (_, (&count, &total)))| placement_rank(count, total, i))
                 .min()
             else {
+                if capacity.is_some() {
+                    let why = self.why_unschedulable(&eligible, &used, request);
+                    unschedulable.push((pod.name, pod.workload, why));
+                }
                 continue;
             };
             let best = best as u32 as usize;
             counts[best] += 1;
             total[best] += 1;
+            add(&mut used, best, &pod.workload);
             let node = self.order[best].clone();
             pod.node = Some(node);
             self.binding.insert(pod.name.clone());
+            if capacity.is_some() {
+                self.assumed.push((pod.name.clone(), best));
+            }
             let name = pod.name.clone();
             let req = ApiRequest::Update {
                 key: pod_key(&name).into(),
@@ -187,6 +264,69 @@ impl Work for Scheduler {
             };
             self.client.send(ctx, req, name, REQUEST_TIMEOUT);
         }
+        if capacity.is_some() {
+            ctx.obs.unschedulable(ctx.now, unschedulable);
+        }
+    }
+}
+
+impl Scheduler {
+    /// kube-scheduler's FailedScheduling message: each Node's reasons, counted, sorted.
+    fn why_unschedulable(
+        &self,
+        eligible: &[bool],
+        used: &[Resources],
+        request: Option<Resources>,
+    ) -> String {
+        let mut reasons: Vec<(String, usize)> = Vec::new();
+        let mut nodes = 0;
+        for node in self
+            .nodes
+            .items()
+            .values()
+            .filter_map(|kv| kv.value.as_node())
+        {
+            nodes += 1;
+            let i = self.position.get(node.name.as_str()).copied();
+            let mut say = |r: String| match reasons.iter_mut().find(|(x, _)| *x == r) {
+                Some((_, n)) => *n += 1,
+                None => reasons.push((r, 1)),
+            };
+            match i.filter(|&i| eligible[i]) {
+                Some(i) => {
+                    let (a, r) = (self.capacity.as_ref().map(|c| c.allocatable[i]), request);
+                    if let (Some(a), Some(r)) = (a, r) {
+                        if used[i].cpu + r.cpu > a.cpu {
+                            say("Insufficient cpu".into());
+                        }
+                        if used[i].memory + r.memory > a.memory {
+                            say("Insufficient memory".into());
+                        }
+                    }
+                }
+                None if node.has_taint(TaintKey::Unschedulable) => {
+                    say("node(s) were unschedulable".into())
+                }
+                // A Node not ready is tainted so within moments; say so meanwhile too.
+                None => {
+                    let key = node.taints.first().map_or(TaintKey::NotReady, |t| t.key);
+                    say(format!(
+                        "node(s) had untolerated taint {{{}: }}",
+                        key.name()
+                    ))
+                }
+            }
+        }
+        let mut parts: Vec<String> = reasons.iter().map(|(r, n)| format!("{n} {r}")).collect();
+        // As kube-scheduler sorts them (a handful: an insertion sort keeps the bundle small).
+        for i in 1..parts.len() {
+            let mut j = i;
+            while j > 0 && parts[j - 1] > parts[j] {
+                parts.swap(j - 1, j);
+                j -= 1;
+            }
+        }
+        format!("0/{nodes} nodes are available: {}.", parts.join(", "))
     }
 }
 

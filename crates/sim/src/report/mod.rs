@@ -78,6 +78,12 @@ pub struct WorkloadSummary {
     /// The most pods running at once, anywhere (sampled every second): above `replicas` when duplicates ran.
     pub max_running: u32,
     pub final_running: u32,
+    /// The most of its pods unschedulable at once, and the seconds with any (only when the
+    /// scenario gives capacity).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pending_max: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pending_s: Option<f64>,
 }
 
 impl Report {
@@ -174,12 +180,15 @@ impl Report {
                     continue;
                 };
                 let replicas = spec.replicas.unwrap_or(initial_nodes);
+                let pending = series.pending_pods.get(&name);
                 workloads.insert(
                     name,
                     WorkloadSummary {
                         replicas,
                         max_running,
                         final_running,
+                        pending_max: pending.map(|p| p.iter().copied().max().unwrap_or(0)),
+                        pending_s: pending.map(|p| p.iter().filter(|&&n| n > 0).count() as f64),
                     },
                 );
             }

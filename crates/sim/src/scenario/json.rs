@@ -8,6 +8,7 @@ use serde::ser::{Serialize, Serializer};
 
 use super::error::{fail, index_path, quote, ScenarioError, R};
 use super::limits::check_count;
+use super::quantity;
 use super::tree::{
     as_arr, as_bool, as_bounded_arr, as_duration, as_str, as_string, as_u32, as_u64, dur, Obj, J,
 };
@@ -280,7 +281,7 @@ impl Role {
 }
 
 /// Known fields of a host, in the order they are written back.
-const HOST_FIELDS: &[&str] = &["name", "zone", "roles", "spot", "standby"];
+const HOST_FIELDS: &[&str] = &["name", "zone", "roles", "spot", "standby", "cpu", "memory"];
 
 fn host_from(j: &J, path: &str) -> R<Host> {
     let o = Obj::new(j, path, "a host object")?;
@@ -321,12 +322,19 @@ fn host_from(j: &J, path: &str) -> R<Host> {
         None => false,
         Some(b) => as_bool(b, &o.at("standby"))?,
     };
+    let read_quantity = |key: &str, read: fn(&J) -> Result<u64, String>| -> R<Option<u64>> {
+        o.get(key)
+            .map(|j| read(j).map_err(|m| ScenarioError::new(o.at(key), m)))
+            .transpose()
+    };
     Ok(Host {
         name,
         zone,
         roles,
         spot,
         standby,
+        cpu: read_quantity("cpu", quantity::cpu_from)?,
+        memory: read_quantity("memory", quantity::memory_from)?,
     })
 }
 
@@ -345,6 +353,12 @@ impl Host {
         }
         if self.standby {
             f.push(("standby", J::Bool(true)));
+        }
+        if let Some(cpu) = self.cpu {
+            f.push(("cpu", J::Str(quantity::fmt_cpu(cpu))));
+        }
+        if let Some(memory) = self.memory {
+            f.push(("memory", J::Str(quantity::fmt_memory(memory))));
         }
         J::obj(f)
     }
@@ -373,7 +387,7 @@ impl WorkloadKind {
 }
 
 /// Known fields of a workload, in the order they are written back.
-const WORKLOAD_FIELDS: &[&str] = &["kind", "name", "replicas", "service"];
+const WORKLOAD_FIELDS: &[&str] = &["kind", "name", "replicas", "service", "requests"];
 
 fn workload_from(j: &J, path: &str) -> R<Workload> {
     let o = Obj::new(j, path, "a workload object")?;
@@ -398,11 +412,33 @@ fn workload_from(j: &J, path: &str) -> R<Workload> {
         None => false,
         Some(b) => as_bool(b, &o.at("service"))?,
     };
+    let requests = match o.get("requests") {
+        None => None,
+        Some(r) => {
+            let path = o.at("requests");
+            let r = Obj::new(
+                r,
+                &path,
+                "a requests object ({\"cpu\": \"500m\", \"memory\": \"1Gi\"})",
+            )?;
+            r.only(&["cpu", "memory"], "")?;
+            let read = |key: &str, f: fn(&J) -> Result<u64, String>| -> R<u64> {
+                r.get(key).map_or(Ok(0), |j| {
+                    f(j).map_err(|m| ScenarioError::new(r.at(key), m))
+                })
+            };
+            Some(super::Resources {
+                cpu: read("cpu", quantity::cpu_from)?,
+                memory: read("memory", quantity::memory_from)?,
+            })
+        }
+    };
     Ok(Workload {
         kind,
         name,
         replicas,
         service,
+        requests,
     })
 }
 
@@ -417,6 +453,16 @@ impl Workload {
         }
         if self.service {
             f.push(("service", J::Bool(true)));
+        }
+        if let Some(r) = self.requests {
+            let mut q = Vec::new();
+            if r.cpu > 0 {
+                q.push(("cpu", J::Str(quantity::fmt_cpu(r.cpu))));
+            }
+            if r.memory > 0 {
+                q.push(("memory", J::Str(quantity::fmt_memory(r.memory))));
+            }
+            f.push(("requests", J::obj(q)));
         }
         J::obj(f)
     }
@@ -955,6 +1001,72 @@ mod tests {
     use crate::scenario::example::{assert_errors, edited, example_value, with_events, EXAMPLE};
 
     #[test]
+    fn capacity_fields_parse_and_write_back_canonically() {
+        use crate::scenario::{Resources, DEFAULT_ALLOCATABLE};
+        let doc = edited(|v| {
+            v["hosts"][5]["cpu"] = serde_json::json!(2);
+            v["hosts"][5]["memory"] = serde_json::json!("8192Mi");
+            v["hosts"][6]["cpu"] = serde_json::json!("3500m");
+            v["workloads"][0]["requests"] = serde_json::json!({"cpu": "0.5", "memory": "1Gi"});
+            v["workloads"][1]["requests"] = serde_json::json!({"memory": "70Mi"});
+        });
+        let s = parse(&doc).unwrap();
+        assert_eq!(
+            (s.hosts[5].cpu, s.hosts[5].memory),
+            (Some(2000), Some(8 << 30))
+        );
+        assert_eq!(
+            s.hosts[6].allocatable(),
+            Resources {
+                cpu: 3500,
+                memory: 16 << 30
+            }
+        );
+        assert_eq!(s.hosts[0].allocatable(), DEFAULT_ALLOCATABLE);
+        assert_eq!(
+            s.workloads[0].requests,
+            Some(Resources {
+                cpu: 500,
+                memory: 1 << 30
+            })
+        );
+        assert_eq!(
+            s.workloads[1].requests,
+            Some(Resources {
+                cpu: 0,
+                memory: 70 << 20
+            })
+        );
+        let json = s.to_json();
+        assert!(
+            json.contains(r#""cpu": "2""#) && json.contains(r#""memory": "8Gi""#),
+            "{json}"
+        );
+        assert!(json.contains(r#""requests": {"#) && json.contains(r#""cpu": "500m""#));
+        assert_eq!(parse(&json).unwrap(), s);
+        // Documents without them are written as before.
+        assert!(!parse(EXAMPLE).unwrap().to_json().contains("cpu"));
+        assert_errors(vec![
+            (
+                edited(|v| v["hosts"][0]["cpu"] = serde_json::json!("4 cores")),
+                r#"hosts[0].cpu: "4 cores" is not a cpu quantity ("4", "0.5", "500m")"#,
+            ),
+            (
+                edited(|v| v["hosts"][1]["memory"] = serde_json::json!("16GB")),
+                r#"hosts[1].memory: "16GB" is not a memory quantity ("16Gi", "512Mi", "1G", bytes)"#,
+            ),
+            (
+                edited(|v| v["workloads"][0]["requests"] = serde_json::json!({"gpu": 1})),
+                r#"workloads[0].requests.gpu: unknown field (known: cpu, memory)"#,
+            ),
+            (
+                edited(|v| v["workloads"][0]["requests"] = serde_json::json!({"cpu": -1})),
+                r#"workloads[0].requests.cpu: a negative number is not a cpu quantity ("4", "0.5", "500m")"#,
+            ),
+        ]);
+    }
+
+    #[test]
     fn example_parses() {
         let s = parse(EXAMPLE).unwrap();
         assert_eq!(s.name, "Rack split with external etcd");
@@ -1172,7 +1284,7 @@ mod tests {
              "hosts[0].roles[0]: unknown role \"master\" (known: etcd, control-plane, apiserver, controller-manager, scheduler, worker, load-balancer, client)"),
             (edited(|v| v["settings"]["foo"] = json!(1)), "settings.foo: unknown setting"),
             (edited(|v| v["hosts"][2]["zon"] = json!("rack-a")),
-             "hosts[2].zon: unknown field (known: name, zone, roles, spot, standby)"),
+             "hosts[2].zon: unknown field (known: name, zone, roles, spot, standby, cpu, memory)"),
             (with_events(json!([{"at": "1m", "action": "explode"}])),
              "events[0].action: unknown action \"explode\""),
             (edited(|v| v["faults"] = json!([{"hosts": "all", "zones": "all", "mtbf": "1h", "mttr": "1m"}])),
@@ -1202,7 +1314,7 @@ mod tests {
             (serde_json::to_string(&host_2001).unwrap(),
              "hosts: 2001 hosts exceed the limit of 2000"),
             (edited(|v| v["hosts"][0]["x<y>.z"] = json!(1)),
-             "hosts[0][\"x<y>.z\"]: unknown field (known: name, zone, roles, spot, standby)"),
+             "hosts[0][\"x<y>.z\"]: unknown field (known: name, zone, roles, spot, standby, cpu, memory)"),
             (edited(|v| v["hosts"][8]["zone"] = json!(7)),
              "hosts[8].zone: expected a string, found a number"),
             (edited(|v| v["version"] = json!(2)),

@@ -32,6 +32,7 @@ mod example;
 mod json;
 mod limits;
 pub mod link;
+mod quantity;
 mod tree;
 mod validate;
 
@@ -43,6 +44,7 @@ pub use limits::{
     MAX_INPUT_BYTES, MAX_LABEL_LEN, MAX_NAME_LEN, MAX_PODS, MAX_POD_NAME_LEN, MAX_SETTING_DURATION,
     MAX_WORKLOADS, MAX_ZONES, MIN_FAULT_MEAN, MIN_PERIOD,
 };
+pub use quantity::{fmt_cpu, fmt_memory, MAX_CPU_MILLI, MAX_MEMORY};
 
 use std::collections::BTreeSet;
 
@@ -135,6 +137,53 @@ pub struct Host {
     pub spot: bool,
     /// Powered on but not in the cluster until a `join` event.
     pub standby: bool,
+    /// The Node's allocatable cpu (millicores) and memory (bytes), when the document gives
+    /// them ([`Host::allocatable`] applies the defaults).
+    pub cpu: Option<u64>,
+    pub memory: Option<u64>,
+}
+
+/// Compute and memory: a Node's allocatable, or what a pod requests.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Resources {
+    /// Millicores (`"500m"`, `"4"` = 4000).
+    pub cpu: u64,
+    /// Bytes (`"16Gi"`).
+    pub memory: u64,
+}
+
+/// A host's allocatable when the document does not say (the format's default): 4 cores, 16 GiB.
+pub const DEFAULT_ALLOCATABLE: Resources = Resources {
+    cpu: 4000,
+    memory: 16 << 30,
+};
+
+/// What kubeadm's CoreDNS manifest requests per pod: 100m cpu, 70Mi memory.
+pub const COREDNS_REQUESTS: Resources = Resources {
+    cpu: 100,
+    memory: 70 << 20,
+};
+
+impl Scenario {
+    /// Whether the document gives capacity (a host's `cpu` or `memory`, a workload's
+    /// `requests`): only then does the scheduler check room and follow Pending pods, so a
+    /// document without them runs as the base format says.
+    pub fn uses_capacity(&self) -> bool {
+        self.hosts
+            .iter()
+            .any(|h| h.cpu.is_some() || h.memory.is_some())
+            || self.workloads.iter().any(|w| w.requests.is_some())
+    }
+}
+
+impl Host {
+    /// The Node's allocatable: the document's `cpu` and `memory`, else the defaults.
+    pub fn allocatable(&self) -> Resources {
+        Resources {
+            cpu: self.cpu.unwrap_or(DEFAULT_ALLOCATABLE.cpu),
+            memory: self.memory.unwrap_or(DEFAULT_ALLOCATABLE.memory),
+        }
+    }
 }
 
 /// What runs on a host.
@@ -164,6 +213,8 @@ pub struct Workload {
     /// Set for Deployment and StatefulSet, `None` for DaemonSet.
     pub replicas: Option<u32>,
     pub service: bool,
+    /// What each pod requests (`None`: nothing, as in the base format).
+    pub requests: Option<Resources>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

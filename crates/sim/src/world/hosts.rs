@@ -3,13 +3,15 @@
 //! and timers carry the life they were sent in; one addressed to an earlier life is dropped.
 //! Also what the random fault processes took down.
 
+use crate::k8s::scheduler::{Capacity, Resources};
 use crate::kernel::keymap::KeyMap;
 use crate::kernel::net::HostId;
 use crate::kernel::process::{Addr, Port};
 use crate::kernel::time::{Duration, SimTime};
-use crate::scenario::Scenario;
+use crate::scenario::{self, Scenario, COREDNS, COREDNS_REQUESTS};
 use std::collections::BTreeMap;
 use std::ops::{Deref, DerefMut};
+use std::sync::Arc;
 
 /// The kubelet's restart back-off for a container that exited: the first restart at once, then
 /// 10 s, doubling, at most 5 min; forgotten once the container has run for 10 min.
@@ -45,6 +47,8 @@ pub struct Hosts {
     /// Worker host names in host order: the scheduler's tie-break.
     pub worker_order: Vec<String>,
     pub worker_ids: Vec<HostId>,
+    /// What the scheduler's fit check reads, when the scenario gives capacity.
+    pub capacity: Option<Arc<Capacity>>,
     /// The hidden observer host that runs the probes and the operator; it is never crashed or
     /// partitioned away.
     pub probe: HostId,
@@ -101,6 +105,27 @@ impl Hosts {
                 .filter(|&i| scenario.hosts[i].is_worker())
                 .map(|i| i as HostId)
                 .collect(),
+            capacity: scenario.uses_capacity().then(|| {
+                let k8s = |r: scenario::Resources| Resources {
+                    cpu: r.cpu,
+                    memory: r.memory,
+                };
+                let requests = scenario
+                    .workloads
+                    .iter()
+                    .map(|w| (w.name.as_str().into(), k8s(w.requests.unwrap_or_default())))
+                    .chain([(COREDNS.into(), k8s(COREDNS_REQUESTS))])
+                    .collect();
+                Arc::new(Capacity {
+                    allocatable: scenario
+                        .hosts
+                        .iter()
+                        .filter(|h| h.is_worker())
+                        .map(|h| k8s(h.allocatable()))
+                        .collect(),
+                    requests,
+                })
+            }),
             probe: n as HostId,
             restarts: BTreeMap::new(),
             faults: Default::default(),

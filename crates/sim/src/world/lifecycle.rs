@@ -123,7 +123,13 @@ impl World {
                     procs.kcm = Some(p);
                 } else {
                     let order = self.hosts.worker_order.clone();
-                    let spec = SchedulerSpec { me, api, order };
+                    let capacity = self.hosts.capacity.clone();
+                    let spec = SchedulerSpec {
+                        me,
+                        api,
+                        order,
+                        capacity,
+                    };
                     let mut p: Leading<Scheduler> = Leading::new(elector, port, spec);
                     p.start(&mut ctx);
                     procs.scheduler = Some(p);

@@ -166,6 +166,7 @@ impl World {
         let etcd = EtcdCluster::new(&names, &initial, etcd_cfg, rng.clone(), probe);
         let origin = SimTime::ZERO + BOOT;
         let mut obs = Recorder::new(names);
+        obs.capacity = scenario.uses_capacity();
         obs.origin = origin;
         obs.horizon = origin + scenario.duration;
         let services = scenario
@@ -667,6 +668,9 @@ impl World {
         if self.procs.api_probe.is_some() {
             self.pods
                 .sample(&self.procs, &self.hosts, self.now, &mut self.obs);
+            if self.obs.capacity {
+                self.obs.sample_pending(&self.pods.workloads);
+            }
         }
         let series = &mut self.obs.series;
         series.t.push(t.round());
