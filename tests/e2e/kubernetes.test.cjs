@@ -2,7 +2,7 @@
 // what a person sees and does, read from the page.
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { serve, launch, openPage, openApp, pick, scrubTo, screenshot } = require('./lib.cjs');
+const { serve, launch, openPage, openApp, settled, pick, scrubTo, screenshot } = require('./lib.cjs');
 
 let server;
 let browser;
@@ -11,8 +11,9 @@ test.after(async () => { await browser.close(); server.close(); });
 
 const open = (fragment = '', viewport) => openApp(browser, server.url + fragment, viewport);
 
-const quorum = (page) => page.getByTestId('quorum').textContent();
-const clock = (page) => page.locator('.status .clock').textContent();
+// What the status line says once the view is where it was asked to be.
+const quorum = async (page) => { await settled(page); return page.getByTestId('quorum').textContent(); };
+const clock = async (page) => { await settled(page); return page.locator('.status .clock').textContent(); };
 const hostLabel = (page, host) => page.locator(`[data-host="${host}"]`).getAttribute('aria-label');
 
 test('the only master dies: its apiserver is down and API writes go red', async () => {

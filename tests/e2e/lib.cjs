@@ -78,6 +78,12 @@ async function started(page) {
   await page.locator('[data-testid="quorum"]:not(.starting)').waitFor({ timeout: 15000 });
 }
 
+/** Waits until the view is where it was asked to be (the status line is not busy): what
+ *  the page shows after a seek, a drag or a new run. */
+async function settled(page) {
+  await page.locator('.status[aria-busy="false"]').waitFor({ timeout: 15000 });
+}
+
 /** Picks a ready scenario and waits until its whole run is computed. */
 async function pick(page, id) {
   await page.getByRole('combobox', { name: 'Ready scenario' }).selectOption(id);
@@ -90,4 +96,4 @@ async function scrubTo(page, seconds, shown) {
   if (shown) await page.locator('.status .clock', { hasText: `t = ${shown}` }).waitFor({ timeout: 15000 });
 }
 
-module.exports = { serve, launch, openPage, openApp, started, pick, scrubTo, screenshot, DIST };
+module.exports = { serve, launch, openPage, openApp, started, settled, pick, scrubTo, screenshot, DIST };

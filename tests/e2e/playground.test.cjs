@@ -3,7 +3,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const zlib = require('node:zlib');
-const { serve, launch, openPage, started, screenshot } = require('./lib.cjs');
+const { serve, launch, openPage, started, settled, screenshot } = require('./lib.cjs');
 
 let server;
 let browser;
@@ -25,9 +25,10 @@ async function openEtcdSandbox() {
   return opened;
 }
 
-const quorum = (page) => page.getByTestId('quorum').textContent();
-const leader = (page) => page.getByTestId('leader').textContent();
-const clock = (page) => page.locator('.status .clock').textContent();
+// What the status line says once the view is where it was asked to be.
+const quorum = async (page) => { await settled(page); return page.getByTestId('quorum').textContent(); };
+const leader = async (page) => { await settled(page); return page.getByTestId('leader').textContent(); };
+const clock = async (page) => { await settled(page); return page.locator('.status .clock').textContent(); };
 
 /** Drags an element's centre to another element's centre with real pointer events. */
 async function drag(page, from, to) {

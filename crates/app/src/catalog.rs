@@ -132,6 +132,20 @@ pub const READY: &[Ready] = &[
         json: doc!("11-kube-proxy-restart-vs-reboot"),
     },
     Ready {
+        id: "12-zone-lost-at-80-percent",
+        moment: 480.0,
+        question: "A zone dies at 79 % of cpu: do the others have room for its pods?",
+        watch: "",
+        json: doc!("12-zone-lost-at-80-percent"),
+    },
+    Ready {
+        id: "12-zone-lost-at-50-percent",
+        moment: 480.0,
+        question: "The same zone lost at 50 % of cpu: is everything rescheduled?",
+        watch: "",
+        json: doc!("12-zone-lost-at-50-percent"),
+    },
+    Ready {
         id: "etcd-leader-dies",
         moment: 40.0,
         question: "etcd only: what happens when the etcd leader's machine dies?",

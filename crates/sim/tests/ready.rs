@@ -642,3 +642,95 @@ fn etcd_only_scenarios_do_what_their_texts_say() {
     assert_eq!(r.summary.etcd.quorum_lost_s, 0.0);
     assert!(events(&r, "net.heal").iter().any(|e| e.t == 180.0));
 }
+
+/// The zone's web pods, and the whole cores left on the other zones' workers just before the
+/// zone dies (each web pod requests one core; CoreDNS 100m where it runs).
+fn zone_c_pods_and_room(name: &str) -> (usize, usize) {
+    let mut w = World::new(sim::scenario::parse(&load(name)).unwrap());
+    w.run_until(w.at_report_secs(55.0), u64::MAX);
+    let snap = w.snapshot();
+    let (mut lost, mut room) = (0, 0);
+    for h in snap.hosts.iter().filter(|h| h.name.starts_with('w')) {
+        let web = h.pods.iter().filter(|p| p.workload == "web").count();
+        let dns = h.pods.iter().filter(|p| p.workload == "coredns").count();
+        if h.zone == "zone-c" {
+            lost += web;
+        } else {
+            // 4000m of allocatable; 1000m per web pod, 100m per CoreDNS pod.
+            room += (4000 - 1000 * web - 100 * dns) / 1000;
+        }
+    }
+    (lost, room)
+}
+
+#[test]
+fn a_zone_lost_at_79_percent_leaves_what_does_not_fit_pending() {
+    let name = "12-zone-lost-at-80-percent";
+    let (lost, room) = zone_c_pods_and_room(name);
+    // As its description says: six of zone c's pods lost, room for one.
+    assert_eq!((lost, room), (6, 1));
+    let r = run(name);
+    let takeover = events(&r, "lease.acquired")
+        .into_iter()
+        .find(|e| e.t > 60.0 && e.lease == Some("kube-controller-manager"))
+        .unwrap();
+    assert_eq!(takeover.host.as_deref(), Some("m1"));
+    assert!((13.0..24.0).contains(&(takeover.t - 60.0)), "{takeover:?}");
+    let pending = events(&r, "pod.pending");
+    assert_eq!(
+        pending.len(),
+        lost - room,
+        "one pod.pending per pod that does not fit"
+    );
+    // m3 led the controller-manager: m1 takes over 13–24 s after the crash, marks the Nodes
+    // NotReady once their leases are 50 s old by its own watch (≤ 10 s of renewal phase, a 5 s
+    // check), and evicts 300 s later (paced within seconds): 363–400 s after the crash.
+    let evicted = events(&r, "pod.evicted");
+    for e in &evicted {
+        assert!((363.0..400.0).contains(&(e.t - 60.0)), "{e:?}");
+    }
+    for e in &pending {
+        // Pending as the scheduler meets the replacement, within seconds of the eviction.
+        assert!(
+            evicted.iter().any(|v| (0.0..5.0).contains(&(e.t - v.t))),
+            "{e:?}"
+        );
+        let why = e.reason.as_deref().unwrap();
+        assert!(why.starts_with("0/9 nodes are available: "), "{why}");
+        assert!(why.contains("Insufficient cpu"), "{why}");
+    }
+    let web = &r.summary.workloads["web"];
+    assert_eq!(web.pending_max, Some((lost - room) as u32));
+    assert_eq!(
+        web.final_running,
+        19 - (lost - room) as u32,
+        "the zone stays gone"
+    );
+    // Quorum held: two of three stacked masters.
+    assert_eq!(r.summary.etcd.quorum_lost_s, 0.0);
+}
+
+#[test]
+fn a_zone_lost_at_50_percent_is_rescheduled_in_full() {
+    let name = "12-zone-lost-at-50-percent";
+    let (lost, room) = zone_c_pods_and_room(name);
+    assert!(
+        lost > 0 && lost <= room,
+        "{lost} pods lost, room for {room}"
+    );
+    let r = run(name);
+    assert!(events(&r, "pod.pending").is_empty());
+    let web = &r.summary.workloads["web"];
+    assert_eq!((web.pending_max, web.final_running), (Some(0), 12));
+    let evicted = events(&r, "pod.evicted");
+    assert_eq!(
+        evicted
+            .iter()
+            .filter(|e| e.workload.as_deref() == Some("web"))
+            .count(),
+        lost
+    );
+    for e in &evicted {
+        assert!((363.0..400.0).contains(&(e.t - 60.0)), "{e:?}");
+    }
+}

@@ -9,13 +9,14 @@ use yew::prelude::*;
 #[function_component(StatusBar)]
 pub fn status_bar() -> Html {
     let session = use_session();
-    let (snapshot, view_t, duration, started) = {
+    let (snapshot, view_t, duration, started, awaiting) = {
         let run = session.sim.borrow();
         (
             run.snapshot(),
             run.shown_t(),
             run.duration_s(),
             run.started(),
+            run.awaiting(),
         )
     };
     let e = &snapshot.etcd;
@@ -38,7 +39,8 @@ pub fn status_bar() -> Html {
         "network: whole".to_string()
     };
     html! {
-        <div class="status">
+        // Busy while the view is on its way to the time asked (a seek, a fork, a new run).
+        <div class="status" aria-busy={awaiting.to_string()}>
             <span class="clock" aria-label={format!("Simulated time {} of {}", fmt_t_precise(view_t), fmt_t(duration))}>
                 { format!("t = {}", fmt_t_precise(view_t)) }<small>{ format!(" / {}", fmt_t(duration)) }</small>
             </span>
