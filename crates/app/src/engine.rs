@@ -8,6 +8,7 @@
 //! The engine works in ticks of wall time while a run is busy, the view first (what the person
 //! looks at), and sends news only when something the page shows changed.
 
+use crate::fmt::now_ms;
 use crate::run::Run;
 use crate::wire::{self, Reader, ReportDelta, Wire};
 use sim::report::Report;
@@ -472,28 +473,6 @@ pub fn work_for(run: &mut Run, ms: f64, slice: &Cell<u64>, published_at: &Cell<f
         published_at.set(now);
     }
     run.busy()
-}
-
-/// Wall-clock milliseconds, in the page and in a worker alike.
-pub fn now_ms() -> f64 {
-    #[cfg(target_arch = "wasm32")]
-    {
-        use wasm_bindgen::JsCast;
-        js_sys::Reflect::get(&js_sys::global(), &"performance".into())
-            .ok()
-            .and_then(|p| p.dyn_into::<web_sys::Performance>().ok())
-            .map_or(0.0, |p| p.now())
-    }
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        use std::sync::OnceLock;
-        static START: OnceLock<std::time::Instant> = OnceLock::new();
-        START
-            .get_or_init(std::time::Instant::now)
-            .elapsed()
-            .as_secs_f64()
-            * 1000.0
-    }
 }
 
 #[cfg(test)]

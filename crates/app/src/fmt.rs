@@ -16,9 +16,25 @@ pub fn fmt_t_precise(t: f64) -> String {
     format!("{}.{}", fmt_t((tenths / 10) as f64), tenths % 10)
 }
 
-/// Wall-clock milliseconds of the page (0 outside a browser).
+/// Wall-clock milliseconds, in the page and in the simulation's worker alike (natively, since
+/// the first call: the engine's tests time their ticks too).
 pub fn now_ms() -> f64 {
-    web_sys::window()
-        .and_then(|w| w.performance())
-        .map_or(0.0, |p| p.now())
+    #[cfg(target_arch = "wasm32")]
+    {
+        use wasm_bindgen::JsCast;
+        js_sys::Reflect::get(&js_sys::global(), &"performance".into())
+            .ok()
+            .and_then(|p| p.dyn_into::<web_sys::Performance>().ok())
+            .map_or(0.0, |p| p.now())
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        use std::sync::OnceLock;
+        static START: OnceLock<std::time::Instant> = OnceLock::new();
+        START
+            .get_or_init(std::time::Instant::now)
+            .elapsed()
+            .as_secs_f64()
+            * 1000.0
+    }
 }

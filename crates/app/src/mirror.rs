@@ -137,10 +137,6 @@ impl Mirror {
         }
     }
 
-    pub fn gen(&self) -> u32 {
-        self.gen
-    }
-
     pub fn scenario(&self) -> &Scenario {
         &self.scenario
     }

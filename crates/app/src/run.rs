@@ -97,8 +97,6 @@ pub struct Run {
     /// Report seconds `ahead` had reached when the report was last built.
     published_s: f64,
     report: Rc<Report>,
-    /// Bumped whenever `report` changes, so views can memoise on it.
-    report_version: u64,
     view: World,
     spares: Vec<World>,
     /// Report seconds the view is asked to reach.
@@ -145,7 +143,6 @@ impl Run {
             ahead: Some(ahead),
             published_s: 0.0,
             report,
-            report_version: 0,
             view,
             spares: Vec::new(),
             target: 0.0,
@@ -156,11 +153,6 @@ impl Run {
         &self.scenario
     }
 
-    /// The scenario, shared (no copy).
-    pub fn scenario_rc(&self) -> Rc<Scenario> {
-        self.scenario.clone()
-    }
-
     pub fn duration_s(&self) -> f64 {
         self.scenario.duration.as_secs_f64()
     }
@@ -168,10 +160,6 @@ impl Run {
     /// The report of everything computed so far (the charts and the log).
     pub fn report(&self) -> Rc<Report> {
         self.report.clone()
-    }
-
-    pub fn report_version(&self) -> u64 {
-        self.report_version
     }
 
     /// Report seconds computed ahead (the charts are drawn up to here).
@@ -410,7 +398,6 @@ impl Run {
     fn publish(&mut self, done: bool) {
         if let Some(ahead) = &self.ahead {
             self.report = Rc::new(sim::report(ahead));
-            self.report_version += 1;
             self.published_s = if done {
                 self.duration_s()
             } else {
