@@ -634,10 +634,21 @@ mod tests {
             t: 0.0,
         };
         let mut engine = Engine::default();
-        assert!(matches!(
-            engine.handle(bad),
-            Some(News::Failed { gen: 5, .. })
-        ));
+        let failed = engine.handle(bad).unwrap();
+        assert!(matches!(failed, News::Failed { gen: 5, .. }));
         assert!(!engine.busy());
+        // The page's mirror of that run keeps the message (the status line shows it), as it
+        // does for news about the engine itself, whatever the run.
+        let (s, _) = load("etcd-leader-dies", 5, 0.0);
+        let mut mirror = Mirror::new(s.clone(), 5, 0.0);
+        assert!(mirror.take(sent(&failed)) && mirror.failed.is_some() && !mirror.busy());
+        let mut other = Mirror::new(s, 6, 0.0);
+        assert!(!other.take(failed));
+        let broken = News::Failed {
+            slot: SHOWN,
+            gen: EVERY_RUN,
+            message: "the simulation worker stopped".into(),
+        };
+        assert!(other.take(broken) && other.failed.is_some());
     }
 }

@@ -9,7 +9,7 @@ use yew::prelude::*;
 #[function_component(StatusBar)]
 pub fn status_bar() -> Html {
     let session = use_session();
-    let (snapshot, view_t, duration, started, awaiting) = {
+    let (snapshot, view_t, duration, started, awaiting, failed) = {
         let run = session.sim.borrow();
         (
             run.snapshot(),
@@ -17,6 +17,7 @@ pub fn status_bar() -> Html {
             run.duration_s(),
             run.started(),
             run.awaiting(),
+            run.failed.clone(),
         )
     };
     let e = &snapshot.etcd;
@@ -47,6 +48,10 @@ pub fn status_bar() -> Html {
             <span class={quorum_class} role="status" aria-live="polite" data-testid="quorum">{ quorum }</span>
             <span class="leader" data-testid="leader">{ leader }</span>
             <span class="network">{ network }</span>
+            // The engine said it cannot go on (its worker stopped, a message was unreadable).
+            if let Some(f) = failed {
+                <span class="badge lost" role="alert">{ format!("Simulation error: {f}") }</span>
+            }
         </div>
     }
 }
