@@ -218,6 +218,9 @@ impl Work for Scheduler {
             }
         }
         let mut unschedulable = Vec::new();
+        // The reason depends on the pod's requests and the room left, which only a binding
+        // changes: pods alike that fit nowhere share it (a zone's worth of them may be Pending).
+        let mut last_why: Option<(Option<Resources>, String)> = None;
         for (mut pod, rv) in pending {
             let counts = per_workload
                 .entry(pod.workload.clone())
@@ -241,7 +244,14 @@ impl Work for Scheduler {
                 .min()
             else {
                 if capacity.is_some() {
-                    let why = self.why_unschedulable(&eligible, &used, request);
+                    let why = match &last_why {
+                        Some((r, why)) if *r == request => why.clone(),
+                        _ => {
+                            let why = self.why_unschedulable(&eligible, &used, request);
+                            last_why = Some((request, why.clone()));
+                            why
+                        }
+                    };
                     unschedulable.push((pod.name, pod.workload, why));
                 }
                 continue;
@@ -250,6 +260,7 @@ impl Work for Scheduler {
             counts[best] += 1;
             total[best] += 1;
             add(&mut used, best, &pod.workload);
+            last_why = None;
             let node = self.order[best].clone();
             pod.node = Some(node);
             self.binding.insert(pod.name.clone());
