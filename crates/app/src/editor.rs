@@ -185,6 +185,7 @@ pub fn edit(s: &Scenario, change: &Change) -> Result<(Scenario, String), String>
                 replicas,
                 service: *service,
                 requests: None,
+                pdb: None,
             });
             format!("{} {} added", kind.name(), name.trim())
         }
@@ -874,7 +875,7 @@ pub fn editor(props: &Props) -> Html {
             </fieldset>
             <fieldset class="group">
                 <legend>{ "Settings" }</legend>
-                <p class="hint">{ "Durations as in Kubernetes (250ms, 40s, 5m); lb_health_check: readyz or tcp; etcd_pre_vote: true or false. Applied when you leave the field or press Enter." }</p>
+                <p class="hint">{ "Durations as in Kubernetes (250ms, 40s, 5m); lb_health_check: readyz or tcp; etcd_pre_vote, cloud_controller_manager: true or false. Applied when you leave the field or press Enter." }</p>
                 <div class="settings">{ for setting_rows }</div>
             </fieldset>
         </div>

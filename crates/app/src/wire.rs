@@ -341,7 +341,7 @@ wire_struct! {
     WorkloadSummary { replicas, max_running, final_running, pending_max, pending_s }
     Operation { t, action, host, ok, reason }
     Violation { t, kind, text }
-    Event { t, kind, host, term, lease, node, pod, workload, action, ok, reason, count, text }
+    Event { t, kind, host, term, lease, node, pod, workload, action, ok, reason, count, by, text }
     Series {
         t, etcd_quorum, etcd_leader, etcd_term, etcd_writable, api_writable,
         controller_manager_leader, scheduler_leader, service_availability, running_pods,

@@ -23,6 +23,7 @@ const LEASES: &str = "/registry/leases/";
 use sim::kernel::net::HostId;
 use sim::kernel::process::{Addr, Port};
 use sim::kernel::time::{Duration, SimTime};
+use sim::record::EventKind;
 use sim::scenario::COREDNS;
 use sim::world::terminal::{Answer, Call};
 use sim::world::World;
@@ -101,6 +102,8 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
                 }
             }
             "--force" => {}
+            // Flags of drain: it reads them from `args`.
+            "--ignore-daemonsets" | "--delete-emptydir-data" | "--delete-local-data" => {}
             s if s.starts_with('-') => {
                 return error(&format!("unknown flag: {}", clip(s)));
             }
@@ -109,7 +112,7 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
     }
     match words.as_slice() {
         [] => Output {
-            stdout: "kubectl controls the Kubernetes cluster manager.\n\nIn this console: kubectl get nodes|pods|leases|deploy|sts|ds|svc|ep [-o wide] [-n NAMESPACE | -A], kubectl get --raw /readyz?verbose, describe node|pod|lease NAME, cluster-info, scale, delete pod, cordon, uncordon; --server URL\n".into(),
+            stdout: "kubectl controls the Kubernetes cluster manager.\n\nIn this console: kubectl get nodes|pods|leases|deploy|sts|ds|svc|ep [-o wide] [-n NAMESPACE | -A], kubectl get --raw /readyz?verbose, describe node|pod|lease NAME, cluster-info, scale, delete pod, cordon, uncordon, drain --ignore-daemonsets; --server URL\n".into(),
             ..Output::default()
         },
         ["get"] if flags.raw.is_some() => raw(world, from, flags.raw.as_deref().unwrap_or_default(), &flags),
@@ -123,7 +126,8 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
         ["cluster-info"] => cluster_info(world, from, &flags),
         ["cordon", node] => cordon(world, from, node, true, &flags),
         ["uncordon", node] => cordon(world, from, node, false, &flags),
-        [command @ ("cordon" | "uncordon"), ..] => error(&format!(
+        ["drain", node] => drain(world, from, node, args, &flags),
+        [command @ ("cordon" | "uncordon" | "drain"), ..] => error(&format!(
             "USAGE: {command} NODE [flags]\nSee 'kubectl {command} -h' for help and examples"
         )),
         ["delete", target @ ..] => delete(world, from, target, args, &flags),
@@ -145,7 +149,6 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
 /// kubectl's commands that this console does not run yet.
 const KNOWN: &[&str] = &[
     "describe",
-    "drain",
     "proxy",
     "port-forward",
     "apply",
@@ -1015,6 +1018,116 @@ fn cordon(world: &World, from: HostId, node: &str, on: bool, flags: &Flags) -> O
     };
     let done = (format!("node/{} {verb}\n", clip(node)), String::new());
     changed(&client, result, done, record)
+}
+
+/// How long the console follows a drain before handing it over to the run.
+const DRAIN_FOLLOWED: Duration = Duration::from_secs(120);
+
+/// `kubectl drain NODE --ignore-daemonsets`: from the vantage host, kubectl reads the Node and
+/// its pods; DaemonSet pods without `--ignore-daemonsets` stop it after the cordon (recorded as a
+/// `cordon`). Otherwise the drain is recorded as a `drain` event and followed for up to two
+/// minutes of simulated time: each eviction, each refusal by a disruption budget (retried every
+/// 5 s) and the end, as kubectl prints them; a drain still waiting goes on in the run.
+fn drain(world: &World, from: HostId, node: &str, args: &[String], flags: &Flags) -> Output {
+    let ignore_daemonsets = args
+        .iter()
+        .any(|a| a == "--ignore-daemonsets" || a == "--ignore-daemonsets=true");
+    let mut client = Client::new(world, from, flags);
+    let key = sim::k8s::objects::node_key(node);
+    if let Err(e) = client.get(&key, "get", "nodes", node) {
+        return client.failed(e);
+    }
+    let pods = match client.list(sim::k8s::objects::PODS, "list pods") {
+        Ok(items) => items,
+        Err(e) => return client.failed(e),
+    };
+    let namespace = |workload: &str| {
+        if workload == COREDNS {
+            "kube-system"
+        } else {
+            "default"
+        }
+    };
+    let daemons: Vec<String> = pods
+        .iter()
+        .filter_map(|(_, kv)| kv.value.as_pod())
+        .filter(|p| p.node.as_deref() == Some(node) && p.tolerates_everything())
+        .map(|p| format!("{}/{}", namespace(&p.workload), p.name))
+        .collect();
+    if !daemons.is_empty() && !ignore_daemonsets {
+        let mut out = cordon(world, from, node, true, flags);
+        if out.status == 0 {
+            out.stderr.push_str(&format!(
+                "error: unable to drain node \"{}\" due to error: cannot delete DaemonSet-managed Pods (use --ignore-daemonsets to ignore): {}, continuing command...\nThere are pending nodes to be drained:\n {}\n",
+                clip(node),
+                daemons.join(", "),
+                clip(node)
+            ));
+            out.status = 1;
+        }
+        return out;
+    }
+    let action = sim::scenario::Action::Drain {
+        host: node.to_string(),
+    };
+    if let Err(e) = super::accepted(world, &action) {
+        return Output::error(format!("console: {e}\n"), 1);
+    }
+    let seen = client.copy.record().recorder.events.len();
+    let (op, took) = client.copy.operate(action.clone(), DRAIN_FOLLOWED);
+    let mut stdout = format!("node/{} cordoned\n", clip(node));
+    let mut stderr = String::new();
+    if !daemons.is_empty() {
+        stderr.push_str(&format!(
+            "Warning: ignoring DaemonSet-managed Pods: {}\n",
+            daemons.join(", ")
+        ));
+    }
+    for e in &client.copy.record().recorder.events[seen..] {
+        let (Some(pod), Some(workload)) = (e.pod.as_deref(), e.workload.as_deref()) else {
+            continue;
+        };
+        let ns = namespace(workload);
+        match e.kind {
+            EventKind::PodEvicted if e.by == Some("eviction-api") => {
+                stdout.push_str(&format!("evicting pod {ns}/{pod}\npod/{pod} evicted\n"));
+            }
+            EventKind::EvictionRefused => stderr.push_str(&format!(
+                "evicting pod {ns}/{pod}\nerror when evicting pods/\"{pod}\" -n \"{ns}\" (will retry after 5s): {}\n",
+                sim::k8s::eviction::REFUSED
+            )),
+            _ => {}
+        }
+    }
+    let took_s = client.took_s() + took.as_secs_f64();
+    match op {
+        Some(op) if op.ok => stdout.push_str(&format!("node/{} drained\n", clip(node))),
+        Some(op) => {
+            stderr.push_str(&format!(
+                "error: unable to drain node \"{}\" due to error: {}\n",
+                clip(node),
+                op.reason.unwrap_or_default()
+            ));
+            return Output {
+                stdout,
+                stderr,
+                status: 1,
+                took_s,
+                record: Some(action),
+            };
+        }
+        None => stderr.push_str(&format!(
+            "console: still draining after {} s of simulated time; the drain goes on in the run (kubectl drain waits without a timeout)\n",
+            DRAIN_FOLLOWED.as_secs_f64()
+        )),
+    }
+    Output {
+        stdout,
+        stderr,
+        took_s,
+        record: Some(action),
+        ..Output::default()
+    }
 }
 
 /// `kubectl cluster-info`: the control plane's address and the cluster services in kube-system

@@ -5,11 +5,11 @@
 //!
 //! So far: `kubectl get` of nodes, pods, leases, workloads, services, endpoints and endpointslices (`-o wide`,
 //! `-n`, `-A`, `--server`), `-o json|yaml` of nodes, pods and leases, `kubectl describe node|pod|lease`, `kubectl get --raw /readyz|/livez`, with kubectl's connection and
-//! server errors; `kubectl scale`, `delete pod`, `cordon` and `uncordon`; `kubectl cluster-info`;
+//! server errors; `kubectl scale`, `delete pod`, `cordon`, `uncordon` and `drain`; `kubectl cluster-info`;
 //! `etcdctl member list|add|remove|promote` and `endpoint health|status`; `kubeadm join`;
 //! `etcd --force-new-cluster`;
 //! `curl` of a Service. The changing commands become scenario events. Left out for now:
-//! `describe` of other kinds, `-l`, replicasets, events, drain, proxy and
+//! `describe` of other kinds, `-l`, replicasets, events, poddisruptionbudgets, proxy and
 //! port-forward.
 
 mod calendar;

@@ -1120,3 +1120,67 @@ fn describe_lease_shows_who_leads_and_when_it_last_renewed() {
         "Error from server (NotFound): leases.coordination.k8s.io \"nope\" not found\n"
     );
 }
+
+/// Two workers, `web` 2 pods under `minAvailable: 2`, and a DaemonSet.
+const BUDGET: &str = r#"{"version":1,"name":"budget","seed":3,"duration":"10m",
+ "hosts":[{"name":"m1","roles":["control-plane","etcd"]},{"name":"lb","roles":["load-balancer"]},
+  {"name":"w1","roles":["worker"]},{"name":"w2","roles":["worker"]},{"name":"users","roles":["client"]}],
+ "workloads":[{"kind":"Deployment","name":"web","replicas":2,"service":true,"pdb":{"min_available":2}},
+  {"kind":"DaemonSet","name":"agent"}]}"#;
+
+/// kubectl drain (kubectl `pkg/drain`): DaemonSet pods stop it after the cordon unless
+/// `--ignore-daemonsets`; an eviction the budget refuses is printed with "will retry after 5s"
+/// and the drain waits (no timeout by default); the drain becomes a `drain` event.
+#[test]
+fn drain_evicts_through_the_eviction_api_and_waits_on_a_budget() {
+    use sim::scenario::Action;
+    let w = world_at(BUDGET, 30.0);
+    let out = run(&w, "users", "kubectl drain w1");
+    assert_eq!(out.status, 1);
+    assert_eq!(out.stdout, "node/w1 cordoned\n");
+    assert!(
+        out.stderr.starts_with("error: unable to drain node \"w1\" due to error: cannot delete DaemonSet-managed Pods (use --ignore-daemonsets to ignore): default/agent-"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(out.record, Some(Action::Cordon { host: "w1".into() }));
+
+    let out = run(&w, "users", "kubectl drain w1 --ignore-daemonsets");
+    assert_eq!(out.record, Some(Action::Drain { host: "w1".into() }));
+    assert!(
+        out.stdout.starts_with("node/w1 cordoned\n"),
+        "{}",
+        out.stdout
+    );
+    assert!(!out.stdout.contains("drained"), "{}", out.stdout);
+    let refused = "(will retry after 5s): Cannot evict pod as it would violate the pod's disruption budget.\n";
+    assert_eq!(out.stderr.matches(refused).count(), 1, "{}", out.stderr);
+    assert!(out
+        .stderr
+        .contains("Warning: ignoring DaemonSet-managed Pods: default/agent-"));
+    assert!(
+        out.stderr.contains("still draining after 120 s"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.took_s >= 120.0, "{}", out.took_s);
+
+    // Without a budget in the way the drain ends, and says so.
+    let free = BUDGET.replace(r#","pdb":{"min_available":2}"#, "");
+    let w = world_at(&free, 30.0);
+    let out = run(&w, "users", "kubectl drain w1 --ignore-daemonsets");
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    assert!(out.stdout.ends_with("node/w1 drained\n"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("evicting pod default/web-"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.took_s < 30.0, "{}", out.took_s);
+    // A host that is not a Node is not found by the API.
+    let out = run(&w, "users", "kubectl drain lb --ignore-daemonsets");
+    assert_eq!(
+        out.stderr,
+        "Error from server (NotFound): nodes \"lb\" not found\n"
+    );
+}

@@ -36,6 +36,8 @@ kinds! {
         PodKilled = "pod.killed",
         /// The scheduler found no Node with room for a pod (FailedScheduling).
         PodPending = "pod.pending",
+        /// The Eviction API refused an eviction: the pod's disruption budget is spent (HTTP 429).
+        EvictionRefused = "eviction.refused",
         /// An operator action, applied or refused.
         Operation = "operation",
         NetPartition = "net.partition",
@@ -74,7 +76,7 @@ impl From<PodChange> for EventKind {
     fn from(c: PodChange) -> Self {
         match c {
             PodChange::Started => EventKind::PodStarted,
-            PodChange::Evicted => EventKind::PodEvicted,
+            PodChange::Evicted | PodChange::EvictedByApi => EventKind::PodEvicted,
             PodChange::Deleted => EventKind::PodDeleted,
             PodChange::Killed => EventKind::PodKilled,
         }
@@ -226,6 +228,9 @@ pub struct Event {
     pub reason: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub count: Option<u64>,
+    /// Who evicted a pod: `"taint"` (taint-based eviction) or `"eviction-api"` (a drain).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub by: Option<&'static str>,
     pub text: String,
 }
 
@@ -244,6 +249,7 @@ impl Event {
             ok: None,
             reason: None,
             count: None,
+            by: None,
             text,
         }
     }
@@ -577,6 +583,22 @@ impl crate::k8s::Observe for Recorder {
         e.pod = Some(pod.to_string());
         e.node = Some(node.to_string());
         e.workload = Some(workload.to_string());
+        e.by = match kind {
+            PodChange::Evicted => Some("taint"),
+            PodChange::EvictedByApi => Some("eviction-api"),
+            _ => None,
+        };
+        self.push(now, e);
+    }
+
+    fn eviction_refused(&mut self, now: SimTime, pod: &str, workload: &str, reason: &str) {
+        let text = format!(
+            "the eviction of {pod} was refused (429 Too Many Requests): {reason}; the drain retries in 5 s"
+        );
+        let mut e = Event::new(self.secs(now), EventKind::EvictionRefused, text);
+        e.pod = Some(pod.to_string());
+        e.workload = Some(workload.to_string());
+        e.reason = Some(reason.to_string());
         self.push(now, e);
     }
 

@@ -56,6 +56,8 @@ pub enum ApiRequest {
     },
     /// Delete if the object still has `resource_version`.
     Delete { key: Key, resource_version: u64 },
+    /// `POST pods/NAME/eviction`: a graceful deletion that a PodDisruptionBudget may refuse.
+    Evict { key: Key },
     /// List then watch everything under `prefix`, served from the apiserver's watch cache;
     /// `node` keeps only pods bound to that node (the kubelet's `spec.nodeName` field selector).
     Watch {
@@ -90,6 +92,8 @@ pub enum ApiResponse {
     Conflict,
     /// 5xx or timeout on the server side, with a reason for the event log.
     Failed(&'static str),
+    /// 429: an eviction the pod's disruption budget does not allow now, with the server's words.
+    TooManyRequests(std::sync::Arc<str>),
     /// The watch is open on `backend`: the current objects, then [`ApiPayload::WatchEvents`].
     WatchStarted {
         backend: HostId,

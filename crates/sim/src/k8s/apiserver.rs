@@ -19,6 +19,7 @@
 //! resourceVersion semantics beyond "current state, then changes".
 
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse, RequestId};
+use crate::k8s::eviction::{Eviction, Next};
 use crate::k8s::observe::Note;
 use crate::k8s::store::Store;
 use crate::k8s::wire::{Ctx, EtcdError, EtcdMsg, EtcdRequest, EtcdResponse, Payload, WatchEvent};
@@ -51,6 +52,15 @@ const WATCH_HEARTBEAT: Duration = Duration::from_secs(30);
 
 const REGISTRY: &str = "/registry/";
 
+/// What the apiserver answers when etcd failed a request.
+fn etcd_failure(e: EtcdError) -> &'static str {
+    match e {
+        EtcdError::NoLeader => "etcdserver: no leader",
+        EtcdError::NotServing => "etcd member not serving",
+        EtcdError::Timeout => "etcdserver: request timed out",
+    }
+}
+
 /// Changes of objects as a watch stream carries them (None: deleted).
 type Changes = Vec<(Key, Option<KeyValue>)>;
 
@@ -82,6 +92,8 @@ enum EtcdPending {
     },
     Livez,
     Watch,
+    /// An eviction between two of its steps.
+    Evict(Box<Eviction>),
 }
 
 #[derive(Clone)]
@@ -442,6 +454,10 @@ impl Apiserver {
                 };
                 self.write(ctx, client, via, id, op);
             }
+            ApiRequest::Evict { key } => {
+                let (e, first) = Eviction::start(client, via, id, key);
+                self.evict(ctx, Box::new(e), first);
+            }
             ApiRequest::GetCached { key } => {
                 let resp = if self.cache_synced() {
                     ApiResponse::Object(self.cache.items().get(&key).cloned())
@@ -548,6 +564,14 @@ impl Apiserver {
         );
     }
 
+    /// An eviction's next step: another etcd request, or its answer.
+    fn evict(&mut self, ctx: &mut Ctx, e: Box<Eviction>, next: Next) {
+        match next {
+            Next::Etcd(req) => self.etcd(ctx, req, EtcdPending::Evict(e), ETCD_REQUEST_TIMEOUT),
+            Next::Answer(resp) => Self::respond(ctx, e.client, e.via, e.id, resp),
+        }
+    }
+
     fn on_etcd_response(&mut self, ctx: &mut Ctx, id: u64, resp: EtcdResponse) {
         let Some((pending, endpoint, _)) = self.pending.remove(id) else {
             return;
@@ -573,20 +597,21 @@ impl Apiserver {
                         ),
                         Want::List | Want::Written => ApiResponse::List { items: kvs },
                     },
-                    EtcdResponse::Failed(EtcdError::NoLeader) => {
-                        ApiResponse::Failed("etcdserver: no leader")
-                    }
-                    EtcdResponse::Failed(EtcdError::NotServing) => {
-                        ApiResponse::Failed("etcd member not serving")
-                    }
-                    EtcdResponse::Failed(EtcdError::Timeout) => {
-                        ApiResponse::Failed("etcdserver: request timed out")
-                    }
+                    EtcdResponse::Failed(e) => ApiResponse::Failed(etcd_failure(e)),
                     EtcdResponse::WatchStarted { .. }
                     | EtcdResponse::Members(_)
                     | EtcdResponse::Status(_) => ApiResponse::Failed("unexpected etcd response"),
                 };
                 Self::respond(ctx, client, via, id, api);
+            }
+            EtcdPending::Evict(mut e) => {
+                let next = match resp {
+                    EtcdResponse::Failed(err) => {
+                        Next::Answer(ApiResponse::Failed(etcd_failure(err)))
+                    }
+                    resp => e.on_etcd(ctx.now, resp),
+                };
+                self.evict(ctx, e, next);
             }
             EtcdPending::Readyz {
                 client,
@@ -668,6 +693,13 @@ impl Apiserver {
                 let answer = self.readyz_answer(false, checks);
                 Self::respond(ctx, client, via, id, answer)
             }
+            EtcdPending::Evict(e) => Self::respond(
+                ctx,
+                e.client,
+                e.via,
+                e.id,
+                ApiResponse::Failed("etcdserver: request timed out"),
+            ),
             EtcdPending::Livez => self.livez_failed(ctx),
             EtcdPending::Watch => self.cache_state = CacheState::Idle { retry_at: ctx.now },
         }

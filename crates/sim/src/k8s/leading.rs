@@ -48,6 +48,12 @@ impl<W: Work + Clone> Leading<W> {
         ctx.set_timer(self.port, RUN, Timer::Housekeeping);
     }
 
+    /// What fresh work is made from, and the work if leading: to tell both of a change in the
+    /// world outside the cluster (a cloud instance gone).
+    pub fn spec_and_work(&mut self) -> (&mut W::Spec, Option<&mut W>) {
+        (&mut self.spec, self.work.as_mut())
+    }
+
     pub fn is_leading(&self) -> bool {
         self.elector.leading
     }

@@ -22,6 +22,7 @@ pub enum Object {
     Pod(Pod),
     EndpointSlice(EndpointSlice),
     Workload(Workload),
+    PodDisruptionBudget(PodDisruptionBudget),
 }
 
 impl Object {
@@ -53,6 +54,13 @@ impl Object {
             None
         }
     }
+    pub fn as_pdb(&self) -> Option<&PodDisruptionBudget> {
+        if let Object::PodDisruptionBudget(b) = self {
+            Some(b)
+        } else {
+            None
+        }
+    }
     pub fn as_endpoint_slice(&self) -> Option<&EndpointSlice> {
         if let Object::EndpointSlice(e) = self {
             Some(e)
@@ -67,6 +75,7 @@ pub const NODE_LEASES: &str = "/registry/leases/kube-node-lease/";
 pub const PODS: &str = "/registry/pods/";
 pub const ENDPOINT_SLICES: &str = "/registry/endpointslices/";
 pub const WORKLOADS: &str = "/registry/workloads/";
+pub const PDBS: &str = "/registry/poddisruptionbudgets/";
 
 /// `prefix` + `name`. Keys are built on every request and lookup, and `concat` is several
 /// times cheaper than `format!`.
@@ -87,6 +96,10 @@ pub fn slice_key(service: &str) -> String {
 }
 pub fn workload_key(name: &str) -> String {
     key(WORKLOADS, name)
+}
+/// A workload's budget is named after it.
+pub fn pdb_key(workload: &str) -> String {
+    key(PDBS, workload)
 }
 
 /// The name part of a key (`/registry/pods/web-1` -> `web-1`).
@@ -202,6 +215,43 @@ pub struct Workload {
     pub service: bool,
     /// `metadata.creationTimestamp` (stamped by the operator as it applies the manifest).
     pub created: SimTime,
+}
+
+/// A budget's one rule, as a count of pods.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Budget {
+    MinAvailable(u32),
+    MaxUnavailable(u32),
+}
+
+/// `policy/v1` PodDisruptionBudget over one workload's pods: the spec the operator applies and
+/// the status the disruption controller keeps, which the Eviction API reads and decrements.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PodDisruptionBudget {
+    /// The workload's name (the budget selects its pods).
+    pub name: String,
+    pub budget: Budget,
+    /// `status.observedGeneration` has caught up with the spec: until the controller has
+    /// computed the status once, every eviction is refused.
+    pub observed: bool,
+    pub expected_pods: u32,
+    pub current_healthy: u32,
+    pub desired_healthy: u32,
+    pub disruptions_allowed: u32,
+    /// `status.disruptedPods`: pods the Eviction API let go that the controller has not yet
+    /// seen terminating, with when; they do not count as healthy meanwhile.
+    pub disrupted_pods: Vec<(String, SimTime)>,
+    pub created: SimTime,
+}
+
+impl PodDisruptionBudget {
+    /// The healthy pods this budget needs out of `expected` (`desiredHealthy`).
+    pub fn desired(&self, expected: u32) -> u32 {
+        match self.budget {
+            Budget::MinAvailable(n) => n,
+            Budget::MaxUnavailable(n) => expected.saturating_sub(n),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

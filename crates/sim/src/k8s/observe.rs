@@ -10,8 +10,10 @@ use crate::kernel::time::SimTime;
 pub enum PodChange {
     /// Its containers started on its node.
     Started,
-    /// Deleted by taint-based eviction (or a drain).
+    /// Deleted by taint-based eviction (involuntary: no budget consulted).
     Evicted,
+    /// Deleted through the Eviction API (a drain): its budget allowed it.
+    EvictedByApi,
     /// Its API object was deleted.
     Deleted,
     /// Its node's kubelet stopped its containers.
@@ -52,6 +54,9 @@ pub trait Observe {
     /// The pods the scheduler found no room for in its last pass (name, workload, why), when
     /// the scenario gives capacity: the ones not already unschedulable become `pod.pending`.
     fn unschedulable(&mut self, now: SimTime, pods: Vec<(String, String, String)>);
+    /// The Eviction API refused to evict a pod (429: its disruption budget); `reason` is the
+    /// server's message.
+    fn eviction_refused(&mut self, now: SimTime, pod: &str, workload: &str, reason: &str);
     /// A node changed readiness.
     fn node_event(&mut self, now: SimTime, kind: NodeChange, node: &str, text: String);
     /// A process started acting as leader of `lease`.

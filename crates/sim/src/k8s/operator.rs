@@ -1,21 +1,27 @@
-//! The operator at a terminal: `kubectl apply` of the scenario's workloads before t = 0,
-//! then the scenario's API actions (`scale`, `delete_pod`), each one attempt through the
-//! API endpoint, recorded as an operation that succeeded or failed with its reason.
+//! The operator at a terminal: `kubectl apply` of the scenario's workloads (and their
+//! PodDisruptionBudgets) before t = 0, then the scenario's API actions (`scale`, `delete_pod`,
+//! `cordon`, `drain`), each one attempt through the API endpoint, recorded as an operation that
+//! succeeded or failed with its reason. A drain evicts through the Eviction API and retries
+//! every 5 s while a budget refuses, as `kubectl drain` does; any other error ends it.
 
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
 use crate::k8s::client::ApiClient;
 use crate::k8s::objects::{node_key, pod_key, workload_key, Object, Workload, PODS};
 use crate::k8s::observe::PodChange;
 use crate::k8s::wire::Ctx;
-use crate::k8s::wire::Value;
+use crate::k8s::wire::{Key, KeyValue, Value};
 use crate::kernel::net::HostId;
-use crate::kernel::process::{Addr, Port, Timer};
-use crate::kernel::time::Duration;
-use std::collections::BTreeMap;
+use crate::kernel::process::{Addr, Alarm, Port, Timer};
+use crate::kernel::time::{Duration, SimTime};
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 const RETRY: Duration = Duration::from_secs(1);
+/// `kubectl drain` tries a refused eviction again after 5 s.
+pub const EVICTION_RETRY: Duration = Duration::from_secs(5);
+/// How often `kubectl drain` looks whether the evicted pods are gone.
+const DELETE_POLL: Duration = Duration::from_secs(1);
 
 #[derive(Clone, Debug)]
 enum Op {
@@ -45,15 +51,39 @@ enum Op {
         workload: String,
         force: bool,
     },
-    /// The node termination handler on a spot notice: cordon, then evict every pod but DaemonSets'.
+    /// A drain: read the Node, cordon it, list its pods (to evict them, then until none is left).
     DrainGetNode {
         node: String,
     },
-    DrainCordon,
+    DrainCordon {
+        node: String,
+    },
     DrainList {
         node: String,
     },
-    DrainEvict,
+    /// One pod's eviction through the Eviction API.
+    Evict {
+        node: String,
+        pod: String,
+        workload: String,
+    },
+}
+
+/// `kubectl drain --ignore-daemonsets` of one node in progress (also what a spot instance's node
+/// termination handler does on its notice).
+#[derive(Clone, Debug)]
+struct Drain {
+    host: HostId,
+    /// A scenario's `drain` is an operation, recorded when it ends; a spot notice's is not.
+    operation: bool,
+    /// Pods to evict (with their workload) and when to try next; `None`: an eviction in flight.
+    evict: BTreeMap<String, (String, Option<SimTime>)>,
+    /// Pods the Eviction API let go: waited for, never evicted again.
+    evicted: BTreeSet<String>,
+    /// The last refusal's words per pod: a refusal is an event when its words change.
+    refused: BTreeMap<String, String>,
+    /// Waiting for the evicted pods to be gone: the next look at the node's pods.
+    next_list: Option<SimTime>,
 }
 
 #[derive(Clone)]
@@ -61,6 +91,10 @@ pub struct Operator {
     client: ApiClient<Op>,
     /// Manifests not yet applied, by key.
     manifests: BTreeMap<String, Value>,
+    /// Drains in progress, by node.
+    drains: BTreeMap<String, Drain>,
+    /// The drains' next step.
+    wake: Alarm,
 }
 
 impl Operator {
@@ -70,6 +104,8 @@ impl Operator {
         Operator {
             client: ApiClient::new(me, api),
             manifests: by_name,
+            drains: BTreeMap::new(),
+            wake: Alarm::default(),
         }
     }
 
@@ -145,31 +181,181 @@ impl Operator {
         );
     }
 
-    /// A spot interruption notice: the node termination handler cordons and drains the node.
-    pub fn drain(&mut self, ctx: &mut Ctx, node: &str) {
+    /// `kubectl drain --ignore-daemonsets NODE` (`operation`: a scenario's or the console's,
+    /// recorded when it ends), or a spot notice's node termination handler (not recorded):
+    /// cordon, then evict every pod but DaemonSets' through the Eviction API, retrying every
+    /// [`EVICTION_RETRY`] while a budget refuses, and wait until the pods are gone.
+    pub fn drain(&mut self, ctx: &mut Ctx, node: &str, host: HostId, operation: bool) {
+        let d = Drain {
+            host,
+            operation,
+            evict: BTreeMap::new(),
+            evicted: BTreeSet::new(),
+            refused: BTreeMap::new(),
+            next_list: None,
+        };
+        self.drains.insert(node.to_string(), d);
         let req = ApiRequest::Get {
             key: node_key(node).into(),
         };
-        self.client.send(
-            ctx,
-            req,
-            Op::DrainGetNode {
-                node: node.to_string(),
-            },
-            REQUEST_TIMEOUT,
-        );
+        let op = Op::DrainGetNode {
+            node: node.to_string(),
+        };
+        self.client.send(ctx, req, op, REQUEST_TIMEOUT);
+    }
+
+    /// The node's host is gone (a spot termination): whatever its drain left dies with it.
+    pub fn forget_drain(&mut self, node: &str) {
+        self.drains.remove(node);
+    }
+
+    /// A drain ends: recorded if it is an operation.
+    fn drain_ended(&mut self, ctx: &mut Ctx, node: &str, result: Result<(), String>) {
+        if let Some(d) = self.drains.remove(node) {
+            if d.operation {
+                ctx.obs.operation(ctx.now, "drain", Some(d.host), result);
+            }
+        }
+    }
+
+    fn list_node(&mut self, ctx: &mut Ctx, node: &str) {
         let req = ApiRequest::List {
             prefix: PODS.to_string(),
             node: Some(node.to_string()),
         };
-        self.client.send(
-            ctx,
-            req,
-            Op::DrainList {
-                node: node.to_string(),
-            },
-            REQUEST_TIMEOUT,
-        );
+        let op = Op::DrainList {
+            node: node.to_string(),
+        };
+        self.client.send(ctx, req, op, REQUEST_TIMEOUT);
+    }
+
+    /// The drains' alarm rang: the evictions and looks that are due.
+    pub fn on_wake(&mut self, ctx: &mut Ctx) {
+        self.wake.rang(ctx.now);
+        let mut evictions = Vec::new();
+        let mut lists = Vec::new();
+        for (node, d) in &mut self.drains {
+            for (pod, (workload, due)) in &mut d.evict {
+                if due.is_some_and(|t| t <= ctx.now) {
+                    *due = None;
+                    evictions.push((node.clone(), pod.clone(), workload.clone()));
+                }
+            }
+            if d.next_list.is_some_and(|t| t <= ctx.now) {
+                d.next_list = None;
+                lists.push(node.clone());
+            }
+        }
+        for (node, pod, workload) in evictions {
+            let req = ApiRequest::Evict {
+                key: pod_key(&pod).into(),
+            };
+            let op = Op::Evict {
+                node,
+                pod,
+                workload,
+            };
+            self.client.send(ctx, req, op, REQUEST_TIMEOUT);
+        }
+        for node in lists {
+            self.list_node(ctx, &node);
+        }
+        self.set_wake(ctx);
+    }
+
+    fn set_wake(&mut self, ctx: &mut Ctx) {
+        let due = self
+            .drains
+            .values()
+            .flat_map(|d| d.evict.values().filter_map(|(_, t)| *t).chain(d.next_list))
+            .min();
+        if let Some(at) = due {
+            self.wake.request(ctx, Port::Operator, at, Timer::Wake);
+        }
+    }
+
+    /// The node's pods, listed: the ones to evict are due now; with none left but DaemonSets',
+    /// the drain is done; while evicted ones still terminate, look again in a second.
+    fn on_drain_list(&mut self, ctx: &mut Ctx, node: &str, items: Vec<(Key, KeyValue)>) {
+        let Some(d) = self.drains.get_mut(node) else {
+            return;
+        };
+        let mut left = false;
+        for (_, kv) in &items {
+            let Some(p) = kv.value.as_pod() else {
+                continue;
+            };
+            if p.tolerates_everything() {
+                continue;
+            }
+            left = true;
+            if p.deletion.is_none() && !d.evicted.contains(&p.name) {
+                d.evict
+                    .entry(p.name.clone())
+                    .or_insert_with(|| (p.workload.clone(), Some(ctx.now)));
+            }
+        }
+        if !left {
+            self.drain_ended(ctx, node, Ok(()));
+            return;
+        }
+        if d.evict.is_empty() {
+            d.next_list = Some(ctx.now + DELETE_POLL);
+        }
+        self.on_wake(ctx);
+    }
+
+    /// An eviction's answer: done, refused by a budget (retried), or an error that ends the
+    /// drain as kubectl's does.
+    fn on_evicted(
+        &mut self,
+        ctx: &mut Ctx,
+        node: &str,
+        pod: &str,
+        workload: &str,
+        resp: ApiResponse,
+    ) {
+        let Some(d) = self.drains.get_mut(node) else {
+            return;
+        };
+        match resp {
+            ApiResponse::Written { .. } | ApiResponse::Object(None) => {
+                d.evict.remove(pod);
+                d.refused.remove(pod);
+                if matches!(resp, ApiResponse::Written { .. }) && d.evicted.insert(pod.to_string())
+                {
+                    let why = if d.operation {
+                        "kubectl drain"
+                    } else {
+                        "the spot instance's node termination handler"
+                    };
+                    let text = format!("{pod} was evicted from {node} through the Eviction API ({why}): its disruption budget allowed it");
+                    ctx.obs
+                        .pod_event(ctx.now, PodChange::EvictedByApi, pod, node, workload, text);
+                }
+                if d.evict.is_empty() {
+                    self.list_node(ctx, node);
+                }
+            }
+            ApiResponse::TooManyRequests(why) => {
+                if let Some(e) = d.evict.get_mut(pod) {
+                    e.1 = Some(ctx.now + EVICTION_RETRY);
+                }
+                if d.refused.get(pod).map(String::as_str) != Some(&*why) {
+                    d.refused.insert(pod.to_string(), why.to_string());
+                    ctx.obs.eviction_refused(ctx.now, pod, workload, &why);
+                }
+                self.set_wake(ctx);
+            }
+            ApiResponse::Failed(why) => {
+                let why = format!("error when evicting pods/\"{pod}\": {why}");
+                self.drain_ended(ctx, node, Err(why));
+            }
+            _ => {
+                let why = format!("error when evicting pods/\"{pod}\": unexpected answer");
+                self.drain_ended(ctx, node, Err(why));
+            }
+        }
     }
 
     /// Its client's check timer fired.
@@ -181,11 +367,20 @@ impl Operator {
 
     fn fail(&mut self, ctx: &mut Ctx, op: &Op, reason: &str) {
         let action = match op {
-            Op::Apply(_)
-            | Op::DrainEvict
-            | Op::DrainCordon
-            | Op::DrainGetNode { .. }
-            | Op::DrainList { .. } => return,
+            Op::Apply(_) => return,
+            Op::DrainGetNode { node } | Op::DrainCordon { node } | Op::DrainList { node } => {
+                let node = node.clone();
+                self.drain_ended(ctx, &node, Err(reason.to_string()));
+                return;
+            }
+            Op::Evict { node, pod, .. } => {
+                let (node, why) = (
+                    node.clone(),
+                    format!("error when evicting pods/\"{pod}\": {reason}"),
+                );
+                self.drain_ended(ctx, &node, Err(why));
+                return;
+            }
             Op::ScaleGet { .. } | Op::ScaleUpdate => "scale",
             Op::PodGet { .. } | Op::PodDelete { .. } => "delete_pod",
             Op::CordonGet { host, on, .. } | Op::CordonUpdate { host, on, .. } => {
@@ -279,38 +474,25 @@ impl Operator {
                     value: Arc::new(Object::Node(n)),
                     resource_version: kv.mod_revision,
                 };
-                self.client.send(ctx, req, Op::DrainCordon, REQUEST_TIMEOUT);
+                self.client
+                    .send(ctx, req, Op::DrainCordon { node }, REQUEST_TIMEOUT);
             }
+            (Op::DrainGetNode { node }, ApiResponse::Object(None)) => {
+                let why = format!("nodes \"{node}\" not found");
+                self.drain_ended(ctx, &node, Err(why));
+            }
+            (Op::DrainCordon { node }, ApiResponse::Written { .. }) => self.list_node(ctx, &node),
             (Op::DrainList { node }, ApiResponse::List { items }) => {
-                for (key, kv) in items {
-                    let Some(mut p) = kv.value.as_pod().cloned() else {
-                        continue;
-                    };
-                    if p.tolerates_everything() || p.deletion.is_some() {
-                        continue;
-                    }
-                    p.deletion = Some(ctx.now);
-                    let text = format!("{} was evicted from {node}: the node is drained before its spot instance is reclaimed", p.name);
-                    ctx.obs.pod_event(
-                        ctx.now,
-                        PodChange::Evicted,
-                        &p.name,
-                        &node,
-                        &p.workload,
-                        text,
-                    );
-                    let req = ApiRequest::Update {
-                        key,
-                        value: Arc::new(Object::Pod(p)),
-                        resource_version: kv.mod_revision,
-                    };
-                    self.client.send(ctx, req, Op::DrainEvict, REQUEST_TIMEOUT);
-                }
+                self.on_drain_list(ctx, &node, items)
             }
             (
-                Op::DrainCordon | Op::DrainEvict | Op::DrainGetNode { .. } | Op::DrainList { .. },
-                _,
-            ) => {}
+                Op::Evict {
+                    node,
+                    pod,
+                    workload,
+                },
+                resp,
+            ) => self.on_evicted(ctx, &node, &pod, &workload, resp),
             (Op::ScaleUpdate, ApiResponse::Written { .. }) => {
                 ctx.obs.operation(ctx.now, "scale", None, Ok(()))
             }

@@ -22,6 +22,7 @@ impl Default for Settings {
             etcd_heartbeat_interval: Duration::from_millis(100),
             etcd_election_timeout: Duration::from_millis(1000),
             etcd_pre_vote: true,
+            cloud_controller_manager: false,
             lease_duration: Duration::from_secs(15),
             renew_deadline: Duration::from_secs(10),
             retry_period: Duration::from_secs(2),

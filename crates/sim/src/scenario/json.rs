@@ -14,8 +14,8 @@ use super::tree::{
 };
 use super::validate::unsupported_version;
 use super::{
-    Action, Component, Event, Fault, FaultKind, Host, LbHealthCheck, Role, Scenario, Selector,
-    SettingKey, SettingValue, Settings, Workload, WorkloadKind, DEFAULT_REBOOT_DOWNTIME,
+    Action, Budget, Component, Event, Fault, FaultKind, Host, LbHealthCheck, Role, Scenario,
+    Selector, SettingKey, SettingValue, Settings, Workload, WorkloadKind, DEFAULT_REBOOT_DOWNTIME,
     DEFAULT_SEED, DEFAULT_ZONE, MAX_DURATION, MAX_EVENTS, MAX_FAULTS, MAX_HOSTS, MAX_INPUT_BYTES,
     MAX_WORKLOADS, MAX_ZONES, VERSION,
 };
@@ -387,7 +387,7 @@ impl WorkloadKind {
 }
 
 /// Known fields of a workload, in the order they are written back.
-const WORKLOAD_FIELDS: &[&str] = &["kind", "name", "replicas", "service", "requests"];
+const WORKLOAD_FIELDS: &[&str] = &["kind", "name", "replicas", "service", "requests", "pdb"];
 
 fn workload_from(j: &J, path: &str) -> R<Workload> {
     let o = Obj::new(j, path, "a workload object")?;
@@ -433,12 +433,44 @@ fn workload_from(j: &J, path: &str) -> R<Workload> {
             })
         }
     };
+    let pdb = match o.get("pdb") {
+        None => None,
+        Some(b) => {
+            let path = o.at("pdb");
+            let b = Obj::new(
+                b,
+                &path,
+                "a budget object ({\"min_available\": 2} or {\"max_unavailable\": 1})",
+            )?;
+            b.only(&["min_available", "max_unavailable"], "")?;
+            let count = |key: &str, n: &J| -> R<u32> {
+                if matches!(n, J::Str(s) if s.ends_with('%')) {
+                    return Err(ScenarioError::new(
+                        b.at(key),
+                        "a percentage is not supported: give a number of pods",
+                    ));
+                }
+                as_u32(n, &b.at(key))
+            };
+            match (b.get("min_available"), b.get("max_unavailable")) {
+                (Some(n), None) => Some(Budget::MinAvailable(count("min_available", n)?)),
+                (None, Some(n)) => Some(Budget::MaxUnavailable(count("max_unavailable", n)?)),
+                _ => {
+                    return Err(ScenarioError::new(
+                        &path,
+                        "give exactly one of min_available and max_unavailable",
+                    ))
+                }
+            }
+        }
+    };
     Ok(Workload {
         kind,
         name,
         replicas,
         service,
         requests,
+        pdb,
     })
 }
 
@@ -464,6 +496,15 @@ impl Workload {
             }
             f.push(("requests", J::obj(q)));
         }
+        match self.pdb {
+            Some(Budget::MinAvailable(n)) => {
+                f.push(("pdb", J::obj(vec![("min_available", J::U(n as u64))])))
+            }
+            Some(Budget::MaxUnavailable(n)) => {
+                f.push(("pdb", J::obj(vec![("max_unavailable", J::U(n as u64))])))
+            }
+            None => {}
+        }
         J::obj(f)
     }
 }
@@ -474,7 +515,7 @@ impl Workload {
 
 impl SettingKey {
     /// In the order of the contract page, which is also the order they are written in.
-    pub const ALL: [SettingKey; 14] = [
+    pub const ALL: [SettingKey; 15] = [
         SettingKey::EtcdHeartbeatInterval,
         SettingKey::EtcdElectionTimeout,
         SettingKey::EtcdPreVote,
@@ -489,6 +530,7 @@ impl SettingKey {
         SettingKey::DnsCacheTtl,
         SettingKey::CorednsReplicas,
         SettingKey::NetworkLatency,
+        SettingKey::CloudControllerManager,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -506,6 +548,7 @@ impl SettingKey {
             SettingKey::DnsCacheTtl => "dns_cache_ttl",
             SettingKey::CorednsReplicas => "coredns_replicas",
             SettingKey::NetworkLatency => "network_latency",
+            SettingKey::CloudControllerManager => "cloud_controller_manager",
         }
     }
     pub fn from_name(s: &str) -> Option<SettingKey> {
@@ -538,7 +581,9 @@ fn settings_from(j: &J, path: &str) -> R<Settings> {
             return fail(p, "unknown setting");
         };
         let value = match key {
-            SettingKey::EtcdPreVote => SettingValue::Bool(as_bool(v, &p)?),
+            SettingKey::EtcdPreVote | SettingKey::CloudControllerManager => {
+                SettingValue::Bool(as_bool(v, &p)?)
+            }
             SettingKey::CorednsReplicas => SettingValue::Count(as_u32(v, &p)?),
             SettingKey::LbHealthCheck => {
                 let name = as_str(v, &p, "\"readyz\" or \"tcp\"")?;
@@ -738,6 +783,7 @@ impl Action {
             Action::Scale { .. } => "scale",
             Action::Cordon { .. } => "cordon",
             Action::Uncordon { .. } => "uncordon",
+            Action::Drain { .. } => "drain",
             Action::RestartComponent { .. } => "restart_component",
         }
     }
@@ -756,7 +802,8 @@ fn action_fields(action: &str) -> Option<&'static [&'static str]> {
         | "etcd_member_remove"
         | "etcd_force_new_cluster"
         | "cordon"
-        | "uncordon" => &["host"],
+        | "uncordon"
+        | "drain" => &["host"],
         "etcd_member_add" => &["host", "learner"],
         "reboot" => &["host", "downtime"],
         "partition" => &["groups"],
@@ -868,6 +915,7 @@ fn event_from(j: &J, path: &str) -> R<Event> {
         "etcd_force_new_cluster" => Action::EtcdForceNewCluster { host: host()? },
         "cordon" => Action::Cordon { host: host()? },
         "uncordon" => Action::Uncordon { host: host()? },
+        "drain" => Action::Drain { host: host()? },
         "delete_pod" => Action::DeletePod {
             pod: as_string(o.req("pod")?, &o.at("pod"))?,
             force: match o.get("force") {
@@ -947,7 +995,8 @@ impl Event {
             | Action::EtcdMemberRemove { host }
             | Action::EtcdForceNewCluster { host }
             | Action::Cordon { host }
-            | Action::Uncordon { host } => f.push(("host", J::str(host))),
+            | Action::Uncordon { host }
+            | Action::Drain { host } => f.push(("host", J::str(host))),
             Action::EtcdMemberAdd { host, learner } => {
                 f.push(("host", J::str(host)));
                 if *learner {
@@ -1062,6 +1111,41 @@ mod tests {
             (
                 edited(|v| v["workloads"][0]["requests"] = serde_json::json!({"cpu": -1})),
                 r#"workloads[0].requests.cpu: a negative number is not a cpu quantity ("4", "0.5", "500m")"#,
+            ),
+        ]);
+    }
+
+    #[test]
+    fn budgets_and_drains_parse_and_write_back() {
+        let doc = edited(|v| {
+            v["workloads"][0]["pdb"] = serde_json::json!({"min_available": 2});
+            v["workloads"][1]["pdb"] = serde_json::json!({"max_unavailable": 1});
+            v["events"] = serde_json::json!([{"at": "1m", "action": "drain", "host": "w1"}]);
+        });
+        let s = parse(&doc).unwrap();
+        assert_eq!(s.workloads[0].pdb, Some(Budget::MinAvailable(2)));
+        assert_eq!(s.workloads[1].pdb, Some(Budget::MaxUnavailable(1)));
+        assert_eq!(s.events[0].action, Action::Drain { host: "w1".into() });
+        assert!(s.events[0].action.is_operation());
+        let json = s.to_json();
+        assert!(json.contains(r#""pdb": {"#) && json.contains(r#""min_available": 2"#));
+        assert_eq!(parse(&json).unwrap(), s);
+        assert!(!parse(EXAMPLE).unwrap().to_json().contains("pdb"));
+        assert_errors(vec![
+            (
+                edited(|v| {
+                    v["workloads"][0]["pdb"] =
+                        serde_json::json!({"min_available": 1, "max_unavailable": 1})
+                }),
+                "workloads[0].pdb: give exactly one of min_available and max_unavailable",
+            ),
+            (
+                edited(|v| v["workloads"][0]["pdb"] = serde_json::json!({"min_available": "50%"})),
+                "workloads[0].pdb.min_available: a percentage is not supported: give a number of pods",
+            ),
+            (
+                edited(|v| v["workloads"][0]["pdb"] = serde_json::json!({"max_surge": 1})),
+                "workloads[0].pdb.max_surge: unknown field (known: min_available, max_unavailable)",
             ),
         ]);
     }

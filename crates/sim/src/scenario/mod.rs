@@ -215,6 +215,15 @@ pub struct Workload {
     pub service: bool,
     /// What each pod requests (`None`: nothing, as in the base format).
     pub requests: Option<Resources>,
+    /// A PodDisruptionBudget over the workload's pods.
+    pub pdb: Option<Budget>,
+}
+
+/// A PodDisruptionBudget's one rule (`minAvailable` or `maxUnavailable`, as a count).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Budget {
+    MinAvailable(u32),
+    MaxUnavailable(u32),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -256,6 +265,8 @@ pub struct Settings {
     pub coredns_replicas: u32,
     /// One-way network latency.
     pub network_latency: Duration,
+    /// A cloud-controller-manager deletes the Node of a terminated spot instance.
+    pub cloud_controller_manager: bool,
     /// The settings the document named (written back even when equal to the default).
     pub explicit: BTreeSet<SettingKey>,
 }
@@ -277,6 +288,7 @@ pub enum SettingKey {
     DnsCacheTtl,
     CorednsReplicas,
     NetworkLatency,
+    CloudControllerManager,
 }
 
 /// The value of one setting, for generic access ([`Settings::get`], [`Settings::set`]).
@@ -363,6 +375,10 @@ pub enum Action {
     Uncordon {
         host: String,
     },
+    /// `kubectl drain --ignore-daemonsets`: cordon, then evict through the Eviction API.
+    Drain {
+        host: String,
+    },
     /// Desired replicas of a Deployment or StatefulSet (or `coredns`).
     Scale {
         workload: String,
@@ -409,6 +425,7 @@ impl Settings {
             SettingKey::DnsCacheTtl => V::Duration(self.dns_cache_ttl),
             SettingKey::CorednsReplicas => V::Count(self.coredns_replicas),
             SettingKey::NetworkLatency => V::Duration(self.network_latency),
+            SettingKey::CloudControllerManager => V::Bool(self.cloud_controller_manager),
         }
     }
 
@@ -419,6 +436,10 @@ impl Settings {
         let slot_ok = match (key, value) {
             (SettingKey::EtcdPreVote, V::Bool(b)) => {
                 self.etcd_pre_vote = b;
+                true
+            }
+            (SettingKey::CloudControllerManager, V::Bool(b)) => {
+                self.cloud_controller_manager = b;
                 true
             }
             (SettingKey::LbHealthCheck, V::LbHealthCheck(c)) => {
@@ -457,9 +478,10 @@ impl Settings {
             SettingKey::TolerationSeconds => &mut self.toleration_seconds,
             SettingKey::DnsCacheTtl => &mut self.dns_cache_ttl,
             SettingKey::NetworkLatency => &mut self.network_latency,
-            SettingKey::EtcdPreVote | SettingKey::LbHealthCheck | SettingKey::CorednsReplicas => {
-                return None
-            }
+            SettingKey::EtcdPreVote
+            | SettingKey::LbHealthCheck
+            | SettingKey::CorednsReplicas
+            | SettingKey::CloudControllerManager => return None,
         })
     }
 }
@@ -480,6 +502,7 @@ impl Action {
             | Action::EtcdForceNewCluster { host }
             | Action::Cordon { host }
             | Action::Uncordon { host }
+            | Action::Drain { host }
             | Action::RestartComponent { host, .. } => Some(host),
             Action::Partition { .. }
             | Action::PartitionOneway { .. }
@@ -503,6 +526,7 @@ impl Action {
                 | Action::Scale { .. }
                 | Action::Cordon { .. }
                 | Action::Uncordon { .. }
+                | Action::Drain { .. }
         )
     }
 }

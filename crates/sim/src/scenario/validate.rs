@@ -425,12 +425,12 @@ impl Scenario {
             };
             let hq = host.map(|h| quote(&h.name)).unwrap_or_default();
             match &ev.action {
-                Action::Cordon { .. } | Action::Uncordon { .. }
+                Action::Cordon { .. } | Action::Uncordon { .. } | Action::Drain { .. }
                     if !host.is_some_and(|h| h.is_node()) =>
                 {
                     return fail(
                         at("host"),
-                        format!("{hq} is not a Node: only worker and control-plane hosts can be cordoned"),
+                        format!("{hq} is not a Node: only worker and control-plane hosts can be cordoned or drained"),
                     );
                 }
                 Action::Reboot { downtime, .. } if *downtime > MAX_DURATION => {

@@ -135,6 +135,11 @@ impl World {
                     self.with_operator(|o, ctx| o.cordon(ctx, &host, h, on));
                 }
             }
+            Action::Drain { host } => {
+                if let Some(h) = self.hosts.id(&host) {
+                    self.with_operator(|o, ctx| o.drain(ctx, &host, h, true));
+                }
+            }
             Action::RestartComponent { host, component } => {
                 if let Some(h) = self.hosts.id(&host) {
                     self.restart_component(h, component);
@@ -193,7 +198,7 @@ impl World {
         self.queue.push(self.now + SPOT_NOTICE, Ev::Terminate(h));
         self.hosts[h as usize].change_due = true;
         if drains {
-            self.with_operator(|o, ctx| o.drain(ctx, &host));
+            self.with_operator(|o, ctx| o.drain(ctx, &host, h, false));
         }
     }
 

@@ -112,7 +112,17 @@ impl World {
                         node_monitor_grace_period: s.node_monitor_grace_period,
                         toleration_seconds: s.toleration_seconds,
                     };
+                    let budgets = self.scenario.workloads.iter().any(|w| w.pdb.is_some());
+                    let cloud = s.cloud_controller_manager.then(|| {
+                        let hosts = self.scenario.hosts.iter().zip(self.hosts.iter());
+                        hosts
+                            .filter(|(_, state)| state.terminated)
+                            .map(|(h, _)| h.name.clone())
+                            .collect()
+                    });
                     let spec = ControllersSpec {
+                        budgets,
+                        cloud,
                         me,
                         api,
                         timings: nt,

@@ -48,7 +48,9 @@ pub use membership::MEMBER_CHANGE_TIMEOUT;
 
 use crate::etcd::member::EtcdConfig;
 use crate::etcd::probe::PROBE_TIMEOUT;
-use crate::k8s::objects::{workload_key, Kind, Object, Workload};
+use crate::k8s::objects::{
+    pdb_key, workload_key, Budget, Kind, Object, PodDisruptionBudget, Workload,
+};
 use crate::k8s::operator::Operator;
 use crate::k8s::probe::ApiProbe;
 use crate::k8s::wire::{EtcdProbe, Payload, Value};
@@ -58,7 +60,7 @@ use crate::kernel::process::{Addr, Effect, Port, Timer};
 use crate::kernel::rng::Rng;
 use crate::kernel::time::{Duration, SimTime};
 use crate::record::{Recorder, RunRecord, Series};
-use crate::scenario::{Role, Scenario, WorkloadKind, COREDNS};
+use crate::scenario::{self, Role, Scenario, WorkloadKind, COREDNS};
 use etcd_cluster::EtcdCluster;
 use hosts::Hosts;
 use pods::PodCount;
@@ -349,6 +351,19 @@ impl World {
                 );
                 self.hosts[h as usize].terminated = true;
                 self.hosts[h as usize].change_due = false;
+                let node = self.obs.name(h).to_string();
+                if let Some(o) = self.procs.operator.as_mut() {
+                    o.forget_drain(&node);
+                }
+                for kcm in self.procs.on.iter_mut().filter_map(|p| p.kcm.as_mut()) {
+                    let (spec, work) = kcm.spec_and_work();
+                    if let Some(gone) = spec.cloud.as_mut() {
+                        gone.insert(node.clone());
+                    }
+                    if let Some(w) = work {
+                        w.instance_gone(&node);
+                    }
+                }
             }
             Ev::MemberChangeCheck { op } => self.check_member_change(op),
             Ev::EtcdStopping { h, then, deadline } => self.check_etcd_stopping(h, then, deadline),
@@ -545,7 +560,8 @@ impl World {
         );
     }
 
-    /// What the operator applies before t = 0: every workload of the scenario, and CoreDNS.
+    /// What the operator applies before t = 0: every workload of the scenario with its
+    /// PodDisruptionBudget, and CoreDNS.
     fn manifests(&self) -> Vec<(String, Value)> {
         let kind = |k: WorkloadKind| match k {
             WorkloadKind::Deployment => Kind::Deployment,
@@ -572,6 +588,25 @@ impl World {
             })
             .chain([coredns])
             .map(|w| (workload_key(&w.name), Value::new(Object::Workload(w))))
+            .chain(self.scenario.workloads.iter().filter_map(|w| {
+                let budget = match w.pdb? {
+                    scenario::Budget::MinAvailable(n) => Budget::MinAvailable(n),
+                    scenario::Budget::MaxUnavailable(n) => Budget::MaxUnavailable(n),
+                };
+                let pdb = PodDisruptionBudget {
+                    name: w.name.clone(),
+                    budget,
+                    observed: false,
+                    expected_pods: 0,
+                    current_healthy: 0,
+                    desired_healthy: 0,
+                    disruptions_allowed: 0,
+                    disrupted_pods: Vec::new(),
+                    created: SimTime(0),
+                };
+                let key = pdb_key(&w.name);
+                Some((key, Value::new(Object::PodDisruptionBudget(pdb))))
+            }))
             .collect()
     }
 

@@ -240,6 +240,7 @@ impl Process<'_> {
             Process::Operator(o) => {
                 match timer {
                     Timer::Housekeeping => o.on_tick(ctx),
+                    Timer::Wake => o.on_wake(ctx),
                     Timer::ApiTimeout { .. } => o.on_timeout(ctx),
                     _ => {}
                 }

@@ -17,12 +17,18 @@
 //! - StatefulSet: one pod per ordinal, recreated only once the old object is gone.
 //! - DaemonSet: one pod per node, bound directly.
 //! - EndpointSlices: the ready pods of each Service.
+//! - Disruption: the status of each PodDisruptionBudget (healthy pods, disruptions allowed),
+//!   which the Eviction API reads.
+//! - With a cloud-controller-manager: the Nodes of instances that no longer exist are deleted,
+//!   with their pods.
 //!
 //! Each in its module: [`node_lifecycle`] (with its [`node_table`]), [`taint_eviction`],
-//! [`workloads`], [`endpoints`].
+//! [`workloads`], [`endpoints`], [`disruption`], [`cloud_node`].
 //!
-//! Left out: ReplicaSet revisions and rollouts, pod disruption budgets, garbage collection.
+//! Left out: ReplicaSet revisions and rollouts, garbage collection.
 
+mod cloud_node;
+mod disruption;
 mod endpoints;
 mod node_lifecycle;
 mod node_table;
@@ -34,7 +40,7 @@ use crate::k8s::client::ApiClient;
 use crate::k8s::informer::Informer;
 use crate::k8s::leading::{Work, WORK};
 use crate::k8s::objects::{
-    name_of, pod_key, Object, Pod, ENDPOINT_SLICES, NODES, NODE_LEASES, PODS, WORKLOADS,
+    name_of, pod_key, Object, Pod, ENDPOINT_SLICES, NODES, NODE_LEASES, PDBS, PODS, WORKLOADS,
 };
 use crate::k8s::wire::Ctx;
 use crate::k8s::wire::Key;
@@ -78,6 +84,13 @@ pub struct Controllers {
     pods: Informer,
     workloads: Informer,
     slices: Informer,
+    /// PodDisruptionBudgets, watched only when the scenario has any.
+    budgets: Option<Informer>,
+    /// When a budget's oldest `disruptedPods` entry expires (the disruption controller looks again).
+    budgets_due: Option<SimTime>,
+    /// With a cloud-controller-manager: the Nodes whose instances no longer exist.
+    cloud: Option<BTreeSet<String>>,
+    last_cloud_check: SimTime,
     /// Node lifecycle: what it knows of each node (see [`NodeTable`]).
     node_table: NodeTable,
     /// Probe times of nodes no longer in the table (a node that comes back keeps them).
@@ -105,15 +118,11 @@ pub struct Controllers {
 }
 
 impl Controllers {
-    /// Fresh controllers (a new leader), their clients at sub-addresses from `base` on.
-    pub fn new(
-        me: Addr,
-        api: Addr,
-        timings: NodeTimings,
-        rng: Rng,
-        now: SimTime,
-        base: Sub,
-    ) -> Self {
+    /// Fresh controllers (a new leader) as `spec` says, with their random stream, their clients
+    /// at sub-addresses from `base` on.
+    pub fn new(spec: &ControllersSpec, rng: Rng, now: SimTime, base: Sub) -> Self {
+        let (me, api, timings) = (spec.me, spec.api, spec.timings);
+        let (budgets, cloud) = (spec.budgets, spec.cloud.clone());
         let informer = |prefix: &str, k: u32| Informer::new(prefix, None, me, api, Sub(base.0 + k));
         Controllers {
             timings,
@@ -123,6 +132,10 @@ impl Controllers {
             pods: informer(PODS, 3).counting_pods(),
             workloads: informer(WORKLOADS, 4),
             slices: informer(ENDPOINT_SLICES, 5),
+            budgets: budgets.then(|| informer(PDBS, 6)),
+            budgets_due: None,
+            cloud,
+            last_cloud_check: now,
             node_table: NodeTable::default(),
             probe: BTreeMap::new(),
             tokens: BTreeMap::new(),
@@ -175,6 +188,11 @@ impl Controllers {
 /// Controllers are made from their addresses, timings and a random stream forked per acquisition.
 #[derive(Clone)]
 pub struct ControllersSpec {
+    /// The scenario has PodDisruptionBudgets: the disruption controller runs.
+    pub budgets: bool,
+    /// With a cloud-controller-manager: the Nodes whose instances no longer exist (kept up to
+    /// date by the world, as the cloud's API would answer).
+    pub cloud: Option<BTreeSet<String>>,
     pub me: Addr,
     pub api: Addr,
     pub timings: NodeTimings,
@@ -185,14 +203,7 @@ impl Work for Controllers {
     type Spec = ControllersSpec;
 
     fn fresh(s: &ControllersSpec, ctx: &Ctx) -> Self {
-        Controllers::new(
-            s.me,
-            s.api,
-            s.timings,
-            s.rng.fork(&ctx.now.0.to_string()),
-            ctx.now,
-            WORK,
-        )
+        Controllers::new(s, s.rng.fork(&ctx.now.0.to_string()), ctx.now, WORK)
     }
 
     fn owns(&self, sub: Sub) -> bool {
@@ -206,6 +217,7 @@ impl Work for Controllers {
             ]
             .iter()
             .any(|i| i.owns(sub))
+            || self.budgets.as_ref().is_some_and(|i| i.owns(sub))
     }
 
     fn on_api(&mut self, ctx: &mut Ctx, msg: &ApiPayload) {
@@ -220,7 +232,11 @@ impl Work for Controllers {
             return;
         }
         let mut changed = false;
-        for i in [&mut self.pods, &mut self.workloads, &mut self.slices] {
+        let budgets = self.budgets.iter_mut();
+        for i in [&mut self.pods, &mut self.workloads, &mut self.slices]
+            .into_iter()
+            .chain(budgets)
+        {
             if i.on_api(ctx, msg) {
                 changed = true;
                 break;
@@ -245,6 +261,9 @@ impl Work for Controllers {
         for i in self.informers() {
             i.on_timeout(ctx, sub);
         }
+        if let Some(i) = self.budgets.as_mut() {
+            i.on_timeout(ctx, sub);
+        }
         if self.client.owns(sub) {
             for key in self.client.expired(ctx) {
                 self.dirty = true;
@@ -259,6 +278,9 @@ impl Work for Controllers {
         for i in self.informers() {
             i.tick(ctx);
         }
+        if let Some(i) = self.budgets.as_mut() {
+            i.tick(ctx);
+        }
         let synced =
             self.nodes.synced && self.leases.synced && self.pods.synced && self.workloads.synced;
         if !synced {
@@ -269,6 +291,10 @@ impl Work for Controllers {
             self.monitor_nodes(ctx);
         }
         self.evict_tainted(ctx);
+        self.delete_gone_nodes(ctx);
+        if self.dirty || self.budgets_due.is_some_and(|t| t <= ctx.now) {
+            self.sync_budgets(ctx);
+        }
         if self.dirty {
             self.dirty = false;
             self.sync_workloads(ctx);
