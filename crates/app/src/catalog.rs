@@ -146,6 +146,27 @@ pub const READY: &[Ready] = &[
         json: doc!("12-zone-lost-at-50-percent"),
     },
     Ready {
+        id: "13-drain-two-workers-without-a-budget",
+        moment: 63.0,
+        question: "Two workers drained at once: does the app stay up without a disruption budget?",
+        watch: "",
+        json: doc!("13-drain-two-workers-without-a-budget"),
+    },
+    Ready {
+        id: "13-drain-two-workers-with-a-budget",
+        moment: 63.0,
+        question: "The same drain with a PodDisruptionBudget: what does it hold back?",
+        watch: "",
+        json: doc!("13-drain-two-workers-with-a-budget"),
+    },
+    Ready {
+        id: "14-spot-workers-and-budgets",
+        moment: 200.0,
+        question: "Spot workers: what does a disruption budget do at the 2-minute notice?",
+        watch: "",
+        json: doc!("14-spot-workers-and-budgets"),
+    },
+    Ready {
         id: "etcd-leader-dies",
         moment: 40.0,
         question: "etcd only: what happens when the etcd leader's machine dies?",

@@ -734,3 +734,139 @@ fn a_zone_lost_at_50_percent_is_rescheduled_in_full() {
         assert!((363.0..400.0).contains(&(e.t - 60.0)), "{e:?}");
     }
 }
+
+/// `kind` events about workload `w`.
+fn of<'a>(r: &'a Report, kind: &str, w: &str) -> Vec<&'a Event> {
+    events(r, kind)
+        .into_iter()
+        .filter(|e| e.workload.as_deref() == Some(w))
+        .collect()
+}
+
+/// Seconds in `[from, to)` where none of `w`'s requests succeeded.
+fn dark_seconds(r: &Report, w: &str, from: usize, to: usize) -> usize {
+    r.series.service_availability[w][from..to]
+        .iter()
+        .filter(|a| **a == 0.0)
+        .count()
+}
+
+#[test]
+fn two_drains_at_once_without_a_budget_leave_the_service_dark_for_seconds() {
+    let r = run("13-drain-two-workers-without-a-budget");
+    let evicted = of(&r, "pod.evicted", "web");
+    let mut nodes: Vec<_> = evicted.iter().map(|e| e.node.as_deref().unwrap()).collect();
+    nodes.sort();
+    assert_eq!(nodes, ["w1", "w3"], "web ran on w1 and w3");
+    for e in &evicted {
+        assert!(
+            (60.0..61.0).contains(&e.t) && e.by == Some("eviction-api"),
+            "{e:?}"
+        );
+    }
+    // Replacements on w2 (the only schedulable worker) about 3 s later (the kubelet's start).
+    let started = of(&r, "pod.started", "web");
+    assert_eq!(started.len(), 2);
+    for e in &started {
+        assert!(
+            e.node.as_deref() == Some("w2") && (62.0..65.0).contains(&e.t),
+            "{e:?}"
+        );
+    }
+    let dark = dark_seconds(&r, "web", 60, 70);
+    assert!((2..=5).contains(&dark), "{dark} s without a serving pod");
+    let drains: Vec<_> = r
+        .summary
+        .operations
+        .iter()
+        .filter(|o| o.action == "drain")
+        .collect();
+    assert_eq!(drains.len(), 2);
+    assert!(drains.iter().all(|o| o.ok && o.t < 62.0), "{drains:?}");
+}
+
+#[test]
+fn a_budget_holds_the_second_eviction_until_the_first_pod_is_replaced() {
+    let r = run("13-drain-two-workers-with-a-budget");
+    let refused = of(&r, "eviction.refused", "web");
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert!((60.0..61.0).contains(&refused[0].t));
+    let reason = refused[0].reason.as_deref().unwrap();
+    assert!(
+        reason.starts_with("Cannot evict pod as it would violate the pod's disruption budget."),
+        "{reason}"
+    );
+    let evicted = of(&r, "pod.evicted", "web");
+    assert_eq!(evicted.len(), 2);
+    assert!((60.0..61.0).contains(&evicted[0].t));
+    // At 1:05: the drain's first retry, 5 s after the refusal.
+    assert_eq!(evicted[1].pod, refused[0].pod);
+    assert!(
+        (4.5..5.5).contains(&(evicted[1].t - refused[0].t)),
+        "{evicted:?}"
+    );
+    let first_replaced = of(&r, "pod.started", "web")[0].t;
+    assert!(first_replaced < evicted[1].t);
+    // Never dark; a few requests fail at each eviction.
+    assert_eq!(dark_seconds(&r, "web", 0, 240), 0);
+    assert!(r.series.service_availability["web"][60] < 1.0);
+    let drains: Vec<f64> = r
+        .summary
+        .operations
+        .iter()
+        .filter(|o| o.action == "drain" && o.ok)
+        .map(|o| o.t)
+        .collect();
+    assert_eq!(drains.len(), 2);
+    assert!((4.0..6.5).contains(&(drains[1] - drains[0])), "{drains:?}");
+}
+
+#[test]
+fn at_a_spot_notice_a_budget_moves_pods_gracefully_or_loses_them_with_the_host() {
+    let name = "14-spot-workers-and-budgets";
+    let r = run(name);
+    // web (maxUnavailable 1): evicted at the notice and running again elsewhere about 3 s later.
+    let web = of(&r, "pod.evicted", "web");
+    assert_eq!(web.len(), 1);
+    assert!(web[0].node.as_deref() == Some("w1") && (60.0..61.0).contains(&web[0].t));
+    let again = of(&r, "pod.started", "web");
+    assert!(again[0].node.as_deref() != Some("w1") && (62.0..65.0).contains(&again[0].t));
+    // api (minAvailable 3): refused, never evicted by the drain; its pod dies with w1 at 3:00.
+    let refused = of(&r, "eviction.refused", "api");
+    assert_eq!(refused.len(), 1);
+    assert!((60.0..61.0).contains(&refused[0].t));
+    assert!(of(&r, "pod.evicted", "api").is_empty());
+    assert!(events(&r, "host.crashed").iter().any(|e| e.t == 180.0));
+    let not_ready = events(&r, "node.not_ready")
+        .into_iter()
+        .find(|e| e.node.as_deref() == Some("w1"))
+        .unwrap()
+        .t;
+    // Its last renewal 0–10 s before the crash, then the 50 s grace, seen at a 5 s check.
+    assert!((40.0..56.0).contains(&(not_ready - 180.0)), "{not_ready}");
+    // About a third of api's requests fail while the dead pod is still an endpoint.
+    let a = &r.series.service_availability["api"];
+    let lost = mean(&a[181..not_ready as usize]);
+    assert!((0.45..0.85).contains(&lost), "{lost}");
+    assert!(mean(&r.series.service_availability["web"][62..]) > 0.99);
+    // The cloud controller deletes the Node and the pod within 5 s; the replacement starts at once.
+    let deleted = of(&r, "pod.deleted", "api");
+    assert_eq!(deleted.len(), 1);
+    assert!(deleted[0].t > not_ready && deleted[0].t <= not_ready + 5.5);
+    let replaced = of(&r, "pod.started", "api")[0].t;
+    assert!(
+        (0.0..5.0).contains(&(replaced - deleted[0].t)),
+        "{replaced}"
+    );
+    assert_eq!(r.summary.workloads["api"].final_running, 3);
+    // Without a cloud-controller-manager the pod waits for the taint-based eviction, 300 s after
+    // the controller saw the taint: "5 minutes later".
+    let mut s = sim::scenario::parse(&load(name)).unwrap();
+    s.settings.cloud_controller_manager = false;
+    s.duration = sim::time::Duration::from_secs(600);
+    let r = run_scenario(&s.to_json()).unwrap();
+    assert!(of(&r, "pod.deleted", "api").is_empty());
+    let taint = of(&r, "pod.evicted", "api");
+    assert_eq!(taint.len(), 1, "{taint:?}");
+    assert!(taint[0].by == Some("taint") && (300.0..310.0).contains(&(taint[0].t - not_ready)));
+}
