@@ -7,11 +7,11 @@
 //! The edits themselves are pure functions on a `Scenario` ([`edit`]), tested without a DOM.
 
 use sim::scenario::{
-    Fault, FaultKind, Host, LbHealthCheck, Role, Scenario, Selector, SettingKey, SettingValue,
-    Workload, WorkloadKind, DEFAULT_ZONE,
+    fmt_cpu, fmt_memory, parse_cpu, parse_memory, Budget, Fault, FaultKind, Host, LbHealthCheck,
+    Resources, Role, Scenario, Selector, SettingKey, SettingValue, Workload, WorkloadKind,
+    DEFAULT_ZONE,
 };
 use sim::time::parse_duration;
-use std::collections::BTreeMap;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -33,6 +33,9 @@ pub enum Change {
     ToggleRole(usize, Role),
     SetSpot(usize, bool),
     SetStandby(usize, bool),
+    /// A host's allocatable cpu or memory as typed (empty: the default).
+    SetCpu(usize, String),
+    SetMemory(usize, String),
     AddZone(String),
     RemoveZone(usize),
     AddWorkload {
@@ -44,6 +47,12 @@ pub enum Change {
     RemoveWorkload(usize),
     SetReplicas(usize, String),
     SetService(usize, bool),
+    /// What each pod of a workload requests, cpu or memory as typed (empty: nothing).
+    SetRequestCpu(usize, String),
+    SetRequestMemory(usize, String),
+    /// A workload's PodDisruptionBudget: `kind` 0 none, 1 minAvailable, 2 maxUnavailable, of
+    /// `count` pods.
+    SetBudget(usize, u8, String),
     /// A random fault process from the form's text: `kind` 0 host failures, 1 zone outages,
     /// 2 spot interruptions; `targets` `all`, `spot`, `role:ROLE` or names separated by commas;
     /// `every` the mean time between faults, `then` the mean repair time (for spot
@@ -160,6 +169,28 @@ pub fn edit(s: &Scenario, change: &Change) -> Result<(Scenario, String), String>
                 if *v { "on" } else { "off" }
             )
         }
+        Change::SetCpu(i, text) => {
+            let t = text.trim();
+            let path = format!("hosts[{i}].cpu");
+            s.hosts[*i].cpu = if t.is_empty() {
+                None
+            } else {
+                Some(parse_cpu(t).map_err(|e| format!("{path}: {e}"))?)
+            };
+            let shown = s.hosts[*i].allocatable().cpu;
+            format!("{}: {} cpu", host(&s, *i), fmt_cpu(shown))
+        }
+        Change::SetMemory(i, text) => {
+            let t = text.trim();
+            let path = format!("hosts[{i}].memory");
+            s.hosts[*i].memory = if t.is_empty() {
+                None
+            } else {
+                Some(parse_memory(t).map_err(|e| format!("{path}: {e}"))?)
+            };
+            let shown = s.hosts[*i].allocatable().memory;
+            format!("{}: {} memory", host(&s, *i), fmt_memory(shown))
+        }
         Change::AddZone(z) => {
             s.zones.push(z.trim().to_string());
             format!("zone {} added", z.trim())
@@ -205,6 +236,56 @@ pub fn edit(s: &Scenario, change: &Change) -> Result<(Scenario, String), String>
                 s.workloads[*i].name,
                 if *v { "on" } else { "off" }
             )
+        }
+        Change::SetRequestCpu(i, text) | Change::SetRequestMemory(i, text) => {
+            let t = text.trim();
+            let cpu = matches!(change, Change::SetRequestCpu(..));
+            let path = format!(
+                "workloads[{i}].requests.{}",
+                if cpu { "cpu" } else { "memory" }
+            );
+            let parse = if cpu { parse_cpu } else { parse_memory };
+            let n = if t.is_empty() {
+                0
+            } else {
+                parse(t).map_err(|e| format!("{path}: {e}"))?
+            };
+            let w = &mut s.workloads[*i];
+            let mut r = w.requests.unwrap_or(Resources { cpu: 0, memory: 0 });
+            if cpu {
+                r.cpu = n;
+            } else {
+                r.memory = n;
+            }
+            w.requests = (r.cpu > 0 || r.memory > 0).then_some(r);
+            match w.requests {
+                Some(r) => format!(
+                    "{}: each pod requests {} cpu, {} memory",
+                    w.name,
+                    fmt_cpu(r.cpu),
+                    fmt_memory(r.memory)
+                ),
+                None => format!("{}: no requests", w.name),
+            }
+        }
+        Change::SetBudget(i, kind, text) => {
+            let path = format!("workloads[{i}].pdb");
+            let w = &mut s.workloads[*i];
+            w.pdb = match kind {
+                1 => Some(Budget::MinAvailable(count(
+                    &format!("{path}.min_available"),
+                    text,
+                )?)),
+                2 => Some(Budget::MaxUnavailable(count(
+                    &format!("{path}.max_unavailable"),
+                    text,
+                )?)),
+                _ => None,
+            };
+            match w.pdb {
+                Some(b) => format!("{}: disruption budget {}", w.name, budget_text(b)),
+                None => format!("{}: no disruption budget", w.name),
+            }
         }
         Change::AddFault {
             kind,
@@ -305,6 +386,14 @@ pub fn edit(s: &Scenario, change: &Change) -> Result<(Scenario, String), String>
     Ok((s, what))
 }
 
+/// A budget in words, as Kubernetes names its fields.
+fn budget_text(b: Budget) -> String {
+    match b {
+        Budget::MinAvailable(n) => format!("minAvailable: {n}"),
+        Budget::MaxUnavailable(n) => format!("maxUnavailable: {n}"),
+    }
+}
+
 /// A fault process in words: "role:etcd fail every 100h on average, repaired in 10h".
 pub fn fault_text(f: &Fault) -> String {
     let who = match &f.targets {
@@ -386,10 +475,32 @@ struct Drafts {
     fault_targets: String,
     fault_every: String,
     fault_then: String,
-    /// Typed but not (yet) accepted: settings, replicas per workload, name/duration/seed.
-    settings: BTreeMap<SettingKey, String>,
-    replicas: BTreeMap<usize, String>,
-    meta: BTreeMap<&'static str, String>,
+    /// Typed but not (yet) accepted, by the field's path in the format (`settings.NAME`,
+    /// `workloads[1].replicas`, `hosts[3].cpu`, `name`, …).
+    typed: Typed,
+}
+
+/// Text typed into fields, by path. A vector: a form has a few dozen fields, and a map type
+/// would cost the page's bundle its own copy of the B-tree code.
+#[derive(Clone, Default, PartialEq)]
+struct Typed(Vec<(String, String)>);
+
+impl Typed {
+    fn get(&self, path: &str) -> Option<&String> {
+        self.0.iter().find(|(p, _)| p == path).map(|(_, t)| t)
+    }
+    fn set(&mut self, path: String, text: String) {
+        match self.0.iter_mut().find(|(p, _)| *p == path) {
+            Some(slot) => slot.1 = text,
+            None => self.0.push((path, text)),
+        }
+    }
+    /// Forgets the rows' fields once an edit of one was accepted (the scenario shows them
+    /// now); settings and the scenario's own fields stay, marked as edited.
+    fn clear_rows(&mut self) {
+        self.0
+            .retain(|(p, _)| p.starts_with("settings.") || !p.contains('.'));
+    }
 }
 
 impl Drafts {
@@ -410,9 +521,7 @@ impl Drafts {
             fault_targets: "all".into(),
             fault_every: "720h".into(),
             fault_then: "1h".into(),
-            settings: BTreeMap::new(),
-            replicas: BTreeMap::new(),
-            meta: BTreeMap::new(),
+            typed: Typed::default(),
         }
     }
 }
@@ -474,6 +583,36 @@ pub fn editor(props: &Props) -> Html {
         })
     };
     let d = &*drafts;
+    // A text field of a row: shows what was typed until an edit is accepted, else `current`;
+    // applied when the user leaves it or presses Enter.
+    let field = |path: String,
+                 label: String,
+                 current: String,
+                 hint: &'static str,
+                 make: Rc<dyn Fn(String) -> Change>| {
+        let text = d.typed.get(&path).cloned().unwrap_or(current);
+        let drafts2 = drafts.clone();
+        let p = path.clone();
+        let on_input = Callback::from(move |e: InputEvent| {
+            let mut d = (*drafts2).clone();
+            d.typed.set(
+                p.clone(),
+                e.target_unchecked_into::<web_sys::HtmlInputElement>()
+                    .value(),
+            );
+            drafts2.set(d);
+        });
+        let c = commit.clone();
+        let on_change = Callback::from(move |e: Event| {
+            c(
+                make(input_value(&e)),
+                Some(|d: &mut Drafts| d.typed.clear_rows()),
+            )
+        });
+        html! {
+            <input type="text" class="num" value={text} placeholder={hint} oninput={on_input} onchange={on_change} aria-label={label} />
+        }
+    };
     let zones: Vec<String> = s
         .zones
         .iter()
@@ -523,6 +662,10 @@ pub fn editor(props: &Props) -> Html {
                 </td>
                 <td><input type="checkbox" checked={h.spot} onchange={on_spot} aria-label={format!("{}: spot instance", h.name)} /></td>
                 <td><input type="checkbox" checked={h.standby} onchange={on_standby} aria-label={format!("{}: standby (joins later)", h.name)} /></td>
+                <td class="capacity">
+                    { field(format!("hosts[{i}].cpu"), format!("{}: cpu", h.name), h.cpu.map(fmt_cpu).unwrap_or_default(), "4", Rc::new(move |t| Change::SetCpu(i, t))) }
+                    { field(format!("hosts[{i}].memory"), format!("{}: memory", h.name), h.memory.map(fmt_memory).unwrap_or_default(), "16Gi", Rc::new(move |t| Change::SetMemory(i, t))) }
+                </td>
                 <td><button onclick={on_remove} aria-label={format!("Remove host {}", h.name)}>{ "Remove" }</button></td>
             </tr>
         }
@@ -622,28 +765,55 @@ pub fn editor(props: &Props) -> Html {
         let c = commit.clone();
         let on_remove = Callback::from(move |_: MouseEvent| c(Change::RemoveWorkload(i), None));
         let replicas = w.replicas.map(|r| {
-            let text = d.replicas.get(&i).cloned().unwrap_or_else(|| r.to_string());
+            let text = d.typed.get(&format!("workloads[{i}].replicas")).cloned().unwrap_or_else(|| r.to_string());
             let drafts2 = drafts.clone();
             let on_input = Callback::from(move |e: InputEvent| {
                 let mut d = (*drafts2).clone();
-                d.replicas.insert(i, e.target_unchecked_into::<web_sys::HtmlInputElement>().value());
+                d.typed.set(format!("workloads[{i}].replicas"), e.target_unchecked_into::<web_sys::HtmlInputElement>().value());
                 drafts2.set(d);
             });
             let c = commit.clone();
             let on_change = Callback::from(move |e: Event| {
-                c(Change::SetReplicas(i, input_value(&e)), Some(|d: &mut Drafts| d.replicas.clear()))
+                c(Change::SetReplicas(i, input_value(&e)), Some(|d: &mut Drafts| d.typed.clear_rows()))
             });
             html! {
                 <input type="text" inputmode="numeric" class="num" value={text} oninput={on_input} onchange={on_change}
                     aria-label={format!("Replicas of {}", w.name)} />
             }
         });
+        let (kind, n) = match w.pdb {
+            Some(Budget::MinAvailable(n)) => (1u8, n),
+            Some(Budget::MaxUnavailable(n)) => (2, n),
+            None => (0, 1),
+        };
+        let c = commit.clone();
+        let on_kind = Callback::from(move |e: Event| {
+            let k = e.target_unchecked_into::<web_sys::HtmlSelectElement>().value().parse().unwrap_or(0);
+            c(Change::SetBudget(i, k, n.to_string()), None)
+        });
+        let budget = html! {
+            <>
+                <select aria-label={format!("{}: disruption budget", w.name)} onchange={on_kind}>
+                    { for ["none", "minAvailable", "maxUnavailable"].iter().enumerate().map(|(k, t)| html! {
+                        <option value={k.to_string()} selected={k as u8 == kind}>{ *t }</option>
+                    }) }
+                </select>
+                if kind > 0 {
+                    { field(format!("workloads[{i}].pdb"), format!("{}: disruption budget pods", w.name), n.to_string(), "1", Rc::new(move |t| Change::SetBudget(i, kind, t))) }
+                }
+            </>
+        };
         html! {
             <tr data-edit-workload={w.name.clone()}>
                 <th scope="row">{ &w.name }</th>
                 <td>{ w.kind.name() }</td>
                 <td>{ replicas.unwrap_or_else(|| html! { <span class="muted">{ "one per node" }</span> }) }</td>
                 <td><input type="checkbox" checked={w.service} onchange={on_service} aria-label={format!("{}: Service in front", w.name)} /></td>
+                <td class="capacity">
+                    { field(format!("workloads[{i}].requests.cpu"), format!("{}: cpu request per pod", w.name), w.requests.filter(|r| r.cpu > 0).map(|r| fmt_cpu(r.cpu)).unwrap_or_default(), "cpu", Rc::new(move |t| Change::SetRequestCpu(i, t))) }
+                    { field(format!("workloads[{i}].requests.memory"), format!("{}: memory request per pod", w.name), w.requests.filter(|r| r.memory > 0).map(|r| fmt_memory(r.memory)).unwrap_or_default(), "memory", Rc::new(move |t| Change::SetRequestMemory(i, t))) }
+                </td>
+                <td class="budget">{ budget }</td>
                 <td><button onclick={on_remove} aria-label={format!("Remove workload {}", w.name)}>{ "Remove" }</button></td>
             </tr>
         }
@@ -718,11 +888,12 @@ pub fn editor(props: &Props) -> Html {
 
     // ---- settings and the scenario's own fields ------------------------------------------
     let setting_rows = SettingKey::ALL.iter().map(|&k| {
-        let text = d.settings.get(&k).cloned().unwrap_or_else(|| setting_text(&s, k));
+        let path = format!("settings.{}", k.name());
+        let text = d.typed.get(&path).cloned().unwrap_or_else(|| setting_text(&s, k));
         let drafts2 = drafts.clone();
         let on_input = Callback::from(move |e: InputEvent| {
             let mut d = (*drafts2).clone();
-            d.settings.insert(k, e.target_unchecked_into::<web_sys::HtmlInputElement>().value());
+            d.typed.set(format!("settings.{}", k.name()), e.target_unchecked_into::<web_sys::HtmlInputElement>().value());
             drafts2.set(d);
         });
         let c = commit.clone();
@@ -731,11 +902,11 @@ pub fn editor(props: &Props) -> Html {
             let v = input_value(&e);
             // Keep the text even after acceptance until the scenario shows it back.
             let mut d = (*drafts3).clone();
-            d.settings.insert(k, v.clone());
+            d.typed.set(format!("settings.{}", k.name()), v.clone());
             drafts3.set(d);
             c(Change::SetSetting(k, v), None)
         });
-        let edited = d.settings.get(&k).is_some_and(|t| *t != setting_text(&s, k));
+        let edited = d.typed.get(&path).is_some_and(|t| *t != setting_text(&s, k));
         html! {
             <label class={classes!("setting", edited.then_some("edited"))}>
                 <span>{ k.name() }</span>
@@ -747,12 +918,12 @@ pub fn editor(props: &Props) -> Html {
                 label: &'static str,
                 current: String,
                 make: fn(String) -> Change| {
-        let text = d.meta.get(key).cloned().unwrap_or(current.clone());
+        let text = d.typed.get(key).cloned().unwrap_or(current.clone());
         let drafts2 = drafts.clone();
         let on_input = Callback::from(move |e: InputEvent| {
             let mut d = (*drafts2).clone();
-            d.meta.insert(
-                key,
+            d.typed.set(
+                key.to_string(),
                 e.target_unchecked_into::<web_sys::HtmlInputElement>()
                     .value(),
             );
@@ -760,7 +931,7 @@ pub fn editor(props: &Props) -> Html {
         });
         let c = commit.clone();
         let on_change = Callback::from(move |e: Event| c(make(input_value(&e)), None));
-        let edited = d.meta.get(key).is_some_and(|t| *t != current);
+        let edited = d.typed.get(key).is_some_and(|t| *t != current);
         html! {
             <label class={classes!("setting", edited.then_some("edited"))}>
                 <span>{ label }</span>
@@ -791,7 +962,7 @@ pub fn editor(props: &Props) -> Html {
                 <legend>{ format!("Hosts ({})", s.hosts.len()) }</legend>
                 <div class="table-scroll">
                     <table class="edit-table">
-                        <thead><tr><th>{ "host" }</th><th>{ "zone" }</th><th>{ "roles" }</th><th>{ "spot" }</th><th>{ "standby" }</th><th></th></tr></thead>
+                        <thead><tr><th>{ "host" }</th><th>{ "zone" }</th><th>{ "roles" }</th><th>{ "spot" }</th><th>{ "standby" }</th><th title="The Node's allocatable: cpu (cores, or millicores like 3500m) and memory (like 16Gi). Empty: 4 and 16Gi.">{ "cpu · memory" }</th><th></th></tr></thead>
                         <tbody>{ for host_rows }</tbody>
                     </table>
                 </div>
@@ -813,7 +984,7 @@ pub fn editor(props: &Props) -> Html {
             <fieldset class="group">
                 <legend>{ "Workloads" }</legend>
                 <table class="edit-table">
-                    <thead><tr><th>{ "name" }</th><th>{ "kind" }</th><th>{ "replicas" }</th><th>{ "Service" }</th><th></th></tr></thead>
+                    <thead><tr><th>{ "name" }</th><th>{ "kind" }</th><th>{ "replicas" }</th><th>{ "Service" }</th><th title="What each pod requests: the scheduler places it only where it fits. Empty: nothing.">{ "requests" }</th><th title="A PodDisruptionBudget: drains and spot notices evict only while it allows.">{ "disruption budget" }</th><th></th></tr></thead>
                     <tbody>{ for wl_rows }</tbody>
                 </table>
                 <form class="add" onsubmit={add_wl} aria-label="Add a workload">
@@ -1034,5 +1205,64 @@ mod tests {
         // Removing a zone that hosts still name is refused by the core.
         let err = edit(&s, &Change::RemoveZone(0)).unwrap_err();
         assert!(err.contains("unknown zone"), "{err}");
+    }
+
+    #[test]
+    fn capacity_requests_and_budgets_are_edited_and_bad_text_is_named() {
+        let s = ready("7-worker-dies");
+        let w1 = s.hosts.iter().position(|h| h.name == "w1").unwrap();
+        let (s2, what) = edit(&s, &Change::SetCpu(w1, "3500m".into())).unwrap();
+        assert_eq!(
+            (s2.hosts[w1].cpu, what.as_str()),
+            (Some(3500), "w1: 3500m cpu")
+        );
+        let (s2, _) = edit(&s2, &Change::SetMemory(w1, "8Gi".into())).unwrap();
+        assert_eq!(s2.hosts[w1].memory, Some(8 << 30));
+        let (s3, _) = edit(&s2, &Change::SetCpu(w1, " ".into())).unwrap();
+        assert_eq!(s3.hosts[w1].cpu, None, "empty: back to the default");
+        let err = edit(&s, &Change::SetCpu(w1, "4 cores".into())).unwrap_err();
+        assert_eq!(
+            err,
+            format!(
+                "hosts[{w1}].cpu: \"4 cores\" is not a cpu quantity (\"4\", \"0.5\", \"500m\")"
+            )
+        );
+
+        let (s2, what) = edit(&s, &Change::SetRequestCpu(0, "500m".into())).unwrap();
+        assert_eq!(
+            s2.workloads[0].requests,
+            Some(Resources {
+                cpu: 500,
+                memory: 0
+            })
+        );
+        assert!(
+            what.ends_with("each pod requests 500m cpu, 0 memory"),
+            "{what}"
+        );
+        let (s3, _) = edit(&s2, &Change::SetRequestCpu(0, "".into())).unwrap();
+        assert_eq!(
+            s3.workloads[0].requests, None,
+            "nothing requested: no requests"
+        );
+        let err = edit(&s, &Change::SetRequestMemory(0, "1GB".into())).unwrap_err();
+        assert!(err.starts_with("workloads[0].requests.memory: "), "{err}");
+
+        let (s2, what) = edit(&s, &Change::SetBudget(0, 1, "2".into())).unwrap();
+        assert_eq!(s2.workloads[0].pdb, Some(Budget::MinAvailable(2)));
+        assert!(
+            what.ends_with("disruption budget minAvailable: 2"),
+            "{what}"
+        );
+        let (s3, _) = edit(&s2, &Change::SetBudget(0, 0, "2".into())).unwrap();
+        assert_eq!(s3.workloads[0].pdb, None);
+        let err = edit(&s, &Change::SetBudget(0, 2, "one".into())).unwrap_err();
+        assert_eq!(
+            err,
+            "workloads[0].pdb.max_unavailable: expected a whole number ≥ 0 (found \"one\")"
+        );
+        // The edited scenario round-trips through its JSON (the share link).
+        let (s2, _) = edit(&s, &Change::SetBudget(0, 2, "1".into())).unwrap();
+        assert_eq!(sim::scenario::parse(&s2.to_json()).unwrap(), s2);
     }
 }

@@ -297,7 +297,7 @@ pub struct Recorder {
     /// Clusters that `--force-new-cluster` replaced: nobody may be elected in them any more.
     replaced: BTreeSet<u64>,
     /// Lease acquisitions reported (the one held at t = 0 included), per lease.
-    pub lease_changes: BTreeMap<&'static str, u64>,
+    pub lease_changes: MemberMap<&'static str, u64>,
     /// Processes acting as leader right now, per lease: more than one is a violation.
     acting: MemberMap<&'static str, BTreeSet<HostId>>,
     /// The scenario gives capacity: unschedulable pods are followed.
@@ -323,7 +323,7 @@ impl Recorder {
             leaders: MemberMap::default(),
             applied_terms: MemberMap::default(),
             replaced: BTreeSet::new(),
-            lease_changes: BTreeMap::new(),
+            lease_changes: MemberMap::default(),
             acting: MemberMap::default(),
             capacity: false,
             unschedulable: Vec::new(),
@@ -411,7 +411,7 @@ impl Recorder {
             .flat_map(|(l, hs)| hs.iter().map(move |h| (*l, *h)))
             .collect();
         for (lease, host) in held {
-            *self.lease_changes.entry(lease).or_default() += 1;
+            *self.lease_changes.get_or_insert_with(lease, || 0).0 += 1;
             let text = format!(
                 "{} holds the {lease} lease (acquired while the cluster booted)",
                 self.name(host)
@@ -648,7 +648,7 @@ impl crate::k8s::Observe for Recorder {
             .0
             .insert(host);
         if self.in_report(now) {
-            *self.lease_changes.entry(lease).or_default() += 1;
+            *self.lease_changes.get_or_insert_with(lease, || 0).0 += 1;
         }
         let text = format!(
             "{} acquired the {lease} lease and now leads",

@@ -13,7 +13,7 @@ use crate::k8s::wire::{Key, KeyValue, Value};
 use crate::kernel::net::HostId;
 use crate::kernel::process::{Addr, Alarm, Port, Timer};
 use crate::kernel::time::{Duration, SimTime};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
@@ -71,19 +71,40 @@ enum Op {
 
 /// `kubectl drain --ignore-daemonsets` of one node in progress (also what a spot instance's node
 /// termination handler does on its notice).
+///
+/// Vectors, not maps: a drain holds a node's few pods, and every map type costs the page's
+/// bundle its own copy of the B-tree code.
 #[derive(Clone, Debug)]
 struct Drain {
+    node: String,
     host: HostId,
     /// A scenario's `drain` is an operation, recorded when it ends; a spot notice's is not.
     operation: bool,
-    /// Pods to evict (with their workload) and when to try next; `None`: an eviction in flight.
-    evict: BTreeMap<String, (String, Option<SimTime>)>,
-    /// Pods the Eviction API let go: waited for, never evicted again.
-    evicted: BTreeSet<String>,
-    /// The last refusal's words per pod: a refusal is an event when its words change.
-    refused: BTreeMap<String, String>,
+    pods: Vec<Evictee>,
     /// Waiting for the evicted pods to be gone: the next look at the node's pods.
     next_list: Option<SimTime>,
+}
+
+/// One pod a drain evicts.
+#[derive(Clone, Debug)]
+struct Evictee {
+    pod: String,
+    workload: String,
+    /// When to try next; `None`: an eviction in flight, or done.
+    due: Option<SimTime>,
+    /// The Eviction API let it go: waited for, never evicted again.
+    done: bool,
+    /// The last refusal's words: a refusal is an event when its words change.
+    refused: Option<std::sync::Arc<str>>,
+}
+
+impl Drain {
+    fn pending(&self) -> bool {
+        self.pods.iter().any(|e| !e.done)
+    }
+    fn pod(&mut self, pod: &str) -> Option<&mut Evictee> {
+        self.pods.iter_mut().find(|e| e.pod == pod)
+    }
 }
 
 #[derive(Clone)]
@@ -91,8 +112,8 @@ pub struct Operator {
     client: ApiClient<Op>,
     /// Manifests not yet applied, by key.
     manifests: BTreeMap<String, Value>,
-    /// Drains in progress, by node.
-    drains: BTreeMap<String, Drain>,
+    /// Drains in progress.
+    drains: Vec<Drain>,
     /// The drains' next step.
     wake: Alarm,
 }
@@ -104,7 +125,7 @@ impl Operator {
         Operator {
             client: ApiClient::new(me, api),
             manifests: by_name,
-            drains: BTreeMap::new(),
+            drains: Vec::new(),
             wake: Alarm::default(),
         }
     }
@@ -186,15 +207,14 @@ impl Operator {
     /// cordon, then evict every pod but DaemonSets' through the Eviction API, retrying every
     /// [`EVICTION_RETRY`] while a budget refuses, and wait until the pods are gone.
     pub fn drain(&mut self, ctx: &mut Ctx, node: &str, host: HostId, operation: bool) {
-        let d = Drain {
+        self.forget_drain(node);
+        self.drains.push(Drain {
+            node: node.to_string(),
             host,
             operation,
-            evict: BTreeMap::new(),
-            evicted: BTreeSet::new(),
-            refused: BTreeMap::new(),
+            pods: Vec::new(),
             next_list: None,
-        };
-        self.drains.insert(node.to_string(), d);
+        });
         let req = ApiRequest::Get {
             key: node_key(node).into(),
         };
@@ -206,12 +226,17 @@ impl Operator {
 
     /// The node's host is gone (a spot termination): whatever its drain left dies with it.
     pub fn forget_drain(&mut self, node: &str) {
-        self.drains.remove(node);
+        self.drains.retain(|d| d.node != node);
+    }
+
+    fn drain_of(&mut self, node: &str) -> Option<&mut Drain> {
+        self.drains.iter_mut().find(|d| d.node == node)
     }
 
     /// A drain ends: recorded if it is an operation.
     fn drain_ended(&mut self, ctx: &mut Ctx, node: &str, result: Result<(), String>) {
-        if let Some(d) = self.drains.remove(node) {
+        if let Some(i) = self.drains.iter().position(|d| d.node == node) {
+            let d = self.drains.remove(i);
             if d.operation {
                 ctx.obs.operation(ctx.now, "drain", Some(d.host), result);
             }
@@ -234,16 +259,16 @@ impl Operator {
         self.wake.rang(ctx.now);
         let mut evictions = Vec::new();
         let mut lists = Vec::new();
-        for (node, d) in &mut self.drains {
-            for (pod, (workload, due)) in &mut d.evict {
-                if due.is_some_and(|t| t <= ctx.now) {
-                    *due = None;
-                    evictions.push((node.clone(), pod.clone(), workload.clone()));
+        for d in &mut self.drains {
+            for e in &mut d.pods {
+                if e.due.is_some_and(|t| t <= ctx.now) {
+                    e.due = None;
+                    evictions.push((d.node.clone(), e.pod.clone(), e.workload.clone()));
                 }
             }
             if d.next_list.is_some_and(|t| t <= ctx.now) {
                 d.next_list = None;
-                lists.push(node.clone());
+                lists.push(d.node.clone());
             }
         }
         for (node, pod, workload) in evictions {
@@ -266,8 +291,8 @@ impl Operator {
     fn set_wake(&mut self, ctx: &mut Ctx) {
         let due = self
             .drains
-            .values()
-            .flat_map(|d| d.evict.values().filter_map(|(_, t)| *t).chain(d.next_list))
+            .iter()
+            .flat_map(|d| d.pods.iter().filter_map(|e| e.due).chain(d.next_list))
             .min();
         if let Some(at) = due {
             self.wake.request(ctx, Port::Operator, at, Timer::Wake);
@@ -277,7 +302,8 @@ impl Operator {
     /// The node's pods, listed: the ones to evict are due now; with none left but DaemonSets',
     /// the drain is done; while evicted ones still terminate, look again in a second.
     fn on_drain_list(&mut self, ctx: &mut Ctx, node: &str, items: Vec<(Key, KeyValue)>) {
-        let Some(d) = self.drains.get_mut(node) else {
+        let now = ctx.now;
+        let Some(d) = self.drain_of(node) else {
             return;
         };
         let mut left = false;
@@ -289,18 +315,22 @@ impl Operator {
                 continue;
             }
             left = true;
-            if p.deletion.is_none() && !d.evicted.contains(&p.name) {
-                d.evict
-                    .entry(p.name.clone())
-                    .or_insert_with(|| (p.workload.clone(), Some(ctx.now)));
+            if p.deletion.is_none() && d.pod(&p.name).is_none() {
+                d.pods.push(Evictee {
+                    pod: p.name.clone(),
+                    workload: p.workload.clone(),
+                    due: Some(now),
+                    done: false,
+                    refused: None,
+                });
             }
         }
         if !left {
             self.drain_ended(ctx, node, Ok(()));
             return;
         }
-        if d.evict.is_empty() {
-            d.next_list = Some(ctx.now + DELETE_POLL);
+        if !d.pending() {
+            d.next_list = Some(now + DELETE_POLL);
         }
         self.on_wake(ctx);
     }
@@ -315,16 +345,20 @@ impl Operator {
         workload: &str,
         resp: ApiResponse,
     ) {
-        let Some(d) = self.drains.get_mut(node) else {
+        let now = ctx.now;
+        let Some(d) = self.drain_of(node) else {
+            return;
+        };
+        let operation = d.operation;
+        let Some(e) = d.pod(pod) else {
             return;
         };
         match resp {
             ApiResponse::Written { .. } | ApiResponse::Object(None) => {
-                d.evict.remove(pod);
-                d.refused.remove(pod);
-                if matches!(resp, ApiResponse::Written { .. }) && d.evicted.insert(pod.to_string())
-                {
-                    let why = if d.operation {
+                let first = !e.done;
+                (e.done, e.due, e.refused) = (true, None, None);
+                if matches!(resp, ApiResponse::Written { .. }) && first {
+                    let why = if operation {
                         "kubectl drain"
                     } else {
                         "the spot instance's node termination handler"
@@ -333,17 +367,15 @@ impl Operator {
                     ctx.obs
                         .pod_event(ctx.now, PodChange::EvictedByApi, pod, node, workload, text);
                 }
-                if d.evict.is_empty() {
+                if !self.drain_of(node).is_some_and(|d| d.pending()) {
                     self.list_node(ctx, node);
                 }
             }
             ApiResponse::TooManyRequests(why) => {
-                if let Some(e) = d.evict.get_mut(pod) {
-                    e.1 = Some(ctx.now + EVICTION_RETRY);
-                }
-                if d.refused.get(pod).map(String::as_str) != Some(&*why) {
-                    d.refused.insert(pod.to_string(), why.to_string());
-                    ctx.obs.eviction_refused(ctx.now, pod, workload, &why);
+                e.due = Some(now + EVICTION_RETRY);
+                if e.refused.as_deref() != Some(&*why) {
+                    e.refused = Some(why.clone());
+                    ctx.obs.eviction_refused(now, pod, workload, &why);
                 }
                 self.set_wake(ctx);
             }

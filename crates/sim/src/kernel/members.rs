@@ -4,7 +4,7 @@
 //! bundle pays for (a few KB per type), and a handful of members fit one cache line of keys.
 //! It iterates in key order, as a `BTreeMap` does, so runs are the same.
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MemberMap<K, V> {
     items: Vec<(K, V)>,
 }
@@ -56,6 +56,14 @@ impl<K: Ord + Copy, V> MemberMap<K, V> {
                 (&mut self.items[i].1, true)
             }
         }
+    }
+
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
     }
 
     pub fn clear(&mut self) {

@@ -121,7 +121,7 @@ impl Report {
             ),
         ] {
             if runs {
-                let changes = obs.lease_changes.get(lease).copied().unwrap_or(0);
+                let changes = obs.lease_changes.get(&lease).copied().unwrap_or(0);
                 leaders.insert(
                     lease,
                     LeaderSummary {

@@ -1,7 +1,7 @@
 //! What a document means by leaving a field out: the settings of `docs/behaviour.md`, the
 //! zone of a host, the seed and a reboot's downtime.
 
-use std::collections::BTreeSet;
+use crate::kernel::members::MemberMap;
 
 use super::{LbHealthCheck, Settings};
 use crate::kernel::time::Duration;
@@ -35,7 +35,7 @@ impl Default for Settings {
             dns_cache_ttl: Duration::from_secs(30),
             coredns_replicas: 2,
             network_latency: Duration::from_millis(1),
-            explicit: BTreeSet::new(),
+            explicit: MemberMap::default(),
         }
     }
 }

@@ -618,7 +618,7 @@ impl Settings {
     /// Whether serialisation writes this setting: the document named it, or code changed it
     /// away from the default without going through [`Settings::set`].
     pub fn is_written(&self, key: SettingKey) -> bool {
-        self.explicit.contains(&key) || self.get(key) != Settings::default().get(key)
+        self.explicit.contains_key(&key) || self.get(key) != Settings::default().get(key)
     }
 
     fn tree(&self) -> J {
@@ -1423,7 +1423,7 @@ mod tests {
             .settings
             .set(SettingKey::EtcdPreVote, SettingValue::Count(1)));
         let again = parse(&s.to_json()).unwrap();
-        let written: Vec<SettingKey> = again.settings.explicit.iter().copied().collect();
+        let written: Vec<SettingKey> = again.settings.explicit.keys().copied().collect();
         assert_eq!(
             written,
             [

@@ -44,9 +44,9 @@ pub use limits::{
     MAX_INPUT_BYTES, MAX_LABEL_LEN, MAX_NAME_LEN, MAX_PODS, MAX_POD_NAME_LEN, MAX_SETTING_DURATION,
     MAX_WORKLOADS, MAX_ZONES, MIN_FAULT_MEAN, MIN_PERIOD,
 };
-pub use quantity::{fmt_cpu, fmt_memory, MAX_CPU_MILLI, MAX_MEMORY};
+pub use quantity::{fmt_cpu, fmt_memory, parse_cpu, parse_memory, MAX_CPU_MILLI, MAX_MEMORY};
 
-use std::collections::BTreeSet;
+use crate::kernel::members::MemberMap;
 
 use crate::kernel::time::Duration;
 
@@ -268,7 +268,7 @@ pub struct Settings {
     /// A cloud-controller-manager deletes the Node of a terminated spot instance.
     pub cloud_controller_manager: bool,
     /// The settings the document named (written back even when equal to the default).
-    pub explicit: BTreeSet<SettingKey>,
+    pub explicit: MemberMap<SettingKey, ()>,
 }
 
 /// The name of one setting.
@@ -460,7 +460,7 @@ impl Settings {
             _ => false,
         };
         if slot_ok {
-            self.explicit.insert(key);
+            self.explicit.insert(key, ());
         }
         slot_ok
     }

@@ -11,6 +11,16 @@ pub const MAX_CPU_MILLI: u64 = 10_000 * 1000;
 /// Most memory one host or one pod may have: 64 TiB.
 pub const MAX_MEMORY: u64 = 64 << 40;
 
+/// Millicores from text as a form takes it (`"3500m"`, `"4"`, `"0.5"`).
+pub fn parse_cpu(text: &str) -> Result<u64, String> {
+    cpu_from(&J::Str(text.trim().to_string()))
+}
+
+/// Bytes from text as a form takes it (`"16Gi"`, `"512Mi"`).
+pub fn parse_memory(text: &str) -> Result<u64, String> {
+    memory_from(&J::Str(text.trim().to_string()))
+}
+
 /// Millicores from `"3500m"`, `"4"`, `"0.5"` or a JSON number of cores.
 pub(super) fn cpu_from(j: &J) -> Result<u64, String> {
     let milli = match j {

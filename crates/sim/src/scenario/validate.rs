@@ -2,7 +2,12 @@
 //! built or edited in code alike. Each refusal names the field as the JSON document would
 //! (`hosts[3].zone: unknown zone "rack-c"`).
 
-use std::collections::{BTreeMap, BTreeSet};
+use crate::kernel::members::MemberMap;
+
+/// Names to their index, and the set of zone names: sorted vectors (a map type per use would
+/// cost the page's bundle its own B-tree code).
+type Index<'a> = MemberMap<&'a str, usize>;
+type Names<'a> = MemberMap<&'a str, ()>;
 
 use super::error::{fail, index_path, quote, ScenarioError, R};
 use super::limits::check_count;
@@ -94,22 +99,22 @@ impl Scenario {
 
         // Zones.
         check_count("zones", self.zones.len(), MAX_ZONES, "zones")?;
-        let mut zones: BTreeSet<&str> = BTreeSet::new();
+        let mut zones: Names = MemberMap::default();
         for (i, z) in self.zones.iter().enumerate() {
             let p = index_path("zones", i);
             check_label(&p, "zone name", z, MAX_LABEL_LEN)?;
-            if !zones.insert(z) {
+            if zones.insert(z, ()).is_some() {
                 return fail(p, format!("duplicate zone {}", quote(z)));
             }
         }
-        zones.insert(DEFAULT_ZONE);
+        zones.insert(DEFAULT_ZONE, ());
 
         // Hosts.
         check_count("hosts", self.hosts.len(), MAX_HOSTS, "hosts")?;
         if self.hosts.is_empty() {
             return fail("hosts", "a scenario needs at least one host");
         }
-        let mut hosts: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut hosts: Index = MemberMap::default();
         for (i, h) in self.hosts.iter().enumerate() {
             let p = index_path("hosts", i);
             let np = format!("{p}.name");
@@ -118,7 +123,7 @@ impl Scenario {
                 return fail(np, format!("duplicate host name {}", quote(&h.name)));
             }
             // Partition groups name zones and hosts alike, so one name must not mean both.
-            if zones.contains(h.name.as_str()) {
+            if zones.contains_key(&h.name.as_str()) {
                 return fail(
                     np,
                     format!(
@@ -127,7 +132,7 @@ impl Scenario {
                     ),
                 );
             }
-            if !zones.contains(h.zone.as_str()) {
+            if !zones.contains_key(&h.zone.as_str()) {
                 return fail(
                     format!("{p}.zone"),
                     format!("unknown zone {}", quote(&h.zone)),
@@ -161,7 +166,7 @@ impl Scenario {
             MAX_WORKLOADS,
             "workloads",
         )?;
-        let mut workloads: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut workloads: Index = MemberMap::default();
         for (i, w) in self.workloads.iter().enumerate() {
             let p = index_path("workloads", i);
             let np = format!("{p}.name");
@@ -254,7 +259,7 @@ impl Scenario {
 
     /// Fault processes: known names, something selected, means long enough, and not so many
     /// expected draws that the run would be all faults.
-    fn validate_faults(&self, zones: &BTreeSet<&str>, hosts: &BTreeMap<&str, usize>) -> R<()> {
+    fn validate_faults(&self, zones: &Names, hosts: &Index) -> R<()> {
         check_count("faults", self.faults.len(), MAX_FAULTS, "fault processes")?;
         for (i, f) in self.faults.iter().enumerate() {
             let p = index_path("faults", i);
@@ -262,8 +267,8 @@ impl Scenario {
             let sp = format!("{p}.{}", if on_zones { "zones" } else { "hosts" });
             if let Selector::Names(names) = &f.targets {
                 for (k, n) in names.iter().enumerate() {
-                    let known =
-                        zones.contains(n.as_str()) || (!on_zones && hosts.contains_key(n.as_str()));
+                    let known = zones.contains_key(&n.as_str())
+                        || (!on_zones && hosts.contains_key(&n.as_str()));
                     if !known {
                         let what = if on_zones { "zone" } else { "host or zone" };
                         return fail(index_path(&sp, k), format!("unknown {what} {}", quote(n)));
@@ -366,7 +371,7 @@ impl Scenario {
         // The message names the setting the document changed.
         if s.renew_deadline >= s.lease_duration {
             return fail(
-                if s.explicit.contains(&SettingKey::RenewDeadline) {
+                if s.explicit.contains_key(&SettingKey::RenewDeadline) {
                     path(SettingKey::RenewDeadline)
                 } else {
                     path(SettingKey::LeaseDuration)
@@ -380,7 +385,7 @@ impl Scenario {
         // renew_deadline > 1.2 × retry_period (client-go's JitterFactor), in integers.
         if s.renew_deadline.as_micros() * 5 <= s.retry_period.as_micros() * 6 {
             return fail(
-                if s.explicit.contains(&SettingKey::RetryPeriod) {
+                if s.explicit.contains_key(&SettingKey::RetryPeriod) {
                     path(SettingKey::RetryPeriod)
                 } else {
                     path(SettingKey::RenewDeadline)
@@ -394,14 +399,9 @@ impl Scenario {
         Ok(())
     }
 
-    fn validate_events(
-        &self,
-        zones: &BTreeSet<&str>,
-        hosts: &BTreeMap<&str, usize>,
-        workloads: &BTreeMap<&str, usize>,
-    ) -> R<()> {
+    fn validate_events(&self, zones: &Names, hosts: &Index, workloads: &Index) -> R<()> {
         check_count("events", self.events.len(), MAX_EVENTS, "events")?;
-        let exists = |n: &str| hosts.contains_key(n) || zones.contains(n);
+        let exists = |n: &str| hosts.contains_key(&n) || zones.contains_key(&n);
 
         // First, what each event says on its own, in list order.
         for (i, ev) in self.events.iter().enumerate() {
@@ -418,7 +418,7 @@ impl Scenario {
             }
             let host = match ev.action.host() {
                 None => None,
-                Some(name) => match hosts.get(name) {
+                Some(name) => match hosts.get(&name) {
                     Some(&hi) => Some(&self.hosts[hi]),
                     None => return fail(at("host"), format!("unknown host {}", quote(name))),
                 },
@@ -444,7 +444,7 @@ impl Scenario {
                     if groups.is_empty() {
                         return fail(gp, "a partition needs at least one group");
                     }
-                    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+                    let mut seen: Index = MemberMap::default();
                     for (gi, g) in groups.iter().enumerate() {
                         let gpi = index_path(&gp, gi);
                         if g.is_empty() {
@@ -536,7 +536,7 @@ impl Scenario {
                 Action::Scale { workload, replicas } => {
                     let wp = at("workload");
                     if workload != COREDNS {
-                        let Some(&wi) = workloads.get(workload.as_str()) else {
+                        let Some(&wi) = workloads.get(&workload.as_str()) else {
                             return fail(wp, format!("unknown workload {}", quote(workload)));
                         };
                         if self.workloads[wi].kind == WorkloadKind::DaemonSet {
@@ -578,7 +578,9 @@ impl Scenario {
             let t = ev.at;
             if let Some(name) = ev.action.host() {
                 // Checked to exist in the first pass.
-                let Some(&hi) = hosts.get(name) else { continue };
+                let Some(&hi) = hosts.get(&name) else {
+                    continue;
+                };
                 let hp = format!("{p}.host");
                 let hq = quote(name);
                 if let Some((by, end)) = terminated_by[hi] {
@@ -650,7 +652,7 @@ impl Scenario {
                 replicas: n,
             } = &ev.action
             {
-                match workloads.get(workload.as_str()) {
+                match workloads.get(&workload.as_str()) {
                     Some(&wi) => replicas[wi] = *n as u64,
                     None => coredns = *n as u64,
                 }

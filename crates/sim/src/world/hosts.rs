@@ -5,11 +5,11 @@
 
 use crate::k8s::scheduler::{Capacity, Resources};
 use crate::kernel::keymap::KeyMap;
+use crate::kernel::members::MemberMap;
 use crate::kernel::net::HostId;
 use crate::kernel::process::{Addr, Port};
 use crate::kernel::time::{Duration, SimTime};
 use crate::scenario::{self, Scenario, COREDNS, COREDNS_REQUESTS};
-use std::collections::BTreeMap;
 use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
@@ -54,7 +54,7 @@ pub struct Hosts {
     pub probe: HostId,
     /// Per (host, process) since the host booted, for the restart back-off: restarts counted,
     /// and when the process last started.
-    restarts: BTreeMap<(HostId, Port), (u32, SimTime)>,
+    restarts: MemberMap<(HostId, Port), (u32, SimTime)>,
     /// What the scenario's fault processes did to the hosts (see `faults.rs`).
     pub faults: super::faults::FaultState,
 }
@@ -127,7 +127,7 @@ impl Hosts {
                 })
             }),
             probe: n as HostId,
-            restarts: BTreeMap::new(),
+            restarts: MemberMap::default(),
             faults: Default::default(),
         }
     }
@@ -186,13 +186,16 @@ impl Hosts {
 
     /// A process started (its container, for the kubelet's back-off).
     pub fn started(&mut self, h: HostId, port: Port, now: SimTime) {
-        self.restarts.entry((h, port)).or_insert((0, now)).1 = now;
+        self.restarts
+            .get_or_insert_with((h, port), || (0, now))
+            .0
+             .1 = now;
     }
 
     /// A process exited at `now`: its next life begins after the kubelet's back-off for it.
     pub fn exited(&mut self, h: HostId, port: Port, now: SimTime) -> Duration {
         self.rt[h as usize].process_generation[port as usize] += 1;
-        let (n, started) = self.restarts.entry((h, port)).or_insert((0, now));
+        let (n, started) = self.restarts.get_or_insert_with((h, port), || (0, now)).0;
         if now.saturating_sub(*started) >= RESTART_BACKOFF_RESET {
             *n = 0;
         }

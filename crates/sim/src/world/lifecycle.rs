@@ -114,11 +114,12 @@ impl World {
                     };
                     let budgets = self.scenario.workloads.iter().any(|w| w.pdb.is_some());
                     let cloud = s.cloud_controller_manager.then(|| {
+                        let mut gone = std::collections::BTreeSet::new();
                         let hosts = self.scenario.hosts.iter().zip(self.hosts.iter());
-                        hosts
-                            .filter(|(_, state)| state.terminated)
-                            .map(|(h, _)| h.name.clone())
-                            .collect()
+                        for (h, _) in hosts.filter(|(_, state)| state.terminated) {
+                            gone.insert(h.name.clone());
+                        }
+                        gone
                     });
                     let spec = ControllersSpec {
                         budgets,

@@ -34,8 +34,9 @@ pub struct PodCount {
     reported_doubles: BTreeSet<String>,
     hosts: Vec<HostPods>,
     /// Hosts whose containers may have changed since the last sample (a kubelet handled an
-    /// input, or a process started or stopped, or the host crashed).
-    recount: BTreeSet<HostId>,
+    /// input, or a process started or stopped, or the host crashed), each once: `marked[h]`.
+    recount: Vec<HostId>,
+    marked: Vec<bool>,
 }
 
 impl PodCount {
@@ -45,8 +46,7 @@ impl PodCount {
         // kernel/sort.rs).
         let mut index = BTreeMap::new();
         index.extend(workloads.iter().enumerate().map(|(i, w)| (w.clone(), i)));
-        let mut recount = BTreeSet::new();
-        recount.extend(0..hosts as HostId);
+        let recount = (0..hosts as HostId).collect();
         PodCount {
             index,
             workloads,
@@ -55,12 +55,16 @@ impl PodCount {
             reported_doubles: BTreeSet::new(),
             hosts: vec![HostPods::default(); hosts],
             recount,
+            marked: vec![true; hosts],
         }
     }
 
     /// The host's containers may have changed: recount it at the next sample.
     pub fn touch(&mut self, h: HostId) {
-        self.recount.insert(h);
+        if let Some(m) = self.marked.get_mut(h as usize).filter(|m| !**m) {
+            *m = true;
+            self.recount.push(h);
+        }
     }
 
     /// A sample: recounts what changed, checks StatefulSet ordinals, and appends each workload's
@@ -88,6 +92,7 @@ impl PodCount {
         let mut changed = false;
         for h in std::mem::take(&mut self.recount) {
             let h = h as usize;
+            self.marked[h] = false;
             if self.hosts[h].version == procs.containers_version(hosts, h as HostId) {
                 continue;
             }

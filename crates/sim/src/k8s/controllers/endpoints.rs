@@ -38,7 +38,8 @@ impl Controllers {
                 .endpoint_changes(&service)
                 .expect("the pod informer counts");
             let checked = slice.map(|kv| (changes, kv.mod_revision));
-            if checked.is_some() && self.slices_checked.get(&service) == checked.as_ref() {
+            let seen = self.slices_checked.iter().find(|(s, _)| *s == service);
+            if checked.is_some() && seen.map(|(_, c)| c) == checked.as_ref() {
                 continue;
             }
             let serving = serving_now.get_or_insert_with(serving);
@@ -56,7 +57,10 @@ impl Controllers {
             });
             if same {
                 if let Some(checked) = checked {
-                    self.slices_checked.insert(service, checked);
+                    match self.slices_checked.iter_mut().find(|(s, _)| *s == service) {
+                        Some(slot) => slot.1 = checked,
+                        None => self.slices_checked.push((service, checked)),
+                    }
                 }
             } else {
                 let endpoints = ready

@@ -95,8 +95,9 @@ pub struct Controllers {
     node_table: NodeTable,
     /// Probe times of nodes no longer in the table (a node that comes back keeps them).
     probe: BTreeMap<String, (u64, SimTime)>,
-    /// Per zone: tainting tokens and when they were last refilled.
-    tokens: BTreeMap<String, (f64, SimTime)>,
+    /// Per zone: tainting tokens and when they were last refilled. (Vectors here and below:
+    /// a few zones and Services, and each map type costs the page's bundle B-tree code.)
+    tokens: Vec<(String, (f64, SimTime))>,
     last_monitor: SimTime,
     /// Keys with a write in flight (one at a time per object).
     busy: BTreeSet<Key>,
@@ -104,7 +105,7 @@ pub struct Controllers {
     expected: BTreeSet<String>,
     /// Per Service: its endpoints' change count and its slice's resourceVersion when the slice
     /// was last found up to date (while both stay so, the slice needs no look).
-    slices_checked: BTreeMap<String, (u64, u64)>,
+    slices_checked: Vec<(String, (u64, u64))>,
     /// Something changed since the last workload and endpoint pass (controllers are event-driven).
     dirty: bool,
     /// When these controllers first saw each node carry a NoExecute taint: taint eviction
@@ -138,11 +139,11 @@ impl Controllers {
             last_cloud_check: now,
             node_table: NodeTable::default(),
             probe: BTreeMap::new(),
-            tokens: BTreeMap::new(),
+            tokens: Vec::new(),
             last_monitor: now,
             busy: BTreeSet::new(),
             expected: BTreeSet::new(),
-            slices_checked: BTreeMap::new(),
+            slices_checked: Vec::new(),
             dirty: true,
             taint_seen: BTreeMap::new(),
             taints_changed: true,

@@ -14,7 +14,6 @@ use crate::k8s::objects::{node_key, Condition, Effect, Node, Object, Pod, Taint,
 use crate::k8s::observe::NodeChange;
 use crate::k8s::wire::Ctx;
 use crate::kernel::time::SimTime;
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 impl Controllers {
@@ -163,7 +162,7 @@ impl Controllers {
 
 /// The zone's rate limiter: may one more node be tainted now?
 pub(super) fn take_token(
-    tokens: &mut BTreeMap<String, (f64, SimTime)>,
+    tokens: &mut Vec<(String, (f64, SimTime))>,
     zone: &str,
     state: ZoneState,
     size: usize,
@@ -174,7 +173,14 @@ pub(super) fn take_token(
         ZoneState::Partial if size > LARGE_ZONE => SECONDARY_EVICTION_RATE,
         ZoneState::Partial => 0.0,
     };
-    let (tokens, last) = tokens.entry(zone.to_string()).or_insert((1.0, now));
+    let i = match tokens.iter().position(|(z, _)| z == zone) {
+        Some(i) => i,
+        None => {
+            tokens.push((zone.to_string(), (1.0, now)));
+            tokens.len() - 1
+        }
+    };
+    let (tokens, last) = &mut tokens[i].1;
     *tokens = (*tokens + rate * (now - *last).as_secs_f64()).min(1.0);
     *last = now;
     if rate > 0.0 && *tokens >= 1.0 {

@@ -3,6 +3,7 @@
 use crate::k8s::objects::{Condition, Node, TaintKey, NODE_LEASES};
 use crate::k8s::wire::KeyValue;
 use crate::kernel::keymap::{KeyMap, Slot};
+use crate::kernel::members::MemberMap;
 use crate::kernel::time::SimTime;
 use std::collections::BTreeMap;
 
@@ -75,9 +76,11 @@ impl NodeTable {
                 Some((kv.value.as_node()?, kv.mod_revision, slot))
             })
             .collect();
-        let mut zones: BTreeMap<&str, usize> = BTreeMap::new();
-        zones.extend(listed.iter().map(|(n, ..)| (n.zone.as_str(), 0)));
-        for (i, position) in zones.values_mut().enumerate() {
+        let mut zones: MemberMap<&str, usize> = MemberMap::default();
+        for (n, ..) in &listed {
+            zones.insert(n.zone.as_str(), 0);
+        }
+        for (i, (_, position)) in zones.iter_mut().enumerate() {
             *position = i;
         }
         table.zones = zones.keys().map(|z| z.to_string()).collect();
@@ -89,7 +92,7 @@ impl NodeTable {
                     name: n.name.clone(),
                     node_slot,
                     lease_slot: leases.slot(&format!("{NODE_LEASES}{}", n.name)),
-                    zone: zones[n.zone.as_str()],
+                    zone: *zones.get(&n.zone.as_str()).expect("every zone listed"),
                     node_rv: rv,
                     ready: n.ready,
                     tainted: false,
