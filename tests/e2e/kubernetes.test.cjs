@@ -171,6 +171,38 @@ test('the editor adds random faults: the run fails at random, each failure expla
   assert.deepEqual(problems, []);
 });
 
+test('a disruption budget set in the editor: the drain is refused in the log, lifting it lets the pods go', async () => {
+  const { page, problems } = await open();
+  await pick(page, '13-drain-two-workers-without-a-budget');
+  const refused = page.locator('.log li').filter({ hasText: /was refused \(429 Too Many Requests\): Cannot evict pod/ });
+  assert.equal(await refused.count(), 0, 'no budget, no refusal');
+  await page.getByRole('button', { name: /Edit the topology/ }).click();
+  // A budget count that is not a number is refused, naming the field; the text stays.
+  await page.getByRole('combobox', { name: 'web: disruption budget' }).selectOption({ label: 'minAvailable' });
+  const count = page.getByRole('textbox', { name: 'web: disruption budget pods' });
+  await count.fill('one');
+  await count.press('Enter');
+  assert.match(await page.getByRole('alert').textContent(), /Not applied — workloads\[0\]\.pdb\.min_available: expected a whole number/);
+  assert.equal(await count.inputValue(), 'one');
+  await count.fill('2');
+  await count.press('Enter');
+  assert.match(await page.getByRole('status').first().textContent(), /web: disruption budget minAvailable: 2/);
+  // With 2 pods and minAvailable 2 nothing may go: every eviction is refused and explained.
+  await refused.first().waitFor({ timeout: 30000 });
+  await screenshot(page, 'editor-disruption-budget');
+  // Requests and capacity fields take Kubernetes quantities, checked by the core.
+  const cpu = page.getByRole('textbox', { name: 'w2: cpu' });
+  await cpu.fill('4 cores');
+  await cpu.press('Enter');
+  assert.match(await page.getByRole('alert').textContent(), /hosts\[4\]\.cpu: "4 cores" is not a cpu quantity/);
+  // The link carries the budget.
+  const fresh = await open(new URL(page.url()).hash);
+  await fresh.page.getByRole('button', { name: /Edit the topology/ }).click();
+  assert.equal(await fresh.page.getByRole('textbox', { name: 'web: disruption budget pods' }).inputValue(), '2');
+  await fresh.page.close();
+  assert.deepEqual(problems, []);
+});
+
 test('embed: #embed shows the run without editor chrome; the embed code opens it', async () => {
   const { page, problems } = await open();
   await pick(page, '7-worker-dies');
