@@ -13,7 +13,6 @@ use crate::k8s::wire::{Key, KeyValue, Value};
 use crate::kernel::net::HostId;
 use crate::kernel::process::{Addr, Alarm, Port, Timer};
 use crate::kernel::time::{Duration, SimTime};
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
@@ -111,7 +110,8 @@ impl Drain {
 pub struct Operator {
     client: ApiClient<Op>,
     /// Manifests not yet applied, by key.
-    manifests: BTreeMap<String, Value>,
+    /// (A vector in key order: a handful, applied once; a map type would cost the page's bundle.)
+    manifests: Vec<(String, Value)>,
     /// Drains in progress.
     drains: Vec<Drain>,
     /// The drains' next step.
@@ -120,8 +120,8 @@ pub struct Operator {
 
 impl Operator {
     pub fn new(me: Addr, api: Addr, manifests: Vec<(String, Value)>) -> Self {
-        let mut by_name = BTreeMap::new();
-        by_name.extend(manifests);
+        let mut by_name = manifests;
+        crate::kernel::sort::sort_by(&mut by_name, |a, b| a.0.cmp(&b.0));
         Operator {
             client: ApiClient::new(me, api),
             manifests: by_name,
@@ -435,7 +435,7 @@ impl Operator {
         };
         match (op, resp) {
             (Op::Apply(key), ApiResponse::Written { .. } | ApiResponse::Conflict) => {
-                self.manifests.remove(&key);
+                self.manifests.retain(|(k, _)| *k != key);
             }
             (Op::Apply(_), _) => {}
             (Op::ScaleGet { workload, replicas }, ApiResponse::Object(Some(kv))) => {

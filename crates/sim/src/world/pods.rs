@@ -11,7 +11,7 @@ use crate::k8s::objects::Kind;
 use crate::kernel::net::HostId;
 use crate::kernel::time::SimTime;
 use crate::record::{Recorder, ViolationKind};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 /// What one host's containers add up to, and for which state of its kubelet.
 #[derive(Clone, Default)]
@@ -26,7 +26,8 @@ struct HostPods {
 pub struct PodCount {
     /// Workloads in scenario order (CoreDNS last).
     pub workloads: Vec<String>,
-    index: BTreeMap<String, usize>,
+    /// (A vector: a few workloads; a map type would cost the page's bundle its B-tree code.)
+    index: Vec<(String, usize)>,
     /// The most pods of each workload seen running at once.
     max_running: Vec<u32>,
     /// Containers running per workload as of the last sample.
@@ -44,8 +45,11 @@ impl PodCount {
         let n = workloads.len();
         // Inserted one by one: collecting into a B-tree compiles a sort per element type (see
         // kernel/sort.rs).
-        let mut index = BTreeMap::new();
-        index.extend(workloads.iter().enumerate().map(|(i, w)| (w.clone(), i)));
+        let index = workloads
+            .iter()
+            .enumerate()
+            .map(|(i, w)| (w.clone(), i))
+            .collect();
         let recount = (0..hosts as HostId).collect();
         PodCount {
             index,
@@ -113,7 +117,7 @@ impl PodCount {
         let mut stateful = Vec::new();
         if let Some(k) = &procs.on[h as usize].kubelet {
             for (pod, c) in &k.containers {
-                if let Some(&i) = self.index.get(&c.workload) {
+                if let Some(&(_, i)) = self.index.iter().find(|(w, _)| *w == c.workload) {
                     running[i] += 1;
                 }
                 if c.kind == Kind::StatefulSet {
@@ -131,19 +135,19 @@ impl PodCount {
     /// At most one pod per StatefulSet ordinal may run: two containers of one pod name on two
     /// nodes (a force-delete while the old node was only cut off) is a violation.
     fn check_statefulset_ordinals(&mut self, hosts: &Hosts, now: SimTime, obs: &mut Recorder) {
-        let mut seen: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        // Pods in name order, each with the hosts it runs on (host order).
+        let mut seen: Vec<(&str, &str)> = Vec::new();
         for (i, p) in self.hosts.iter().enumerate() {
             for pod in &p.stateful {
-                seen.entry(pod.as_str())
-                    .or_default()
-                    .push(hosts[i].name.as_str());
+                seen.push((pod.as_str(), hosts[i].name.as_str()));
             }
         }
-        let doubles: Vec<(String, String)> = seen
-            .into_iter()
-            .filter(|(_, hosts)| hosts.len() > 1)
-            .map(|(pod, hosts)| (pod.to_string(), hosts.join(" and ")))
-            .collect();
+        crate::kernel::sort::sort_by(&mut seen, |a, b| a.0.cmp(b.0));
+        let mut doubles: Vec<(String, String)> = Vec::new();
+        for run in seen.chunk_by(|a, b| a.0 == b.0).filter(|run| run.len() > 1) {
+            let on: Vec<&str> = run.iter().map(|(_, h)| *h).collect();
+            doubles.push((run[0].0.to_string(), on.join(" and ")));
+        }
         for (pod, hosts) in doubles {
             if self.reported_doubles.insert(pod.clone()) {
                 let text = format!(
