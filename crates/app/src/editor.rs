@@ -8,7 +8,7 @@
 
 use sim::scenario::{
     fmt_cpu, fmt_memory, parse_cpu, parse_memory, Budget, Fault, FaultKind, Host, LbHealthCheck,
-    Resources, Role, Scenario, Selector, SettingKey, SettingValue, Workload, WorkloadKind,
+    Resources, Role, Scenario, Selector, SettingKey, SettingValue, Spread, Workload, WorkloadKind,
     DEFAULT_ZONE,
 };
 use sim::time::parse_duration;
@@ -53,6 +53,8 @@ pub enum Change {
     /// A workload's PodDisruptionBudget: `kind` 0 none, 1 minAvailable, 2 maxUnavailable, of
     /// `count` pods.
     SetBudget(usize, u8, String),
+    /// A workload's topology spread: `None`, or over zones or hosts.
+    SetSpread(usize, Option<Spread>),
     /// A random fault process from the form's text: `kind` 0 host failures, 1 zone outages,
     /// 2 spot interruptions; `targets` `all`, `spot`, `role:ROLE` or names separated by commas;
     /// `every` the mean time between faults, `then` the mean repair time (for spot
@@ -217,6 +219,7 @@ pub fn edit(s: &Scenario, change: &Change) -> Result<(Scenario, String), String>
                 service: *service,
                 requests: None,
                 pdb: None,
+                spread: None,
             });
             format!("{} {} added", kind.name(), name.trim())
         }
@@ -285,6 +288,14 @@ pub fn edit(s: &Scenario, change: &Change) -> Result<(Scenario, String), String>
             match w.pdb {
                 Some(b) => format!("{}: disruption budget {}", w.name, budget_text(b)),
                 None => format!("{}: no disruption budget", w.name),
+            }
+        }
+        Change::SetSpread(i, spread) => {
+            let w = &mut s.workloads[*i];
+            w.spread = *spread;
+            match spread {
+                Some(sp) => format!("{}: pods spread over {}s (maxSkew 1)", w.name, sp.name()),
+                None => format!("{}: no topology spread", w.name),
             }
         }
         Change::AddFault {
@@ -803,6 +814,23 @@ pub fn editor(props: &Props) -> Html {
                 }
             </>
         };
+        let spread = if w.kind == WorkloadKind::DaemonSet {
+            html! {}
+        } else {
+            let c = commit.clone();
+            let on_spread = Callback::from(move |e: Event| {
+                let v = e.target_unchecked_into::<web_sys::HtmlSelectElement>().value();
+                let sp = [Spread::Zone, Spread::Host].into_iter().find(|s| s.name() == v);
+                c(Change::SetSpread(i, sp), None)
+            });
+            html! {
+                <select aria-label={format!("{}: topology spread", w.name)} onchange={on_spread}>
+                    { for ["none", "zone", "host"].iter().map(|t| html! {
+                        <option value={*t} selected={w.spread.map_or("none", Spread::name) == *t}>{ *t }</option>
+                    }) }
+                </select>
+            }
+        };
         html! {
             <tr data-edit-workload={w.name.clone()}>
                 <th scope="row">{ &w.name }</th>
@@ -814,6 +842,7 @@ pub fn editor(props: &Props) -> Html {
                     { field(format!("workloads[{i}].requests.memory"), format!("{}: memory request per pod", w.name), w.requests.filter(|r| r.memory > 0).map(|r| fmt_memory(r.memory)).unwrap_or_default(), "memory", Rc::new(move |t| Change::SetRequestMemory(i, t))) }
                 </td>
                 <td class="budget">{ budget }</td>
+                <td>{ spread }</td>
                 <td><button onclick={on_remove} aria-label={format!("Remove workload {}", w.name)}>{ "Remove" }</button></td>
             </tr>
         }
@@ -984,7 +1013,7 @@ pub fn editor(props: &Props) -> Html {
             <fieldset class="group">
                 <legend>{ "Workloads" }</legend>
                 <table class="edit-table">
-                    <thead><tr><th>{ "name" }</th><th>{ "kind" }</th><th>{ "replicas" }</th><th>{ "Service" }</th><th title="What each pod requests: the scheduler places it only where it fits. Empty: nothing.">{ "requests" }</th><th title="A PodDisruptionBudget: drains and spot notices evict only while it allows.">{ "disruption budget" }</th><th></th></tr></thead>
+                    <thead><tr><th>{ "name" }</th><th>{ "kind" }</th><th>{ "replicas" }</th><th>{ "Service" }</th><th title="What each pod requests: the scheduler places it only where it fits. Empty: nothing.">{ "requests" }</th><th title="A PodDisruptionBudget: drains and spot notices evict only while it allows.">{ "disruption budget" }</th><th title="A topology spread constraint (maxSkew 1, DoNotSchedule): every Node's zone or host is a domain, control-plane Nodes included.">{ "spread" }</th><th></th></tr></thead>
                     <tbody>{ for wl_rows }</tbody>
                 </table>
                 <form class="add" onsubmit={add_wl} aria-label="Add a workload">

@@ -15,7 +15,6 @@ use crate::k8s::wire::{Ctx, KeyValue};
 use crate::kernel::keymap::KeyMap;
 use crate::kernel::process::{Addr, Alarm, Port, Sub, Timer};
 use crate::kernel::time::{Duration, SimTime};
-use std::collections::BTreeMap;
 
 /// CoreDNS waits this long for its first sync before it starts answering SERVFAIL.
 pub const DNS_SYNC_WAIT: Duration = Duration::from_secs(5);
@@ -158,4 +157,5 @@ impl DnsServer {
 }
 
 /// Pods of CoreDNS on one host, by pod name.
-pub type DnsServers = BTreeMap<String, DnsServer>;
+/// The CoreDNS pods of a host, by name (a few: a vector, not a map type of its own in the page's bundle).
+pub type DnsServers = crate::kernel::members::MemberMap<String, DnsServer>;

@@ -9,7 +9,14 @@
 //! nowhere is unschedulable, with the reason kube-scheduler gives ("0/6 nodes are available:
 //! 3 Insufficient cpu, …"), and is tried again at the next change of a pod or a node.
 //!
-//! Left out: affinity, priorities and preemption.
+//! A workload with `spread` has a topology spread constraint (maxSkew 1, DoNotSchedule) on the
+//! zone or the host: a worker passes only if its domain would then hold at most one pod of the
+//! workload more than the emptiest domain. As in Kubernetes by default, every Node with the
+//! label is a domain, tainted or not (`nodeTaintsPolicy: Ignore`): control-plane Nodes count,
+//! so a zone of control-plane hosts alone, or one control-plane Node under host spread, keeps the
+//! emptiest domain at 0. Pods being deleted are not counted.
+//!
+//! Left out: affinity, priorities and preemption, spread scoring.
 
 use crate::k8s::api::{ApiPayload, ApiRequest};
 use crate::k8s::client::ApiClient;
@@ -20,10 +27,17 @@ use crate::k8s::wire::Ctx;
 use crate::kernel::keymap::KeyMap;
 use crate::kernel::process::{Addr, Sub};
 use crate::kernel::time::Duration;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The topology of a spread constraint: `topology.kubernetes.io/zone` or `kubernetes.io/hostname`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Spread {
+    Zone,
+    Host,
+}
 
 /// `(pods of the workload, pods in total, position)` as one number in the tuple's order (pod
 /// counts and positions stay far below 2^32).
@@ -46,6 +60,10 @@ pub struct Scheduler {
     /// own change arrives, as kube-scheduler's assumed pods).
     assumed: Vec<(String, usize)>,
     capacity: Option<Arc<Capacity>>,
+    /// The workloads whose pods are spread, and over what.
+    spread: Vec<(String, Spread)>,
+    /// Pending pods are reported (with capacity or spread).
+    track_pending: bool,
     /// Something changed since the last pass.
     dirty: bool,
 }
@@ -71,13 +89,8 @@ impl Capacity {
 }
 
 impl Scheduler {
-    pub fn new(
-        me: Addr,
-        api: Addr,
-        order: Vec<String>,
-        capacity: Option<Arc<Capacity>>,
-        base: Sub,
-    ) -> Self {
+    pub fn new(s: &SchedulerSpec, base: Sub) -> Self {
+        let (me, api, order) = (s.me, s.api, s.order.clone());
         Scheduler {
             client: ApiClient::at(me, api, base),
             nodes: Informer::new(NODES, None, me, api, Sub(base.0 + 1)),
@@ -90,7 +103,9 @@ impl Scheduler {
             order,
             binding: BTreeSet::new(),
             assumed: Vec::new(),
-            capacity,
+            capacity: s.capacity.clone(),
+            spread: s.spread.clone(),
+            track_pending: s.track_pending,
             dirty: true,
         }
     }
@@ -104,13 +119,15 @@ pub struct SchedulerSpec {
     pub order: Vec<String>,
     /// Set when the scenario gives capacity.
     pub capacity: Option<Arc<Capacity>>,
+    pub spread: Vec<(String, Spread)>,
+    pub track_pending: bool,
 }
 
 impl Work for Scheduler {
     type Spec = SchedulerSpec;
 
     fn fresh(s: &SchedulerSpec, _: &Ctx) -> Self {
-        Scheduler::new(s.me, s.api, s.order.clone(), s.capacity.clone(), WORK)
+        Scheduler::new(s, WORK)
     }
 
     fn owns(&self, sub: Sub) -> bool {
@@ -159,7 +176,7 @@ impl Work for Scheduler {
                 .filter_map(|kv| kv.value.as_pod())
                 .any(|p| p.node.is_none() && p.deletion.is_none());
         if !any_pending {
-            if self.capacity.is_some() {
+            if self.track_pending {
                 ctx.obs.unschedulable(ctx.now, Vec::new());
             }
             return;
@@ -179,9 +196,14 @@ impl Work for Scheduler {
         }
         // Pods per node, in total and per workload (pods being deleted still occupy their node).
         let mut total = vec![0usize; n];
-        let mut per_workload: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        // (Vectors: a few workloads; a map type would cost the page's bundle.)
+        let mut per_workload: Vec<(String, Vec<usize>)> = Vec::new();
         let mut pending = Vec::new();
         let capacity = self.capacity.clone();
+        // Per spread workload: its pods not being deleted, per worker.
+        let mut live: Vec<(Spread, Vec<usize>)> =
+            self.spread.iter().map(|(_, s)| (*s, vec![0; n])).collect();
+        let spread_of = |w: &str| self.spread.iter().position(|(name, _)| name == w);
         // Requests bound to each worker (only when the scenario gives capacity).
         let mut used = vec![Resources::default(); if capacity.is_some() { n } else { 0 }];
         let add = |used: &mut [Resources], i: usize, workload: &str| {
@@ -198,12 +220,15 @@ impl Work for Scheduler {
                     if let Some(&i) = index.get(node.as_str()) {
                         add(&mut used, i, &p.workload);
                         total[i] += 1;
-                        match per_workload.get_mut(&p.workload) {
-                            Some(counts) => counts[i] += 1,
+                        if let (Some(k), None) = (spread_of(&p.workload), p.deletion) {
+                            live[k].1[i] += 1;
+                        }
+                        match per_workload.iter_mut().find(|(w, _)| *w == p.workload) {
+                            Some((_, counts)) => counts[i] += 1,
                             None => {
                                 let mut counts = vec![0; n];
                                 counts[i] = 1;
-                                per_workload.insert(p.workload.clone(), counts);
+                                per_workload.push((p.workload.clone(), counts));
                             }
                         }
                     }
@@ -211,6 +236,9 @@ impl Work for Scheduler {
                 None if self.binding.contains(&p.name) => {
                     if let Some(&(_, i)) = self.assumed.iter().find(|(n, _)| *n == p.name) {
                         add(&mut used, i, &p.workload);
+                        if let Some(k) = spread_of(&p.workload) {
+                            live[k].1[i] += 1;
+                        }
                     }
                 }
                 None if p.deletion.is_none() => pending.push((p.clone(), kv.mod_revision)),
@@ -222,9 +250,14 @@ impl Work for Scheduler {
         // changes: pods alike that fit nowhere share it (a zone's worth of them may be Pending).
         let mut last_why: Option<(Option<Resources>, String)> = None;
         for (mut pod, rv) in pending {
-            let counts = per_workload
-                .entry(pod.workload.clone())
-                .or_insert_with(|| vec![0; n]);
+            let at = match per_workload.iter().position(|(w, _)| *w == pod.workload) {
+                Some(at) => at,
+                None => {
+                    per_workload.push((pod.workload.clone(), vec![0; n]));
+                    per_workload.len() - 1
+                }
+            };
+            let counts = &mut per_workload[at].1;
             let request = capacity.as_ref().map(|c| c.of(&pod.workload));
             let fits = |i: usize| match (&capacity, request) {
                 (Some(c), Some(r)) => {
@@ -233,21 +266,26 @@ impl Work for Scheduler {
                 }
                 _ => true,
             };
+            let spread = spread_of(&pod.workload).map(|k| &live[k]);
+            let skew_ok = match spread {
+                Some((over, counts)) => self.within_skew(*over, counts),
+                None => vec![true; n],
+            };
             // The rule's order (workload's pods, then all pods, then host order) as one number
             // per node, so the pass over every node for every pending pod is a plain minimum.
             let Some(best) = eligible
                 .iter()
                 .zip(counts.iter().zip(&total))
                 .enumerate()
-                .filter(|&(i, (&eligible, _))| eligible && fits(i))
+                .filter(|&(i, (&eligible, _))| eligible && fits(i) && skew_ok[i])
                 .map(|(i, (_, (&count, &total)))| placement_rank(count, total, i))
                 .min()
             else {
-                if capacity.is_some() {
+                if self.track_pending {
                     let why = match &last_why {
-                        Some((r, why)) if *r == request => why.clone(),
+                        Some((r, why)) if *r == request && spread.is_none() => why.clone(),
                         _ => {
-                            let why = self.why_unschedulable(&eligible, &used, request);
+                            let why = self.why_unschedulable(&eligible, &used, request, &skew_ok);
                             last_why = Some((request, why.clone()));
                             why
                         }
@@ -260,11 +298,14 @@ impl Work for Scheduler {
             counts[best] += 1;
             total[best] += 1;
             add(&mut used, best, &pod.workload);
+            if let Some(k) = spread_of(&pod.workload) {
+                live[k].1[best] += 1;
+            }
             last_why = None;
             let node = self.order[best].clone();
             pod.node = Some(node);
             self.binding.insert(pod.name.clone());
-            if capacity.is_some() {
+            if self.track_pending {
                 self.assumed.push((pod.name.clone(), best));
             }
             let name = pod.name.clone();
@@ -275,19 +316,64 @@ impl Work for Scheduler {
             };
             self.client.send(ctx, req, name, REQUEST_TIMEOUT);
         }
-        if capacity.is_some() {
+        if self.track_pending {
             ctx.obs.unschedulable(ctx.now, unschedulable);
         }
     }
 }
 
 impl Scheduler {
+    /// Per worker: whether one more pod of a workload spread `over` (its pods per worker
+    /// `counts`) keeps the skew within 1. Domains are every Node's zone (or every Node), so
+    /// a domain without workers counts with no pods.
+    fn within_skew(&self, over: Spread, counts: &[usize]) -> Vec<bool> {
+        let nodes: Vec<_> = self
+            .nodes
+            .items()
+            .values()
+            .filter_map(|kv| kv.value.as_node())
+            .collect();
+        let domain = |node: &crate::k8s::objects::Node| match over {
+            Spread::Zone => node.zone.clone(),
+            Spread::Host => node.name.clone(),
+        };
+        // Each domain's pods: the sum over its Nodes (a Node that is not a worker holds none).
+        let mut domains: Vec<(String, usize)> = Vec::new();
+        let mut of_worker = vec![None; counts.len()];
+        for node in &nodes {
+            let d = domain(node);
+            let pods = self
+                .position
+                .get(node.name.as_str())
+                .map_or(0, |&i| counts[i]);
+            let at = match domains.iter().position(|(x, _)| *x == d) {
+                Some(at) => {
+                    domains[at].1 += pods;
+                    at
+                }
+                None => {
+                    domains.push((d, pods));
+                    domains.len() - 1
+                }
+            };
+            if let Some(&i) = self.position.get(node.name.as_str()) {
+                of_worker[i] = Some(at);
+            }
+        }
+        let min = domains.iter().map(|(_, c)| *c).min().unwrap_or(0);
+        of_worker
+            .iter()
+            .map(|d| d.is_some_and(|d| domains[d].1 + 1 - min <= 1))
+            .collect()
+    }
+
     /// kube-scheduler's FailedScheduling message: each Node's reasons, counted, sorted.
     fn why_unschedulable(
         &self,
         eligible: &[bool],
         used: &[Resources],
         request: Option<Resources>,
+        skew_ok: &[bool],
     ) -> String {
         let mut reasons: Vec<(String, usize)> = Vec::new();
         let mut nodes = 0;
@@ -306,13 +392,20 @@ impl Scheduler {
             match i.filter(|&i| eligible[i]) {
                 Some(i) => {
                     let (a, r) = (self.capacity.as_ref().map(|c| c.allocatable[i]), request);
+                    let mut short = false;
                     if let (Some(a), Some(r)) = (a, r) {
                         if used[i].cpu + r.cpu > a.cpu {
                             say("Insufficient cpu".into());
+                            short = true;
                         }
                         if used[i].memory + r.memory > a.memory {
                             say("Insufficient memory".into());
+                            short = true;
                         }
+                    }
+                    // Filters run in kube-scheduler's order: room before spread.
+                    if !short && !skew_ok[i] {
+                        say("node(s) didn't match pod topology spread constraints".into());
                     }
                 }
                 None if node.has_taint(TaintKey::Unschedulable) => {

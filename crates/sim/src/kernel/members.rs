@@ -4,6 +4,8 @@
 //! bundle pays for (a few KB per type), and a handful of members fit one cache line of keys.
 //! It iterates in key order, as a `BTreeMap` does, so runs are the same.
 
+use std::borrow::Borrow;
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MemberMap<K, V> {
     items: Vec<(K, V)>,
@@ -15,12 +17,27 @@ impl<K, V> Default for MemberMap<K, V> {
     }
 }
 
-impl<K: Ord + Copy, V> MemberMap<K, V> {
-    fn find(&self, k: &K) -> Result<usize, usize> {
-        self.items.binary_search_by(|(x, _)| x.cmp(k))
+impl<'a, K, V> IntoIterator for &'a MemberMap<K, V> {
+    type Item = (&'a K, &'a V);
+    type IntoIter = std::iter::Map<std::slice::Iter<'a, (K, V)>, fn(&'a (K, V)) -> (&'a K, &'a V)>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.items.iter().map(|(k, v)| (k, v))
+    }
+}
+
+impl<K: Ord, V> MemberMap<K, V> {
+    fn find<Q: Ord + ?Sized>(&self, k: &Q) -> Result<usize, usize>
+    where
+        K: Borrow<Q>,
+    {
+        self.items.binary_search_by(|(x, _)| x.borrow().cmp(k))
     }
 
-    pub fn get(&self, k: &K) -> Option<&V> {
+    /// The value of `k` (a `String` key is looked up by `&str`, as in a `BTreeMap`).
+    pub fn get<Q: Ord + ?Sized>(&self, k: &Q) -> Option<&V>
+    where
+        K: Borrow<Q>,
+    {
         self.find(k).ok().map(|i| &self.items[i].1)
     }
 
@@ -86,6 +103,16 @@ impl<K: Ord + Copy, V> MemberMap<K, V> {
         self.items.iter().map(|(k, _)| k)
     }
 
+    pub fn values(&self) -> impl Iterator<Item = &V> + '_ {
+        self.items.iter().map(|(_, v)| v)
+    }
+
+    pub fn values_mut(&mut self) -> impl Iterator<Item = &mut V> + '_ {
+        self.items.iter_mut().map(|(_, v)| v)
+    }
+}
+
+impl<K: Ord + Copy, V> MemberMap<K, V> {
     /// The first key after `k`.
     pub fn key_after(&self, k: &K) -> Option<K> {
         let i = match self.find(k) {

@@ -15,9 +15,9 @@ use super::tree::{
 use super::validate::unsupported_version;
 use super::{
     Action, Budget, Component, Event, Fault, FaultKind, Host, LbHealthCheck, Role, Scenario,
-    Selector, SettingKey, SettingValue, Settings, Workload, WorkloadKind, DEFAULT_REBOOT_DOWNTIME,
-    DEFAULT_SEED, DEFAULT_ZONE, MAX_DURATION, MAX_EVENTS, MAX_FAULTS, MAX_HOSTS, MAX_INPUT_BYTES,
-    MAX_WORKLOADS, MAX_ZONES, VERSION,
+    Selector, SettingKey, SettingValue, Settings, Spread, Workload, WorkloadKind,
+    DEFAULT_REBOOT_DOWNTIME, DEFAULT_SEED, DEFAULT_ZONE, MAX_DURATION, MAX_EVENTS, MAX_FAULTS,
+    MAX_HOSTS, MAX_INPUT_BYTES, MAX_WORKLOADS, MAX_ZONES, VERSION,
 };
 use crate::kernel::time::Duration;
 
@@ -387,7 +387,9 @@ impl WorkloadKind {
 }
 
 /// Known fields of a workload, in the order they are written back.
-const WORKLOAD_FIELDS: &[&str] = &["kind", "name", "replicas", "service", "requests", "pdb"];
+const WORKLOAD_FIELDS: &[&str] = &[
+    "kind", "name", "replicas", "service", "requests", "pdb", "spread",
+];
 
 fn workload_from(j: &J, path: &str) -> R<Workload> {
     let o = Obj::new(j, path, "a workload object")?;
@@ -464,6 +466,22 @@ fn workload_from(j: &J, path: &str) -> R<Workload> {
             }
         }
     };
+    let spread = match o.get("spread") {
+        None => None,
+        Some(j) => {
+            let path = o.at("spread");
+            match as_str(j, &path, "\"zone\" or \"host\"")? {
+                "zone" => Some(Spread::Zone),
+                "host" => Some(Spread::Host),
+                other => {
+                    return fail(
+                        path,
+                        format!("unknown topology {} (known: zone, host)", quote(other)),
+                    )
+                }
+            }
+        }
+    };
     Ok(Workload {
         kind,
         name,
@@ -471,6 +489,7 @@ fn workload_from(j: &J, path: &str) -> R<Workload> {
         service,
         requests,
         pdb,
+        spread,
     })
 }
 
@@ -504,6 +523,9 @@ impl Workload {
                 f.push(("pdb", J::obj(vec![("max_unavailable", J::U(n as u64))])))
             }
             None => {}
+        }
+        if let Some(s) = self.spread {
+            f.push(("spread", J::str(s.name())));
         }
         J::obj(f)
     }

@@ -174,6 +174,12 @@ impl Scenario {
             .any(|h| h.cpu.is_some() || h.memory.is_some())
             || self.workloads.iter().any(|w| w.requests.is_some())
     }
+
+    /// Whether pods may be unschedulable, so that Pending pods are followed and reported:
+    /// with capacity, or a topology spread constraint.
+    pub fn tracks_pending(&self) -> bool {
+        self.uses_capacity() || self.workloads.iter().any(|w| w.spread.is_some())
+    }
 }
 
 impl Host {
@@ -217,6 +223,25 @@ pub struct Workload {
     pub requests: Option<Resources>,
     /// A PodDisruptionBudget over the workload's pods.
     pub pdb: Option<Budget>,
+    /// A topology spread constraint over its pods (maxSkew 1, DoNotSchedule).
+    pub spread: Option<Spread>,
+}
+
+/// The topology a workload's pods are spread over: `topology.kubernetes.io/zone` or
+/// `kubernetes.io/hostname`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Spread {
+    Zone,
+    Host,
+}
+
+impl Spread {
+    pub fn name(self) -> &'static str {
+        match self {
+            Spread::Zone => "zone",
+            Spread::Host => "host",
+        }
+    }
 }
 
 /// A PodDisruptionBudget's one rule (`minAvailable` or `maxUnavailable`, as a count).

@@ -195,6 +195,12 @@ impl Scenario {
                         "a DaemonSet has no replicas: it runs one pod on every node",
                     )
                 }
+                (WorkloadKind::DaemonSet, None) if w.spread.is_some() => {
+                    return fail(
+                        format!("{p}.spread"),
+                        "a DaemonSet runs one pod on every node: spread applies to Deployments and StatefulSets",
+                    )
+                }
                 (WorkloadKind::DaemonSet, None) => {}
                 (kind, None) => {
                     return fail(

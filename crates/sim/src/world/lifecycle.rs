@@ -12,13 +12,13 @@ use crate::k8s::lb::{HealthCheck, LoadBalancer};
 use crate::k8s::leader::{LeaderElector, LeaseTimings, KCM_LEASE, SCHEDULER_LEASE};
 use crate::k8s::leading::Leading;
 use crate::k8s::proxy::KubeProxy;
-use crate::k8s::scheduler::{Scheduler, SchedulerSpec};
+use crate::k8s::scheduler::{Scheduler, SchedulerSpec, Spread};
 use crate::k8s::Observe as _;
 use crate::kernel::net::HostId;
 use crate::kernel::process::{Addr, Port, Timer};
 use crate::kernel::time::Duration;
 use crate::record::EventKind;
-use crate::scenario::{Component, LbHealthCheck, Role};
+use crate::scenario::{self, Component, LbHealthCheck, Role};
 
 impl World {
     /// Starts every Kubernetes process the host's roles call for (at boot and when it joins).
@@ -135,11 +135,25 @@ impl World {
                 } else {
                     let order = self.hosts.worker_order.clone();
                     let capacity = self.hosts.capacity.clone();
+                    let spread = self
+                        .scenario
+                        .workloads
+                        .iter()
+                        .filter_map(|w| {
+                            let over = match w.spread? {
+                                scenario::Spread::Zone => Spread::Zone,
+                                scenario::Spread::Host => Spread::Host,
+                            };
+                            Some((w.name.clone(), over))
+                        })
+                        .collect();
                     let spec = SchedulerSpec {
                         me,
                         api,
                         order,
                         capacity,
+                        spread,
+                        track_pending: self.scenario.tracks_pending(),
                     };
                     let mut p: Leading<Scheduler> = Leading::new(elector, port, spec);
                     p.start(&mut ctx);

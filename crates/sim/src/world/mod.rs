@@ -168,7 +168,7 @@ impl World {
         let etcd = EtcdCluster::new(&names, &initial, etcd_cfg, rng.clone(), probe);
         let origin = SimTime::ZERO + BOOT;
         let mut obs = Recorder::new(names);
-        obs.capacity = scenario.uses_capacity();
+        obs.capacity = scenario.tracks_pending();
         obs.origin = origin;
         obs.horizon = origin + scenario.duration;
         let services = scenario

@@ -4,7 +4,6 @@ use super::Controllers;
 use crate::k8s::api::ApiRequest;
 use crate::k8s::objects::{slice_key, Endpoint, EndpointSlice, Object, Pod};
 use crate::k8s::wire::Ctx;
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 impl Controllers {
@@ -21,10 +20,15 @@ impl Controllers {
         // The serving pods of every workload, in one pass over the pods (in key order),
         // made only if some Service's endpoints or slice changed.
         let serving = || {
-            let mut serving: BTreeMap<&str, Vec<&Pod>> = BTreeMap::new();
+            // (A vector: a few workloads; a map type would cost the page's bundle.)
+            let mut serving: Vec<(&str, Vec<&Pod>)> = Vec::new();
             for p in pods.items().values().filter_map(|kv| kv.value.as_pod()) {
                 if p.endpoint_node().is_some() {
-                    serving.entry(p.workload.as_str()).or_default().push(p);
+                    let w = p.workload.as_str();
+                    match serving.iter_mut().find(|(x, _)| *x == w) {
+                        Some((_, ps)) => ps.push(p),
+                        None => serving.push((w, vec![p])),
+                    }
                 }
             }
             serving
@@ -43,7 +47,10 @@ impl Controllers {
                 continue;
             }
             let serving = serving_now.get_or_insert_with(serving);
-            let ready = serving.get(service.as_str()).map_or(&[][..], Vec::as_slice);
+            let ready = serving
+                .iter()
+                .find(|(w, _)| *w == service)
+                .map_or(&[][..], |(_, ps)| ps.as_slice());
             let current = slice
                 .and_then(|kv| kv.value.as_endpoint_slice())
                 .map(|s| &s.endpoints);
