@@ -203,6 +203,25 @@ test('a disruption budget set in the editor: the drain is refused in the log, li
   assert.deepEqual(problems, []);
 });
 
+test('capacity on screen: each worker shows what its pods request, Pending pods are named and charted', async () => {
+  const { page, problems } = await open();
+  await pick(page, '12-zone-lost-at-80-percent');
+  await scrubTo(page, 600, '10:00');
+  await settled(page);
+  // Zone c's replacements fit nowhere: the legend counts them, the chart has their row.
+  const legend = page.locator('.legend-item.pending');
+  assert.equal(await legend.textContent(), 'Pending (no Node fits): web ×5');
+  assert.equal(await legend.getAttribute('data-pending'), '5');
+  assert.ok(await page.locator('figure.charts text.row-title', { hasText: 'Pending web' }).count() === 1);
+  // A worker's fill: four pods of one core and 2Gi on 4 cores and 16Gi (wb1 holds no CoreDNS pod).
+  assert.match(await page.locator('[data-host="wb1"]').textContent(), /requests: cpu 100 % · mem 50 %/);
+  // Before the zone died nothing was Pending: no legend entry.
+  await scrubTo(page, 30, '0:30');
+  await settled(page);
+  assert.equal(await page.locator('.legend-item.pending').count(), 0);
+  assert.deepEqual(problems, []);
+});
+
 test('embed: #embed shows the run without editor chrome; the embed code opens it', async () => {
   const { page, problems } = await open();
   await pick(page, '7-worker-dies');

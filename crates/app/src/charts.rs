@@ -380,6 +380,26 @@ fn rows<'a>(report: &'a Report, lanes: &'a Lanes, end: f64) -> Vec<Row<'a>> {
             sub: "(running / desired)",
             cells,
         });
+        // Pods no Node fits (capacity or spread), only for a workload that had any.
+        let Some(pending) = s
+            .pending_pods
+            .get(name)
+            .filter(|p| p.iter().any(|&n| n > 0))
+        else {
+            continue;
+        };
+        let cells = runs(&s.t, pending, end)
+            .into_iter()
+            .map(|(t0, t1, n)| match n {
+                0 => (t0, t1, "ok", "none Pending".to_string()),
+                n => (t0, t1, "lost", format!("{n} Pending: no Node fits")),
+            })
+            .collect();
+        rows.push(Row::Band {
+            title: format!("Pending {name}"),
+            sub: "(unschedulable pods)",
+            cells,
+        });
     }
     rows
 }

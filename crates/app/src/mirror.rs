@@ -66,6 +66,7 @@ impl Mirror {
                 term: 0,
             },
             network_faulty: false,
+            pending: Vec::new(),
         };
         let mut m = Mirror {
             scenario: Rc::new(scenario),

@@ -696,7 +696,30 @@ fn node_badges(h: &HostView) -> Vec<(&'static str, String)> {
             _ => {}
         }
     }
+    // What its pods request of its allocatable (the scheduler's room), when capacity is given.
+    if let Some(f) = &h.fill {
+        let pct = |used: u64, of: u64| (used * 100).checked_div(of).unwrap_or(0);
+        let (cpu, mem) = (
+            pct(f.cpu, f.cpu_allocatable),
+            pct(f.memory, f.memory_allocatable),
+        );
+        let class = if cpu.max(mem) >= 90 { "warn" } else { "ok" };
+        out.push((class, format!("requests: cpu {cpu} % · mem {mem} %")));
+    }
     out
+}
+
+/// "Pending (no Node fits): web ×2, db ×1", per workload in first-seen order.
+fn pending_words(pending: &[sim::view::PodView]) -> String {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for p in pending {
+        match counts.iter_mut().find(|(w, _)| *w == p.workload) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((&p.workload, 1)),
+        }
+    }
+    let parts: Vec<String> = counts.iter().map(|(w, n)| format!("{w} ×{n}")).collect();
+    format!("Pending (no Node fits): {}", parts.join(", "))
 }
 
 /// The short state of a tile: the host's state when it is not up, else its Node's.
@@ -1080,6 +1103,12 @@ pub fn topology(props: &Props) -> Html {
                 }) }
                 if !dups.is_empty() {
                     <span class="legend-note">{ "Outlined black: a copy running beyond the desired count." }</span>
+                }
+                if !snap.pending.is_empty() {
+                    <span class="legend-item pending" data-pending={snap.pending.len().to_string()}
+                          title={snap.pending.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", ")}>
+                        { pending_words(&snap.pending) }
+                    </span>
                 }
             </div>
         }

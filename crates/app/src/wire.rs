@@ -12,7 +12,7 @@ use sim::report::{
     ApiSummary, EtcdSummary, LeaderSummary, Report, ServiceSummary, Summary, WorkloadSummary,
 };
 use sim::view::{
-    ApiserverView, EtcdView, HostState, HostView, LeaderRole, MemberRole, MemberView,
+    ApiserverView, EtcdView, Fill, HostState, HostView, LeaderRole, MemberRole, MemberView,
     NodeReadiness, NodeView, PodView, Snapshot,
 };
 use std::collections::BTreeMap;
@@ -323,10 +323,11 @@ macro_rules! wire_struct {
 pub(crate) use wire_struct;
 
 wire_struct! {
-    Snapshot { t, zones, hosts, etcd, network_faulty }
+    Snapshot { t, zones, hosts, etcd, network_faulty, pending }
+    Fill { cpu, cpu_allocatable, memory, memory_allocatable }
     HostView {
         name, zone, roles, state, island, isolated, spot, etcd, apiserver, controller_manager,
-        scheduler, node, pods, terminating, lb_backends,
+        scheduler, node, pods, terminating, lb_backends, fill,
     }
     ApiserverView { running, ready }
     NodeView { ready, stale_after, watched, taints }

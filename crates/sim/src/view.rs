@@ -59,6 +59,9 @@ pub struct Snapshot {
     pub etcd: EtcdView,
     /// Whether any partition, isolation or one-way fault is in force.
     pub network_faulty: bool,
+    /// Pods no Node fits right now (followed with capacity or spread).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pending: Vec<PodView>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -92,6 +95,19 @@ pub struct HostView {
     /// On the load balancer: each backend and whether it is in service.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub lb_backends: Vec<(String, bool)>,
+    /// On a worker, when the scenario gives capacity: what its pods request against its
+    /// allocatable.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fill: Option<Fill>,
+}
+
+/// Requests of the pods on a Node against its allocatable: cpu in millicores, memory in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Fill {
+    pub cpu: u64,
+    pub cpu_allocatable: u64,
+    pub memory: u64,
+    pub memory_allocatable: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -12,7 +12,7 @@ impl World {
     /// What the UI draws at the current instant.
     pub fn snapshot(&self) -> crate::view::Snapshot {
         use crate::view::{
-            ApiserverView, EtcdView, HostState, HostView, LeaderRole, MemberRole, MemberView,
+            ApiserverView, EtcdView, Fill, HostState, HostView, LeaderRole, MemberRole, MemberView,
             PodView, Snapshot,
         };
         let voters = self.etcd.voters();
@@ -60,6 +60,50 @@ impl World {
                 });
                 let procs = &self.procs.on[i];
                 let up = rt.up && rt.joined;
+                let pods: Vec<PodView> = procs
+                    .kubelet
+                    .as_ref()
+                    .map(|k| {
+                        k.containers
+                            .iter()
+                            .map(|(p, c)| PodView {
+                                name: p.clone(),
+                                workload: c.workload.clone(),
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let terminating: Vec<PodView> = terminating
+                    .iter()
+                    .filter(|(node, p)| {
+                        *node == h.name
+                            && !procs
+                                .kubelet
+                                .as_ref()
+                                .is_some_and(|k| k.containers.contains_key(&p.name))
+                    })
+                    .map(|(_, p)| p.clone())
+                    .collect();
+                let capacity = self.hosts.capacity.as_ref().filter(|_| h.is_worker());
+                let fill = capacity.map(|c| {
+                    let a = h.allocatable();
+                    let mut fill = Fill {
+                        cpu: 0,
+                        cpu_allocatable: a.cpu,
+                        memory: 0,
+                        memory_allocatable: a.memory,
+                    };
+                    for p in pods.iter().chain(&terminating) {
+                        let r = c
+                            .requests
+                            .get(p.workload.as_str())
+                            .copied()
+                            .unwrap_or_default();
+                        fill.cpu += r.cpu;
+                        fill.memory += r.memory;
+                    }
+                    fill
+                });
                 let leading = |lease: &str, runs: bool, running: bool| {
                     runs.then(
                         || match (up && running, self.obs.lease_leader(lease) == Some(id)) {
@@ -96,30 +140,8 @@ impl World {
                         .is_node()
                         .then(|| self.node_view(&h.name, watched))
                         .flatten(),
-                    pods: procs
-                        .kubelet
-                        .as_ref()
-                        .map(|k| {
-                            k.containers
-                                .iter()
-                                .map(|(p, c)| PodView {
-                                    name: p.clone(),
-                                    workload: c.workload.clone(),
-                                })
-                                .collect()
-                        })
-                        .unwrap_or_default(),
-                    terminating: terminating
-                        .iter()
-                        .filter(|(node, p)| {
-                            *node == h.name
-                                && !procs
-                                    .kubelet
-                                    .as_ref()
-                                    .is_some_and(|k| k.containers.contains_key(&p.name))
-                        })
-                        .map(|(_, p)| p.clone())
-                        .collect(),
+                    pods,
+                    terminating,
                     lb_backends: procs
                         .lb
                         .as_ref()
@@ -130,6 +152,7 @@ impl World {
                                 .collect()
                         })
                         .unwrap_or_default(),
+                    fill,
                 }
             })
             .collect();
@@ -147,6 +170,15 @@ impl World {
                 term: self.etcd.term(leader),
             },
             network_faulty: self.net.is_faulty(),
+            pending: self
+                .obs
+                .unschedulable
+                .iter()
+                .map(|(name, workload)| PodView {
+                    name: name.clone(),
+                    workload: workload.clone(),
+                })
+                .collect(),
         }
     }
 
