@@ -14,7 +14,8 @@ use super::{ip_of, Output};
 use sim::k8s::api::{ApiRequest, ApiResponse};
 use sim::k8s::lb::NO_BACKEND;
 use sim::k8s::objects::{
-    Condition, KeyValue, Kind, Lease, Node, Object, Pod, TaintKey, NODES, PODS,
+    Budget, Condition, KeyValue, Kind, Lease, Node, Object, Pod, PodDisruptionBudget, TaintKey,
+    NODES, PODS,
 };
 use sim::kernel::keymap::Key;
 
@@ -112,7 +113,7 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
     }
     match words.as_slice() {
         [] => Output {
-            stdout: "kubectl controls the Kubernetes cluster manager.\n\nIn this console: kubectl get nodes|pods|leases|deploy|sts|ds|svc|ep [-o wide] [-n NAMESPACE | -A], kubectl get --raw /readyz?verbose, describe node|pod|lease NAME, cluster-info, scale, delete pod, cordon, uncordon, drain --ignore-daemonsets; --server URL\n".into(),
+            stdout: "kubectl controls the Kubernetes cluster manager.\n\nIn this console: kubectl get nodes|pods|leases|deploy|sts|ds|svc|ep|pdb [-o wide] [-n NAMESPACE | -A], kubectl get --raw /readyz?verbose, describe node|pod|lease NAME, cluster-info, scale, delete pod, cordon, uncordon, drain --ignore-daemonsets; --server URL\n".into(),
             ..Output::default()
         },
         ["get"] if flags.raw.is_some() => raw(world, from, flags.raw.as_deref().unwrap_or_default(), &flags),
@@ -181,6 +182,7 @@ enum Resource {
     Endpoints,
     Services,
     Slices,
+    Budgets,
 }
 
 fn resource(word: &str) -> Option<Resource> {
@@ -188,6 +190,7 @@ fn resource(word: &str) -> Option<Resource> {
         "nodes" | "node" | "no" => Some(Resource::Nodes),
         "pods" | "pod" | "po" => Some(Resource::Pods),
         "leases" | "lease" => Some(Resource::Leases),
+        "poddisruptionbudgets" | "poddisruptionbudget" | "pdb" => Some(Resource::Budgets),
         "endpoints" | "endpoint" | "ep" => Some(Resource::Endpoints),
         "services" | "service" | "svc" => Some(Resource::Services),
         "endpointslices" | "endpointslice" => Some(Resource::Slices),
@@ -323,6 +326,7 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
         Some(Resource::Pods) => PODS.to_string(),
         Some(Resource::Leases) if flags.all_namespaces => LEASES.to_string(),
         Some(Resource::Leases) => format!("{LEASES}{namespace}/"),
+        Some(Resource::Budgets) => sim::k8s::objects::PDBS.to_string(),
         // The workloads and, for their READY counts, the pods and nodes: one read of it all.
         Some(Resource::Workloads(_)) => "/registry/".to_string(),
         // The slices, and the pods and workloads they name (addresses, the Service's age).
@@ -418,6 +422,18 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
             let rows = workload_rows(&objects, kind, now, names, namespace, flags.all_namespaces);
             (rows, resource_name(kind))
         }
+        Resource::Budgets => {
+            // The scenario's budgets live in `default`, beside their workloads.
+            let budgets: Vec<&PodDisruptionBudget> = objects
+                .filter_map(Object::as_pdb)
+                .filter(|b| names.is_empty() || names.contains(&b.name.as_str()))
+                .filter(|_| flags.all_namespaces || namespace == "default")
+                .collect();
+            (
+                budget_rows(&budgets, now, flags.all_namespaces),
+                "poddisruptionbudgets.policy",
+            )
+        }
     };
     if let Some(missing) = names.iter().find(|n| {
         !rows.iter().skip(1).any(|r| {
@@ -443,7 +459,8 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
                 | Resource::Workloads(_)
                 | Resource::Endpoints
                 | Resource::Services
-                | Resource::Slices,
+                | Resource::Slices
+                | Resource::Budgets,
                 false,
             ) => {
                 format!("No resources found in {} namespace.\n", clip(namespace))
@@ -755,6 +772,47 @@ fn lease_rows(leases: &[(&str, &Lease)], now: SimTime, all_namespaces: bool) -> 
         let mut row = vec![name.to_string(), l.holder.clone(), age(now, l.created)];
         if all_namespaces {
             row.insert(0, ns.to_string());
+        }
+        rows.push(row);
+    }
+    rows
+}
+
+/// kubectl's PodDisruptionBudget columns: the budget's rule ("N/A" for the other) and the
+/// disruptions its status allows now (0 until the disruption controller has computed it).
+fn budget_rows(
+    budgets: &[&PodDisruptionBudget],
+    now: SimTime,
+    all_namespaces: bool,
+) -> Vec<Vec<String>> {
+    let mut header: Vec<String> = [
+        "NAME",
+        "MIN AVAILABLE",
+        "MAX UNAVAILABLE",
+        "ALLOWED DISRUPTIONS",
+        "AGE",
+    ]
+    .map(String::from)
+    .into();
+    if all_namespaces {
+        header.insert(0, "NAMESPACE".into());
+    }
+    let mut rows = vec![header];
+    for b in budgets {
+        let (min, max) = match b.budget {
+            Budget::MinAvailable(n) => (n.to_string(), "N/A".to_string()),
+            Budget::MaxUnavailable(n) => ("N/A".to_string(), n.to_string()),
+        };
+        let allowed = if b.observed { b.disruptions_allowed } else { 0 };
+        let mut row = vec![
+            b.name.clone(),
+            min,
+            max,
+            allowed.to_string(),
+            age(now, b.created),
+        ];
+        if all_namespaces {
+            row.insert(0, "default".into());
         }
         rows.push(row);
     }

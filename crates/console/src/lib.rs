@@ -3,14 +3,14 @@
 //! table, or its error). It runs on a copy of the world, so looking never changes the run; a
 //! request that waits takes its simulated time, and the output says how long.
 //!
-//! So far: `kubectl get` of nodes, pods, leases, workloads, services, endpoints and endpointslices (`-o wide`,
+//! So far: `kubectl get` of nodes, pods, leases, workloads, services, endpoints, endpointslices and
+//! poddisruptionbudgets (`-o wide`,
 //! `-n`, `-A`, `--server`), `-o json|yaml` of nodes, pods and leases, `kubectl describe node|pod|lease`, `kubectl get --raw /readyz|/livez`, with kubectl's connection and
 //! server errors; `kubectl scale`, `delete pod`, `cordon`, `uncordon` and `drain`; `kubectl cluster-info`;
 //! `etcdctl member list|add|remove|promote` and `endpoint health|status`; `kubeadm join`;
 //! `etcd --force-new-cluster`;
 //! `curl` of a Service. The changing commands become scenario events. Left out for now:
-//! `describe` of other kinds, `-l`, replicasets, events, poddisruptionbudgets, proxy and
-//! port-forward.
+//! `describe` of other kinds, `-l`, replicasets, events, proxy and port-forward.
 
 mod calendar;
 mod curl;

@@ -1184,3 +1184,46 @@ fn drain_evicts_through_the_eviction_api_and_waits_on_a_budget() {
         "Error from server (NotFound): nodes \"lb\" not found\n"
     );
 }
+
+/// kubectl's PodDisruptionBudget table (`pkg/printers/internalversion/printers.go`,
+/// printPodDisruptionBudget): minAvailable 1 over web's 2 healthy pods allows 1 disruption; the
+/// first eviction of the 1:00 drains spends it until the replacement is healthy.
+#[test]
+fn get_pdb_shows_the_disruptions_the_budget_allows() {
+    let json = ready("13-drain-two-workers-with-a-budget");
+    let out = run(&world_at(&json, 30.0), "users", "kubectl get pdb");
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(
+        lines[0],
+        "NAME   MIN AVAILABLE   MAX UNAVAILABLE   ALLOWED DISRUPTIONS   AGE"
+    );
+    let cells: Vec<&str> = lines[1].split_whitespace().collect();
+    assert_eq!(&cells[..4], ["web", "1", "N/A", "1"], "{}", out.stdout);
+    let during = run(
+        &world_at(&json, 61.0),
+        "users",
+        "kubectl get poddisruptionbudgets -A",
+    );
+    let row: Vec<&str> = during
+        .stdout
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    assert_eq!(
+        &row[..5],
+        ["default", "web", "1", "N/A", "0"],
+        "{}",
+        during.stdout
+    );
+    let none = run(
+        &world_at(&ready("13-drain-two-workers-without-a-budget"), 30.0),
+        "users",
+        "kubectl get pdb",
+    );
+    assert_eq!(
+        (none.stdout.as_str(), none.stderr.as_str()),
+        ("", "No resources found in default namespace.\n")
+    );
+}

@@ -6,7 +6,9 @@
 
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
 use crate::k8s::client::ApiClient;
-use crate::k8s::objects::{node_key, pod_key, workload_key, Object, Workload, PODS};
+use crate::k8s::objects::{
+    node_key, pod_key, workload_key, Object, PodDisruptionBudget, Workload, PODS,
+};
 use crate::k8s::observe::PodChange;
 use crate::k8s::wire::Ctx;
 use crate::k8s::wire::{Key, KeyValue, Value};
@@ -141,12 +143,16 @@ impl Operator {
         if self.client.in_flight() == 0 {
             for (key, value) in &self.manifests {
                 // Created as of this attempt.
-                let value = match value.as_workload() {
-                    Some(w) => Arc::new(Object::Workload(Workload {
+                let value = match (value.as_workload(), value.as_pdb()) {
+                    (Some(w), _) => Arc::new(Object::Workload(Workload {
                         created: ctx.now,
                         ..w.clone()
                     })),
-                    None => value.clone(),
+                    (_, Some(b)) => Arc::new(Object::PodDisruptionBudget(PodDisruptionBudget {
+                        created: ctx.now,
+                        ..b.clone()
+                    })),
+                    _ => value.clone(),
                 };
                 let req = ApiRequest::Create {
                     key: key.as_str().into(),
