@@ -369,6 +369,11 @@ pub fn edit(s: &Scenario, change: &Change) -> Result<(Scenario, String), String>
                         format!("{path}: expected \"readyz\" or \"tcp\" (found \"{t}\")")
                     })?)
                 }
+                SettingValue::ApiEndpoint(_) => {
+                    SettingValue::ApiEndpoint(sim::scenario::ApiEndpoint::from_name(t).ok_or_else(|| {
+                        format!("{path}: expected \"load-balancer\", \"kube-vip\" or \"keepalived\" (found \"{t}\")")
+                    })?)
+                }
                 SettingValue::Count(_) => SettingValue::Count(count(&path, t)?),
             };
             s.settings.set(*key, value);
@@ -449,6 +454,7 @@ pub fn setting_text(s: &Scenario, key: SettingKey) -> String {
         SettingValue::Duration(d) => d.to_string(),
         SettingValue::Bool(b) => b.to_string(),
         SettingValue::LbHealthCheck(c) => c.name().to_string(),
+        SettingValue::ApiEndpoint(e) => e.name().to_string(),
         SettingValue::Count(n) => n.to_string(),
     }
 }
@@ -1075,7 +1081,7 @@ pub fn editor(props: &Props) -> Html {
             </fieldset>
             <fieldset class="group">
                 <legend>{ "Settings" }</legend>
-                <p class="hint">{ "Durations as in Kubernetes (250ms, 40s, 5m); lb_health_check: readyz or tcp; etcd_pre_vote, cloud_controller_manager: true or false. Applied when you leave the field or press Enter." }</p>
+                <p class="hint">{ "Durations as in Kubernetes (250ms, 40s, 5m); lb_health_check: readyz or tcp; api_endpoint: load-balancer or kube-vip; etcd_pre_vote, cloud_controller_manager: true or false. Applied when you leave the field or press Enter." }</p>
                 <div class="settings">{ for setting_rows }</div>
             </fieldset>
         </div>

@@ -327,7 +327,7 @@ wire_struct! {
     Fill { cpu, cpu_allocatable, memory, memory_allocatable }
     HostView {
         name, zone, roles, state, island, isolated, spot, etcd, apiserver, controller_manager,
-        scheduler, node, pods, terminating, lb_backends, fill,
+        scheduler, node, pods, terminating, lb_backends, fill, vip,
     }
     ApiserverView { running, ready }
     NodeView { ready, stale_after, watched, taints }

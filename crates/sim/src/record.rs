@@ -8,6 +8,7 @@
 //! broken invariant becomes a [`Violation`] in the report; it never panics.
 //! Everything here is bounded: past the limits, events are counted but not kept.
 
+use crate::k8s::leader::KUBE_VIP_LEASE;
 use crate::k8s::observe::{NodeChange, Note, PodChange};
 use crate::kernel::members::MemberMap;
 use crate::kernel::net::HostId;
@@ -40,6 +41,10 @@ kinds! {
         EvictionRefused = "eviction.refused",
         /// An operator action, applied or refused.
         Operation = "operation",
+        /// A control-plane host took the API's virtual IP (kube-vip's lease).
+        VipMoved = "vip.moved",
+        /// The host holding the virtual IP dropped it, and nobody holds it.
+        VipLost = "vip.lost",
         NetPartition = "net.partition",
         NetIsolate = "net.isolate",
         NetPartitionOneway = "net.partition_oneway",
@@ -436,9 +441,20 @@ impl Recorder {
         host: HostId,
         text: String,
     ) {
+        // kube-vip's lease is the virtual IP's: reported as the VIP moving or lost.
+        let (kind, text) = match (lease, kind) {
+            (KUBE_VIP_LEASE, EventKind::LeaseAcquired) => (
+                EventKind::VipMoved,
+                format!("{} holds the API's virtual IP (kube-vip's lease): clients and kubelets reach its apiserver", self.name(host)),
+            ),
+            (KUBE_VIP_LEASE, _) => (EventKind::VipLost, text),
+            _ => (kind, text),
+        };
         let mut e = Event::new(self.secs(now), kind, text);
         e.host = Some(self.name(host).to_string());
-        e.lease = Some(lease);
+        if !matches!(kind, EventKind::VipMoved | EventKind::VipLost) {
+            e.lease = Some(lease);
+        }
         self.push(now, e);
     }
 
@@ -664,7 +680,17 @@ impl crate::k8s::Observe for Recorder {
             .get_or_insert_with(lease, BTreeSet::new)
             .0
             .remove(&host);
-        if was && !why.is_empty() {
+        if was && lease == KUBE_VIP_LEASE {
+            let text = if why.is_empty() {
+                format!("the virtual IP went down with {}: nobody answers for it until another control-plane host takes kube-vip's lease", self.name(host))
+            } else {
+                format!(
+                    "{} dropped the virtual IP: {why}; nobody holds it",
+                    self.name(host)
+                )
+            };
+            self.lease_event(now, EventKind::LeaseLost, lease, host, text);
+        } else if was && !why.is_empty() {
             let text = format!("{} lost the {lease} lease: {why}", self.name(host));
             self.lease_event(now, EventKind::LeaseLost, lease, host, text);
         }

@@ -99,6 +99,9 @@ pub struct HostView {
     /// allocatable.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fill: Option<Fill>,
+    /// It holds the API's virtual IP (kube-vip).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub vip: bool,
 }
 
 /// Requests of the pods on a Node against its allocatable: cpu in millicores, memory in bytes.

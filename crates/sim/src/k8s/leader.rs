@@ -28,6 +28,8 @@ use std::sync::Arc;
 /// The leases of the control plane's leader-elected components, in kube-system.
 pub const KCM_LEASE: &str = "kube-controller-manager";
 pub const SCHEDULER_LEASE: &str = "kube-scheduler";
+/// kube-vip's control-plane lease (`vip_leasename`).
+pub const KUBE_VIP_LEASE: &str = "plndr-cp-lock";
 
 #[derive(Clone, Copy, Debug)]
 pub struct LeaseTimings {

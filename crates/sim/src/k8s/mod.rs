@@ -21,6 +21,7 @@ pub mod proxy;
 pub mod scheduler;
 pub mod store;
 pub mod traffic;
+pub mod vip;
 pub mod wire;
 
 pub use observe::Observe;

@@ -30,6 +30,10 @@ pub enum Port {
     KubeProxy,
     /// The CoreDNS pods running on a host.
     CoreDns,
+    /// kube-vip beside a control-plane host's apiserver.
+    KubeVip,
+    /// The API's virtual IP: not a process, an address the world routes to whoever holds it.
+    Vip,
     /// A `client` host's traffic.
     Client,
     /// A person's terminal on a host (kubectl, etcdctl): see `world::terminal`.

@@ -23,6 +23,7 @@ impl Default for Settings {
             etcd_election_timeout: Duration::from_millis(1000),
             etcd_pre_vote: true,
             cloud_controller_manager: false,
+            api_endpoint: super::ApiEndpoint::LoadBalancer,
             lease_duration: Duration::from_secs(15),
             renew_deadline: Duration::from_secs(10),
             retry_period: Duration::from_secs(2),

@@ -14,8 +14,8 @@ use super::tree::{
 };
 use super::validate::unsupported_version;
 use super::{
-    Action, Budget, Component, Event, Fault, FaultKind, Host, LbHealthCheck, Role, Scenario,
-    Selector, SettingKey, SettingValue, Settings, Spread, Workload, WorkloadKind,
+    Action, ApiEndpoint, Budget, Component, Event, Fault, FaultKind, Host, LbHealthCheck, Role,
+    Scenario, Selector, SettingKey, SettingValue, Settings, Spread, Workload, WorkloadKind,
     DEFAULT_REBOOT_DOWNTIME, DEFAULT_SEED, DEFAULT_ZONE, MAX_DURATION, MAX_EVENTS, MAX_FAULTS,
     MAX_HOSTS, MAX_INPUT_BYTES, MAX_WORKLOADS, MAX_ZONES, VERSION,
 };
@@ -537,7 +537,7 @@ impl Workload {
 
 impl SettingKey {
     /// In the order of the contract page, which is also the order they are written in.
-    pub const ALL: [SettingKey; 15] = [
+    pub const ALL: [SettingKey; 16] = [
         SettingKey::EtcdHeartbeatInterval,
         SettingKey::EtcdElectionTimeout,
         SettingKey::EtcdPreVote,
@@ -553,6 +553,7 @@ impl SettingKey {
         SettingKey::CorednsReplicas,
         SettingKey::NetworkLatency,
         SettingKey::CloudControllerManager,
+        SettingKey::ApiEndpoint,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -571,6 +572,7 @@ impl SettingKey {
             SettingKey::CorednsReplicas => "coredns_replicas",
             SettingKey::NetworkLatency => "network_latency",
             SettingKey::CloudControllerManager => "cloud_controller_manager",
+            SettingKey::ApiEndpoint => "api_endpoint",
         }
     }
     pub fn from_name(s: &str) -> Option<SettingKey> {
@@ -607,6 +609,21 @@ fn settings_from(j: &J, path: &str) -> R<Settings> {
                 SettingValue::Bool(as_bool(v, &p)?)
             }
             SettingKey::CorednsReplicas => SettingValue::Count(as_u32(v, &p)?),
+            SettingKey::ApiEndpoint => {
+                let name = as_str(v, &p, "\"load-balancer\", \"kube-vip\" or \"keepalived\"")?;
+                match ApiEndpoint::from_name(name) {
+                    Some(e) => SettingValue::ApiEndpoint(e),
+                    None => {
+                        return fail(
+                            p,
+                            format!(
+                                "unknown endpoint {} (known: load-balancer, kube-vip, keepalived)",
+                                quote(name)
+                            ),
+                        )
+                    }
+                }
+            }
             SettingKey::LbHealthCheck => {
                 let name = as_str(v, &p, "\"readyz\" or \"tcp\"")?;
                 match LbHealthCheck::from_name(name) {
@@ -652,6 +669,7 @@ impl Settings {
             let v = match self.get(key) {
                 SettingValue::Duration(d) => dur(d),
                 SettingValue::Bool(b) => J::Bool(b),
+                SettingValue::ApiEndpoint(e) => J::str(e.name()),
                 SettingValue::LbHealthCheck(c) => J::str(c.name()),
                 SettingValue::Count(n) => J::U(n as u64),
             };

@@ -258,6 +258,35 @@ pub enum WorkloadKind {
     DaemonSet,
 }
 
+/// How clients and kubelets reach the apiservers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ApiEndpoint {
+    /// The `load-balancer` host (base format; without one, the first apiserver).
+    LoadBalancer,
+    /// A virtual IP held by the control-plane host that holds kube-vip's Lease.
+    KubeVip,
+    /// A virtual IP moved by VRRP among the control-plane hosts.
+    Keepalived,
+}
+
+impl ApiEndpoint {
+    pub const ALL: [ApiEndpoint; 3] = [
+        ApiEndpoint::LoadBalancer,
+        ApiEndpoint::KubeVip,
+        ApiEndpoint::Keepalived,
+    ];
+    pub fn name(self) -> &'static str {
+        match self {
+            ApiEndpoint::LoadBalancer => "load-balancer",
+            ApiEndpoint::KubeVip => "kube-vip",
+            ApiEndpoint::Keepalived => "keepalived",
+        }
+    }
+    pub fn from_name(s: &str) -> Option<ApiEndpoint> {
+        ApiEndpoint::ALL.into_iter().find(|e| e.name() == s)
+    }
+}
+
 /// How the load balancer checks apiservers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum LbHealthCheck {
@@ -292,6 +321,7 @@ pub struct Settings {
     pub network_latency: Duration,
     /// A cloud-controller-manager deletes the Node of a terminated spot instance.
     pub cloud_controller_manager: bool,
+    pub api_endpoint: ApiEndpoint,
     /// The settings the document named (written back even when equal to the default).
     pub explicit: MemberMap<SettingKey, ()>,
 }
@@ -314,6 +344,7 @@ pub enum SettingKey {
     CorednsReplicas,
     NetworkLatency,
     CloudControllerManager,
+    ApiEndpoint,
 }
 
 /// The value of one setting, for generic access ([`Settings::get`], [`Settings::set`]).
@@ -322,6 +353,7 @@ pub enum SettingValue {
     Duration(Duration),
     Bool(bool),
     LbHealthCheck(LbHealthCheck),
+    ApiEndpoint(ApiEndpoint),
     Count(u32),
 }
 
@@ -451,6 +483,7 @@ impl Settings {
             SettingKey::CorednsReplicas => V::Count(self.coredns_replicas),
             SettingKey::NetworkLatency => V::Duration(self.network_latency),
             SettingKey::CloudControllerManager => V::Bool(self.cloud_controller_manager),
+            SettingKey::ApiEndpoint => V::ApiEndpoint(self.api_endpoint),
         }
     }
 
@@ -465,6 +498,10 @@ impl Settings {
             }
             (SettingKey::CloudControllerManager, V::Bool(b)) => {
                 self.cloud_controller_manager = b;
+                true
+            }
+            (SettingKey::ApiEndpoint, V::ApiEndpoint(e)) => {
+                self.api_endpoint = e;
                 true
             }
             (SettingKey::LbHealthCheck, V::LbHealthCheck(c)) => {
@@ -506,7 +543,8 @@ impl Settings {
             SettingKey::EtcdPreVote
             | SettingKey::LbHealthCheck
             | SettingKey::CorednsReplicas
-            | SettingKey::CloudControllerManager => return None,
+            | SettingKey::CloudControllerManager
+            | SettingKey::ApiEndpoint => return None,
         })
     }
 }

@@ -12,10 +12,10 @@ type Names<'a> = MemberMap<&'a str, ()>;
 use super::error::{fail, index_path, quote, ScenarioError, R};
 use super::limits::check_count;
 use super::{
-    Action, FaultKind, Role, Scenario, Selector, SettingKey, SettingValue, WorkloadKind, COREDNS,
-    DEFAULT_ZONE, MAX_DESCRIPTION_LEN, MAX_DURATION, MAX_EVENTS, MAX_FAULTS, MAX_FAULT_DRAWS,
-    MAX_HOSTS, MAX_LABEL_LEN, MAX_NAME_LEN, MAX_PODS, MAX_POD_NAME_LEN, MAX_WORKLOADS, MAX_ZONES,
-    MIN_FAULT_MEAN, SPOT_NOTICE, VERSION,
+    Action, ApiEndpoint, FaultKind, Role, Scenario, Selector, SettingKey, SettingValue,
+    WorkloadKind, COREDNS, DEFAULT_ZONE, MAX_DESCRIPTION_LEN, MAX_DURATION, MAX_EVENTS, MAX_FAULTS,
+    MAX_FAULT_DRAWS, MAX_HOSTS, MAX_LABEL_LEN, MAX_NAME_LEN, MAX_PODS, MAX_POD_NAME_LEN,
+    MAX_WORKLOADS, MAX_ZONES, MIN_FAULT_MEAN, SPOT_NOTICE, VERSION,
 };
 use crate::kernel::time::Duration;
 
@@ -352,6 +352,21 @@ impl Scenario {
     fn validate_settings(&self) -> R<()> {
         let s = &self.settings;
         let path = |k: SettingKey| format!("settings.{}", k.name());
+        match s.api_endpoint {
+            ApiEndpoint::KubeVip if !self.hosts.iter().any(|h| h.runs_apiserver()) => {
+                return fail(
+                    path(SettingKey::ApiEndpoint),
+                    "kube-vip runs beside an apiserver: no host runs one",
+                )
+            }
+            ApiEndpoint::Keepalived => {
+                return fail(
+                    path(SettingKey::ApiEndpoint),
+                    "keepalived is not implemented in this version (load-balancer or kube-vip)",
+                )
+            }
+            _ => {}
+        }
         for key in SettingKey::ALL {
             if let SettingValue::Duration(d) = s.get(key) {
                 let (min, max) = key.duration_range();

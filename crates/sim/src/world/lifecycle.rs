@@ -9,16 +9,17 @@ use crate::k8s::apiserver::Apiserver;
 use crate::k8s::controllers::{Controllers, ControllersSpec, NodeTimings};
 use crate::k8s::kubelet::Kubelet;
 use crate::k8s::lb::{HealthCheck, LoadBalancer};
-use crate::k8s::leader::{LeaderElector, LeaseTimings, KCM_LEASE, SCHEDULER_LEASE};
+use crate::k8s::leader::{LeaderElector, LeaseTimings, KCM_LEASE, KUBE_VIP_LEASE, SCHEDULER_LEASE};
 use crate::k8s::leading::Leading;
 use crate::k8s::proxy::KubeProxy;
 use crate::k8s::scheduler::{Scheduler, SchedulerSpec, Spread};
+use crate::k8s::vip::{HoldVip, KUBE_VIP_TIMINGS};
 use crate::k8s::Observe as _;
 use crate::kernel::net::HostId;
 use crate::kernel::process::{Addr, Port, Timer};
 use crate::kernel::time::Duration;
 use crate::record::EventKind;
-use crate::scenario::{self, Component, LbHealthCheck, Role};
+use crate::scenario::{self, ApiEndpoint, Component, LbHealthCheck, Role};
 
 impl World {
     /// Starts every Kubernetes process the host's roles call for (at boot and when it joins).
@@ -29,6 +30,11 @@ impl World {
             (host.has_role(Role::LoadBalancer), Port::Lb),
             (host.runs_controller_manager(), Port::ControllerManager),
             (host.runs_scheduler(), Port::Scheduler),
+            (
+                host.runs_apiserver()
+                    && self.scenario.settings.api_endpoint == ApiEndpoint::KubeVip,
+                Port::KubeVip,
+            ),
             (host.is_node(), Port::Kubelet),
             (host.is_worker(), Port::KubeProxy),
             (host.has_role(Role::Client), Port::Client),
@@ -95,6 +101,18 @@ impl World {
                 let mut lb = LoadBalancer::new(h, backends, check);
                 lb.start(&mut ctx);
                 procs.lb = Some(lb);
+            }
+            Port::KubeVip => {
+                let Some(api) = api else { return };
+                let rng = self
+                    .procs
+                    .rng
+                    .fork(&format!("{KUBE_VIP_LEASE}/{name}/{life}"));
+                let elector =
+                    LeaderElector::new(KUBE_VIP_LEASE, h, name, me, api, KUBE_VIP_TIMINGS, rng);
+                let mut p: Leading<HoldVip> = Leading::new(elector, port, ());
+                p.start(&mut ctx);
+                procs.kube_vip = Some(p);
             }
             Port::ControllerManager | Port::Scheduler => {
                 let Some(api) = api else { return };
@@ -283,7 +301,7 @@ impl World {
             format!("{name} went down: {why}"),
         );
         self.procs.on[h as usize] = Default::default();
-        for lease in [KCM_LEASE, SCHEDULER_LEASE] {
+        for lease in [KCM_LEASE, SCHEDULER_LEASE, KUBE_VIP_LEASE] {
             self.obs.lease_lost(self.now, lease, h, "");
         }
         self.update_quorum();

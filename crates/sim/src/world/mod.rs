@@ -48,6 +48,7 @@ pub use membership::MEMBER_CHANGE_TIMEOUT;
 
 use crate::etcd::member::EtcdConfig;
 use crate::etcd::probe::PROBE_TIMEOUT;
+use crate::k8s::leader::KUBE_VIP_LEASE;
 use crate::k8s::objects::{
     pdb_key, workload_key, Budget, Kind, Object, PodDisruptionBudget, Workload,
 };
@@ -60,7 +61,13 @@ use crate::kernel::process::{Addr, Effect, Port, Timer};
 use crate::kernel::rng::Rng;
 use crate::kernel::time::{Duration, SimTime};
 use crate::record::{Recorder, RunRecord, Series};
-use crate::scenario::{self, Role, Scenario, WorkloadKind, COREDNS};
+use crate::scenario::{self, ApiEndpoint, Role, Scenario, WorkloadKind, COREDNS};
+
+/// The API's virtual IP (kube-vip): routed to its holder's apiserver.
+pub const VIP: Addr = Addr {
+    host: 0,
+    port: Port::Vip,
+};
 use etcd_cluster::EtcdCluster;
 use hosts::Hosts;
 use pods::PodCount;
@@ -495,6 +502,9 @@ impl World {
     /// A message leaving `from` at `departs`, if the network lets it go; one for the load
     /// balancer is relayed at once (see `relay`).
     fn transmit(&mut self, from: Addr, to: Addr, departs: SimTime, payload: Payload) {
+        let Some(to) = self.route(to) else {
+            return;
+        };
         if to.host as usize >= self.net.hosts() || !self.net.can_send(from.host, to.host) {
             return;
         }
@@ -610,10 +620,26 @@ impl World {
             .collect()
     }
 
-    /// The endpoint kubelets, the API probe and kubeconfigs use: the load balancer, else the
-    /// first apiserver.
+    /// Where a message to `to` goes: the VIP to the apiserver of the host that holds it now
+    /// (None: nobody answers for it), any other address to itself.
+    pub(super) fn route(&self, to: Addr) -> Option<Addr> {
+        if to.port != Port::Vip {
+            return Some(to);
+        }
+        let holder = self.obs.lease_leader(KUBE_VIP_LEASE)?;
+        self.hosts[holder as usize].up.then_some(Addr {
+            host: holder,
+            port: Port::Apiserver,
+        })
+    }
+
+    /// The endpoint kubelets, the API probe and kubeconfigs use: the VIP with kube-vip, else the
+    /// load balancer, else the first apiserver.
     pub fn api_endpoint(&self) -> Option<Addr> {
         let hosts = &self.scenario.hosts;
+        if self.scenario.settings.api_endpoint == ApiEndpoint::KubeVip {
+            return Some(VIP);
+        }
         if let Some(lb) = hosts.iter().position(|h| h.has_role(Role::LoadBalancer)) {
             return Some(Addr {
                 host: lb as HostId,
@@ -630,7 +656,7 @@ impl World {
     /// the endpoint reachable from `h`, and behind it (a load balancer's backend in service, or
     /// the endpoint itself) a ready apiserver whose etcd has a leader.
     fn api_serves_from(&self, h: HostId) -> bool {
-        let Some(endpoint) = self.api_endpoint() else {
+        let Some(endpoint) = self.api_endpoint().and_then(|e| self.route(e)) else {
             return false;
         };
         let e = endpoint.host;

@@ -18,6 +18,7 @@ use crate::k8s::operator::Operator;
 use crate::k8s::probe::ApiProbe;
 use crate::k8s::proxy::{DnsServers, KubeProxy};
 use crate::k8s::scheduler::Scheduler;
+use crate::k8s::vip::HoldVip;
 use crate::k8s::wire::{Ctx, Payload};
 use crate::kernel::net::HostId;
 use crate::kernel::process::{Addr, Port, Timer};
@@ -31,6 +32,7 @@ pub struct Procs {
     pub lb: Option<LoadBalancer>,
     pub kcm: Option<Leading<Controllers>>,
     pub scheduler: Option<Leading<Scheduler>>,
+    pub kube_vip: Option<Leading<HoldVip>>,
     pub kubelet: Option<Kubelet>,
     pub proxy: Option<KubeProxy>,
     /// One DNS server per CoreDNS container the host's kubelet runs.
@@ -59,6 +61,7 @@ pub enum Process<'a> {
     Lb(&'a mut LoadBalancer),
     ControllerManager(&'a mut Leading<Controllers>),
     Scheduler(&'a mut Leading<Scheduler>),
+    KubeVip(&'a mut Leading<HoldVip>),
     Kubelet(&'a mut Kubelet),
     KubeProxy(&'a mut KubeProxy),
     CoreDns(&'a mut DnsServers),
@@ -86,6 +89,7 @@ impl Processes {
                 Port::Lb => p.lb.as_mut().map(Process::Lb),
                 Port::ControllerManager => p.kcm.as_mut().map(Process::ControllerManager),
                 Port::Scheduler => p.scheduler.as_mut().map(Process::Scheduler),
+                Port::KubeVip => p.kube_vip.as_mut().map(Process::KubeVip),
                 Port::Kubelet => p.kubelet.as_mut().map(Process::Kubelet),
                 Port::KubeProxy => p.proxy.as_mut().map(Process::KubeProxy),
                 Port::CoreDns => Some(Process::CoreDns(&mut p.dns)),
@@ -109,6 +113,7 @@ impl Processes {
             Port::KubeProxy => p.proxy = None,
             Port::Kubelet => p.kubelet = None,
             Port::Scheduler => p.scheduler = None,
+            Port::KubeVip => p.kube_vip = None,
             _ => return false,
         }
         true
@@ -139,6 +144,7 @@ impl Process<'_> {
             }
             Process::ControllerManager(p) => p.on_message(ctx, payload) == Transition::Lost,
             Process::Scheduler(p) => p.on_message(ctx, payload) == Transition::Lost,
+            Process::KubeVip(p) => p.on_message(ctx, payload) == Transition::Lost,
             Process::Kubelet(k) => {
                 k.on_message(ctx, payload);
                 false
@@ -196,6 +202,7 @@ impl Process<'_> {
             }
             Process::ControllerManager(p) => p.on_timer(ctx, timer) == Transition::Lost,
             Process::Scheduler(p) => p.on_timer(ctx, timer) == Transition::Lost,
+            Process::KubeVip(p) => p.on_timer(ctx, timer) == Transition::Lost,
             Process::Kubelet(k) => {
                 k.on_timer(ctx, timer);
                 false

@@ -153,6 +153,8 @@ impl World {
                         })
                         .unwrap_or_default(),
                     fill,
+                    vip: up
+                        && self.obs.lease_leader(crate::k8s::leader::KUBE_VIP_LEASE) == Some(id),
                 }
             })
             .collect();

@@ -67,7 +67,13 @@ impl World {
     ) -> Outcome {
         let start = self.now;
         let up = |w: &World, h: HostId| w.hosts.get(h as usize).is_some_and(|r| r.up && r.joined);
-        let reachable = up(self, from) && up(self, to.host) && self.net.connected(from, to.host);
+        // A VIP that nobody holds answers no ARP: the dial times out.
+        let routed = self.route(to);
+        let to = routed.unwrap_or(to);
+        let reachable = routed.is_some()
+            && up(self, from)
+            && up(self, to.host)
+            && self.net.connected(from, to.host);
         let ended = |w: &mut World, answer: Answer, after: Duration| {
             w.run_until(start + after, u64::MAX);
             Outcome {
