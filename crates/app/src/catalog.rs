@@ -167,6 +167,20 @@ pub const READY: &[Ready] = &[
         json: doc!("14-spot-workers-and-budgets"),
     },
     Ready {
+        id: "15-external-load-balancer-dies",
+        moment: 120.0,
+        question: "Is the external load balancer a single point of failure?",
+        watch: "",
+        json: doc!("15-external-load-balancer-dies"),
+    },
+    Ready {
+        id: "15-kube-vip-holder-dies",
+        moment: 70.0,
+        question: "No load balancer, kube-vip instead: what happens when the VIP holder dies?",
+        watch: "",
+        json: doc!("15-kube-vip-holder-dies"),
+    },
+    Ready {
         id: "etcd-leader-dies",
         moment: 40.0,
         question: "etcd only: what happens when the etcd leader's machine dies?",

@@ -278,7 +278,7 @@ impl Client {
             let refused = "The connection to the server localhost:8080 was refused - did you specify the right host or port?\n";
             return Err((refused.into(), 1));
         };
-        let server = format!("{}:{API_PORT}", ip_of(endpoint.host));
+        let server = format!("{}:{API_PORT}", endpoint_ip(endpoint));
         let outcome = self.copy.call(
             self.from,
             endpoint,
@@ -479,6 +479,18 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
         ..Output::default()
     }
 }
+
+/// The address kubeconfigs name: the virtual IP (kube-vip), else the endpoint host's.
+fn endpoint_ip(endpoint: Addr) -> String {
+    if endpoint.port == Port::Vip {
+        VIP_IP.to_string()
+    } else {
+        ip_of(endpoint.host)
+    }
+}
+
+/// The API's virtual IP with kube-vip, outside the hosts' addresses.
+const VIP_IP: &str = "10.0.255.100";
 
 fn age(now: SimTime, created: SimTime) -> String {
     human_duration((now.0 as f64 - created.0 as f64) / 1e6)
@@ -1199,7 +1211,7 @@ fn cluster_info(world: &World, from: HostId, flags: &Flags) -> Output {
     let took_s = client.took_s();
     match (answer, flags.server.or_else(|| world.api_endpoint())) {
         (Ok(_), Some(endpoint)) => {
-            let server = format!("https://{}:{API_PORT}", ip_of(endpoint.host));
+            let server = format!("https://{}:{API_PORT}", endpoint_ip(endpoint));
             Output {
                 stdout: format!(
                     "Kubernetes control plane is running at {server}\nCoreDNS is running at {server}/api/v1/namespaces/kube-system/services/kube-dns:dns/proxy\n{HINT}"

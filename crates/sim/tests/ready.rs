@@ -870,3 +870,49 @@ fn at_a_spot_notice_a_budget_moves_pods_gracefully_or_loses_them_with_the_host()
     assert_eq!(taint.len(), 1, "{taint:?}");
     assert!(taint[0].by == Some("taint") && (300.0..310.0).contains(&(taint[0].t - not_ready)));
 }
+
+#[test]
+fn an_external_load_balancer_dies_the_api_is_gone_but_nothing_is_evicted() {
+    let r = run("15-external-load-balancer-dies");
+    // API writes fail from 1:00 to the end (the probe's first failure within its 1 s period).
+    let w = &r.series.api_writable;
+    assert!(
+        all(&w[..60], true) && all(&w[61..], false),
+        "{:?}",
+        &w[55..70]
+    );
+    // Every Node, masters included, NotReady once its lease is 50 s old by the controller's
+    // watch (last renewal 0–10 s before the crash, a 5 s check): 40–55 s after it.
+    let not_ready = events(&r, "node.not_ready");
+    assert_eq!(not_ready.len(), 6, "{not_ready:?}");
+    for e in &not_ready {
+        assert!((40.0..56.0).contains(&(e.t - 60.0)), "{e:?}");
+    }
+    // Master disruption mode: no taint-based eviction, the Service serves throughout.
+    assert!(events(&r, "pod.evicted").is_empty());
+    assert_eq!(r.summary.services["web"].availability, 1.0);
+}
+
+#[test]
+fn kube_vip_moves_the_api_within_seconds_when_its_holder_dies() {
+    let r = run("15-kube-vip-holder-dies");
+    let moved = events(&r, "vip.moved");
+    assert_eq!((moved[0].t, moved[0].host.as_deref()), (0.0, Some("m1")));
+    let lost = events(&r, "vip.lost");
+    assert_eq!(lost.len(), 1);
+    assert_eq!((lost[0].t, lost[0].host.as_deref()), (60.0, Some("m1")));
+    assert_eq!(moved.len(), 2);
+    assert_eq!(moved[1].host.as_deref(), Some("m2"));
+    // "about 5 s later; 4 to 9.5 s by client-go's timings" (docs/behaviour.md).
+    assert!((4.0..9.6).contains(&(moved[1].t - 60.0)), "{:?}", moved[1]);
+    let failed = r
+        .series
+        .api_writable
+        .iter()
+        .filter(|w| **w == Some(false))
+        .count();
+    assert!((3..=10).contains(&failed), "{failed} s");
+    let not_ready = events(&r, "node.not_ready");
+    assert_eq!(not_ready.len(), 1);
+    assert_eq!(not_ready[0].node.as_deref(), Some("m1"));
+}

@@ -88,7 +88,7 @@ pub struct Kubelet {
     pub node: String,
     zone: String,
     pub containers: BTreeMap<String, Container>,
-    starting: BTreeMap<String, SimTime>,
+    starting: crate::kernel::members::MemberMap<String, SimTime>,
     /// Pods with a status update or delete in flight (one at a time per pod).
     busy: BTreeSet<String>,
 }
@@ -117,7 +117,7 @@ impl Kubelet {
             node,
             containers: BTreeMap::new(),
             containers_version: 0,
-            starting: BTreeMap::new(),
+            starting: Default::default(),
             busy: BTreeSet::new(),
             lease_rv: None,
             lease_created: SimTime(0),

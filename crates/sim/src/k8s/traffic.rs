@@ -11,7 +11,6 @@
 
 use crate::kernel::rng::Rng;
 use crate::kernel::time::{Duration, SimTime};
-use std::collections::BTreeMap;
 
 pub const REQUEST_PERIOD: Duration = Duration::from_millis(100);
 
@@ -19,5 +18,5 @@ pub const REQUEST_PERIOD: Duration = Duration::from_millis(100);
 pub struct Client {
     pub rng: Rng,
     /// DNS answers cached until, per Service.
-    pub dns_cache: BTreeMap<String, SimTime>,
+    pub dns_cache: crate::kernel::members::MemberMap<String, SimTime>,
 }

@@ -14,7 +14,6 @@ use crate::kernel::process::{Addr, Port, Timer};
 use crate::kernel::rng::Rng;
 use crate::record::Traffic;
 use crate::scenario::COREDNS;
-use std::collections::BTreeMap;
 
 /// Where a request to a Service ended ([`World::service_request`]).
 #[derive(Clone, Debug, PartialEq)]
@@ -56,7 +55,7 @@ impl Users {
         self.clients
             .get_or_insert_with(client, || Client {
                 rng: rng.fork(&format!("client/{client}")),
-                dns_cache: BTreeMap::new(),
+                dns_cache: Default::default(),
             })
             .0
     }

@@ -110,7 +110,7 @@ pub struct Controllers {
     dirty: bool,
     /// When these controllers first saw each node carry a NoExecute taint: taint eviction
     /// counts tolerationSeconds from then (see `taint_eviction`).
-    taint_seen: BTreeMap<String, SimTime>,
+    taint_seen: crate::kernel::members::MemberMap<String, SimTime>,
     /// The node informer changed since `taint_seen` was brought up to date.
     taints_changed: bool,
     /// Every zone was fully disrupted at the last node monitor pass ("master disruption mode").
@@ -145,7 +145,7 @@ impl Controllers {
             expected: BTreeSet::new(),
             slices_checked: Vec::new(),
             dirty: true,
-            taint_seen: BTreeMap::new(),
+            taint_seen: Default::default(),
             taints_changed: true,
             all_disrupted: false,
             rng,

@@ -19,7 +19,7 @@ impl Controllers {
             let tainted = no_execute_tainted(&self.nodes);
             self.taint_seen.retain(|node, _| tainted.contains(node));
             for node in tainted {
-                self.taint_seen.entry(node).or_insert(now);
+                self.taint_seen.get_or_insert_with(node, || now);
             }
         }
         if self.taint_seen.is_empty() {
