@@ -135,9 +135,12 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
         ["describe", "node" | "nodes" | "no", name] => describe_node(world, from, name, &flags),
         ["describe", "pod" | "pods" | "po", name] => describe_pod(world, from, name, &flags),
         ["describe", "lease" | "leases", name] => describe_lease(world, from, name, &flags),
+        ["describe", "pdb" | "poddisruptionbudget" | "poddisruptionbudgets", name] => {
+            describe_pdb(world, from, name, &flags)
+        }
         ["describe", "node" | "nodes" | "no"] => error("this console describes one node at a time: kubectl describe node NAME"),
         ["describe", kind, ..] => error(&format!(
-            "\"kubectl describe {}\" is not in this console yet (kubectl describe node|pod|lease NAME works)",
+            "\"kubectl describe {}\" is not in this console yet (kubectl describe node|pod|lease|pdb NAME works)",
             clip(kind)
         )),
         [command, ..] if KNOWN.contains(command) => error(&format!(
@@ -1467,6 +1470,58 @@ fn describe_pod(world: &World, from: HostId, name: &str, flags: &Flags) -> Outpu
 
 /// `kubectl describe lease NAME` (in `-n`'s namespace, `default` unless given): the generic
 /// describer over the Lease as the API serves it.
+/// `kubectl describe pdb NAME`, laid out as kubectl's tabwriter does (a block per run of tabbed
+/// lines). The budget selects its workload's pods, shown as the selector `app=NAME`.
+fn describe_pdb(world: &World, from: HostId, name: &str, flags: &Flags) -> Output {
+    let namespace = flags.namespace.as_deref().unwrap_or("default");
+    let what = "poddisruptionbudgets.policy";
+    let mut client = Client::new(world, from, flags);
+    let key = sim::k8s::objects::pdb_key(name);
+    let kv = match client.get(&key, "get poddisruptionbudgets", what, name) {
+        Ok(kv) if namespace == "default" => kv,
+        Ok(_) => return client.failed(not_found(what, name)),
+        Err(e) => return client.failed(e),
+    };
+    let Some(b) = kv.value.as_pdb() else {
+        return client.failed(not_found(what, name));
+    };
+    let rule = match b.budget {
+        Budget::MinAvailable(n) => ("Min available:", n),
+        Budget::MaxUnavailable(n) => ("Max unavailable:", n),
+    };
+    let block = |rows: &[(&str, String)]| -> String {
+        let w = rows
+            .iter()
+            .map(|(k, _)| k.chars().count())
+            .max()
+            .unwrap_or(0)
+            + 2;
+        rows.iter().map(|(k, v)| format!("{k:<w$}{v}\n")).collect()
+    };
+    let mut out = block(&[
+        ("Name:", b.name.clone()),
+        ("Namespace:", namespace.to_string()),
+        (rule.0, rule.1.to_string()),
+        ("Selector:", format!("app={}", b.name)),
+    ]);
+    out.push_str("Status:\n");
+    out.push_str(&block(&[
+        (
+            "    Allowed disruptions:",
+            b.disruptions_allowed.to_string(),
+        ),
+        ("    Current:", b.current_healthy.to_string()),
+        ("    Desired:", b.desired_healthy.to_string()),
+        ("    Total:", b.expected_pods.to_string()),
+        ("Events:", "<none>".to_string()),
+    ]));
+    Output {
+        stdout: out,
+        took_s: client.took_s(),
+        ..Output::default()
+    }
+}
+
 fn describe_lease(world: &World, from: HostId, name: &str, flags: &Flags) -> Output {
     let namespace = flags.namespace.as_deref().unwrap_or("default");
     let mut client = Client::new(world, from, flags);

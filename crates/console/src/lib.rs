@@ -5,7 +5,7 @@
 //!
 //! So far: `kubectl get` of nodes, pods, leases, workloads, services, endpoints, endpointslices and
 //! poddisruptionbudgets (`-o wide`,
-//! `-n`, `-A`, `--server`), `-o json|yaml` of nodes, pods and leases, `kubectl describe node|pod|lease`, `kubectl get --raw /readyz|/livez`, with kubectl's connection and
+//! `-n`, `-A`, `--server`), `-o json|yaml` of nodes, pods and leases, `kubectl describe node|pod|lease|pdb`, `kubectl get --raw /readyz|/livez`, with kubectl's connection and
 //! server errors; `kubectl scale`, `delete pod`, `cordon`, `uncordon` and `drain`; `kubectl cluster-info`;
 //! `etcdctl member list|add|remove|promote` and `endpoint health|status`; `kubeadm join`;
 //! `etcd --force-new-cluster`;

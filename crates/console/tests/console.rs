@@ -1217,6 +1217,13 @@ fn get_pdb_shows_the_disruptions_the_budget_allows() {
         "{}",
         during.stdout
     );
+    // kubectl's describe (`describePodDisruptionBudget`): the status the controller keeps, one
+    // healthy pod of the two while the evicted one's replacement starts.
+    let describe = run(&world_at(&json, 61.0), "users", "kubectl describe pdb web");
+    assert_eq!(
+        describe.stdout,
+        "Name:           web\nNamespace:      default\nMin available:  1\nSelector:       app=web\nStatus:\n    Allowed disruptions:  0\n    Current:              1\n    Desired:              1\n    Total:                2\nEvents:                   <none>\n"
+    );
     let none = run(
         &world_at(&ready("13-drain-two-workers-without-a-budget"), 30.0),
         "users",
