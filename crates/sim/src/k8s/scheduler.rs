@@ -68,6 +68,29 @@ pub struct Scheduler {
     dirty: bool,
 }
 
+/// The domains of a spread topology in one pass: each worker's (None: its Node is not cached)
+/// and how many there are, Nodes that are not workers included.
+struct Domains {
+    of_worker: Vec<Option<usize>>,
+    count: usize,
+}
+
+/// Per worker: whether one more pod of a spread workload (its pods per worker `counts`) keeps
+/// the skew within 1 of the emptiest domain (a domain without workers holds none).
+fn within_skew(d: &Domains, counts: &[usize]) -> Vec<bool> {
+    let mut pods = vec![0; d.count];
+    for (i, at) in d.of_worker.iter().enumerate() {
+        if let Some(at) = at {
+            pods[*at] += counts[i];
+        }
+    }
+    let min = pods.iter().copied().min().unwrap_or(0);
+    d.of_worker
+        .iter()
+        .map(|at| at.is_some_and(|at| pods[at] + 1 - min <= 1))
+        .collect()
+}
+
 /// Cpu in millicores and memory in bytes: a Node's allocatable or a pod's requests.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Resources {
@@ -204,6 +227,8 @@ impl Work for Scheduler {
         let mut live: Vec<(Spread, Vec<usize>)> =
             self.spread.iter().map(|(_, s)| (*s, vec![0; n])).collect();
         let spread_of = |w: &str| self.spread.iter().position(|(name, _)| name == w);
+        // The domains of each topology, found once per pass when a spread pod needs them.
+        let mut domains: [Option<Domains>; 2] = [None, None];
         // Requests bound to each worker (only when the scenario gives capacity).
         let mut used = vec![Resources::default(); if capacity.is_some() { n } else { 0 }];
         let add = |used: &mut [Resources], i: usize, workload: &str| {
@@ -267,17 +292,22 @@ impl Work for Scheduler {
                 _ => true,
             };
             let spread = spread_of(&pod.workload).map(|k| &live[k]);
-            let skew_ok = match spread {
-                Some((over, counts)) => self.within_skew(*over, counts),
-                None => vec![true; n],
-            };
+            // Per worker, for a spread pod only: whether one more of its pods keeps the skew.
+            let skew_ok: Option<Vec<bool>> = spread.map(|(over, counts)| {
+                let at = *over as usize;
+                let d = domains[at].get_or_insert_with(|| self.domains(*over));
+                within_skew(d, counts)
+            });
+            let skew_ok = skew_ok.as_deref();
             // The rule's order (workload's pods, then all pods, then host order) as one number
             // per node, so the pass over every node for every pending pod is a plain minimum.
             let Some(best) = eligible
                 .iter()
                 .zip(counts.iter().zip(&total))
                 .enumerate()
-                .filter(|&(i, (&eligible, _))| eligible && fits(i) && skew_ok[i])
+                .filter(|&(i, (&eligible, _))| {
+                    eligible && fits(i) && skew_ok.is_none_or(|ok| ok[i])
+                })
                 .map(|(i, (_, (&count, &total)))| placement_rank(count, total, i))
                 .min()
             else {
@@ -285,7 +315,7 @@ impl Work for Scheduler {
                     let why = match &last_why {
                         Some((r, why)) if *r == request && spread.is_none() => why.clone(),
                         _ => {
-                            let why = self.why_unschedulable(&eligible, &used, request, &skew_ok);
+                            let why = self.why_unschedulable(&eligible, &used, request, skew_ok);
                             last_why = Some((request, why.clone()));
                             why
                         }
@@ -323,48 +353,36 @@ impl Work for Scheduler {
 }
 
 impl Scheduler {
-    /// Per worker: whether one more pod of a workload spread `over` (its pods per worker
-    /// `counts`) keeps the skew within 1. Domains are every Node's zone (or every Node), so
-    /// a domain without workers counts with no pods.
-    fn within_skew(&self, over: Spread, counts: &[usize]) -> Vec<bool> {
-        let nodes: Vec<_> = self
+    /// The domains of a topology: every Node's zone (or every Node), each worker's among them.
+    fn domains(&self, over: Spread) -> Domains {
+        let mut zones: Vec<&str> = Vec::new();
+        let mut count = 0;
+        let mut of_worker = vec![None; self.order.len()];
+        for node in self
             .nodes
             .items()
             .values()
             .filter_map(|kv| kv.value.as_node())
-            .collect();
-        let domain = |node: &crate::k8s::objects::Node| match over {
-            Spread::Zone => node.zone.clone(),
-            Spread::Host => node.name.clone(),
-        };
-        // Each domain's pods: the sum over its Nodes (a Node that is not a worker holds none).
-        let mut domains: Vec<(String, usize)> = Vec::new();
-        let mut of_worker = vec![None; counts.len()];
-        for node in &nodes {
-            let d = domain(node);
-            let pods = self
-                .position
-                .get(node.name.as_str())
-                .map_or(0, |&i| counts[i]);
-            let at = match domains.iter().position(|(x, _)| *x == d) {
-                Some(at) => {
-                    domains[at].1 += pods;
-                    at
+        {
+            let d = match over {
+                Spread::Host => {
+                    count += 1;
+                    count - 1
                 }
-                None => {
-                    domains.push((d, pods));
-                    domains.len() - 1
-                }
+                Spread::Zone => match zones.iter().position(|z| *z == node.zone) {
+                    Some(d) => d,
+                    None => {
+                        zones.push(&node.zone);
+                        count += 1;
+                        count - 1
+                    }
+                },
             };
             if let Some(&i) = self.position.get(node.name.as_str()) {
-                of_worker[i] = Some(at);
+                of_worker[i] = Some(d);
             }
         }
-        let min = domains.iter().map(|(_, c)| *c).min().unwrap_or(0);
-        of_worker
-            .iter()
-            .map(|d| d.is_some_and(|d| domains[d].1 + 1 - min <= 1))
-            .collect()
+        Domains { of_worker, count }
     }
 
     /// kube-scheduler's FailedScheduling message: each Node's reasons, counted, sorted.
@@ -373,7 +391,7 @@ impl Scheduler {
         eligible: &[bool],
         used: &[Resources],
         request: Option<Resources>,
-        skew_ok: &[bool],
+        skew_ok: Option<&[bool]>,
     ) -> String {
         let mut reasons: Vec<(String, usize)> = Vec::new();
         let mut nodes = 0;
@@ -404,7 +422,7 @@ impl Scheduler {
                         }
                     }
                     // Filters run in kube-scheduler's order: room before spread.
-                    if !short && !skew_ok[i] {
+                    if !short && skew_ok.is_some_and(|ok| !ok[i]) {
                         say("node(s) didn't match pod topology spread constraints".into());
                     }
                 }
