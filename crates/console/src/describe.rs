@@ -144,13 +144,7 @@ pub fn node(
         "Addresses:\n  InternalIP:  {ip}\n  Hostname:    {}\n",
         n.name
     ));
-    let namespace = |p: &Pod| {
-        if p.workload == sim::scenario::COREDNS {
-            "kube-system"
-        } else {
-            "default"
-        }
-    };
+    let namespace = super::kubectl::namespace_of;
     let mut pods: Vec<&Pod> = objects
         .iter()
         .filter_map(|o| o.as_pod())

@@ -594,11 +594,7 @@ fn workload_rows(
             continue;
         }
         for w in objects.iter().filter_map(|o| o.as_workload()) {
-            let w_ns = if w.name == COREDNS {
-                "kube-system"
-            } else {
-                "default"
-            };
+            let w_ns = workload_namespace(&w.name);
             if w.kind != kind
                 || w_ns != ns
                 || !(names.is_empty() || names.contains(&w.name.as_str()))
@@ -835,12 +831,17 @@ fn budget_rows(
 }
 
 /// CoreDNS runs in kube-system; the scenario's workloads in default.
-fn namespace_of(p: &Pod) -> &'static str {
-    if p.workload == COREDNS {
+pub(super) fn workload_namespace(workload: &str) -> &'static str {
+    if workload == COREDNS {
         "kube-system"
     } else {
         "default"
     }
+}
+
+/// A pod's namespace: its workload's.
+pub(super) fn namespace_of(p: &Pod) -> &'static str {
+    workload_namespace(&p.workload)
 }
 
 fn pod_rows(world: &World, pods: &[&Pod], now: SimTime, flags: &Flags) -> Vec<Vec<String>> {
@@ -1114,13 +1115,7 @@ fn drain(world: &World, from: HostId, node: &str, args: &[String], flags: &Flags
         Ok(items) => items,
         Err(e) => return client.failed(e),
     };
-    let namespace = |workload: &str| {
-        if workload == COREDNS {
-            "kube-system"
-        } else {
-            "default"
-        }
-    };
+    let namespace = workload_namespace;
     let daemons: Vec<String> = pods
         .iter()
         .filter_map(|(_, kv)| kv.value.as_pod())
