@@ -600,6 +600,19 @@ pub fn editor(props: &Props) -> Html {
         })
     };
     let d = &*drafts;
+    // Keeps what is typed into the field at `path` (shown until an edit is accepted).
+    let typing = |path: String| {
+        let drafts = drafts.clone();
+        Callback::from(move |e: InputEvent| {
+            let mut d = (*drafts).clone();
+            d.typed.set(
+                path.clone(),
+                e.target_unchecked_into::<web_sys::HtmlInputElement>()
+                    .value(),
+            );
+            drafts.set(d);
+        })
+    };
     // A text field of a row: shows what was typed until an edit is accepted, else `current`;
     // applied when the user leaves it or presses Enter.
     let field = |path: String,
@@ -608,17 +621,7 @@ pub fn editor(props: &Props) -> Html {
                  hint: &'static str,
                  make: Rc<dyn Fn(String) -> Change>| {
         let text = d.typed.get(&path).cloned().unwrap_or(current);
-        let drafts2 = drafts.clone();
-        let p = path.clone();
-        let on_input = Callback::from(move |e: InputEvent| {
-            let mut d = (*drafts2).clone();
-            d.typed.set(
-                p.clone(),
-                e.target_unchecked_into::<web_sys::HtmlInputElement>()
-                    .value(),
-            );
-            drafts2.set(d);
-        });
+        let on_input = typing(path);
         let c = commit.clone();
         let on_change = Callback::from(move |e: Event| {
             c(
@@ -782,13 +785,9 @@ pub fn editor(props: &Props) -> Html {
         let c = commit.clone();
         let on_remove = Callback::from(move |_: MouseEvent| c(Change::RemoveWorkload(i), None));
         let replicas = w.replicas.map(|r| {
-            let text = d.typed.get(&format!("workloads[{i}].replicas")).cloned().unwrap_or_else(|| r.to_string());
-            let drafts2 = drafts.clone();
-            let on_input = Callback::from(move |e: InputEvent| {
-                let mut d = (*drafts2).clone();
-                d.typed.set(format!("workloads[{i}].replicas"), e.target_unchecked_into::<web_sys::HtmlInputElement>().value());
-                drafts2.set(d);
-            });
+            let path = format!("workloads[{i}].replicas");
+            let text = d.typed.get(&path).cloned().unwrap_or_else(|| r.to_string());
+            let on_input = typing(path);
             let c = commit.clone();
             let on_change = Callback::from(move |e: Event| {
                 c(Change::SetReplicas(i, input_value(&e)), Some(|d: &mut Drafts| d.typed.clear_rows()))
@@ -925,12 +924,7 @@ pub fn editor(props: &Props) -> Html {
     let setting_rows = SettingKey::ALL.iter().map(|&k| {
         let path = format!("settings.{}", k.name());
         let text = d.typed.get(&path).cloned().unwrap_or_else(|| setting_text(&s, k));
-        let drafts2 = drafts.clone();
-        let on_input = Callback::from(move |e: InputEvent| {
-            let mut d = (*drafts2).clone();
-            d.typed.set(format!("settings.{}", k.name()), e.target_unchecked_into::<web_sys::HtmlInputElement>().value());
-            drafts2.set(d);
-        });
+        let on_input = typing(path.clone());
         let c = commit.clone();
         let drafts3 = drafts.clone();
         let on_change = Callback::from(move |e: Event| {
@@ -954,16 +948,7 @@ pub fn editor(props: &Props) -> Html {
                 current: String,
                 make: fn(String) -> Change| {
         let text = d.typed.get(key).cloned().unwrap_or(current.clone());
-        let drafts2 = drafts.clone();
-        let on_input = Callback::from(move |e: InputEvent| {
-            let mut d = (*drafts2).clone();
-            d.typed.set(
-                key.to_string(),
-                e.target_unchecked_into::<web_sys::HtmlInputElement>()
-                    .value(),
-            );
-            drafts2.set(d);
-        });
+        let on_input = typing(key.to_string());
         let c = commit.clone();
         let on_change = Callback::from(move |e: Event| c(make(input_value(&e)), None));
         let edited = d.typed.get(key).is_some_and(|t| *t != current);
