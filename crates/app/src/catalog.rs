@@ -1,6 +1,6 @@
 //! The ready scenarios of the picker: each answers one question people keep asking, and says
 //! what to watch. The documents live in `web/scenarios/` (plain scenario files, loadable by
-//! the runner too) and are compiled in, so picking one needs no network.
+//! the runner too) and are compiled in (compacted by `build.rs`), so picking one needs no network.
 
 use sim::scenario::{self, Scenario};
 
@@ -16,7 +16,7 @@ pub struct Ready {
 
 macro_rules! doc {
     ($file:literal) => {
-        include_str!(concat!("../../../web/scenarios/", $file, ".json"))
+        include_str!(concat!(env!("OUT_DIR"), "/scenarios/", $file, ".json"))
     };
 }
 
@@ -179,6 +179,14 @@ pub const READY: &[Ready] = &[
         question: "No load balancer, kube-vip instead: what happens when the VIP holder dies?",
         watch: "",
         json: doc!("15-kube-vip-holder-dies"),
+    },
+    Ready {
+        id: "15-keepalived-who-holds-the-vip",
+        moment: 200.0,
+        question:
+            "keepalived instead: who holds the VIP when the master dies, and when racks split?",
+        watch: "",
+        json: doc!("15-keepalived-who-holds-the-vip"),
     },
     Ready {
         id: "etcd-leader-dies",

@@ -1066,7 +1066,7 @@ pub fn editor(props: &Props) -> Html {
             </fieldset>
             <fieldset class="group">
                 <legend>{ "Settings" }</legend>
-                <p class="hint">{ "Durations as in Kubernetes (250ms, 40s, 5m); lb_health_check: readyz or tcp; api_endpoint: load-balancer or kube-vip; etcd_pre_vote, cloud_controller_manager: true or false. Applied when you leave the field or press Enter." }</p>
+                <p class="hint">{ "Durations as in Kubernetes (250ms, 40s, 5m); lb_health_check: readyz or tcp; api_endpoint: load-balancer, kube-vip or keepalived; etcd_pre_vote, cloud_controller_manager: true or false. Applied when you leave the field or press Enter." }</p>
                 <div class="settings">{ for setting_rows }</div>
             </fieldset>
         </div>

@@ -1256,7 +1256,7 @@ fn host_body(hv: &HostView, r: Rect, wl: &[WorkloadInfo], dup: &[bool]) -> Html 
             if hv.vip {
                 <g class="vip" data-vip="true">
                     <text class="tag vip" x={(r.x + r.w - if hv.spot { 40.0 } else { 8.0 }).to_string()} y={(r.y + 16.0).to_string()} text-anchor="end">{ "VIP" }</text>
-                    <title>{ format!("{} holds the API's virtual IP (kube-vip): clients and kubelets reach its apiserver", hv.name) }</title>
+                    <title>{ format!("{} holds the API's virtual IP: clients and kubelets that reach it use its apiserver", hv.name) }</title>
                 </g>
             }
             <text class="roles" x={(r.x + 8.0).to_string()} y={(r.y + 30.0).to_string()}>{ hv.roles.join(" · ") }</text>

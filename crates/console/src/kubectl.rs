@@ -483,7 +483,7 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
     }
 }
 
-/// The address kubeconfigs name: the virtual IP (kube-vip), else the endpoint host's.
+/// The address kubeconfigs name: the virtual IP (kube-vip, keepalived), else the endpoint host's.
 fn endpoint_ip(endpoint: Addr) -> String {
     if endpoint.port == Port::Vip {
         VIP_IP.to_string()
@@ -492,7 +492,7 @@ fn endpoint_ip(endpoint: Addr) -> String {
     }
 }
 
-/// The API's virtual IP with kube-vip, outside the hosts' addresses.
+/// The API's virtual IP, outside the hosts' addresses.
 const VIP_IP: &str = "10.0.255.100";
 
 fn age(now: SimTime, created: SimTime) -> String {

@@ -104,6 +104,7 @@ impl From<Note> for EventKind {
             Note::LbBackendDown => EventKind::LbBackendDown,
             Note::ApiserverKilled => EventKind::ApiserverKilled,
             Note::ApiserverCacheLost => EventKind::ApiserverCacheLost,
+            Note::VipMoved => EventKind::VipMoved,
         }
     }
 }

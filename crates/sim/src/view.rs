@@ -99,7 +99,7 @@ pub struct HostView {
     /// allocatable.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fill: Option<Fill>,
-    /// It holds the API's virtual IP (kube-vip).
+    /// It holds the API's virtual IP (kube-vip, or keepalived: two hosts during a split).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub vip: bool,
 }

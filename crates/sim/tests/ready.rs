@@ -894,6 +894,66 @@ fn an_external_load_balancer_dies_the_api_is_gone_but_nothing_is_evicted() {
 }
 
 #[test]
+fn keepalived_moves_the_vip_on_missed_adverts_and_splits_it_in_two() {
+    let r = run("15-keepalived-who-holds-the-vip");
+    let moved = events(&r, "vip.moved");
+    let at = |e: &&Event| (e.t, e.host.clone().unwrap_or_default());
+    assert_eq!(at(&moved[0]), (0.0, "m1".into()));
+    let lost = events(&r, "vip.lost");
+    assert_eq!(
+        lost.iter().map(at).collect::<Vec<_>>(),
+        [(60.0, "m1".into())]
+    );
+    // "m2 takes it 2 to 3 s later, after three missed adverts": 3 × 1 s + 2/256 s from m1's
+    // last advert, 0–1 s before the crash.
+    assert_eq!(moved[1].host.as_deref(), Some("m2"));
+    assert!((2.0..3.01).contains(&(moved[1].t - 60.0)), "{:?}", moved[1]);
+    // "At 2:00 m1 boots and takes the VIP back at once … API writes fail for a moment."
+    assert_eq!(at(&moved[2]), (120.0, "m1".into()));
+    let w = &r.series.api_writable;
+    assert!(w[120..122].contains(&Some(false)), "{:?}", &w[118..125]);
+    // "At 3:00 … m3 becomes a second master": no vip.lost, m1 keeps it.
+    assert_eq!(moved[3].host.as_deref(), Some("m3"));
+    assert!(
+        (2.0..3.01).contains(&(moved[3].t - 180.0)),
+        "{:?}",
+        moved[3]
+    );
+    assert_eq!(moved.len(), 4);
+    // "API writes keep working through m1."
+    assert!(w[125..].iter().all(|x| *x != Some(false)));
+    // "w3 and m3 go NotReady about 47 s later": 40–55 s by the node lifecycle's clock.
+    let not_ready: Vec<_> = events(&r, "node.not_ready")
+        .into_iter()
+        .filter(|e| e.t > 180.0)
+        .collect();
+    let mut names: Vec<_> = not_ready.iter().map(|e| e.node.clone().unwrap()).collect();
+    names.sort();
+    assert_eq!(names, ["m3", "w3"]);
+    assert!(
+        not_ready
+            .iter()
+            .all(|e| (40.0..56.0).contains(&(e.t - 180.0))),
+        "{not_ready:?}"
+    );
+    // "m3 … steps down, one holder again."
+    let json = load("15-keepalived-who-holds-the-vip");
+    let mut world = World::new(sim::scenario::parse(&json).unwrap());
+    let holders = |world: &mut World, secs: f64| {
+        world.run_until(world.at_report_secs(secs), u64::MAX);
+        world
+            .snapshot()
+            .hosts
+            .into_iter()
+            .filter(|h| h.vip)
+            .map(|h| h.name)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(holders(&mut world, 240.0), ["m1", "m3"]);
+    assert_eq!(holders(&mut world, 305.0), ["m1"]);
+}
+
+#[test]
 fn kube_vip_moves_the_api_within_seconds_when_its_holder_dies() {
     let r = run("15-kube-vip-holder-dies");
     let moved = events(&r, "vip.moved");

@@ -1,7 +1,8 @@
 //! The API endpoint without an external load balancer (docs/behaviour.md, "Control-plane
 //! endpoint without a load balancer"): kube-vip's holder of the `plndr-cp-lock` Lease (5 s, 3 s,
-//! 1 s) answers for the virtual IP; an external load balancer on one host is a single point of
-//! failure.
+//! 1 s) or keepalived's VRRP master (advert 1 s, master down after 3 × advert + skew, track
+//! script every 3 s, fall 10, rise 2) answers for the virtual IP; an external load balancer on
+//! one host is a single point of failure.
 
 use sim::record::{Event, EventKind};
 use sim::report::Report;
@@ -123,10 +124,142 @@ fn the_api_endpoint_is_checked_when_loaded() {
         bad(r#""settings": {"api_endpoint": "haproxy"},"#),
         r#"settings.api_endpoint: unknown endpoint "haproxy" (known: load-balancer, kube-vip, keepalived)"#
     );
-    assert_eq!(
-        bad(r#""settings": {"api_endpoint": "keepalived"},"#),
-        "settings.api_endpoint: keepalived is not implemented in this version (load-balancer or kube-vip)"
-    );
     let s = sim::scenario::parse(&cluster(KUBE_VIP, "", "")).unwrap();
     assert!(s.to_json().contains(r#""api_endpoint": "kube-vip""#));
+    let s = sim::scenario::parse(&cluster(KEEPALIVED, "", "")).unwrap();
+    assert!(s.to_json().contains(r#""api_endpoint": "keepalived""#));
+    let workers_only = r#"{"version": 1, "name": "x", "duration": "1m", "hosts": [{"name": "e", "roles": ["etcd"]}, {"name": "w", "roles": ["worker"]}],
+        "settings": {"api_endpoint": "keepalived"}}"#;
+    assert_eq!(
+        sim::scenario::parse(workers_only).unwrap_err().to_string(),
+        "settings.api_endpoint: keepalived runs beside an apiserver: no host runs one"
+    );
+}
+
+const KEEPALIVED: &str = r#""settings": {"api_endpoint": "keepalived"},"#;
+
+/// keepalived: m1 (priority 255) is master from the start. It dies: the VIP is gone until m2
+/// (254) has heard no advert for 3 × 1 s + 2/256 s, counted from m1's last advert (0–1 s before
+/// the crash). Back up, m1 owns the address again at once and m2 steps down.
+#[test]
+fn keepalived_moves_the_vip_after_three_missed_adverts() {
+    let events = r#"{"at": "1m", "action": "crash", "host": "m1"}, {"at": "3m", "action": "restart", "host": "m1"}"#;
+    let r = run(&cluster(KEEPALIVED, "", events));
+    let moved = of(&r, EventKind::VipMoved);
+    assert_eq!((moved[0].t, moved[0].host.as_deref()), (0.0, Some("m1")));
+    let lost = of(&r, EventKind::VipLost);
+    assert_eq!(lost.len(), 1, "{lost:?}");
+    assert_eq!((lost[0].t, lost[0].host.as_deref()), (60.0, Some("m1")));
+    let m2 = moved
+        .iter()
+        .find(|e| e.t > 60.0)
+        .expect("a backup takes over");
+    assert_eq!(m2.host.as_deref(), Some("m2"), "the next priority");
+    let after = m2.t - 60.0;
+    assert!((2.0..3.01).contains(&after), "{after} s after the crash");
+    assert!(m2.text.contains("3 × advert + skew"), "{}", m2.text);
+    assert!(api_down(&r, 55, 180) <= 4, "failover within seconds");
+    assert_eq!(api_down(&r, 65, 180), 0);
+    let back = moved
+        .iter()
+        .find(|e| e.t >= 180.0)
+        .expect("m1 takes it back");
+    assert_eq!((back.t, back.host.as_deref()), (180.0, Some("m1")));
+
+    let mut w =
+        sim::world::World::new(sim::scenario::parse(&cluster(KEEPALIVED, "", events)).unwrap());
+    w.run_until(w.at_report_secs(182.0), u64::MAX);
+    let holders: Vec<_> = w
+        .snapshot()
+        .hosts
+        .into_iter()
+        .filter(|h| h.vip)
+        .map(|h| h.name)
+        .collect();
+    assert_eq!(
+        holders,
+        ["m1"],
+        "m2 heard the owner's advert and stepped down"
+    );
+}
+
+/// External etcd; m1's apiserver stops hearing etcd while its VRRP adverts still reach the
+/// others. Its track script fails every 3 s; only after 10 failures (≈ 30 s) does its priority
+/// drop below m2's, and m2 preempts one master-down interval later. Meanwhile API requests
+/// through the VIP fail. When m1's checks pass twice again, it preempts back.
+#[test]
+fn a_failing_track_script_hands_the_vip_on_after_ten_checks() {
+    let json = r#"{"version": 1, "name": "ka", "seed": 4, "duration": "4m",
+      "hosts": [
+        {"name": "m1", "roles": ["control-plane"]}, {"name": "m2", "roles": ["control-plane"]},
+        {"name": "m3", "roles": ["control-plane"]},
+        {"name": "e1", "roles": ["etcd"]}, {"name": "e2", "roles": ["etcd"]}, {"name": "e3", "roles": ["etcd"]},
+        {"name": "w1", "roles": ["worker"]}, {"name": "users", "roles": ["client"]}],
+      "settings": {"api_endpoint": "keepalived"},
+      "events": [{"at": "1m", "action": "partition_oneway", "from": ["e1", "e2", "e3"], "to": "m1"},
+                 {"at": "3m", "action": "heal"}]}"#;
+    let r = run(json);
+    let moved = of(&r, EventKind::VipMoved);
+    let m2 = moved.iter().find(|e| e.t > 60.0).expect("m2 preempts");
+    assert_eq!(m2.host.as_deref(), Some("m2"));
+    // 10 checks 3 s apart, the first up to 3 s after the cut, then ≤ 1 s to the next advert
+    // and 3 s + skew.
+    assert!(
+        (60.0 + 27.0 + 3.0..60.0 + 30.0 + 3.0 + 4.1).contains(&m2.t),
+        "{m2:?}"
+    );
+    assert!(
+        m2.text
+            .contains("m1's adverts carry priority 252, below its own 254"),
+        "{}",
+        m2.text
+    );
+    assert!(
+        api_down(&r, 61, m2.t as usize - 3) >= 20,
+        "the VIP still leads to m1's apiserver"
+    );
+    assert_eq!(api_down(&r, m2.t as usize + 2, 180), 0);
+    let back = moved
+        .iter()
+        .find(|e| e.t > 180.0)
+        .expect("m1 preempts back");
+    assert_eq!(back.host.as_deref(), Some("m1"));
+    assert!(back.t < 180.0 + 20.0, "{back:?}");
+}
+
+/// A split: each side's highest priority becomes master (two holders) and each side's clients
+/// reach their own; after the heal the lower one hears the higher advert and steps down.
+#[test]
+fn a_split_gives_each_side_its_own_vip_holder() {
+    let json = r#"{"version": 1, "name": "ka", "seed": 4, "duration": "4m", "zones": ["a", "b"],
+      "hosts": [
+        {"name": "m1", "roles": ["control-plane", "etcd"], "zone": "a"}, {"name": "m2", "roles": ["control-plane", "etcd"], "zone": "a"},
+        {"name": "m3", "roles": ["control-plane", "etcd"], "zone": "b"}, {"name": "w1", "roles": ["worker"], "zone": "b"}],
+      "settings": {"api_endpoint": "keepalived"},
+      "events": [{"at": "1m", "action": "partition", "groups": [["a"], ["b"]]}, {"at": "3m", "action": "heal"}]}"#;
+    let r = run(json);
+    let moved = of(&r, EventKind::VipMoved);
+    let m3 = moved
+        .iter()
+        .find(|e| e.t > 60.0)
+        .expect("zone b elects its own");
+    assert_eq!(m3.host.as_deref(), Some("m3"));
+    assert!(of(&r, EventKind::VipLost).is_empty());
+    let holders = |secs: f64| {
+        let mut w = sim::world::World::new(sim::scenario::parse(json).unwrap());
+        w.run_until(w.at_report_secs(secs), u64::MAX);
+        let s = w.snapshot();
+        s.hosts
+            .into_iter()
+            .filter(|h| h.vip)
+            .map(|h| h.name)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(holders(120.0), ["m1", "m3"]);
+    assert_eq!(holders(185.0), ["m1"]);
+    // w1's kubelet, on m3's side, reaches the VIP there: its apiserver cannot write (no quorum
+    // in zone b), so the Node goes NotReady, as with any apiserver cut off from etcd.
+    assert!(of(&r, EventKind::NodeNotReady)
+        .iter()
+        .any(|e| e.node.as_deref() == Some("w1")));
 }

@@ -9,6 +9,7 @@ pub mod client;
 pub mod controllers;
 pub mod eviction;
 pub mod informer;
+pub mod keepalived;
 pub mod kubelet;
 pub mod lb;
 pub mod leader;

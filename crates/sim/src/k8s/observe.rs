@@ -34,6 +34,8 @@ pub enum Note {
     LbBackendDown,
     ApiserverKilled,
     ApiserverCacheLost,
+    /// keepalived: a host became VRRP master (the lease holders of kube-vip go through leases).
+    VipMoved,
 }
 
 pub trait Observe {

@@ -23,6 +23,8 @@ pub enum Payload {
     Etcd(EtcdMsg),
     /// The Kubernetes API.
     Api(ApiPayload),
+    /// keepalived's VRRP advertisements.
+    Vrrp(super::keepalived::Advert),
 }
 
 impl From<EtcdMsg> for Payload {

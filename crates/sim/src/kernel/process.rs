@@ -32,6 +32,8 @@ pub enum Port {
     CoreDns,
     /// kube-vip beside a control-plane host's apiserver.
     KubeVip,
+    /// keepalived beside a control-plane host's apiserver.
+    Keepalived,
     /// The API's virtual IP: not a process, an address the world routes to whoever holds it.
     Vip,
     /// A `client` host's traffic.

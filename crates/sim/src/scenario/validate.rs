@@ -352,20 +352,16 @@ impl Scenario {
     fn validate_settings(&self) -> R<()> {
         let s = &self.settings;
         let path = |k: SettingKey| format!("settings.{}", k.name());
-        match s.api_endpoint {
-            ApiEndpoint::KubeVip if !self.hosts.iter().any(|h| h.runs_apiserver()) => {
-                return fail(
-                    path(SettingKey::ApiEndpoint),
-                    "kube-vip runs beside an apiserver: no host runs one",
-                )
-            }
-            ApiEndpoint::Keepalived => {
-                return fail(
-                    path(SettingKey::ApiEndpoint),
-                    "keepalived is not implemented in this version (load-balancer or kube-vip)",
-                )
-            }
-            _ => {}
+        if s.api_endpoint != ApiEndpoint::LoadBalancer
+            && !self.hosts.iter().any(|h| h.runs_apiserver())
+        {
+            return fail(
+                path(SettingKey::ApiEndpoint),
+                format!(
+                    "{} runs beside an apiserver: no host runs one",
+                    s.api_endpoint.name()
+                ),
+            );
         }
         for key in SettingKey::ALL {
             if let SettingValue::Duration(d) = s.get(key) {

@@ -7,6 +7,7 @@ use super::membership::AfterStop;
 use super::{K8sCtx, World};
 use crate::k8s::apiserver::Apiserver;
 use crate::k8s::controllers::{Controllers, ControllersSpec, NodeTimings};
+use crate::k8s::keepalived::Keepalived;
 use crate::k8s::kubelet::Kubelet;
 use crate::k8s::lb::{HealthCheck, LoadBalancer};
 use crate::k8s::leader::{LeaderElector, LeaseTimings, KCM_LEASE, KUBE_VIP_LEASE, SCHEDULER_LEASE};
@@ -34,6 +35,11 @@ impl World {
                 host.runs_apiserver()
                     && self.scenario.settings.api_endpoint == ApiEndpoint::KubeVip,
                 Port::KubeVip,
+            ),
+            (
+                host.runs_apiserver()
+                    && self.scenario.settings.api_endpoint == ApiEndpoint::Keepalived,
+                Port::Keepalived,
             ),
             (host.is_node(), Port::Kubelet),
             (host.is_worker(), Port::KubeProxy),
@@ -66,6 +72,10 @@ impl World {
         let me = Addr { host: h, port };
         let api = self.local_apiserver(h);
         let api_for_nodes = self.api_endpoint();
+        // The load balancer's backends, keepalived's VRRP group.
+        let apiservers: Vec<HostId> = (0..self.scenario.hosts.len() as HostId)
+            .filter(|&x| self.scenario.hosts[x as usize].runs_apiserver())
+            .collect();
         let mut ctx: K8sCtx = ctx!(self, h);
         let procs = &mut self.procs.on[h as usize];
         match port {
@@ -86,14 +96,7 @@ impl World {
                 procs.apiserver = Some(a);
             }
             Port::Lb => {
-                let backends = self
-                    .scenario
-                    .hosts
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, x)| x.runs_apiserver())
-                    .map(|(i, _)| i as HostId)
-                    .collect();
+                let backends = apiservers;
                 let check = match s.lb_health_check {
                     LbHealthCheck::Readyz => HealthCheck::Readyz,
                     LbHealthCheck::Tcp => HealthCheck::Tcp,
@@ -113,6 +116,11 @@ impl World {
                 let mut p: Leading<HoldVip> = Leading::new(elector, port, ());
                 p.start(&mut ctx);
                 procs.kube_vip = Some(p);
+            }
+            Port::Keepalived => {
+                let mut k = Keepalived::new(h, apiservers);
+                k.start(&mut ctx);
+                procs.keepalived = Some(k);
             }
             Port::ControllerManager | Port::Scheduler => {
                 let Some(api) = api else { return };
@@ -300,7 +308,18 @@ impl World {
             Some(h),
             format!("{name} went down: {why}"),
         );
+        let master = self.procs.on[h as usize]
+            .keepalived
+            .as_ref()
+            .is_some_and(|k| k.master);
         self.procs.on[h as usize] = Default::default();
+        if master && !(0..self.hosts.len() as HostId).any(|x| self.holds_vip(x)) {
+            self.push_event(
+                EventKind::VipLost,
+                Some(h),
+                format!("the virtual IP went down with {name}: nobody answers for it until a backup hears no VRRP advertisement for 3 × 1 s + skew"),
+            );
+        }
         for lease in [KCM_LEASE, SCHEDULER_LEASE, KUBE_VIP_LEASE] {
             self.obs.lease_lost(self.now, lease, h, "");
         }

@@ -60,7 +60,7 @@ use crate::kernel::net::{HostId, Network};
 use crate::kernel::process::{Addr, Effect, Port, Timer};
 use crate::kernel::rng::Rng;
 use crate::kernel::time::{Duration, SimTime};
-use crate::record::{Recorder, RunRecord, Series};
+use crate::record::{EventKind, Recorder, RunRecord, Series};
 use crate::scenario::{self, ApiEndpoint, Role, Scenario, WorkloadKind, COREDNS};
 
 /// The API's virtual IP (kube-vip): routed to its holder's apiserver.
@@ -502,7 +502,7 @@ impl World {
     /// A message leaving `from` at `departs`, if the network lets it go; one for the load
     /// balancer is relayed at once (see `relay`).
     fn transmit(&mut self, from: Addr, to: Addr, departs: SimTime, payload: Payload) {
-        let Some(to) = self.route(to) else {
+        let Some(to) = self.route(from.host, to) else {
             return;
         };
         if to.host as usize >= self.net.hosts() || !self.net.can_send(from.host, to.host) {
@@ -620,24 +620,45 @@ impl World {
             .collect()
     }
 
-    /// Where a message to `to` goes: the VIP to the apiserver of the host that holds it now
-    /// (None: nobody answers for it), any other address to itself.
-    pub(super) fn route(&self, to: Addr) -> Option<Addr> {
+    /// Where a message from `from` to `to` goes: the VIP to the apiserver of a host that holds
+    /// it now, the one `from` can reach if a split left two (None: nobody answers for it), any
+    /// other address to itself.
+    pub(super) fn route(&self, from: HostId, to: Addr) -> Option<Addr> {
         if to.port != Port::Vip {
             return Some(to);
         }
-        let holder = self.obs.lease_leader(KUBE_VIP_LEASE)?;
-        self.hosts[holder as usize].up.then_some(Addr {
-            host: holder,
+        let mut first = None;
+        for h in 0..self.hosts.len() as HostId {
+            if self.holds_vip(h) {
+                if self.net.can_send(from, h) {
+                    first = Some(h);
+                    break;
+                }
+                first = first.or(Some(h));
+            }
+        }
+        first.map(|host| Addr {
+            host,
             port: Port::Apiserver,
         })
     }
 
-    /// The endpoint kubelets, the API probe and kubeconfigs use: the VIP with kube-vip, else the
-    /// load balancer, else the first apiserver.
+    /// Whether `h` runs and answers for the VIP: kube-vip's lease holder, or a keepalived VRRP
+    /// master (two hosts are during a split).
+    pub(super) fn holds_vip(&self, h: HostId) -> bool {
+        self.hosts[h as usize].up
+            && (self.obs.lease_leader(KUBE_VIP_LEASE) == Some(h)
+                || self.procs.on[h as usize]
+                    .keepalived
+                    .as_ref()
+                    .is_some_and(|k| k.master))
+    }
+
+    /// The endpoint kubelets, the API probe and kubeconfigs use: the VIP with kube-vip or
+    /// keepalived, else the load balancer, else the first apiserver.
     pub fn api_endpoint(&self) -> Option<Addr> {
         let hosts = &self.scenario.hosts;
-        if self.scenario.settings.api_endpoint == ApiEndpoint::KubeVip {
+        if self.scenario.settings.api_endpoint != ApiEndpoint::LoadBalancer {
             return Some(VIP);
         }
         if let Some(lb) = hosts.iter().position(|h| h.has_role(Role::LoadBalancer)) {
@@ -656,7 +677,7 @@ impl World {
     /// the endpoint reachable from `h`, and behind it (a load balancer's backend in service, or
     /// the endpoint itself) a ready apiserver whose etcd has a leader.
     fn api_serves_from(&self, h: HostId) -> bool {
-        let Some(endpoint) = self.api_endpoint().and_then(|e| self.route(e)) else {
+        let Some(endpoint) = self.api_endpoint().and_then(|e| self.route(h, e)) else {
             return false;
         };
         let e = endpoint.host;
@@ -713,6 +734,16 @@ impl World {
                 self.obs.etcd_leader_at_start(self.now, h, term);
             }
             self.obs.leases_at_start(self.now);
+            for h in 0..self.hosts.len() as HostId {
+                if !self.holds_vip(h) || self.procs.on[h as usize].keepalived.is_none() {
+                    continue;
+                }
+                let text = format!(
+                    "{} holds the API's virtual IP (keepalived's VRRP master since the cluster booted)",
+                    self.hosts.name(h)
+                );
+                self.push_event(EventKind::VipMoved, Some(h), text);
+            }
         }
         let lease_leader = |lease| {
             self.obs

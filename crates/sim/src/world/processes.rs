@@ -10,6 +10,7 @@ use super::hosts::Hosts;
 use crate::k8s::api::ApiPayload;
 use crate::k8s::apiserver::{Apiserver, Verdict};
 use crate::k8s::controllers::Controllers;
+use crate::k8s::keepalived::Keepalived;
 use crate::k8s::kubelet::Kubelet;
 use crate::k8s::lb::LoadBalancer;
 use crate::k8s::leader::Transition;
@@ -33,6 +34,7 @@ pub struct Procs {
     pub kcm: Option<Leading<Controllers>>,
     pub scheduler: Option<Leading<Scheduler>>,
     pub kube_vip: Option<Leading<HoldVip>>,
+    pub keepalived: Option<Keepalived>,
     pub kubelet: Option<Kubelet>,
     pub proxy: Option<KubeProxy>,
     /// One DNS server per CoreDNS container the host's kubelet runs.
@@ -62,6 +64,7 @@ pub enum Process<'a> {
     ControllerManager(&'a mut Leading<Controllers>),
     Scheduler(&'a mut Leading<Scheduler>),
     KubeVip(&'a mut Leading<HoldVip>),
+    Keepalived(&'a mut Keepalived),
     Kubelet(&'a mut Kubelet),
     KubeProxy(&'a mut KubeProxy),
     CoreDns(&'a mut DnsServers),
@@ -90,6 +93,7 @@ impl Processes {
                 Port::ControllerManager => p.kcm.as_mut().map(Process::ControllerManager),
                 Port::Scheduler => p.scheduler.as_mut().map(Process::Scheduler),
                 Port::KubeVip => p.kube_vip.as_mut().map(Process::KubeVip),
+                Port::Keepalived => p.keepalived.as_mut().map(Process::Keepalived),
                 Port::Kubelet => p.kubelet.as_mut().map(Process::Kubelet),
                 Port::KubeProxy => p.proxy.as_mut().map(Process::KubeProxy),
                 Port::CoreDns => Some(Process::CoreDns(&mut p.dns)),
@@ -145,6 +149,10 @@ impl Process<'_> {
             Process::ControllerManager(p) => p.on_message(ctx, payload) == Transition::Lost,
             Process::Scheduler(p) => p.on_message(ctx, payload) == Transition::Lost,
             Process::KubeVip(p) => p.on_message(ctx, payload) == Transition::Lost,
+            Process::Keepalived(k) => {
+                k.on_message(ctx, payload);
+                false
+            }
             Process::Kubelet(k) => {
                 k.on_message(ctx, payload);
                 false
@@ -203,6 +211,10 @@ impl Process<'_> {
             Process::ControllerManager(p) => p.on_timer(ctx, timer) == Transition::Lost,
             Process::Scheduler(p) => p.on_timer(ctx, timer) == Transition::Lost,
             Process::KubeVip(p) => p.on_timer(ctx, timer) == Transition::Lost,
+            Process::Keepalived(k) => {
+                k.on_timer(ctx, timer);
+                false
+            }
             Process::Kubelet(k) => {
                 k.on_timer(ctx, timer);
                 false

@@ -153,8 +153,7 @@ impl World {
                         })
                         .unwrap_or_default(),
                     fill,
-                    vip: up
-                        && self.obs.lease_leader(crate::k8s::leader::KUBE_VIP_LEASE) == Some(id),
+                    vip: self.holds_vip(id),
                 }
             })
             .collect();

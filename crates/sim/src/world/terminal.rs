@@ -68,7 +68,7 @@ impl World {
         let start = self.now;
         let up = |w: &World, h: HostId| w.hosts.get(h as usize).is_some_and(|r| r.up && r.joined);
         // A VIP that nobody holds answers no ARP: the dial times out.
-        let routed = self.route(to);
+        let routed = self.route(from, to);
         let to = routed.unwrap_or(to);
         let reachable = routed.is_some()
             && up(self, from)
