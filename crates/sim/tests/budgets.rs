@@ -196,3 +196,34 @@ fn a_cloud_controller_deletes_the_reclaimed_node_and_its_pods_are_replaced_at_on
     assert!(of(&r, EventKind::PodDeleted).is_empty());
     assert_eq!(*r.series.running_pods["web"].last().unwrap(), 1);
 }
+
+/// kubectl drain evicts the pods it listed after cordoning and waits for those only: pods that
+/// land on the node later (here after an uncordon and a scale-up) stay, and the drain ends
+/// once its own pods are gone.
+#[test]
+fn a_drain_evicts_only_the_pods_it_listed() {
+    let r = run(&cluster(
+        2,
+        2,
+        r#"{"min_available": 2}"#,
+        r#"{"at": "1m", "action": "drain", "host": "w1"},
+           {"at": "90s", "action": "uncordon", "host": "w1"},
+           {"at": "2m", "action": "scale", "workload": "web", "replicas": 4}"#,
+        false,
+    ));
+    let evicted = evicted_from(&r, "w1", "eviction-api");
+    assert_eq!(evicted.len(), 1, "{evicted:?}");
+    let landed: Vec<_> = of(&r, EventKind::PodStarted)
+        .into_iter()
+        .filter(|e| e.node.as_deref() == Some("w1") && e.t > 90.0)
+        .collect();
+    assert!(!landed.is_empty(), "the scale-up places pods on w1 again");
+    let drain = r
+        .summary
+        .operations
+        .iter()
+        .find(|o| o.action == "drain")
+        .unwrap();
+    assert!(drain.ok, "{drain:?}");
+    assert_eq!(r.summary.workloads["web"].final_running, 4);
+}

@@ -182,6 +182,7 @@ fn random_topologies_and_actions_never_panic() {
         let mut r = Rng::new(seed).fork("topology");
         let hosts_n = 1 + r.below(8) as usize;
         let mut hosts = Vec::new();
+        let (mut nodes, mut apiserver) = (Vec::new(), false);
         for i in 0..hosts_n {
             // Every host gets a role; the first is always an etcd member (a cluster needs one).
             let mut rs: Vec<String> = roles
@@ -198,6 +199,11 @@ fn random_topologies_and_actions_never_panic() {
             if i == 0 && !rs.contains(&"\"etcd\"".to_string()) {
                 rs.push("\"etcd\"".into());
             }
+            let has = |role: &str| rs.iter().any(|x| x == &format!("\"{role}\""));
+            if has("worker") || has("control-plane") {
+                nodes.push(i);
+            }
+            apiserver |= has("control-plane") || has("apiserver");
             let standby = i > 0 && r.below(6) == 0;
             let spot = r.below(5) == 0;
             hosts.push(format!(
@@ -221,6 +227,9 @@ fn random_topologies_and_actions_never_panic() {
             "scale",
             "restart_component",
             "partition",
+            "drain",
+            "cordon",
+            "uncordon",
         ];
         let mut events = Vec::new();
         for k in 0..(r.below(8) as usize) {
@@ -230,6 +239,12 @@ fn random_topologies_and_actions_never_panic() {
                 "delete_pod" => format!(r#""pod": "web-{k}", "force": {}"#, r.below(2) == 0),
                 "scale" => format!(r#""workload": "web", "replicas": {}"#, r.below(5)),
                 "restart_component" => format!(r#""host": "{h}", "component": "kubelet""#),
+                "drain" | "cordon" | "uncordon" if !nodes.is_empty() => {
+                    format!(
+                        r#""host": "h{}""#,
+                        nodes[r.below(nodes.len() as u64) as usize]
+                    )
+                }
                 "partition" => r#""groups": [["z0"], ["z1"]]"#.to_string(),
                 "heal" => String::new(),
                 _ => format!(r#""host": "{h}""#),
@@ -245,13 +260,15 @@ fn random_topologies_and_actions_never_panic() {
               "hosts": [{}],
               "workloads": [{{"kind": "Deployment", "name": "web", "replicas": {}, "service": true}},
                             {{"kind": "StatefulSet", "name": "db", "replicas": 1}}, {{"kind": "DaemonSet", "name": "agent"}}],
-              "settings": {{"etcd_pre_vote": {}, "lb_health_check": "{}", "coredns_replicas": {}}},
+              "settings": {{"etcd_pre_vote": {}, "lb_health_check": "{}", "coredns_replicas": {}, "api_endpoint": "{}"}},
               "events": [{}]}}"#,
             hosts.join(", "),
             r.below(4),
             r.below(2) == 0,
             if r.below(2) == 0 { "tcp" } else { "readyz" },
             r.below(3),
+            ["load-balancer", "kube-vip", "keepalived"]
+                [r.below(if apiserver { 3 } else { 1 }) as usize],
             events.join(", ")
         );
         let scenario = match sim::scenario::parse(&json) {

@@ -364,8 +364,8 @@ fn test(_args: &[String]) -> Result {
     layer("native (cargo test --workspace)", &|| {
         run(cmd("cargo").args(["test", "--workspace"]))
     });
-    layer("seed sweeps (release; SWEEP_COUNT etcd schedules, default 10000; K8S_SWEEP_COUNT clusters, default 1000)", &|| {
-        run(cmd("cargo").args(["test", "--release", "-p", "sim", "--test", "sweep", "--test", "k8s_sweep", "--test", "study", "--", "--nocapture"]))
+    layer("seed sweeps (release; SWEEP_COUNT etcd schedules, default 10000; K8S_SWEEP_COUNT clusters, default 1000; DRAIN_SWEEP_COUNT, default 200)", &|| {
+        run(cmd("cargo").args(["test", "--release", "-p", "sim", "--test", "sweep", "--test", "k8s_sweep", "--test", "drain_sweep", "--test", "study", "--", "--nocapture"]))
     });
     layer("wasm in headless Chromium (wasm-bindgen-test)", &|| {
         run(cmd("cargo")

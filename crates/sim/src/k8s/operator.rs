@@ -81,7 +81,10 @@ struct Drain {
     host: HostId,
     /// A scenario's `drain` is an operation, recorded when it ends; a spot notice's is not.
     operation: bool,
+    /// The pods of its first list: kubectl evicts those and waits for them, never for pods
+    /// that land on the node later (after an uncordon).
     pods: Vec<Evictee>,
+    listed: bool,
     /// Waiting for the evicted pods to be gone: the next look at the node's pods.
     next_list: Option<SimTime>,
 }
@@ -219,6 +222,7 @@ impl Operator {
             host,
             operation,
             pods: Vec::new(),
+            listed: false,
             next_list: None,
         });
         let req = ApiRequest::Get {
@@ -305,8 +309,9 @@ impl Operator {
         }
     }
 
-    /// The node's pods, listed: the ones to evict are due now; with none left but DaemonSets',
-    /// the drain is done; while evicted ones still terminate, look again in a second.
+    /// The node's pods, listed: the first time, the ones to evict (all but DaemonSets') are
+    /// due now; once none of them is left, the drain is done; while evicted ones still
+    /// terminate, look again in a second.
     fn on_drain_list(&mut self, ctx: &mut Ctx, node: &str, items: Vec<(Key, KeyValue)>) {
         let now = ctx.now;
         let Some(d) = self.drain_of(node) else {
@@ -320,17 +325,26 @@ impl Operator {
             if p.tolerates_everything() {
                 continue;
             }
-            left = true;
-            if p.deletion.is_none() && d.pod(&p.name).is_none() {
-                d.pods.push(Evictee {
-                    pod: p.name.clone(),
-                    workload: p.workload.clone(),
-                    due: Some(now),
-                    done: false,
-                    refused: None,
-                });
+            let listed = d.listed;
+            match d.pod(&p.name) {
+                // A pod of that name not being deleted after its eviction is a new one (kubectl
+                // compares UIDs).
+                Some(e) => left |= !e.done || p.deletion.is_some(),
+                None if !listed => {
+                    left = true;
+                    let terminating = p.deletion.is_some();
+                    d.pods.push(Evictee {
+                        pod: p.name.clone(),
+                        workload: p.workload.clone(),
+                        due: (!terminating).then_some(now),
+                        done: terminating,
+                        refused: None,
+                    });
+                }
+                None => {}
             }
         }
+        d.listed = true;
         if !left {
             self.drain_ended(ctx, node, Ok(()));
             return;

@@ -232,6 +232,15 @@ impl Work for Controllers {
             self.dirty = true;
             return;
         }
+        // ReplicaSet expectations: a created pod is observed by its watch event, even when a
+        // later event in the same batch deletes it (kubectl drain may evict it at once).
+        if let ApiPayload::WatchEvents { events, .. } = msg {
+            if !self.expected.is_empty() {
+                for (key, _) in events.iter().filter(|(k, _)| k.starts_with(PODS)) {
+                    self.expected.remove(name_of(key));
+                }
+            }
+        }
         let mut changed = false;
         let budgets = self.budgets.iter_mut();
         for i in [&mut self.pods, &mut self.workloads, &mut self.slices]
