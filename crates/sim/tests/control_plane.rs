@@ -470,3 +470,42 @@ fn join_and_spot_drain_need_the_api_from_the_host_itself() {
         .iter()
         .any(|e| e.kind == "pod.evicted" && e.t < 170.0));
 }
+
+/// A worker cut off long enough to go NotReady, then healed at every phase of its lease cycle
+/// (renewed every 30 s here, so its 10 s status update often comes first, as it does for real
+/// kubelets whose jittered renewals drift): its kubelet posts Ready, and the node lifecycle
+/// controller counts that status as a heartbeat (its probeTimestamp moves), so the Node is not
+/// marked Unknown again while the lease waits for its next renewal (facts: "Node monitor
+/// period", kube-controller-manager `tryUpdateNodeHealth`).
+#[test]
+fn a_reconnected_kubelet_that_reports_ready_is_not_marked_unknown_again() {
+    for offset in (0..30).step_by(3) {
+        let heal = 160 + offset;
+        let json = format!(
+            r#"{{"version": 1, "name": "t", "seed": 3, "duration": "4m",
+            "hosts": [{{"name": "m1", "roles": ["control-plane", "etcd"]}}, {{"name": "m2", "roles": ["control-plane", "etcd"]}},
+                      {{"name": "m3", "roles": ["control-plane", "etcd"]}}, {{"name": "lb", "roles": ["load-balancer"]}},
+                      {{"name": "w1", "roles": ["worker"]}}, {{"name": "w2", "roles": ["worker"]}}],
+            "settings": {{"node_lease_renew_interval": "30s"}},
+            "events": [{{"at": "60s", "action": "isolate", "host": "w1"}}, {{"at": "{heal}s", "action": "heal"}}]}}"#
+        );
+        let r = run(&json);
+        let of = |kind: &str| -> Vec<f64> {
+            r.events
+                .iter()
+                .filter(|e| e.kind == kind && e.node.as_deref() == Some("w1"))
+                .map(|e| e.t)
+                .collect()
+        };
+        let not_ready = of("node.not_ready");
+        assert_eq!(not_ready.len(), 1, "heal at {heal} s: {not_ready:?}");
+        let ready = of("node.ready");
+        assert_eq!(ready.len(), 1, "heal at {heal} s: {ready:?}");
+        // The next status post (every 10 s), then a monitor pass (5 s).
+        assert!(
+            ready[0] - heal as f64 <= 16.0,
+            "heal at {heal} s: Ready at {}",
+            ready[0]
+        );
+    }
+}

@@ -183,6 +183,7 @@ fn random_topologies_and_actions_never_panic() {
         let hosts_n = 1 + r.below(8) as usize;
         let mut hosts = Vec::new();
         let (mut nodes, mut apiserver) = (Vec::new(), false);
+        let (mut members, mut standbys, mut spots) = (Vec::new(), Vec::new(), Vec::new());
         for i in 0..hosts_n {
             // Every host gets a role; the first is always an etcd member (a cluster needs one).
             let mut rs: Vec<String> = roles
@@ -204,8 +205,17 @@ fn random_topologies_and_actions_never_panic() {
                 nodes.push(i);
             }
             apiserver |= has("control-plane") || has("apiserver");
+            if has("etcd") {
+                members.push(i);
+            }
             let standby = i > 0 && r.below(6) == 0;
             let spot = r.below(5) == 0;
+            if standby {
+                standbys.push(i);
+            }
+            if spot {
+                spots.push(i);
+            }
             hosts.push(format!(
                 r#"{{"name": "h{i}", "zone": "z{}", "roles": [{}], "standby": {standby}, "spot": {spot}}}"#,
                 r.below(3),
@@ -233,18 +243,24 @@ fn random_topologies_and_actions_never_panic() {
         ];
         let mut events = Vec::new();
         for k in 0..(r.below(8) as usize) {
-            let h = format!("h{}", r.below(hosts_n as u64));
+            let any = r.below(hosts_n as u64) as usize;
             let a = actions[r.below(actions.len() as u64) as usize];
+            // Mostly a host the action suits, so that most schedules are valid.
+            let among: &[usize] = match a {
+                "drain" | "cordon" | "uncordon" => &nodes,
+                "etcd_member_add" | "etcd_member_remove" | "etcd_force_new_cluster" => &members,
+                "join" => &standbys,
+                "spot_interrupt" => &spots,
+                _ => &[],
+            };
+            let h = match among.len() {
+                0 => format!("h{any}"),
+                n => format!("h{}", among[r.below(n as u64) as usize]),
+            };
             let extra = match a {
                 "delete_pod" => format!(r#""pod": "web-{k}", "force": {}"#, r.below(2) == 0),
                 "scale" => format!(r#""workload": "web", "replicas": {}"#, r.below(5)),
                 "restart_component" => format!(r#""host": "{h}", "component": "kubelet""#),
-                "drain" | "cordon" | "uncordon" if !nodes.is_empty() => {
-                    format!(
-                        r#""host": "h{}""#,
-                        nodes[r.below(nodes.len() as u64) as usize]
-                    )
-                }
                 "partition" => r#""groups": [["z0"], ["z1"]]"#.to_string(),
                 "heal" => String::new(),
                 _ => format!(r#""host": "{h}""#),

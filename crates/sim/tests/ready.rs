@@ -922,7 +922,7 @@ fn keepalived_moves_the_vip_on_missed_adverts_and_splits_it_in_two() {
     assert_eq!(moved.len(), 4);
     // "API writes keep working through m1."
     assert!(w[125..].iter().all(|x| *x != Some(false)));
-    // "w3 and m3 go NotReady about 47 s later": 40–55 s by the node lifecycle's clock.
+    // "w3 and m3 go NotReady 40 to 55 s later": the node lifecycle's clock (facts, timelines).
     let not_ready: Vec<_> = events(&r, "node.not_ready")
         .into_iter()
         .filter(|e| e.t > 180.0)

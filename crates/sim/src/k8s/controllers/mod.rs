@@ -94,7 +94,7 @@ pub struct Controllers {
     /// Node lifecycle: what it knows of each node (see [`NodeTable`]).
     node_table: NodeTable,
     /// Probe times of nodes no longer in the table (a node that comes back keeps them).
-    probe: BTreeMap<String, (u64, SimTime)>,
+    probe: BTreeMap<String, node_table::Probe>,
     /// Per zone: tainting tokens and when they were last refilled. (Vectors here and below:
     /// a few zones and Services, and each map type costs the page's bundle B-tree code.)
     tokens: Vec<(String, (f64, SimTime))>,

@@ -1,11 +1,11 @@
 //! The node lifecycle controller (`monitorNodeHealth`): every `node_monitor_period` it samples
-//! the node leases; `probeTimestamp` is when *it* saw a lease change, so a new leader starts
-//! every node at "now". A node silent for more than `node_monitor_grace_period` becomes
+//! the node leases; `probeTimestamp` is when *it* saw a lease change (or a Ready status posted
+//! by the kubelet), so a new leader starts every node at "now". A node silent for more than `node_monitor_grace_period` becomes
 //! Ready=Unknown, gets the `unreachable:NoExecute` taint, and its pods Ready=False. Tainting is
 //! rate limited per zone (0.1 node/s; 0 in a partially disrupted small zone) and stops, with
 //! every such taint removed, when every zone is fully disrupted ("master disruption mode").
 
-use super::node_table::NodeHealth;
+use super::node_table::{NodeHealth, Probe};
 use super::{
     Controllers, ZoneState, EVICTION_RATE, LARGE_ZONE, SECONDARY_EVICTION_RATE, UNHEALTHY_ZONE,
 };
@@ -29,16 +29,20 @@ impl Controllers {
         let mut silent: Vec<bool> = rows
             .iter_mut()
             .map(|row| {
-                let lease_rv = row.lease_version(leases);
+                let seen = Probe {
+                    lease_rv: row.lease_version(leases),
+                    ready: row.ready,
+                    at: now,
+                };
                 match &mut row.probe {
                     Some(probe) => {
-                        if probe.0 != lease_rv {
-                            *probe = (lease_rv, now);
+                        if (probe.lease_rv, probe.ready) != (seen.lease_rv, seen.ready) {
+                            *probe = seen;
                         }
-                        now - probe.1 > grace
+                        now - probe.at > grace
                     }
                     None => {
-                        row.probe = Some((lease_rv, now));
+                        row.probe = Some(seen);
                         false
                     }
                 }
@@ -72,7 +76,11 @@ impl Controllers {
         // each node's probeTimestamp to now): nodes that are still silent are not tainted at once.
         if std::mem::replace(&mut self.all_disrupted, all_full) && !all_full {
             for row in &mut self.node_table.rows {
-                row.probe = Some((row.lease_version(leases), now));
+                row.probe = Some(Probe {
+                    lease_rv: row.lease_version(leases),
+                    ready: row.ready,
+                    at: now,
+                });
             }
             silent.iter_mut().for_each(|s| *s = false);
         }
@@ -91,10 +99,12 @@ impl Controllers {
         };
         // Decided in node order, written below once the cache is no longer borrowed.
         let mut writes = Vec::new();
-        for (row, &silent) in rows.iter().zip(&silent) {
+        let mut marked_unknown = Vec::new();
+        for (i, (row, &silent)) in rows.iter().zip(&silent).enumerate() {
             let tainted = row.tainted;
             if silent {
                 if row.ready != Condition::Unknown {
+                    marked_unknown.push(i);
                     let (mut n, rv) = node_of(row);
                     n.ready = Condition::Unknown;
                     n.ready_since = now;
@@ -150,6 +160,12 @@ impl Controllers {
             .map(|(p, rv)| (p.clone(), rv))
             .collect();
         crate::kernel::sort::sort_by(&mut stale, |a, b| a.0.name.cmp(&b.0.name));
+        // Its own write is what it saves as seen: only the kubelet's next status is news.
+        for i in marked_unknown {
+            if let Some(p) = self.node_table.rows[i].probe.as_mut() {
+                p.ready = Condition::Unknown;
+            }
+        }
         for w in writes {
             self.write(ctx, w);
         }

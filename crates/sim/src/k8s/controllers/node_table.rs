@@ -32,8 +32,18 @@ pub(super) struct NodeHealth {
     pub(super) node_rv: u64,
     pub(super) ready: Condition,
     pub(super) tainted: bool,
-    /// probeTimestamp: the lease's resourceVersion last seen, and when (None: not yet seen).
-    pub(super) probe: Option<(u64, SimTime)>,
+    /// What the controller last saw of it (None: not yet seen).
+    pub(super) probe: Option<Probe>,
+}
+
+/// The controller's saved health of a node (`nodeHealthData`): the lease's resourceVersion and
+/// the Ready condition last seen, and `probeTimestamp`, when the controller last saw either
+/// change (a renewed lease, or a status the kubelet posted); its own writes do not count.
+#[derive(Clone, Copy)]
+pub(super) struct Probe {
+    pub(super) lease_rv: u64,
+    pub(super) ready: Condition,
+    pub(super) at: SimTime,
 }
 
 impl NodeTable {
@@ -43,7 +53,7 @@ impl NodeTable {
         &mut self,
         nodes: &KeyMap<KeyValue>,
         leases: &KeyMap<KeyValue>,
-        probe: &mut BTreeMap<String, (u64, SimTime)>,
+        probe: &mut BTreeMap<String, Probe>,
     ) {
         let layouts = (nodes.layout(), leases.layout());
         let table = self;
