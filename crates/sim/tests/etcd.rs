@@ -561,3 +561,33 @@ fn a_five_member_cluster_with_one_dead_member_may_add() {
     assert!(op.ok, "{op:?}");
     assert_eq!(r.summary.etcd.quorum_lost_s, 0.0);
 }
+
+/// A membership request reaches the leader only through a member its sender can reach: a host
+/// joining on the minority side of a split reaches e3 alone, which has no leader there (it lost
+/// its leader's heartbeats), so kubeadm's member add fails at once instead of being committed by
+/// a leader the joining host cannot reach (docs/behaviour.md, "etcd membership").
+#[test]
+fn a_join_on_the_minority_side_reaches_no_leader() {
+    let json = r#"{"version": 1, "name": "t", "seed": 2, "duration": "2m", "zones": ["a", "b"],
+      "hosts": [{"name": "e1", "zone": "a", "roles": ["etcd"]}, {"name": "e2", "zone": "a", "roles": ["etcd"]},
+                {"name": "e3", "zone": "b", "roles": ["etcd"]}, {"name": "e4", "zone": "b", "roles": ["etcd"], "standby": true}],
+      "events": [{"at": "10s", "action": "partition", "groups": [["a"], ["b"]]},
+                 {"at": "20s", "action": "join", "host": "e4"},
+                 {"at": "40s", "action": "heal"},
+                 {"at": "50s", "action": "join", "host": "e4"}]}"#;
+    let r = sim::run_scenario(json).unwrap();
+    let joins: Vec<_> = r
+        .summary
+        .operations
+        .iter()
+        .filter(|o| o.action == "join")
+        .collect();
+    assert_eq!(joins.len(), 2, "{joins:?}");
+    assert!(!joins[0].ok);
+    assert_eq!(joins[0].t, 20.0);
+    assert_eq!(
+        joins[0].reason.as_deref(),
+        Some("no etcd leader: no quorum")
+    );
+    assert!(joins[1].ok, "after the heal it joins: {:?}", joins[1]);
+}

@@ -121,16 +121,35 @@ impl World {
         }
     }
 
-    /// Proposes `change` on the current etcd leader and polls until it applies or times out.
+    /// The etcd leader a membership request from `from` reaches: the first member in host order
+    /// that `from` can reach passes the proposal on to the leader it follows, if it can reach it
+    /// (etcdctl given every member's endpoint; Raft forwards a follower's proposals).
+    fn leader_reached_from(&self, from: HostId) -> Option<HostId> {
+        let (h, m) = self.etcd.members().find(|&(h, m)| {
+            m.cluster == self.etcd.current && !m.removed && self.net.connected(from, h)
+        })?;
+        let leader = m.raft.leader()? as HostId;
+        let leads = self.etcd.members[leader as usize]
+            .as_ref()
+            .is_some_and(|l| l.raft.role() == RaftRole::Leader && l.raft.term() == m.raft.term());
+        (leads && self.net.connected(h, leader)).then_some(leader)
+    }
+
+    /// Proposes `change` on the etcd leader reached from where the command runs (the operator's
+    /// terminal; kubeadm's join on the joining host) and polls until it applies or times out.
     fn propose_member_change(
         &mut self,
         action: &'static str,
         host: HostId,
         change: ConfChange,
     ) -> Result<(), &'static str> {
+        let from = if action == "join" {
+            host
+        } else {
+            self.hosts.probe
+        };
         let leader = self
-            .etcd
-            .leader(&self.hosts)
+            .leader_reached_from(from)
             .ok_or("no etcd leader: no quorum")?;
         // Raft sends the proposal's messages from its outbox on the member's next tick.
         self.etcd.members[leader as usize]
