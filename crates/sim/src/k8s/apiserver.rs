@@ -25,6 +25,7 @@ use crate::k8s::store::Store;
 use crate::k8s::wire::{Ctx, EtcdError, EtcdMsg, EtcdRequest, EtcdResponse, Payload, WatchEvent};
 use crate::k8s::wire::{Key, KeyValue, KvOp, KvResult};
 use crate::kernel::inflight::InFlight;
+use crate::kernel::members::MemberMap;
 use crate::kernel::keymap::KeyMap;
 use crate::kernel::net::HostId;
 use crate::kernel::process::{Addr, Alarm, Port, Sub, Timer};
@@ -142,8 +143,10 @@ struct Watchers {
     by_start: BTreeMap<u64, ClientWatch>,
     /// The watch of each client's request stream (its address and id space): a client's new
     /// watch replaces its old one, whose connection the client gave up.
-    by_stream: BTreeMap<(Addr, Sub), u64>,
-    by_prefix: BTreeMap<String, BTreeSet<u64>>,
+    /// (Vectors by key: a few prefixes, streams added only as watches start; each map type
+    /// would cost the page's bundle its own B-tree code.)
+    by_stream: MemberMap<(Addr, Sub), u64>,
+    by_prefix: MemberMap<String, BTreeSet<u64>>,
     /// Hashed: every pod change looks up its node here, among a thousand nodes.
     by_node: KeyMap<BTreeSet<u64>>,
 }
@@ -166,8 +169,8 @@ impl Watchers {
             },
             None => self
                 .by_prefix
-                .entry(w.prefix.clone())
-                .or_default()
+                .get_or_insert_with(w.prefix.clone(), BTreeSet::new)
+                .0
                 .insert(n),
         };
         self.by_start.insert(n, w);

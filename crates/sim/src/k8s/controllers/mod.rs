@@ -48,7 +48,7 @@ use crate::kernel::process::{Addr, Sub};
 use crate::kernel::rng::Rng;
 use crate::kernel::time::{Duration, SimTime};
 use node_table::NodeTable;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
@@ -94,7 +94,8 @@ pub struct Controllers {
     /// Node lifecycle: what it knows of each node (see [`NodeTable`]).
     node_table: NodeTable,
     /// Probe times of nodes no longer in the table (a node that comes back keeps them).
-    probe: BTreeMap<String, node_table::Probe>,
+    /// Node names in order: a vector (a map type would cost the page's bundle its own B-tree).
+    probe: crate::kernel::members::MemberMap<String, node_table::Probe>,
     /// Per zone: tainting tokens and when they were last refilled. (Vectors here and below:
     /// a few zones and Services, and each map type costs the page's bundle B-tree code.)
     tokens: Vec<(String, (f64, SimTime))>,
@@ -138,7 +139,7 @@ impl Controllers {
             cloud,
             last_cloud_check: now,
             node_table: NodeTable::default(),
-            probe: BTreeMap::new(),
+            probe: Default::default(),
             tokens: Vec::new(),
             last_monitor: now,
             busy: BTreeSet::new(),

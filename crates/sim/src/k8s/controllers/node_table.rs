@@ -5,7 +5,6 @@ use crate::k8s::wire::KeyValue;
 use crate::kernel::keymap::{KeyMap, Slot};
 use crate::kernel::members::MemberMap;
 use crate::kernel::time::SimTime;
-use std::collections::BTreeMap;
 
 /// The node lifecycle controller's view of the nodes, one row per node in name order.
 ///
@@ -53,7 +52,7 @@ impl NodeTable {
         &mut self,
         nodes: &KeyMap<KeyValue>,
         leases: &KeyMap<KeyValue>,
-        probe: &mut BTreeMap<String, Probe>,
+        probe: &mut MemberMap<String, Probe>,
     ) {
         let layouts = (nodes.layout(), leases.layout());
         let table = self;
