@@ -26,7 +26,7 @@ use crate::k8s::wire::{Key, KeyValue, Value};
 use crate::kernel::net::HostId;
 use crate::kernel::process::{Addr, Alarm, Port, Sub, Timer};
 use crate::kernel::time::{Duration, SimTime};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// How long a container takes to start (image already on the node).
@@ -87,7 +87,7 @@ pub struct Kubelet {
     lease_key: Key,
     pub node: String,
     zone: String,
-    pub containers: BTreeMap<String, Container>,
+    pub containers: crate::kernel::members::MemberMap<String, Container>,
     starting: crate::kernel::members::MemberMap<String, SimTime>,
     /// Pods with a status update or delete in flight (one at a time per pod).
     busy: BTreeSet<String>,
@@ -115,7 +115,7 @@ impl Kubelet {
             node_key: node_key(&node).into(),
             lease_key: lease_key("kube-node-lease", &node).into(),
             node,
-            containers: BTreeMap::new(),
+            containers: Default::default(),
             containers_version: 0,
             starting: Default::default(),
             busy: BTreeSet::new(),

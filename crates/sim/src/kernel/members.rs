@@ -41,11 +41,17 @@ impl<K: Ord, V> MemberMap<K, V> {
         self.find(k).ok().map(|i| &self.items[i].1)
     }
 
-    pub fn get_mut(&mut self, k: &K) -> Option<&mut V> {
+    pub fn get_mut<Q: Ord + ?Sized>(&mut self, k: &Q) -> Option<&mut V>
+    where
+        K: Borrow<Q>,
+    {
         self.find(k).ok().map(|i| &mut self.items[i].1)
     }
 
-    pub fn contains_key(&self, k: &K) -> bool {
+    pub fn contains_key<Q: Ord + ?Sized>(&self, k: &Q) -> bool
+    where
+        K: Borrow<Q>,
+    {
         self.find(k).is_ok()
     }
 
@@ -60,7 +66,10 @@ impl<K: Ord, V> MemberMap<K, V> {
         }
     }
 
-    pub fn remove(&mut self, k: &K) -> Option<V> {
+    pub fn remove<Q: Ord + ?Sized>(&mut self, k: &Q) -> Option<V>
+    where
+        K: Borrow<Q>,
+    {
         self.find(k).ok().map(|i| self.items.remove(i).1)
     }
 
