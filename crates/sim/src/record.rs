@@ -426,7 +426,8 @@ impl Recorder {
         }
     }
 
-    /// The host acting as leader of `lease` now, if exactly one does.
+    /// The host acting as leader of `lease` now (the first in host order if two do, which
+    /// `lease_acquired` reports as a violation).
     pub fn lease_leader(&self, lease: &str) -> Option<HostId> {
         self.acting
             .iter()

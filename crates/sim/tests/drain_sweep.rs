@@ -102,9 +102,10 @@ fn schedule(seed: u64) -> String {
 
 fn check(seed: u64) -> Option<String> {
     let json = schedule(seed);
-    let scenario = sim::scenario::parse(&json)
-        .map_err(|e| e.to_string())
-        .ok()?;
+    let scenario = match sim::scenario::parse(&json) {
+        Ok(s) => s,
+        Err(e) => return Some(format!("generated scenario refused: {e}")),
+    };
     let mut world = World::new(scenario);
     let mut doubled = None;
     for second in 0..=540u64 {

@@ -61,7 +61,10 @@ pub struct Keepalived {
 impl Keepalived {
     /// The keepalived of `host`, one of `group` (the control-plane hosts, in host order).
     pub fn new(host: HostId, group: Vec<HostId>) -> Keepalived {
-        let index = group.iter().position(|&x| x == host).unwrap_or(0) as u32;
+        let index = group
+            .iter()
+            .position(|&x| x == host)
+            .expect("keepalived runs on a host of its group") as u32;
         Keepalived {
             host,
             base: 255 - index,

@@ -93,6 +93,8 @@ struct Drain {
 #[derive(Clone, Debug)]
 struct Evictee {
     pod: String,
+    /// Its object's create revision: its identity (the UID kubectl waits on).
+    created: u64,
     workload: String,
     /// When to try next; `None`: an eviction in flight, or done.
     due: Option<SimTime>,
@@ -253,10 +255,11 @@ impl Operator {
         }
     }
 
+    /// kubectl's list of the node's pods has no resourceVersion: a consistent read, not the
+    /// watch cache (which may not show an eviction yet). The node's pods are picked out here.
     fn list_node(&mut self, ctx: &mut Ctx, node: &str) {
-        let req = ApiRequest::List {
+        let req = ApiRequest::ListConsistent {
             prefix: PODS.to_string(),
-            node: Some(node.to_string()),
         };
         let op = Op::DrainList {
             node: node.to_string(),
@@ -322,19 +325,19 @@ impl Operator {
             let Some(p) = kv.value.as_pod() else {
                 continue;
             };
-            if p.tolerates_everything() {
+            if p.tolerates_everything() || p.node.as_deref() != Some(node) {
                 continue;
             }
             let listed = d.listed;
             match d.pod(&p.name) {
-                // A pod of that name not being deleted after its eviction is a new one (kubectl
-                // compares UIDs).
-                Some(e) => left |= !e.done || p.deletion.is_some(),
+                // A pod of that name created since is another one (kubectl compares UIDs).
+                Some(e) => left |= e.created == kv.create_revision,
                 None if !listed => {
                     left = true;
                     let terminating = p.deletion.is_some();
                     d.pods.push(Evictee {
                         pod: p.name.clone(),
+                        created: kv.create_revision,
                         workload: p.workload.clone(),
                         due: (!terminating).then_some(now),
                         done: terminating,

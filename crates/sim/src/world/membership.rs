@@ -125,8 +125,12 @@ impl World {
     /// that `from` can reach passes the proposal on to the leader it follows, if it can reach it
     /// (etcdctl given every member's endpoint; Raft forwards a follower's proposals).
     fn leader_reached_from(&self, from: HostId) -> Option<HostId> {
+        // A learner refuses member requests: etcdctl moves on to the next endpoint.
         let (h, m) = self.etcd.members().find(|&(h, m)| {
-            m.cluster == self.etcd.current && !m.removed && self.net.connected(from, h)
+            m.cluster == self.etcd.current
+                && !m.removed
+                && !m.raft.learners().contains(&(h as MemberId))
+                && self.net.connected(from, h)
         })?;
         let leader = m.raft.leader()? as HostId;
         let leads = self.etcd.members[leader as usize]

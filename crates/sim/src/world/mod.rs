@@ -63,7 +63,7 @@ use crate::kernel::time::{Duration, SimTime};
 use crate::record::{EventKind, Recorder, RunRecord, Series};
 use crate::scenario::{self, ApiEndpoint, Role, Scenario, WorkloadKind, COREDNS};
 
-/// The API's virtual IP (kube-vip): routed to its holder's apiserver.
+/// The API's virtual IP (kube-vip, keepalived): routed to its holder's apiserver.
 pub const VIP: Addr = Addr {
     host: 0,
     port: Port::Vip,
@@ -630,7 +630,7 @@ impl World {
         let mut first = None;
         for h in 0..self.hosts.len() as HostId {
             if self.holds_vip(h) {
-                if self.net.can_send(from, h) {
+                if self.net.connected(from, h) {
                     first = Some(h);
                     break;
                 }

@@ -233,18 +233,20 @@ impl Work for Controllers {
             self.dirty = true;
             return;
         }
-        // ReplicaSet expectations: a created pod is observed by its watch event, even when a
-        // later event in the same batch deletes it (kubectl drain may evict it at once).
-        if let ApiPayload::WatchEvents { events, .. } = msg {
-            if !self.expected.is_empty() {
-                for (key, _) in events.iter().filter(|(k, _)| k.starts_with(PODS)) {
+        if self.pods.on_api(ctx, msg) {
+            // ReplicaSet expectations: a created pod is observed by its watch event, even when
+            // a later event in the same batch deletes it (kubectl drain may evict it at once).
+            if let ApiPayload::WatchEvents { events, .. } = msg {
+                for (key, _) in events {
                     self.expected.remove(name_of(key));
                 }
             }
+            self.dirty = true;
+            return;
         }
         let mut changed = false;
         let budgets = self.budgets.iter_mut();
-        for i in [&mut self.pods, &mut self.workloads, &mut self.slices]
+        for i in [&mut self.workloads, &mut self.slices]
             .into_iter()
             .chain(budgets)
         {
