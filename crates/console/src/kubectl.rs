@@ -135,12 +135,18 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
         ["describe", "node" | "nodes" | "no", name] => describe_node(world, from, name, &flags),
         ["describe", "pod" | "pods" | "po", name] => describe_pod(world, from, name, &flags),
         ["describe", "lease" | "leases", name] => describe_lease(world, from, name, &flags),
+        ["describe", "service" | "services" | "svc", "kubernetes"] => error(
+            "this console does not describe the kubernetes Service (its Endpoints, the apiservers, are not modelled)",
+        ),
+        ["describe", "service" | "services" | "svc", name] => {
+            describe_service(world, from, name, &flags)
+        }
         ["describe", "pdb" | "poddisruptionbudget" | "poddisruptionbudgets", name] => {
             describe_pdb(world, from, name, &flags)
         }
         ["describe", "node" | "nodes" | "no"] => error("this console describes one node at a time: kubectl describe node NAME"),
         ["describe", kind, ..] => error(&format!(
-            "\"kubectl describe {}\" is not in this console yet (kubectl describe node|pod|lease|pdb NAME works)",
+            "\"kubectl describe {}\" is not in this console yet (kubectl describe node|pod|service|lease|pdb NAME works)",
             clip(kind)
         )),
         [command, ..] if KNOWN.contains(command) => error(&format!(
@@ -724,23 +730,8 @@ fn service_rows(
                     ports,
                 ]);
             } else {
-                let slice = objects
-                    .iter()
-                    .filter_map(|o| o.as_endpoint_slice())
-                    .find(|s| s.service == w.name);
-                let port = if dns { 53 } else { 80 };
-                let addresses: Vec<String> = slice
-                    .map(|s| {
-                        s.endpoints
-                            .iter()
-                            .filter_map(|e| pods.iter().find(|p| p.name == e.pod))
-                            .map(|p| match slices {
-                                true => pod_ip(world, p),
-                                false => format!("{}:{port}", pod_ip(world, p)),
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default();
+                let port = (!slices).then_some(if dns { 53 } else { 80 });
+                let addresses = endpoint_addresses(world, objects, &pods, &w.name, port);
                 if slices {
                     let ports = if dns { "53,53,9153" } else { "80" };
                     row.extend(["IPv4".to_string(), ports.to_string()]);
@@ -764,6 +755,141 @@ fn service_rows(
         }
     }
     rows
+}
+
+/// The addresses of the pods in `service`'s EndpointSlice, with `:port` when given.
+fn endpoint_addresses(
+    world: &World,
+    objects: &[&Object],
+    pods: &[&Pod],
+    service: &str,
+    port: Option<u16>,
+) -> Vec<String> {
+    let slice = objects
+        .iter()
+        .filter_map(|o| o.as_endpoint_slice())
+        .find(|s| s.service == service);
+    slice
+        .map(|s| {
+            s.endpoints
+                .iter()
+                .filter_map(|e| pods.iter().find(|p| p.name == e.pod))
+                .map(|p| match port {
+                    None => pod_ip(world, p),
+                    Some(port) => format!("{}:{port}", pod_ip(world, p)),
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// `kubectl describe service NAME`, laid out as kubectl's `describeService` prints it: a
+/// workload's NodePort Service, or kubeadm's kube-dns in kube-system (one block per port), each
+/// port with the ready addresses of the Service's EndpointSlice.
+fn describe_service(world: &World, from: HostId, name: &str, flags: &Flags) -> Output {
+    let namespace = flags.namespace.as_deref().unwrap_or("default");
+    let mut client = Client::new(world, from, flags);
+    let items = match client.list("/registry/", "get services") {
+        Ok(items) => items,
+        Err(e) => return client.failed(e),
+    };
+    let objects: Vec<&Object> = items.iter().map(|(_, kv)| &*kv.value).collect();
+    let dns = name == "kube-dns" && namespace == "kube-system";
+    let workload = if dns { COREDNS } else { name };
+    let found = objects
+        .iter()
+        .filter_map(|o| o.as_workload())
+        .find(|w| w.service && w.name == workload && (dns || namespace == "default"));
+    if found.is_none() || (workload == COREDNS && !dns) {
+        return client.failed(not_found("services", name));
+    }
+    let pods: Vec<&Pod> = objects.iter().filter_map(|o| o.as_pod()).collect();
+    let endpoints =
+        |port: u16| match endpoint_addresses(world, &objects, &pods, workload, Some(port)) {
+            a if a.is_empty() => "<none>".to_string(),
+            a => a.join(","),
+        };
+    let mut rows: Vec<(&str, String)> =
+        vec![("Name:", name.into()), ("Namespace:", namespace.into())];
+    if dns {
+        let ip = "10.96.0.10".to_string();
+        rows.extend([
+            (
+                "Labels:",
+                "k8s-app=kube-dns\nkubernetes.io/cluster-service=true\nkubernetes.io/name=CoreDNS"
+                    .into(),
+            ),
+            (
+                "Annotations:",
+                "prometheus.io/port: 9153\nprometheus.io/scrape: true".into(),
+            ),
+            ("Selector:", "k8s-app=kube-dns".into()),
+            ("Type:", "ClusterIP".into()),
+            ("IP Family Policy:", "SingleStack".into()),
+            ("IP Families:", "IPv4".into()),
+            ("IP:", ip.clone()),
+            ("IPs:", ip),
+        ]);
+        for (port, proto, number) in [
+            ("dns", "UDP", 53),
+            ("dns-tcp", "TCP", 53),
+            ("metrics", "TCP", 9153),
+        ] {
+            rows.extend([
+                ("Port:", format!("{port}  {number}/{proto}")),
+                ("TargetPort:", format!("{number}/{proto}")),
+                ("Endpoints:", endpoints(number)),
+            ]);
+        }
+    } else {
+        let node_port = super::node_port(world, name);
+        let ip = node_port.map_or("<none>".to_string(), super::cluster_ip);
+        rows.extend([
+            ("Labels:", format!("app={name}")),
+            ("Annotations:", "<none>".into()),
+            ("Selector:", format!("app={name}")),
+            ("Type:", "NodePort".into()),
+            ("IP Family Policy:", "SingleStack".into()),
+            ("IP Families:", "IPv4".into()),
+            ("IP:", ip.clone()),
+            ("IPs:", ip),
+            ("Port:", "<unset>  80/TCP".into()),
+            ("TargetPort:", "80/TCP".into()),
+        ]);
+        if let Some(p) = node_port {
+            rows.push(("NodePort:", format!("<unset>  {p}/TCP")));
+        }
+        rows.extend([
+            ("Endpoints:", endpoints(80)),
+            ("Session Affinity:", "None".into()),
+            ("External Traffic Policy:", "Cluster".into()),
+        ]);
+    }
+    rows.extend([
+        ("Internal Traffic Policy:", "Cluster".into()),
+        ("Events:", "<none>".into()),
+    ]);
+    if dns {
+        rows.insert(rows.len() - 2, ("Session Affinity:", "None".into()));
+    }
+    let w = rows
+        .iter()
+        .map(|(k, _)| k.chars().count())
+        .max()
+        .unwrap_or(0)
+        + 2;
+    let mut out = String::new();
+    for (k, v) in rows {
+        for (i, line) in v.split('\n').enumerate() {
+            let k = if i == 0 { k } else { "" };
+            out.push_str(&format!("{k:<w$}{line}\n"));
+        }
+    }
+    Output {
+        stdout: out,
+        took_s: client.took_s(),
+        ..Output::default()
+    }
 }
 
 /// Leases by (namespace/name): NAME, HOLDER, AGE.

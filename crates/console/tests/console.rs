@@ -1234,3 +1234,64 @@ fn get_pdb_shows_the_disruptions_the_budget_allows() {
         ("", "No resources found in default namespace.\n")
     );
 }
+
+/// `kubectl describe service`: kubectl's describer layout (`describeService`: labels, selector,
+/// type, IPs, each port with its target, node port and the ready addresses of the Service's
+/// EndpointSlice), the same addresses `get endpoints` lists, and a dead node's pod gone from
+/// them once the API marks it not ready (facts: NotReady ≈ 40–55 s after death).
+#[test]
+fn describe_service_lists_the_ready_endpoints_of_each_port() {
+    let json = ready("7-worker-dies");
+    let w = world_at(&json, 100.0);
+    let out = run(&w, "users", "kubectl describe svc web").stdout;
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], format!("{:<26}web", "Name:"), "{out}");
+    let field = |name: &str| -> String {
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("{name}: {out}"));
+        line[26..].to_string()
+    };
+    assert_eq!(field("Selector:"), "app=web");
+    assert_eq!(field("Type:"), "NodePort");
+    assert_eq!(field("Port:"), "<unset>  80/TCP");
+    assert_eq!(field("TargetPort:"), "80/TCP");
+    assert!(field("NodePort:").starts_with("<unset>  3"), "{out}");
+    let ep = cell(&json, 100.0, "kubectl get endpoints web", 1);
+    assert_eq!(
+        field("Endpoints:"),
+        ep,
+        "describe and get agree (three or fewer addresses)"
+    );
+    assert!(field("Endpoints:")
+        .split(',')
+        .any(|a| a.starts_with("10.244.3.")));
+    let after = run(
+        &world_at(&json, 120.0),
+        "users",
+        "kubectl describe service web",
+    )
+    .stdout;
+    let endpoints = after.lines().find(|l| l.starts_with("Endpoints:")).unwrap();
+    assert!(!endpoints.contains("10.244.3."), "{after}");
+    // kube-dns: kubeadm's labels, one block per port, each with CoreDNS's two pods.
+    let dns = run(&w, "users", "kubectl describe svc kube-dns -n kube-system").stdout;
+    assert!(dns.contains("Labels:                   k8s-app=kube-dns\n                          kubernetes.io/cluster-service=true\n"), "{dns}");
+    let blocks: Vec<&str> = dns
+        .lines()
+        .filter(|l| l.starts_with("Endpoints:"))
+        .collect();
+    assert_eq!(blocks.len(), 3, "{dns}");
+    assert_eq!(blocks[2].matches(":9153").count(), 2, "{dns}");
+    // Not there: kubectl's NotFound, and CoreDNS is not a Service in default.
+    let missing = run(&w, "users", "kubectl describe svc nope");
+    assert_eq!(
+        missing.stderr,
+        "Error from server (NotFound): services \"nope\" not found\n"
+    );
+    assert_eq!(run(&w, "users", "kubectl describe svc kube-dns").status, 1);
+    assert!(run(&w, "users", "kubectl describe svc kubernetes")
+        .stderr
+        .contains("not modelled"));
+}

@@ -41,6 +41,7 @@ const WORDS: &[&str] = &[
     "pod",
     "leases",
     "services",
+    "service",
     "endpoints",
     "endpointslices",
     "poddisruptionbudgets",
