@@ -49,6 +49,30 @@ struct Flags {
     document: Option<bool>,
     /// `--server`: this apiserver (or balancer) instead of the kubeconfig's.
     server: Option<Addr>,
+    /// `-l`: a label selector (equality requirements).
+    selector: Option<String>,
+}
+
+/// Whether `labels` meet a label selector of equality requirements, all of which must hold:
+/// `k=v`, `k==v`, `k!=v` (also met without the label), `k` (has it), `!k` (has it not).
+fn selects(selector: &str, labels: &[(&str, String)]) -> bool {
+    let value = |k: &str| {
+        labels
+            .iter()
+            .find(|(l, _)| *l == k)
+            .map(|(_, v)| v.as_str())
+    };
+    selector.split(',').map(str::trim).all(|r| {
+        if let Some((k, v)) = r.split_once("!=") {
+            value(k.trim()) != Some(v.trim())
+        } else if let Some((k, v)) = r.split_once('=') {
+            value(k.trim()) == Some(v.trim_start_matches('=').trim())
+        } else if let Some(k) = r.strip_prefix('!') {
+            value(k.trim()).is_none()
+        } else {
+            value(r).is_some()
+        }
+    })
 }
 
 pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
@@ -84,6 +108,14 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
                 None => return error("flag needs an argument: --raw"),
             },
             s if s.starts_with("--raw=") => flags.raw = Some(s["--raw=".len()..].to_string()),
+            "-l" | "--selector" => match it.next() {
+                Some(sel) => flags.selector = Some(sel.clone()),
+                None => return error("flag needs an argument: 'l' in -l"),
+            },
+            s if s.starts_with("--selector=") => {
+                flags.selector = Some(s["--selector=".len()..].to_string())
+            }
+            s if s.starts_with("-l") && s.len() > 2 => flags.selector = Some(s[2..].to_string()),
             "-n" | "--namespace" => match it.next() {
                 Some(ns) => flags.namespace = Some(ns.clone()),
                 None => return error("flag needs an argument: 'n' in -n"),
@@ -113,7 +145,7 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
     }
     match words.as_slice() {
         [] => Output {
-            stdout: "kubectl controls the Kubernetes cluster manager.\n\nIn this console: kubectl get nodes|pods|leases|deploy|sts|ds|svc|ep|pdb [-o wide] [-n NAMESPACE | -A], kubectl get --raw /readyz?verbose, describe node|pod|lease NAME, cluster-info, scale, delete pod, cordon, uncordon, drain --ignore-daemonsets; --server URL\n".into(),
+            stdout: "kubectl controls the Kubernetes cluster manager.\n\nIn this console: kubectl get nodes|pods|leases|deploy|sts|ds|svc|ep|pdb [-o wide] [-n NAMESPACE | -A] [-l app=web], kubectl get --raw /readyz?verbose, describe node|pod|svc|lease|pdb NAME, cluster-info, scale, delete pod, cordon, uncordon, drain --ignore-daemonsets; --server URL\n".into(),
             ..Output::default()
         },
         ["get"] if flags.raw.is_some() => raw(world, from, flags.raw.as_deref().unwrap_or_default(), &flags),
@@ -359,6 +391,17 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
             clip(word)
         ));
     };
+    if flags.selector.as_deref().is_some_and(|s| s.contains('(')) {
+        return failed(
+            "error: this console reads equality selectors (-l app=web,tier!=db), not set-based ones\n".into(),
+        );
+    }
+    if flags.selector.is_some() && !matches!(kind, Resource::Pods | Resource::Nodes) {
+        return failed(
+            "error: this console selects pods and nodes by label (-l); list the others by name\n"
+                .into(),
+        );
+    }
     let now = client.now();
     if let Some(json) = flags.document {
         return match documents(world, kind, &items, names, namespace, flags) {
@@ -387,6 +430,10 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
             let nodes: Vec<&Node> = objects
                 .filter_map(Object::as_node)
                 .filter(|n| names.is_empty() || names.contains(&n.name.as_str()))
+                .filter(|n| {
+                    let sel = flags.selector.as_deref();
+                    sel.is_none_or(|sel| selects(sel, &object::node_labels(n)))
+                })
                 .collect();
             (node_rows(world, &nodes, now, flags.wide), "nodes")
         }
@@ -396,6 +443,10 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
             let wanted: Vec<&Pod> = objects
                 .filter_map(Object::as_pod)
                 .filter(|p| names.is_empty() || names.contains(&p.name.as_str()))
+                .filter(|p| {
+                    let sel = flags.selector.as_deref();
+                    sel.is_none_or(|sel| selects(sel, &object::pod_labels(p)))
+                })
                 .collect();
             let pods: Vec<&Pod> = ["default", "kube-system"]
                 .into_iter()
@@ -1493,6 +1544,9 @@ fn documents(
     flags: &Flags,
 ) -> Result<Vec<Doc>, String> {
     let wanted = |name: &str| names.is_empty() || names.contains(&name);
+    let labelled = |labels: &[(&str, String)]| {
+        (flags.selector.as_deref()).is_none_or(|sel| selects(sel, labels))
+    };
     let ip = |name: &str| {
         world
             .scenario()
@@ -1504,7 +1558,7 @@ fn documents(
             items
                 .iter()
                 .filter_map(|(_, kv)| Some((kv.value.as_node()?, kv.mod_revision)))
-                .filter(|(n, _)| wanted(&n.name))
+                .filter(|(n, _)| wanted(&n.name) && labelled(&object::node_labels(n)))
                 .map(|(n, rv)| (n.name.clone(), object::node(n, rv, &ip(&n.name))))
                 .collect(),
             "nodes",
@@ -1516,7 +1570,9 @@ fn documents(
                     continue;
                 }
                 for (_, kv) in items {
-                    let Some(p) = kv.value.as_pod().filter(|p| namespace_of(p) == ns && wanted(&p.name)) else {
+                    let Some(p) = kv.value.as_pod().filter(|p| {
+                        namespace_of(p) == ns && wanted(&p.name) && labelled(&object::pod_labels(p))
+                    }) else {
                         continue;
                     };
                     let addr = Some(pod_ip(world, p)).filter(|a| a != "<none>");

@@ -39,16 +39,33 @@ fn meta(name: &str, namespace: Option<&str>, rv: u64, created: SimTime) -> Doc {
     Doc::Map(m)
 }
 
+/// A Node's labels: kubelet's hostname and zone, kubeadm's control-plane role.
+pub fn node_labels(n: &Node) -> Vec<(&'static str, String)> {
+    let mut labels = vec![("kubernetes.io/hostname", n.name.clone())];
+    if n.control_plane {
+        labels.push(("node-role.kubernetes.io/control-plane", String::new()));
+    }
+    labels.push(("topology.kubernetes.io/zone", n.zone.clone()));
+    labels
+}
+
+/// A pod's labels: its workload's selector (`app=NAME`; kubeadm's CoreDNS `k8s-app=kube-dns`).
+pub fn pod_labels(p: &Pod) -> Vec<(&'static str, String)> {
+    match p.workload == sim::scenario::COREDNS {
+        true => vec![("k8s-app", "kube-dns".to_string())],
+        false => vec![("app", p.workload.clone())],
+    }
+}
+
+fn label_map(labels: Vec<(&'static str, String)>) -> Doc {
+    Doc::Map(labels.into_iter().map(|(k, v)| (k, s(v))).collect())
+}
+
 pub fn node(n: &Node, rv: u64, ip: &str) -> Doc {
     let Doc::Map(mut m) = meta(&n.name, None, rv, n.created) else {
         unreachable!()
     };
-    let mut labels = vec![("kubernetes.io/hostname", s(&n.name))];
-    if n.control_plane {
-        labels.push(("node-role.kubernetes.io/control-plane", s("")));
-    }
-    labels.push(("topology.kubernetes.io/zone", s(&n.zone)));
-    m.push(("labels", Doc::Map(labels)));
+    m.push(("labels", label_map(node_labels(n))));
     let taints: Vec<Doc> = n
         .taints
         .iter()
@@ -107,6 +124,7 @@ pub fn pod(p: &Pod, namespace: &str, rv: u64, ip: Option<String>) -> Doc {
     if let Some(d) = p.deletion {
         m.push(("deletionTimestamp", s(rfc3339(d, false))));
     }
+    m.push(("labels", label_map(pod_labels(p))));
     let mut spec = Vec::new();
     if let Some(n) = &p.node {
         spec.push(("nodeName", s(n)));

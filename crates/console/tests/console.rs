@@ -1295,3 +1295,64 @@ fn describe_service_lists_the_ready_endpoints_of_each_port() {
         .stderr
         .contains("not modelled"));
 }
+
+/// `-l`: equality selectors over the labels the objects carry (a workload's pods `app=NAME`,
+/// CoreDNS's `k8s-app=kube-dns`, a Node's hostname, zone and control-plane role), in tables and
+/// in `-o json`.
+#[test]
+fn a_label_selector_picks_pods_and_nodes() {
+    let w = world_at(&ready("7-worker-dies"), 30.0);
+    let names = |line: &str| -> Vec<String> {
+        let out = run(&w, "users", line);
+        assert_eq!(out.status, 0, "{line}: {out:?}");
+        let column = usize::from(line.contains(" -A"));
+        out.stdout
+            .lines()
+            .skip(1)
+            .map(|l| l.split_whitespace().nth(column).unwrap().to_string())
+            .collect()
+    };
+    let all = names("kubectl get pods -A");
+    let web = names("kubectl get pods -l app=web");
+    assert!(
+        !web.is_empty() && web.iter().all(|n| n.starts_with("web-")),
+        "{web:?}"
+    );
+    assert_eq!(
+        web.len(),
+        all.iter().filter(|n| n.starts_with("web-")).count()
+    );
+    let dns = names("kubectl get pods -n kube-system -l k8s-app=kube-dns");
+    assert!(
+        dns.len() == 2 && dns.iter().all(|n| n.starts_with("coredns-")),
+        "{dns:?}"
+    );
+    assert_eq!(
+        names("kubectl get pods -A --selector=app!=web").len(),
+        all.len() - web.len()
+    );
+    let masters = names("kubectl get nodes -l node-role.kubernetes.io/control-plane");
+    let workers = names("kubectl get nodes -l !node-role.kubernetes.io/control-plane");
+    assert_eq!(
+        masters.len() + workers.len(),
+        names("kubectl get nodes").len()
+    );
+    assert!(masters.iter().all(|m| !workers.contains(m)) && !masters.is_empty());
+    let one = names("kubectl get nodes -l kubernetes.io/hostname=w1,kubernetes.io/hostname=w1");
+    assert_eq!(one, ["w1"]);
+    assert_eq!(
+        run(&w, "users", "kubectl get pods -l app=nothing").stderr,
+        "No resources found in default namespace.\n"
+    );
+    let json = run(&w, "users", "kubectl get pods -l app=web -o json").stdout;
+    assert_eq!(
+        json.matches("\"app\": \"web\"").count(),
+        web.len(),
+        "{json}"
+    );
+    assert_eq!(run(&w, "users", "kubectl get deploy -l app=web").status, 1);
+    assert_eq!(
+        run(&w, "users", "kubectl get pods -l 'app in (web)'").status,
+        1
+    );
+}
