@@ -145,7 +145,7 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
     }
     match words.as_slice() {
         [] => Output {
-            stdout: "kubectl controls the Kubernetes cluster manager.\n\nIn this console: kubectl get nodes|pods|leases|deploy|sts|ds|svc|ep|pdb [-o wide] [-n NAMESPACE | -A] [-l app=web], kubectl get --raw /readyz?verbose, describe node|pod|svc|lease|pdb NAME, cluster-info, scale, delete pod, cordon, uncordon, drain --ignore-daemonsets; --server URL\n".into(),
+            stdout: "kubectl controls the Kubernetes cluster manager.\n\nIn this console: kubectl get nodes|pods|leases|deploy|sts|ds|svc|ep|pdb [-o wide] [-n NAMESPACE | -A] [-l app=web], kubectl get --raw /readyz?verbose, describe node|pod|deploy|svc|lease|pdb NAME, cluster-info, scale, delete pod, cordon, uncordon, drain --ignore-daemonsets; --server URL\n".into(),
             ..Output::default()
         },
         ["get"] if flags.raw.is_some() => raw(world, from, flags.raw.as_deref().unwrap_or_default(), &flags),
@@ -167,6 +167,9 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
         ["describe", "node" | "nodes" | "no", name] => describe_node(world, from, name, &flags),
         ["describe", "pod" | "pods" | "po", name] => describe_pod(world, from, name, &flags),
         ["describe", "lease" | "leases", name] => describe_lease(world, from, name, &flags),
+        ["describe", "deployment" | "deployments" | "deploy", name] => {
+            describe_deployment(world, from, name, &flags)
+        }
         ["describe", "service" | "services" | "svc", "kubernetes"] => error(
             "this console does not describe the kubernetes Service (its Endpoints, the apiservers, are not modelled)",
         ),
@@ -178,7 +181,7 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
         }
         ["describe", "node" | "nodes" | "no"] => error("this console describes one node at a time: kubectl describe node NAME"),
         ["describe", kind, ..] => error(&format!(
-            "\"kubectl describe {}\" is not in this console yet (kubectl describe node|pod|service|lease|pdb NAME works)",
+            "\"kubectl describe {}\" is not in this console yet (kubectl describe node|pod|deployment|service|lease|pdb NAME works)",
             clip(kind)
         )),
         [command, ..] if KNOWN.contains(command) => error(&format!(
@@ -806,6 +809,87 @@ fn service_rows(
         }
     }
     rows
+}
+
+/// Lines laid out as kubectl's tabwriter lays out one block (padding 2): `key` cells padded to
+/// the widest, a value of several lines continued under the first.
+fn tabbed(rows: &[(&str, String)]) -> String {
+    let w = rows
+        .iter()
+        .map(|(k, _)| k.chars().count())
+        .max()
+        .unwrap_or(0)
+        + 2;
+    let mut out = String::new();
+    for (k, v) in rows {
+        for (i, line) in v.split('\n').enumerate() {
+            let k = if i == 0 { k } else { "" };
+            out.push_str(&format!("{k:<w$}{line}\n"));
+        }
+    }
+    out
+}
+
+/// `kubectl describe deployment NAME`, laid out as kubectl's `describeDeployment`: the replica
+/// counts of its status (every pod of the one revision is updated; available = Ready, with
+/// `minReadySeconds` 0) and its conditions: Available while at least `replicas` − 25 % (rounded
+/// down) are available, Progressing complete once all are.
+fn describe_deployment(world: &World, from: HostId, name: &str, flags: &Flags) -> Output {
+    let namespace = flags.namespace.as_deref().unwrap_or("default");
+    let mut client = Client::new(world, from, flags);
+    let items = match client.list("/registry/", "get deployments") {
+        Ok(items) => items,
+        Err(e) => return client.failed(e),
+    };
+    let objects: Vec<&Object> = items.iter().map(|(_, kv)| &*kv.value).collect();
+    let Some(d) = objects.iter().filter_map(|o| o.as_workload()).find(|w| {
+        w.kind == Kind::Deployment && w.name == name && workload_namespace(&w.name) == namespace
+    }) else {
+        return client.failed(not_found("deployments.apps", name));
+    };
+    let pods: Vec<&Pod> = objects
+        .iter()
+        .filter_map(|o| o.as_pod())
+        .filter(|p| p.workload == d.name && p.deletion.is_none())
+        .collect();
+    let (desired, total) = (d.replicas as usize, pods.len());
+    let available = pods.iter().filter(|p| p.ready).count();
+    let unavailable = desired.saturating_sub(available);
+    let (k, v) = object::selector_of(&d.name);
+    let selector = format!("{k}={v}");
+    let mut out = tabbed(&[
+        ("Name:", d.name.clone()),
+        ("Namespace:", namespace.into()),
+        ("CreationTimestamp:", super::calendar::date(d.created)),
+        ("Labels:", selector.clone()),
+        ("Annotations:", "deployment.kubernetes.io/revision: 1".into()),
+        ("Selector:", selector),
+        ("Replicas:", format!("{desired} desired | {total} updated | {total} total | {available} available | {unavailable} unavailable")),
+        ("StrategyType:", "RollingUpdate".into()),
+        ("MinReadySeconds:", "0".into()),
+        ("RollingUpdateStrategy:", "25% max unavailable, 25% max surge".into()),
+    ]);
+    out.push_str("Conditions:\n");
+    let (avail, why) = match available >= desired - desired / 4 {
+        true => ("True", "MinimumReplicasAvailable"),
+        false => ("False", "MinimumReplicasUnavailable"),
+    };
+    let progress = match available == desired && total == desired {
+        true => "NewReplicaSetAvailable",
+        false => "ReplicaSetUpdated",
+    };
+    out.push_str(&tabbed(&[
+        ("  Type", "Status  Reason".into()),
+        ("  ----", "------  ------".into()),
+        ("  Available ", format!("{avail:<6}  {why}")),
+        ("  Progressing ", format!("True    {progress}")),
+        ("Events:", "<none>".into()),
+    ]));
+    Output {
+        stdout: out,
+        took_s: client.took_s(),
+        ..Output::default()
+    }
 }
 
 /// The addresses of the pods in `service`'s EndpointSlice, with `:port` when given.

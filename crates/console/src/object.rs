@@ -49,12 +49,17 @@ pub fn node_labels(n: &Node) -> Vec<(&'static str, String)> {
     labels
 }
 
-/// A pod's labels: its workload's selector (`app=NAME`; kubeadm's CoreDNS `k8s-app=kube-dns`).
-pub fn pod_labels(p: &Pod) -> Vec<(&'static str, String)> {
-    match p.workload == sim::scenario::COREDNS {
-        true => vec![("k8s-app", "kube-dns".to_string())],
-        false => vec![("app", p.workload.clone())],
+/// A workload's selector, the label its pods carry: `app=NAME` (kubeadm's CoreDNS: `k8s-app=kube-dns`).
+pub fn selector_of(workload: &str) -> (&'static str, String) {
+    match workload == sim::scenario::COREDNS {
+        true => ("k8s-app", "kube-dns".to_string()),
+        false => ("app", workload.to_string()),
     }
+}
+
+/// A pod's labels: its workload's selector.
+pub fn pod_labels(p: &Pod) -> Vec<(&'static str, String)> {
+    vec![selector_of(&p.workload)]
 }
 
 fn label_map(labels: Vec<(&'static str, String)>) -> Doc {

@@ -1356,3 +1356,54 @@ fn a_label_selector_picks_pods_and_nodes() {
         1
     );
 }
+
+/// `kubectl describe deployment`: kubectl's describer layout, the replica counts of the status
+/// and its conditions. A worker dies at 60 s; once the API marks its pod not ready (≈ 40–55 s
+/// later, facts) one of three is unavailable, and with maxUnavailable 25 % of 3 (0 when rounded
+/// down, as the Deployment controller rounds it) the Deployment is no longer Available.
+#[test]
+fn describe_deployment_counts_available_replicas_and_says_when_too_few_are() {
+    let json = ready("7-worker-dies");
+    let at = |t: f64| run(&world_at(&json, t), "users", "kubectl describe deploy web").stdout;
+    let field = |out: &str, name: &str| -> String {
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("{name}: {out}"));
+        line[name.len()..].trim().to_string()
+    };
+    let before = at(30.0);
+    assert_eq!(
+        before.lines().next().unwrap(),
+        format!("{:<24}web", "Name:")
+    );
+    assert_eq!(
+        field(&before, "Replicas:"),
+        "3 desired | 3 updated | 3 total | 3 available | 0 unavailable"
+    );
+    assert_eq!(
+        field(&before, "  Available"),
+        "True    MinimumReplicasAvailable"
+    );
+    let after = at(130.0);
+    assert_eq!(
+        field(&after, "Replicas:"),
+        "3 desired | 3 updated | 3 total | 2 available | 1 unavailable"
+    );
+    assert_eq!(
+        field(&after, "  Available"),
+        "False   MinimumReplicasUnavailable"
+    );
+    let w = world_at(&json, 30.0);
+    assert_eq!(
+        run(&w, "users", "kubectl describe deploy nope").stderr,
+        "Error from server (NotFound): deployments.apps \"nope\" not found\n"
+    );
+    let dns = run(
+        &w,
+        "users",
+        "kubectl describe deploy coredns -n kube-system",
+    )
+    .stdout;
+    assert_eq!(field(&dns, "Selector:"), "k8s-app=kube-dns");
+}
