@@ -56,6 +56,20 @@ test('console: kubectl get nodes at the moment a worker is NotReady, from the ch
   assert.match(described, /Taints:\s+node\.kubernetes\.io\/unreachable:NoExecute/);
   assert.match(described, /Ready\s+Unknown .*NodeStatusUnknown\s+Kubelet stopped posting node status\./);
 
+  // What the users' Service and the Deployment say then: w3's pod (10.244.3.x) is out of the
+  // endpoints, and one of three unavailable is enough to make the Deployment not Available.
+  const svc = await run(page, 'kubectl describe svc web');
+  assert.match(svc, /Type:\s+NodePort/, svc);
+  const endpoints = svc.match(/Endpoints:\s+(\S+)/)[1];
+  assert.equal(endpoints.split(',').length, 2, svc);
+  assert.ok(!endpoints.includes('10.244.3.'), svc);
+  const deploy = await run(page, 'kubectl describe deploy web');
+  assert.match(deploy, /Replicas:\s+3 desired \| 3 updated \| 3 total \| 2 available \| 1 unavailable/, deploy);
+  assert.match(deploy, /Available\s+False\s+MinimumReplicasUnavailable/, deploy);
+  const labelled = rows(await run(page, 'kubectl get pods -A -l app=web'));
+  assert.equal(labelled.filter((r) => r[1]?.startsWith('web-')).length, 3);
+  assert.ok(!labelled.some((r) => r[1]?.startsWith('coredns-')));
+
   // Earlier, before the lease expired, the API still believed w3 Ready (what kubectl shows then).
   await scrubTo(page, 70, '1:10.0');
   const early = rows(await run(page, 'kubectl get nodes'));
