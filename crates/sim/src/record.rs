@@ -435,6 +435,13 @@ impl Recorder {
             .and_then(|(_, s)| s.iter().next().copied())
     }
 
+    /// Whether `host` acts as leader of `lease` now (two may, for a while: a violation).
+    pub fn acts(&self, lease: &str, host: HostId) -> bool {
+        self.acting
+            .iter()
+            .any(|(k, s)| *k == lease && s.contains(&host))
+    }
+
     fn lease_event(
         &mut self,
         now: SimTime,

@@ -643,11 +643,11 @@ impl World {
         })
     }
 
-    /// Whether `h` runs and answers for the VIP: kube-vip's lease holder, or a keepalived VRRP
-    /// master (two hosts are during a split).
+    /// Whether `h` runs and answers for the VIP: a kube-vip acting as its lease's holder (two
+    /// would be a violation), or a keepalived VRRP master (two are during a split).
     pub(super) fn holds_vip(&self, h: HostId) -> bool {
         self.hosts[h as usize].up
-            && (self.obs.lease_leader(KUBE_VIP_LEASE) == Some(h)
+            && (self.obs.acts(KUBE_VIP_LEASE, h)
                 || self.procs.on[h as usize]
                     .keepalived
                     .as_ref()
