@@ -994,34 +994,19 @@ fn describe_service(world: &World, from: HostId, name: &str, flags: &Flags) -> O
         if let Some(p) = node_port {
             rows.push(("NodePort:", format!("<unset>  {p}/TCP")));
         }
-        rows.extend([
-            ("Endpoints:", endpoints(80)),
-            ("Session Affinity:", "None".into()),
-            ("External Traffic Policy:", "Cluster".into()),
-        ]);
+        rows.push(("Endpoints:", endpoints(80)));
+    }
+    rows.push(("Session Affinity:", "None".into()));
+    // Only a NodePort (or LoadBalancer) Service has an external traffic policy.
+    if !dns {
+        rows.push(("External Traffic Policy:", "Cluster".into()));
     }
     rows.extend([
         ("Internal Traffic Policy:", "Cluster".into()),
         ("Events:", "<none>".into()),
     ]);
-    if dns {
-        rows.insert(rows.len() - 2, ("Session Affinity:", "None".into()));
-    }
-    let w = rows
-        .iter()
-        .map(|(k, _)| k.chars().count())
-        .max()
-        .unwrap_or(0)
-        + 2;
-    let mut out = String::new();
-    for (k, v) in rows {
-        for (i, line) in v.split('\n').enumerate() {
-            let k = if i == 0 { k } else { "" };
-            out.push_str(&format!("{k:<w$}{line}\n"));
-        }
-    }
     Output {
-        stdout: out,
+        stdout: tabbed(&rows),
         took_s: client.took_s(),
         ..Output::default()
     }
@@ -1750,23 +1735,14 @@ fn describe_pdb(world: &World, from: HostId, name: &str, flags: &Flags) -> Outpu
         Budget::MinAvailable(n) => ("Min available:", n),
         Budget::MaxUnavailable(n) => ("Max unavailable:", n),
     };
-    let block = |rows: &[(&str, String)]| -> String {
-        let w = rows
-            .iter()
-            .map(|(k, _)| k.chars().count())
-            .max()
-            .unwrap_or(0)
-            + 2;
-        rows.iter().map(|(k, v)| format!("{k:<w$}{v}\n")).collect()
-    };
-    let mut out = block(&[
+    let mut out = tabbed(&[
         ("Name:", b.name.clone()),
         ("Namespace:", namespace.to_string()),
         (rule.0, rule.1.to_string()),
         ("Selector:", format!("app={}", b.name)),
     ]);
     out.push_str("Status:\n");
-    out.push_str(&block(&[
+    out.push_str(&tabbed(&[
         (
             "    Allowed disruptions:",
             b.disruptions_allowed.to_string(),
