@@ -72,10 +72,14 @@ impl World {
         let me = Addr { host: h, port };
         let api = self.local_apiserver(h);
         let api_for_nodes = self.api_endpoint();
-        // The load balancer's backends, keepalived's VRRP group.
-        let apiservers: Vec<HostId> = (0..self.scenario.hosts.len() as HostId)
-            .filter(|&x| self.scenario.hosts[x as usize].runs_apiserver())
-            .collect();
+        // The load balancer's backends, keepalived's VRRP group (only they need the list: a
+        // thousand kubelets starting would each scan every host for nothing).
+        let apiservers: Vec<HostId> = match port {
+            Port::Lb | Port::Keepalived => (0..self.scenario.hosts.len() as HostId)
+                .filter(|&x| self.scenario.hosts[x as usize].runs_apiserver())
+                .collect(),
+            _ => Vec::new(),
+        };
         let mut ctx: K8sCtx = ctx!(self, h);
         let procs = &mut self.procs.on[h as usize];
         match port {
@@ -308,10 +312,7 @@ impl World {
             Some(h),
             format!("{name} went down: {why}"),
         );
-        let master = self.procs.on[h as usize]
-            .keepalived
-            .as_ref()
-            .is_some_and(|k| k.master);
+        let master = self.procs.on[h as usize].vrrp_master();
         self.procs.on[h as usize] = Default::default();
         if master && !(0..self.hosts.len() as HostId).any(|x| self.holds_vip(x)) {
             self.push_event(

@@ -647,11 +647,7 @@ impl World {
     /// would be a violation), or a keepalived VRRP master (two are during a split).
     pub(super) fn holds_vip(&self, h: HostId) -> bool {
         self.hosts[h as usize].up
-            && (self.obs.acts(KUBE_VIP_LEASE, h)
-                || self.procs.on[h as usize]
-                    .keepalived
-                    .as_ref()
-                    .is_some_and(|k| k.master))
+            && (self.obs.acts(KUBE_VIP_LEASE, h) || self.procs.on[h as usize].vrrp_master())
     }
 
     /// The endpoint kubelets, the API probe and kubeconfigs use: the VIP with kube-vip or
@@ -735,7 +731,7 @@ impl World {
             }
             self.obs.leases_at_start(self.now);
             for h in 0..self.hosts.len() as HostId {
-                if !self.holds_vip(h) || self.procs.on[h as usize].keepalived.is_none() {
+                if !(self.hosts[h as usize].up && self.procs.on[h as usize].vrrp_master()) {
                     continue;
                 }
                 let text = format!(

@@ -72,6 +72,13 @@ pub enum Process<'a> {
     Operator(&'a mut Operator),
 }
 
+impl Procs {
+    /// Its keepalived is the VRRP master: it answers for the VIP.
+    pub fn vrrp_master(&self) -> bool {
+        self.keepalived.as_ref().is_some_and(|k| k.master)
+    }
+}
+
 impl Processes {
     pub fn new(hosts: usize, rng: Rng) -> Processes {
         Processes {
