@@ -142,3 +142,20 @@ test('console: with the only master down, kubectl cannot reach the API, yet curl
   await screenshot(page, 'console-master-down');
   assert.deepEqual(problems, []);
 });
+
+test('console: a port-forward started before the master dies ends with it; the NodePort keeps serving', async () => {
+  const { page, problems } = await consoleAt('1-only-master-dies', 50, '0:50.0');
+  const out = await run(
+    page,
+    'kubectl port-forward svc/web 8080:80 & curl localhost:8080; sleep 30; curl localhost:8080; curl http://worker-1:30080',
+  );
+  // In the order a terminal shows it: the forward, its first connection, kubectl's exit at the
+  // master's crash (1:00), the refused local port, then the NodePort's answer.
+  assert.match(
+    out,
+    /Forwarding from 127\.0\.0\.1:8080 -> 80[\s\S]*Handling connection for 8080\s+Hostname: web-\w+\s+error: lost connection to pod\s+curl: \(7\) Failed to connect to localhost port 8080[^\n]*\s+Hostname: web-\w+/,
+  );
+  assert.match(out, /took 30\.\d s of simulated time · exit status 0/);
+  await screenshot(page, 'console-port-forward');
+  assert.deepEqual(problems, []);
+});

@@ -395,7 +395,12 @@ fn tail<T: Clone>(v: &[T], from: usize) -> Vec<T> {
 }
 
 fn tail_map<T: Clone>(m: &BTreeMap<String, Vec<T>>, from: usize) -> BTreeMap<String, Vec<T>> {
-    m.iter().map(|(k, v)| (k.clone(), tail(v, from))).collect()
+    // Filled by insertion: collecting into a B-tree sorts, with a sort compiled per type.
+    let mut out = BTreeMap::new();
+    for (k, v) in m {
+        out.insert(k.clone(), tail(v, from));
+    }
+    out
 }
 
 fn splice<T>(col: &mut Vec<T>, from: usize, new: Vec<T>) {

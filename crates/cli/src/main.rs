@@ -234,11 +234,19 @@ fn exec(args: &[String]) -> ExitCode {
             at.as_secs_f64()
         ));
     }
-    let line = command
-        .iter()
-        .map(|w| console::quote(w))
-        .collect::<Vec<_>>()
-        .join(" ");
+    // One argument is a whole console line (as `sh -c` takes one); several are its words, where
+    // a word `;`, `&&` or `&` (quoted for the shell) still separates commands.
+    let line = match command {
+        [one] => one.clone(),
+        words => words
+            .iter()
+            .map(|w| match w.as_str() {
+                ";" | "&&" | "&" => w.clone(),
+                _ => console::quote(w),
+            })
+            .collect::<Vec<_>>()
+            .join(" "),
+    };
     let out = console::exec(&world, host as sim::kernel::net::HostId, &line);
     {
         use std::io::Write;

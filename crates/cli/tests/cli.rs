@@ -188,6 +188,30 @@ fn exec_runs_kubectl_from_a_host_at_a_moment_with_the_tools_status() {
 }
 
 #[test]
+fn exec_takes_a_line_of_commands_as_one_argument_or_as_separate_words() {
+    let scenario = format!(
+        "{}/../../web/scenarios/1-only-master-dies.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    let line = "kubectl port-forward svc/web 8080:80 & curl localhost:8080";
+    let one = clustersim(&["exec", &scenario, "--at", "30s", "--", line], "");
+    let mut words = vec!["exec", scenario.as_str(), "--at", "30s", "--"];
+    words.extend(line.split(' '));
+    let split = clustersim(&words, "");
+    for out in [&one, &split] {
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let stdout = text(&out.stdout);
+        assert!(
+            stdout.starts_with("Forwarding from 127.0.0.1:8080 -> 80\n")
+                && stdout.contains("Handling connection for 8080\nHostname: web-"),
+            "{stdout}"
+        );
+    }
+    assert_eq!(one.stdout, split.stdout);
+}
+
+#[test]
 fn exec_save_writes_the_scenario_with_the_command_as_an_event() {
     let scenario = format!(
         "{}/../../web/scenarios/7-worker-dies.json",

@@ -47,6 +47,13 @@ pub fn rfc3339(t: SimTime, micros: bool) -> String {
     format!("{}-{month:02}-{}T{}{frac}Z", p[3], p[1], p[4])
 }
 
+/// The time in klog's line header: `MMDD hh:mm:ss.uuuuuu` (`0101 00:01:05.250000`).
+pub fn klog_time(t: SimTime) -> String {
+    let full = rfc3339(t, true);
+    // "2025-01-01T00:01:05.250000Z"
+    format!("{}{} {}", &full[5..7], &full[8..10], &full[11..26])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -58,6 +65,7 @@ mod tests {
             "2025-01-01T00:01:05.250000Z"
         );
         assert_eq!(rfc3339(SimTime(65_250_000), false), "2025-01-01T00:01:05Z");
+        assert_eq!(klog_time(SimTime(65_250_000)), "0101 00:01:05.250000");
         assert_eq!(date(SimTime(0)), "Wed, 01 Jan 2025 00:00:00 +0000");
         assert_eq!(date(SimTime(65_000_000)), "Wed, 01 Jan 2025 00:01:05 +0000");
         // Seven days and an hour on: the next Wednesday.

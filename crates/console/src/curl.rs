@@ -5,6 +5,7 @@
 //! answers gives up after glibc's 2 × 5 s, a connection nobody answers after Linux's SYN
 //! retries (127 s) or `--max-time`. Left out: HTTPS, the API's own ports, response headers.
 
+use super::forward::Jobs;
 use super::words::clip;
 use super::{host_named, node_port, Output};
 use sim::kernel::net::HostId;
@@ -17,7 +18,7 @@ const LOOKUP_GIVES_UP_S: f64 = 10.0;
 /// Linux's `tcp_syn_retries` = 6: the last retry times out 127 s after the first SYN.
 const CONNECT_GIVES_UP_S: f64 = 127.0;
 
-pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
+pub fn run(world: &World, from: HostId, args: &[String], jobs: &mut Jobs) -> Output {
     let mut url = None;
     let mut max_time = None;
     let mut it = args.iter();
@@ -47,6 +48,14 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
             3,
         );
     };
+    // A port kubectl listens on for this line (port-forward, proxy).
+    if name == "localhost" || name == "127.0.0.1" {
+        let path = &rest[authority.len()..];
+        let path = if path.is_empty() { "/" } else { path };
+        if let Some(out) = super::forward::serve(world, from, jobs, port, path, max_time) {
+            return out;
+        }
+    }
     let fail = |code: i32, text: String, took_s: f64| Output {
         took_s,
         ..Output::error(format!("curl: ({code}) {text}\n"), code)

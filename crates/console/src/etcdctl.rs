@@ -114,6 +114,7 @@ fn ask(world: &World, from: HostId, endpoint: &str, req: EtcdRequest) -> Outcome
         return Outcome {
             answer: Answer::DialTimeout,
             elapsed: COMMAND_TIMEOUT,
+            served_by: None,
         };
     };
     let mut copy = world.clone();
@@ -127,6 +128,7 @@ fn ask(world: &World, from: HostId, endpoint: &str, req: EtcdRequest) -> Outcome
         Answer::Refused | Answer::DialTimeout => Outcome {
             answer: Answer::Timeout,
             elapsed: COMMAND_TIMEOUT,
+            served_by: None,
         },
         _ => out,
     }

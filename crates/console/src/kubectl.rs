@@ -7,6 +7,7 @@
 //! Left out: API discovery (and the log lines kubectl prints when it fails before its error),
 //! container restart counts (RESTARTS is 0), node OS and runtime details (`<unknown>`).
 
+use super::forward::{self, Jobs};
 use super::object::{self, Doc};
 use super::table::{human_duration, layout};
 use super::words::clip;
@@ -39,8 +40,8 @@ const API_PORT: u16 = 6443;
 
 /// The options kubectl understands here.
 #[derive(Default)]
-struct Flags {
-    namespace: Option<String>,
+pub(crate) struct Flags {
+    pub(crate) namespace: Option<String>,
     all_namespaces: bool,
     wide: bool,
     /// `get --raw PATH`.
@@ -75,7 +76,15 @@ fn selects(selector: &str, labels: &[(&str, String)]) -> bool {
     })
 }
 
-pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
+/// `jobs`: the line's background jobs (port-forward and proxy start one); `background`: this
+/// command ends with `&`.
+pub fn run(
+    world: &World,
+    from: HostId,
+    args: &[String],
+    jobs: &mut Jobs,
+    background: bool,
+) -> Output {
     let mut flags = Flags::default();
     let mut words = Vec::new();
     let mut it = args.iter();
@@ -137,6 +146,11 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
             "--force" => {}
             // Flags of drain: it reads them from `args`.
             "--ignore-daemonsets" | "--delete-emptydir-data" | "--delete-local-data" => {}
+            // Flags of port-forward and proxy (proxy reads its port from `args`).
+            "--address" | "--pod-running-timeout" | "-p" | "--port" => {
+                it.next();
+            }
+            s if s.starts_with("--port=") => {}
             s if s.starts_with('-') => {
                 return error(&format!("unknown flag: {}", clip(s)));
             }
@@ -145,7 +159,7 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
     }
     match words.as_slice() {
         [] => Output {
-            stdout: "kubectl controls the Kubernetes cluster manager.\n\nIn this console: kubectl get nodes|pods|leases|deploy|sts|ds|svc|ep|pdb [-o wide] [-n NAMESPACE | -A] [-l app=web], kubectl get --raw /readyz?verbose, describe node|pod|deploy|svc|lease|pdb NAME, cluster-info, scale, delete pod, cordon, uncordon, drain --ignore-daemonsets; --server URL\n".into(),
+            stdout: "kubectl controls the Kubernetes cluster manager.\n\nIn this console: kubectl get nodes|pods|leases|deploy|sts|ds|svc|ep|pdb [-o wide] [-n NAMESPACE | -A] [-l app=web], kubectl get --raw /readyz?verbose, describe node|pod|deploy|svc|lease|pdb NAME, cluster-info, scale, delete pod, cordon, uncordon, drain --ignore-daemonsets, port-forward, proxy; --server URL\n".into(),
             ..Output::default()
         },
         ["get"] if flags.raw.is_some() => raw(world, from, flags.raw.as_deref().unwrap_or_default(), &flags),
@@ -156,6 +170,8 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
         ),
         ["get", resource, names @ ..] => get(world, from, resource, names, &flags),
         ["scale", target @ ..] => scale(world, from, target, args, &flags),
+        ["port-forward", rest @ ..] => forward::port_forward(world, from, rest, &flags, jobs, background),
+        ["proxy"] => forward::proxy(world, from, args, jobs, background),
         ["cluster-info"] => cluster_info(world, from, &flags),
         ["cordon", node] => cordon(world, from, node, true, &flags),
         ["uncordon", node] => cordon(world, from, node, false, &flags),
@@ -194,8 +210,6 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
 /// kubectl's commands that this console does not run yet.
 const KNOWN: &[&str] = &[
     "describe",
-    "proxy",
-    "port-forward",
     "apply",
     "create",
     "edit",
@@ -247,16 +261,18 @@ fn resource(word: &str) -> Option<Resource> {
 
 /// kubectl at work: its requests from the vantage host on a copy of the world (which moves on by
 /// the time each takes), and the simulated time they took together.
-struct Client {
-    copy: World,
+pub(crate) struct Client {
+    pub(crate) copy: World,
     from: HostId,
     start: SimTime,
     /// `--server`, else the kubeconfig's endpoint.
     server: Option<Addr>,
+    /// The apiserver that took the last request.
+    pub(crate) served_by: Option<HostId>,
 }
 
 impl Client {
-    fn new(world: &World, from: HostId, flags: &Flags) -> Client {
+    pub(crate) fn new(world: &World, from: HostId, flags: &Flags) -> Client {
         let copy = world.clone();
         let start = copy.now();
         Client {
@@ -264,19 +280,20 @@ impl Client {
             from,
             start,
             server: flags.server,
+            served_by: None,
         }
     }
 
-    fn now(&self) -> SimTime {
+    pub(crate) fn now(&self) -> SimTime {
         self.copy.now()
     }
 
-    fn took_s(&self) -> f64 {
+    pub(crate) fn took_s(&self) -> f64 {
         (self.copy.now().0 - self.start.0) as f64 / 1e6
     }
 
     /// A failure after the time taken so far.
-    fn failed(&self, (stderr, status): (String, i32)) -> Output {
+    pub(crate) fn failed(&self, (stderr, status): (String, i32)) -> Output {
         Output {
             stderr,
             status,
@@ -287,7 +304,7 @@ impl Client {
 
     /// A GET of the object at `key` (`what` names the request in a timeout's message). Err:
     /// kubectl's error, NotFound for `resource` `name` when there is no such object.
-    fn get(
+    pub(crate) fn get(
         &mut self,
         key: &str,
         what: &str,
@@ -302,7 +319,11 @@ impl Client {
     }
 
     /// A consistent list of everything under `prefix`.
-    fn list(&mut self, prefix: &str, what: &str) -> Result<Vec<(Key, KeyValue)>, (String, i32)> {
+    pub(crate) fn list(
+        &mut self,
+        prefix: &str,
+        what: &str,
+    ) -> Result<Vec<(Key, KeyValue)>, (String, i32)> {
         let list = ApiRequest::ListConsistent {
             prefix: prefix.into(),
         };
@@ -312,17 +333,13 @@ impl Client {
         }
     }
 
-    /// One API request through the kubeconfig's endpoint. Err: kubectl's error for the way it
-    /// failed, and its exit status.
-    fn request(&mut self, req: ApiRequest, what: &str) -> Result<ApiResponse, (String, i32)> {
+    /// One API request through the kubeconfig's endpoint: how it ended, and the server as kubectl
+    /// names it (`IP:6443`). None: the host has no kubeconfig.
+    pub(crate) fn call(&mut self, req: ApiRequest) -> Option<(Answer, String)> {
         // A host that has not joined has no kubeconfig: kubectl falls back to localhost:8080.
         let kubeconfig = self.copy.host_is_joined(self.from) || self.server.is_some();
         let endpoint = self.server.or_else(|| self.copy.api_endpoint());
-        let Some(endpoint) = endpoint.filter(|_| kubeconfig) else {
-            let refused = "The connection to the server localhost:8080 was refused - did you specify the right host or port?\n";
-            return Err((refused.into(), 1));
-        };
-        let server = format!("{}:{API_PORT}", endpoint_ip(endpoint));
+        let endpoint = endpoint.filter(|_| kubeconfig)?;
         let outcome = self.copy.call(
             self.from,
             endpoint,
@@ -330,7 +347,21 @@ impl Client {
             DIAL_TIMEOUT,
             SERVER_TIMEOUT,
         );
-        Err(match outcome.answer {
+        self.served_by = outcome.served_by;
+        Some((
+            outcome.answer,
+            format!("{}:{API_PORT}", endpoint_ip(endpoint)),
+        ))
+    }
+
+    /// One API request through the kubeconfig's endpoint. Err: kubectl's error for the way it
+    /// failed, and its exit status.
+    fn request(&mut self, req: ApiRequest, what: &str) -> Result<ApiResponse, (String, i32)> {
+        let Some((answer, server)) = self.call(req) else {
+            let refused = "The connection to the server localhost:8080 was refused - did you specify the right host or port?\n";
+            return Err((refused.into(), 1));
+        };
+        Err(match answer {
         Answer::Api(ApiResponse::Failed(reason)) if reason == NO_BACKEND => {
             // A balancer with no backend in service accepts the connection and closes it.
             ("Unable to connect to the server: EOF\n".into(), 1)
@@ -544,7 +575,7 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
 }
 
 /// The address kubeconfigs name: the virtual IP (kube-vip, keepalived), else the endpoint host's.
-fn endpoint_ip(endpoint: Addr) -> String {
+pub(crate) fn endpoint_ip(endpoint: Addr) -> String {
     if endpoint.port == Port::Vip {
         VIP_IP.to_string()
     } else {
@@ -1130,7 +1161,7 @@ fn pod_rows(world: &World, pods: &[&Pod], now: SimTime, flags: &Flags) -> Vec<Ve
 }
 
 /// A pod's address: from its node's pod range (10.244.<node>.0/24), once it runs.
-fn pod_ip(world: &World, p: &Pod) -> String {
+pub(crate) fn pod_ip(world: &World, p: &Pod) -> String {
     let (Some(node), true) = (&p.node, p.running) else {
         return "<none>".into();
     };

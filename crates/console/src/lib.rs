@@ -4,19 +4,21 @@
 //! request that waits takes its simulated time, and the output says how long.
 //!
 //! So far: `kubectl get` of nodes, pods, leases, workloads, services, endpoints, endpointslices and
-//! poddisruptionbudgets (`-o wide`,
-//! `-n`, `-A`, `--server`), `-o json|yaml` of nodes, pods and leases, `kubectl describe node|pod|lease|pdb`, `kubectl get --raw /readyz|/livez`, with kubectl's connection and
-//! server errors; `kubectl scale`, `delete pod`, `cordon`, `uncordon` and `drain`; `kubectl cluster-info`;
-//! `etcdctl member list|add|remove|promote` and `endpoint health|status`; `kubeadm join`;
-//! `etcd --force-new-cluster`;
-//! `curl` of a Service. The changing commands become scenario events. Left out for now:
-//! `describe` of other kinds, `-l`, replicasets, events, proxy and port-forward.
+//! poddisruptionbudgets (`-o wide`, `-n`, `-A`, `-l`, `--server`; `-o json|yaml` of nodes, pods and
+//! leases), `kubectl describe node|pod|deployment|service|lease|pdb`, `kubectl get --raw /readyz|/livez`,
+//! with kubectl's connection and server errors; `kubectl scale`, `delete pod`, `cordon`, `uncordon`
+//! and `drain`; `kubectl cluster-info`; `etcdctl member list|add|remove|promote` and `endpoint
+//! health|status`; `kubeadm join`; `etcd --force-new-cluster`; `curl` of a Service; `kubectl
+//! port-forward` and `kubectl proxy` as background jobs of a line, and `sleep`: a line chains
+//! commands with `;`, `&&` and `&`. The changing commands become scenario events. Left out for now:
+//! `describe` of statefulsets and daemonsets, `get events`, replicasets.
 
 mod calendar;
 mod curl;
 mod describe;
 mod etcd;
 mod etcdctl;
+mod forward;
 mod kubeadm;
 mod kubectl;
 mod object;
@@ -24,7 +26,9 @@ mod table;
 mod words;
 
 use sim::kernel::net::HostId;
+use sim::kernel::time::Duration;
 use sim::world::World;
+use words::Sep;
 
 /// The Kubernetes release whose defaults the simulation follows (docs/behaviour.md).
 const KUBELET_VERSION: &str = "v1.32.0";
@@ -52,22 +56,116 @@ impl Output {
     }
 }
 
-/// Runs `line` from host `from` against `world` as it is now (on a copy of it).
+/// Runs `line` from host `from` against `world` as it is now (on a copy of it). A line of
+/// several commands (`;`, `&&`, `&`) runs them one after another on one copy, which moves on by
+/// the time each took, and prints what they wrote, both streams in order, on stdout; background
+/// jobs (`kubectl port-forward`, `kubectl proxy`) last until the line ends.
 pub fn exec(world: &World, from: HostId, line: &str) -> Output {
-    let words = match words::split(line) {
-        Ok(w) => w,
+    let commands = match words::commands(line) {
+        Ok(c) => c,
         Err(e) => return Output::error(format!("console: {e}\n"), 2),
     };
+    let mut jobs = forward::Jobs::default();
+    if let [(words, Sep::Then)] = commands.as_slice() {
+        return command(world, from, words, &mut jobs, false).0;
+    }
+    let mut copy = world.clone();
+    let mut out = Output::default();
+    let mut skipping = false;
+    for (words, sep) in &commands {
+        if skipping {
+            skipping = *sep == Sep::And;
+            continue;
+        }
+        let background = *sep == Sep::Background;
+        let (one, goes_on) = command(&copy, from, words, &mut jobs, background);
+        if one.record.is_some() {
+            return Output::error(
+                "console: a command that changes the cluster runs on a line of its own\n".into(),
+                2,
+            );
+        }
+        // As a terminal shows them: both streams, in the order they were written.
+        out.stdout.push_str(&one.stdout);
+        out.stdout.push_str(&one.stderr);
+        out.took_s += one.took_s;
+        if !background {
+            out.status = one.status;
+        }
+        let until = copy.now() + Duration((one.took_s * 1e6).round() as u64);
+        copy.run_until(until, u64::MAX);
+        if !goes_on {
+            break;
+        }
+        skipping = *sep == Sep::And && one.status != 0;
+    }
+    out
+}
+
+/// The longest `sleep` on a console line.
+const SLEEP_LIMIT: Duration = Duration::from_secs(3_600);
+
+/// One command of a line, and whether the line goes on after it (not after a job that runs in
+/// the foreground until it is stopped).
+fn command(
+    world: &World,
+    from: HostId,
+    words: &[String],
+    jobs: &mut forward::Jobs,
+    background: bool,
+) -> (Output, bool) {
     let Some((program, args)) = words.split_first() else {
-        return Output::default();
+        return (Output::default(), true);
     };
-    match program.as_str() {
-        "kubectl" => kubectl::run(world, from, args),
+    let out = match program.as_str() {
+        "kubectl" => kubectl::run(world, from, args, jobs, background),
         "etcdctl" => etcdctl::run(world, from, args),
         "etcd" => etcd::run(world, from, args),
         "kubeadm" => kubeadm::run(world, from, args),
-        "curl" => curl::run(world, from, args),
+        "curl" => curl::run(world, from, args, jobs),
+        "sleep" => sleep(args),
         other => Output::error(format!("{}: command not found\n", words::clip(other)), 127),
+    };
+    // A port-forward or proxy started in the foreground runs until it is stopped.
+    let job = matches!(
+        words.get(1).map(String::as_str),
+        Some("port-forward" | "proxy")
+    );
+    let goes_on = background || out.status != 0 || !job;
+    (out, goes_on)
+}
+
+/// `sleep N[smhd]`: the line's copy of the world moves on by that long.
+fn sleep(args: &[String]) -> Output {
+    let [arg] = args else {
+        return Output::error("sleep: missing operand\n".into(), 1);
+    };
+    let (number, unit) = match arg.char_indices().last() {
+        Some((i, c @ ('s' | 'm' | 'h' | 'd'))) => (&arg[..i], c),
+        _ => (arg.as_str(), 's'),
+    };
+    let scale = match unit {
+        'm' => 60.0,
+        'h' => 3_600.0,
+        'd' => 86_400.0,
+        _ => 1.0,
+    };
+    match number.parse::<f64>() {
+        Ok(n) if n.is_finite() && n >= 0.0 && n * scale <= SLEEP_LIMIT.as_secs_f64() => Output {
+            took_s: n * scale,
+            ..Output::default()
+        },
+        Ok(n) if n.is_finite() && n >= 0.0 => Output::error(
+            format!(
+                "console: sleep is limited to {} s here\n",
+                SLEEP_LIMIT.as_secs_f64()
+            ),
+            2,
+        ),
+        _ => Output::error(
+            format!("sleep: invalid time interval '{}'\n", words::clip(arg)),
+            1,
+        ),
     }
 }
 

@@ -224,6 +224,25 @@ fn unknown_input_is_answered_as_the_tools_answer_it() {
     assert_eq!(sim::report(&w).to_trace(), before);
 }
 
+/// 300 lines of up to `most` − 1 words drawn from `words` (xorshift from `seed`).
+fn fuzzed_lines(words: &[&str], mut x: u64, most: u64) -> Vec<String> {
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    (0..300)
+        .map(|_| {
+            let n = next() % most;
+            (0..n)
+                .map(|_| words[(next() % words.len() as u64) as usize])
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect()
+}
+
 #[test]
 fn a_fuzzed_command_line_never_panics() {
     let w = world_at(&ready("2-three-masters-one-dies"), 5.0);
@@ -245,19 +264,7 @@ fn a_fuzzed_command_line_never_panics() {
         "po",
         "no",
     ];
-    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-    for _ in 0..300 {
-        let mut line = String::new();
-        for _ in 0..(x % 6) {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            line.push_str(words[(x % words.len() as u64) as usize]);
-            line.push(' ');
-        }
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
+    for line in fuzzed_lines(&words, 0x2545_f491_4f6c_dd1d, 6) {
         let out = run(&w, "users", &line);
         assert!(
             out.status >= 0
@@ -266,6 +273,39 @@ fn a_fuzzed_command_line_never_panics() {
                     || out.stderr.starts_with("No resources")),
             "{line}: {out:?}"
         );
+    }
+}
+
+/// Lines of several commands, background jobs and their ports, in any order.
+#[test]
+fn a_fuzzed_line_of_jobs_never_panics() {
+    let w = world_at(&ready("2-three-masters-one-dies"), 5.0);
+    let words = [
+        "kubectl",
+        "port-forward",
+        "proxy",
+        "svc/web",
+        "pod/x",
+        "8080:80",
+        ":80",
+        "8080",
+        "-p",
+        "0",
+        "&",
+        ";",
+        "&&",
+        "curl",
+        "localhost:8080",
+        "localhost:8001/api/v1/namespaces/default/services/web/proxy/",
+        "sleep",
+        "1",
+        "'",
+        "-n",
+        "kube-system",
+    ];
+    for line in fuzzed_lines(&words, 0x9e37_79b9_7f4a_7c15, 9) {
+        let out = run(&w, "users", &line);
+        assert!(out.status >= 0 && out.took_s < 200.0, "{line}: {out:?}");
     }
 }
 
@@ -1406,4 +1446,208 @@ fn describe_deployment_counts_available_replicas_and_says_when_too_few_are() {
     )
     .stdout;
     assert_eq!(field(&dns, "Selector:"), "k8s-app=kube-dns");
+}
+
+/// kubectl port-forward holds one connection through the API endpoint, an apiserver and the
+/// pod's kubelet: the only master's crash (at 1m) ends it ("lost connection to pod"), while the
+/// Service's NodePort keeps serving.
+#[test]
+fn port_forward_ends_with_the_apiserver_while_the_nodeport_serves() {
+    let w = world_at(&ready("1-only-master-dies"), 50.0);
+    let out = run(
+        &w,
+        "users",
+        "kubectl port-forward svc/web 8080:80 & curl localhost:8080; sleep 30; curl localhost:8080; curl http://worker-1:30080",
+    );
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(
+        lines[..3],
+        [
+            "Forwarding from 127.0.0.1:8080 -> 80",
+            "Forwarding from [::1]:8080 -> 80",
+            "Handling connection for 8080",
+        ],
+        "{out:?}"
+    );
+    assert!(lines[3].starts_with("Hostname: web-"), "{out:?}");
+    // After the crash: no more "Handling connection", but kubectl's exit and the NodePort's
+    // answer, in the order a terminal shows them.
+    assert_eq!(
+        lines[4..6],
+        [
+            "error: lost connection to pod",
+            "curl: (7) Failed to connect to localhost port 8080 after 0 ms: Couldn't connect to server",
+        ],
+        "{out:?}"
+    );
+    assert!(lines[6].starts_with("Hostname: web-"), "{out:?}");
+    assert_eq!((lines.len(), out.stderr.as_str()), (7, ""), "{out:?}");
+    // The line's status is its last command's: the NodePort answered.
+    assert_eq!(out.status, 0);
+    assert!((30.0..31.0).contains(&out.took_s), "{}", out.took_s);
+
+    // Started while the master is down: kubectl cannot even read the Service (client-go's 30 s
+    // dial), and nothing listens on the local port.
+    let w = world_at(&ready("1-only-master-dies"), 120.0);
+    let out = run(
+        &w,
+        "users",
+        "kubectl port-forward svc/web 8080:80 & curl localhost:8080",
+    );
+    assert!(
+        out.stdout.starts_with("Unable to connect to the server: dial tcp 10.0.0.10:6443: i/o timeout\ncurl: (7) Failed to connect to localhost port 8080"),
+        "{out:?}"
+    );
+    assert_eq!(out.status, 7);
+    assert!((30.0..30.1).contains(&out.took_s), "{}", out.took_s);
+}
+
+/// port-forward picks its pod at the start (kubectl's `GetFirstPod`: running and ready first), and
+/// the apiserver must reach that pod's kubelet: a crashed worker's pod is still Running in the API
+/// for minutes, but the upgrade times out dialing its kubelet.
+#[test]
+fn port_forward_picks_a_ready_pod_and_dials_its_kubelet() {
+    let json = ready("7-worker-dies");
+    let w = world_at(&json, 120.0);
+    // w3 crashed at 1m; by 2m its Node is NotReady and its pods not ready (40 s grace).
+    let out = run(
+        &w,
+        "users",
+        "kubectl port-forward deploy/web 8080:80 & curl localhost:8080",
+    );
+    let hostname = out.stdout.lines().last().unwrap_or_default();
+    let pods = run(&w, "users", "kubectl get pods -o wide").stdout;
+    let on_w3: Vec<&str> = pods
+        .lines()
+        .filter(|l| l.split_whitespace().nth(6) == Some("w3"))
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert!(on_w3.contains(&"db-0"), "{pods}");
+    assert!(hostname.starts_with("Hostname: web-"), "{out:?}");
+    assert!(
+        !on_w3.iter().any(|p| hostname.ends_with(p)),
+        "{hostname} on w3: {pods}"
+    );
+    let out = run(&w, "users", "kubectl port-forward pod/db-0 5432:80");
+    assert_eq!(
+        out.stderr,
+        "error: error upgrading connection: error dialing backend: dial tcp 10.0.0.13:10250: i/o timeout\n"
+    );
+    assert_eq!(out.status, 1);
+    assert!((30.0..30.1).contains(&out.took_s), "{}", out.took_s);
+
+    let w = world_at(&json, 30.0);
+    for (line, stderr) in [
+        ("kubectl port-forward svc/nope 8080:80", "Error from server (NotFound): services \"nope\" not found\n"),
+        ("kubectl port-forward svc/web 8080:81", "error: Service web does not have a service port 81\n"),
+        ("kubectl port-forward svc/web", "error: TYPE/NAME and list of ports are required for port-forward\nSee 'kubectl port-forward -h' for help and examples\n"),
+        ("kubectl port-forward svc/web 8080:x", "error: Error parsing remote port 'x': invalid port\n"),
+        ("kubectl port-forward cm/web 8080:80", "error: the server doesn't have a resource type \"cm\"\n"),
+    ] {
+        let out = run(&w, "users", line);
+        assert_eq!((out.stderr.as_str(), out.status), (stderr, 1), "{line}");
+    }
+    // In the foreground it runs until stopped: the console says how to use it.
+    let out = run(&w, "users", "kubectl port-forward svc/web 8080:80");
+    assert_eq!(out.status, 0);
+    assert!(out.stderr.contains("& curl localhost:8080"), "{out:?}");
+    // Two forwards on one port: the second cannot listen.
+    let out = run(
+        &w,
+        "users",
+        "kubectl port-forward svc/web 8080:80 & kubectl port-forward pod/db-0 8080:80",
+    );
+    assert!(
+        out.stdout
+            .ends_with("error: unable to listen on any of the requested ports: [{8080 80}]\n"),
+        "{out:?}"
+    );
+    assert_eq!(out.status, 1);
+}
+
+/// kubectl proxy asks the API endpoint anew for every request, and the apiserver connects to one
+/// of the Service's ready endpoints; with the API gone, kubectl logs the dial error and answers
+/// it as the body (HTTP 500), while the NodePort keeps serving.
+#[test]
+fn kubectl_proxy_serves_a_service_through_the_apiserver() {
+    let json = ready("1-only-master-dies");
+    let path = "curl localhost:8001/api/v1/namespaces/default/services/web/proxy/";
+    let w = world_at(&json, 30.0);
+    let out = run(&w, "users", &format!("kubectl proxy & {path}"));
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines[0], "Starting to serve on 127.0.0.1:8001");
+    assert!(lines[1].starts_with("Hostname: web-"), "{out:?}");
+    assert_eq!((out.stderr.as_str(), out.status), ("", 0));
+    let missing = run(
+        &w,
+        "users",
+        "kubectl proxy & curl localhost:8001/api/v1/namespaces/default/services/nope/proxy/",
+    );
+    assert!(
+        missing.stdout.contains("\"message\": \"services \\\"nope\\\" not found\",\n  \"reason\": \"NotFound\",\n  \"code\": 404"),
+        "{missing:?}"
+    );
+
+    let w = world_at(&json, 120.0);
+    let out = run(
+        &w,
+        "users",
+        &format!(
+            "kubectl proxy -p 9000 & {}; curl worker-2:30080",
+            path.replace("8001", "9000")
+        ),
+    );
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines[0], "Starting to serve on 127.0.0.1:9000");
+    // kubectl's log line: severity, date, time (when the dial gave up), pid, file:line.
+    let log: Vec<&str> = lines[1].split_whitespace().collect();
+    assert!(log[0].starts_with("E0101"), "{out:?}");
+    assert_eq!(
+        log[3..].join(" "),
+        "proxy_server.go:147] Error while proxying request: dial tcp 10.0.0.10:6443: i/o timeout"
+    );
+    // The body curl prints: the error, as kubectl's proxy answers it (HTTP 500).
+    assert_eq!(lines[2], "dial tcp 10.0.0.10:6443: i/o timeout");
+    assert!(lines[3].starts_with("Hostname: web-"), "{out:?}");
+    assert!((30.0..30.1).contains(&out.took_s), "{}", out.took_s);
+}
+
+/// A line of several commands: `;` runs the next, `&&` only after a success, and the line's copy
+/// of the cluster moves on by the time each took (`sleep` too). A command that changes the cluster
+/// runs alone, so its event is recorded at the moment it ran.
+#[test]
+fn a_line_runs_its_commands_in_order_on_one_copy() {
+    let w = world_at(&ready("1-only-master-dies"), 50.0);
+    // 50 s + 20 s: the master crashed at 1m.
+    let out = run(&w, "users", "sleep 20; kubectl get nodes");
+    assert!(
+        out.stdout.starts_with("Unable to connect to the server"),
+        "{out:?}"
+    );
+    assert!((50.0..50.1).contains(&out.took_s), "{}", out.took_s);
+    let out = run(&w, "users", "sleep 2x && kubectl get nodes");
+    // Both streams in order on stdout; kubectl never ran.
+    assert_eq!(
+        (out.stdout.as_str(), out.status),
+        ("sleep: invalid time interval '2x'\n", 1)
+    );
+    let out = run(
+        &w,
+        "users",
+        "sleep 1 && kubectl get nodes; kubectl get pods",
+    );
+    assert_eq!(out.stdout.matches("NAME ").count(), 2, "{out:?}");
+    let out = run(&w, "users", "kubectl cordon worker-1; kubectl get nodes");
+    assert_eq!(
+        (out.stderr.as_str(), out.record.is_none()),
+        (
+            "console: a command that changes the cluster runs on a line of its own\n",
+            true
+        )
+    );
+    let out = run(&w, "users", "kubectl get nodes ; ; ");
+    assert_eq!(
+        out.stderr,
+        "console: syntax error near unexpected token `;'\n"
+    );
 }

@@ -35,6 +35,11 @@ const WORDS: &[&str] = &[
     "drain",
     "--ignore-daemonsets",
     "cluster-info",
+    "port-forward",
+    "proxy",
+    "svc/",
+    "localhost:",
+    "sleep",
     "nodes",
     "node",
     "pods",
@@ -253,7 +258,7 @@ pub fn console_panel() -> Html {
             <summary>{ "Console: kubectl, etcdctl and curl on this cluster, from any host, at the time shown" }</summary>
             <div class="console-bar">
                 <label>{ "Run from " }{ picker }</label>
-                <span class="hint">{ "Try: kubectl get nodes · kubectl get pods -A -o wide · etcdctl endpoint status --cluster -w table · curl http://web · kubectl get --raw /readyz?verbose. ↑/↓ history, Tab completes. Commands that change the cluster (cordon, scale, delete pod, etcdctl member add|remove|promote, kubeadm join, etcd --force-new-cluster) are recorded at this moment." }</span>
+                <span class="hint">{ "Try: kubectl get nodes · kubectl get pods -A -o wide · etcdctl endpoint status --cluster -w table · curl http://web · kubectl get --raw /readyz?verbose · kubectl port-forward svc/web 8080:80 & curl localhost:8080. ↑/↓ history, Tab completes. Commands that change the cluster (cordon, scale, delete pod, etcdctl member add|remove|promote, kubeadm join, etcd --force-new-cluster) are recorded at this moment." }</span>
             </div>
             <div class="console-screen" role="log" aria-label="Console output" ref={screen}>
                 { for entries.borrow().iter().map(|e| html! {

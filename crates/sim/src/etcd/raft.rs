@@ -1594,7 +1594,9 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
         if self.pending_reads.len() >= MAX_PENDING_READS {
             self.pending_reads.pop_front();
         }
-        let acks = BTreeSet::from([self.id]);
+        // Built by insertion: `BTreeSet::from` sorts, a sort compiled for this type.
+        let mut acks = BTreeSet::new();
+        acks.insert(self.id);
         self.pending_reads.push_back(PendingRead {
             seq,
             index: self.commit,

@@ -162,8 +162,10 @@ impl Watchers {
             Some(node) => match self.by_node.get_mut(node) {
                 Some(set) => set.insert(n),
                 None => {
-                    self.by_node
-                        .insert(&node.as_str().into(), BTreeSet::from([n]));
+                    // Built by insertion: `BTreeSet::from` sorts, a sort compiled for this type.
+                    let mut set = BTreeSet::new();
+                    set.insert(n);
+                    self.by_node.insert(&node.as_str().into(), set);
                     true
                 }
             },

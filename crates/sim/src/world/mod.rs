@@ -48,6 +48,7 @@ pub use membership::MEMBER_CHANGE_TIMEOUT;
 
 use crate::etcd::member::EtcdConfig;
 use crate::etcd::probe::PROBE_TIMEOUT;
+use crate::k8s::api::ApiPayload;
 use crate::k8s::leader::KUBE_VIP_LEASE;
 use crate::k8s::objects::{
     pdb_key, workload_key, Budget, Kind, Object, PodDisruptionBudget, Workload,
@@ -401,13 +402,22 @@ impl World {
                 false
             }
             (Port::Etcd | Port::EtcdProbe | Port::Client, _) => false,
-            (_, payload) => match self.procs.get(to) {
-                Some(p) => {
-                    let mut ctx: K8sCtx = ctx!(self, to.host);
-                    p.on_message(&mut ctx, payload)
+            (_, payload) => {
+                if let (Port::Apiserver, Payload::Api(ApiPayload::Request { client, .. })) =
+                    (to.port, &payload)
+                {
+                    if client.port == Port::Terminal {
+                        self.terminal_request_at(to.host);
+                    }
                 }
-                None => false,
-            },
+                match self.procs.get(to) {
+                    Some(p) => {
+                        let mut ctx: K8sCtx = ctx!(self, to.host);
+                        p.on_message(&mut ctx, payload)
+                    }
+                    None => false,
+                }
+            }
         };
         self.after_input(to, containers_before, exited);
     }

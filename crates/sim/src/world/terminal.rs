@@ -42,12 +42,15 @@ pub struct Outcome {
     pub answer: Answer,
     /// Simulated time the call took.
     pub elapsed: Duration,
+    /// The apiserver that took an API request (behind a balancer or VIP, the one it reached).
+    pub served_by: Option<HostId>,
 }
 
 /// The terminal's one outstanding call.
 #[derive(Clone, Default)]
 pub struct Terminal {
     pub(super) answer: Option<Answer>,
+    pub(super) served_by: Option<HostId>,
 }
 
 /// The id of the terminal's requests (one at a time).
@@ -79,6 +82,7 @@ impl World {
             Outcome {
                 answer,
                 elapsed: after,
+                served_by: None,
             }
         };
         if !reachable {
@@ -105,11 +109,11 @@ impl World {
         self.transmit(me, to, self.now, payload);
         let deadline = start + timeout;
         loop {
-            if let Some(answer) = self.procs.terminal.as_mut().and_then(|t| t.answer.take()) {
-                self.procs.terminal = None;
+            if let Some(t) = self.procs.terminal.take_if(|t| t.answer.is_some()) {
                 return Outcome {
-                    answer,
+                    answer: t.answer.unwrap_or(Answer::Timeout),
                     elapsed: self.now - start,
+                    served_by: t.served_by,
                 };
             }
             if self.queue.peek_time().is_none_or(|t| t > deadline) {
@@ -151,6 +155,34 @@ impl World {
                 .as_ref()
                 .is_some_and(|m| !m.removed),
             _ => self.procs.get(to).is_some(),
+        }
+    }
+
+    /// The life of the process at `at` (see `Hosts::generation`) while it runs: a connection to
+    /// it lasts as long as this stays the same.
+    pub fn process_life(&mut self, at: Addr) -> Option<u64> {
+        let up = self.hosts.get(at.host as usize).is_some_and(|h| h.up);
+        (up && self.listens(at)).then(|| self.hosts.generation(at))
+    }
+
+    /// Whether packets pass between two hosts that are up (no partition between them).
+    pub fn reachable(&self, a: HostId, b: HostId) -> bool {
+        self.host_is_up(a) && self.host_is_up(b) && self.net.connected(a, b)
+    }
+
+    /// Whether the kubelet on `h` runs a container of `pod`.
+    pub fn runs_pod(&self, h: HostId, pod: &str) -> bool {
+        self.procs.on.get(h as usize).is_some_and(|p| {
+            p.kubelet
+                .as_ref()
+                .is_some_and(|k| k.containers.contains_key(pod))
+        })
+    }
+
+    /// An apiserver took the terminal's request.
+    pub(super) fn terminal_request_at(&mut self, h: HostId) {
+        if let Some(t) = self.procs.terminal.as_mut() {
+            t.served_by = Some(h);
         }
     }
 
