@@ -591,11 +591,34 @@ pub fn editor(props: &Props) -> Html {
             },
         )
     };
+    // The change a row's control makes, from its row and the event: one callback type for all
+    // of them (each closure type is compiled anew, and the bundle has a size budget).
+    let row_change = |i: usize, make: fn(usize, &Event) -> Change| {
+        let c = commit.clone();
+        Callback::from(move |e: Event| c(make(i, &e), None))
+    };
+    let row_remove = |i: usize, make: fn(usize) -> Change| {
+        let c = commit.clone();
+        Callback::from(move |_: MouseEvent| c(make(i), None))
+    };
     let draft = |f: fn(&mut Drafts, Event)| {
         let drafts = drafts.clone();
         Callback::from(move |e: Event| {
             let mut d = (*drafts).clone();
             f(&mut d, e);
+            drafts.set(d);
+        })
+    };
+    // Keeps what is typed into a draft field.
+    let text_draft = |f: fn(&mut Drafts, String)| {
+        let drafts = drafts.clone();
+        Callback::from(move |e: InputEvent| {
+            let mut d = (*drafts).clone();
+            f(
+                &mut d,
+                e.target_unchecked_into::<web_sys::HtmlInputElement>()
+                    .value(),
+            );
             drafts.set(d);
         })
     };
@@ -647,14 +670,10 @@ pub fn editor(props: &Props) -> Html {
 
     // ---- hosts -------------------------------------------------------------------------
     let host_rows = s.hosts.iter().enumerate().map(|(i, h)| {
-        let c = commit.clone();
-        let on_zone = Callback::from(move |e: Event| c(Change::SetZone(i, e.target_unchecked_into::<web_sys::HtmlSelectElement>().value()), None));
-        let c = commit.clone();
-        let on_spot = Callback::from(move |e: Event| c(Change::SetSpot(i, checked(&e)), None));
-        let c = commit.clone();
-        let on_standby = Callback::from(move |e: Event| c(Change::SetStandby(i, checked(&e)), None));
-        let c = commit.clone();
-        let on_remove = Callback::from(move |_: MouseEvent| c(Change::RemoveHost(i), None));
+        let on_zone = row_change(i, |i, e| Change::SetZone(i, e.target_unchecked_into::<web_sys::HtmlSelectElement>().value()));
+        let on_spot = row_change(i, |i, e| Change::SetSpot(i, checked(e)));
+        let on_standby = row_change(i, |i, e| Change::SetStandby(i, checked(e)));
+        let on_remove = row_remove(i, Change::RemoveHost);
         let mut host_zones = zones.clone();
         if !host_zones.contains(&h.zone) {
             host_zones.push(h.zone.clone());
@@ -716,15 +735,11 @@ pub fn editor(props: &Props) -> Html {
         <form class="add" onsubmit={add_host} aria-label="Add a host">
             <label>{ "Name " }
                 <input type="text" value={d.host_name.clone()} placeholder={format!("required, like {}", free_name(&s, "w"))} aria-label="New host name"
-                    oninput={{ let drafts = drafts.clone(); Callback::from(move |e: InputEvent| {
-                        let mut d = (*drafts).clone(); d.host_name = e.target_unchecked_into::<web_sys::HtmlInputElement>().value(); drafts.set(d);
-                    }) }} />
+                    oninput={text_draft(|d, v| d.host_name = v)} />
             </label>
             <label title="More than one: the name is a prefix (worker → worker-1, worker-2, …)">{ "How many " }
                 <input type="text" inputmode="numeric" size="3" value={d.host_count.clone()} aria-label="How many new hosts"
-                    oninput={{ let drafts = drafts.clone(); Callback::from(move |e: InputEvent| {
-                        let mut d = (*drafts).clone(); d.host_count = e.target_unchecked_into::<web_sys::HtmlInputElement>().value(); drafts.set(d);
-                    }) }} />
+                    oninput={text_draft(|d, v| d.host_count = v)} />
             </label>
             <label>{ "Zone " }
                 <select aria-label="New host zone" onchange={draft(|d, e| d.host_zone = e.target_unchecked_into::<web_sys::HtmlSelectElement>().value())}>
@@ -756,8 +771,7 @@ pub fn editor(props: &Props) -> Html {
 
     // ---- zones -------------------------------------------------------------------------
     let zone_items = s.zones.iter().enumerate().map(|(i, z)| {
-        let c = commit.clone();
-        let on_remove = Callback::from(move |_: MouseEvent| c(Change::RemoveZone(i), None));
+        let on_remove = row_remove(i, Change::RemoveZone);
         let hosts = s.hosts_in_zone(z).count();
         html! {
             <li data-edit-zone={z.clone()}>
@@ -780,10 +794,8 @@ pub fn editor(props: &Props) -> Html {
 
     // ---- workloads ---------------------------------------------------------------------
     let wl_rows = s.workloads.iter().enumerate().map(|(i, w)| {
-        let c = commit.clone();
-        let on_service = Callback::from(move |e: Event| c(Change::SetService(i, checked(&e)), None));
-        let c = commit.clone();
-        let on_remove = Callback::from(move |_: MouseEvent| c(Change::RemoveWorkload(i), None));
+        let on_service = row_change(i, |i, e| Change::SetService(i, checked(e)));
+        let on_remove = row_remove(i, Change::RemoveWorkload);
         let replicas = w.replicas.map(|r| {
             let path = format!("workloads[{i}].replicas");
             let text = d.typed.get(&path).cloned().unwrap_or_else(|| r.to_string());
@@ -822,11 +834,10 @@ pub fn editor(props: &Props) -> Html {
         let spread = if w.kind == WorkloadKind::DaemonSet {
             html! {}
         } else {
-            let c = commit.clone();
-            let on_spread = Callback::from(move |e: Event| {
+            let on_spread = row_change(i, |i, e| {
                 let v = e.target_unchecked_into::<web_sys::HtmlSelectElement>().value();
                 let sp = [Spread::Zone, Spread::Host].into_iter().find(|s| s.name() == v);
-                c(Change::SetSpread(i, sp), None)
+                Change::SetSpread(i, sp)
             });
             html! {
                 <select aria-label={format!("{}: topology spread", w.name)} onchange={on_spread}>
@@ -900,18 +911,6 @@ pub fn editor(props: &Props) -> Html {
                 },
                 None,
             )
-        })
-    };
-    let text_draft = |f: fn(&mut Drafts, String)| {
-        let drafts = drafts.clone();
-        Callback::from(move |e: InputEvent| {
-            let mut d = (*drafts).clone();
-            f(
-                &mut d,
-                e.target_unchecked_into::<web_sys::HtmlInputElement>()
-                    .value(),
-            );
-            drafts.set(d);
         })
     };
     let (every_label, then_label) = match d.fault_kind {
@@ -994,9 +993,7 @@ pub fn editor(props: &Props) -> Html {
                 <form class="add" onsubmit={add_zone} aria-label="Add a zone">
                     <label>{ "Zone name " }
                         <input type="text" value={d.zone_name.clone()} aria-label="New zone name"
-                            oninput={{ let drafts = drafts.clone(); Callback::from(move |e: InputEvent| {
-                                let mut d = (*drafts).clone(); d.zone_name = e.target_unchecked_into::<web_sys::HtmlInputElement>().value(); drafts.set(d);
-                            }) }} />
+                            oninput={text_draft(|d, v| d.zone_name = v)} />
                     </label>
                     <button type="submit">{ "Add zone" }</button>
                 </form>
@@ -1017,16 +1014,12 @@ pub fn editor(props: &Props) -> Html {
                     </label>
                     <label>{ "Name " }
                         <input type="text" value={d.wl_name.clone()} placeholder={free_name(&s, "app")} aria-label="New workload name"
-                            oninput={{ let drafts = drafts.clone(); Callback::from(move |e: InputEvent| {
-                                let mut d = (*drafts).clone(); d.wl_name = e.target_unchecked_into::<web_sys::HtmlInputElement>().value(); drafts.set(d);
-                            }) }} />
+                            oninput={text_draft(|d, v| d.wl_name = v)} />
                     </label>
                     if d.wl_kind != WorkloadKind::DaemonSet {
                         <label>{ "Replicas " }
                             <input type="text" inputmode="numeric" class="num" value={d.wl_replicas.clone()} aria-label="New workload replicas"
-                                oninput={{ let drafts = drafts.clone(); Callback::from(move |e: InputEvent| {
-                                    let mut d = (*drafts).clone(); d.wl_replicas = e.target_unchecked_into::<web_sys::HtmlInputElement>().value(); drafts.set(d);
-                                }) }} />
+                                oninput={text_draft(|d, v| d.wl_replicas = v)} />
                         </label>
                     }
                     <label class="check"><input type="checkbox" checked={d.wl_service} onchange={draft(|d, e| d.wl_service = checked(&e))} />{ "Service" }</label>

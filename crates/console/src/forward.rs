@@ -272,7 +272,9 @@ pub(crate) fn port_forward(
 fn foreground(background: bool, example: &str) -> String {
     match background {
         true => String::new(),
-        false => format!("console: kubectl runs until stopped; run it in the background on the line that uses it: {example}\n"),
+        false => {
+            format!("console: kubectl runs until stopped; use it in the background: {example}\n")
+        }
     }
 }
 
@@ -429,7 +431,7 @@ fn proxied(world: &World, from: HostId, pid: u32, path: &str, max_time: Option<f
     let ["", "api", "v1", "namespaces", namespace, "services", name, "proxy", ..] = parts[..]
     else {
         return Output::error(
-            "console: through kubectl proxy this console serves a Service's proxy path (/api/v1/namespaces/NS/services/NAME/proxy/); read objects with kubectl get\n".into(),
+            "console: kubectl proxy serves Service paths here: /api/v1/namespaces/NS/services/NAME/proxy/\n".into(),
             2,
         );
     };
