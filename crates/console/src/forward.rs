@@ -22,6 +22,7 @@
 
 use super::calendar::klog_time;
 use super::kubectl::{namespace_of, pod_ip, workload_namespace, Client, Flags};
+use super::object::quote_json;
 use super::words::clip;
 use super::{ip_of, Output};
 use sim::k8s::api::{ApiRequest, ApiResponse};
@@ -273,7 +274,7 @@ fn foreground(background: bool, example: &str) -> String {
     match background {
         true => String::new(),
         false => {
-            format!("console: kubectl runs until stopped; use it in the background: {example}\n")
+            format!("console: it runs until stopped; try: {example}\n")
         }
     }
 }
@@ -419,14 +420,15 @@ fn no_answer(stdout: String, max_time: Option<f64>) -> Output {
 /// The body the apiserver sends for an error: a `Status` object.
 fn status(message: &str, reason: &str, code: u16) -> String {
     format!(
-        "{{\n  \"kind\": \"Status\",\n  \"apiVersion\": \"v1\",\n  \"metadata\": {{}},\n  \"status\": \"Failure\",\n  \"message\": \"{}\",\n  \"reason\": \"{reason}\",\n  \"code\": {code}\n}}",
-        message.replace('\\', "\\\\").replace('"', "\\\"")
+        "{{\n  \"kind\": \"Status\",\n  \"apiVersion\": \"v1\",\n  \"metadata\": {{}},\n  \"status\": \"Failure\",\n  \"message\": {},\n  \"reason\": \"{reason}\",\n  \"code\": {code}\n}}",
+        quote_json(message)
     )
 }
 
 /// A request through `kubectl proxy`.
 fn proxied(world: &World, from: HostId, pid: u32, path: &str, max_time: Option<f64>) -> Output {
-    let parts: Vec<&str> = path.split(['/', '?']).collect();
+    let bare = path.split('?').next().unwrap_or(path);
+    let parts: Vec<&str> = bare.split('/').collect();
     // /api/v1/namespaces/NS/services/NAME[:PORT]/proxy[/...]
     let ["", "api", "v1", "namespaces", namespace, "services", name, "proxy", ..] = parts[..]
     else {

@@ -159,7 +159,7 @@ pub fn run(
     }
     match words.as_slice() {
         [] => Output {
-            stdout: "kubectl controls the Kubernetes cluster manager.\n\nIn this console: kubectl get nodes|pods|leases|deploy|sts|ds|svc|ep|pdb [-o wide] [-n NAMESPACE | -A] [-l app=web], kubectl get --raw /readyz?verbose, describe node|pod|deploy|svc|lease|pdb NAME, cluster-info, scale, delete pod, cordon, uncordon, drain --ignore-daemonsets, port-forward, proxy; --server URL\n".into(),
+            stdout: "kubectl controls the Kubernetes cluster manager.\n\nIn this console: get, describe, cluster-info, scale, delete pod, cordon, uncordon, drain, port-forward, proxy\n".into(),
             ..Output::default()
         },
         ["get"] if flags.raw.is_some() => raw(world, from, flags.raw.as_deref().unwrap_or_default(), &flags),
@@ -183,8 +183,12 @@ pub fn run(
         ["describe", "node" | "nodes" | "no", name] => describe_node(world, from, name, &flags),
         ["describe", "pod" | "pods" | "po", name] => describe_pod(world, from, name, &flags),
         ["describe", "lease" | "leases", name] => describe_lease(world, from, name, &flags),
-        ["describe", "deployment" | "deployments" | "deploy", name] => {
-            describe_deployment(world, from, name, &flags)
+        ["describe", kind @ ("deployment" | "deployments" | "deploy" | "statefulset" | "statefulsets" | "sts" | "daemonset" | "daemonsets" | "ds"), name] => {
+            let kind = match resource(kind) {
+                Some(Resource::Workloads(k)) => k,
+                _ => Kind::Deployment,
+            };
+            describe_workload(world, from, kind, name, &flags)
         }
         ["describe", "service" | "services" | "svc", "kubernetes"] => error(
             "this console does not describe the kubernetes Service (its Endpoints, the apiservers, are not modelled)",
@@ -197,7 +201,7 @@ pub fn run(
         }
         ["describe", "node" | "nodes" | "no"] => error("this console describes one node at a time: kubectl describe node NAME"),
         ["describe", kind, ..] => error(&format!(
-            "\"kubectl describe {}\" is not in this console yet (kubectl describe node|pod|deployment|service|lease|pdb NAME works)",
+            "\"kubectl describe {}\" is not in this console yet (kubectl describe node|pod|deployment|statefulset|daemonset|service|lease|pdb NAME works)",
             clip(kind)
         )),
         [command, ..] if KNOWN.contains(command) => error(&format!(
@@ -861,22 +865,28 @@ fn tabbed(rows: &[(&str, String)]) -> String {
     out
 }
 
-/// `kubectl describe deployment NAME`, laid out as kubectl's `describeDeployment`: the replica
-/// counts of its status (every pod of the one revision is updated; available = Ready, with
-/// `minReadySeconds` 0) and its conditions: Available while at least `replicas` − 25 % (rounded
-/// down) are available, Progressing complete once all are.
-fn describe_deployment(world: &World, from: HostId, name: &str, flags: &Flags) -> Output {
+/// `kubectl describe deployment|statefulset|daemonset NAME`, laid out as kubectl's
+/// `describeDeployment`, `describeStatefulSet` and `describeDaemonSet` print them (without the pod
+/// template). A Deployment: the replica counts of its status (every pod of the one revision is
+/// updated; available = Ready, with `minReadySeconds` 0) and its conditions: Available while at
+/// least `replicas` − 25 % (rounded down) are available, Progressing complete once all are. A
+/// StatefulSet and a DaemonSet: their pods by phase (Running, or Pending: "Waiting"); a DaemonSet
+/// is wanted on every Node (its pods tolerate every taint here).
+fn describe_workload(world: &World, from: HostId, kind: Kind, name: &str, flags: &Flags) -> Output {
     let namespace = flags.namespace.as_deref().unwrap_or("default");
     let mut client = Client::new(world, from, flags);
-    let items = match client.list("/registry/", "get deployments") {
+    let what = resource_name(kind);
+    let items = match client.list("/registry/", &format!("get {what}")) {
         Ok(items) => items,
         Err(e) => return client.failed(e),
     };
     let objects: Vec<&Object> = items.iter().map(|(_, kv)| &*kv.value).collect();
-    let Some(d) = objects.iter().filter_map(|o| o.as_workload()).find(|w| {
-        w.kind == Kind::Deployment && w.name == name && workload_namespace(&w.name) == namespace
-    }) else {
-        return client.failed(not_found("deployments.apps", name));
+    let Some(d) = objects
+        .iter()
+        .filter_map(|o| o.as_workload())
+        .find(|w| w.kind == kind && w.name == name && workload_namespace(&w.name) == namespace)
+    else {
+        return client.failed(not_found(what, name));
     };
     let pods: Vec<&Pod> = objects
         .iter()
@@ -885,37 +895,83 @@ fn describe_deployment(world: &World, from: HostId, name: &str, flags: &Flags) -
         .collect();
     let (desired, total) = (d.replicas as usize, pods.len());
     let available = pods.iter().filter(|p| p.ready).count();
-    let unavailable = desired.saturating_sub(available);
+    let running = pods.iter().filter(|p| p.running).count();
+    let status = format!(
+        "{running} Running / {} Waiting / 0 Succeeded / 0 Failed",
+        total - running
+    );
     let (k, v) = object::selector_of(&d.name);
     let selector = format!("{k}={v}");
-    let mut out = tabbed(&[
-        ("Name:", d.name.clone()),
-        ("Namespace:", namespace.into()),
-        ("CreationTimestamp:", super::calendar::date(d.created)),
-        ("Labels:", selector.clone()),
-        ("Annotations:", "deployment.kubernetes.io/revision: 1".into()),
-        ("Selector:", selector),
-        ("Replicas:", format!("{desired} desired | {total} updated | {total} total | {available} available | {unavailable} unavailable")),
-        ("StrategyType:", "RollingUpdate".into()),
-        ("MinReadySeconds:", "0".into()),
-        ("RollingUpdateStrategy:", "25% max unavailable, 25% max surge".into()),
-    ]);
-    out.push_str("Conditions:\n");
-    let (avail, why) = match available >= desired - desired / 4 {
-        true => ("True", "MinimumReplicasAvailable"),
-        false => ("False", "MinimumReplicasUnavailable"),
+    let created = super::calendar::date(d.created);
+    let out = match kind {
+        Kind::DaemonSet => {
+            let nodes = objects.iter().filter(|o| o.as_node().is_some()).count();
+            let mut out = tabbed(&[
+                ("Name:", d.name.clone()),
+                ("Namespace:", namespace.into()),
+                ("Selector:", selector.clone()),
+                ("Node-Selector:", "<none>".into()),
+                ("Labels:", selector),
+                (
+                    "Annotations:",
+                    "deprecated.daemonset.template.generation: 1".into(),
+                ),
+            ]);
+            out.push_str(&format!(
+                "Desired Number of Nodes Scheduled: {nodes}\nCurrent Number of Nodes Scheduled: {total}\nNumber of Nodes Scheduled with Up-to-date Pods: {total}\nNumber of Nodes Scheduled with Available Pods: {available}\nNumber of Nodes Misscheduled: 0\n"
+            ));
+            out + &tabbed(&[("Pods Status:", status), ("Events:", "<none>".into())])
+        }
+        Kind::StatefulSet => {
+            tabbed(&[
+                ("Name:", d.name.clone()),
+                ("Namespace:", namespace.into()),
+                ("CreationTimestamp:", created),
+                ("Selector:", selector.clone()),
+                ("Labels:", selector),
+                ("Annotations:", "<none>".into()),
+                ("Replicas:", format!("{desired} desired | {total} total")),
+                ("Update Strategy:", "RollingUpdate".into()),
+                ("  Partition:", "0".into()),
+                ("Pods Status:", status),
+            ]) + &tabbed(&[
+                ("Volume Claims:", "<none>".into()),
+                ("Events:", "<none>".into()),
+            ])
+        }
+        Kind::Deployment => {
+            let unavailable = desired.saturating_sub(available);
+            let mut out = tabbed(&[
+                ("Name:", d.name.clone()),
+                ("Namespace:", namespace.into()),
+                ("CreationTimestamp:", created),
+                ("Labels:", selector.clone()),
+                ("Annotations:", "deployment.kubernetes.io/revision: 1".into()),
+                ("Selector:", selector),
+                ("Replicas:", format!("{desired} desired | {total} updated | {total} total | {available} available | {unavailable} unavailable")),
+                ("StrategyType:", "RollingUpdate".into()),
+                ("MinReadySeconds:", "0".into()),
+                ("RollingUpdateStrategy:", "25% max unavailable, 25% max surge".into()),
+            ]);
+            out.push_str("Conditions:\n");
+            let (avail, why) = match available >= desired - desired / 4 {
+                true => ("True", "MinimumReplicasAvailable"),
+                false => ("False", "MinimumReplicasUnavailable"),
+            };
+            let progress = match available == desired && total == desired {
+                true => "NewReplicaSetAvailable",
+                false => "ReplicaSetUpdated",
+            };
+            out.push_str(&tabbed(&[
+                ("  Type", "Status  Reason".into()),
+                ("  ----", "------  ------".into()),
+                ("  Available ", format!("{avail:<6}  {why}")),
+                ("  Progressing ", format!("True    {progress}")),
+                ("Events:", "<none>".into()),
+            ]));
+            out
+        }
     };
-    let progress = match available == desired && total == desired {
-        true => "NewReplicaSetAvailable",
-        false => "ReplicaSetUpdated",
-    };
-    out.push_str(&tabbed(&[
-        ("  Type", "Status  Reason".into()),
-        ("  ----", "------  ------".into()),
-        ("  Available ", format!("{avail:<6}  {why}")),
-        ("  Progressing ", format!("True    {progress}")),
-        ("Events:", "<none>".into()),
-    ]));
     Output {
         stdout: out,
         took_s: client.took_s(),

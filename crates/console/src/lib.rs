@@ -5,13 +5,13 @@
 //!
 //! So far: `kubectl get` of nodes, pods, leases, workloads, services, endpoints, endpointslices and
 //! poddisruptionbudgets (`-o wide`, `-n`, `-A`, `-l`, `--server`; `-o json|yaml` of nodes, pods and
-//! leases), `kubectl describe node|pod|deployment|service|lease|pdb`, `kubectl get --raw /readyz|/livez`,
+//! leases), `kubectl describe node|pod|deployment|statefulset|daemonset|service|lease|pdb`, `kubectl get --raw /readyz|/livez`,
 //! with kubectl's connection and server errors; `kubectl scale`, `delete pod`, `cordon`, `uncordon`
 //! and `drain`; `kubectl cluster-info`; `etcdctl member list|add|remove|promote` and `endpoint
 //! health|status`; `kubeadm join`; `etcd --force-new-cluster`; `curl` of a Service; `kubectl
 //! port-forward` and `kubectl proxy` as background jobs of a line, and `sleep`: a line chains
 //! commands with `;`, `&&` and `&`. The changing commands become scenario events. Left out for now:
-//! `describe` of statefulsets and daemonsets, `get events`, replicasets.
+//! `get events`, replicasets (the Deployment controller manages its pods itself here).
 
 mod calendar;
 mod curl;

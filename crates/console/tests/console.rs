@@ -1651,3 +1651,56 @@ fn a_line_runs_its_commands_in_order_on_one_copy() {
         "console: syntax error near unexpected token `;'\n"
     );
 }
+
+/// `kubectl describe statefulset|daemonset`, laid out as kubectl's `describeStatefulSet` and
+/// `describeDaemonSet` (one tabwriter: the lines without a tab, the DaemonSet's node counts,
+/// end an aligned block). w3 crashes at 1m; its Node is NotReady within the 50 s grace + 10 s of
+/// its last renewal (facts sheet, node-monitor-grace-period), so by 2:10 its pods are not ready,
+/// yet still Running in the API (nobody updates a dead kubelet's pods).
+#[test]
+fn describe_statefulset_and_daemonset_as_kubectl_lays_them_out() {
+    let json = ready("7-worker-dies");
+    let w = world_at(&json, 130.0);
+    let sts = run(&w, "users", "kubectl describe sts db").stdout;
+    let lines: Vec<&str> = sts.lines().collect();
+    assert_eq!(lines[0], "Name:               db");
+    assert_eq!(
+        lines[6..],
+        [
+            "Replicas:           1 desired | 1 total",
+            "Update Strategy:    RollingUpdate",
+            "  Partition:        0",
+            "Pods Status:        1 Running / 0 Waiting / 0 Succeeded / 0 Failed",
+            "Volume Claims:  <none>",
+            "Events:         <none>",
+        ]
+    );
+    let ds = run(&w, "users", "kubectl describe daemonset agent").stdout;
+    let lines: Vec<&str> = ds.lines().collect();
+    assert_eq!(
+        lines[..4],
+        [
+            "Name:           agent",
+            "Namespace:      default",
+            "Selector:       app=agent",
+            "Node-Selector:  <none>",
+        ]
+    );
+    assert_eq!(
+        lines[6..12],
+        [
+            "Desired Number of Nodes Scheduled: 4",
+            "Current Number of Nodes Scheduled: 4",
+            "Number of Nodes Scheduled with Up-to-date Pods: 4",
+            "Number of Nodes Scheduled with Available Pods: 3",
+            "Number of Nodes Misscheduled: 0",
+            "Pods Status:  4 Running / 0 Waiting / 0 Succeeded / 0 Failed",
+        ]
+    );
+    let early = run(&world_at(&json, 50.0), "users", "kubectl describe ds agent").stdout;
+    assert!(early.contains("Available Pods: 4\n"), "{early}");
+    assert_eq!(
+        run(&w, "users", "kubectl describe sts web").stderr,
+        "Error from server (NotFound): statefulsets.apps \"web\" not found\n"
+    );
+}
