@@ -21,7 +21,10 @@
 //! its `--accept-paths` filters (its default filter is kept: no exec or attach).
 
 use super::calendar::klog_time;
-use super::kubectl::{namespace_of, pod_ip, workload_namespace, Client, Flags};
+use super::kubectl::{
+    endpoint_pods, host_of, namespace_of, pod_ip, service_workload, workload_namespace, Client,
+    Flags,
+};
 use super::object::quote_json;
 use super::words::clip;
 use super::{ip_of, Output};
@@ -347,29 +350,26 @@ pub fn serve(
     let pid = job.pid;
     Some(match &job.kind {
         JobKind::Forward(tunnel) => {
-            let mut copy = world.clone();
-            let lost = tunnel
+            let lost = !tunnel
                 .ends
                 .iter()
-                .any(|&(at, life)| copy.process_life(at) != Some(life));
+                .all(|&(at, life)| world.still_runs(at, life));
             if lost {
                 // kubectl exited when the connection broke: nothing listens any more.
                 jobs.list.remove(i);
-                let mut out = Output::error(
+                return Some(Output::error(
                     format!(
                         "error: lost connection to pod\ncurl: (7) Failed to connect to localhost port {port} after 0 ms: Couldn't connect to server\n"
                     ),
                     7,
-                );
-                out.took_s = 0.0;
-                return Some(out);
+                ));
             }
             let handling = format!("Handling connection for {port}\n");
-            if !tunnel.hops.iter().all(|&(a, b)| copy.reachable(a, b)) {
+            if !tunnel.hops.iter().all(|&(a, b)| world.reachable(a, b)) {
                 return Some(no_answer(handling, max_time));
             }
-            if !copy.runs_pod(tunnel.node, &tunnel.pod) {
-                let log = klog_time(copy.now());
+            if !world.runs_pod(tunnel.node, &tunnel.pod) {
+                let log = klog_time(world.now());
                 return Some(Output {
                     stdout: handling,
                     stderr: format!(
@@ -490,13 +490,7 @@ fn proxied(world: &World, from: HostId, pid: u32, path: &str, max_time: Option<f
         return reply(&client, Ok(status(&m, "NotFound", 404)));
     };
     let pods: Vec<&Pod> = objects.iter().filter_map(|o| o.as_pod()).collect();
-    let ready: Vec<&Pod> = objects
-        .iter()
-        .filter_map(|o| o.as_endpoint_slice())
-        .filter(|s| s.service == workload)
-        .flat_map(|s| s.endpoints.iter())
-        .filter_map(|e| pods.iter().find(|p| p.name == e.pod).copied())
-        .collect();
+    let ready = endpoint_pods(&objects, &pods, workload);
     if ready.is_empty() {
         let m = format!("no endpoints available for service \"{}\"", clip(service));
         return reply(&client, unavailable(m));
@@ -524,23 +518,4 @@ fn proxied(world: &World, from: HostId, pid: u32, path: &str, max_time: Option<f
         }
     };
     reply(&client, body)
-}
-
-/// The workload behind Service `service` in `namespace` (kubeadm's kube-dns selects CoreDNS).
-fn service_workload<'a>(objects: &[&'a Object], namespace: &str, service: &str) -> Option<&'a str> {
-    let name = match (namespace, service) {
-        ("kube-system", "kube-dns") => COREDNS,
-        _ => service,
-    };
-    objects
-        .iter()
-        .filter_map(|o| o.as_workload())
-        .find(|w| w.name == name && w.service && workload_namespace(&w.name) == namespace)
-        .map(|w| w.name.as_str())
-}
-
-/// The host a pod is bound to.
-fn host_of(world: &World, pod: &Pod) -> Option<HostId> {
-    let (h, _) = world.scenario().host(pod.node.as_deref()?)?;
-    Some(h as HostId)
 }

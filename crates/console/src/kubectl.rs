@@ -979,14 +979,12 @@ fn describe_workload(world: &World, from: HostId, kind: Kind, name: &str, flags:
     }
 }
 
-/// The addresses of the pods in `service`'s EndpointSlice, with `:port` when given.
-fn endpoint_addresses(
-    world: &World,
+/// The pods in `service`'s EndpointSlice (its ready endpoints), in the slice's order.
+pub(crate) fn endpoint_pods<'a>(
     objects: &[&Object],
-    pods: &[&Pod],
+    pods: &[&'a Pod],
     service: &str,
-    port: Option<u16>,
-) -> Vec<String> {
+) -> Vec<&'a Pod> {
     let slice = objects
         .iter()
         .filter_map(|o| o.as_endpoint_slice())
@@ -995,14 +993,47 @@ fn endpoint_addresses(
         .map(|s| {
             s.endpoints
                 .iter()
-                .filter_map(|e| pods.iter().find(|p| p.name == e.pod))
-                .map(|p| match port {
-                    None => pod_ip(world, p),
-                    Some(port) => format!("{}:{port}", pod_ip(world, p)),
-                })
+                .filter_map(|e| pods.iter().find(|p| p.name == e.pod).copied())
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// The addresses of the pods in `service`'s EndpointSlice, with `:port` when given.
+fn endpoint_addresses(
+    world: &World,
+    objects: &[&Object],
+    pods: &[&Pod],
+    service: &str,
+    port: Option<u16>,
+) -> Vec<String> {
+    endpoint_pods(objects, pods, service)
+        .into_iter()
+        .map(|p| match port {
+            None => pod_ip(world, p),
+            Some(port) => format!("{}:{port}", pod_ip(world, p)),
+        })
+        .collect()
+}
+
+/// The workload behind Service `service` in `namespace`: a workload's own NodePort Service in
+/// `default`, or kubeadm's kube-dns in kube-system, which selects CoreDNS (no Service is named
+/// after CoreDNS itself).
+pub(crate) fn service_workload<'a>(
+    objects: &[&'a Object],
+    namespace: &str,
+    service: &str,
+) -> Option<&'a str> {
+    let name = match (namespace, service) {
+        ("kube-system", "kube-dns") => COREDNS,
+        (_, COREDNS) => return None,
+        _ => service,
+    };
+    objects
+        .iter()
+        .filter_map(|o| o.as_workload())
+        .find(|w| w.name == name && w.service && workload_namespace(&w.name) == namespace)
+        .map(|w| w.name.as_str())
 }
 
 /// `kubectl describe service NAME`, laid out as kubectl's `describeService` prints it: a
@@ -1016,15 +1047,10 @@ fn describe_service(world: &World, from: HostId, name: &str, flags: &Flags) -> O
         Err(e) => return client.failed(e),
     };
     let objects: Vec<&Object> = items.iter().map(|(_, kv)| &*kv.value).collect();
-    let dns = name == "kube-dns" && namespace == "kube-system";
-    let workload = if dns { COREDNS } else { name };
-    let found = objects
-        .iter()
-        .filter_map(|o| o.as_workload())
-        .find(|w| w.service && w.name == workload && (dns || namespace == "default"));
-    if found.is_none() || (workload == COREDNS && !dns) {
+    let Some(workload) = service_workload(&objects, namespace, name) else {
         return client.failed(not_found("services", name));
-    }
+    };
+    let dns = workload == COREDNS;
     let pods: Vec<&Pod> = objects.iter().filter_map(|o| o.as_pod()).collect();
     let endpoints =
         |port: u16| match endpoint_addresses(world, &objects, &pods, workload, Some(port)) {
@@ -1216,12 +1242,15 @@ fn pod_rows(world: &World, pods: &[&Pod], now: SimTime, flags: &Flags) -> Vec<Ve
     rows
 }
 
+/// The host a pod is bound to.
+pub(crate) fn host_of(world: &World, pod: &Pod) -> Option<HostId> {
+    let (h, _) = world.scenario().host(pod.node.as_deref()?)?;
+    Some(h as HostId)
+}
+
 /// A pod's address: from its node's pod range (10.244.<node>.0/24), once it runs.
 pub(crate) fn pod_ip(world: &World, p: &Pod) -> String {
-    let (Some(node), true) = (&p.node, p.running) else {
-        return "<none>".into();
-    };
-    let Some((h, _)) = world.scenario().host(node) else {
+    let (Some(h), true) = (host_of(world, p), p.running) else {
         return "<none>".into();
     };
     let n = p
@@ -1781,11 +1810,7 @@ fn describe_pod(world: &World, from: HostId, name: &str, flags: &Flags) -> Outpu
     else {
         return client.failed(not_found("pods", name));
     };
-    let node_ip = pod
-        .node
-        .as_deref()
-        .and_then(|n| world.scenario().host(n))
-        .map(|(i, _)| ip_of(i as HostId));
+    let node_ip = host_of(world, pod).map(ip_of);
     let toleration_s = world.scenario().settings.toleration_seconds.0 / 1_000_000;
     Output {
         stdout: super::describe::pod(

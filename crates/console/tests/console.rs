@@ -1547,6 +1547,16 @@ fn port_forward_picks_a_ready_pod_and_dials_its_kubelet() {
         let out = run(&w, "users", line);
         assert_eq!((out.stderr.as_str(), out.status), (stderr, 1), "{line}");
     }
+    // kubeadm names CoreDNS's Service kube-dns: there is no Service named coredns.
+    let out = run(
+        &w,
+        "users",
+        "kubectl port-forward -n kube-system svc/coredns 5353:53",
+    );
+    assert_eq!(
+        out.stderr,
+        "Error from server (NotFound): services \"coredns\" not found\n"
+    );
     // In the foreground it runs until stopped: the console says how to use it.
     let out = run(&w, "users", "kubectl port-forward svc/web 8080:80");
     assert_eq!(out.status, 0);

@@ -165,6 +165,12 @@ impl World {
         (up && self.listens(at)).then(|| self.hosts.generation(at))
     }
 
+    /// Whether the process that had life `life` (from [`World::process_life`]) still runs: every
+    /// exit, restart and reboot starts a new life.
+    pub fn still_runs(&self, at: Addr, life: u64) -> bool {
+        self.hosts.alive(at, life)
+    }
+
     /// Whether packets pass between two hosts that are up (no partition between them).
     pub fn reachable(&self, a: HostId, b: HostId) -> bool {
         self.host_is_up(a) && self.host_is_up(b) && self.net.connected(a, b)

@@ -116,11 +116,7 @@ impl World {
         let e = &rules[rng.below(rules.len() as u64) as usize];
         match index.get(&e.node) {
             Some(&h) if self.host_is_up(h) && self.net.connected(entry, h) => {
-                let runs = procs[h as usize]
-                    .kubelet
-                    .as_ref()
-                    .is_some_and(|k| k.containers.contains_key(e.pod.as_str()));
-                match runs {
+                match self.runs_pod(h, &e.pod) {
                     true => ServiceHop::Served { pod: e.pod.clone() },
                     false => ServiceHop::Refused,
                 }
@@ -224,10 +220,7 @@ impl World {
         ) else {
             return false;
         };
-        self.procs.on[host as usize]
-            .kubelet
-            .as_ref()
-            .is_some_and(|k| k.containers.contains_key(pod))
+        self.runs_pod(host, pod)
     }
 }
 
