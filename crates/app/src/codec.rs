@@ -254,8 +254,8 @@ pub async fn decode_fragment(hash: &str) -> Link {
             },
             "t" => {
                 understood = true;
-                match value.parse::<f64>() {
-                    Ok(t) if t.is_finite() && t >= 0.0 => link.t = Some(t),
+                match sim::kernel::time::parse_decimal(value) {
+                    Some(t) if t.is_finite() => link.t = Some(t),
                     _ => {
                         link.problem.get_or_insert_with(|| {
                             format!(

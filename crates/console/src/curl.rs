@@ -24,7 +24,9 @@ pub fn run(world: &World, from: HostId, args: &[String], jobs: &mut Jobs) -> Out
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
-            "-m" | "--max-time" => max_time = it.next().and_then(|v| v.parse::<f64>().ok()),
+            "-m" | "--max-time" => {
+                max_time = it.next().and_then(|v| sim::kernel::time::parse_decimal(v))
+            }
             s if s.starts_with('-') => {} // -s, -S, -v, -k, -i: the output here has no progress or headers.
             s => url = Some(s),
         }

@@ -150,12 +150,12 @@ fn sleep(args: &[String]) -> Output {
         'd' => 86_400.0,
         _ => 1.0,
     };
-    match number.parse::<f64>() {
-        Ok(n) if n.is_finite() && n >= 0.0 && n * scale <= SLEEP_LIMIT.as_secs_f64() => Output {
+    match sim::kernel::time::parse_decimal(number) {
+        Some(n) if n.is_finite() && n * scale <= SLEEP_LIMIT.as_secs_f64() => Output {
             took_s: n * scale,
             ..Output::default()
         },
-        Ok(n) if n.is_finite() && n >= 0.0 => Output::error(
+        Some(n) if n.is_finite() => Output::error(
             format!(
                 "console: sleep is limited to {} s here\n",
                 SLEEP_LIMIT.as_secs_f64()

@@ -102,6 +102,36 @@ impl fmt::Display for Duration {
     }
 }
 
+/// Reads a non-negative decimal number as durations, `sleep`, `curl -m` and a link's `t=` write
+/// it: digits with at most one point and an optional exponent (`1.5`, `.5`, `2e3`). Written
+/// here rather than `str::parse::<f64>`, whose correctly rounded tables would add about 10 KB
+/// to the page; the last bit of a 17-digit number does not matter for a time.
+pub fn parse_decimal(s: &str) -> Option<f64> {
+    let (digits, exp) = match s.find(['e', 'E']) {
+        Some(i) => (&s[..i], s[i + 1..].parse::<i32>().ok()?),
+        None => (s, 0),
+    };
+    let (whole, frac) = digits.split_once('.').unwrap_or((digits, ""));
+    if whole.is_empty() && frac.is_empty()
+        || !(whole.bytes().chain(frac.bytes())).all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    let mut mantissa = 0.0;
+    for b in whole.bytes().chain(frac.bytes()) {
+        mantissa = mantissa * 10.0 + f64::from(b - b'0');
+    }
+    let exp = exp.checked_sub(i32::try_from(frac.len()).ok()?)?;
+    if exp.abs() > 400 {
+        return None;
+    }
+    Some(if exp < 0 {
+        mantissa / 10f64.powi(-exp)
+    } else {
+        mantissa * 10f64.powi(exp)
+    })
+}
+
 /// Parses a Go/Kubernetes duration string: a sequence of `<number><unit>` with units
 /// `h`, `m`, `s`, `ms`, `us`/`µs`; decimals allowed (`"1.5s"`). Negative values are refused.
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
@@ -126,9 +156,8 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         if start == i {
             return Err(format!("invalid duration \"{s}\": expected a number"));
         }
-        let num: f64 = s[start..i]
-            .parse()
-            .map_err(|_| format!("invalid duration \"{s}\": bad number"))?;
+        let num = parse_decimal(&s[start..i])
+            .ok_or_else(|| format!("invalid duration \"{s}\": bad number"))?;
         let ustart = i;
         while i < bytes.len() && !(bytes[i].is_ascii_digit() || bytes[i] == b'.') {
             i += 1;
@@ -162,6 +191,30 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reads_decimal_numbers_as_std_does() {
+        for text in [
+            "0",
+            "1",
+            "1.5",
+            ".5",
+            "5.",
+            "2e3",
+            "1.25E-2",
+            "86400",
+            "0.1",
+            "123456.789",
+            "1e-6",
+        ] {
+            assert_eq!(parse_decimal(text), text.parse::<f64>().ok(), "{text}");
+        }
+        for text in [
+            "", ".", "-1", "+1", "1.2.3", "1e", "e3", "1s", "inf", "NaN", "0x10", "1e999",
+        ] {
+            assert_eq!(parse_decimal(text), None, "{text}");
+        }
+    }
 
     #[test]
     fn parses_go_durations() {
