@@ -91,6 +91,17 @@ test('console: kubectl get nodes at the moment a worker is NotReady, from the ch
   await input.fill('kubectl get dep');
   await input.press('Tab');
   assert.equal(await input.inputValue(), 'kubectl get deployment');
+  // The Deployment's ReplicaSet and its pods' generated names complete too: Tab fills the part
+  // they share (the workload's name, then the ReplicaSet's NAME-HASH), as far as it is unambiguous.
+  await input.fill('kubectl describe pod we');
+  await input.press('Tab');
+  assert.equal(await input.inputValue(), 'kubectl describe pod web');
+  await input.press('Tab');
+  const completed = await input.inputValue();
+  assert.match(completed, /^kubectl describe pod web-[456789bcdf]{9,10}$/);
+  const replicaSets = rows(await run(page, 'kubectl get rs'));
+  // At 1:10, before w3's lease expired, its pod still counts as ready.
+  assert.deepEqual(replicaSets[1].slice(0, 4), [completed.split(' ').pop(), '3', '3', '3']);
 
   // A hostile line is answered as kubectl answers it, and stays text.
   const hostile = await run(page, 'kubectl get <img src=x onerror=alert(1)>');
@@ -138,7 +149,7 @@ test('console: with the only master down, kubectl cannot reach the API, yet curl
   // A dial that hangs takes its simulated time, and the page says how long.
   assert.match(out, /took \d+\.\d s of simulated time · exit status 1/);
   // Yet the users' requests still reach the pods: through a worker's NodePort, by kube-proxy's last rules.
-  assert.match(await run(page, 'curl http://worker-1:30080'), /Hostname: web-\w+/);
+  assert.match(await run(page, 'curl http://worker-1:30080'), /Hostname: web-[\w-]+/);
   await screenshot(page, 'console-master-down');
   assert.deepEqual(problems, []);
 });
@@ -153,7 +164,7 @@ test('console: a port-forward started before the master dies ends with it; the N
   // master's crash (1:00), the refused local port, then the NodePort's answer.
   assert.match(
     out,
-    /Forwarding from 127\.0\.0\.1:8080 -> 80[\s\S]*Handling connection for 8080\s+Hostname: web-\w+\s+error: lost connection to pod\s+curl: \(7\) Failed to connect to localhost port 8080[^\n]*\s+Hostname: web-\w+/,
+    /Forwarding from 127\.0\.0\.1:8080 -> 80[\s\S]*Handling connection for 8080\s+Hostname: web-[\w-]+\s+error: lost connection to pod\s+curl: \(7\) Failed to connect to localhost port 8080[^\n]*\s+Hostname: web-[\w-]+/,
   );
   assert.match(out, /took 30\.\d s of simulated time · exit status 0/);
   await screenshot(page, 'console-port-forward');

@@ -26,7 +26,7 @@ test('the only master dies: its apiserver is down and API writes go red', async 
   }
   // Pods as chips coloured by workload, with their names as titles, and a legend in words.
   assert.ok(await page.locator('[data-host="worker-1"] .pod[data-workload="web"]').count() >= 1);
-  assert.match(await page.locator('[data-host="worker-1"] .pod[data-workload="web"] title').first().textContent(), /^web-\w+ \(web\)$/);
+  assert.match(await page.locator('[data-host="worker-1"] .pod[data-workload="web"] title').first().textContent(), /^web-[\w-]+ \(web\)$/);
   assert.match(await page.getByLabel('Pods by workload').textContent(), /web.*coredns/);
 
   await scrubTo(page, 75, '1:15.0');

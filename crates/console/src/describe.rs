@@ -204,8 +204,8 @@ pub fn node(
     out
 }
 
-/// The describer's text for a pod: where it runs, its state, its conditions and the
-/// tolerations that decide when a lost node's pod is evicted. Labels, owner, containers and
+/// The describer's text for a pod: where it runs, its labels, its state, its owner, its
+/// conditions and the tolerations that decide when a lost node's pod is evicted. Containers and
 /// volumes are not modelled and left out.
 pub fn pod(
     p: &Pod,
@@ -228,10 +228,16 @@ pub fn pod(
         (None, true) => "Running".into(),
         (None, false) => "Pending".into(),
     };
+    let labels: Vec<String> = super::object::pod_labels(p)
+        .into_iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    let (kind, owner) = super::object::owner_of(p);
     let mut out = format!(
-        "Name:             {}\nNamespace:        {namespace}\nPriority:         0\nService Account:  default\nNode:             {node}\nStart Time:       {}\nStatus:           {status}\nIP:               {ip}\n",
+        "Name:             {}\nNamespace:        {namespace}\nPriority:         0\nService Account:  default\nNode:             {node}\nStart Time:       {}\nLabels:           {}\nAnnotations:      <none>\nStatus:           {status}\nIP:               {ip}\nControlled By:    {kind}/{owner}\n",
         p.name,
-        date(p.created)
+        date(p.created),
+        labels.join("\n                  "),
     );
     if p.deletion.is_some() {
         out.push_str("Termination Grace Period:  30s\n");

@@ -183,11 +183,8 @@ pub fn run(
         ["describe", "node" | "nodes" | "no", name] => describe_node(world, from, name, &flags),
         ["describe", "pod" | "pods" | "po", name] => describe_pod(world, from, name, &flags),
         ["describe", "lease" | "leases", name] => describe_lease(world, from, name, &flags),
-        ["describe", kind @ ("deployment" | "deployments" | "deploy" | "statefulset" | "statefulsets" | "sts" | "daemonset" | "daemonsets" | "ds"), name] => {
-            let kind = match resource(kind) {
-                Some(Resource::Workloads(k)) => k,
-                _ => Kind::Deployment,
-            };
+        ["describe", kind @ ("deployment" | "deployments" | "deploy" | "statefulset" | "statefulsets" | "sts" | "daemonset" | "daemonsets" | "ds" | "replicaset" | "replicasets" | "rs"), name] => {
+            let kind = resource(kind).unwrap_or(Resource::ReplicaSets);
             describe_workload(world, from, kind, name, &flags)
         }
         ["describe", "service" | "services" | "svc", "kubernetes"] => error(
@@ -201,7 +198,7 @@ pub fn run(
         }
         ["describe", "node" | "nodes" | "no"] => error("this console describes one node at a time: kubectl describe node NAME"),
         ["describe", kind, ..] => error(&format!(
-            "\"kubectl describe {}\" is not in this console yet (kubectl describe node|pod|deployment|statefulset|daemonset|service|lease|pdb NAME works)",
+            "\"kubectl describe {}\" is not in this console yet (kubectl describe node|pod|deployment|replicaset|statefulset|daemonset|service|lease|pdb NAME works)",
             clip(kind)
         )),
         [command, ..] if KNOWN.contains(command) => error(&format!(
@@ -241,6 +238,8 @@ enum Resource {
     Pods,
     Leases,
     Workloads(Kind),
+    /// A Deployment's one ReplicaSet (the simulation's Deployment controller keeps its pods).
+    ReplicaSets,
     Endpoints,
     Services,
     Slices,
@@ -259,6 +258,7 @@ fn resource(word: &str) -> Option<Resource> {
         "deployments" | "deployment" | "deploy" => Some(Resource::Workloads(Kind::Deployment)),
         "statefulsets" | "statefulset" | "sts" => Some(Resource::Workloads(Kind::StatefulSet)),
         "daemonsets" | "daemonset" | "ds" => Some(Resource::Workloads(Kind::DaemonSet)),
+        "replicasets" | "replicaset" | "rs" => Some(Resource::ReplicaSets),
         _ => None,
     }
 }
@@ -407,7 +407,7 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
         Some(Resource::Leases) => format!("{LEASES}{namespace}/"),
         Some(Resource::Budgets) => sim::k8s::objects::PDBS.to_string(),
         // The workloads and, for their READY counts, the pods and nodes: one read of it all.
-        Some(Resource::Workloads(_)) => "/registry/".to_string(),
+        Some(Resource::Workloads(_) | Resource::ReplicaSets) => "/registry/".to_string(),
         // The slices, and the pods and workloads they name (addresses, the Service's age).
         Some(Resource::Endpoints | Resource::Services | Resource::Slices) => {
             "/registry/".to_string()
@@ -515,7 +515,7 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
             };
             (rows, what)
         }
-        Resource::Workloads(kind) => {
+        Resource::Workloads(_) | Resource::ReplicaSets => {
             let objects: Vec<&Object> = items.iter().map(|(_, kv)| &*kv.value).collect();
             let rows = workload_rows(&objects, kind, now, names, namespace, flags.all_namespaces);
             (rows, resource_name(kind))
@@ -555,6 +555,7 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
                 Resource::Pods
                 | Resource::Leases
                 | Resource::Workloads(_)
+                | Resource::ReplicaSets
                 | Resource::Endpoints
                 | Resource::Services
                 | Resource::Slices
@@ -645,26 +646,33 @@ fn node_rows(world: &World, nodes: &[&Node], now: SimTime, wide: bool) -> Vec<Ve
     rows
 }
 
-fn resource_name(kind: Kind) -> &'static str {
+fn resource_name(kind: Resource) -> &'static str {
     match kind {
-        Kind::Deployment => "deployments.apps",
-        Kind::StatefulSet => "statefulsets.apps",
-        Kind::DaemonSet => "daemonsets.apps",
+        Resource::Workloads(Kind::StatefulSet) => "statefulsets.apps",
+        Resource::Workloads(Kind::DaemonSet) => "daemonsets.apps",
+        Resource::ReplicaSets => "replicasets.apps",
+        _ => "deployments.apps",
     }
 }
 
-/// Deployments (READY, UP-TO-DATE, AVAILABLE), StatefulSets (READY) and DaemonSets (DESIRED,
-/// CURRENT, READY, UP-TO-DATE, AVAILABLE, NODE SELECTOR) of one kind. The counts are the pods
-/// the API holds for the workload now, not a status a controller last wrote.
+/// Deployments (READY, UP-TO-DATE, AVAILABLE), StatefulSets (READY), DaemonSets (DESIRED,
+/// CURRENT, READY, UP-TO-DATE, AVAILABLE, NODE SELECTOR) or ReplicaSets (DESIRED, CURRENT, READY:
+/// printers.go `printReplicaSet`). The counts are the pods the API holds for the workload now,
+/// not a status a controller last wrote.
 fn workload_rows(
     objects: &[&Object],
-    kind: Kind,
+    resource: Resource,
     now: SimTime,
     names: &[&str],
     namespace: &str,
     all_namespaces: bool,
 ) -> Vec<Vec<String>> {
+    let (kind, replica_sets) = match resource {
+        Resource::Workloads(kind) => (kind, false),
+        _ => (Kind::Deployment, true),
+    };
     let header: &[&str] = match kind {
+        Kind::Deployment if replica_sets => &["NAME", "DESIRED", "CURRENT", "READY", "AGE"],
         Kind::Deployment => &["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"],
         Kind::StatefulSet => &["NAME", "READY", "AGE"],
         Kind::DaemonSet => &[
@@ -690,9 +698,11 @@ fn workload_rows(
         }
         for w in objects.iter().filter_map(|o| o.as_workload()) {
             let w_ns = workload_namespace(&w.name);
-            if w.kind != kind
-                || w_ns != ns
-                || !(names.is_empty() || names.contains(&w.name.as_str()))
+            let name = match replica_sets {
+                true => w.replica_set(),
+                false => w.name.clone(),
+            };
+            if w.kind != kind || w_ns != ns || !(names.is_empty() || names.contains(&name.as_str()))
             {
                 continue;
             }
@@ -704,6 +714,12 @@ fn workload_rows(
             let current = pods.len();
             let ready = pods.iter().filter(|p| p.ready).count();
             let mut row = match kind {
+                Kind::Deployment if replica_sets => vec![
+                    name,
+                    w.replicas.to_string(),
+                    current.to_string(),
+                    ready.to_string(),
+                ],
                 Kind::Deployment => vec![
                     w.name.clone(),
                     format!("{ready}/{}", w.replicas),
@@ -865,27 +881,40 @@ fn tabbed(rows: &[(&str, String)]) -> String {
     out
 }
 
-/// `kubectl describe deployment|statefulset|daemonset NAME`, laid out as kubectl's
-/// `describeDeployment`, `describeStatefulSet` and `describeDaemonSet` print them (without the pod
-/// template). A Deployment: the replica counts of its status (every pod of the one revision is
+/// `kubectl describe deployment|replicaset|statefulset|daemonset NAME`, laid out as kubectl's
+/// `describeDeployment`, `describeReplicaSet`, `describeStatefulSet` and `describeDaemonSet` print
+/// them (without the pod template). A Deployment: the replica counts of its status (every pod of the one revision is
 /// updated; available = Ready, with `minReadySeconds` 0) and its conditions: Available while at
 /// least `replicas` − 25 % (rounded down) are available, Progressing complete once all are. A
 /// StatefulSet and a DaemonSet: their pods by phase (Running, or Pending: "Waiting"); a DaemonSet
 /// is wanted on every Node (its pods tolerate every taint here).
-fn describe_workload(world: &World, from: HostId, kind: Kind, name: &str, flags: &Flags) -> Output {
+fn describe_workload(
+    world: &World,
+    from: HostId,
+    resource: Resource,
+    name: &str,
+    flags: &Flags,
+) -> Output {
     let namespace = flags.namespace.as_deref().unwrap_or("default");
     let mut client = Client::new(world, from, flags);
-    let what = resource_name(kind);
+    let what = resource_name(resource);
+    let (kind, replica_set) = match resource {
+        Resource::Workloads(kind) => (kind, false),
+        _ => (Kind::Deployment, true),
+    };
     let items = match client.list("/registry/", &format!("get {what}")) {
         Ok(items) => items,
         Err(e) => return client.failed(e),
     };
     let objects: Vec<&Object> = items.iter().map(|(_, kv)| &*kv.value).collect();
-    let Some(d) = objects
-        .iter()
-        .filter_map(|o| o.as_workload())
-        .find(|w| w.kind == kind && w.name == name && workload_namespace(&w.name) == namespace)
-    else {
+    let Some(d) = objects.iter().filter_map(|o| o.as_workload()).find(|w| {
+        let named = if replica_set {
+            w.replica_set()
+        } else {
+            w.name.clone()
+        };
+        w.kind == kind && named == name && workload_namespace(&w.name) == namespace
+    }) else {
         return client.failed(not_found(what, name));
     };
     let pods: Vec<&Pod> = objects
@@ -904,6 +933,27 @@ fn describe_workload(world: &World, from: HostId, kind: Kind, name: &str, flags:
     let selector = format!("{k}={v}");
     let created = super::calendar::date(d.created);
     let out = match kind {
+        Kind::Deployment if replica_set => {
+            let rs = d.replica_set();
+            let hash = &rs[d.name.len() + 1..];
+            tabbed(&[
+                ("Name:", rs.clone()),
+                ("Namespace:", namespace.into()),
+                ("Selector:", format!("{selector},pod-template-hash={hash}")),
+                ("Labels:", format!("{selector}\npod-template-hash={hash}")),
+                (
+                    "Annotations:",
+                    format!(
+                        "deployment.kubernetes.io/desired-replicas: {desired}\ndeployment.kubernetes.io/max-replicas: {}\ndeployment.kubernetes.io/revision: 1",
+                        desired + desired.div_ceil(4)
+                    ),
+                ),
+                ("Controlled By:", format!("Deployment/{}", d.name)),
+                ("Replicas:", format!("{total} current / {desired} desired")),
+                ("Pods Status:", status),
+                ("Events:", "<none>".into()),
+            ])
+        }
         Kind::DaemonSet => {
             let nodes = objects.iter().filter(|o| o.as_node().is_some()).count();
             let mut out = tabbed(&[
@@ -967,6 +1017,11 @@ fn describe_workload(world: &World, from: HostId, kind: Kind, name: &str, flags:
                 ("  ----", "------  ------".into()),
                 ("  Available ", format!("{avail:<6}  {why}")),
                 ("  Progressing ", format!("True    {progress}")),
+                ("OldReplicaSets:", "<none>".into()),
+                (
+                    "NewReplicaSet:",
+                    format!("{} ({total}/{desired} replicas created)", d.replica_set()),
+                ),
                 ("Events:", "<none>".into()),
             ]));
             out
@@ -1337,7 +1392,7 @@ fn scale(world: &World, from: HostId, words: &[&str], args: &[String], flags: &F
     };
     let mut client = Client::new(world, from, flags);
     let key = sim::k8s::objects::workload_key(name);
-    let what = resource_name(kind);
+    let what = resource_name(Resource::Workloads(kind));
     let result = client.get(&key, "get", what, name).and_then(|kv| {
         let Some(w) = kv.value.as_workload().filter(|w| w.kind == kind) else {
             return Err(not_found(what, name));

@@ -4,7 +4,7 @@
 //! `List`. Times are RFC 3339 on the simulated clock (see `describe`).
 
 use super::calendar::rfc3339;
-use sim::k8s::objects::{Condition, Effect, Lease, Node, Pod};
+use sim::k8s::objects::{Condition, Effect, Kind, Lease, Node, Pod};
 use sim::kernel::time::SimTime;
 
 /// A JSON value that keeps its keys in the order they were given.
@@ -57,9 +57,31 @@ pub fn selector_of(workload: &str) -> (&'static str, String) {
     }
 }
 
-/// A pod's labels: its workload's selector.
+/// A pod's labels: its workload's selector and, for a Deployment's pod, the `pod-template-hash`
+/// of its ReplicaSet (the middle of `NAME-HASH-SUFFIX`).
 pub fn pod_labels(p: &Pod) -> Vec<(&'static str, String)> {
-    vec![selector_of(&p.workload)]
+    let mut labels = vec![selector_of(&p.workload)];
+    if let Some((_, hash)) = owner_of(p)
+        .1
+        .rsplit_once('-')
+        .filter(|_| p.kind == Kind::Deployment)
+    {
+        labels.push(("pod-template-hash", hash.to_string()));
+    }
+    labels
+}
+
+/// The controller that owns a pod (`metadata.ownerReferences`): a Deployment's pods belong to
+/// its ReplicaSet, named as the pod without its generated suffix.
+pub fn owner_of(p: &Pod) -> (&'static str, &str) {
+    match p.kind {
+        Kind::Deployment => (
+            "ReplicaSet",
+            p.name.rsplit_once('-').map_or(&*p.name, |(rs, _)| rs),
+        ),
+        Kind::StatefulSet => ("StatefulSet", &p.workload),
+        Kind::DaemonSet => ("DaemonSet", &p.workload),
+    }
 }
 
 fn label_map(labels: Vec<(&'static str, String)>) -> Doc {
@@ -130,6 +152,17 @@ pub fn pod(p: &Pod, namespace: &str, rv: u64, ip: Option<String>) -> Doc {
         m.push(("deletionTimestamp", s(rfc3339(d, false))));
     }
     m.push(("labels", label_map(pod_labels(p))));
+    let (kind, owner) = owner_of(p);
+    m.push((
+        "ownerReferences",
+        Doc::List(vec![Doc::Map(vec![
+            ("apiVersion", s("apps/v1")),
+            ("blockOwnerDeletion", Doc::Bool(true)),
+            ("controller", Doc::Bool(true)),
+            ("kind", s(kind)),
+            ("name", s(owner)),
+        ])]),
+    ));
     let mut spec = Vec::new();
     if let Some(n) = &p.node {
         spec.push(("nodeName", s(n)));
@@ -303,12 +336,20 @@ fn yaml_str(v: &str) -> String {
     }
 }
 
-/// Whether YAML would read `v` as a number (digits with a sign, a point or an exponent). Not
-/// `str::parse::<f64>`: float parsing alone would add kilobytes to the page.
+/// Whether YAML would read `v` as a number: digits with an optional sign, at most one point and
+/// an optional exponent (`"44"`, `"1.5"`, `"1e3"`; not an address like `10.244.1.7`).
 fn looks_numeric(v: &str) -> bool {
-    v.bytes().any(|b| b.is_ascii_digit())
-        && v.bytes()
-            .all(|b| b.is_ascii_digit() || b"+-.eE".contains(&b))
+    let unsigned = |s: &str| s.strip_prefix(['+', '-']).unwrap_or(s).to_string();
+    let body = unsigned(v);
+    let (mantissa, exp) = body.split_once(['e', 'E']).unwrap_or((&body, "0"));
+    let (whole, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    let exp = unsigned(exp);
+    !(whole.is_empty() && frac.is_empty())
+        && digits(whole)
+        && digits(frac)
+        && !exp.is_empty()
+        && digits(&exp)
 }
 
 fn write_yaml(d: &Doc, depth: usize, out: &mut String) {
@@ -391,5 +432,16 @@ mod tests {
             rfc3339(SimTime(65_250_000), true),
             "2025-01-01T00:01:05.250000Z"
         );
+    }
+
+    #[test]
+    fn yaml_quotes_what_would_read_back_as_a_number_and_nothing_else() {
+        // yaml.v2 quotes a string its resolver would take for an int or a float.
+        for v in ["44", "-3", "+1.5", "1.", ".5", "1e3", "2E-4"] {
+            assert_eq!(yaml_str(v), format!("\"{v}\""), "{v}");
+        }
+        for v in ["10.244.1.7", "6b9f6cd69", "1.2.3", "e3", "1e", "4h"] {
+            assert_eq!(yaml_str(v), v, "{v}");
+        }
     }
 }

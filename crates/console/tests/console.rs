@@ -75,7 +75,7 @@ fn a_healthy_cluster_lists_its_nodes_as_kubectl_does() {
     assert_eq!(pods.stdout.lines().count(), 4, "{}", pods.stdout);
     assert!(
         pods.stdout
-            .starts_with("NAME        READY   STATUS    RESTARTS   AGE\n"),
+            .starts_with("NAME                  READY   STATUS    RESTARTS   AGE\n"),
         "{}",
         pods.stdout
     );
@@ -94,12 +94,21 @@ fn a_healthy_cluster_lists_its_nodes_as_kubectl_does() {
         "{}",
         system.stdout
     );
-    assert!(system
+    // The IP column as wide as its widest address plus the padding of 3.
+    let widest_ip = system
         .stdout
         .lines()
-        .next()
-        .unwrap()
-        .ends_with("IP             NODE   NOMINATED NODE   READINESS GATES"));
+        .skip(1)
+        .map(|l| l.split_whitespace().nth(5).unwrap().len());
+    let ip_header = format!(
+        "IP{}NODE   NOMINATED NODE   READINESS GATES",
+        " ".repeat(widest_ip.max().unwrap() + 1)
+    );
+    assert!(
+        system.stdout.lines().next().unwrap().ends_with(&ip_header),
+        "{}",
+        system.stdout
+    );
     let all = run(&w, "users", "kubectl get po -A");
     assert!(
         all.stdout.starts_with("NAMESPACE     NAME"),
@@ -530,6 +539,88 @@ fn workloads_count_the_pods_the_api_holds() {
         pods.stdout
     );
     assert_eq!(run(&w, "users", "kubectl get sts,ds").status, 1);
+}
+
+/// A Deployment's pods belong to its one ReplicaSet, `NAME-HASH` (the pod template's hash written
+/// in `456789bcdf`), and are named `NAME-HASH-XXXXX` (five of apimachinery's 27 name characters).
+#[test]
+fn replica_sets_own_a_deployments_pods_and_count_them() {
+    let json = ready("7-worker-dies");
+    let rs_rows = |t: f64| {
+        let out = run(&world_at(&json, t), "users", "kubectl get rs");
+        let lines: Vec<String> = out.stdout.lines().map(String::from).collect();
+        assert_eq!(lines.len(), 2, "{}", out.stdout);
+        lines[1]
+            .split_whitespace()
+            .map(String::from)
+            .collect::<Vec<_>>()
+    };
+    let row = rs_rows(30.0);
+    let rs = row[0].clone();
+    let hash = rs.strip_prefix("web-").unwrap();
+    assert!((9..=10).contains(&hash.len()), "{rs}");
+    assert!(hash.bytes().all(|b| b"456789bcdf".contains(&b)), "{rs}");
+    assert_eq!(row[1..4], ["3", "3", "3"]);
+    let w = world_at(&json, 30.0);
+    let header = run(&w, "users", "kubectl get rs").stdout;
+    assert!(
+        header.starts_with("NAME            DESIRED   CURRENT   READY   AGE\n"),
+        "{header}"
+    );
+    let pods = run(
+        &w,
+        "users",
+        &format!("kubectl get pods -l pod-template-hash={hash}"),
+    );
+    let names: Vec<&str> = pods
+        .stdout
+        .lines()
+        .skip(1)
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(names.len(), 3, "{}", pods.stdout);
+    for name in &names {
+        let suffix = name.strip_prefix(&format!("{rs}-")).unwrap();
+        assert_eq!(suffix.len(), 5, "{name}");
+        assert!(
+            suffix
+                .bytes()
+                .all(|b| b"bcdfghjklmnpqrstvwxz2456789".contains(&b)),
+            "{name}"
+        );
+        let described = run(&w, "users", &format!("kubectl describe pod {name}")).stdout;
+        assert!(
+            described.contains(&format!("\nControlled By:    ReplicaSet/{rs}\n")),
+            "{described}"
+        );
+        assert!(
+            described.contains(&format!(
+                "\nLabels:           app=web\n                  pod-template-hash={hash}\n"
+            )),
+            "{described}"
+        );
+    }
+    // describeReplicaSet: the Deployment's annotations (max-replicas: 3 + 25 % surge rounded up).
+    let described = run(&w, "users", &format!("kubectl describe rs {rs}")).stdout;
+    let expected = format!(
+        "Name:           {rs}\nNamespace:      default\nSelector:       app=web,pod-template-hash={hash}\nLabels:         app=web\n                pod-template-hash={hash}\nAnnotations:    deployment.kubernetes.io/desired-replicas: 3\n                deployment.kubernetes.io/max-replicas: 4\n                deployment.kubernetes.io/revision: 1\nControlled By:  Deployment/web\nReplicas:       3 current / 3 desired\nPods Status:    3 Running / 0 Waiting / 0 Succeeded / 0 Failed\nEvents:         <none>\n"
+    );
+    assert_eq!(described, expected);
+    let deploy = run(&w, "users", "kubectl describe deploy web").stdout;
+    assert!(deploy.contains(&format!("\nOldReplicaSets:  <none>\nNewReplicaSet:   {rs} (3/3 replicas created)\nEvents:          <none>\n")), "{deploy}");
+    assert!(
+        deploy.contains("\n  Type           Status  Reason\n"),
+        "{deploy}"
+    );
+    // w3 dies at 60 s: 50 s of grace, then its pod is not ready (READY 2 of 3 still current);
+    // evicted ≈ 300 s after the taint, it is Terminating and a replacement counts instead.
+    assert_eq!(rs_rows(120.0)[1..4], ["3", "3", "2"]);
+    assert_eq!(rs_rows(450.0)[1..4], ["3", "3", "3"]);
+    let missing = run(&w, "users", "kubectl get rs web");
+    assert_eq!(
+        missing.stderr,
+        "Error from server (NotFound): replicasets.apps \"web\" not found\n"
+    );
 }
 
 #[test]

@@ -56,6 +56,7 @@ const WORDS: &[&str] = &[
     "statefulsets",
     "statefulset",
     "daemonsets",
+    "replicasets",
     "--replicas=",
     "-o",
     "wide",
@@ -197,11 +198,18 @@ pub fn console_panel() -> Html {
     };
     let onkeydown = {
         let (history, back, input) = (history.clone(), back.clone(), input.clone());
+        let sim = session.sim.clone();
+        // A Deployment's ReplicaSet is named from its name alone; pods as the moment shown has them.
         let words: Vec<String> = WORDS
             .iter()
             .map(|w| w.to_string())
             .chain(hosts.iter().cloned())
             .chain(scenario.workloads.iter().map(|w| w.name.clone()))
+            .chain(
+                (scenario.workloads.iter())
+                    .filter(|w| w.kind == sim::scenario::WorkloadKind::Deployment)
+                    .map(|w| sim::k8s::objects::replica_set_name(&w.name)),
+            )
             .collect();
         Callback::from(move |e: KeyboardEvent| {
             let Some(el) = input.cast::<HtmlInputElement>() else {
@@ -225,6 +233,13 @@ pub fn console_panel() -> Html {
                 }
                 "Tab" => {
                     e.prevent_default();
+                    let snapshot = sim.borrow().snapshot();
+                    let pods = snapshot
+                        .hosts
+                        .iter()
+                        .flat_map(|h| &h.pods)
+                        .map(|p| p.name.clone());
+                    let words: Vec<String> = words.iter().cloned().chain(pods).collect();
                     if let Some(done) = complete(&el.value(), &words) {
                         el.set_value(&done);
                     }

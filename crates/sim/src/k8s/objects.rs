@@ -217,6 +217,47 @@ pub struct Workload {
     pub created: SimTime,
 }
 
+/// The alphabet of generated names (apimachinery's `util/rand`): no vowels, no 0, 1 or 3, so
+/// that no word and no look-alike characters appear in a name.
+const ALPHANUMS: &[u8; 27] = b"bcdfghjklmnpqrstvwxz2456789";
+
+/// A `generateName` suffix: five characters of [`ALPHANUMS`], drawn as one number below 27⁵.
+pub const SUFFIXES: u64 = 27u64.pow(5);
+pub fn name_suffix(mut n: u64) -> String {
+    (0..5)
+        .map(|_| {
+            let c = ALPHANUMS[(n % 27) as usize] as char;
+            n /= 27;
+            c
+        })
+        .collect()
+}
+
+impl Workload {
+    /// A Deployment's ReplicaSet (see [`replica_set_name`]).
+    pub fn replica_set(&self) -> String {
+        replica_set_name(&self.name)
+    }
+}
+
+/// A Deployment's ReplicaSet, `NAME-HASH`. The Deployment controller names it after the pod
+/// template's FNV-32a hash written digit by digit in [`ALPHANUMS`] (`SafeEncodeString`), which
+/// is why real hashes hold only `456789bcdf`. The template here is the workload's name alone (no
+/// image is modelled), so the hash is not the one a real cluster computes. The controller of this
+/// simulation plays both parts: it keeps the ReplicaSet's pods.
+pub fn replica_set_name(deployment: &str) -> String {
+    let mut hash: u32 = 0x811c_9dc5;
+    for b in deployment.bytes() {
+        hash = (hash ^ u32::from(b)).wrapping_mul(0x0100_0193);
+    }
+    let digits = hash.to_string();
+    let encoded: String = digits
+        .bytes()
+        .map(|d| ALPHANUMS[d as usize % 27] as char)
+        .collect();
+    format!("{deployment}-{encoded}")
+}
+
 /// A budget's one rule, as a count of pods.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Budget {
@@ -322,4 +363,32 @@ pub struct Lease {
 
 pub fn lease_key(namespace: &str, name: &str) -> String {
     ["/registry/leases/", namespace, "/", name].concat()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replica_sets_and_generated_names_use_kubernetes_alphabet() {
+        let w = |name: &str| Workload {
+            kind: Kind::Deployment,
+            name: name.into(),
+            replicas: 1,
+            service: false,
+            created: SimTime::ZERO,
+        };
+        // FNV-32a("a") = 0xe40c292c = 3826002220, each digit d written as ALPHANUMS[(d + 48) % 27].
+        assert_eq!(w("a").replica_set(), "a-7d6b446664");
+        let hash = w("web").replica_set();
+        assert!(
+            hash["web-".len()..]
+                .bytes()
+                .all(|b| b"456789bcdf".contains(&b)),
+            "{hash}"
+        );
+        assert_eq!(name_suffix(0), "bbbbb");
+        assert_eq!(name_suffix(SUFFIXES - 1), "99999");
+        assert_eq!(name_suffix(27 + 2), "dcbbb");
+    }
 }

@@ -5,7 +5,7 @@
 
 use super::Controllers;
 use crate::k8s::api::ApiRequest;
-use crate::k8s::objects::{pod_key, Kind, Object, Pod, PODS};
+use crate::k8s::objects::{name_suffix, pod_key, Kind, Object, Pod, PODS, SUFFIXES};
 use crate::k8s::observe::PodChange;
 use crate::k8s::wire::{Ctx, KeyValue};
 use std::collections::BTreeSet;
@@ -59,11 +59,11 @@ impl Controllers {
             match w.kind {
                 Kind::Deployment => {
                     let active = active_pods(&w.name);
-                    let prefix = format!("{}-", w.name);
+                    let prefix = format!("{}-", w.replica_set());
                     let have = active + expected.iter().filter(|n| n.starts_with(&prefix)).count();
                     for _ in have..w.replicas as usize {
                         let name = loop {
-                            let n = format!("{}-{:05x}", w.name, self.rng.below(1 << 20));
+                            let n = prefix.clone() + &name_suffix(self.rng.below(SUFFIXES));
                             if !known(&n) && !expected.contains(&n) {
                                 break n;
                             }
