@@ -49,7 +49,8 @@ pub fn event_log(props: &Props) -> Html {
     let to = (from + MAX_ROWS).min(events.len());
     // Keep "now" in view inside the log's own scroll box (never scrolling the page). Reading
     // positions forces a layout of the page, so while "now" moves on every frame (playback)
-    // this runs at most every [`FOLLOW_MS`], and once more at the end.
+    // this runs at most every [`FOLLOW_MS`], and once more at the end; always in a task of its
+    // own, after the browser has laid out what the render changed, never inside the render.
     let list = use_node_ref();
     // When "now" was last followed (wall ms), and whether a follow-up is due. The follow-up
     // shares only this cell, not its own handle, so dropping the log drops (cancels) it.
@@ -63,14 +64,8 @@ pub fn event_log(props: &Props) -> Html {
             if pending {
                 return;
             }
-            let at = now_ms();
-            if at - last >= FOLLOW_MS {
-                *followed.borrow_mut() = (at, false);
-                scroll_to_current(&list);
-                return;
-            }
             followed.borrow_mut().1 = true;
-            let wait = (FOLLOW_MS - (at - last)) as u32;
+            let wait = (FOLLOW_MS - (now_ms() - last)).max(0.0) as u32;
             // The one this replaces has fired (nothing was pending): dropping it is a no-op.
             *later.borrow_mut() = Some(Timeout::new(wait, move || {
                 *followed.borrow_mut() = (now_ms(), false);

@@ -136,7 +136,11 @@ pub fn console_panel() -> Html {
     // The newest output and the prompt stay in view, as in a terminal.
     {
         let screen = screen.clone();
-        use_effect_with(shown, move |_| {
+        use_effect_with(shown, move |&shown| {
+            // Nothing typed yet: no layout forced while the page first renders.
+            if shown == 0 {
+                return;
+            }
             if let Some(el) = screen.cast::<web_sys::Element>() {
                 el.set_scroll_top(el.scroll_height());
             }
