@@ -79,6 +79,11 @@ struct Tunnel {
 }
 
 impl Jobs {
+    /// How many jobs the line has started.
+    pub(crate) fn len(&self) -> usize {
+        self.list.len()
+    }
+
     fn listening(&self, port: u16) -> bool {
         self.list.iter().any(|j| j.port == port)
     }

@@ -3,15 +3,15 @@
 //! table, or its error). It runs on a copy of the world, so looking never changes the run; a
 //! request that waits takes its simulated time, and the output says how long.
 //!
-//! So far: `kubectl get` of nodes, pods, leases, workloads, services, endpoints, endpointslices and
+//! So far: `kubectl get` of nodes, pods, leases, workloads, replicasets, services, endpoints, endpointslices and
 //! poddisruptionbudgets (`-o wide`, `-n`, `-A`, `-l`, `--server`; `-o json|yaml` of nodes, pods and
-//! leases), `kubectl describe node|pod|deployment|statefulset|daemonset|service|lease|pdb`, `kubectl get --raw /readyz|/livez`,
+//! leases), `kubectl describe node|pod|deployment|replicaset|statefulset|daemonset|service|lease|pdb`, `kubectl get --raw /readyz|/livez`,
 //! with kubectl's connection and server errors; `kubectl scale`, `delete pod`, `cordon`, `uncordon`
 //! and `drain`; `kubectl cluster-info`; `etcdctl member list|add|remove|promote` and `endpoint
 //! health|status`; `kubeadm join`; `etcd --force-new-cluster`; `curl` of a Service; `kubectl
 //! port-forward` and `kubectl proxy` as background jobs of a line, and `sleep`: a line chains
 //! commands with `;`, `&&` and `&`. The changing commands become scenario events. Left out for now:
-//! `get events`, replicasets (the Deployment controller manages its pods itself here).
+//! `get events`.
 
 mod calendar;
 mod curl;
@@ -117,6 +117,7 @@ fn command(
     let Some((program, args)) = words.split_first() else {
         return (Output::default(), true);
     };
+    let started = jobs.len();
     let out = match program.as_str() {
         "kubectl" => kubectl::run(world, from, args, jobs, background),
         "etcdctl" => etcdctl::run(world, from, args),
@@ -126,12 +127,9 @@ fn command(
         "sleep" => sleep(args),
         other => Output::error(format!("{}: command not found\n", words::clip(other)), 127),
     };
-    // A port-forward or proxy started in the foreground runs until it is stopped.
-    let job = matches!(
-        words.get(1).map(String::as_str),
-        Some("port-forward" | "proxy")
-    );
-    let goes_on = background || out.status != 0 || !job;
+    // A port-forward or proxy started in the foreground runs until it is stopped (a curl may end
+    // a job whose connection broke: the line goes on).
+    let goes_on = background || jobs.len() <= started;
     (out, goes_on)
 }
 

@@ -1652,6 +1652,20 @@ fn port_forward_picks_a_ready_pod_and_dials_its_kubelet() {
     let out = run(&w, "users", "kubectl port-forward svc/web 8080:80");
     assert_eq!(out.status, 0);
     assert!(out.stderr.contains("& curl localhost:8080"), "{out:?}");
+    // Whatever flags come first, the rest of the line waits for it, as in a shell; a forward
+    // that did not start lets the line go on.
+    let out = run(
+        &w,
+        "users",
+        "kubectl -n default port-forward svc/web 8080:80; curl localhost:8080",
+    );
+    assert!(!out.stdout.contains("Hostname:"), "{out:?}");
+    let out = run(
+        &w,
+        "users",
+        "kubectl -n default port-forward svc/nope 8080:80; curl http://web",
+    );
+    assert!(out.stdout.contains("Hostname: web-"), "{out:?}");
     // Two forwards on one port: the second cannot listen.
     let out = run(
         &w,
