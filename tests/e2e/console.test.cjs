@@ -63,6 +63,10 @@ test('console: kubectl get nodes at the moment a worker is NotReady, from the ch
   const endpoints = svc.match(/Endpoints:\s+(\S+)/)[1];
   assert.equal(endpoints.split(',').length, 2, svc);
   assert.ok(!endpoints.includes('10.244.3.'), svc);
+  // The node controller's events say so too, as kubectl get events lists them.
+  const events = await run(page, 'kubectl get events');
+  assert.match(events, /NodeNotReady\s+node\/w3\s+Node w3 status is now: NodeNotReady/, events);
+  assert.match(events, /Warning\s+NodeNotReady\s+pod\/web-[\w-]+\s+Node is not ready/, events);
   const deploy = await run(page, 'kubectl describe deploy web');
   assert.match(deploy, /Replicas:\s+3 desired \| 3 updated \| 3 total \| 2 available \| 1 unavailable/, deploy);
   assert.match(deploy, /Available\s+False\s+MinimumReplicasUnavailable/, deploy);

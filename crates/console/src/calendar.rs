@@ -47,6 +47,11 @@ pub fn rfc3339(t: SimTime, micros: bool) -> String {
     format!("{}-{month:02}-{}T{}{frac}Z", p[3], p[1], p[4])
 }
 
+/// Nanoseconds since 1970 (2025-01-01T00:00:00Z is 1,735,689,600 s).
+pub fn unix_nanos(t: SimTime) -> u64 {
+    1_735_689_600_000_000_000 + t.0 * 1_000
+}
+
 /// The time in klog's line header: `MMDD hh:mm:ss.uuuuuu` (`0101 00:01:05.250000`).
 pub fn klog_time(t: SimTime) -> String {
     let full = rfc3339(t, true);

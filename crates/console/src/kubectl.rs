@@ -244,6 +244,7 @@ enum Resource {
     Services,
     Slices,
     Budgets,
+    Events,
 }
 
 fn resource(word: &str) -> Option<Resource> {
@@ -259,6 +260,7 @@ fn resource(word: &str) -> Option<Resource> {
         "statefulsets" | "statefulset" | "sts" => Some(Resource::Workloads(Kind::StatefulSet)),
         "daemonsets" | "daemonset" | "ds" => Some(Resource::Workloads(Kind::DaemonSet)),
         "replicasets" | "replicaset" | "rs" => Some(Resource::ReplicaSets),
+        "events" | "event" | "ev" => Some(Resource::Events),
         _ => None,
     }
 }
@@ -406,6 +408,8 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
         Some(Resource::Leases) if flags.all_namespaces => LEASES.to_string(),
         Some(Resource::Leases) => format!("{LEASES}{namespace}/"),
         Some(Resource::Budgets) => sim::k8s::objects::PDBS.to_string(),
+        // A consistent list like any other; the Events themselves are kept beside etcd.
+        Some(Resource::Events) => "/registry/events/".to_string(),
         // The workloads and, for their READY counts, the pods and nodes: one read of it all.
         Some(Resource::Workloads(_) | Resource::ReplicaSets) => "/registry/".to_string(),
         // The slices, and the pods and workloads they name (addresses, the Service's age).
@@ -432,6 +436,11 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
     if flags.selector.as_deref().is_some_and(|s| s.contains('(')) {
         return failed(
             "error: this console reads equality selectors (-l app=web,tier!=db), not set-based ones\n".into(),
+        );
+    }
+    if kind == Resource::Events && flags.wide {
+        return failed(
+            "error: this console lists events without -o wide (their source is not kept)\n".into(),
         );
     }
     if flags.selector.is_some() && !matches!(kind, Resource::Pods | Resource::Nodes) {
@@ -520,6 +529,13 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
             let rows = workload_rows(&objects, kind, now, names, namespace, flags.all_namespaces);
             (rows, resource_name(kind))
         }
+        Resource::Events => {
+            let events = &client.copy.obs.api_events;
+            match event_rows(events, now, names, namespace, flags.all_namespaces) {
+                Ok(rows) => (rows, "events"),
+                Err(missing) => return failed(not_found("events", &missing).0),
+            }
+        }
         Resource::Budgets => {
             // The scenario's budgets live in `default`, beside their workloads.
             let budgets: Vec<&PodDisruptionBudget> = objects
@@ -533,7 +549,7 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
             )
         }
     };
-    if let Some(missing) = names.iter().find(|n| {
+    if let Some(missing) = names.iter().filter(|_| kind != Resource::Events).find(|n| {
         !rows.iter().skip(1).any(|r| {
             let name = if flags.all_namespaces && kind != Resource::Nodes {
                 &r[1]
@@ -559,7 +575,8 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
                 | Resource::Endpoints
                 | Resource::Services
                 | Resource::Slices
-                | Resource::Budgets,
+                | Resource::Budgets
+                | Resource::Events,
                 false,
             ) => {
                 format!("No resources found in {} namespace.\n", clip(namespace))
@@ -1181,6 +1198,65 @@ fn describe_service(world: &World, from: HostId, name: &str, flags: &Flags) -> O
 }
 
 /// Leases by (namespace/name): NAME, HOLDER, AGE.
+/// The Events the API holds (written within the last hour), in the order it lists them: by
+/// namespace, then by name, `OBJECT.HEX` with the time in nanoseconds since 1970 (printers.go
+/// `printEvent`: LAST SEEN, TYPE, REASON, OBJECT, MESSAGE; with `-A` NAMESPACE first). A name
+/// asked for and not held is the error's name.
+fn event_rows(
+    events: &std::collections::VecDeque<(SimTime, sim::k8s::events::Event)>,
+    now: SimTime,
+    names: &[&str],
+    namespace: &str,
+    all_namespaces: bool,
+) -> Result<Vec<Vec<String>>, String> {
+    let ttl = sim::k8s::events::EVENT_TTL;
+    let mut listed: Vec<(usize, String, &sim::k8s::events::Event)> = events
+        .iter()
+        .filter(|(posted, _)| *posted <= now && now - *posted < ttl)
+        .map(|(_, e)| (usize::from(e.namespace != "default"), event_name(e), e))
+        .filter(|(_, name, e)| {
+            (all_namespaces || e.namespace == namespace)
+                && (names.is_empty() || names.contains(&name.as_str()))
+        })
+        .collect();
+    if let Some(missing) = names.iter().find(|n| !listed.iter().any(|l| l.1 == **n)) {
+        return Err(missing.to_string());
+    }
+    sim::kernel::sort::sort_by(&mut listed, |a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+    let mut header: Vec<String> = ["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"]
+        .map(String::from)
+        .to_vec();
+    if all_namespaces {
+        header.insert(0, "NAMESPACE".into());
+    }
+    let mut rows = vec![header];
+    for (_, _, e) in listed {
+        let mut row = vec![
+            age(now, e.at),
+            if e.reason.warning() {
+                "Warning"
+            } else {
+                "Normal"
+            }
+            .into(),
+            e.reason.name().into(),
+            format!("{}/{}", e.kind.to_ascii_lowercase(), e.name),
+            e.message.clone(),
+        ];
+        if all_namespaces {
+            row.insert(0, e.namespace.into());
+        }
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+/// An Event's name as client-go's recorder makes it: the object's name, a point, and the time
+/// in nanoseconds since 1970 in hexadecimal.
+fn event_name(e: &sim::k8s::events::Event) -> String {
+    format!("{}.{:x}", e.name, super::calendar::unix_nanos(e.at))
+}
+
 fn lease_rows(leases: &[(&str, &Lease)], now: SimTime, all_namespaces: bool) -> Vec<Vec<String>> {
     let mut rows = vec![if all_namespaces {
         vec![

@@ -3,15 +3,14 @@
 //! table, or its error). It runs on a copy of the world, so looking never changes the run; a
 //! request that waits takes its simulated time, and the output says how long.
 //!
-//! So far: `kubectl get` of nodes, pods, leases, workloads, replicasets, services, endpoints, endpointslices and
+//! So far: `kubectl get` of nodes, pods, leases, workloads, replicasets, services, endpoints, endpointslices, events and
 //! poddisruptionbudgets (`-o wide`, `-n`, `-A`, `-l`, `--server`; `-o json|yaml` of nodes, pods and
 //! leases), `kubectl describe node|pod|deployment|replicaset|statefulset|daemonset|service|lease|pdb`, `kubectl get --raw /readyz|/livez`,
 //! with kubectl's connection and server errors; `kubectl scale`, `delete pod`, `cordon`, `uncordon`
 //! and `drain`; `kubectl cluster-info`; `etcdctl member list|add|remove|promote` and `endpoint
 //! health|status`; `kubeadm join`; `etcd --force-new-cluster`; `curl` of a Service; `kubectl
 //! port-forward` and `kubectl proxy` as background jobs of a line, and `sleep`: a line chains
-//! commands with `;`, `&&` and `&`. The changing commands become scenario events. Left out for now:
-//! `get events`.
+//! commands with `;`, `&&` and `&`. The changing commands become scenario events.
 
 mod calendar;
 mod curl;

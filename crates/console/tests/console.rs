@@ -1819,3 +1819,193 @@ fn describe_statefulset_and_daemonset_as_kubectl_lays_them_out() {
         "Error from server (NotFound): statefulsets.apps \"web\" not found\n"
     );
 }
+
+/// The LAST SEEN column in seconds ("48s", "5m43s", "2m"), as kubectl's HumanDuration writes it.
+fn seconds_of(age: &str) -> u64 {
+    let (m, s) = match age.split_once('m') {
+        Some((m, s)) => (m.parse::<u64>().unwrap(), s.trim_end_matches('s')),
+        None => (0, age.trim_end_matches('s')),
+    };
+    m * 60
+        + if s.is_empty() {
+            0
+        } else {
+            s.parse::<u64>().unwrap()
+        }
+}
+
+/// `kubectl get events`: what each component recorded once its write went through, in the
+/// words of its source (printers.go `printEvent` columns; messages of the ReplicaSet, StatefulSet
+/// and DaemonSet controllers, the scheduler, the kubelet, the node lifecycle and taint eviction
+/// controllers, and client-go's leader election), at the times the facts sheet gives.
+#[test]
+fn events_tell_what_each_component_did_when_it_did() {
+    let json = ready("7-worker-dies");
+    let w = world_at(&json, 30.0);
+    let out = run(&w, "users", "kubectl get events");
+    assert_eq!(out.status, 0, "{out:?}");
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert!(
+        lines[0].starts_with("LAST SEEN   TYPE     REASON "),
+        "{}",
+        out.stdout
+    );
+    let rows: Vec<Vec<&str>> = lines[1..]
+        .iter()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    // Every web pod: created by its ReplicaSet, bound where `get pods -o wide` has it, started.
+    let pods = run(&w, "users", "kubectl get pods -o wide -l app=web").stdout;
+    let rs = cell(&json, 30.0, "kubectl get rs", 0);
+    for pod in pods.lines().skip(1) {
+        let c: Vec<&str> = pod.split_whitespace().collect();
+        let (name, node) = (c[0], c[6]);
+        let said = |reason: &str, object: &str, message: &str| {
+            rows.iter()
+                .any(|r| r[2] == reason && r[3] == object && r[4..].join(" ") == message)
+        };
+        assert!(
+            said(
+                "SuccessfulCreate",
+                &format!("replicaset/{rs}"),
+                &format!("Created pod: {name}")
+            ),
+            "{name}: {}",
+            out.stdout
+        );
+        assert!(
+            said(
+                "Scheduled",
+                &format!("pod/{name}"),
+                &format!("Successfully assigned default/{name} to {node}")
+            ),
+            "{name}: {}",
+            out.stdout
+        );
+        assert!(
+            said("Started", &format!("pod/{name}"), "Started container web"),
+            "{name}: {}",
+            out.stdout
+        );
+    }
+    let said = |object: &str, message: &str| {
+        rows.iter()
+            .any(|r| r[3] == object && r[4..].join(" ") == message)
+    };
+    assert!(
+        said(
+            "statefulset/db",
+            "create Pod db-0 in StatefulSet db successful"
+        ),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        said("daemonset/agent", "Created pod: agent-w3"),
+        "{}",
+        out.stdout
+    );
+    // kube-system holds CoreDNS's and the leader elections', by who holds each lease.
+    let system = run(&w, "users", "kubectl get events -n kube-system").stdout;
+    for lease in ["kube-controller-manager", "kube-scheduler"] {
+        let holder = cell(
+            &json,
+            30.0,
+            &format!("kubectl get leases -n kube-system {lease}"),
+            1,
+        );
+        let object = format!("lease/{lease}");
+        let words = ["LeaderElection", &object, &holder, "became", "leader"];
+        assert!(
+            system
+                .lines()
+                .any(|l| l.split_whitespace().skip(2).eq(words.iter().copied())),
+            "{system}"
+        );
+    }
+    assert!(
+        system.lines().skip(1).all(|l| !l.contains("default/")),
+        "{system}"
+    );
+    let all = run(&w, "users", "kubectl get ev -A").stdout;
+    assert!(
+        all.starts_with("NAMESPACE     LAST SEEN   TYPE     REASON"),
+        "{all}"
+    );
+    assert_eq!(
+        all.lines().count(),
+        out.stdout.lines().count() + system.lines().count() - 1
+    );
+
+    // w3 dies at 60 s: 50 s without its lease renewed (plus up to a 5 s monitor period, less up
+    // to a 10 s renewal interval) and the node controller marks it, warning on each of its pods;
+    // 300 s later the taint eviction controller deletes them, and the ReplicaSet replaces web's.
+    let w = world_at(&json, 450.0);
+    let out = run(&w, "users", "kubectl get events").stdout;
+    let row = |reason: &str, object_prefix: &str| -> Vec<&str> {
+        out.lines()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>())
+            .find(|r| r.len() > 3 && r[2] == reason && r[3].starts_with(object_prefix))
+            .unwrap_or_else(|| panic!("{reason} {object_prefix}: {out}"))
+    };
+    let not_ready = row("NodeNotReady", "node/w3");
+    assert_eq!(
+        not_ready[4..].join(" "),
+        "Node w3 status is now: NodeNotReady"
+    );
+    let marked = 450 - seconds_of(not_ready[0]);
+    assert!((100..=115).contains(&marked), "{marked}: {out}");
+    let warned = row("NodeNotReady", "pod/db-0");
+    assert_eq!(
+        (warned[1], warned[4..].join(" ").as_str()),
+        ("Warning", "Node is not ready")
+    );
+    let evicted = row("TaintManagerEviction", "pod/db-0");
+    assert_eq!(
+        evicted[4..].join(" "),
+        "Marking for deletion Pod default/db-0"
+    );
+    let evicted_at = 450 - seconds_of(evicted[0]);
+    assert!(
+        (marked + 300..=marked + 305).contains(&evicted_at),
+        "{evicted_at}: {out}"
+    );
+    let creates = out
+        .lines()
+        .filter(|l| l.contains(&format!("replicaset/{rs}")))
+        .count();
+    assert_eq!(creates, 4, "three at the start and w3's replacement: {out}");
+    // By name (the object's name and the time in hexadecimal nanoseconds), or not found.
+    let by_name = run(&w, "users", "kubectl get events -o wide");
+    assert_eq!(by_name.status, 1);
+    let missing = run(&w, "users", "kubectl get events web.17");
+    assert_eq!(
+        missing.stderr,
+        "Error from server (NotFound): events \"web.17\" not found\n"
+    );
+
+    // Through the API like any list: with the only master down, kubectl cannot connect.
+    let down = world_at(&ready("1-only-master-dies"), 75.0);
+    let out = run(&down, "users", "kubectl get events");
+    assert_eq!(out.status, 1);
+    assert!(
+        out.stderr
+            .starts_with("Unable to connect to the server: dial tcp "),
+        "{out:?}"
+    );
+
+    // The apiserver keeps an Event one hour after its write: past 1:00:00, the boot's are gone.
+    let long = json.replace("\"duration\": \"10m\"", "\"duration\": \"70m\"");
+    assert_ne!(long, json);
+    let later = run(&world_at(&long, 3_620.0), "users", "kubectl get events").stdout;
+    // The boot's (agent-m1 was created, bound and started then) are gone, the later ones stay.
+    assert!(!later.contains("pod/agent-m1"), "{later}");
+    assert!(later.contains("TaintManagerEviction"), "{later}");
+    assert!(
+        later
+            .lines()
+            .skip(1)
+            .all(|l| seconds_of(l.split_whitespace().next().unwrap()) < 3_600),
+        "{later}"
+    );
+}

@@ -8,6 +8,7 @@
 //! broken invariant becomes a [`Violation`] in the report; it never panics.
 //! Everything here is bounded: past the limits, events are counted but not kept.
 
+use crate::k8s::events::{Event as ApiEvent, EVENT_TTL};
 use crate::k8s::leader::KUBE_VIP_LEASE;
 use crate::k8s::observe::{NodeChange, Note, PodChange};
 use crate::kernel::members::MemberMap;
@@ -310,6 +311,9 @@ pub struct Recorder {
     pub capacity: bool,
     /// Pods the scheduler found no room for (in the order it tried them), with their workload.
     pub unschedulable: Vec<(String, String)>,
+    /// The Events the components posted to the API, with when, oldest first: what the API
+    /// holds beside etcd for `kubectl get events` (kept for [`EVENT_TTL`]).
+    pub api_events: std::collections::VecDeque<(SimTime, ApiEvent)>,
 }
 
 impl Recorder {
@@ -333,6 +337,7 @@ impl Recorder {
             acting: MemberMap::default(),
             capacity: false,
             unschedulable: Vec::new(),
+            api_events: Default::default(),
         }
     }
 
@@ -680,6 +685,18 @@ impl crate::k8s::Observe for Recorder {
             self.name(host)
         );
         self.lease_event(now, EventKind::LeaseAcquired, lease, host, text);
+    }
+
+    fn api_event(&mut self, posted: SimTime, event: ApiEvent) {
+        // The apiserver's TTL: an Event is gone an hour after it was written.
+        while self
+            .api_events
+            .front()
+            .is_some_and(|(t, _)| posted - *t >= EVENT_TTL)
+        {
+            self.api_events.pop_front();
+        }
+        self.api_events.push_back((posted, event));
     }
 
     /// A leader stopped acting: it gave up (`why` is said), or its process died with its host.

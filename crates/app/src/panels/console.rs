@@ -57,6 +57,7 @@ const WORDS: &[&str] = &[
     "statefulset",
     "daemonsets",
     "replicasets",
+    "events",
     "--replicas=",
     "-o",
     "wide",

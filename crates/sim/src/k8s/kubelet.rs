@@ -14,6 +14,7 @@
 
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
 use crate::k8s::client::ApiClient;
+use crate::k8s::events::{Event, Pending, Reason};
 use crate::k8s::informer::Informer;
 use crate::k8s::objects::{
     lease_key, node_key, pod_key, Condition, Effect, Kind, Lease, Node, Object, Taint, TaintKey,
@@ -91,6 +92,8 @@ pub struct Kubelet {
     starting: crate::kernel::members::MemberMap<String, SimTime>,
     /// Pods with a status update or delete in flight (one at a time per pod).
     busy: BTreeSet<String>,
+    /// Its Events not yet written: they go with its next successful write.
+    events: Pending,
 }
 
 impl Kubelet {
@@ -119,6 +122,7 @@ impl Kubelet {
             containers_version: 0,
             starting: Default::default(),
             busy: BTreeSet::new(),
+            events: Pending::default(),
             lease_rv: None,
             lease_created: SimTime(0),
             lease_busy: false,
@@ -271,6 +275,11 @@ impl Kubelet {
         let Some(req) = self.client.answered(id, ctx.now) else {
             return;
         };
+        if let ApiResponse::Written { .. } = resp {
+            for event in self.events.deliverable(ctx.now) {
+                ctx.obs.api_event(ctx.now, event);
+            }
+        }
         self.request_done(&req);
         if matches!(req, Req::PodStatus(_) | Req::PodDelete(_)) {
             // The pod worker goes on with the pod at once (a status may still be owed).
@@ -362,6 +371,9 @@ impl Kubelet {
                 &pod.workload,
                 format!("{} started on {}", pod.name, self.node),
             );
+            let message = format!("Started container {}", pod.workload);
+            let event = Event::on_pod(Reason::Started, &pod.name, &pod.workload, message, now);
+            self.events.record(event);
             self.containers_version += 1;
             self.containers.insert(
                 pod.name.clone(),
@@ -400,6 +412,9 @@ impl Kubelet {
                 &c.workload,
                 format!("the kubelet on {} stopped {name}: {why}", self.node),
             );
+            let message = format!("Stopping container {}", c.workload);
+            let event = Event::on_pod(Reason::Killing, &name, &c.workload, message, now);
+            self.events.record(event);
         }
         for kv in self.pods.items().values() {
             let Some(pod) = kv.value.as_pod() else {

@@ -16,6 +16,7 @@
 
 use crate::k8s::api::{ApiRequest, ApiResponse, RequestId};
 use crate::k8s::client::ApiClient;
+use crate::k8s::events::{Event, Reason};
 use crate::k8s::objects::{lease_key, Lease, Object};
 use crate::k8s::wire::Ctx;
 use crate::kernel::keymap::Key;
@@ -201,6 +202,18 @@ impl LeaderElector {
                 if !self.leading {
                     self.leading = true;
                     ctx.obs.lease_acquired(ctx.now, self.lease, self.host);
+                    // client-go's `RecordEvent("became leader")`; kube-vip records none.
+                    if self.lease != KUBE_VIP_LEASE {
+                        let event = Event {
+                            reason: Reason::LeaderElection,
+                            kind: "Lease",
+                            name: self.lease.to_string(),
+                            namespace: "kube-system",
+                            message: format!("{} became leader", self.identity),
+                            at: ctx.now,
+                        };
+                        ctx.obs.api_event(ctx.now, event);
+                    }
                     return Transition::Acquired;
                 }
                 Transition::None

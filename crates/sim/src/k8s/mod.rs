@@ -7,6 +7,7 @@ pub mod api;
 pub mod apiserver;
 pub mod client;
 pub mod controllers;
+pub mod events;
 pub mod eviction;
 pub mod informer;
 pub mod keepalived;

@@ -217,6 +217,10 @@ pub struct Workload {
     pub created: SimTime,
 }
 
+/// kubeadm's CoreDNS Deployment, the one workload in `kube-system` (the world adds it under the
+/// scenario's name for it, the same).
+pub const COREDNS: &str = "coredns";
+
 /// The alphabet of generated names (apimachinery's `util/rand`): no vowels, no 0, 1 or 3, so
 /// that no word and no look-alike characters appear in a name.
 const ALPHANUMS: &[u8; 27] = b"bcdfghjklmnpqrstvwxz2456789";

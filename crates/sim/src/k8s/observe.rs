@@ -65,6 +65,8 @@ pub trait Observe {
     fn lease_acquired(&mut self, now: SimTime, lease: &'static str, host: HostId);
     /// A leader stopped acting: it gave up (`why` is said), or its process died with its host.
     fn lease_lost(&mut self, now: SimTime, lease: &'static str, host: HostId, why: &str);
+    /// A component's Event reached the API at `posted` (see [`super::events`]).
+    fn api_event(&mut self, posted: SimTime, event: super::events::Event);
     /// An operator action, applied or refused.
     fn operation(
         &mut self,

@@ -18,8 +18,9 @@
 //!
 //! Left out: affinity, priorities and preemption, spread scoring.
 
-use crate::k8s::api::{ApiPayload, ApiRequest};
+use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
 use crate::k8s::client::ApiClient;
+use crate::k8s::events::{namespace_of, Event, Reason};
 use crate::k8s::informer::Informer;
 use crate::k8s::leading::{Work, WORK};
 use crate::k8s::objects::{pod_key, Object, TaintKey, NODES, PODS};
@@ -47,7 +48,8 @@ fn placement_rank(workload_pods: usize, total: usize, position: usize) -> u128 {
 
 #[derive(Clone)]
 pub struct Scheduler {
-    client: ApiClient<String>,
+    /// Tagged with the pod, the node it is bound to and its namespace.
+    client: ApiClient<(String, String, &'static str)>,
     nodes: Informer,
     pods: Informer,
     /// Worker host names in host order (the tie-break of the placement rule).
@@ -162,8 +164,19 @@ impl Work for Scheduler {
             self.dirty = true;
             return;
         }
-        if let ApiPayload::Response { id, .. } = msg {
-            if let Some(pod) = self.client.answered(*id, ctx.now) {
+        if let ApiPayload::Response { id, resp, .. } = msg {
+            if let Some((pod, node, namespace)) = self.client.answered(*id, ctx.now) {
+                if let ApiResponse::Written { .. } = resp {
+                    let event = Event {
+                        reason: Reason::Scheduled,
+                        kind: "Pod",
+                        message: format!("Successfully assigned {namespace}/{pod} to {node}"),
+                        name: pod.clone(),
+                        namespace,
+                        at: ctx.now,
+                    };
+                    ctx.obs.api_event(ctx.now, event);
+                }
                 self.dirty = true;
                 self.binding.remove(&pod);
                 self.assumed.retain(|(n, _)| *n != pod);
@@ -175,7 +188,7 @@ impl Work for Scheduler {
         self.nodes.on_timeout(ctx, sub);
         self.pods.on_timeout(ctx, sub);
         if self.client.owns(sub) {
-            for pod in self.client.expired(ctx) {
+            for (pod, _, _) in self.client.expired(ctx) {
                 self.dirty = true;
                 self.binding.remove(&pod);
                 self.assumed.retain(|(n, _)| *n != pod);
@@ -333,18 +346,20 @@ impl Work for Scheduler {
             }
             last_why = None;
             let node = self.order[best].clone();
-            pod.node = Some(node);
+            pod.node = Some(node.clone());
             self.binding.insert(pod.name.clone());
             if self.track_pending {
                 self.assumed.push((pod.name.clone(), best));
             }
             let name = pod.name.clone();
+            let namespace = namespace_of(&pod.workload);
             let req = ApiRequest::Update {
                 key: pod_key(&name).into(),
                 value: Arc::new(Object::Pod(pod)),
                 resource_version: rv,
             };
-            self.client.send(ctx, req, name, REQUEST_TIMEOUT);
+            self.client
+                .send(ctx, req, (name, node, namespace), REQUEST_TIMEOUT);
         }
         if self.track_pending {
             ctx.obs.unschedulable(ctx.now, unschedulable);

@@ -50,3 +50,12 @@ impl World {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// The scenario's CoreDNS and the one the Kubernetes layer puts in kube-system are one.
+    #[test]
+    fn coredns_has_one_name() {
+        assert_eq!(super::COREDNS, crate::k8s::objects::COREDNS);
+    }
+}

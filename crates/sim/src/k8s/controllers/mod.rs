@@ -37,6 +37,7 @@ mod workloads;
 
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
 use crate::k8s::client::ApiClient;
+use crate::k8s::events::Event;
 use crate::k8s::informer::Informer;
 use crate::k8s::leading::{Work, WORK};
 use crate::k8s::objects::{
@@ -102,6 +103,8 @@ pub struct Controllers {
     last_monitor: SimTime,
     /// Keys with a write in flight (one at a time per object).
     busy: BTreeSet<Key>,
+    /// The Event each controller records once the write of that key succeeds (few at a time).
+    announce: Vec<(Key, Event)>,
     /// Pods created and not yet seen by the informer (client-go's "expectations").
     expected: BTreeSet<String>,
     /// Per Service: its endpoints' change count and its slice's resourceVersion when the slice
@@ -143,6 +146,7 @@ impl Controllers {
             tokens: Vec::new(),
             last_monitor: now,
             busy: BTreeSet::new(),
+            announce: Vec::new(),
             expected: BTreeSet::new(),
             slices_checked: Vec::new(),
             dirty: true,
@@ -163,17 +167,28 @@ impl Controllers {
         ]
     }
 
-    /// Writes a changed pod back, conditional on the resourceVersion it was read at.
-    fn update_pod(&mut self, ctx: &mut Ctx, p: Pod, rv: u64) {
+    /// Writes a changed pod back, conditional on the resourceVersion it was read at, with the
+    /// Event that says so once the write went through.
+    fn update_pod(&mut self, ctx: &mut Ctx, p: Pod, rv: u64, event: Option<Event>) {
         let req = ApiRequest::Update {
             key: pod_key(&p.name).into(),
             value: Arc::new(Object::Pod(p)),
             resource_version: rv,
         };
-        self.write(ctx, req);
+        self.write_with(ctx, req, event);
+    }
+
+    /// The Event waiting on the write of `key`, taken out.
+    fn announced(&mut self, key: &Key) -> Option<Event> {
+        let i = self.announce.iter().position(|(k, _)| k == key)?;
+        Some(self.announce.swap_remove(i).1)
     }
 
     fn write(&mut self, ctx: &mut Ctx, req: ApiRequest) {
+        self.write_with(ctx, req, None);
+    }
+
+    fn write_with(&mut self, ctx: &mut Ctx, req: ApiRequest, event: Option<Event>) {
         let key = match &req {
             ApiRequest::Create { key, .. }
             | ApiRequest::Update { key, .. }
@@ -182,6 +197,9 @@ impl Controllers {
             _ => return,
         };
         if self.busy.insert(key.clone()) {
+            if let Some(event) = event {
+                self.announce.push((key.clone(), event));
+            }
             self.client.send(ctx, req, key, REQUEST_TIMEOUT);
         }
     }
@@ -263,6 +281,11 @@ impl Work for Controllers {
             if let Some(key) = self.client.answered(*id, ctx.now) {
                 self.dirty = true;
                 self.busy.remove(&key);
+                if let Some(event) = self.announced(&key) {
+                    if matches!(resp, ApiResponse::Written { .. }) {
+                        ctx.obs.api_event(ctx.now, event);
+                    }
+                }
                 if !matches!(resp, ApiResponse::Written { .. }) {
                     self.expected.remove(name_of(&key));
                 }
@@ -281,6 +304,7 @@ impl Work for Controllers {
             for key in self.client.expired(ctx) {
                 self.dirty = true;
                 self.busy.remove(&key);
+                self.announced(&key);
                 self.expected.remove(name_of(&key));
             }
         }

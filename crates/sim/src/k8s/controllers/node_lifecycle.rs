@@ -10,6 +10,7 @@ use super::{
     Controllers, ZoneState, EVICTION_RATE, LARGE_ZONE, SECONDARY_EVICTION_RATE, UNHEALTHY_ZONE,
 };
 use crate::k8s::api::ApiRequest;
+use crate::k8s::events::{Event, Reason};
 use crate::k8s::objects::{node_key, Condition, Effect, Node, Object, Pod, Taint, TaintKey};
 use crate::k8s::observe::NodeChange;
 use crate::k8s::wire::Ctx;
@@ -120,7 +121,15 @@ impl Controllers {
                             time_added: now,
                         });
                     }
-                    writes.push(update_node(n, rv));
+                    let event = Event {
+                        reason: Reason::NodeNotReady,
+                        kind: "Node",
+                        message: format!("Node {} status is now: NodeNotReady", n.name),
+                        name: n.name.clone(),
+                        namespace: "default",
+                        at: now,
+                    };
+                    writes.push((update_node(n, rv), Some(event)));
                 } else if !tainted && !all_full && take_token(row.zone) {
                     let (mut n, rv) = node_of(row);
                     n.taints.push(Taint {
@@ -128,11 +137,11 @@ impl Controllers {
                         effect: Effect::NoExecute,
                         time_added: now,
                     });
-                    writes.push(update_node(n, rv));
+                    writes.push((update_node(n, rv), None));
                 } else if tainted && all_full {
                     let (mut n, rv) = node_of(row);
                     n.taints.retain(|t| t.key != TaintKey::Unreachable);
-                    writes.push(update_node(n, rv));
+                    writes.push((update_node(n, rv), None));
                 }
             } else if row.ready == Condition::True && tainted {
                 let (mut n, rv) = node_of(row);
@@ -146,7 +155,7 @@ impl Controllers {
                         n.name
                     ),
                 );
-                writes.push(update_node(n, rv));
+                writes.push((update_node(n, rv), None));
             }
         }
         // Pods on nodes that are not Ready are not ready either: out of the Service endpoints.
@@ -166,12 +175,15 @@ impl Controllers {
                 p.ready = Condition::Unknown;
             }
         }
-        for w in writes {
-            self.write(ctx, w);
+        for (w, event) in writes {
+            self.write_with(ctx, w, event);
         }
+        // `MarkPodsNotReady` warns on each pod it marks.
         for (mut p, rv) in stale {
             p.ready = false;
-            self.update_pod(ctx, p, rv);
+            let message = "Node is not ready".to_string();
+            let event = Event::on_pod(Reason::PodNodeNotReady, &p.name, &p.workload, message, now);
+            self.update_pod(ctx, p, rv, Some(event));
         }
     }
 }

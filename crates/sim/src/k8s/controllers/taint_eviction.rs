@@ -5,6 +5,7 @@
 //! failover starts it again. DaemonSet pods tolerate the taint forever.
 
 use super::Controllers;
+use crate::k8s::events::{namespace_of, Event, Reason};
 use crate::k8s::informer::Informer;
 use crate::k8s::objects::{pod_key, Effect, Pod, TaintKey};
 use crate::k8s::observe::PodChange;
@@ -47,7 +48,16 @@ impl Controllers {
                 self.timings.toleration_seconds.as_secs_f64()
             ));
             p.deletion = Some(now);
-            self.update_pod(ctx, p, rv);
+            let ns = namespace_of(&p.workload);
+            let message = format!("Marking for deletion Pod {ns}/{}", p.name);
+            let event = Event::on_pod(
+                Reason::TaintManagerEviction,
+                &p.name,
+                &p.workload,
+                message,
+                now,
+            );
+            self.update_pod(ctx, p, rv, Some(event));
         }
     }
 }

@@ -5,9 +5,13 @@
 
 use super::Controllers;
 use crate::k8s::api::ApiRequest;
-use crate::k8s::objects::{name_suffix, pod_key, Kind, Object, Pod, PODS, SUFFIXES};
+use crate::k8s::events::{namespace_of, Event, Reason};
+use crate::k8s::objects::{
+    name_suffix, pod_key, replica_set_name, Kind, Object, Pod, PODS, SUFFIXES,
+};
 use crate::k8s::observe::PodChange;
 use crate::k8s::wire::{Ctx, KeyValue};
+use crate::kernel::time::SimTime;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -167,12 +171,14 @@ impl Controllers {
             created: ctx.now,
         };
         self.expected.insert(name.clone());
-        self.write(
+        let event = owner_event(Reason::SuccessfulCreate, kind, workload, &name, ctx.now);
+        self.write_with(
             ctx,
             ApiRequest::Create {
                 key: pod_key(&name).into(),
                 value: Arc::new(Object::Pod(pod)),
             },
+            Some(event),
         );
     }
 
@@ -188,7 +194,44 @@ impl Controllers {
             &p.workload,
             format!("{} is being deleted: {why}", p.name),
         );
-        self.update_pod(ctx, p, rv);
+        let event = owner_event(
+            Reason::SuccessfulDelete,
+            p.kind,
+            &p.workload,
+            &p.name,
+            ctx.now,
+        );
+        self.update_pod(ctx, p, rv, Some(event));
+    }
+}
+
+/// What a workload controller records on its object when it created or deleted a pod: the
+/// ReplicaSet controller and the DaemonSet controller as `controller_utils.go` words it, the
+/// StatefulSet controller as `stateful_pod_control.go` does.
+fn owner_event(reason: Reason, kind: Kind, workload: &str, pod: &str, at: SimTime) -> Event {
+    let create = reason == Reason::SuccessfulCreate;
+    let (owner_kind, owner, message) = match kind {
+        Kind::StatefulSet => {
+            let verb = if create { "create" } else { "delete" };
+            let message = format!("{verb} Pod {pod} in StatefulSet {workload} successful");
+            ("StatefulSet", workload.to_string(), message)
+        }
+        _ => {
+            let verb = if create { "Created" } else { "Deleted" };
+            let (owner_kind, owner) = match kind {
+                Kind::DaemonSet => ("DaemonSet", workload.to_string()),
+                _ => ("ReplicaSet", replica_set_name(workload)),
+            };
+            (owner_kind, owner, format!("{verb} pod: {pod}"))
+        }
+    };
+    Event {
+        reason,
+        kind: owner_kind,
+        name: owner,
+        namespace: namespace_of(workload),
+        message,
+        at,
     }
 }
 
