@@ -70,6 +70,10 @@ pub fn event_log(props: &Props) -> Html {
             *later.borrow_mut() = Some(Timeout::new(wait, move || {
                 *followed.borrow_mut() = (now_ms(), false);
                 scroll_to_current(&list);
+                // Rows out of view are laid out only once they come into it (`content-visibility`
+                // in the stylesheet): their real heights may move the current row, so it is looked
+                // at once more after they were.
+                Timeout::new(50, move || scroll_to_current(&list)).forget();
             }));
         });
     }

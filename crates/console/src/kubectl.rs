@@ -1044,8 +1044,12 @@ fn describe_workload(
             out
         }
     };
+    let (kind, named) = match kind {
+        Kind::Deployment if replica_set => ("ReplicaSet", d.replica_set()),
+        _ => (kind.name(), d.name.clone()),
+    };
     Output {
-        stdout: out,
+        stdout: with_events(out, &client, kind, &named, namespace),
         took_s: client.took_s(),
         ..Output::default()
     }
@@ -1249,6 +1253,46 @@ fn event_rows(
         rows.push(row);
     }
     Ok(rows)
+}
+
+/// A describe's text with its object's Events, in place of its last line (`Events: <none>`) when
+/// there are some: kubectl's `DescribeEvents`, oldest first, Type, Reason, Age, From, Message.
+fn with_events(out: String, client: &Client, kind: &str, name: &str, namespace: &str) -> String {
+    let now = client.now();
+    let ttl = sim::k8s::events::EVENT_TTL;
+    let mut events: Vec<&sim::k8s::events::Event> = (client.copy.obs.api_events.iter())
+        .filter(|(posted, e)| {
+            now - *posted < ttl && e.kind == kind && e.name == name && e.namespace == namespace
+        })
+        .map(|(_, e)| e)
+        .collect();
+    let Some(cut) = out.trim_end().rfind('\n').filter(|_| !events.is_empty()) else {
+        return out;
+    };
+    sim::kernel::sort::sort_by_key(&mut events, |e| e.at);
+    let mut rows = vec![
+        ["  Type", "Reason", "Age", "From", "Message"]
+            .map(String::from)
+            .to_vec(),
+        ["  ----", "------", "----", "----", "-------"]
+            .map(String::from)
+            .to_vec(),
+    ];
+    for e in events {
+        let kind = if e.reason.warning() {
+            "  Warning"
+        } else {
+            "  Normal"
+        };
+        rows.push(vec![
+            kind.into(),
+            e.reason.name().into(),
+            age(now, e.at),
+            e.source().into(),
+            e.message.clone(),
+        ]);
+    }
+    out[..=cut].to_string() + "Events:\n" + &super::table::align(&rows, 0, 2)
 }
 
 /// An Event's name as client-go's recorder makes it: the object's name, a point, and the time
@@ -1842,8 +1886,9 @@ fn describe_node(world: &World, from: HostId, name: &str, flags: &Flags) -> Outp
         .scenario()
         .host(name)
         .map_or("<none>".to_string(), |(i, _)| ip_of(i as HostId));
+    let text = super::describe::node(node, lease, &objects, &ip, client.now());
     Output {
-        stdout: super::describe::node(node, lease, &objects, &ip, client.now()),
+        stdout: with_events(text, &client, "Node", name, "default"),
         took_s: client.took_s(),
         ..Output::default()
     }
@@ -1943,15 +1988,16 @@ fn describe_pod(world: &World, from: HostId, name: &str, flags: &Flags) -> Outpu
     };
     let node_ip = host_of(world, pod).map(ip_of);
     let toleration_s = world.scenario().settings.toleration_seconds.0 / 1_000_000;
+    let text = super::describe::pod(
+        pod,
+        namespace,
+        node_ip.as_deref(),
+        &pod_ip(world, pod),
+        toleration_s,
+        client.now(),
+    );
     Output {
-        stdout: super::describe::pod(
-            pod,
-            namespace,
-            node_ip.as_deref(),
-            &pod_ip(world, pod),
-            toleration_s,
-            client.now(),
-        ),
+        stdout: with_events(text, &client, "Pod", name, namespace),
         took_s: client.took_s(),
         ..Output::default()
     }
@@ -2015,8 +2061,9 @@ fn describe_lease(world: &World, from: HostId, name: &str, flags: &Flags) -> Out
         return client.failed(not_found(what, name));
     };
     let doc = object::lease(name, namespace, l, lease.mod_revision);
+    let text = super::describe::generic(name, namespace, &doc);
     Output {
-        stdout: super::describe::generic(name, namespace, &doc),
+        stdout: with_events(text, &client, "Lease", name, namespace),
         took_s: client.took_s(),
         ..Output::default()
     }

@@ -603,9 +603,21 @@ fn replica_sets_own_a_deployments_pods_and_count_them() {
     // describeReplicaSet: the Deployment's annotations (max-replicas: 3 + 25 % surge rounded up).
     let described = run(&w, "users", &format!("kubectl describe rs {rs}")).stdout;
     let expected = format!(
-        "Name:           {rs}\nNamespace:      default\nSelector:       app=web,pod-template-hash={hash}\nLabels:         app=web\n                pod-template-hash={hash}\nAnnotations:    deployment.kubernetes.io/desired-replicas: 3\n                deployment.kubernetes.io/max-replicas: 4\n                deployment.kubernetes.io/revision: 1\nControlled By:  Deployment/web\nReplicas:       3 current / 3 desired\nPods Status:    3 Running / 0 Waiting / 0 Succeeded / 0 Failed\nEvents:         <none>\n"
+        "Name:           {rs}\nNamespace:      default\nSelector:       app=web,pod-template-hash={hash}\nLabels:         app=web\n                pod-template-hash={hash}\nAnnotations:    deployment.kubernetes.io/desired-replicas: 3\n                deployment.kubernetes.io/max-replicas: 4\n                deployment.kubernetes.io/revision: 1\nControlled By:  Deployment/web\nReplicas:       3 current / 3 desired\nPods Status:    3 Running / 0 Waiting / 0 Succeeded / 0 Failed\nEvents:\n"
     );
-    assert_eq!(described, expected);
+    let (head, events) = described.split_at(expected.len());
+    assert_eq!(head, expected);
+    // The ReplicaSet controller's SuccessfulCreate for each of its pods.
+    let mut created: Vec<&str> = events
+        .lines()
+        .skip(2)
+        .map(|l| l.strip_prefix("  Normal  SuccessfulCreate  ").unwrap_or(l))
+        .map(|l| l.rsplit("Created pod: ").next().unwrap())
+        .collect();
+    created.sort_unstable();
+    let mut pods = names.clone();
+    pods.sort_unstable();
+    assert_eq!(created, pods, "{described}");
     let deploy = run(&w, "users", "kubectl describe deploy web").stdout;
     assert!(deploy.contains(&format!("\nOldReplicaSets:  <none>\nNewReplicaSet:   {rs} (3/3 replicas created)\nEvents:          <none>\n")), "{deploy}");
     assert!(
@@ -1235,17 +1247,30 @@ fn describe_lease_shows_who_leads_and_when_it_last_renewed() {
     assert_ne!(field("Holder Identity:"), "m2", "{text}");
     assert_eq!(field("Lease Duration Seconds:"), "15");
     assert_eq!(field("Lease Transitions:"), "1");
-    // "Events:" closes the spec's run of fields: one tabwriter block, one value column.
-    let renew = text
+    // Its Events: each acquisition, recorded by the controller-manager that took the lease.
+    let events: Vec<Vec<&str>> = text
+        .split("\nEvents:\n")
+        .nth(1)
+        .unwrap()
         .lines()
-        .find(|l| l.trim_start().starts_with("Renew Time:"))
-        .unwrap();
-    let events = text.lines().last().unwrap();
+        .skip(2)
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    let holder = field("Holder Identity:");
+    let said: Vec<String> = events.iter().map(|r| r[4..].join(" ")).collect();
+    assert_eq!(
+        said,
+        [
+            "m2 became leader".to_string(),
+            format!("{holder} became leader")
+        ]
+    );
     assert!(
-        events.starts_with("Events:") && events.ends_with("<none>"),
+        events
+            .iter()
+            .all(|r| r[..2] == ["Normal", "LeaderElection"] && r[3] == "kube-controller-manager"),
         "{text}"
     );
-    assert_eq!(events.find("<none>"), renew.find("2025-"), "{text}");
     assert_eq!(
         run(&w, "users", "kubectl describe lease nope -n kube-system").stderr,
         "Error from server (NotFound): leases.coordination.k8s.io \"nope\" not found\n"
@@ -1787,7 +1812,11 @@ fn describe_statefulset_and_daemonset_as_kubectl_lays_them_out() {
             "  Partition:        0",
             "Pods Status:        1 Running / 0 Waiting / 0 Succeeded / 0 Failed",
             "Volume Claims:  <none>",
-            "Events:         <none>",
+            // A line without a tab ends the block; then DescribeEvents' own table.
+            "Events:",
+            "  Type    Reason            Age    From                    Message",
+            "  ----    ------            ----   ----                    -------",
+            "  Normal  SuccessfulCreate  2m29s  statefulset-controller  create Pod db-0 in StatefulSet db successful",
         ]
     );
     let ds = run(&w, "users", "kubectl describe daemonset agent").stdout;
@@ -1975,6 +2004,27 @@ fn events_tell_what_each_component_did_when_it_did() {
         .filter(|l| l.contains(&format!("replicaset/{rs}")))
         .count();
     assert_eq!(creates, 4, "three at the start and w3's replacement: {out}");
+    // describe ends with the object's Events, oldest first, From the recording component.
+    let described = run(&w, "users", "kubectl describe pod db-0").stdout;
+    let tail: Vec<Vec<&str>> = described
+        .split("\nEvents:\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{described}"))
+        .lines()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(tail[0], ["Type", "Reason", "Age", "From", "Message"]);
+    let seen: Vec<(&str, &str)> = tail[2..].iter().map(|r| (r[1], r[3])).collect();
+    assert_eq!(
+        seen,
+        [
+            ("Scheduled", "default-scheduler"),
+            ("Started", "kubelet"),
+            ("NodeNotReady", "node-controller"),
+            ("TaintManagerEviction", "taint-eviction-controller"),
+        ],
+        "{described}"
+    );
     // By name (the object's name and the time in hexadecimal nanoseconds), or not found.
     let by_name = run(&w, "users", "kubectl get events -o wide");
     assert_eq!(by_name.status, 1);

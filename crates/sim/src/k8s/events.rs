@@ -59,6 +59,27 @@ impl Reason {
     }
 }
 
+impl Event {
+    /// `source.component`: the recorder's name (describe's From column).
+    pub fn source(&self) -> &'static str {
+        match (self.reason, self.kind) {
+            (Reason::Scheduled, _) => "default-scheduler",
+            (Reason::SuccessfulCreate | Reason::SuccessfulDelete, "StatefulSet") => {
+                "statefulset-controller"
+            }
+            (Reason::SuccessfulCreate | Reason::SuccessfulDelete, "DaemonSet") => {
+                "daemonset-controller"
+            }
+            (Reason::SuccessfulCreate | Reason::SuccessfulDelete, _) => "replicaset-controller",
+            (Reason::Started | Reason::Killing, _) => "kubelet",
+            (Reason::NodeNotReady | Reason::PodNodeNotReady, _) => "node-controller",
+            (Reason::TaintManagerEviction, _) => "taint-eviction-controller",
+            (Reason::LeaderElection, _) if self.name == "kube-scheduler" => "default-scheduler",
+            (Reason::LeaderElection, _) => "kube-controller-manager",
+        }
+    }
+}
+
 /// One Event as the API holds it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Event {
