@@ -193,12 +193,18 @@ pub fn run(
         ["describe", "service" | "services" | "svc", name] => {
             describe_service(world, from, name, &flags)
         }
+        ["describe", "endpoints" | "endpoint" | "ep", name] => {
+            describe_endpoints(world, from, name, &flags, false)
+        }
+        ["describe", "endpointslices" | "endpointslice", name] => {
+            describe_endpoints(world, from, name, &flags, true)
+        }
         ["describe", "pdb" | "poddisruptionbudget" | "poddisruptionbudgets", name] => {
             describe_pdb(world, from, name, &flags)
         }
         ["describe", "node" | "nodes" | "no"] => error("this console describes one node at a time: kubectl describe node NAME"),
         ["describe", kind, ..] => error(&format!(
-            "\"kubectl describe {}\" is not in this console yet (kubectl describe node|pod|deployment|replicaset|statefulset|daemonset|service|lease|pdb NAME works)",
+            "\"kubectl describe {}\" is not in this console yet (kubectl describe node|pod|deployment|replicaset|statefulset|daemonset|service|endpoints|endpointslice|lease|pdb NAME works)",
             clip(kind)
         )),
         [command, ..] if KNOWN.contains(command) => error(&format!(
@@ -825,14 +831,7 @@ fn service_rows(
             // A Service's one EndpointSlice is named after it with a random suffix (here a
             // hash of its name, in the API's alphabet for generated names).
             let shown = match slices {
-                true => {
-                    let h = sim::kernel::rng::Rng::new(super::etcdctl::member_id(name)).next_u64();
-                    let alphabet = b"bcdfghjklmnpqrstvwxz2456789";
-                    let suffix: String = (0..5)
-                        .map(|i| alphabet[(h >> (8 * i)) as usize % alphabet.len()] as char)
-                        .collect();
-                    format!("{name}-{suffix}")
-                }
+                true => slice_name(name),
                 false => name.to_string(),
             };
             if w_ns != ns || !(names.is_empty() || names.contains(&shown.as_str())) {
@@ -1253,6 +1252,174 @@ fn event_rows(
         rows.push(row);
     }
     Ok(rows)
+}
+
+/// A Service's one EndpointSlice, named after it with a random suffix (here a hash of its name,
+/// in the API's alphabet for generated names).
+fn slice_name(service: &str) -> String {
+    let h = sim::kernel::rng::Rng::new(super::etcdctl::member_id(service)).next_u64();
+    let alphabet = b"bcdfghjklmnpqrstvwxz2456789";
+    let suffix: String = (0..5)
+        .map(|i| alphabet[(h >> (8 * i)) as usize % alphabet.len()] as char)
+        .collect();
+    format!("{service}-{suffix}")
+}
+
+/// `kubectl describe endpoints NAME` (kubectl's `describeEndpoints`) or `kubectl describe
+/// endpointslice NAME` (`describeEndpointSliceV1`) of a Service: its ready addresses as its
+/// EndpointSlice holds them, and its pods that have an address but are not ready (the
+/// controller lists them as not ready; terminating pods are left out).
+fn describe_endpoints(
+    world: &World,
+    from: HostId,
+    name: &str,
+    flags: &Flags,
+    slice: bool,
+) -> Output {
+    let namespace = flags.namespace.as_deref().unwrap_or("default");
+    let what = if slice {
+        "endpointslices.discovery.k8s.io"
+    } else {
+        "endpoints"
+    };
+    let mut client = Client::new(world, from, flags);
+    let items = match client.list("/registry/", &format!("get {what}")) {
+        Ok(items) => items,
+        Err(e) => return client.failed(e),
+    };
+    let objects: Vec<&Object> = items.iter().map(|(_, kv)| &*kv.value).collect();
+    let service = if namespace == "kube-system" {
+        "kube-dns"
+    } else {
+        name
+    };
+    let service = match slice {
+        true => ["kube-dns"]
+            .into_iter()
+            .chain(
+                objects
+                    .iter()
+                    .filter_map(|o| Some(o.as_workload()?.name.as_str())),
+            )
+            .find(|s| slice_name(s) == name)
+            .unwrap_or(service),
+        false => service,
+    };
+    let shown = if slice {
+        slice_name(service)
+    } else {
+        service.to_string()
+    };
+    let workload = service_workload(&objects, namespace, service).filter(|_| shown == name);
+    let Some(workload) = workload else {
+        return client.failed(not_found(what, name));
+    };
+    let dns = workload == COREDNS;
+    let pods: Vec<&Pod> = objects.iter().filter_map(|o| o.as_pod()).collect();
+    let ready = endpoint_pods(&objects, &pods, workload);
+    let not_ready: Vec<&Pod> = (pods.iter().copied())
+        .filter(|p| p.workload == workload && p.running && p.deletion.is_none())
+        .filter(|p| !ready.iter().any(|r| r.name == p.name))
+        .collect();
+    let ports: &[(&str, u16, &str)] = match dns {
+        true => &[
+            ("dns", 53, "UDP"),
+            ("dns-tcp", 53, "TCP"),
+            ("metrics", 9153, "TCP"),
+        ],
+        false => &[("<unset>", 80, "TCP")],
+    };
+    let mut labels: Vec<String> = match dns {
+        true => [
+            "k8s-app=kube-dns",
+            "kubernetes.io/cluster-service=true",
+            "kubernetes.io/name=CoreDNS",
+        ]
+        .map(String::from)
+        .to_vec(),
+        false => vec![format!("app={service}")],
+    };
+    if slice {
+        labels
+            .push("endpointslice.kubernetes.io/managed-by=endpointslice-controller.k8s.io".into());
+        labels.push(format!("kubernetes.io/service-name={service}"));
+        sim::kernel::sort::sort_by(&mut labels, |a, b| a.cmp(b));
+    }
+    let mut lines = vec![
+        format!("Name:\t{name}"),
+        format!("Namespace:\t{namespace}"),
+        format!("Labels:\t{}", labels.join("\n\t")),
+        "Annotations:\t<none>".to_string(),
+    ];
+    let port_rows = |indent: &str| -> Vec<String> {
+        let mut rows = vec![
+            format!("{indent}Name\tPort\tProtocol"),
+            format!("{indent}----\t----\t--------"),
+        ];
+        rows.extend(
+            ports
+                .iter()
+                .map(|(n, p, proto)| format!("{indent}{n}\t{p}\t{proto}")),
+        );
+        rows
+    };
+    if slice {
+        lines.push("AddressType:\tIPv4".into());
+        lines.push("Ports:".into());
+        lines.extend(port_rows("  "));
+        if ready.is_empty() && not_ready.is_empty() {
+            lines.push("Endpoints: <none>".into());
+        } else {
+            lines.push("Endpoints:".into());
+        }
+        for (p, is_ready) in ready
+            .iter()
+            .map(|p| (p, true))
+            .chain(not_ready.iter().map(|p| (p, false)))
+        {
+            let node = p.node.clone().unwrap_or_default();
+            let zone = world
+                .scenario()
+                .host(&node)
+                .map(|(_, h)| h.zone.clone())
+                .filter(|z| !z.is_empty())
+                .unwrap_or_else(|| "<unset>".into());
+            lines.extend([
+                format!("  - Addresses:\t{}", pod_ip(world, p)),
+                "    Conditions:".into(),
+                format!("      Ready:\t{is_ready}"),
+                "    Hostname:\t<unset>".into(),
+                format!("    TargetRef:\tPod/{}", p.name),
+                format!("    NodeName:\t{node}"),
+                format!("    Zone:\t{zone}"),
+            ]);
+        }
+    } else {
+        lines.push("Subsets:".into());
+        if !(ready.is_empty() && not_ready.is_empty()) {
+            // The controller sorts each subset's addresses.
+            let ips = |ps: &[&Pod]| -> String {
+                let mut ips: Vec<String> = ps.iter().map(|p| pod_ip(world, p)).collect();
+                sim::kernel::sort::sort_by(&mut ips, |a, b| a.cmp(b));
+                if ips.is_empty() {
+                    "<none>".into()
+                } else {
+                    ips.join(",")
+                }
+            };
+            lines.push(format!("  Addresses:\t{}", ips(&ready)));
+            lines.push(format!("  NotReadyAddresses:\t{}", ips(&not_ready)));
+            lines.push("  Ports:".into());
+            lines.extend(port_rows("    "));
+            lines.push(String::new());
+        }
+    }
+    lines.push("Events:\t<none>".into());
+    Output {
+        stdout: super::table::tabwrite(&lines),
+        took_s: client.took_s(),
+        ..Output::default()
+    }
 }
 
 /// A describe's text with its object's Events, in place of its last line (`Events: <none>`) when

@@ -38,6 +38,26 @@ pub fn align(rows: &[Vec<String>], min: usize, pad: usize) -> String {
     out
 }
 
+/// Lines laid out as Go's tabwriter does in `describe` (padding 2): each run of lines that hold
+/// a tab is one block, in which every cell but a line's last is padded to its column's widest.
+pub fn tabwrite(lines: &[String]) -> String {
+    let mut out = String::new();
+    let mut block: Vec<Vec<String>> = Vec::new();
+    // An empty line at the end flushes the last block; its own newline is taken off after.
+    for line in lines.iter().flat_map(|l| l.split('\n')).chain([""]) {
+        if line.contains('\t') {
+            block.push(line.split('\t').map(String::from).collect());
+            continue;
+        }
+        out.push_str(&align(&block, 0, 2));
+        block.clear();
+        out.push_str(line);
+        out.push('\n');
+    }
+    out.truncate(out.len() - 1);
+    out
+}
+
 /// `HumanDuration`: the age kubectl prints, from whole seconds.
 pub fn human_duration(seconds: f64) -> String {
     if seconds < -1.0 {

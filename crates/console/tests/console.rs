@@ -2059,3 +2059,61 @@ fn events_tell_what_each_component_did_when_it_did() {
         "{later}"
     );
 }
+
+/// `kubectl describe endpoints|endpointslice` as kubectl's `describeEndpoints` and
+/// `describeEndpointSliceV1` lay them out: ready addresses, and the pods with an address that
+/// are not ready (w3's, once the node controller marked it), never a terminating one.
+#[test]
+fn describe_endpoints_splits_ready_and_not_ready_addresses() {
+    let json = ready("7-worker-dies");
+    let w = world_at(&json, 130.0);
+    let pods = run(&w, "users", "kubectl get pods -o wide -l app=web").stdout;
+    let on = |node: &str| -> Vec<String> {
+        pods.lines()
+            .skip(1)
+            .map(|l| l.split_whitespace().collect::<Vec<_>>())
+            .filter(|c| (node == "w3") == (c[6] == "w3"))
+            .map(|c| c[5].to_string())
+            .collect()
+    };
+    let mut ready = on("w1");
+    ready.sort();
+    let out = run(&w, "users", "kubectl describe endpoints web").stdout;
+    let expected = format!(
+        "Name:         web\nNamespace:    default\nLabels:       app=web\nAnnotations:  <none>\nSubsets:\n  Addresses:          {}\n  NotReadyAddresses:  {}\n  Ports:\n    Name     Port  Protocol\n    ----     ----  --------\n    <unset>  80    TCP\n\nEvents:  <none>\n",
+        ready.join(","),
+        on("w3").join(",")
+    );
+    assert_eq!(out, expected);
+    let slice = cell(&json, 130.0, "kubectl get endpointslices", 0);
+    let out = run(
+        &w,
+        "users",
+        &format!("kubectl describe endpointslice {slice}"),
+    )
+    .stdout;
+    assert!(out.starts_with(&format!("Name:         {slice}\nNamespace:    default\nLabels:       app=web\n              endpointslice.kubernetes.io/managed-by=endpointslice-controller.k8s.io\n              kubernetes.io/service-name=web\nAnnotations:  <none>\nAddressType:  IPv4\nPorts:\n  Name     Port  Protocol\n  ----     ----  --------\n  <unset>  80    TCP\nEndpoints:\n")), "{out}");
+    let readiness: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.strip_prefix("      Ready:    "))
+        .collect();
+    assert_eq!(readiness, ["true", "true", "false"], "{out}");
+    assert!(out.contains("    NodeName:   w3\n"), "{out}");
+    // After the eviction: w3's pod is terminating (left out), its replacement is ready.
+    let later = run(
+        &world_at(&json, 450.0),
+        "users",
+        "kubectl describe endpoints web",
+    )
+    .stdout;
+    assert!(later.contains("  NotReadyAddresses:  <none>\n"), "{later}");
+    let addresses = later
+        .lines()
+        .find_map(|l| l.strip_prefix("  Addresses:          "))
+        .unwrap();
+    assert_eq!(addresses.split(',').count(), 3, "{later}");
+    assert_eq!(
+        run(&w, "users", "kubectl describe endpointslice web").stderr,
+        "Error from server (NotFound): endpointslices.discovery.k8s.io \"web\" not found\n"
+    );
+}
