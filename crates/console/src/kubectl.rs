@@ -183,6 +183,7 @@ pub fn run(
         ["describe", "node" | "nodes" | "no", name] => describe_node(world, from, name, &flags),
         ["describe", "pod" | "pods" | "po", name] => describe_pod(world, from, name, &flags),
         ["describe", "lease" | "leases", name] => describe_lease(world, from, name, &flags),
+        ["describe", "event" | "events" | "ev", name] => describe_event(world, from, name, &flags),
         ["describe", kind @ ("deployment" | "deployments" | "deploy" | "statefulset" | "statefulsets" | "sts" | "daemonset" | "daemonsets" | "ds" | "replicaset" | "replicasets" | "rs"), name] => {
             let kind = resource(kind).unwrap_or(Resource::ReplicaSets);
             describe_workload(world, from, kind, name, &flags)
@@ -456,24 +457,28 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
         );
     }
     let now = client.now();
+    if let (Some(json), Resource::Events) = (flags.document, kind) {
+        let events = &client.copy.obs.api_events;
+        let docs = match listed_events(events, now, names, namespace, flags.all_namespaces) {
+            Ok(found) => found
+                .iter()
+                .map(|(n, e, t)| object::event(n, e, *t))
+                .collect(),
+            Err(missing) => return failed(not_found("events", &missing).0),
+        };
+        return Output {
+            stdout: printed(docs, names.len() == 1, json),
+            took_s,
+            ..Output::default()
+        };
+    }
     if let Some(json) = flags.document {
         return match documents(world, kind, &items, names, namespace, flags) {
-            Ok(docs) => {
-                let doc = match <[Doc; 1]>::try_from(docs) {
-                    Ok([one]) if names.len() == 1 => one,
-                    Ok([one]) => object::list(vec![one]),
-                    Err(docs) => object::list(docs),
-                };
-                Output {
-                    stdout: if json {
-                        object::json(&doc)
-                    } else {
-                        object::yaml(&doc)
-                    },
-                    took_s,
-                    ..Output::default()
-                }
-            }
+            Ok(docs) => Output {
+                stdout: printed(docs, names.len() == 1, json),
+                took_s,
+                ..Output::default()
+            },
             Err(e) => failed(e),
         };
     }
@@ -1206,26 +1211,13 @@ fn describe_service(world: &World, from: HostId, name: &str, flags: &Flags) -> O
 /// `printEvent`: LAST SEEN, TYPE, REASON, OBJECT, MESSAGE; with `-A` NAMESPACE first). A name
 /// asked for and not held is the error's name.
 fn event_rows(
-    events: &std::collections::VecDeque<(SimTime, sim::k8s::events::Event)>,
+    events: &Events,
     now: SimTime,
     names: &[&str],
     namespace: &str,
     all_namespaces: bool,
 ) -> Result<Vec<Vec<String>>, String> {
-    let ttl = sim::k8s::events::EVENT_TTL;
-    let mut listed: Vec<(usize, String, &sim::k8s::events::Event)> = events
-        .iter()
-        .filter(|(posted, _)| *posted <= now && now - *posted < ttl)
-        .map(|(_, e)| (usize::from(e.namespace != "default"), event_name(e), e))
-        .filter(|(_, name, e)| {
-            (all_namespaces || e.namespace == namespace)
-                && (names.is_empty() || names.contains(&name.as_str()))
-        })
-        .collect();
-    if let Some(missing) = names.iter().find(|n| !listed.iter().any(|l| l.1 == **n)) {
-        return Err(missing.to_string());
-    }
-    sim::kernel::sort::sort_by(&mut listed, |a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+    let listed = listed_events(events, now, names, namespace, all_namespaces)?;
     let mut header: Vec<String> = ["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"]
         .map(String::from)
         .to_vec();
@@ -1233,7 +1225,7 @@ fn event_rows(
         header.insert(0, "NAMESPACE".into());
     }
     let mut rows = vec![header];
-    for (_, _, e) in listed {
+    for (_, e, _) in listed {
         let mut row = vec![
             age(now, e.at),
             if e.reason.warning() {
@@ -1460,6 +1452,74 @@ fn with_events(out: String, client: &Client, kind: &str, name: &str, namespace: 
         ]);
     }
     out[..=cut].to_string() + "Events:\n" + &super::table::align(&rows, 0, 2)
+}
+
+/// `-o json|yaml`: one object asked for by name as itself, else a `List`.
+fn printed(docs: Vec<Doc>, one_named: bool, json: bool) -> String {
+    let doc = match <[Doc; 1]>::try_from(docs) {
+        Ok([one]) if one_named => one,
+        Ok([one]) => object::list(vec![one]),
+        Err(docs) => object::list(docs),
+    };
+    if json {
+        object::json(&doc)
+    } else {
+        object::yaml(&doc)
+    }
+}
+
+type Events = std::collections::VecDeque<(SimTime, sim::k8s::events::Event)>;
+
+/// The Events the API holds at `now` (written within the last hour) in `namespace` (or all),
+/// those named if any, in the order it lists them: by namespace, then by name; each with its
+/// name and when it was written. A name asked for and not held is the error's name.
+fn listed_events<'a>(
+    events: &'a Events,
+    now: SimTime,
+    names: &[&str],
+    namespace: &str,
+    all_namespaces: bool,
+) -> Result<Vec<(String, &'a sim::k8s::events::Event, SimTime)>, String> {
+    let ttl = sim::k8s::events::EVENT_TTL;
+    let mut listed: Vec<(String, &sim::k8s::events::Event, SimTime)> = events
+        .iter()
+        .filter(|(posted, _)| *posted <= now && now - *posted < ttl)
+        .map(|(posted, e)| (event_name(e), e, *posted))
+        .filter(|(name, e, _)| {
+            (all_namespaces || e.namespace == namespace)
+                && (names.is_empty() || names.contains(&name.as_str()))
+        })
+        .collect();
+    if let Some(missing) = names.iter().find(|n| !listed.iter().any(|l| l.0 == **n)) {
+        return Err(missing.to_string());
+    }
+    sim::kernel::sort::sort_by(&mut listed, |a, b| {
+        (a.1.namespace != "default", &a.0).cmp(&(b.1.namespace != "default", &b.0))
+    });
+    Ok(listed)
+}
+
+/// `kubectl describe event NAME`: kubectl has no describer of its own for Events, so the generic
+/// one prints every field of it.
+fn describe_event(world: &World, from: HostId, name: &str, flags: &Flags) -> Output {
+    let namespace = flags.namespace.as_deref().unwrap_or("default");
+    let mut client = Client::new(world, from, flags);
+    if let Err(e) = client.list("/registry/events/", "get events") {
+        return client.failed(e);
+    }
+    let now = client.now();
+    let text = match listed_events(&client.copy.obs.api_events, now, &[name], namespace, false) {
+        Ok(found) => {
+            let (name, e, posted) = &found[0];
+            super::describe::generic(name, namespace, &object::event(name, e, *posted))
+        }
+        Err(missing) => return client.failed(not_found("events", &missing)),
+    };
+    Output {
+        stdout: text,
+        took_s: client.took_s(),
+        ..Output::default()
+    }
 }
 
 /// An Event's name as client-go's recorder makes it: the object's name, a point, and the time
@@ -2123,7 +2183,7 @@ fn documents(
             "leases.coordination.k8s.io",
         ),
         _ => {
-            return Err("error: this console prints -o json and -o yaml for nodes, pods and leases (the other types as tables)\n".into())
+            return Err("error: this console prints -o json and -o yaml for nodes, pods, leases and events (the other types as tables)\n".into())
         }
     };
     if let Some(missing) = names

@@ -5,7 +5,7 @@
 //!
 //! So far: `kubectl get` of nodes, pods, leases, workloads, replicasets, services, endpoints, endpointslices, events and
 //! poddisruptionbudgets (`-o wide`, `-n`, `-A`, `-l`, `--server`; `-o json|yaml` of nodes, pods and
-//! leases), `kubectl describe node|pod|deployment|replicaset|statefulset|daemonset|service|endpoints|endpointslice|lease|pdb`, `kubectl get --raw /readyz|/livez`,
+//! leases), `kubectl describe node|pod|deployment|replicaset|statefulset|daemonset|service|endpoints|endpointslice|lease|pdb|event`, `kubectl get --raw /readyz|/livez`,
 //! with kubectl's connection and server errors; `kubectl scale`, `delete pod`, `cordon`, `uncordon`
 //! and `drain`; `kubectl cluster-info`; `etcdctl member list|add|remove|promote` and `endpoint
 //! health|status`; `kubeadm join`; `etcd --force-new-cluster`; `curl` of a Service; `kubectl

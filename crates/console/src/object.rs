@@ -211,6 +211,52 @@ pub fn lease(name: &str, namespace: &str, l: &Lease, rv: u64) -> Doc {
     )
 }
 
+/// A `core/v1` Event as the API holds it (the fields the simulation keeps; `source.host` and
+/// the uids are not kept).
+pub fn event(name: &str, e: &sim::k8s::events::Event, posted: SimTime) -> Doc {
+    let api = match e.kind {
+        "Lease" => "coordination.k8s.io/v1",
+        "ReplicaSet" | "StatefulSet" | "DaemonSet" => "apps/v1",
+        _ => "v1",
+    };
+    let mut involved = vec![
+        ("apiVersion", s(api)),
+        ("kind", s(e.kind)),
+        ("name", s(&e.name)),
+    ];
+    if e.kind != "Node" {
+        involved.push(("namespace", s(e.namespace)));
+    }
+    let at = s(rfc3339(e.at, false));
+    Doc::Map(vec![
+        ("apiVersion", s("v1")),
+        ("count", Doc::Num(1)),
+        ("firstTimestamp", at.clone()),
+        ("involvedObject", Doc::Map(involved)),
+        ("kind", s("Event")),
+        ("lastTimestamp", at),
+        ("message", s(&e.message)),
+        (
+            "metadata",
+            Doc::Map(vec![
+                ("creationTimestamp", s(rfc3339(posted, false))),
+                ("name", s(name)),
+                ("namespace", s(e.namespace)),
+            ]),
+        ),
+        ("reason", s(e.reason.name())),
+        ("source", Doc::Map(vec![("component", s(e.source()))])),
+        (
+            "type",
+            s(if e.reason.warning() {
+                "Warning"
+            } else {
+                "Normal"
+            }),
+        ),
+    ])
+}
+
 fn object(api: &str, kind: &str, metadata: Doc, spec: Doc, status: Option<Doc>) -> Doc {
     let mut m = vec![
         ("apiVersion", s(api)),

@@ -1135,7 +1135,9 @@ fn get_o_json_and_yaml_print_the_objects_the_api_holds() {
     );
     assert!(run(&w, "users", "kubectl get svc -o json")
         .stderr
-        .starts_with("error: this console prints -o json and -o yaml for nodes, pods and leases"));
+        .starts_with(
+            "error: this console prints -o json and -o yaml for nodes, pods, leases and events"
+        ));
 }
 
 #[test]
@@ -2028,6 +2030,32 @@ fn events_tell_what_each_component_did_when_it_did() {
     // By name (the object's name and the time in hexadecimal nanoseconds), or not found.
     let by_name = run(&w, "users", "kubectl get events -o wide");
     assert_eq!(by_name.status, 1);
+    // As objects: -o yaml lists them by the names the recorder gives (object.hex-nanoseconds);
+    // describe prints one through kubectl's generic describer.
+    let yaml = run(&w, "users", "kubectl get events -o yaml").stdout;
+    assert!(
+        yaml.starts_with("apiVersion: v1\nitems:\n- apiVersion: v1\n  count: 1\n"),
+        "{yaml}"
+    );
+    let name = yaml
+        .lines()
+        .filter_map(|l| l.strip_prefix("    name: "))
+        .find(|n| n.starts_with("db-0."))
+        .unwrap();
+    let described = run(&w, "users", &format!("kubectl describe event {name}")).stdout;
+    for line in [
+        format!("Name:             {name}\n"),
+        "Involved Object:\n  API Version:   v1\n  Kind:          Pod\n  Name:          db-0\n"
+            .to_string(),
+        "Reason:                Scheduled\n".into(),
+        "Source:\n  Component:  default-scheduler\n".into(),
+    ] {
+        assert!(described.contains(&line), "{line}: {described}");
+    }
+    assert_eq!(
+        run(&w, "users", "kubectl describe event nope").stderr,
+        "Error from server (NotFound): events \"nope\" not found\n"
+    );
     let missing = run(&w, "users", "kubectl get events web.17");
     assert_eq!(
         missing.stderr,
