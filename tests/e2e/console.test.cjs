@@ -171,6 +171,9 @@ test('console: a port-forward started before the master dies ends with it; the N
     /Forwarding from 127\.0\.0\.1:8080 -> 80[\s\S]*Handling connection for 8080\s+Hostname: web-[\w-]+\s+error: lost connection to pod\s+curl: \(7\) Failed to connect to localhost port 8080[^\n]*\s+Hostname: web-[\w-]+/,
   );
   assert.match(out, /took 30\.\d s of simulated time · exit status 0/);
+  // Left in the background, a forward serves the host's next lines, as in a shell.
+  assert.match(await run(page, 'kubectl port-forward svc/web 8090:80 &'), /Forwarding from 127\.0\.0\.1:8090 -> 80/);
+  assert.match(await run(page, 'curl localhost:8090'), /Handling connection for 8090\s+Hostname: web-[\w-]+/);
   await screenshot(page, 'console-port-forward');
   assert.deepEqual(problems, []);
 });

@@ -113,6 +113,8 @@ pub struct Run {
     lead_to: Option<SimTime>,
     /// The last snapshot of the view, and the view's (time, events processed) it was taken at.
     snapshot_cache: std::cell::RefCell<Option<SnapshotKey>>,
+    /// Each vantage host's console jobs (a port-forward left running in the background).
+    jobs: Vec<(u32, console::Jobs)>,
 }
 
 /// A snapshot and the view's (time, events processed) it was taken at.
@@ -139,6 +141,7 @@ impl Run {
             seeking: false,
             lead_to: None,
             snapshot_cache: Default::default(),
+            jobs: Vec::new(),
             scenario: Rc::new(scenario),
             ahead: Some(ahead),
             published_s: 0.0,
@@ -187,9 +190,16 @@ impl Run {
     }
 
     /// A console command run from host `from` against the world the view shows (on a copy of
-    /// it: looking never changes the run).
-    pub fn console(&self, from: u32, line: &str) -> console::Output {
-        console::exec(&self.view, from, line)
+    /// it: looking never changes the run), with the jobs that host's earlier lines left running.
+    pub fn console(&mut self, from: u32, line: &str) -> console::Output {
+        let i = match self.jobs.iter().position(|(h, _)| *h == from) {
+            Some(i) => i,
+            None => {
+                self.jobs.push((from, console::Jobs::default()));
+                self.jobs.len() - 1
+            }
+        };
+        console::exec_with(&self.view, from, line, &mut self.jobs[i].1)
     }
 
     /// What the topology draws: the view's snapshot, built again only when the view moved

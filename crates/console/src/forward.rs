@@ -34,7 +34,7 @@ use sim::k8s::objects::{pod_key, Object, Pod};
 use sim::kernel::net::HostId;
 use sim::kernel::process::{Addr, Port};
 use sim::kernel::rng::Rng;
-use sim::kernel::time::Duration;
+use sim::kernel::time::{Duration, SimTime};
 use sim::scenario::COREDNS;
 use sim::world::terminal::Answer;
 use sim::world::World;
@@ -49,19 +49,25 @@ const DIAL_TIMEOUT: Duration = Duration::from_secs(30);
 /// ever): then it stops the command as Ctrl-C would.
 const GIVE_UP: Duration = Duration::from_secs(60);
 
-/// The background jobs of one console line.
-#[derive(Default)]
+/// The jobs a vantage host's console has started: a line's foreground ones end with it (as
+/// Ctrl-C ends them), its background ones (`&`) stay for the next lines.
+#[derive(Clone, Default)]
 pub struct Jobs {
     list: Vec<Job>,
 }
 
+#[derive(Clone)]
 struct Job {
     port: u16,
     /// The process id kubectl's log lines carry.
     pid: u32,
     kind: JobKind,
+    /// When it started: a line run at an earlier moment (the cursor moved back) has not got it.
+    started: SimTime,
+    background: bool,
 }
 
+#[derive(Clone)]
 enum JobKind {
     Forward(Tunnel),
     Proxy,
@@ -69,6 +75,7 @@ enum JobKind {
 
 /// A port-forward's connection: the pod, and each process on its way with the life it had when
 /// the connection opened.
+#[derive(Clone)]
 struct Tunnel {
     remote: u16,
     pod: String,
@@ -79,6 +86,16 @@ struct Tunnel {
 }
 
 impl Jobs {
+    /// A line begins at `now`: the jobs started later than that did not exist yet.
+    pub(crate) fn begin_line(&mut self, now: SimTime) {
+        self.list.retain(|j| j.started <= now);
+    }
+
+    /// The line ended: its foreground jobs with it.
+    pub(crate) fn end_line(&mut self) {
+        self.list.retain(|j| j.background);
+    }
+
     /// How many jobs the line has started.
     pub(crate) fn len(&self) -> usize {
         self.list.len()
@@ -253,6 +270,8 @@ pub(crate) fn port_forward(
     jobs.list.push(Job {
         port: local,
         pid: pid(world, from),
+        started: world.now(),
+        background,
         kind: JobKind::Forward(Tunnel {
             remote,
             pod: pod.name.clone(),
@@ -324,6 +343,8 @@ pub fn proxy(
         port,
         pid: pid(world, from),
         kind: JobKind::Proxy,
+        started: world.now(),
+        background,
     });
     Output {
         stdout: format!("Starting to serve on 127.0.0.1:{port}\n"),

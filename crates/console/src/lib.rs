@@ -55,18 +55,33 @@ impl Output {
     }
 }
 
+pub use forward::Jobs;
+
+/// Runs `line` from host `from` against `world` as it is now (on a copy of it), with no jobs
+/// from earlier lines.
+pub fn exec(world: &World, from: HostId, line: &str) -> Output {
+    exec_with(world, from, line, &mut Jobs::default())
+}
+
 /// Runs `line` from host `from` against `world` as it is now (on a copy of it). A line of
 /// several commands (`;`, `&&`, `&`) runs them one after another on one copy, which moves on by
-/// the time each took, and prints what they wrote, both streams in order, on stdout; background
-/// jobs (`kubectl port-forward`, `kubectl proxy`) last until the line ends.
-pub fn exec(world: &World, from: HostId, line: &str) -> Output {
+/// the time each took, and prints what they wrote, both streams in order, on stdout. `jobs` are
+/// the host's: background jobs (`kubectl port-forward … &`, `kubectl proxy &`) stay in it for
+/// the next lines, a foreground one ends with its line.
+pub fn exec_with(world: &World, from: HostId, line: &str, jobs: &mut Jobs) -> Output {
+    jobs.begin_line(world.now());
+    let out = run_line(world, from, line, jobs);
+    jobs.end_line();
+    out
+}
+
+fn run_line(world: &World, from: HostId, line: &str, jobs: &mut Jobs) -> Output {
     let commands = match words::commands(line) {
         Ok(c) => c,
         Err(e) => return Output::error(format!("console: {e}\n"), 2),
     };
-    let mut jobs = forward::Jobs::default();
     if let [(words, Sep::Then)] = commands.as_slice() {
-        return command(world, from, words, &mut jobs, false).0;
+        return command(world, from, words, jobs, false).0;
     }
     let mut copy = world.clone();
     let mut out = Output::default();
@@ -77,7 +92,7 @@ pub fn exec(world: &World, from: HostId, line: &str) -> Output {
             continue;
         }
         let background = *sep == Sep::Background;
-        let (one, goes_on) = command(&copy, from, words, &mut jobs, background);
+        let (one, goes_on) = command(&copy, from, words, jobs, background);
         if one.record.is_some() {
             return Output::error(
                 "console: a command that changes the cluster runs on a line of its own\n".into(),

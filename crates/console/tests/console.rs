@@ -2145,3 +2145,67 @@ fn describe_endpoints_splits_ready_and_not_ready_addresses() {
         "Error from server (NotFound): endpointslices.discovery.k8s.io \"web\" not found\n"
     );
 }
+
+/// A port-forward left in the background (`&`) serves the host's next lines, as in a shell,
+/// until its connection breaks (the only master dies at 1:00); one in the foreground ends with
+/// its line (as Ctrl-C ends it), and a line run at an earlier moment has not got it yet.
+#[test]
+fn background_jobs_last_across_lines_of_one_host() {
+    let json = ready("1-only-master-dies");
+    let at = |t: f64| world_at(&json, t);
+    let (users, _) = at(0.0).scenario().host("users").unwrap();
+    let users = users as u32;
+    let mut jobs = console::Jobs::default();
+    let w50 = at(50.0);
+    let started = console::exec_with(
+        &w50,
+        users,
+        "kubectl port-forward svc/web 8080:80 &",
+        &mut jobs,
+    );
+    assert!(
+        started
+            .stdout
+            .starts_with("Forwarding from 127.0.0.1:8080 -> 80\n"),
+        "{started:?}"
+    );
+    let next = console::exec_with(&w50, users, "curl localhost:8080", &mut jobs);
+    assert!(
+        next.stdout
+            .contains("Handling connection for 8080\nHostname: web-"),
+        "{next:?}"
+    );
+    // Another host has its own jobs (localhost is its own).
+    let (m, _) = w50.scenario().host("worker-1").unwrap();
+    let elsewhere = console::exec_with(
+        &w50,
+        m as u32,
+        "curl localhost:8080",
+        &mut console::Jobs::default(),
+    );
+    assert!(
+        elsewhere
+            .stderr
+            .starts_with("curl: (7) Failed to connect to localhost port 8080"),
+        "{elsewhere:?}"
+    );
+    // Earlier than the job: it does not exist there (and is gone for good).
+    let mut early_jobs = jobs.clone();
+    let early = console::exec_with(&at(40.0), users, "curl localhost:8080", &mut early_jobs);
+    assert!(early.stderr.starts_with("curl: (7)"), "{early:?}");
+    // After the master's crash at 1:00 the forward's apiserver is gone: kubectl exits.
+    let after = console::exec_with(&at(70.0), users, "curl localhost:8080", &mut jobs);
+    assert!(
+        after.stderr.starts_with("error: lost connection to pod\ncurl: (7)"),
+        "{after:?}"
+    );
+    // Foreground: the line's end stops it.
+    let mut fg = console::Jobs::default();
+    console::exec_with(&w50, users, "kubectl port-forward svc/web 8081:80", &mut fg);
+    let gone = console::exec_with(&w50, users, "curl localhost:8081", &mut fg);
+    assert!(
+        gone.stderr
+            .starts_with("curl: (7) Failed to connect to localhost port 8081"),
+        "{gone:?}"
+    );
+}
