@@ -52,6 +52,9 @@ pub(crate) struct Flags {
     server: Option<Addr>,
     /// `-l`: a label selector (equality requirements).
     selector: Option<String>,
+    /// `--field-selector` (events' fields) and `--sort-by` (events' times).
+    fields: Option<String>,
+    sort_by: Option<String>,
 }
 
 /// Whether `labels` meet a label selector of equality requirements, all of which must hold:
@@ -123,6 +126,17 @@ pub fn run(
             },
             s if s.starts_with("--selector=") => {
                 flags.selector = Some(s["--selector=".len()..].to_string())
+            }
+            "--field-selector" | "--sort-by" => match it.next() {
+                Some(v) if a == "--sort-by" => flags.sort_by = Some(v.clone()),
+                Some(v) => flags.fields = Some(v.clone()),
+                None => return error(&format!("flag needs an argument: {a}")),
+            },
+            s if s.starts_with("--field-selector=") => {
+                flags.fields = Some(s["--field-selector=".len()..].to_string())
+            }
+            s if s.starts_with("--sort-by=") => {
+                flags.sort_by = Some(s["--sort-by=".len()..].to_string())
             }
             s if s.starts_with("-l") && s.len() > 2 => flags.selector = Some(s[2..].to_string()),
             "-n" | "--namespace" => match it.next() {
@@ -445,6 +459,12 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
             "error: this console reads equality selectors (-l app=web,tier!=db), not set-based ones\n".into(),
         );
     }
+    let fields_of_kind = matches!(kind, Resource::Events | Resource::Pods);
+    if flags.sort_by.is_some() && kind != Resource::Events
+        || flags.fields.is_some() && !fields_of_kind
+    {
+        return failed("error: this console takes --field-selector for pods and events, --sort-by for events\n".into());
+    }
     if kind == Resource::Events && flags.wide {
         return failed(
             "error: this console lists events without -o wide (their source is not kept)\n".into(),
@@ -459,12 +479,12 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
     let now = client.now();
     if let (Some(json), Resource::Events) = (flags.document, kind) {
         let events = &client.copy.obs.api_events;
-        let docs = match listed_events(events, now, names, namespace, flags.all_namespaces) {
+        let docs = match listed_events(events, now, names, namespace, flags) {
             Ok(found) => found
                 .iter()
                 .map(|(n, e, t)| object::event(n, e, *t))
                 .collect(),
-            Err(missing) => return failed(not_found("events", &missing).0),
+            Err(e) => return failed(e.0),
         };
         return Output {
             stdout: printed(docs, names.len() == 1, json),
@@ -505,6 +525,21 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
                     let sel = flags.selector.as_deref();
                     sel.is_none_or(|sel| selects(sel, &object::pod_labels(p)))
                 })
+                .filter(|p| {
+                    let fields = || {
+                        let phase = if p.running { "Running" } else { "Pending" };
+                        vec![
+                            ("metadata.name", p.name.clone()),
+                            ("metadata.namespace", namespace_of(p).to_string()),
+                            ("spec.nodeName", p.node.clone().unwrap_or_default()),
+                            ("status.phase", phase.to_string()),
+                        ]
+                    };
+                    flags
+                        .fields
+                        .as_deref()
+                        .is_none_or(|f| selects(f, &fields()))
+                })
                 .collect();
             let pods: Vec<&Pod> = ["default", "kube-system"]
                 .into_iter()
@@ -542,9 +577,9 @@ fn get(world: &World, from: HostId, word: &str, names: &[&str], flags: &Flags) -
         }
         Resource::Events => {
             let events = &client.copy.obs.api_events;
-            match event_rows(events, now, names, namespace, flags.all_namespaces) {
+            match event_rows(events, now, names, namespace, flags) {
                 Ok(rows) => (rows, "events"),
-                Err(missing) => return failed(not_found("events", &missing).0),
+                Err(e) => return failed(e.0),
             }
         }
         Resource::Budgets => {
@@ -1215,9 +1250,10 @@ fn event_rows(
     now: SimTime,
     names: &[&str],
     namespace: &str,
-    all_namespaces: bool,
-) -> Result<Vec<Vec<String>>, String> {
-    let listed = listed_events(events, now, names, namespace, all_namespaces)?;
+    flags: &Flags,
+) -> Result<Vec<Vec<String>>, (String, i32)> {
+    let all_namespaces = flags.all_namespaces;
+    let listed = listed_events(events, now, names, namespace, flags)?;
     let mut header: Vec<String> = ["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"]
         .map(String::from)
         .to_vec();
@@ -1469,6 +1505,8 @@ fn printed(docs: Vec<Doc>, one_named: bool, json: bool) -> String {
 }
 
 type Events = std::collections::VecDeque<(SimTime, sim::k8s::events::Event)>;
+/// Events as listed: each with its name and when it was written.
+type Listed<'a> = Vec<(String, &'a sim::k8s::events::Event, SimTime)>;
 
 /// The Events the API holds at `now` (written within the last hour) in `namespace` (or all),
 /// those named if any, in the order it lists them: by namespace, then by name; each with its
@@ -1478,24 +1516,62 @@ fn listed_events<'a>(
     now: SimTime,
     names: &[&str],
     namespace: &str,
-    all_namespaces: bool,
-) -> Result<Vec<(String, &'a sim::k8s::events::Event, SimTime)>, String> {
+    flags: &Flags,
+) -> Result<Listed<'a>, (String, i32)> {
     let ttl = sim::k8s::events::EVENT_TTL;
+    // The fields an Event can be selected by (as the apiserver's field selectors name them).
+    let fields = |e: &sim::k8s::events::Event| {
+        vec![
+            ("involvedObject.kind", e.kind.to_string()),
+            ("involvedObject.name", e.name.clone()),
+            ("involvedObject.namespace", e.namespace.to_string()),
+            ("reason", e.reason.name().to_string()),
+            ("source", e.source().to_string()),
+            (
+                "type",
+                if e.reason.warning() {
+                    "Warning"
+                } else {
+                    "Normal"
+                }
+                .to_string(),
+            ),
+        ]
+    };
     let mut listed: Vec<(String, &sim::k8s::events::Event, SimTime)> = events
         .iter()
         .filter(|(posted, _)| *posted <= now && now - *posted < ttl)
         .map(|(posted, e)| (event_name(e), e, *posted))
         .filter(|(name, e, _)| {
-            (all_namespaces || e.namespace == namespace)
+            (flags.all_namespaces || e.namespace == namespace)
                 && (names.is_empty() || names.contains(&name.as_str()))
+                && flags
+                    .fields
+                    .as_deref()
+                    .is_none_or(|f| selects(f, &fields(e)))
         })
         .collect();
     if let Some(missing) = names.iter().find(|n| !listed.iter().any(|l| l.0 == **n)) {
-        return Err(missing.to_string());
+        return Err(not_found("events", missing));
     }
     sim::kernel::sort::sort_by(&mut listed, |a, b| {
         (a.1.namespace != "default", &a.0).cmp(&(b.1.namespace != "default", &b.0))
     });
+    // `--sort-by` a time: oldest first (one Event's first and last are one moment here).
+    match flags.sort_by.as_deref() {
+        None => {}
+        Some(".lastTimestamp" | ".firstTimestamp" | ".eventTime") => {
+            sim::kernel::sort::sort_by_key(&mut listed, |l| l.1.at)
+        }
+        Some(".metadata.creationTimestamp") => sim::kernel::sort::sort_by_key(&mut listed, |l| l.2),
+        Some(other) => {
+            let text = format!(
+                "error: this console sorts events by .lastTimestamp, .firstTimestamp or .metadata.creationTimestamp, not {}\n",
+                clip(other)
+            );
+            return Err((text, 1));
+        }
+    }
     Ok(listed)
 }
 
@@ -1508,12 +1584,12 @@ fn describe_event(world: &World, from: HostId, name: &str, flags: &Flags) -> Out
         return client.failed(e);
     }
     let now = client.now();
-    let text = match listed_events(&client.copy.obs.api_events, now, &[name], namespace, false) {
+    let text = match listed_events(&client.copy.obs.api_events, now, &[name], namespace, flags) {
         Ok(found) => {
             let (name, e, posted) = &found[0];
             super::describe::generic(name, namespace, &object::event(name, e, *posted))
         }
-        Err(missing) => return client.failed(not_found("events", &missing)),
+        Err(e) => return client.failed(e),
     };
     Output {
         stdout: text,

@@ -2006,6 +2006,54 @@ fn events_tell_what_each_component_did_when_it_did() {
         .filter(|l| l.contains(&format!("replicaset/{rs}")))
         .count();
     assert_eq!(creates, 4, "three at the start and w3's replacement: {out}");
+    // Filtered by field and sorted by time, as people ask for one pod's story.
+    let story = run(
+        &w,
+        "users",
+        "kubectl get events --field-selector involvedObject.name=db-0 --sort-by=.lastTimestamp",
+    )
+    .stdout;
+    let reasons: Vec<&str> = story
+        .lines()
+        .skip(1)
+        .map(|l| l.split_whitespace().nth(2).unwrap())
+        .collect();
+    assert_eq!(
+        reasons,
+        [
+            "Scheduled",
+            "Started",
+            "NodeNotReady",
+            "TaintManagerEviction"
+        ],
+        "{story}"
+    );
+    let warnings = run(
+        &w,
+        "users",
+        "kubectl get events --field-selector type=Warning",
+    )
+    .stdout;
+    assert!(
+        warnings.lines().skip(1).all(|l| l.contains(" Warning ")),
+        "{warnings}"
+    );
+    assert_eq!(warnings.lines().count(), 4, "w3's three pods: {warnings}");
+    let on_w3 = run(
+        &w,
+        "users",
+        "kubectl get pods -A --field-selector spec.nodeName=w3",
+    )
+    .stdout;
+    assert_eq!(on_w3.lines().count(), 4, "{on_w3}");
+    assert_eq!(
+        run(&w, "users", "kubectl get nodes --field-selector x=y").status,
+        1
+    );
+    assert_eq!(
+        run(&w, "users", "kubectl get events --sort-by=.count").status,
+        1
+    );
     // describe ends with the object's Events, oldest first, From the recording component.
     let described = run(&w, "users", "kubectl describe pod db-0").stdout;
     let tail: Vec<Vec<&str>> = described
@@ -2196,7 +2244,9 @@ fn background_jobs_last_across_lines_of_one_host() {
     // After the master's crash at 1:00 the forward's apiserver is gone: kubectl exits.
     let after = console::exec_with(&at(70.0), users, "curl localhost:8080", &mut jobs);
     assert!(
-        after.stderr.starts_with("error: lost connection to pod\ncurl: (7)"),
+        after
+            .stderr
+            .starts_with("error: lost connection to pod\ncurl: (7)"),
         "{after:?}"
     );
     // Foreground: the line's end stops it.
