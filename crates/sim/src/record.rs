@@ -8,7 +8,7 @@
 //! broken invariant becomes a [`Violation`] in the report; it never panics.
 //! Everything here is bounded: past the limits, events are counted but not kept.
 
-use crate::k8s::events::{Event as ApiEvent, EVENT_TTL};
+use crate::k8s::events::{Event as ApiEvent, EVENTS_KEPT, EVENT_TTL};
 use crate::k8s::leader::KUBE_VIP_LEASE;
 use crate::k8s::observe::{NodeChange, Note, PodChange};
 use crate::kernel::members::MemberMap;
@@ -696,6 +696,9 @@ impl crate::k8s::Observe for Recorder {
         {
             self.api_events.pop_front();
         }
+        if self.api_events.len() == EVENTS_KEPT {
+            self.api_events.pop_front();
+        }
         self.api_events.push_back((posted, event));
     }
 
@@ -762,6 +765,35 @@ impl crate::k8s::Observe for Recorder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The API's Events: gone an hour after their write, and only the newest are kept.
+    #[test]
+    fn api_events_expire_after_an_hour_and_are_bounded() {
+        use crate::k8s::events::{Event, Reason, EVENTS_KEPT};
+        use crate::k8s::Observe;
+        let ev = |t: u64| Event {
+            reason: Reason::Started,
+            kind: "Pod",
+            name: format!("p{t}"),
+            namespace: "default",
+            message: String::new(),
+            at: SimTime(t * 1_000_000),
+        };
+        let mut r = Recorder::new(vec![]);
+        r.api_event(SimTime(0), ev(0));
+        r.api_event(SimTime(3_599_000_000), ev(3_599));
+        assert_eq!(r.api_events.len(), 2);
+        r.api_event(SimTime(3_600_000_000), ev(3_600));
+        assert_eq!(r.api_events.front().unwrap().1.name, "p3599");
+        for t in 0..EVENTS_KEPT as u64 {
+            r.api_event(SimTime(3_601_000_000), ev(4_000 + t));
+        }
+        assert_eq!(r.api_events.len(), EVENTS_KEPT);
+        assert_eq!(
+            r.api_events.back().unwrap().1.name,
+            format!("p{}", 4_000 + EVENTS_KEPT - 1)
+        );
+    }
 
     use crate::etcd::Observe;
 

@@ -6,7 +6,8 @@
 //! an event reaches the API only if its component can write there within about two minutes.
 //! Here an event is posted when the write it reports succeeded (the pod created, the binding
 //! made, the lease taken), and a kubelet's events when its next write succeeds within that
-//! window. The apiserver keeps an Event one hour after its last write (`--event-ttl`).
+//! window. The apiserver keeps an Event one hour after its last write (`--event-ttl`); here only
+//! the newest [`EVENTS_KEPT`] are kept, for memory.
 //!
 //! Left out: Events are not written into the simulated etcd (they would be most of its
 //! writes at startup and most of its memory); the correlator's aggregation of repeated events
@@ -128,6 +129,10 @@ impl Event {
 pub const RETRY_WINDOW: Duration = Duration::from_secs(12 * 10);
 /// How long the apiserver keeps an Event after it was written (`--event-ttl`, default 1 h).
 pub const EVENT_TTL: Duration = Duration::from_secs(3_600);
+/// The newest Events kept, whatever their age: every copy of the world (the page keeps a
+/// dozen checkpoints) holds them, and a 100-worker cluster records 3,500 at startup alone.
+/// A real apiserver keeps them all for the hour.
+pub const EVENTS_KEPT: usize = 1_000;
 
 /// The events a component recorded whose write has not yet gone through: posted with its next
 /// successful write, dropped once older than [`RETRY_WINDOW`].
