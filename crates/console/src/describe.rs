@@ -293,33 +293,14 @@ pub fn generic(name: &str, namespace: &str, doc: &Doc) -> String {
     }
     lines.push(("Events:".into(), Some("<none>".into())));
     // Consecutive `key: value` lines share one column; a line without a value ends the run.
-    let mut out = String::new();
-    let mut i = 0;
-    while i < lines.len() {
-        if lines[i].1.is_none() {
-            out.push_str(&lines[i].0);
-            out.push('\n');
-            i += 1;
-            continue;
-        }
-        let end = (i..lines.len())
-            .find(|&j| lines[j].1.is_none())
-            .unwrap_or(lines.len());
-        let width = lines[i..end]
-            .iter()
-            .map(|(k, _)| k.chars().count())
-            .max()
-            .unwrap_or(0)
-            + 2;
-        for (k, v) in &lines[i..end] {
-            out.push_str(&format!(
-                "{k:<width$}{}\n",
-                v.as_deref().unwrap_or_default()
-            ));
-        }
-        i = end;
-    }
-    out
+    let lines: Vec<String> = lines
+        .into_iter()
+        .map(|(k, v)| match v {
+            Some(v) => format!("{k}\t{v}"),
+            None => k,
+        })
+        .collect();
+    super::table::tabwrite(&lines)
 }
 
 fn fields_of(

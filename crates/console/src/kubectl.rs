@@ -1264,12 +1264,7 @@ fn event_rows(
     for (_, e, _) in listed {
         let mut row = vec![
             age(now, e.at),
-            if e.reason.warning() {
-                "Warning"
-            } else {
-                "Normal"
-            }
-            .into(),
+            e.reason.event_type().into(),
             e.reason.name().into(),
             format!("{}/{}", e.kind.to_ascii_lowercase(), e.name),
             e.message.clone(),
@@ -1286,7 +1281,7 @@ fn event_rows(
 /// in the API's alphabet for generated names).
 fn slice_name(service: &str) -> String {
     let h = sim::kernel::rng::Rng::new(super::etcdctl::member_id(service)).next_u64();
-    let alphabet = b"bcdfghjklmnpqrstvwxz2456789";
+    let alphabet = sim::k8s::objects::ALPHANUMS;
     let suffix: String = (0..5)
         .map(|i| alphabet[(h >> (8 * i)) as usize % alphabet.len()] as char)
         .collect();
@@ -1316,12 +1311,9 @@ fn describe_endpoints(
         Err(e) => return client.failed(e),
     };
     let objects: Vec<&Object> = items.iter().map(|(_, kv)| &*kv.value).collect();
-    let service = if namespace == "kube-system" {
-        "kube-dns"
-    } else {
-        name
-    };
+    // A slice is named after its Service (kube-dns, or a workload's own).
     let service = match slice {
+        false => Some(name),
         true => ["kube-dns"]
             .into_iter()
             .chain(
@@ -1329,17 +1321,10 @@ fn describe_endpoints(
                     .iter()
                     .filter_map(|o| Some(o.as_workload()?.name.as_str())),
             )
-            .find(|s| slice_name(s) == name)
-            .unwrap_or(service),
-        false => service,
+            .find(|s| slice_name(s) == name),
     };
-    let shown = if slice {
-        slice_name(service)
-    } else {
-        service.to_string()
-    };
-    let workload = service_workload(&objects, namespace, service).filter(|_| shown == name);
-    let Some(workload) = workload else {
+    let found = service.and_then(|s| Some((s, service_workload(&objects, namespace, s)?)));
+    let Some((service, workload)) = found else {
         return client.failed(not_found(what, name));
     };
     let dns = workload == COREDNS;
@@ -1474,13 +1459,8 @@ fn with_events(out: String, client: &Client, kind: &str, name: &str, namespace: 
             .to_vec(),
     ];
     for e in events {
-        let kind = if e.reason.warning() {
-            "  Warning"
-        } else {
-            "  Normal"
-        };
         rows.push(vec![
-            kind.into(),
+            format!("  {}", e.reason.event_type()),
             e.reason.name().into(),
             age(now, e.at),
             e.source().into(),
@@ -1527,15 +1507,7 @@ fn listed_events<'a>(
             ("involvedObject.namespace", e.namespace.to_string()),
             ("reason", e.reason.name().to_string()),
             ("source", e.source().to_string()),
-            (
-                "type",
-                if e.reason.warning() {
-                    "Warning"
-                } else {
-                    "Normal"
-                }
-                .to_string(),
-            ),
+            ("type", e.reason.event_type().to_string()),
         ]
     };
     let mut listed: Vec<(String, &sim::k8s::events::Event, SimTime)> = events
@@ -1668,13 +1640,8 @@ fn budget_rows(
 }
 
 /// CoreDNS runs in kube-system; the scenario's workloads in default.
-pub(super) fn workload_namespace(workload: &str) -> &'static str {
-    if workload == COREDNS {
-        "kube-system"
-    } else {
-        "default"
-    }
-}
+/// A workload's namespace: the core's (kubeadm's CoreDNS in kube-system).
+pub(super) use sim::k8s::events::namespace_of as workload_namespace;
 
 /// A pod's namespace: its workload's.
 pub(super) fn namespace_of(p: &Pod) -> &'static str {

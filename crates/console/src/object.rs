@@ -246,14 +246,7 @@ pub fn event(name: &str, e: &sim::k8s::events::Event, posted: SimTime) -> Doc {
         ),
         ("reason", s(e.reason.name())),
         ("source", Doc::Map(vec![("component", s(e.source()))])),
-        (
-            "type",
-            s(if e.reason.warning() {
-                "Warning"
-            } else {
-                "Normal"
-            }),
-        ),
+        ("type", s(e.reason.event_type())),
     ])
 }
 

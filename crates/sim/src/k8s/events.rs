@@ -54,10 +54,28 @@ impl Reason {
         }
     }
 
-    /// `Warning` or `Normal` (the TYPE column).
-    pub fn warning(self) -> bool {
-        self == Reason::PodNodeNotReady
+    /// `Warning` or `Normal` (the event's `type`).
+    pub fn event_type(self) -> &'static str {
+        match self {
+            Reason::PodNodeNotReady => "Warning",
+            _ => "Normal",
+        }
     }
+}
+
+/// One Event as the API holds it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Event {
+    pub reason: Reason,
+    /// `involvedObject`: its kind (`Pod`, `Node`, `ReplicaSet`, …) and name.
+    pub kind: &'static str,
+    pub name: String,
+    /// The namespace the event lives in (a Node's events go to `default`).
+    pub namespace: &'static str,
+    /// The message, as the component writes it.
+    pub message: String,
+    /// When the component recorded it (`firstTimestamp` = `lastTimestamp`).
+    pub at: SimTime,
 }
 
 impl Event {
@@ -79,33 +97,7 @@ impl Event {
             (Reason::LeaderElection, _) => "kube-controller-manager",
         }
     }
-}
 
-/// One Event as the API holds it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Event {
-    pub reason: Reason,
-    /// `involvedObject`: its kind (`Pod`, `Node`, `ReplicaSet`, …) and name.
-    pub kind: &'static str,
-    pub name: String,
-    /// The namespace the event lives in (a Node's events go to `default`).
-    pub namespace: &'static str,
-    /// The message, as the component writes it.
-    pub message: String,
-    /// When the component recorded it (`firstTimestamp` = `lastTimestamp`).
-    pub at: SimTime,
-}
-
-/// The namespace of a workload's pods: kubeadm's CoreDNS runs in `kube-system`.
-pub fn namespace_of(workload: &str) -> &'static str {
-    if workload == crate::k8s::objects::COREDNS {
-        "kube-system"
-    } else {
-        "default"
-    }
-}
-
-impl Event {
     /// An event about a pod of `workload`.
     pub fn on_pod(
         reason: Reason,
@@ -122,6 +114,15 @@ impl Event {
             message,
             at,
         }
+    }
+}
+
+/// The namespace of a workload's pods: kubeadm's CoreDNS runs in `kube-system`.
+pub fn namespace_of(workload: &str) -> &'static str {
+    if workload == crate::k8s::objects::COREDNS {
+        "kube-system"
+    } else {
+        "default"
     }
 }
 

@@ -223,7 +223,7 @@ pub const COREDNS: &str = "coredns";
 
 /// The alphabet of generated names (apimachinery's `util/rand`): no vowels, no 0, 1 or 3, so
 /// that no word and no look-alike characters appear in a name.
-const ALPHANUMS: &[u8; 27] = b"bcdfghjklmnpqrstvwxz2456789";
+pub const ALPHANUMS: &[u8; 27] = b"bcdfghjklmnpqrstvwxz2456789";
 
 /// A `generateName` suffix: five characters of [`ALPHANUMS`], drawn as one number below 27⁵.
 pub const SUFFIXES: u64 = 27u64.pow(5);
