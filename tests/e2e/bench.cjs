@@ -15,7 +15,7 @@ const zlib = require('node:zlib');
 const { serve, launch, DIST } = require('./lib.cjs');
 
 /** The reference cluster: 3 external etcd (2+1), 3 control-plane hosts, `workers` workers. */
-function clusterReference(workers) {
+function clusterReference(workers, hours = 1) {
   const hosts = [
     { name: 'etcd-1', zone: 'rack-a', roles: ['etcd'] },
     { name: 'etcd-2', zone: 'rack-a', roles: ['etcd'] },
@@ -28,7 +28,7 @@ function clusterReference(workers) {
   ];
   for (let i = 1; i <= workers; i++) hosts.push({ name: `w${i}`, zone: i % 2 === 0 ? 'rack-b' : 'rack-a', roles: ['worker'] });
   return {
-    version: 1, name: `bench: ${workers} workers, rack split`, seed: 42, duration: '1h',
+    version: 1, name: `bench: ${workers} workers, rack split`, seed: 42, duration: `${hours}h`,
     zones: ['rack-a', 'rack-b', 'outside'], hosts,
     workloads: [
       { kind: 'Deployment', name: 'web', replicas: workers * 6, service: true },
@@ -71,6 +71,10 @@ function line(name, value, unit, target) {
 
 async function main() {
   const workers = Number(process.env.BENCH_WORKERS || 100);
+  // A longer run (the same rack split in its first hour, then quiet hours): BENCH_HOURS=24.
+  const hours = Number(process.env.BENCH_HOURS || 1);
+  const clock = (s) => `${Math.floor(s / 3600)}:${String(Math.floor(s / 60) % 60).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}.0`
+    .replace(/^0:/, '');
   const server = await serve();
   const browser = await launch();
   try {
@@ -95,7 +99,7 @@ async function main() {
         for (const e of list.getEntries()) window.__longTasks.push([e.startTime, e.duration]);
       }).observe({ type: 'longtask', buffered: true });
     });
-    const frag = fragment(clusterReference(workers));
+    const frag = fragment(clusterReference(workers, hours));
     await page.goto(server.url + frag);
     await page.waitForFunction(() => window.__firstRender !== undefined, null, { timeout: 60000 });
     const firstRender = await page.evaluate(() => window.__firstRender);
@@ -124,11 +128,12 @@ async function main() {
       check();
     }), [value, shown]);
     const diag = await page.locator('main').getAttribute('data-diag');
-    const scrub = await scrubTo('max', '1:00:00.0');
-    // Back to the middle: a clone of the checkpoint at 30:00 (checkpoints every 5 minutes here).
-    const scrubMiddle = await scrubTo(1800, '30:00.0');
-    // Between two checkpoints: a clone of the one at 30:00 and a replay of 2:30.
-    const scrubBetween = await scrubTo(1950, '32:30.0');
+    const middle = hours * 1800;
+    const scrub = await scrubTo('max', clock(hours * 3600));
+    // Back to the middle: a clone of the checkpoint there (in the 1-hour runs).
+    const scrubMiddle = await scrubTo(middle, clock(middle));
+    // Between two checkpoints: on from the middle, a replay of 2:30.
+    const scrubBetween = await scrubTo(middle + 150, clock(middle + 150));
 
     // Back to the start, then play at max speed and record animation-frame deltas.
     await page.locator('input.scrubber').fill('0');
@@ -165,13 +170,13 @@ async function main() {
     if (await page.getByRole('button', { name: 'Pause' }).count()) await page.getByRole('button', { name: 'Pause' }).click();
 
     const gz = gzipTotal(DIST);
-    console.log(`playground benchmark: ${workers}-worker reference cluster, 1 h simulated, headless Chromium`);
+    console.log(`playground benchmark: ${workers}-worker reference cluster, ${hours} h simulated, headless Chromium`);
     line('time to first render', firstRender, 'ms', '≤ 1000 ms');
     line('whole run computed ahead (charts complete)', ahead, 'ms', 'none; background work');
     line('longest main-thread task while computing ahead', longest, 'ms', '≤ 50 ms (0: none over 50)');
     line('scrub to the end of the run', scrub, 'ms', '≤ 300 ms');
-    line('scrub back to 30:00 (a checkpoint)', scrubMiddle, 'ms', '≤ 300 ms');
-    line('scrub on to 32:30 (checkpoint + 2:30 replayed)', scrubBetween, 'ms', '≤ 300 ms');
+    line(`scrub back to ${clock(middle).replace(/\.0$/, "")} (a checkpoint in 1 h)`, scrubMiddle, 'ms', '≤ 300 ms');
+    line(`scrub on to ${clock(middle + 150).replace(/\.0$/, "")} (2:30 replayed)`, scrubBetween, 'ms', '≤ 300 ms');
     line(`frame interval playing at max, median (${frames.length})`, quantile(frames, 0.5), 'ms', '≤ 16 ms (60 Hz: 16.7)');
     line('frame interval playing at max, p95', quantile(frames, 0.95), 'ms', 'none');
     line('main-thread time per frame, median', quantile(busy, 0.5), 'ms', '≤ 16 ms');

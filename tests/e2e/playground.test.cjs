@@ -227,7 +227,7 @@ test('a broken or foreign link shows a message and an intact default scenario', 
   const huge = JSON.stringify({ version: 1, name: 'huge', seed: 1, duration: '168h', hosts });
   const hugeLink = '#s=1.' + zlib.deflateRawSync(Buffer.from(huge)).toString('base64url');
   const cases = [
-    [hugeLink, /too large for the page: 2000 hosts for 168h would need about 101\.0 GB .*clustersim -- run scenario\.json/],
+    [hugeLink, /too large for the page: 2000 hosts for 168h would need about 1\.1 GB .*clustersim -- run scenario\.json/],
     [cut, /damaged: (it is cut short|its compressed data is incomplete)/],
     ['#s=1.AAAA$$$', /damaged: character 5 is not valid/],
     [badLink, /not valid: hosts\[0\]\.zone: unknown zone "nowhere"/],

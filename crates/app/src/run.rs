@@ -43,17 +43,19 @@ pub const MAX_CHECKPOINTS: usize = 60;
 const INTERVALS_MIN: [u64; 12] = [1, 2, 5, 10, 15, 20, 30, 60, 120, 240, 480, 1440];
 
 /// Estimated bytes of a world of `hosts` hosts at report second `t`. Measured natively with a
-/// counting allocator on the reference clusters (100 and 1,000 workers, ≈ 10 pods each, 1 h): a
-/// world starts at ≈ 30 KB per host and grows by ≈ 150 KB per host per simulated hour (the
-/// observer's history, etcd's log and store grow with time).
+/// counting allocator on the reference clusters (100 and 1,000 workers, ≈ 10 pods each, a rack
+/// split in the first hour, then quiet hours up to a day): ≈ 34 KB per host at the start (27 KB at
+/// 1,000 workers), then ≈ 450 KB per simulated hour whatever the size (the per-second series of the
+/// record), more in churning hours. The model rounds both up and adds 1 KB per host per hour.
 pub fn world_bytes(hosts: usize, t: f64) -> f64 {
-    hosts.max(1) as f64 * (30e3 + 150e3 * t / 3600.0)
+    let hosts = hosts.max(1) as f64;
+    hosts * 40e3 + (hosts * 1e3 + 500e3) * t / 3600.0
 }
 
 /// The most memory a run may take in the page: the run computed ahead and the view (two worlds
 /// at the run's end at worst), the checkpoints, and room for the report. wasm32 gives a page at
-/// most 4 GB, and a tab that large is no longer usable.
-pub const BROWSER_BUDGET: f64 = 1.5e9;
+/// most 4 GB, but a tab of gigabytes starves the rest of the machine (and a phone kills it).
+pub const BROWSER_BUDGET: f64 = 1e9;
 
 /// Whether a scenario's run fits the page's memory; if not, a sentence with its estimated size
 /// and how to run it natively instead. Checked before a run starts, so a tab never crashes.
@@ -77,7 +79,7 @@ pub fn fits_browser(s: &Scenario) -> Result<(), String> {
 /// The shortest checkpoint interval (report seconds) whose checkpoints, at every multiple of it
 /// before the end, fit [`CHECKPOINT_BUDGET`] and [`MAX_CHECKPOINTS`]; `None` when not even one
 /// fits. A 15-minute ready scenario gets one a minute, the 100-worker hour one every 5 minutes,
-/// the 1,000-worker hour one at 30 minutes.
+/// the 1,000-worker hour one every 15 minutes, the 100-worker day one every 2 hours.
 pub fn checkpoint_interval(duration_s: f64, hosts: usize) -> Option<f64> {
     INTERVALS_MIN
         .iter()
@@ -455,10 +457,10 @@ mod tests {
         // The playable sizes: 100 workers for 24 h, 1,000 workers for an hour.
         assert!(fits_browser(&cluster(100, 24)).is_ok());
         assert!(fits_browser(&cluster(1_000, 1)).is_ok());
-        // A 7-day run of 1,999 workers: two worlds of ≈ 50 GB each, refused.
+        // The largest run the format allows, 2,000 hosts for 7 days: two worlds of ≈ 0.5 GB each.
         let e = fits_browser(&cluster(1_999, 168)).unwrap_err();
         assert!(
-            e.starts_with("2000 hosts for 168h would need about 101.")
+            e.starts_with("2000 hosts for 168h would need about 1.1 GB of memory in the page, more than its 1.0 GB")
                 && e.contains("clustersim -- run"),
             "{e}"
         );
@@ -547,8 +549,13 @@ mod tests {
         );
         assert_eq!(
             checkpoint_interval(3600.0, 1008),
-            Some(1800.0),
+            Some(900.0),
             "the 1,000-worker reference cluster"
+        );
+        assert_eq!(
+            checkpoint_interval(86400.0, 108),
+            Some(7200.0),
+            "a day of the 100-worker reference cluster"
         );
         assert_eq!(
             checkpoint_interval(60.0, 10),

@@ -280,6 +280,44 @@ pub struct Operation {
     pub reason: Option<String>,
 }
 
+/// The term of the entry applied at each index of one cluster's log (1, 2, …), kept as runs of
+/// equal terms: a term changes only at an election, so a run of hours holds a few runs where a
+/// term per index would grow by megabytes an hour (in every copy of the world the page keeps).
+#[derive(Clone, Debug, Default)]
+struct AppliedTerms {
+    /// Indexes recorded: 1..=len.
+    len: u64,
+    /// (first index, term) of each run, ascending.
+    runs: Vec<(u64, u64)>,
+}
+
+impl AppliedTerms {
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    fn term_at(&self, index: u64) -> Option<u64> {
+        if index == 0 || index > self.len {
+            return None;
+        }
+        let run = self.runs.partition_point(|&(first, _)| first <= index) - 1;
+        Some(self.runs[run].1)
+    }
+
+    fn push(&mut self, term: u64) {
+        self.len += 1;
+        if self.runs.last().is_none_or(|&(_, t)| t != term) {
+            self.runs.push((self.len, term));
+        }
+    }
+
+    fn truncate(&mut self, len: u64) {
+        self.len = self.len.min(len);
+        let keep = self.runs.partition_point(|&(first, _)| first <= self.len);
+        self.runs.truncate(keep);
+    }
+}
+
 /// Collects the processes' and the world's observations during a run. Times are converted to report seconds
 /// (relative to t = 0 of the scenario, after the boot) by `origin`.
 #[derive(Clone)]
@@ -300,7 +338,7 @@ pub struct Recorder {
     /// Leader of each (cluster, term): Election Safety.
     leaders: MemberMap<(u64, u64), HostId>,
     /// Term of the entry applied at each index, per cluster: State Machine Safety.
-    applied_terms: MemberMap<u64, Vec<u64>>,
+    applied_terms: MemberMap<u64, AppliedTerms>,
     /// Clusters that `--force-new-cluster` replaced: nobody may be elected in them any more.
     replaced: BTreeSet<u64>,
     /// Lease acquisitions reported (the one held at t = 0 included), per lease.
@@ -409,7 +447,7 @@ impl Recorder {
             .get(&from_cluster)
             .cloned()
             .unwrap_or_default();
-        log.truncate(keep as usize);
+        log.truncate(keep);
         self.applied_terms.insert(new_cluster, log);
         self.replaced.insert(from_cluster);
     }
@@ -537,13 +575,14 @@ impl crate::etcd::Observe for Recorder {
     /// A member applied the entry at `index` with `term`: it must be the entry every other
     /// member applied there.
     fn etcd_applied(&mut self, now: SimTime, host: HostId, cluster: u64, index: u64, term: u64) {
-        let log = self.applied_terms.get_or_insert_with(cluster, Vec::new).0;
-        let i = index as usize;
-        if i == 0 {
+        let log = self
+            .applied_terms
+            .get_or_insert_with(cluster, AppliedTerms::default)
+            .0;
+        if index == 0 {
             return;
         }
-        if log.len() >= i {
-            let seen = log[i - 1];
+        if let Some(seen) = log.term_at(index) {
             if seen != term {
                 let text = format!(
                     "{} applied an entry of term {term} at index {index} where another member applied term {seen}",
@@ -551,7 +590,7 @@ impl crate::etcd::Observe for Recorder {
                 );
                 self.violation(now, ViolationKind::EtcdStateMachineSafety, text);
             }
-        } else if log.len() + 1 == i {
+        } else if log.len() + 1 == index {
             log.push(term);
         } else {
             // Applying beyond the known record means a member skipped entries: impossible in Raft.
@@ -765,6 +804,43 @@ impl crate::k8s::Observe for Recorder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// State Machine Safety is checked against the term first applied at each index, kept as
+    /// runs of equal terms; a fork keeps the terms of the entries it kept.
+    #[test]
+    fn applied_terms_catch_a_member_that_applies_another_term() {
+        use crate::etcd::Observe;
+        let mut r = Recorder::new(vec!["a".into(), "b".into()]);
+        let terms = [1, 1, 2, 2, 2, 5];
+        for (i, &t) in terms.iter().enumerate() {
+            r.etcd_applied(SimTime(0), 0, 1, i as u64 + 1, t);
+        }
+        assert_eq!(
+            r.applied_terms.get(&1).unwrap().runs,
+            [(1, 1), (3, 2), (6, 5)]
+        );
+        for (i, &t) in terms.iter().enumerate() {
+            r.etcd_applied(SimTime(0), 1, 1, i as u64 + 1, t);
+        }
+        assert!(r.violations.is_empty());
+        r.etcd_applied(SimTime(0), 1, 1, 5, 3);
+        r.etcd_applied(SimTime(0), 1, 1, 8, 5);
+        let texts: Vec<&str> = r.violations.iter().map(|v| v.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "b applied an entry of term 3 at index 5 where another member applied term 2",
+                "b applied index 8 before index 7"
+            ]
+        );
+        r.etcd_forked(1, 2, 4);
+        let forked = r.applied_terms.get(&2).unwrap();
+        assert_eq!(
+            (forked.len(), forked.term_at(4), forked.term_at(5)),
+            (4, Some(2), None)
+        );
+        assert_eq!(forked.runs, [(1, 1), (3, 2)]);
+    }
 
     /// The API's Events: gone an hour after their write, and only the newest are kept.
     #[test]
