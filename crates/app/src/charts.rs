@@ -3,7 +3,7 @@
 //! changes marked) and write availability, with one shared cursor. Clicking moves the cursor.
 //! The drawing of the series is memoised on the report's version; only the cursor moves per frame.
 
-use crate::fmt::{fmt_t, fmt_t_precise};
+use crate::fmt::{fmt_t, fmt_t_precise, Px, Short};
 use sim::record::{EventKind, Series};
 use sim::report::Report;
 use std::rc::Rc;
@@ -17,7 +17,7 @@ const RIGHT: f64 = 14.0;
 /// size instead of shrinking with the screen; a narrow one gets a narrower title column.
 fn geometry(pixels: f64) -> (f64, f64) {
     let w = if pixels > 0.0 {
-        pixels.clamp(340.0, 960.0)
+        pixels.max(340.0).min(960.0)
     } else {
         960.0
     };
@@ -277,8 +277,8 @@ fn share_cells(
             Class::Ok => (t0, t1, "ok", format!("100 % of {what} ok")),
             Class::Lost => (t0, t1, "lost", format!("all {what} FAIL")),
             Class::Partial => {
-                let pct = (sum / n as f64 * 100.0).clamp(1.0, 99.0).round();
-                (t0, t1, "partial", format!("{pct} % of {what} ok"))
+                let pct = (sum / n as f64 * 100.0).max(1.0).min(99.0).round();
+                (t0, t1, "partial", format!("{} % of {what} ok", pct.px()))
             }
         })
         .collect()
@@ -515,7 +515,7 @@ pub fn charts(props: &Props) -> Html {
     let figure = use_node_ref();
     let (w, left) = geometry(crate::width::use_width(figure.clone()));
     let pw = w - left - RIGHT;
-    let x = move |t: f64| left + t.clamp(0.0, duration) / duration * pw;
+    let x = move |t: f64| left + t.max(0.0).min(duration) / duration * pw;
 
     let faults_y = 8.0;
     // Everything drawn from the report is memoised on it: only the cursor moves per frame.
@@ -540,7 +540,7 @@ pub fn charts(props: &Props) -> Html {
                     - GAP
                     + 6.0;
                 let rect = |t0: f64, t1: f64, y: f64, h: f64, class: &'static str| {
-                    html! { <rect class={class} x={x(t0).to_string()} y={y.to_string()} width={(x(t1) - x(t0)).max(0.5).to_string()} height={h.to_string()} /> }
+                    html! { <rect class={class} x={x(t0).px()} y={y.px()} width={(x(t1) - x(t0)).max(0.5).px()} height={h.px()} /> }
                 };
                 let windows_html = windows.iter().zip(&fault_lanes).filter(|(_, l)| **l < 4).map(|(w, l)| {
                 let y = faults_y + *l as f64 * LANE;
@@ -548,7 +548,7 @@ pub fn charts(props: &Props) -> Html {
                 html! {
                     <g class="fault">
                         { rect(w.t0, w.t1, y + 1.0, LANE - 2.0, "fault-bar") }
-                        <text x={(x(w.t0) + 3.0).to_string()} y={(y + 12.5).to_string()}>{ clip_text(&w.text, width) }</text>
+                        <text x={(x(w.t0) + 3.0).px()} y={(y + 12.5).px()}>{ clip_text(&w.text, width) }</text>
                     </g>
                 }
             });
@@ -570,8 +570,8 @@ pub fn charts(props: &Props) -> Html {
                     body.push(match row {
                     Row::Band { title, sub, cells } => html! {
                         <g class="row">
-                            <text class="row-title" x="8" y={(y + if sub.is_empty() { 17.0 } else { 12.0 }).to_string()}>{ clip_text(&title, left - 10.0) }<title>{ &title }</title></text>
-                            <text class="row-sub" x="8" y={(y + 24.0).to_string()}>{ sub }</text>
+                            <text class="row-title" x="8" y={(y + if sub.is_empty() { 17.0 } else { 12.0 }).px()}>{ clip_text(&title, left - 10.0) }<title>{ &title }</title></text>
+                            <text class="row-sub" x="8" y={(y + 24.0).px()}>{ sub }</text>
                             { for cells.into_iter().map(|(t0, t1, class, label)| {
                                 let text_class = match class { "lost" => "on-lost", "dup" => "on-dup", _ => "on-ok" };
                                 let tip = format!("{}–{}: {}", fmt_t(t0), fmt_t(t1), if label.is_empty() { "not known yet" } else { &label });
@@ -579,7 +579,7 @@ pub fn charts(props: &Props) -> Html {
                                     <g>
                                         <title>{ tip }</title>
                                         { rect(t0, t1, y, ROW, class) }
-                                        <text class={text_class} x={(x(t0) + 4.0).to_string()} y={(y + 17.0).to_string()}>{ clip_text(&label, x(t1) - x(t0)) }</text>
+                                        <text class={text_class} x={(x(t0) + 4.0).px()} y={(y + 17.0).px()}>{ clip_text(&label, x(t1) - x(t0)) }</text>
                                     </g>
                                 }
                             }) }
@@ -594,8 +594,8 @@ pub fn charts(props: &Props) -> Html {
                             let bars = leader_runs.iter().filter(|(_, _, l)| l.as_deref() == Some(h.as_str())).map(|(t0, t1, _)| rect(*t0, *t1, ly + 2.0, LANE - 4.0, "leader-bar"));
                             html! {
                                 <g>
-                                    <text class="lane" x={(left - 8.0).to_string()} y={(ly + 12.5).to_string()} text-anchor="end">{ h }</text>
-                                    <line class="lane-line" x1={left.to_string()} x2={(left + pw).to_string()} y1={(ly + LANE / 2.0).to_string()} y2={(ly + LANE / 2.0).to_string()} />
+                                    <text class="lane" x={(left - 8.0).px()} y={(ly + 12.5).px()} text-anchor="end">{ h }</text>
+                                    <line class="lane-line" x1={left.px()} x2={(left + pw).px()} y1={(ly + LANE / 2.0).px()} y2={(ly + LANE / 2.0).px()} />
                                     { for bars }
                                 </g>
                             }
@@ -604,11 +604,11 @@ pub fn charts(props: &Props) -> Html {
                         let marks = marks.into_iter().filter_map(|(t, host, text)| {
                             let lane = hosts.iter().position(|h| h == host)?;
                             let (cx, my) = (x(t), y + lane as f64 * LANE);
-                            Some(html! { <path class="change" d={format!("M{} {} l-5 -7 h10 z", cx, my + 8.0)}><title>{ text }</title></path> })
+                            Some(html! { <path class="change" d={format!("M{} {} l-5 -7 h10 z", cx.px(), (my + 8.0).px())}><title>{ text }</title></path> })
                         });
                         html! {
                             <g class="row">
-                                <text class="row-title" x="8" y={title_y.to_string()}>{ title }</text>
+                                <text class="row-title" x="8" y={title_y.px()}>{ title }</text>
                                 { for lanes }
                                 { for marks }
                             </g>
@@ -617,27 +617,27 @@ pub fn charts(props: &Props) -> Html {
                 });
                     y += h + GAP;
                 }
-                let step = tick_step(duration, (pw / 70.0).floor().clamp(4.0, 10.0));
+                let step = tick_step(duration, (pw / 70.0).floor().max(4.0).min(10.0));
                 let ticks = (0..=(duration / step) as usize).map(|k| {
                 let t = k as f64 * step;
                 html! {
                     <g class="tick">
-                        <line x1={x(t).to_string()} x2={x(t).to_string()} y1={(axis_y - 4.0).to_string()} y2={axis_y.to_string()} />
+                        <line x1={x(t).px()} x2={x(t).px()} y1={(axis_y - 4.0).px()} y2={axis_y.px()} />
                         // The label at the very end is right-aligned, so it is not cut.
-                        <text x={x(t).to_string()} y={(axis_y + 14.0).to_string()} text-anchor={if x(t) + 20.0 > w { "end" } else { "middle" }}>{ fmt_t(t) }</text>
+                        <text x={x(t).px()} y={(axis_y + 14.0).px()} text-anchor={if x(t) + 20.0 > w { "end" } else { "middle" }}>{ fmt_t(t) }</text>
                     </g>
                 }
             });
                 let html = html! {
                     <>
                         { for shades }
-                        <text class="row-title" x="8" y={(faults_y + 12.5).to_string()}>{ "Faults" }</text>
+                        <text class="row-title" x="8" y={(faults_y + 12.5).px()}>{ "Faults" }</text>
                         if windows.is_empty() {
-                            <text class="row-sub" x={(left + 4.0).to_string()} y={(faults_y + 12.5).to_string()}>{ "none: nothing is broken in this run" }</text>
+                            <text class="row-sub" x={(left + 4.0).px()} y={(faults_y + 12.5).px()}>{ "none: nothing is broken in this run" }</text>
                         }
                         { for windows_html }
                         { for body }
-                        <line class="axis" x1={left.to_string()} x2={(left + pw).to_string()} y1={axis_y.to_string()} y2={axis_y.to_string()} />
+                        <line class="axis" x1={left.px()} x2={(left + pw).px()} y1={axis_y.px()} y2={axis_y.px()} />
                         { for ticks }
                     </>
                 };
@@ -663,33 +663,33 @@ pub fn charts(props: &Props) -> Html {
             }
             let vx = (e.client_x() as f64 - r.left()) * w / r.width();
             if vx >= left {
-                on_seek.emit(((vx - left) / pw * duration).clamp(0.0, duration));
+                on_seek.emit(((vx - left) / pw * duration).max(0.0).min(duration));
             }
         })
     };
     let cx = x(props.cursor);
     let pending = (props.computed < duration).then(|| {
-        html! { <rect class="pending" x={x(props.computed).to_string()} y="0" width={(x(duration) - x(props.computed)).to_string()} height={axis_y.to_string()} /> }
+        html! { <rect class="pending" x={x(props.computed).px()} y="0" width={(x(duration) - x(props.computed)).px()} height={axis_y.px()} /> }
     });
     let sum = &props.report.summary.etcd;
     let aria = format!(
         "Charts over {} of simulated time. Quorum lost for {} s in total; {} etcd leader elections; probe writes: {} succeeded, {} failed. Click to move the time cursor.",
-        fmt_t(duration), sum.quorum_lost_s, sum.leader_changes, sum.writes_ok, sum.writes_failed
+        fmt_t(duration), Short(sum.quorum_lost_s, 3), sum.leader_changes, sum.writes_ok, sum.writes_failed
     );
     html! {
         <figure class="charts" ref={figure}>
-            <svg viewBox={format!("0 0 {w} {height}")} role="img" aria-label={aria} {onclick}>
+            <svg viewBox={format!("0 0 {} {}", w.px(), height.px())} role="img" aria-label={aria} {onclick}>
                 { drawing.0.clone() }
                 { for pending }
-                <line class="cursor" x1={cx.to_string()} x2={cx.to_string()} y1="0" y2={axis_y.to_string()} />
-                <text class="cursor-label" x={(cx + 4.0).min(w - 40.0).to_string()} y={(first_y - 1.0).to_string()}>{ fmt_t_precise(props.cursor) }</text>
+                <line class="cursor" x1={cx.px()} x2={cx.px()} y1="0" y2={axis_y.px()} />
+                <text class="cursor-label" x={(cx + 4.0).min(w - 40.0).px()} y={(first_y - 1.0).px()}>{ fmt_t_precise(props.cursor) }</text>
                 if let Some((t, label)) = &props.mark {
-                    <line class="mark" x1={x(*t).to_string()} x2={x(*t).to_string()} y1="0" y2={axis_y.to_string()} />
-                    <text class="mark-label" x={(x(*t) + 4.0).min(w - 160.0).to_string()} y={(axis_y - 4.0).to_string()}>{ label }</text>
+                    <line class="mark" x1={x(*t).px()} x2={x(*t).px()} y1="0" y2={axis_y.px()} />
+                    <text class="mark-label" x={(x(*t) + 4.0).min(w - 160.0).px()} y={(axis_y - 4.0).px()}>{ label }</text>
                 }
             </svg>
             <figcaption>
-                { format!("Whole run{}: quorum lost {} s · {} leader elections · writes {} ok, {} failed", if props.computed < duration { " (computed so far)" } else { "" }, sum.quorum_lost_s, sum.leader_changes, sum.writes_ok, sum.writes_failed) }
+                { format!("Whole run{}: quorum lost {} s · {} leader elections · writes {} ok, {} failed", if props.computed < duration { " (computed so far)" } else { "" }, Short(sum.quorum_lost_s, 3), sum.leader_changes, sum.writes_ok, sum.writes_failed) }
                 <span class="legend" aria-label="Chart colours">
                     <span><i class="key ok"></i>{ "all ok" }</span>
                     <span><i class="key partial"></i>{ "some fail (share ok)" }</span>

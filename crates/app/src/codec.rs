@@ -12,6 +12,7 @@
 //! Decoding is an input boundary: every failure is a sentence for the person who opened the
 //! link, naming what is wrong, and the page falls back to an intact default scenario.
 
+use crate::fmt::Short;
 use sim::scenario::{self, Scenario};
 
 pub use sim::scenario::link::{base64url_decode, base64url_encode, B64Error, ENCODING};
@@ -163,7 +164,7 @@ pub fn fragment_of(encoded: &str, compare: Option<&str>, t: Option<f64>, embed: 
     }
     if let Some(t) = t {
         // Milliseconds are the finest step the UI records events at.
-        f.push_str(&format!("&t={}", (t * 1000.0).round() / 1000.0));
+        f.push_str(&format!("&t={}", Short(t, 3)));
     }
     if embed {
         f.push_str("&embed");
@@ -254,7 +255,7 @@ pub async fn decode_fragment(hash: &str) -> Link {
             },
             "t" => {
                 understood = true;
-                match sim::kernel::time::parse_decimal(value) {
+                match sim::kernel::decimal::parse_decimal(value) {
                     Some(t) if t.is_finite() => link.t = Some(t),
                     _ => {
                         link.problem.get_or_insert_with(|| {

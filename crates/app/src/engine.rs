@@ -459,7 +459,9 @@ pub fn work_for(run: &mut Run, ms: f64, slice: &Cell<u64>, published_at: &Cell<f
         // Only full slices say how long an event takes (a slice may stop at a target).
         let took = now - at;
         if run.last_events() == n && took > 0.05 {
-            let next = (n as f64 * SLICE_MS / took).clamp(n as f64 / 2.0, n as f64 * 2.0);
+            let next = (n as f64 * SLICE_MS / took)
+                .max(n as f64 / 2.0)
+                .min(n as f64 * 2.0);
             slice.set((next as u64).clamp(100, 50_000));
         }
         at = now;

@@ -1,4 +1,20 @@
-//! Simulated time as people read it: "1:05", "1:05.3", "1:02:03".
+//! Simulated time as people read it ("1:05", "1:05.3", "1:02:03"), and the page's other numbers.
+//!
+//! No `f64` is written with `{}`: core's float formatting (Grisu with a Dragon fallback) would
+//! add 14 KB to the page. Numbers go through `sim::kernel::decimal` instead.
+
+pub use sim::kernel::decimal::{Fixed, Short};
+
+/// An SVG coordinate or length: at most two decimals ("12", "3.5", "0.33").
+pub trait Px {
+    fn px(self) -> String;
+}
+
+impl Px for f64 {
+    fn px(self) -> String {
+        Short(self, 2).to_string()
+    }
+}
 
 /// Whole seconds: "0:42", "12:00", "1:02:03".
 pub fn fmt_t(t: f64) -> String {

@@ -10,6 +10,10 @@
 //! from the URL and lays the panels out: a new panel is a component in [`panels`] and one line
 //! in `App`.
 
+// `f64::clamp` asserts its bounds with a message that formats floats, which alone would bring
+// core's float formatting (14 KB) into the page: `max(lo).min(hi)` instead.
+#![allow(clippy::manual_clamp)]
+
 pub mod catalog;
 pub mod charts;
 pub mod codec;
@@ -95,7 +99,8 @@ pub async fn boot() -> Boot {
             let problem = problem.or_else(|| {
                 (t > end).then(|| {
                     format!(
-                        "This link's time (t={t}) is past the end of its run ({}): showing the end.",
+                        "This link's time (t={}) is past the end of its run ({}): showing the end.",
+                        fmt::Short(t, 3),
                         fmt::fmt_t(end)
                     )
                 })

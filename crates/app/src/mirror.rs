@@ -93,7 +93,7 @@ impl Mirror {
     }
 
     fn reset_status(&mut self, t: f64) {
-        let t = t.clamp(0.0, self.duration_s());
+        let t = t.max(0.0).min(self.duration_s());
         self.awaited_t = Some(t);
         self.status = Status {
             target: t,
@@ -172,7 +172,7 @@ impl Mirror {
 
     /// A seek: the view goes to `t` (the engine is told by the caller).
     pub fn seek(&mut self, t: f64) {
-        let t = t.clamp(0.0, self.duration_s());
+        let t = t.max(0.0).min(self.duration_s());
         self.awaited_t = Some(t);
         self.status.target = t;
     }
@@ -186,7 +186,7 @@ impl Mirror {
     pub fn shown_t(&self) -> f64 {
         match self.awaited_t {
             Some(t) if self.fresh => t,
-            _ => self.snapshot.t.clamp(0.0, self.duration_s()),
+            _ => self.snapshot.t.max(0.0).min(self.duration_s()),
         }
     }
 

@@ -26,6 +26,7 @@
 //! timeline forks there), so the new run agrees with what was shown up to the cursor.
 //! No simulation logic lives here: only scheduling of the core's own `run_until`.
 
+use crate::fmt::Fixed;
 use sim::report::Report;
 use sim::scenario::{Action, Event, Scenario};
 use sim::time::{Duration, SimTime};
@@ -66,13 +67,13 @@ pub fn fits_browser(s: &Scenario) -> Result<(), String> {
         return Ok(());
     }
     Err(format!(
-        "{} hosts for {} would need about {:.1} GB of memory in the page, more than its {:.1} GB: \
+        "{} hosts for {} would need about {} GB of memory in the page, more than its {} GB: \
          save the scenario as JSON and run it natively with \
          `cargo run --release -p clustersim -- run scenario.json`",
         s.hosts.len(),
         s.duration,
-        need / 1e9,
-        BROWSER_BUDGET / 1e9
+        Fixed(need / 1e9, 1),
+        Fixed(BROWSER_BUDGET / 1e9, 1)
     ))
 }
 
@@ -238,7 +239,7 @@ impl Run {
     /// world at or before `t`: the current view, a spare, a clone of a checkpoint (when it is
     /// more than [`Run::clone_margin`] later than those), or a fresh one.
     pub fn seek(&mut self, t: f64) {
-        let t = t.clamp(0.0, self.duration_s());
+        let t = t.max(0.0).min(self.duration_s());
         let at = self.view.at_report_secs(t);
         let spare = self
             .spares
@@ -295,7 +296,7 @@ impl Run {
     /// Playback: moves the view's target forward to `t` on the same world (no jump to a kept
     /// world ahead, so every second is played). Going back is a [`Run::seek`].
     pub fn advance_to(&mut self, t: f64) {
-        let t = t.clamp(0.0, self.duration_s());
+        let t = t.max(0.0).min(self.duration_s());
         if self.view.now() <= self.view.at_report_secs(t) {
             self.target = t;
             self.seeking = false;
@@ -423,7 +424,7 @@ impl Run {
 /// so the event is never after the time shown), and every event after `at` dropped. Refused
 /// with the core's message (`events[3].host: ...`) when invalid.
 pub fn edited(scenario: &Scenario, at: f64, action: Action) -> Result<Edit, String> {
-    let ms = (at.clamp(0.0, scenario.duration.as_secs_f64()) * 1000.0).floor() as u64;
+    let ms = (at.max(0.0).min(scenario.duration.as_secs_f64()) * 1000.0).floor() as u64;
     let at_d = Duration::from_millis(ms).min(scenario.duration);
     let mut scenario = scenario.clone();
     let (kept, dropped): (Vec<Event>, Vec<Event>) =

@@ -346,7 +346,7 @@ impl Session {
                 "page"
             },
             s.checkpoints,
-            s.every,
+            crate::fmt::Short(s.every, 3),
             s.memory_mb
         )
     }

@@ -10,6 +10,7 @@
 //! small cells in a grid per zone (the pod count instead of one chip per pod, the state as a
 //! colour and a mark), under a line that sums the zone up, so 1,000 workers stay drawable.
 
+use crate::fmt::Px;
 use crate::gesture::{island_label, islands, Item, Target};
 use sim::view::{HostState, HostView, LeaderRole, MemberRole, Snapshot};
 use std::cell::RefCell;
@@ -1000,9 +1001,9 @@ pub fn topology(props: &Props) -> Html {
         );
         html! {
             <g key={format!("island {}", isl.id)} data-island={isl.label.clone()} aria-label={format!("{}: {}", isl.label, isl.detail)} role="group">
-                <rect class={class} x={r.x.to_string()} y={r.y.to_string()} width={r.w.to_string()} height={r.h.to_string()} rx="10" />
-                <text class="island-label" x={(r.x + 10.0).to_string()} y={(r.y + 16.0).to_string()}>{ &isl.label }</text>
-                <text class="island-detail" x={(r.x + 10.0).to_string()} y={(r.y + 30.0).to_string()}>{ &isl.detail }</text>
+                <rect class={class} x={r.x.px()} y={r.y.px()} width={r.w.px()} height={r.h.px()} rx="10" />
+                <text class="island-label" x={(r.x + 10.0).px()} y={(r.y + 16.0).px()}>{ &isl.label }</text>
+                <text class="island-detail" x={(r.x + 10.0).px()} y={(r.y + 30.0).px()}>{ &isl.detail }</text>
             </g>
         }
     });
@@ -1018,25 +1019,25 @@ pub fn topology(props: &Props) -> Html {
                     <g key={zone_key} class={classes!("zone", selected(&item).then_some("selected"))} tabindex="0" role="button"
                        aria-label={zone_aria} aria-haspopup="menu" data-zone={c.zone.clone()}
                        onpointerdown={start(item.clone())} onkeydown={key(item.clone())}>
-                        <rect x={h.x.to_string()} y={h.y.to_string()} width={h.w.to_string()} height={h.h.to_string()} rx="4" />
-                        <text x={(h.x + h.w / 2.0).to_string()} y={(h.y + 15.0).to_string()} text-anchor="middle">{ format!("⠿ {}", c.zone) }</text>
+                        <rect x={h.x.px()} y={h.y.px()} width={h.w.px()} height={h.h.px()} rx="4" />
+                        <text x={(h.x + h.w / 2.0).px()} y={(h.y + 15.0).px()} text-anchor="middle">{ format!("⠿ {}", c.zone) }</text>
                     </g>
                 }
             } else {
                 html! {
                     <g key={zone_key} class="zone static" data-zone={c.zone.clone()}>
-                        <rect x={h.x.to_string()} y={h.y.to_string()} width={h.w.to_string()} height={h.h.to_string()} rx="4" />
-                        <text x={(h.x + h.w / 2.0).to_string()} y={(h.y + 15.0).to_string()} text-anchor="middle">{ format!("zone {}", c.zone) }</text>
+                        <rect x={h.x.px()} y={h.y.px()} width={h.w.px()} height={h.h.px()} rx="4" />
+                        <text x={(h.x + h.w / 2.0).px()} y={(h.y + 15.0).px()} text-anchor="middle">{ format!("zone {}", c.zone) }</text>
                     </g>
                 }
             });
             if let Some((r, (counts, states))) = &c.summary {
                 // Narrowed to the zone's width when a line is longer (about 6 px a character).
-                let fit = |t: &str| (t.chars().count() as f64 * 6.0 > r.w).then(|| r.w.to_string());
+                let fit = |t: &str| (t.chars().count() as f64 * 6.0 > r.w).then(|| r.w.px());
                 items.push(html! {
                     <g key={format!("summary {} {}", isl.id, c.zone)}>
-                        <text class="zone-summary" x={r.x.to_string()} y={(r.y + 12.0).to_string()} textLength={fit(counts)} lengthAdjust="spacingAndGlyphs">{ counts }</text>
-                        <text class="zone-summary-states" x={r.x.to_string()} y={(r.y + 26.0).to_string()} textLength={fit(states)} lengthAdjust="spacingAndGlyphs">{ states }</text>
+                        <text class="zone-summary" x={r.x.px()} y={(r.y + 12.0).px()} textLength={fit(counts)} lengthAdjust="spacingAndGlyphs">{ counts }</text>
+                        <text class="zone-summary-states" x={r.x.px()} y={(r.y + 26.0).px()} textLength={fit(states)} lengthAdjust="spacingAndGlyphs">{ states }</text>
                     </g>
                 });
             }
@@ -1066,8 +1067,8 @@ pub fn topology(props: &Props) -> Html {
         };
         html! {
             <g class="ghost" pointer-events="none">
-                <rect x={(x - 60.0).to_string()} y={(y - 14.0).to_string()} width="120" height="28" rx="6" />
-                <text x={x.to_string()} y={(y + 5.0).to_string()} text-anchor="middle">{ label }</text>
+                <rect x={(x - 60.0).px()} y={(y - 14.0).px()} width="120" height="28" rx="6" />
+                <text x={x.px()} y={(y + 5.0).px()} text-anchor="middle">{ label }</text>
             </g>
         }
     });
@@ -1118,18 +1119,18 @@ pub fn topology(props: &Props) -> Html {
         // The menu sits in the wrapper, outside the scrolling box, so it can overlap what is below.
         <div class="topology-wrap">
             <div class="topology-scroll" ref={scroll_ref}>
-                <svg ref={svg_ref.clone()} class="topology" width={lay.width.to_string()} height={lay.height.to_string()}
+                <svg ref={svg_ref.clone()} class="topology" width={lay.width.px()} height={lay.height.px()}
                      role="group" aria-label="Cluster topology: network islands, zones and hosts"
                      {onpointermove} {onpointerup} {onpointercancel}>
-                    <rect class="background" x="0" y="0" width={lay.width.to_string()} height={lay.height.to_string()}
+                    <rect class="background" x="0" y="0" width={lay.width.px()} height={lay.height.px()}
                           onpointerdown={props.on_background.reform(|_: PointerEvent| ())} />
                     { for island_views }
                     { for items }
                     if props.interactive {
                     <g class={new_class}>
-                        <rect x={n.x.to_string()} y={n.y.to_string()} width={n.w.to_string()} height={n.h.to_string()} rx="10" />
-                        <text x={(n.x + n.w / 2.0).to_string()} y={(n.y + n.h / 2.0 - 8.0).to_string()} text-anchor="middle">{ "Drop here:" }</text>
-                        <text x={(n.x + n.w / 2.0).to_string()} y={(n.y + n.h / 2.0 + 10.0).to_string()} text-anchor="middle">{ "new island" }</text>
+                        <rect x={n.x.px()} y={n.y.px()} width={n.w.px()} height={n.h.px()} rx="10" />
+                        <text x={(n.x + n.w / 2.0).px()} y={(n.y + n.h / 2.0 - 8.0).px()} text-anchor="middle">{ "Drop here:" }</text>
+                        <text x={(n.x + n.w / 2.0).px()} y={(n.y + n.h / 2.0 + 10.0).px()} text-anchor="middle">{ "new island" }</text>
                     </g>
                     }
                     { for ghost }
@@ -1142,7 +1143,7 @@ pub fn topology(props: &Props) -> Html {
                 </div>
             }
             if let Some((x, y)) = menu_at {
-                <div class="menu-anchor" style={format!("left:{x}px;top:{y}px")}>{ props.children.clone() }</div>
+                <div class="menu-anchor" style={format!("left:{}px;top:{}px", x.px(), y.px())}>{ props.children.clone() }</div>
             }
         </div>
     }
@@ -1165,12 +1166,12 @@ fn badge(x: f64, y: f64, w: f64, class: &str, words: String) -> Html {
         6.0
     };
     let room = w - 8.0;
-    let fit = (words.chars().count() as f64 * per_char > room).then(|| room.to_string());
+    let fit = (words.chars().count() as f64 * per_char > room).then(|| room.px());
     html! {
         <g class="badge">
             <title>{ &words }</title>
-            <rect class={classes!("badge-box", class.to_string())} x={x.to_string()} y={y.to_string()} width={w.to_string()} height={(BADGE_H - 3.0).to_string()} rx="3" />
-            <text class={classes!("badge-text", class.to_string())} x={(x + 4.0).to_string()} y={(y + 11.5).to_string()} textLength={fit} lengthAdjust="spacingAndGlyphs">{ words }</text>
+            <rect class={classes!("badge-box", class.to_string())} x={x.px()} y={y.px()} width={w.px()} height={(BADGE_H - 3.0).px()} rx="3" />
+            <text class={classes!("badge-text", class.to_string())} x={(x + 4.0).px()} y={(y + 11.5).px()} textLength={fit} lengthAdjust="spacingAndGlyphs">{ words }</text>
         </g>
     }
 }
@@ -1203,9 +1204,9 @@ fn pod_chips(
             };
             html! {
                 <g class={class} data-pod={p.name.clone()} data-workload={p.workload.clone()}>
-                    <rect x={cx.to_string()} y={cy.to_string()} width={size.to_string()} height={size.to_string()} rx="2" />
+                    <rect x={cx.px()} y={cy.px()} width={size.px()} height={size.px()} rx="2" />
                     if !tile {
-                        <text x={(cx + size / 2.0).to_string()} y={(cy + 9.0).to_string()} text-anchor="middle">{ initial(&p.workload) }</text>
+                        <text x={(cx + size / 2.0).px()} y={(cy + 9.0).px()} text-anchor="middle">{ initial(&p.workload) }</text>
                     }
                     <title>{ title }</title>
                 </g>
@@ -1238,8 +1239,8 @@ fn host_body(hv: &HostView, r: Rect, wl: &[WorkloadInfo], dup: &[bool]) -> Html 
             let (class, mark) = if *up { ("ok", "✓") } else { ("out", "✗") };
             parts.push(html! {
                 <g class={classes!("backend", class)} data-backend={name.clone()} data-in-service={up.to_string()}>
-                    <rect x={x.to_string()} y={y.to_string()} width={cw.to_string()} height={(BADGE_H - 3.0).to_string()} rx="3" />
-                    <text x={(x + 4.0).to_string()} y={(y + 11.5).to_string()}>{ format!("{mark} {name}") }</text>
+                    <rect x={x.px()} y={y.px()} width={cw.px()} height={(BADGE_H - 3.0).px()} rx="3" />
+                    <text x={(x + 4.0).px()} y={(y + 11.5).px()}>{ format!("{mark} {name}") }</text>
                     <title>{ format!("backend {name}: {}", if *up { "in service" } else { "out of service (failed health checks)" }) }</title>
                 </g>
             });
@@ -1248,19 +1249,19 @@ fn host_body(hv: &HostView, r: Rect, wl: &[WorkloadInfo], dup: &[bool]) -> Html 
     }
     html! {
         <>
-            <rect class="box" x={r.x.to_string()} y={r.y.to_string()} width={r.w.to_string()} height={r.h.to_string()} rx="6" />
-            <text class="name" x={(r.x + 8.0).to_string()} y={(r.y + 16.0).to_string()}>{ &hv.name }</text>
+            <rect class="box" x={r.x.px()} y={r.y.px()} width={r.w.px()} height={r.h.px()} rx="6" />
+            <text class="name" x={(r.x + 8.0).px()} y={(r.y + 16.0).px()}>{ &hv.name }</text>
             if hv.spot {
-                <text class="tag" x={(r.x + r.w - 8.0).to_string()} y={(r.y + 16.0).to_string()} text-anchor="end">{ "spot" }</text>
+                <text class="tag" x={(r.x + r.w - 8.0).px()} y={(r.y + 16.0).px()} text-anchor="end">{ "spot" }</text>
             }
             if hv.vip {
                 <g class="vip" data-vip="true">
-                    <text class="tag vip" x={(r.x + r.w - if hv.spot { 40.0 } else { 8.0 }).to_string()} y={(r.y + 16.0).to_string()} text-anchor="end">{ "VIP" }</text>
+                    <text class="tag vip" x={(r.x + r.w - if hv.spot { 40.0 } else { 8.0 }).px()} y={(r.y + 16.0).px()} text-anchor="end">{ "VIP" }</text>
                     <title>{ format!("{} holds the API's virtual IP: clients and kubelets that reach it use its apiserver", hv.name) }</title>
                 </g>
             }
-            <text class="roles" x={(r.x + 8.0).to_string()} y={(r.y + 30.0).to_string()}>{ hv.roles.join(" · ") }</text>
-            <text class="state" x={(r.x + 8.0).to_string()} y={(r.y + 44.0).to_string()}>{ state }</text>
+            <text class="roles" x={(r.x + 8.0).px()} y={(r.y + 30.0).px()}>{ hv.roles.join(" · ") }</text>
+            <text class="state" x={(r.x + 8.0).px()} y={(r.y + 44.0).px()}>{ state }</text>
             { for parts }
             { pod_chips(hv, r.x + 4.0, y + 1.0, false, wl, dup) }
         </>
@@ -1282,8 +1283,8 @@ fn cell_body(hv: &HostView, r: Rect, dup: &[bool]) -> Html {
     let s = if n == 1 { "" } else { "s" };
     html! {
         <>
-            <rect class={classes!("box", dup.then_some("dup"))} x="0" y="0" width={r.w.to_string()} height={r.h.to_string()} rx="3" />
-            <text class="count" x={(r.w / 2.0).to_string()} y={(r.h / 2.0 + 4.0).to_string()} text-anchor="middle">{ mark }</text>
+            <rect class={classes!("box", dup.then_some("dup"))} x="0" y="0" width={r.w.px()} height={r.h.px()} rx="3" />
+            <text class="count" x={(r.w / 2.0).px()} y={(r.h / 2.0 + 4.0).px()} text-anchor="middle">{ mark }</text>
             <title>{ format!("{}: {words}, {n} pod{s}{}", hv.name, if dup { ", a duplicate among them" } else { "" }) }</title>
         </>
     }
@@ -1294,9 +1295,9 @@ fn tile_body(hv: &HostView, r: Rect, wl: &[WorkloadInfo], dup: &[bool]) -> Html 
     let (_, words) = tile_words(hv);
     html! {
         <>
-            <rect class="box" x={r.x.to_string()} y={r.y.to_string()} width={r.w.to_string()} height={r.h.to_string()} rx="5" />
-            <text class="name" x={(r.x + 5.0).to_string()} y={(r.y + 13.0).to_string()}>{ &hv.name }</text>
-            <text class="state" x={(r.x + 5.0).to_string()} y={(r.y + 26.0).to_string()}>{ words }</text>
+            <rect class="box" x={r.x.px()} y={r.y.px()} width={r.w.px()} height={r.h.px()} rx="5" />
+            <text class="name" x={(r.x + 5.0).px()} y={(r.y + 13.0).px()}>{ &hv.name }</text>
+            <text class="state" x={(r.x + 5.0).px()} y={(r.y + 26.0).px()}>{ words }</text>
             { pod_chips(hv, r.x + 4.0, r.y + TILE_TOP - 3.0, true, wl, dup) }
         </>
     }
@@ -1350,7 +1351,7 @@ fn host_box(p: &HostBoxProps) -> Html {
     let body = html! {
         <HostBody hv={hv.clone()} w={p.rect.w} h={p.rect.h} look={p.look} workloads={p.workloads.clone()} dup={p.dup.clone()} />
     };
-    let transform = format!("translate({},{})", p.rect.x, p.rect.y);
+    let transform = format!("translate({},{})", p.rect.x.px(), p.rect.y.px());
     let state_class = if p.look == Look::Full {
         state_words(hv).0
     } else {

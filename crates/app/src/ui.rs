@@ -108,7 +108,7 @@ impl UiState {
         UiState {
             playing: false,
             speed: Speed::X10,
-            cursor: cursor.clamp(0.0, duration),
+            cursor: cursor.max(0.0).min(duration),
             duration,
             selection: None,
             notice: None,
@@ -122,7 +122,7 @@ impl UiState {
     /// simulation gets within its budget).
     pub fn play_target(&self, dt_ms: f64) -> Option<f64> {
         // A long pause (background tab) must not jump the run: at most a tenth of a second counts.
-        let dt = dt_ms.clamp(0.0, 100.0) / 1000.0;
+        let dt = dt_ms.max(0.0).min(100.0) / 1000.0;
         self.speed
             .factor()
             .map(|f| (self.cursor + dt * f).min(self.duration))
@@ -163,7 +163,7 @@ impl Reducible for UiState {
         match action {
             UiAction::Loaded { duration, cursor } => {
                 s.duration = duration;
-                s.cursor = cursor.clamp(0.0, duration);
+                s.cursor = cursor.max(0.0).min(duration);
                 s.playing = false;
                 s.selection = None;
             }
@@ -177,11 +177,11 @@ impl Reducible for UiState {
             }
             UiAction::Pause => s.playing = false,
             UiAction::SetSpeed(speed) => s.speed = speed,
-            UiAction::Seek(t) => s.cursor = t.clamp(0.0, s.duration),
+            UiAction::Seek(t) => s.cursor = t.max(0.0).min(s.duration),
             UiAction::Tick { reached } => {
                 s.frame += 1;
                 if s.playing {
-                    s.cursor = reached.clamp(0.0, s.duration);
+                    s.cursor = reached.max(0.0).min(s.duration);
                     if s.at_end() {
                         s.playing = false;
                     }

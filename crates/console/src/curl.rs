@@ -25,7 +25,9 @@ pub fn run(world: &World, from: HostId, args: &[String], jobs: &mut Jobs) -> Out
     while let Some(a) = it.next() {
         match a.as_str() {
             "-m" | "--max-time" => {
-                max_time = it.next().and_then(|v| sim::kernel::time::parse_decimal(v))
+                max_time = it
+                    .next()
+                    .and_then(|v| sim::kernel::decimal::parse_decimal(v))
             }
             s if s.starts_with('-') => {} // -s, -S, -v, -k, -i: the output here has no progress or headers.
             s => url = Some(s),

@@ -434,7 +434,7 @@ fn no_answer(stdout: String, max_time: Option<f64>) -> Output {
             stdout,
             stderr: format!(
                 "^C\nconsole: no answer after {} s of simulated time (curl waits without a timeout); stopped as with Ctrl-C\n",
-                GIVE_UP.as_secs_f64()
+                GIVE_UP.secs()
             ),
             status: 130,
             took_s: GIVE_UP.as_secs_f64(),

@@ -408,7 +408,7 @@ impl Client {
         Answer::Timeout => (
             format!(
                 "^C\nconsole: no answer after {} s of simulated time (kubectl waits without a timeout); stopped as with Ctrl-C\n",
-                SERVER_TIMEOUT.as_secs_f64()
+                SERVER_TIMEOUT.secs()
             ),
             130,
         ),
@@ -1993,7 +1993,7 @@ fn drain(world: &World, from: HostId, node: &str, args: &[String], flags: &Flags
         }
         None => stderr.push_str(&format!(
             "console: still draining after {} s of simulated time; the drain goes on in the run (kubectl drain waits without a timeout)\n",
-            DRAIN_FOLLOWED.as_secs_f64()
+            DRAIN_FOLLOWED.secs()
         )),
     }
     Output {

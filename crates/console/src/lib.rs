@@ -162,7 +162,7 @@ fn sleep(args: &[String]) -> Output {
         'd' => 86_400.0,
         _ => 1.0,
     };
-    match sim::kernel::time::parse_decimal(number) {
+    match sim::kernel::decimal::parse_decimal(number) {
         Some(n) if n.is_finite() && n * scale <= SLEEP_LIMIT.as_secs_f64() => Output {
             took_s: n * scale,
             ..Output::default()
@@ -170,7 +170,7 @@ fn sleep(args: &[String]) -> Output {
         Some(n) if n.is_finite() => Output::error(
             format!(
                 "console: sleep is limited to {} s here\n",
-                SLEEP_LIMIT.as_secs_f64()
+                SLEEP_LIMIT.secs()
             ),
             2,
         ),

@@ -11,6 +11,7 @@
 //! [`run_trial_with`]); without clients the services' figures are absent, without an apiserver
 //! the API's.
 
+use crate::kernel::decimal::Fixed;
 use crate::kernel::rng::Rng;
 use crate::kernel::time::{Duration, SimTime};
 use crate::scenario::{Scenario, ScenarioError, MAX_DURATION};
@@ -66,7 +67,9 @@ pub fn trial_scenario(
     let draws = t.expected_fault_draws();
     if draws > MAX_TRIAL_DRAWS {
         let e = format!(
-            "the fault processes would draw about {draws:.0} faults and repairs in {horizon}; the limit for a trial is {MAX_TRIAL_DRAWS:.0}"
+            "the fault processes would draw about {} faults and repairs in {horizon}; the limit for a trial is {}",
+            Fixed(draws, 0),
+            Fixed(MAX_TRIAL_DRAWS, 0)
         );
         return Err(ScenarioError::new("duration", e));
     }

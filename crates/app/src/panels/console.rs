@@ -4,7 +4,7 @@
 //! A command that changes the cluster is recorded as a scenario event at that moment, so the
 //! run forks there. History with ↑/↓, completion with Tab. Output is text, never markup.
 
-use crate::fmt::fmt_t_precise;
+use crate::fmt::{fmt_t_precise, Fixed};
 use crate::session::use_session;
 use crate::ui::UiAction;
 use web_sys::HtmlInputElement;
@@ -288,7 +288,7 @@ pub fn console_panel() -> Html {
                             if !out.stdout.is_empty() { <pre class="stdout">{ &out.stdout }</pre> }
                             if !out.stderr.is_empty() { <pre class="stderr">{ &out.stderr }</pre> }
                             if out.took_s >= 0.5 || out.status != 0 {
-                                <div class="took">{ format!("took {:.1} s of simulated time · exit status {}", out.took_s, out.status) }</div>
+                                <div class="took">{ format!("took {} s of simulated time · exit status {}", Fixed(out.took_s, 1), out.status) }</div>
                             }
                         }
                     </div>

@@ -1,7 +1,7 @@
 //! Playback: play/pause, one second on, the speed, the scrubber; in the full page also "Heal
 //! network" and "Undo", the two verbs that take a fault or a change back.
 
-use crate::fmt::{fmt_t, fmt_t_precise};
+use crate::fmt::{fmt_t, fmt_t_precise, Short};
 use crate::session::use_session;
 use crate::ui::{Speed, UiAction};
 use sim::scenario::Action;
@@ -64,8 +64,8 @@ pub fn controls() -> Html {
                     { for Speed::ALL.iter().map(|s| html! { <option value={s.label()} selected={*s == ui.speed}>{ s.label() }</option> }) }
                 </select>
             </label>
-            <input type="range" class="scrubber" min="0" max={duration.to_string()} step="0.1"
-                value={ui.cursor.to_string()} oninput={scrub}
+            <input type="range" class="scrubber" min="0" max={Short(duration, 3).to_string()} step="0.1"
+                value={Short(ui.cursor, 3).to_string()} oninput={scrub}
                 aria-label="Simulated time" aria-valuetext={format!("{} of {}", fmt_t_precise(ui.cursor), fmt_t(duration))} />
             if !ui.embed {
                 <button onclick={heal} disabled={!network_faulty}>{ "Heal network" }</button>

@@ -34,7 +34,7 @@ pub fn questions() -> Html {
             String::new()
         };
         html! {
-            <li><button class="question" data-ready={r.id} data-moment={r.moment.to_string()} {onclick}>
+            <li><button class="question" data-ready={r.id} data-moment={crate::fmt::Short(r.moment, 3).to_string()} {onclick}>
                 <span class="q">{ r.question }</span>
                 if !at.is_empty() { <small>{ at }</small> }
             </button></li>

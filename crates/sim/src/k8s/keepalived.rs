@@ -181,8 +181,8 @@ impl Keepalived {
                         self.priority()
                     ),
                     None => format!(
-                        "no advertisement for {:.1} s (3 × advert + skew at priority {})",
-                        self.master_down_interval().as_secs_f64(),
+                        "no advertisement for {} s (3 × advert + skew at priority {})",
+                        crate::kernel::decimal::Fixed(self.master_down_interval().as_secs_f64(), 1),
                         self.priority()
                     ),
                 };

@@ -234,8 +234,8 @@ impl LeaderElector {
     fn lose(&mut self, ctx: &mut Ctx) -> Transition {
         self.leading = false;
         let (deadline, retry) = (
-            self.timings.renew_deadline.as_secs_f64(),
-            self.timings.retry_period.as_secs_f64(),
+            self.timings.renew_deadline.secs(),
+            self.timings.retry_period.secs(),
         );
         let why = format!("its renew poll, begun {retry} s after its last renewal, did not succeed within renewDeadline ({deadline} s); the process exits and the kubelet restarts it");
         ctx.obs.lease_lost(ctx.now, self.lease, self.host, &why);

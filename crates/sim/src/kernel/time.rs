@@ -3,6 +3,7 @@
 //! Nothing in the core reads the wall clock; time only moves when the event
 //! queue jumps to the next event.
 
+use super::decimal::parse_decimal;
 use std::fmt;
 use std::ops::{Add, AddAssign, Sub};
 
@@ -30,6 +31,10 @@ impl Duration {
     }
     pub fn as_secs_f64(self) -> f64 {
         self.0 as f64 / 1e6
+    }
+    /// Seconds for a text: "300", "2.5", "0.000001" (what `{}` of [`Self::as_secs_f64`] writes).
+    pub fn secs(self) -> super::decimal::Short {
+        super::decimal::Short(self.as_secs_f64(), 6)
     }
     /// Scales by a factor, rounding down (used for jittered periods).
     pub fn mul_f64(self, f: f64) -> Duration {
@@ -102,36 +107,6 @@ impl fmt::Display for Duration {
     }
 }
 
-/// Reads a non-negative decimal number as durations, `sleep`, `curl -m` and a link's `t=` write
-/// it: digits with at most one point and an optional exponent (`1.5`, `.5`, `2e3`). Written
-/// here rather than `str::parse::<f64>`, whose correctly rounded tables would add about 10 KB
-/// to the page; the last bit of a 17-digit number does not matter for a time.
-pub fn parse_decimal(s: &str) -> Option<f64> {
-    let (digits, exp) = match s.find(['e', 'E']) {
-        Some(i) => (&s[..i], s[i + 1..].parse::<i32>().ok()?),
-        None => (s, 0),
-    };
-    let (whole, frac) = digits.split_once('.').unwrap_or((digits, ""));
-    if whole.is_empty() && frac.is_empty()
-        || !(whole.bytes().chain(frac.bytes())).all(|b| b.is_ascii_digit())
-    {
-        return None;
-    }
-    let mut mantissa = 0.0;
-    for b in whole.bytes().chain(frac.bytes()) {
-        mantissa = mantissa * 10.0 + f64::from(b - b'0');
-    }
-    let exp = exp.checked_sub(i32::try_from(frac.len()).ok()?)?;
-    if exp.abs() > 400 {
-        return None;
-    }
-    Some(if exp < 0 {
-        mantissa / 10f64.powi(-exp)
-    } else {
-        mantissa * 10f64.powi(exp)
-    })
-}
-
 /// Parses a Go/Kubernetes duration string: a sequence of `<number><unit>` with units
 /// `h`, `m`, `s`, `ms`, `us`/`µs`; decimals allowed (`"1.5s"`). Negative values are refused.
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
@@ -191,30 +166,6 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn reads_decimal_numbers_as_std_does() {
-        for text in [
-            "0",
-            "1",
-            "1.5",
-            ".5",
-            "5.",
-            "2e3",
-            "1.25E-2",
-            "86400",
-            "0.1",
-            "123456.789",
-            "1e-6",
-        ] {
-            assert_eq!(parse_decimal(text), text.parse::<f64>().ok(), "{text}");
-        }
-        for text in [
-            "", ".", "-1", "+1", "1.2.3", "1e", "e3", "1s", "inf", "NaN", "0x10", "1e999",
-        ] {
-            assert_eq!(parse_decimal(text), None, "{text}");
-        }
-    }
 
     #[test]
     fn parses_go_durations() {

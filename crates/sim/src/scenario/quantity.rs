@@ -5,6 +5,7 @@
 //! Left out: the exponent forms (`"1e3"`) and the suffixes below a byte or a millicore.
 
 use super::tree::J;
+use crate::kernel::decimal::Short;
 
 /// Most cores one host or one pod may have (a large machine has a few hundred).
 pub const MAX_CPU_MILLI: u64 = 10_000 * 1000;
@@ -25,7 +26,7 @@ pub fn parse_memory(text: &str) -> Result<u64, String> {
 pub(super) fn cpu_from(j: &J) -> Result<u64, String> {
     let milli = match j {
         J::U(n) => n.checked_mul(1000),
-        J::F(f) if *f >= 0.0 => decimal_times(&f.to_string(), 1000),
+        J::F(f) if *f >= 0.0 => decimal_times(&Short(*f, 9).to_string(), 1000),
         J::Str(s) => match s.strip_suffix('m') {
             Some(m) => decimal_times(m, 1),
             None => decimal_times(s, 1000),
@@ -124,7 +125,7 @@ fn decimal_times(digits: &str, unit: u64) -> Option<u64> {
 fn quoted(j: &J) -> String {
     match j {
         J::Str(s) => format!("\"{}\"", s.chars().take(40).collect::<String>()),
-        J::F(f) => f.to_string(),
+        J::F(f) => Short(*f, 9).to_string(),
         _ => j.found().to_string(),
     }
 }

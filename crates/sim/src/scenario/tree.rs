@@ -114,7 +114,11 @@ impl Serialize for J {
             J::Bool(b) => s.serialize_bool(*b),
             J::U(n) => s.serialize_u64(*n),
             J::I(n) => s.serialize_i64(*n),
-            J::F(n) => s.serialize_f64(*n),
+            // A scenario writes its fractions as strings ("0.5", "1.5s"): only a document read in
+            // holds one, and writing it would take a float formatter into the page.
+            J::F(_) => Err(serde::ser::Error::custom(
+                "a fractional number is never written",
+            )),
             J::Str(x) => s.serialize_str(x),
             J::Arr(v) => {
                 let mut seq = s.serialize_seq(Some(v.len()))?;

@@ -17,6 +17,7 @@ use super::{
     MAX_FAULT_DRAWS, MAX_HOSTS, MAX_LABEL_LEN, MAX_NAME_LEN, MAX_PODS, MAX_POD_NAME_LEN,
     MAX_WORKLOADS, MAX_ZONES, MIN_FAULT_MEAN, SPOT_NOTICE, VERSION,
 };
+use crate::kernel::decimal::Fixed;
 use crate::kernel::time::Duration;
 
 /// A DNS-label-like name: lowercase letters, digits and '-', starting and ending with a letter
@@ -340,8 +341,10 @@ impl Scenario {
                 return fail(
                     p,
                     format!(
-                        "the fault processes would draw about {draws:.0} faults and repairs in {}; the limit is {MAX_FAULT_DRAWS:.0}",
-                        self.duration
+                        "the fault processes would draw about {} faults and repairs in {}; the limit is {}",
+                        Fixed(draws, 0),
+                        self.duration,
+                        Fixed(MAX_FAULT_DRAWS, 0)
                     ),
                 );
             }

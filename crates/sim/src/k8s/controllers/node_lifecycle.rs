@@ -112,7 +112,7 @@ impl Controllers {
                     ctx.obs.node_event(now, NodeChange::NotReady, &n.name, format!(
                         "{} is NotReady (Unknown): the controller-manager has not seen its lease renewed for more than {} s",
                         n.name,
-                        grace.as_secs_f64()
+                        grace.secs()
                     ));
                     if !all_full && take_token(row.zone) {
                         n.taints.push(Taint {

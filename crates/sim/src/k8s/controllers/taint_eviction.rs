@@ -45,7 +45,7 @@ impl Controllers {
             ctx.obs.pod_event(now, PodChange::Evicted, &p.name, &node, &p.workload, format!(
                 "{} was evicted from {node}: tolerationSeconds ({} s) have passed since the controller-manager saw the node tainted unreachable",
                 p.name,
-                self.timings.toleration_seconds.as_secs_f64()
+                self.timings.toleration_seconds.secs()
             ));
             p.deletion = Some(now);
             let ns = namespace_of(&p.workload);
