@@ -337,8 +337,15 @@ test('a large cluster: workers drawn as cells with a summary per zone; scrubbing
   assert.deepEqual(states, ['50 Ready', '0 Ready, 50 not Ready (orange)']);
   assert.match(await hostLabel(page, 'w2'), /Node Unknown, tainted unreachable, \d+ pods running/);
   await screenshot(page, 'large-cluster-cells');
-  // A cell is a host like any other: its menu opens on click.
+  // A cell is a host like any other: its menu opens on click. Cells are drawn fifty at a time
+  // from markup, and a group is redrawn whole when one of its cells changes (here: selected,
+  // then not): the cell keeps the keyboard focus it was given back, and Enter opens its menu.
   await page.locator('[data-host="w2"]').click();
+  await page.getByRole('menu').waitFor({ timeout: 5000 });
+  await page.keyboard.press('Escape');
+  await page.getByRole('menu').waitFor({ state: 'detached', timeout: 5000 });
+  await page.waitForFunction(() => document.activeElement?.getAttribute('data-host') === 'w2', null, { timeout: 5000 });
+  await page.keyboard.press('Enter');
   await page.getByRole('menu').waitFor({ timeout: 5000 });
   await page.keyboard.press('Escape');
   // Once computed, the run keeps checkpoints (every 5 simulated minutes here); going back to

@@ -15,6 +15,7 @@ use crate::gesture::{island_label, islands, Item, Target};
 use sim::view::{HostState, HostView, LeaderRole, MemberRole, Snapshot};
 use std::cell::RefCell;
 use std::rc::Rc;
+use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 const PAD: f64 = 10.0;
@@ -742,6 +743,10 @@ fn tile_words(h: &HostView) -> (&'static str, String) {
     }
 }
 
+/// What [`host_aria`] says to do with a host, left out where nothing can be done.
+const NOT_INTERACTIVE_HINT: &str =
+    " Press Enter for actions; drag to move it to another network island.";
+
 /// The sentence a screen reader hears for a host: its state and every component's.
 pub fn host_aria(h: &HostView) -> String {
     let (_, state) = state_words(h);
@@ -1041,14 +1046,33 @@ pub fn topology(props: &Props) -> Html {
                     </g>
                 });
             }
-            for (i, r, look) in &c.hosts {
-                let hv = &snap.hosts[*i];
+            let (cells, boxes): (Vec<_>, Vec<_>) = c
+                .hosts
+                .iter()
+                .copied()
+                .partition(|(_, _, look)| *look == Look::Cell);
+            for (i, r, look) in boxes {
+                let hv = &snap.hosts[i];
                 let item = Item::Host(hv.name.clone());
-                let dup = marks[*i].clone();
+                let dup = marks[i].clone();
                 items.push(html! {
-                    <HostBox key={format!("host {}", hv.name)} hv={hv.clone()} rect={*r} look={*look} selected={selected(&item)}
+                    <HostBox key={format!("host {}", hv.name)} hv={hv.clone()} rect={r} look={look} selected={selected(&item)}
                         interactive={props.interactive} workloads={props.workloads.clone()} {dup}
                         on_down={host_down.clone()} on_key={host_key.clone()} />
+                });
+            }
+            for group in cells.chunks(CELLS_PER_GROUP) {
+                let cells: Vec<_> = group
+                    .iter()
+                    .map(|&(i, r, _)| {
+                        let hv = &snap.hosts[i];
+                        (hv, r, &marks[i][..], selected(&Item::Host(hv.name.clone())))
+                    })
+                    .collect();
+                let markup = cells_markup(&cells, props.interactive);
+                items.push(html! {
+                    <Cells key={format!("cells {}", cells[0].0.name)} markup={AttrValue::from(markup)}
+                        interactive={props.interactive} on_down={host_down.clone()} on_key={host_key.clone()} />
                 });
             }
         }
@@ -1272,22 +1296,151 @@ fn host_body(hv: &HostView, r: Rect, wl: &[WorkloadInfo], dup: &[bool]) -> Html 
 /// Ready, or "✗" when the host is down or gone. The words
 /// are in its label and tooltip; a copy running beyond the desired count outlines it.
 fn cell_body(hv: &HostView, r: Rect, dup: &[bool]) -> Html {
+    let mut out = String::new();
+    cell_inner(&mut out, hv, r, dup);
+    Html::from_html_unchecked(out.into())
+}
+
+/// What a cell draws inside its group, as SVG markup: see [`Cells`].
+fn cell_inner(out: &mut String, hv: &HostView, r: Rect, dup: &[bool]) {
     let (class, words) = tile_words(hv);
     let n = hv.pods.len();
     let mark = match class {
-        "up" => n.to_string(),
-        "notready" | "standby" => n.to_string(),
+        "up" | "notready" | "standby" => n.to_string(),
         _ => "✗".to_string(),
     };
     let dup = dup.iter().any(|&d| d);
     let s = if n == 1 { "" } else { "s" };
-    html! {
-        <>
-            <rect class={classes!("box", dup.then_some("dup"))} x="0" y="0" width={r.w.px()} height={r.h.px()} rx="3" />
-            <text class="count" x={(r.w / 2.0).px()} y={(r.h / 2.0 + 4.0).px()} text-anchor="middle">{ mark }</text>
-            <title>{ format!("{}: {words}, {n} pod{s}{}", hv.name, if dup { ", a duplicate among them" } else { "" }) }</title>
-        </>
+    let title = format!(
+        "{}: {words}, {n} pod{s}{}",
+        hv.name,
+        if dup { ", a duplicate among them" } else { "" }
+    );
+    out.push_str(&format!(
+        r#"<rect class="box{}" x="0" y="0" width="{}" height="{}" rx="3"></rect><text class="count" x="{}" y="{}" text-anchor="middle">{mark}</text><title>{}</title>"#,
+        if dup { " dup" } else { "" },
+        r.w.px(),
+        r.h.px(),
+        (r.w / 2.0).px(),
+        (r.h / 2.0 + 4.0).px(),
+        escape(&title)
+    ));
+}
+
+/// Text for markup: `&`, `<`, `>` and `"` escaped.
+fn escape(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.contains(['&', '<', '>', '"']) {
+        return s.into();
     }
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .into()
+}
+
+/// At most this many cells are drawn by one [`Cells`].
+const CELLS_PER_GROUP: usize = 50;
+
+#[derive(Properties, PartialEq)]
+struct CellsProps {
+    /// The cells' markup, groups included (see [`cells_markup`]).
+    markup: AttrValue,
+    interactive: bool,
+    on_down: Callback<(Item, PointerEvent)>,
+    on_key: Callback<(Item, KeyboardEvent)>,
+}
+
+/// The cells of a large cluster's plain workers, a few dozen at a time, drawn from markup: as
+/// components, a thousand cells cost the page 20,000 attribute writes and a quarter of a second
+/// on every change (its longest tasks). A group is drawn again only when one of its cells
+/// changes; a pointer or key on a cell reaches the topology through the group, by the cell's
+/// `data-host`, and a cell that had the keyboard focus gets it back after a redraw.
+#[function_component]
+fn Cells(p: &CellsProps) -> Html {
+    // The host whose cell has the focus, to give it back when a redraw replaced the cell.
+    let focused = use_mut_ref(|| None::<String>);
+    {
+        let focused = focused.clone();
+        use_effect_with(p.markup.clone(), move |_| {
+            let lost = gloo_utils::document()
+                .active_element()
+                .is_none_or(|a| a.tag_name().eq_ignore_ascii_case("body"));
+            // Cloned first: focusing fires `focusin`, which writes `focused`.
+            let name = focused.borrow().clone();
+            if let (true, Some(name)) = (lost, name) {
+                crate::menu::focus_selector(&format!("[data-host=\"{}\"]", escape(&name)));
+            }
+        });
+    }
+    let host_of = |e: &Event| -> Option<String> {
+        let target = e.target()?.dyn_into::<web_sys::Element>().ok()?;
+        target
+            .closest("[data-host]")
+            .ok()??
+            .get_attribute("data-host")
+    };
+    let onfocusin = {
+        let focused = focused.clone();
+        Callback::from(move |e: FocusEvent| *focused.borrow_mut() = host_of(&e))
+    };
+    let onfocusout = Callback::from(move |e: FocusEvent| {
+        // Focus moved elsewhere (not lost with a replaced cell): forget it.
+        if e.related_target().is_some() {
+            *focused.borrow_mut() = None;
+        }
+    });
+    let body = Html::from_html_unchecked(p.markup.clone());
+    if !p.interactive {
+        return html! { <g class="cells">{ body }</g> };
+    }
+    let onpointerdown = {
+        let cb = p.on_down.clone();
+        Callback::from(move |e: PointerEvent| {
+            if let Some(name) = host_of(&e) {
+                cb.emit((Item::Host(name), e));
+            }
+        })
+    };
+    let onkeydown = {
+        let cb = p.on_key.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            if let Some(name) = host_of(&e) {
+                cb.emit((Item::Host(name), e));
+            }
+        })
+    };
+    html! {
+        <g class="cells" {onpointerdown} {onkeydown} {onfocusin} {onfocusout}>{ body }</g>
+    }
+}
+
+/// The markup of some cells, each in its group as [`host_box`] draws a host.
+fn cells_markup(cells: &[(&HostView, Rect, &[bool], bool)], interactive: bool) -> String {
+    let mut out = String::new();
+    for (hv, r, dup, selected) in cells {
+        let class = format!(
+            "host {} cell{}",
+            tile_words(hv).0,
+            if *selected { " selected" } else { "" }
+        );
+        let transform = format!("translate({},{})", r.x.px(), r.y.px());
+        let name = escape(&hv.name);
+        if interactive {
+            out.push_str(&format!(
+                r#"<g class="{class}" tabindex="0" role="button" aria-label="{}" transform="{transform}" aria-haspopup="menu" data-host="{name}">"#,
+                escape(&host_aria(hv))
+            ));
+        } else {
+            out.push_str(&format!(
+                r#"<g class="{class}" role="img" aria-label="{}" data-host="{name}" transform="{transform}">"#,
+                escape(&host_aria(hv).replace(NOT_INTERACTIVE_HINT, ""))
+            ));
+        }
+        cell_inner(&mut out, hv, *r, dup);
+        out.push_str("</g>");
+    }
+    out
 }
 
 /// A tile (a plain worker of a large cluster): name, short state, small chips.
@@ -1370,7 +1523,7 @@ fn host_box(p: &HostBoxProps) -> Html {
     );
     if !p.interactive {
         return html! {
-            <g class={g_class} role="img" aria-label={host_aria(hv).replace(" Press Enter for actions; drag to move it to another network island.", "")}
+            <g class={g_class} role="img" aria-label={host_aria(hv).replace(NOT_INTERACTIVE_HINT, "")}
                data-host={hv.name.clone()} {transform}>
                 { body }
             </g>
