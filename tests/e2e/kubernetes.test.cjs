@@ -348,6 +348,19 @@ test('a large cluster: workers drawn as cells with a summary per zone; scrubbing
   await page.keyboard.press('Enter');
   await page.getByRole('menu').waitFor({ timeout: 5000 });
   await page.keyboard.press('Escape');
+  // Zooming into a zone draws its workers one by one (tiles with their pods); the other zone
+  // stays in cells, and zooming out gives the cells back.
+  await page.locator('[data-zone="rack-a"]').click();
+  await page.getByRole('menuitem', { name: 'Zoom in: show each of its workers' }).click();
+  await page.locator('.host.tile').first().waitFor({ timeout: 5000 });
+  assert.equal(await page.locator('.host.tile').count(), 50, 'rack-a: one tile per worker');
+  assert.equal(await page.locator('.host.cell').count(), 50, 'rack-b: still cells');
+  assert.ok(await page.locator('[data-host="w1"].tile .pod').count() > 0, 'a tile shows its pods');
+  await screenshot(page, 'large-cluster-zoomed');
+  await page.locator('[data-zone="rack-a"]').click();
+  await page.getByRole('menuitem', { name: 'Show its workers as cells again' }).click();
+  await page.locator('[data-host="w1"].cell').waitFor({ timeout: 5000 });
+  assert.equal(await page.locator('.host.cell').count(), 100);
   // Once computed, the run keeps checkpoints (every 5 simulated minutes here); going back to
   // 19:50 clones the one at 15:00 instead of replaying 19 minutes and 50 seconds.
   await page.locator('figure.charts figcaption', { hasText: /^Whole run:/ }).waitFor({ timeout: 60000 });

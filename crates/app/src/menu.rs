@@ -18,6 +18,9 @@ pub struct Props {
     pub on_action: Callback<Action>,
     pub on_move: Callback<(Item, Target)>,
     pub on_close: Callback<()>,
+    /// A zone's zoom in or out of its cells (the label, and what it does), when it has cells.
+    #[prop_or_default]
+    pub zoom: Option<(AttrValue, Callback<()>)>,
 }
 
 #[function_component(Menu)]
@@ -126,7 +129,20 @@ pub fn menu(props: &Props) -> Html {
             }
             (format!("{name} ({})", h.zone), Item::Host(name.clone()), b)
         }
-        Selection::Zone(z) => (format!("zone {z}"), Item::Zone(z.clone()), Vec::new()),
+        Selection::Zone(z) => {
+            let mut b = Vec::new();
+            if let Some((label, zoom)) = &props.zoom {
+                let (zoom, selector) = (zoom.clone(), selector.clone());
+                b.push((
+                    label.to_string(),
+                    Callback::from(move |_: MouseEvent| {
+                        zoom.emit(());
+                        focus_selector(&selector);
+                    }),
+                ));
+            }
+            (format!("zone {z}"), Item::Zone(z.clone()), b)
+        }
     };
     // Moves: to every island the item is not wholly in already, and to a new one.
     let groups = islands(snap);

@@ -203,6 +203,11 @@ pub fn dup_marks(snap: &Snapshot, dups: &[(String, u32, u32)]) -> Vec<Vec<bool>>
         .collect()
 }
 
+/// Whether plain workers are drawn as cells (a zone can then be zoomed into).
+pub fn draws_cells(snap: &Snapshot) -> bool {
+    worker_look(snap) == Look::Cell
+}
+
 /// How plain workers (no other role) are drawn: full boxes, tiles when there are many of them,
 /// cells when the cluster is large.
 fn worker_look(snap: &Snapshot) -> Look {
@@ -375,17 +380,18 @@ fn split_tiles(snap: &Snapshot, hosts: &[usize], look: Look) -> (Vec<usize>, Vec
 fn zone_columns(
     snap: &Snapshot,
     zones: &[(usize, Vec<usize>)],
-    look: Look,
+    looks: &[Look],
     max_inner: f64,
 ) -> Vec<usize> {
-    let sizes: Vec<(usize, usize)> = zones
+    let sizes: Vec<(usize, usize, Look)> = zones
         .iter()
-        .map(|(_, hosts)| {
+        .zip(looks)
+        .map(|((_, hosts), &look)| {
             let (f, t) = split_tiles(snap, hosts, look);
-            (f.len(), t.len())
+            (f.len(), t.len(), look)
         })
         .collect();
-    let rows = |(f, t): (usize, usize), k: usize| {
+    let rows = |(f, t, look): (usize, usize, Look), k: usize| {
         let small = if look == Look::Cell {
             0.12 * t.div_ceil(cells_per_row(k)) as f64
         } else {
@@ -424,8 +430,9 @@ fn zone_columns(
 
 /// Where everything goes, for a drawing `avail` pixels wide: islands left to right (wrapping
 /// onto new rows), in each the zones (in scenario order) that have hosts there (wrapping too),
-/// and the hosts of each zone in a grid.
-pub fn layout(snap: &Snapshot, avail: f64) -> Layout {
+/// and the hosts of each zone in a grid. The `zoomed` zone of a cluster drawn in cells shows its
+/// workers as tiles.
+pub fn layout(snap: &Snapshot, avail: f64, zoomed: Option<&str>) -> Layout {
     let avail = if avail > 0.0 { avail } else { DEFAULT_WIDTH };
     let groups = islands(snap);
     let partitioned = groups.len() > 1;
@@ -447,7 +454,14 @@ pub fn layout(snap: &Snapshot, avail: f64) -> Layout {
             })
         })
         .collect();
-    let ks = zone_columns(snap, &zones, look, max_inner);
+    let looks: Vec<Look> = zones
+        .iter()
+        .map(|(_, hosts)| match look {
+            Look::Cell if zoomed == Some(snap.hosts[hosts[0]].zone.as_str()) => Look::Tile,
+            look => look,
+        })
+        .collect();
+    let ks = zone_columns(snap, &zones, &looks, max_inner);
 
     // Each island on its own, at the origin.
     let mut boxes: Vec<IslandBox> = Vec::new();
@@ -456,7 +470,7 @@ pub fn layout(snap: &Snapshot, avail: f64) -> Layout {
         let (mut x, mut y, mut row_h, mut inner_w) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
         for (zi, (_, hosts)) in zones.iter().enumerate().filter(|(_, (isl, _))| *isl == n) {
             let z = &snap.hosts[hosts[0]].zone;
-            let (placed, summary, w, h) = place_zone(snap, hosts, look, ks[zi]);
+            let (placed, summary, w, h) = place_zone(snap, hosts, looks[zi], ks[zi]);
             if x > 0.0 && x + w > max_inner {
                 x = 0.0;
                 y += row_h + ZONE_GAP;
@@ -809,6 +823,9 @@ pub struct Props {
     pub on_select: Callback<Item>,
     /// A press on empty space: close any menu.
     pub on_background: Callback<()>,
+    /// The zone whose workers are drawn one by one although the cluster is drawn in cells.
+    #[prop_or_default]
+    pub zoomed: Option<String>,
     /// A drop onto an island or onto "new island".
     pub on_move: Callback<(Item, Target)>,
     /// A drag dropped where nothing takes it.
@@ -823,7 +840,7 @@ pub fn topology(props: &Props) -> Html {
     let snap = &props.snapshot;
     let scroll_ref = use_node_ref();
     let avail = crate::width::use_width(scroll_ref.clone());
-    let lay = layout(snap, avail);
+    let lay = layout(snap, avail, props.zoomed.as_deref());
     let svg_ref = use_node_ref();
     let drag: Rc<RefCell<Option<Drag>>> = use_mut_ref(|| None);
     let force = use_force_update();
@@ -1587,7 +1604,7 @@ mod tests {
         for r in crate::catalog::READY {
             let (snap, _) = snapshot_at(r.id, 0.0);
             for avail in [600.0, 760.0, 980.0, 1300.0] {
-                let lay = layout(&snap, avail);
+                let lay = layout(&snap, avail, None);
                 assert!(
                     lay.width <= avail.max(HOST_W + 2.0 * (PAD + IPAD)) + 0.5,
                     "{} at {avail}: {}",
@@ -1677,7 +1694,7 @@ mod tests {
         w.run_until(until, u64::MAX);
         let snap = w.snapshot();
         assert!(snap.hosts.len() > COMPACT_ABOVE);
-        let lay = layout(&snap, 900.0);
+        let lay = layout(&snap, 900.0, None);
         assert!(
             lay.width <= 900.5 && lay.height < 900.0,
             "{} × {}",

@@ -101,6 +101,8 @@ pub struct UiState {
     pub embed: bool,
     /// Whether the topology editor panel is open.
     pub editor_open: bool,
+    /// The zone whose workers the topology draws one by one in a cluster drawn in cells.
+    pub zoomed: Option<String>,
 }
 
 impl UiState {
@@ -115,6 +117,7 @@ impl UiState {
             frame: 0,
             embed: false,
             editor_open: false,
+            zoomed: None,
         }
     }
 
@@ -153,6 +156,8 @@ pub enum UiAction {
     Notify(Option<Notice>),
     /// Opens or closes the topology editor.
     ToggleEditor,
+    /// Draws a zone's workers one by one (`Some`), or every zone in cells again.
+    Zoom(Option<String>),
 }
 
 impl Reducible for UiState {
@@ -190,6 +195,7 @@ impl Reducible for UiState {
             UiAction::Select(sel) => s.selection = sel,
             UiAction::Notify(n) => s.notice = n,
             UiAction::ToggleEditor => s.editor_open = !s.editor_open,
+            UiAction::Zoom(zone) => s.zoomed = zone,
         }
         Rc::new(s)
     }

@@ -32,6 +32,7 @@ pub fn cluster_panel() -> Html {
         workloads.clone(),
         ui.embed,
         session.sim.scenario_version,
+        ui.zoomed.clone(),
     );
     let session = session.clone();
     (*use_memo(key, move |_| {
@@ -93,15 +94,32 @@ fn topology(
         Callback::from(move |action: Action| session.apply(action))
     };
     let menu = ui.selection.as_ref().map(|sel| {
+        // A zone of a cluster drawn in cells can be zoomed into: its workers one by one.
+        let zoom = match sel {
+            Selection::Zone(z) if crate::topology::draws_cells(&snapshot) => {
+                let (ui, zoomed) = (ui.clone(), ui.zoomed.as_ref() == Some(z));
+                let (label, next) = if zoomed {
+                    ("Show its workers as cells again", None)
+                } else {
+                    ("Zoom in: show each of its workers", Some(z.clone()))
+                };
+                let zoom = Callback::from(move |()| {
+                    ui.dispatch(UiAction::Zoom(next.clone()));
+                    ui.dispatch(UiAction::Select(None));
+                });
+                Some((AttrValue::from(label), zoom))
+            }
+            _ => None,
+        };
         html! {
             <Menu snapshot={snapshot.clone()} selection={sel.clone()}
                 when={AttrValue::from(fmt_t_precise(view_t))}
-                {on_action} on_move={on_move.clone()} on_close={close_menu.clone()} />
+                {on_action} on_move={on_move.clone()} on_close={close_menu.clone()} {zoom} />
         }
     });
     html! {
         <Topology snapshot={Shared::new(snapshot)} {workloads} selection={ui.selection.clone()}
-            {on_select} {on_move} {on_miss} on_background={close_menu}>
+            {on_select} {on_move} {on_miss} on_background={close_menu} zoomed={ui.zoomed.clone()}>
             { for menu }
         </Topology>
     }
