@@ -1030,6 +1030,8 @@ pub fn topology(props: &Props) -> Html {
         }
     });
     let mut items: Vec<Html> = Vec::new();
+    // Cells groups in drawing order: the first drawing reveals them a few per frame.
+    let mut groups_drawn = 0usize;
     for isl in &lay.islands {
         for c in &isl.columns {
             let item = Item::Zone(c.zone.clone());
@@ -1079,6 +1081,8 @@ pub fn topology(props: &Props) -> Html {
                 });
             }
             for group in cells.chunks(CELLS_PER_GROUP) {
+                let order = groups_drawn;
+                groups_drawn += 1;
                 let cells: Vec<_> = group
                     .iter()
                     .map(|&(i, r, _)| {
@@ -1088,7 +1092,7 @@ pub fn topology(props: &Props) -> Html {
                     .collect();
                 let markup = cells_markup(&cells, props.interactive);
                 items.push(html! {
-                    <Cells key={format!("cells {}", cells[0].0.name)} markup={AttrValue::from(markup)}
+                    <Cells key={format!("cells {}", cells[0].0.name)} markup={AttrValue::from(markup)} {order}
                         interactive={props.interactive} on_down={host_down.clone()} on_key={host_key.clone()} />
                 });
             }
@@ -1358,11 +1362,17 @@ fn escape(s: &str) -> std::borrow::Cow<'_, str> {
 
 /// At most this many cells are drawn by one [`Cells`].
 const CELLS_PER_GROUP: usize = 50;
+/// Groups of cells that first appear in the same frame.
+const GROUPS_PER_FRAME: usize = 4;
 
 #[derive(Properties, PartialEq)]
 struct CellsProps {
     /// The cells' markup, groups included (see [`cells_markup`]).
     markup: AttrValue,
+    /// The group's place among the topology's groups: the first drawing of a thousand cells at
+    /// once is a task of a tenth of a second (the browser's style and layout), so groups appear
+    /// [`GROUPS_PER_FRAME`] at a time.
+    order: usize,
     interactive: bool,
     on_down: Callback<(Item, PointerEvent)>,
     on_key: Callback<(Item, KeyboardEvent)>,
@@ -1375,6 +1385,16 @@ struct CellsProps {
 /// `data-host`, and a cell that had the keyboard focus gets it back after a redraw.
 #[function_component]
 fn Cells(p: &CellsProps) -> Html {
+    let wait_ms = (p.order / GROUPS_PER_FRAME) as u32 * 16;
+    let shown = use_state(|| wait_ms == 0);
+    {
+        let shown = shown.clone();
+        use_effect_with((), move |_| {
+            let reveal = (!*shown)
+                .then(|| gloo_timers::callback::Timeout::new(wait_ms, move || shown.set(true)));
+            move || drop(reveal)
+        });
+    }
     // The host whose cell has the focus, to give it back when a redraw replaced the cell.
     let focused = use_mut_ref(|| None::<String>);
     {
@@ -1407,7 +1427,11 @@ fn Cells(p: &CellsProps) -> Html {
             *focused.borrow_mut() = None;
         }
     });
-    let body = Html::from_html_unchecked(p.markup.clone());
+    let body = if *shown {
+        Html::from_html_unchecked(p.markup.clone())
+    } else {
+        Html::default()
+    };
     if !p.interactive {
         return html! { <g class="cells">{ body }</g> };
     }
