@@ -97,7 +97,7 @@ impl World {
                 };
                 let mut a = Apiserver::new(h, endpoints);
                 a.start(&mut ctx);
-                procs.apiserver = Some(a);
+                procs.apiserver = Some(Box::new(a));
             }
             Port::Lb => {
                 let backends = apiservers;
@@ -119,7 +119,7 @@ impl World {
                     LeaderElector::new(KUBE_VIP_LEASE, h, name, me, api, KUBE_VIP_TIMINGS, rng);
                 let mut p: Leading<HoldVip> = Leading::new(elector, port, ());
                 p.start(&mut ctx);
-                procs.kube_vip = Some(p);
+                procs.kube_vip = Some(Box::new(p));
             }
             Port::Keepalived => {
                 let mut k = Keepalived::new(h, apiservers);
@@ -161,7 +161,7 @@ impl World {
                     };
                     let mut p: Leading<Controllers> = Leading::new(elector, port, spec);
                     p.start(&mut ctx);
-                    procs.kcm = Some(p);
+                    procs.kcm = Some(Box::new(p));
                 } else {
                     let order = self.hosts.worker_order.clone();
                     let capacity = self.hosts.capacity.clone();
@@ -187,7 +187,7 @@ impl World {
                     };
                     let mut p: Leading<Scheduler> = Leading::new(elector, port, spec);
                     p.start(&mut ctx);
-                    procs.scheduler = Some(p);
+                    procs.scheduler = Some(Box::new(p));
                 }
             }
             Port::Kubelet => {
