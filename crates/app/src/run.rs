@@ -45,7 +45,7 @@ const INTERVALS_MIN: [u64; 12] = [1, 2, 5, 10, 15, 20, 30, 60, 120, 240, 480, 14
 
 /// Estimated bytes of a world of `hosts` hosts at report second `t`. Measured natively with a
 /// counting allocator on the reference clusters (100 and 1,000 workers, ≈ 10 pods each, a rack
-/// split in the first hour, then quiet hours up to a day): ≈ 34 KB per host at the start (27 KB at
+/// split in the first hour, then quiet hours up to a day): ≈ 29 KB per host at the start (22 KB at
 /// 1,000 workers), then ≈ 450 KB per simulated hour whatever the size (the per-second series of the
 /// record), more in churning hours. The model rounds both up and adds 1 KB per host per hour.
 pub fn world_bytes(hosts: usize, t: f64) -> f64 {
