@@ -97,3 +97,19 @@ test('a phone (360 and 390 px): no sideways scroll, readable charts', async (t) 
     await page.close();
   }
 });
+
+// The page writes and reads numbers through the core's `kernel::decimal`: core's float
+// formatting (Grisu, whose table of cached powers of ten starts with this word) and the float
+// parser's tables would add about 24 KB gzipped. One `{}` of an f64 anywhere brings them back.
+test('the page carries no float formatting or parsing tables', () => {
+  const fs = require('node:fs');
+  const path = require('node:path');
+  const { DIST } = require('./lib.cjs');
+  const wasm = fs.readdirSync(DIST).find((f) => f.endsWith('.wasm'));
+  const bytes = fs.readFileSync(path.join(DIST, wasm));
+  const word = (hex) => Buffer.from(hex, 'hex').reverse();
+  // grisu::CACHED_POW10[0].0 (core's f64 Display) and dec2flt's POWER_OF_FIVE_128[0] (str::parse).
+  for (const [name, hex] of [['Grisu cached powers of ten', 'e61acf033d1a45df'], ['powers of five (float parsing)', 'eef453d6923bd65a']]) {
+    assert.equal(bytes.indexOf(word(hex)), -1, `${wasm} holds ${name}`);
+  }
+});
