@@ -350,6 +350,7 @@ test('a large cluster: workers drawn as cells with a summary per zone; scrubbing
   await page.keyboard.press('Escape');
   // Zooming into a zone draws its workers one by one (tiles with their pods); the other zone
   // stays in cells, and zooming out gives the cells back.
+  assert.match(await page.locator('[data-zone="rack-a"]').getAttribute('aria-label'), /or see each of its workers/);
   await page.locator('[data-zone="rack-a"]').click();
   await page.getByRole('menuitem', { name: 'Zoom in: show each of its workers' }).click();
   await page.locator('.host.tile').first().waitFor({ timeout: 5000 });

@@ -1032,19 +1032,28 @@ pub fn topology(props: &Props) -> Html {
     let mut items: Vec<Html> = Vec::new();
     // Cells groups in drawing order: the first drawing reveals them a few per frame.
     let mut groups_drawn = 0usize;
+    let zoomable = draws_cells(snap);
     for isl in &lay.islands {
         for c in &isl.columns {
             let item = Item::Zone(c.zone.clone());
             let h = c.header;
             let zone_key = format!("zone {} {}", isl.id, c.zone);
             items.push(if props.interactive {
-                let zone_aria = format!("Zone {}: press Enter to move it to another network island, or drag it.", c.zone);
+                // In a cluster drawn in cells, the zone's menu also zooms in on its workers.
+                let what = if zoomable {
+                    "move it to another network island, or see each of its workers"
+                } else {
+                    "move it to another network island"
+                };
+                let zone_aria = format!("Zone {}: press Enter to {what}, or drag it.", c.zone);
+                let tip = format!("Zone {}: click to {what}; drag it to cut it off.", c.zone);
                 html! {
                     <g key={zone_key} class={classes!("zone", selected(&item).then_some("selected"))} tabindex="0" role="button"
                        aria-label={zone_aria} aria-haspopup="menu" data-zone={c.zone.clone()}
                        onpointerdown={start(item.clone())} onkeydown={key(item.clone())}>
                         <rect x={h.x.px()} y={h.y.px()} width={h.w.px()} height={h.h.px()} rx="4" />
                         <text x={(h.x + h.w / 2.0).px()} y={(h.y + 15.0).px()} text-anchor="middle">{ format!("⠿ {}", c.zone) }</text>
+                        <title>{ tip }</title>
                     </g>
                 }
             } else {
