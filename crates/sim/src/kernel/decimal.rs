@@ -79,10 +79,17 @@ fn write_decimal(f: &mut fmt::Formatter<'_>, x: f64, places: u8, trim: bool) -> 
         }
     }
     let sign = if x < 0.0 && n != 0 { "-" } else { "" };
-    let text = if digits == 0 {
-        format!("{sign}{whole}")
-    } else {
-        format!("{sign}{whole}.{frac:0digits$}", digits = digits as usize)
+    let digits = digits as usize;
+    // Written in place unless padded: the page writes thousands of SVG numbers a frame.
+    if f.width().is_none() {
+        return match digits {
+            0 => write!(f, "{sign}{whole}"),
+            _ => write!(f, "{sign}{whole}.{frac:0digits$}"),
+        };
+    }
+    let text = match digits {
+        0 => format!("{sign}{whole}"),
+        _ => format!("{sign}{whole}.{frac:0digits$}"),
     };
     f.pad(&text)
 }
