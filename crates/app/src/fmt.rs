@@ -1,4 +1,5 @@
-//! Simulated time as people read it ("1:05", "1:05.3", "1:02:03"), and the page's other numbers.
+//! Simulated time as people read it ("1:05", "1:05.3", "1:02:03"), the page's other numbers, and
+//! text put into markup.
 //!
 //! No `f64` is written with `{}`: core's float formatting (Grisu with a Dragon fallback) would
 //! add 14 KB to the page. Numbers go through `sim::kernel::decimal` instead.
@@ -14,6 +15,18 @@ impl Px for f64 {
     fn px(self) -> String {
         Short(self, 2).to_string()
     }
+}
+
+/// Text for markup (an element's content or an attribute's value): `&`, `<`, `>` and `"` escaped.
+pub fn escape(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.contains(['&', '<', '>', '"']) {
+        return s.into();
+    }
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .into()
 }
 
 /// Whole seconds: "0:42", "12:00", "1:02:03".
@@ -52,5 +65,19 @@ pub fn now_ms() -> f64 {
             .elapsed()
             .as_secs_f64()
             * 1000.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markup_text_is_escaped_and_plain_text_is_not_copied() {
+        assert_eq!(escape(r#"a<b & "c">"#), "a&lt;b &amp; &quot;c&quot;&gt;");
+        assert!(matches!(
+            escape("w12: Ready, 11 pods"),
+            std::borrow::Cow::Borrowed(_)
+        ));
     }
 }

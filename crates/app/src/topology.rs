@@ -10,7 +10,7 @@
 //! small cells in a grid per zone (the pod count instead of one chip per pod, the state as a
 //! colour and a mark), under a line that sums the zone up, so 1,000 workers stay drawable.
 
-use crate::fmt::Px;
+use crate::fmt::{escape, Px};
 use crate::gesture::{island_label, islands, Item, Target};
 use sim::view::{HostState, HostView, LeaderRole, MemberRole, Snapshot};
 use std::cell::RefCell;
@@ -1355,18 +1355,6 @@ fn cell_inner(out: &mut String, hv: &HostView, r: Rect, dup: &[bool]) {
         (r.h / 2.0 + 4.0).px(),
         escape(&title)
     ));
-}
-
-/// Text for markup: `&`, `<`, `>` and `"` escaped.
-fn escape(s: &str) -> std::borrow::Cow<'_, str> {
-    if !s.contains(['&', '<', '>', '"']) {
-        return s.into();
-    }
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-        .into()
 }
 
 /// At most this many cells are drawn by one [`Cells`].

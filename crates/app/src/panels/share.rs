@@ -70,15 +70,10 @@ pub fn share() -> Html {
                 return say();
             }
             let link = link_of(true);
-            let title = sim
-                .borrow()
-                .scenario()
-                .name
-                .replace('"', "&quot;")
-                .replace('<', "&lt;");
+            let title = crate::fmt::escape(&sim.borrow().scenario().name).into_owned();
             let code = format!(
                 "<iframe src=\"{}\" title=\"Kubernetes HA Playground: {title}\" width=\"100%\" height=\"760\" style=\"border:1px solid #c9c9ce;border-radius:8px\" loading=\"lazy\"></iframe>\n{}",
-                link.replace('&', "&amp;").replace('"', "&quot;"),
+                crate::fmt::escape(&link),
                 embed_listener()
             );
             copy(&code);
