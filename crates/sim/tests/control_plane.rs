@@ -509,3 +509,104 @@ fn a_reconnected_kubelet_that_reports_ready_is_not_marked_unknown_again() {
         );
     }
 }
+
+/// Three control-plane hosts with etcd on spot instances, replaced `replace_after` after each
+/// reclaim (`every` between interruptions per host).
+fn spot_control_plane(seed: u64, duration: &str, every: &str) -> String {
+    format!(
+        r#"{{"version":1,"name":"cp on spot","seed":{seed},"duration":"{duration}",
+        "hosts":[{{"name":"m1","roles":["control-plane","etcd"],"spot":true}},
+                 {{"name":"m2","roles":["control-plane","etcd"],"spot":true}},
+                 {{"name":"m3","roles":["control-plane","etcd"],"spot":true}},
+                 {{"name":"lb","roles":["load-balancer"]}},{{"name":"users","roles":["client"]}},
+                 {{"name":"w1","roles":["worker"]}}],
+        "workloads":[{{"kind":"Deployment","name":"web","replicas":2,"service":true}}],
+        "faults":[{{"hosts":"spot","spot_interruptions_every":"{every}","replace_after":"5m"}}]}}"#
+    )
+}
+
+/// The facts sheet (Spot instances): every reclaimed etcd member must be removed and a new one
+/// added. A replacement removes the reclaimed machine's member from itself, then kubeadm joins a
+/// new member (a learner, promoted once caught up): the cluster is back to three voters, and with
+/// reclaims far apart it never loses quorum.
+#[test]
+fn a_reclaimed_control_plane_host_is_replaced_by_a_new_etcd_member() {
+    let json = spot_control_plane(3, "5h", "3h");
+    let r = sim::run_scenario(&json).unwrap();
+    let notices: Vec<(f64, String)> = (r.events.iter())
+        .filter(|e| e.kind == "host.spot_notice")
+        .map(|e| (e.t, e.host.clone().unwrap()))
+        .collect();
+    assert!(notices.len() >= 2, "{notices:?}");
+    // This seed's reclaims are far apart: each replacement has joined before the next notice.
+    for w in notices.windows(2) {
+        assert!(w[1].0 - w[0].0 > 600.0, "{notices:?}");
+    }
+    let ops = &r.summary.operations;
+    for (t, host) in &notices {
+        let replaced_at = t + 120.0 + 300.0;
+        if replaced_at > 5.0 * 3600.0 - 60.0 {
+            continue;
+        }
+        let on = |action: &str| {
+            ops.iter()
+                .find(|o| {
+                    o.action == action && o.host.as_deref() == Some(host) && o.t >= replaced_at
+                })
+                .unwrap_or_else(|| panic!("no {action} on {host} after {replaced_at}: {ops:?}"))
+        };
+        let removed = on("etcd_member_remove");
+        assert!(removed.ok && removed.t - replaced_at < 1.0, "{removed:?}");
+        let joined = on("join");
+        // kubeadm's promotion back-off: 50 ms doubling, at most ≈ 25 s.
+        assert!(joined.ok && joined.t - removed.t < 30.0, "{joined:?}");
+    }
+    assert_eq!(r.summary.etcd.quorum_lost_s, 0.0);
+    // At the end three voters, all up and started.
+    let s = sim::scenario::parse(&json).unwrap();
+    let mut w = sim::world::World::new(s);
+    w.run_until(
+        sim::time::SimTime::ZERO + sim::time::Duration::from_secs(5 * 3600),
+        u64::MAX,
+    );
+    let snap = w.snapshot();
+    let voters = snap
+        .hosts
+        .iter()
+        .filter_map(|h| h.etcd.as_ref())
+        .filter(|m| m.voter)
+        .count();
+    assert_eq!(voters, 3);
+}
+
+/// The facts sheet (Spot instances): two reclaims close together in a 3-member cluster lose
+/// quorum, and then no replacement can remove the old members or join (both need quorum), so
+/// quorum never returns by itself.
+#[test]
+fn two_reclaims_close_together_leave_the_replacements_without_quorum() {
+    let r = sim::run_scenario(&spot_control_plane(1, "4h", "30m")).unwrap();
+    let lost = r
+        .series
+        .etcd_quorum
+        .iter()
+        .position(|&q| !q)
+        .expect("two members out at once");
+    assert!(r.series.etcd_quorum[lost..].iter().all(|&q| !q));
+    let after: Vec<_> = (r.summary.operations.iter())
+        .filter(|o| o.t > lost as f64 + 1.0)
+        .collect();
+    for o in &after {
+        assert!(!o.ok, "{o:?}");
+    }
+    // The first replacement after the loss cannot remove its reclaimed member, so kubeadm's
+    // etcd check fails (later ones may not even reach an API to discover the cluster).
+    let join = after
+        .iter()
+        .find(|o| o.action == "join")
+        .expect("a replacement");
+    let reason = join.reason.as_deref().unwrap();
+    assert!(
+        reason.starts_with("etcd cluster is not healthy"),
+        "{reason}"
+    );
+}

@@ -567,7 +567,9 @@ fn a_five_member_cluster_with_one_dead_member_may_add() {
 /// its leader's heartbeats), so kubeadm's member add fails at once instead of being committed by
 /// a leader the joining host cannot reach (docs/behaviour.md, "etcd membership").
 #[test]
-fn a_join_on_the_minority_side_reaches_no_leader() {
+/// kubeadm's join checks every listed etcd member before it adds one: from the minority side
+/// e1 and e2 do not answer, so the join fails there, and succeeds after the heal.
+fn a_join_on_the_minority_side_fails_kubeadms_etcd_check() {
     let json = r#"{"version": 1, "name": "t", "seed": 2, "duration": "2m", "zones": ["a", "b"],
       "hosts": [{"name": "e1", "zone": "a", "roles": ["etcd"]}, {"name": "e2", "zone": "a", "roles": ["etcd"]},
                 {"name": "e3", "zone": "b", "roles": ["etcd"]}, {"name": "e4", "zone": "b", "roles": ["etcd"], "standby": true}],
@@ -587,7 +589,7 @@ fn a_join_on_the_minority_side_reaches_no_leader() {
     assert_eq!(joins[0].t, 20.0);
     assert_eq!(
         joins[0].reason.as_deref(),
-        Some("no etcd leader: no quorum")
+        Some("etcd cluster is not healthy: its member e1 does not answer (kubeadm join checks every listed member)")
     );
     assert!(joins[1].ok, "after the heal it joins: {:?}", joins[1]);
 }

@@ -158,8 +158,8 @@ fn random_faults_keep_kubernetes_safe_and_it_recovers() {
 }
 
 /// Random topologies (any mix of roles, standby and spot hosts, workloads, settings) with random
-/// events of every kind: whatever the scenario validator accepts must run to the end without a
-/// panic and give a report. `TOPOLOGY_SWEEP_COUNT` (default 1,000 in release, 30 in debug).
+/// events of every kind and spot replacements: whatever the scenario validator accepts must run
+/// to the end without a panic or a safety violation and give a report. `TOPOLOGY_SWEEP_COUNT` (default 1,000 in release, 30 in debug).
 #[test]
 fn random_topologies_and_actions_never_panic() {
     let default = if cfg!(debug_assertions) { 30 } else { 1000 };
@@ -271,8 +271,20 @@ fn random_topologies_and_actions_never_panic() {
                 5 + r.below(170)
             ));
         }
+        // Spot hosts are also interrupted at random and replaced (etcd members removed and
+        // joined anew), at a pace that makes several replacements overlap.
+        let faults = if !spots.is_empty() && r.below(2) == 0 {
+            format!(
+                r#"[{{"hosts": "spot", "spot_interruptions_every": "{}s", "replace_after": "{}s"}}]"#,
+                30 + r.below(120),
+                1 + r.below(60)
+            )
+        } else {
+            "[]".to_string()
+        };
         let json = format!(
             r#"{{"version": 1, "name": "topology {seed}", "seed": {seed}, "duration": "3m", "zones": ["z0", "z1", "z2"],
+              "faults": {faults},
               "hosts": [{}],
               "workloads": [{{"kind": "Deployment", "name": "web", "replicas": {}, "service": true}},
                             {{"kind": "StatefulSet", "name": "db", "replicas": 1}}, {{"kind": "DaemonSet", "name": "agent"}}],
@@ -298,8 +310,10 @@ fn random_topologies_and_actions_never_panic() {
         };
         let mut world = World::new(scenario);
         world.run_to_end();
-        let report = sim::report(&world).to_json();
-        assert!(report.contains("\"summary\""), "seed {seed}");
+        let report = sim::report(&world);
+        // And the safety invariants hold (one etcd cluster per ID, one leader per term, …).
+        assert_eq!(report.summary.violations, [], "seed {seed}");
+        assert!(report.to_json().contains("\"summary\""), "seed {seed}");
         ran += 1;
     }
     println!("topology sweep: {ran} of {n} generated scenarios were valid and ran to the end");

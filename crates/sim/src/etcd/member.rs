@@ -24,6 +24,11 @@
 //! that lag a little; a member further behind receives a snapshot of the leader's store as of
 //! now, and its watches are cancelled (their revisions were compacted), so their clients re-list.
 //!
+//! A member's id names its host and which of the host's members it is (see [`member_id`]): a
+//! member added again after a removal, or on a replacement machine, is a new member with a new
+//! id, as etcd gives every `member add` a fresh one, so what peers remember about the old one
+//! (removed, or still listed and dead) never applies to the new one.
+//!
 //! Left out: watch history (a watcher re-lists instead of resuming from a revision), MVCC
 //! compaction and defragmentation, leases with TTLs, auth, gRPC proxies.
 
@@ -106,6 +111,19 @@ struct Unconfirmed {
     sent: SimTime,
 }
 
+/// The id of the `incarnation`-th member ever added on `host` (the first, 0, is the host's own
+/// index, so a cluster that never replaces a member has ids equal to host indices). Hosts take
+/// the low 16 bits, incarnations the high 16.
+pub fn member_id(host: HostId, incarnation: u32) -> MemberId {
+    debug_assert!(host < 1 << 16 && incarnation < 1 << 16);
+    host | (incarnation << 16)
+}
+
+/// The host a member runs on.
+pub fn member_host(id: MemberId) -> HostId {
+    id & 0xffff
+}
+
 /// etcd's `readIndexRetryTime`: how often an unconfirmed ReadIndex is sent again.
 const READ_INDEX_RETRY: Duration = Duration::from_millis(500);
 
@@ -133,7 +151,7 @@ pub struct EtcdMember<V> {
     pub removed: bool,
     /// Members this one has seen removed from the cluster: a message from one of them is
     /// answered "removed member" (etcd's `410`), never stepped.
-    removed_peers: BTreeSet<HostId>,
+    removed_peers: BTreeSet<MemberId>,
     /// Connect to every peer at the next tick (the process just started).
     dial: bool,
     watchers: Vec<Watcher>,
@@ -155,12 +173,9 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
         )
     }
 
-    pub fn joining(host: HostId, cluster: u64, cfg: EtcdConfig, rng: Rng) -> Self {
-        let mut m = Self::with_raft(
-            host,
-            Raft::new_joining(host as MemberId, cfg.raft(), rng),
-            cfg,
-        );
+    /// A member added to `cluster` (`--initial-cluster-state=existing`, an empty data dir).
+    pub fn joining(id: MemberId, cluster: u64, cfg: EtcdConfig, rng: Rng) -> Self {
+        let mut m = Self::with_raft(member_host(id), Raft::new_joining(id, cfg.raft(), rng), cfg);
         m.cluster = cluster;
         m
     }
@@ -221,7 +236,7 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
             return;
         }
         if std::mem::take(&mut self.dial) {
-            let me = self.host as MemberId;
+            let me = self.raft.id();
             let peers: Vec<MemberId> = self
                 .raft
                 .voters()
@@ -232,10 +247,10 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
                 .collect();
             for p in peers {
                 let to = Addr {
-                    host: p as HostId,
+                    host: member_host(p),
                     port: Port::Etcd,
                 };
-                ctx.send(Port::Etcd, to, Msg::Dial);
+                ctx.send(Port::Etcd, to, Msg::Dial { from: me });
             }
         }
         self.raft.tick();
@@ -286,28 +301,38 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
             }
             return;
         }
-        let peer = from.host;
-        let from_peer = matches!(msg, Msg::Raft { .. } | Msg::RaftSnapshot { .. } | Msg::Dial);
-        if from_peer && self.removed_peers.contains(&peer) {
+        let peer = match &msg {
+            Msg::Raft { msg, .. } => Some(msg.from),
+            Msg::RaftSnapshot { msg, .. } => Some(msg.from),
+            Msg::Dial { from } => Some(*from),
+            _ => None,
+        };
+        if let Some(p) = peer.filter(|p| self.removed_peers.contains(p)) {
             let to = Addr {
-                host: peer,
+                host: from.host,
                 port: Port::Etcd,
             };
-            ctx.send(Port::Etcd, to, Msg::Removed);
+            ctx.send(Port::Etcd, to, Msg::Removed { to: p });
             return;
         }
-        if let Msg::Removed = msg {
+        let me = self.raft.id();
+        if let Msg::Removed { to } = msg {
+            if to != me {
+                return;
+            }
             // etcd's errMemberRemoved: the process stops, and stays stopped.
             self.removed = true;
             self.cancel_watches(ctx);
-            ctx.obs.etcd_removed(ctx.now, self.host, peer);
+            ctx.obs.etcd_removed(ctx.now, self.host, from.host);
             return;
         }
         match msg {
-            // Messages of another cluster (after a force-new-cluster) are dropped, as etcd does.
-            // A snapshot is only taken with the store that belongs to it.
+            // Messages of another cluster (after a force-new-cluster), or for an earlier member
+            // of this host, are dropped, as etcd does. A snapshot is only taken with the store
+            // that belongs to it.
             Msg::Raft { cluster, msg }
                 if cluster == self.cluster
+                    && msg.to == me
                     && !matches!(msg.kind, raft::MsgKind::Snapshot { .. }) =>
             {
                 self.raft.step(msg);
@@ -316,7 +341,7 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
                 cluster,
                 msg,
                 store,
-            } if cluster == self.cluster => {
+            } if cluster == self.cluster && msg.to == me => {
                 self.incoming = Some(store);
                 self.raft.step(*msg);
             }
@@ -368,8 +393,8 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
                 let mut members: Vec<(HostId, bool)> = raft
                     .voters()
                     .iter()
-                    .map(|&m| (m as HostId, false))
-                    .chain(raft.learners().iter().map(|&m| (m as HostId, true)))
+                    .map(|&m| (member_host(m), false))
+                    .chain(raft.learners().iter().map(|&m| (member_host(m), true)))
                     .collect();
                 crate::kernel::sort::sort(&mut members);
                 reply(ctx, client, id, EtcdResponse::Members(members));
@@ -377,7 +402,7 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
             EtcdRequest::Status => {
                 let raft = &self.raft;
                 let status = MemberStatus {
-                    leader: raft.leader().map(|m| m as HostId),
+                    leader: raft.leader().map(member_host),
                     term: raft.term(),
                     commit_index: raft.commit_index(),
                     applied_index: raft.applied_index(),
@@ -418,10 +443,19 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
         if self.raft.role() != Role::Leader {
             return Err("no leader");
         }
-        let me = |id| self.raft.voters().contains(&id) || self.raft.learners().contains(&id);
+        let raft = &self.raft;
+        let me = |id| raft.voters().contains(&id) || raft.learners().contains(&id);
+        // A member's address is its host's: a host with a member in the configuration has its peer URL taken.
+        let host_taken = |id| {
+            (raft.voters().iter().chain(raft.learners()))
+                .any(|&m| member_host(m) == member_host(id))
+        };
         match cc {
             ConfChange::AddVoter(id) | ConfChange::AddLearner(id) if me(id) => {
                 return Err("member ID already exists");
+            }
+            ConfChange::AddVoter(id) | ConfChange::AddLearner(id) if host_taken(id) => {
+                return Err("Peer URLs already exists");
             }
             ConfChange::PromoteLearner(id) if !self.raft.learners().contains(&id) => {
                 return Err("can only promote a learner member");
@@ -522,7 +556,7 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
         let (cluster, applied) = (self.cluster, self.raft.applied_index());
         for msg in self.raft.drain_messages() {
             let to = Addr {
-                host: msg.to as HostId,
+                host: member_host(msg.to),
                 port: Port::Etcd,
             };
             // A snapshot goes with the store as of now: Raft took it at the applied index, and
@@ -544,6 +578,7 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
         }
         // Changes applied together go to each watcher as one batch, as etcd's watch stream
         // sends what it has.
+        let me = self.raft.id();
         let committed = self.raft.take_committed();
         let mut changes = Vec::with_capacity(if self.watchers.is_empty() {
             0
@@ -574,14 +609,11 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
                 }
             }
             match entry.data {
-                EntryData::Conf(ConfChange::Remove(m)) if m == self.host as MemberId => {
+                EntryData::Conf(ConfChange::Remove(m)) if m == me => {
                     self.removed = true;
                 }
                 EntryData::Conf(ConfChange::Remove(m)) => {
-                    self.removed_peers.insert(m as HostId);
-                }
-                EntryData::Conf(ConfChange::AddVoter(m) | ConfChange::AddLearner(m)) => {
-                    self.removed_peers.remove(&(m as HostId));
+                    self.removed_peers.insert(m);
                 }
                 _ => {}
             }
@@ -653,7 +685,7 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
                         StepDownReason::HandedOver { to } => {
                             let text = format!(
                                 "it is stopping cleanly and handed its leadership to {} first",
-                                ctx.obs.name(to as HostId)
+                                ctx.obs.name(member_host(to))
                             );
                             ctx.obs.etcd_stepped_down(ctx.now, self.host, term, &text);
                             continue;

@@ -119,7 +119,11 @@ pub enum Msg<V> {
         id: u64,
     },
     /// A member that (re)starts connects to each peer it knows (etcd's peer streams).
-    Dial,
+    Dial {
+        from: super::raft::MemberId,
+    },
     /// A peer's answer to a member it has recorded as removed (etcd's `410 removed member`).
-    Removed,
+    Removed {
+        to: super::raft::MemberId,
+    },
 }

@@ -12,8 +12,8 @@ type Names<'a> = MemberMap<&'a str, ()>;
 use super::error::{fail, index_path, quote, ScenarioError, R};
 use super::limits::check_count;
 use super::{
-    Action, ApiEndpoint, FaultKind, Role, Scenario, Selector, SettingKey, SettingValue,
-    WorkloadKind, COREDNS, DEFAULT_ZONE, MAX_DESCRIPTION_LEN, MAX_DURATION, MAX_EVENTS, MAX_FAULTS,
+    Action, ApiEndpoint, FaultKind, Scenario, Selector, SettingKey, SettingValue, WorkloadKind,
+    COREDNS, DEFAULT_ZONE, MAX_DESCRIPTION_LEN, MAX_DURATION, MAX_EVENTS, MAX_FAULTS,
     MAX_FAULT_DRAWS, MAX_HOSTS, MAX_LABEL_LEN, MAX_NAME_LEN, MAX_PODS, MAX_POD_NAME_LEN,
     MAX_WORKLOADS, MAX_ZONES, MIN_FAULT_MEAN, SPOT_NOTICE, VERSION,
 };
@@ -297,21 +297,8 @@ impl Scenario {
                 }
                 FaultKind::SpotInterruptions {
                     every,
-                    replace_after,
+                    replace_after: _,
                 } => {
-                    let selected = self.selected_hosts(&f.targets);
-                    let etcd = selected
-                        .iter()
-                        .find(|&&h| self.hosts[h].has_role(Role::Etcd));
-                    if let (Some(&h), Some(_)) = (etcd, replace_after) {
-                        return fail(
-                            format!("{p}.replace_after"),
-                            format!(
-                                "{} runs etcd: replacing an etcd member is not simulated yet (interrupt it without replace_after)",
-                                quote(&self.hosts[h].name)
-                            ),
-                        );
-                    }
                     if let Some(h) = self
                         .selected_hosts(&f.targets)
                         .into_iter()
@@ -786,8 +773,6 @@ mod tests {
              "faults[0].hosts: selects no host"),
             (edited(|v| v["faults"] = json!([{"hosts": "role:worker", "spot_interruptions_every": "1h"}])),
              "faults[0].hosts: \"w1\" is not a spot host (spot interruptions need \"spot\": true)"),
-            (edited(|v| { v["hosts"][0]["spot"] = json!(true); v["faults"] = json!([{"hosts": "spot", "spot_interruptions_every": "1h", "replace_after": "5m"}]) }),
-             "faults[0].replace_after: \"etcd-1\" runs etcd: replacing an etcd member is not simulated yet (interrupt it without replace_after)"),
             // 9 hosts, each failing and repaired every 2 s on average, for 7 days.
             (edited(|v| { v["duration"] = json!("168h"); v["faults"] = json!([{"hosts": "all", "mtbf": "1s", "mttr": "1s"}]) }),
              "faults[0]: the fault processes would draw about 5443200 faults and repairs in 168h; the limit is 100000"),

@@ -5,7 +5,7 @@
 
 use super::membership::AfterStop;
 use super::{Ev, K8sCtx, World};
-use crate::etcd::raft::{ConfChange, MemberId};
+use crate::etcd::raft::ConfChange;
 use crate::k8s::operator::Operator;
 use crate::k8s::Observe as _;
 use crate::kernel::net::HostId;
@@ -94,7 +94,7 @@ impl World {
             }
             Action::EtcdMemberAdd { host, learner } => {
                 if let Some(h) = self.hosts.id(&host) {
-                    let id = h as MemberId;
+                    let id = self.etcd.next_member_id(h);
                     let change = if learner {
                         ConfChange::AddLearner(id)
                     } else {
@@ -105,7 +105,7 @@ impl World {
             }
             Action::EtcdMemberPromote { host } => {
                 if let Some(h) = self.hosts.id(&host) {
-                    let change = ConfChange::PromoteLearner(h as MemberId);
+                    let change = ConfChange::PromoteLearner(self.etcd.member_id_of(h));
                     self.start_member_change("etcd_member_promote", h, change);
                 }
             }
@@ -114,7 +114,7 @@ impl World {
                     self.start_member_change(
                         "etcd_member_remove",
                         h,
-                        ConfChange::Remove(h as MemberId),
+                        ConfChange::Remove(self.etcd.member_id_of(h)),
                     );
                 }
             }
@@ -169,7 +169,12 @@ impl World {
             self.obs
                 .operation(self.now, "join", Some(h), Err(reason.to_string()));
         } else if self.scenario.hosts[h as usize].has_role(Role::Etcd) {
-            self.start_member_change("join", h, ConfChange::AddLearner(h as MemberId));
+            if let Some(down) = self.etcd_unhealthy_for_join(h) {
+                self.join_refused_unhealthy(h, down);
+                return;
+            }
+            let id = self.etcd.next_member_id(h);
+            self.start_member_change("join", h, ConfChange::AddLearner(id));
         } else {
             self.hosts[h as usize].joined = true;
             self.obs.operation(self.now, "join", Some(h), Ok(()));

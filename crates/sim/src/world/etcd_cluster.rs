@@ -5,8 +5,8 @@
 //! state and the network.
 
 use super::hosts::Hosts;
-use crate::etcd::member::EtcdConfig;
-use crate::etcd::raft::{ConfChange, Role as RaftRole};
+use crate::etcd::member::{member_host, member_id, EtcdConfig};
+use crate::etcd::raft::{ConfChange, MemberId, Role as RaftRole};
 use crate::k8s::wire::{EtcdMember, EtcdProbe};
 use crate::kernel::net::{HostId, Network};
 use crate::kernel::rng::Rng;
@@ -20,11 +20,16 @@ pub struct MemberChange {
     pub leader: HostId,
     pub change: ConfChange,
     pub deadline: SimTime,
+    /// Once it commits, the host runs `kubeadm join` (the removal that precedes a replacement's join).
+    pub then_join: bool,
 }
 
 #[derive(Clone)]
 pub struct EtcdCluster {
     pub members: Vec<Option<EtcdMember>>,
+    /// Member ids handed out per host so far: each `member add` (or kubeadm join) of a host
+    /// makes a new member with the next one.
+    incarnations: Vec<u32>,
     /// The hosts with a member in `members`, ascending, so scans for the leader or the voters
     /// need not look at every host.
     pub hosts: Vec<HostId>,
@@ -60,6 +65,7 @@ impl EtcdCluster {
             })
             .collect();
         EtcdCluster {
+            incarnations: members.iter().map(|m| u32::from(m.is_some())).collect(),
             hosts: (0..names.len() as HostId)
                 .filter(|&h| members[h as usize].is_some())
                 .collect(),
@@ -71,6 +77,36 @@ impl EtcdCluster {
             probe,
             rng,
         }
+    }
+
+    /// The id a new member on `host` gets (a `member add`): never one the cluster has seen.
+    pub fn next_member_id(&self, host: HostId) -> MemberId {
+        member_id(host, self.incarnations[host as usize])
+    }
+
+    /// A `member add` of `id` was proposed: the id is spent, committed or not.
+    pub fn claim_member_id(&mut self, id: MemberId) {
+        let n = &mut self.incarnations[member_host(id) as usize];
+        *n = (*n).max((id >> 16) + 1);
+    }
+
+    /// The id of the latest member added on `host` (the one `member remove` or `promote` of
+    /// the host means), or the host's first id if it never had one.
+    pub fn member_id_of(&self, host: HostId) -> MemberId {
+        member_id(host, self.incarnations[host as usize].saturating_sub(1))
+    }
+
+    /// The member with id `id`, if its process's data is still on its host.
+    pub fn member(&self, id: MemberId) -> Option<&EtcdMember> {
+        self.members[member_host(id) as usize]
+            .as_ref()
+            .filter(|m| m.raft.id() == id)
+    }
+
+    /// The machine of `host` is gone with its disk (a reclaimed spot instance being replaced):
+    /// its member, if any, is left only in the others' configuration.
+    pub fn lose_disk(&mut self, host: HostId) {
+        self.members[host as usize] = None;
     }
 
     /// A member now runs on `host` (added to the cluster).
@@ -105,6 +141,13 @@ impl EtcdCluster {
             .map_or(0, |m| m.raft.term())
     }
 
+    /// Whether `id` is in the current cluster's configuration (voter or learner), as the member
+    /// that has applied the most knows it.
+    pub fn listed(&self, id: MemberId) -> bool {
+        self.freshest()
+            .is_some_and(|m| m.raft.voters().contains(&id) || m.raft.learners().contains(&id))
+    }
+
     /// The member of the current cluster that has applied the most: the freshest view of the store.
     pub fn freshest(&self) -> Option<&EtcdMember> {
         self.members
@@ -115,9 +158,9 @@ impl EtcdCluster {
     }
 
     /// Voting members of the current cluster, from the member that has applied the most.
-    pub fn voters(&self) -> Vec<HostId> {
+    pub fn voters(&self) -> Vec<MemberId> {
         self.freshest()
-            .map(|m| m.raft.voters().iter().map(|&id| id as HostId).collect())
+            .map(|m| m.raft.voters().iter().copied().collect())
             .unwrap_or_default()
     }
 
@@ -126,13 +169,13 @@ impl EtcdCluster {
         let voters = self.voters();
         let reachable: Vec<HostId> = voters
             .iter()
-            .copied()
-            .filter(|&h| {
-                net.island_of(h).is_some()
-                    && self.members[h as usize]
-                        .as_ref()
+            .filter(|&&id| {
+                net.island_of(member_host(id)).is_some()
+                    && self
+                        .member(id)
                         .is_some_and(|m| !m.removed && m.cluster == self.current)
             })
+            .map(|&id| member_host(id))
             .collect();
         (
             largest_clique(&reachable, |a, b| net.connected(a, b)),

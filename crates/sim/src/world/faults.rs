@@ -8,8 +8,11 @@
 //! exponential: failures are memoryless, as MTBF/MTTR figures assume.
 //!
 //! A replacement of a reclaimed spot host takes its place: the same name and roles, a fresh
-//! machine that runs `kubeadm join` (one attempt). Leaves out: replacing an etcd member (refused
-//! by validation: the new member would need an identity of its own). A fault
+//! machine (no disk of the old one) that runs `kubeadm join` (one attempt). A replacement with
+//! `etcd` first removes the reclaimed machine's member, which is still listed and would fail
+//! kubeadm's etcd health check, then joins a new member (a learner, promoted once caught up):
+//! both steps need a quorum, so two reclaims close together in a 3-member cluster leave it
+//! without one for good. A fault
 //! that meets a host in another state (a repair of a host the scenario crashed, a failure of a
 //! terminated host) does nothing: the process only repairs what it broke.
 
@@ -211,8 +214,14 @@ impl World {
                         "a replacement for the reclaimed {name} boots ({why}): a fresh machine with the same name and roles, which runs kubeadm join"
                     );
                     self.push_event(EventKind::HostStarted, Some(h), text);
+                    // A fresh machine: the reclaimed one's disk, and its etcd data, are gone.
+                    self.etcd.lose_disk(h);
                     self.boot_host(h);
-                    self.kubeadm_join(h);
+                    if self.scenario.hosts[h as usize].has_role(crate::scenario::Role::Etcd) {
+                        self.replace_etcd_member(h);
+                    } else {
+                        self.kubeadm_join(h);
+                    }
                     // A new machine's Node is schedulable; the reclaimed one's was cordoned by
                     // its drain, and the replacement keeps the name.
                     if self.hosts[h as usize].joined && self.scenario.hosts[h as usize].is_node() {

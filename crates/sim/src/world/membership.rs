@@ -5,7 +5,8 @@
 
 use super::etcd_cluster::MemberChange;
 use super::{EtcdCtx, Ev, World};
-use crate::etcd::raft::{ConfChange, MemberId, Role as RaftRole};
+use crate::etcd::member::member_host;
+use crate::etcd::raft::{ConfChange, Role as RaftRole};
 use crate::k8s::wire::EtcdMember;
 use crate::k8s::Observe as _;
 use crate::kernel::net::HostId;
@@ -115,10 +116,65 @@ impl World {
         host: HostId,
         change: ConfChange,
     ) {
-        if let Err(reason) = self.propose_member_change(action, host, change) {
+        // The operator's commands run on its terminal; kubeadm's on the joining host.
+        let from = if action == "join" {
+            host
+        } else {
+            self.hosts.probe
+        };
+        if let Err(reason) = self.propose_member_change(action, host, change, from, false) {
             self.obs
                 .operation(self.now, action, Some(host), Err(reason.into()));
         }
+    }
+
+    /// The machine replacing a reclaimed control-plane host (a fault's `replace_after`) removes
+    /// the reclaimed machine's etcd member first, from itself (`etcdctl member remove`), since
+    /// kubeadm's etcd health check fails while a listed member does not answer, then joins.
+    /// Both steps need a quorum: without one the replacement cannot join.
+    pub(super) fn replace_etcd_member(&mut self, h: HostId) {
+        let old = self.etcd.member_id_of(h);
+        if !self.etcd.listed(old) {
+            self.kubeadm_join(h);
+            return;
+        }
+        let action = "etcd_member_remove";
+        if let Err(reason) = self.propose_member_change(action, h, ConfChange::Remove(old), h, true)
+        {
+            self.obs
+                .operation(self.now, action, Some(h), Err(reason.into()));
+            self.join_refused_unhealthy(h, old);
+        }
+    }
+
+    /// kubeadm's join of a host with `etcd` checks the health of every member the cluster
+    /// lists (`CheckLocalEtcdClusterStatus`): a member that does not answer from the joining
+    /// host fails the join.
+    pub(super) fn etcd_unhealthy_for_join(&self, h: HostId) -> Option<crate::etcd::raft::MemberId> {
+        let m = self.etcd.freshest()?;
+        let listed = m.raft.voters().iter().chain(m.raft.learners());
+        listed.copied().find(|&id| {
+            let host = member_host(id);
+            let serving = self
+                .etcd
+                .member(id)
+                .is_some_and(|x| !x.removed && x.cluster == self.etcd.current);
+            !(serving && self.hosts[host as usize].up && self.net.connected(h, host))
+        })
+    }
+
+    pub(super) fn join_refused_unhealthy(&mut self, h: HostId, id: crate::etcd::raft::MemberId) {
+        let of = member_host(id);
+        let replaced = if of == h && self.etcd.member(id).is_none() {
+            " (the reclaimed machine this one replaces)"
+        } else {
+            ""
+        };
+        let reason = format!(
+            "etcd cluster is not healthy: its member {}{replaced} does not answer (kubeadm join checks every listed member)",
+            self.hosts.name(of)
+        );
+        self.obs.operation(self.now, "join", Some(h), Err(reason));
     }
 
     /// The etcd leader a membership request from `from` reaches: the first member in host order
@@ -129,12 +185,14 @@ impl World {
         let (h, m) = self.etcd.members().find(|&(h, m)| {
             m.cluster == self.etcd.current
                 && !m.removed
-                && !m.raft.learners().contains(&(h as MemberId))
+                && !m.raft.learners().contains(&m.raft.id())
                 && self.net.connected(from, h)
         })?;
-        let leader = m.raft.leader()? as HostId;
-        let leads = self.etcd.members[leader as usize]
-            .as_ref()
+        let leader_id = m.raft.leader()?;
+        let leader = member_host(leader_id);
+        let leads = self
+            .etcd
+            .member(leader_id)
             .is_some_and(|l| l.raft.role() == RaftRole::Leader && l.raft.term() == m.raft.term());
         (leads && self.net.connected(h, leader)).then_some(leader)
     }
@@ -146,12 +204,9 @@ impl World {
         action: &'static str,
         host: HostId,
         change: ConfChange,
+        from: HostId,
+        then_join: bool,
     ) -> Result<(), &'static str> {
-        let from = if action == "join" {
-            host
-        } else {
-            self.hosts.probe
-        };
         let leader = self
             .leader_reached_from(from)
             .ok_or("no etcd leader: no quorum")?;
@@ -160,6 +215,9 @@ impl World {
             .as_mut()
             .expect("leader exists")
             .propose_member_change(change)?;
+        if let ConfChange::AddVoter(id) | ConfChange::AddLearner(id) = change {
+            self.etcd.claim_member_id(id);
+        }
         let op = self.etcd.changes.len();
         self.etcd.changes.push(MemberChange {
             action,
@@ -167,6 +225,7 @@ impl World {
             leader,
             change,
             deadline: self.now + MEMBER_CHANGE_TIMEOUT,
+            then_join,
         });
         self.queue
             .push(self.now + MEMBER_CHANGE_POLL, Ev::MemberChangeCheck { op });
@@ -175,8 +234,14 @@ impl World {
 
     pub(super) fn check_member_change(&mut self, op: usize) {
         let c = &self.etcd.changes[op];
-        let (host, leader, change, deadline, action) =
-            (c.host, c.leader, c.change, c.deadline, c.action);
+        let (host, leader, change, deadline, action, then_join) = (
+            c.host,
+            c.leader,
+            c.change,
+            c.deadline,
+            c.action,
+            c.then_join,
+        );
         let applied = self.etcd.members[leader as usize]
             .as_ref()
             .is_some_and(|m| {
@@ -197,13 +262,13 @@ impl World {
             if !join_learner {
                 self.obs.operation(self.now, action, Some(host), Ok(()));
             }
-            if let ConfChange::AddVoter(_) | ConfChange::AddLearner(_) = change {
+            if let ConfChange::AddVoter(id) | ConfChange::AddLearner(id) = change {
                 // The operator starts etcd on the new host with an empty data dir (`--initial-cluster-state=existing`).
                 let rng = self.etcd.rng.fork(&format!(
                     "etcd/{}/join/{}",
                     self.hosts[host as usize].name, op
                 ));
-                let member = EtcdMember::joining(host, self.etcd.current, self.etcd.cfg, rng);
+                let member = EtcdMember::joining(id, self.etcd.current, self.etcd.cfg, rng);
                 self.etcd.place(host, member);
                 let newly_joined = !self.hosts[host as usize].joined;
                 self.hosts[host as usize].joined = true;
@@ -219,6 +284,9 @@ impl World {
                     .push(self.now + PROMOTE_BACKOFF, Ev::Promote { host, attempt: 1 });
             }
             self.update_quorum();
+            if then_join {
+                self.kubeadm_join(host);
+            }
         } else if self.now >= deadline {
             self.obs.operation(
                 self.now,
@@ -226,6 +294,9 @@ impl World {
                 Some(host),
                 Err("timed out: the change did not commit (no quorum)".into()),
             );
+            if let (true, ConfChange::Remove(id)) = (then_join, change) {
+                self.join_refused_unhealthy(host, id);
+            }
         } else {
             self.queue
                 .push(self.now + MEMBER_CHANGE_POLL, Ev::MemberChangeCheck { op });
@@ -235,8 +306,8 @@ impl World {
     /// kubeadm's promotion of the learner its join added: refused while the learner has not
     /// caught up (or the cluster is not healthy enough), retried with kubeadm's back-off.
     pub(super) fn promote_joined_learner(&mut self, host: HostId, attempt: u32) {
-        let change = ConfChange::PromoteLearner(host as MemberId);
-        let Err(refused) = self.propose_member_change("join", host, change) else {
+        let change = ConfChange::PromoteLearner(self.etcd.member_id_of(host));
+        let Err(refused) = self.propose_member_change("join", host, change, host, false) else {
             return;
         };
         if attempt < PROMOTE_ATTEMPTS {

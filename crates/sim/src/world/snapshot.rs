@@ -56,7 +56,7 @@ impl World {
                     term: m.raft.term(),
                     commit: m.raft.commit_index(),
                     applied: m.raft.applied_index(),
-                    voter: m.cluster == self.etcd.current && voters.contains(&id),
+                    voter: m.cluster == self.etcd.current && voters.contains(&m.raft.id()),
                 });
                 let procs = &self.procs.on[i];
                 let up = rt.up && rt.joined;
