@@ -88,6 +88,13 @@ pub const READY: &[Ready] = &[
         json: doc!("6-spot-replaced-in-time"),
     },
     Ready {
+        id: "6-spot-replaced-automatically",
+        moment: 3440.0,
+        question: "Control plane on spot, replaced automatically: does it last?",
+        watch: "",
+        json: doc!("6-spot-replaced-automatically"),
+    },
+    Ready {
         id: "7-worker-dies",
         moment: 420.0,
         question: "A worker dies: how long until Kubernetes reacts?",

@@ -302,6 +302,68 @@ fn spot_interruptions_close_together_lose_quorum_unless_members_are_replaced() {
     );
 }
 
+/// The description's claims: automatic replacements (remove the reclaimed member, join a new
+/// one) at notice + 2 min + 5 min keep quorum until two reclaims come 10 s apart; after that
+/// neither step has a quorum (facts sheet, Spot instances), quorum never returns, API writes
+/// stop, and the pods keep serving (the control plane down does not stop running apps).
+#[test]
+fn a_spot_control_plane_replaced_automatically_lasts_until_two_reclaims_meet() {
+    let r = run("6-spot-replaced-automatically");
+    let near = |t: f64, want: f64| (t - want).abs() < 1.0;
+    let notices: Vec<(f64, &str)> = events(&r, "host.spot_notice")
+        .iter()
+        .map(|e| (e.t, e.host.as_deref().unwrap()))
+        .collect();
+    // 6:25 m1, 14:59 m3, 55:04 m3, 55:14 m1.
+    let at = [(385.0, "m1"), (899.0, "m3"), (3304.0, "m3"), (3314.0, "m1")];
+    assert_eq!(notices.len(), at.len(), "{notices:?}");
+    for ((t, h), (want, host)) in notices.iter().zip(at) {
+        assert!(near(*t, want) && *h == host, "{notices:?}");
+    }
+    let op = |action: &str, host: &str, after: f64| {
+        r.summary
+            .operations
+            .iter()
+            .find(|o| o.action == action && o.host.as_deref() == Some(host) && o.t >= after)
+            .unwrap_or_else(|| panic!("no {action} on {host} after {after}"))
+    };
+    // Replaced 2 min (notice) + 5 min (replace_after) after each notice: 13:25 and 21:59 succeed.
+    for (notice, host) in [(notices[0].0, "m1"), (notices[1].0, "m3")] {
+        let removed = op("etcd_member_remove", host, notice + 420.0);
+        let joined = op("join", host, notice + 420.0);
+        assert!(
+            removed.ok && joined.ok && near(removed.t, notice + 420.0),
+            "{removed:?} {joined:?}"
+        );
+    }
+    // 1 of 3 left from m1's termination at 57:14: quorum lost then, and for good.
+    let lost = (notices[3].0 + 120.0).ceil() as usize;
+    let q = &r.series.etcd_quorum;
+    assert!(q[..lost - 1].iter().all(|&x| x), "quorum held until 57:14");
+    assert!(q[lost..].iter().all(|&x| !x), "and never back");
+    // 1:02:04 and 1:02:14: neither replacement can remove its member, so kubeadm's check fails.
+    for (notice, host) in [(notices[2].0, "m3"), (notices[3].0, "m1")] {
+        let removed = op("etcd_member_remove", host, notice + 420.0);
+        assert!(
+            !removed.ok && near(removed.t, notice + 420.0),
+            "{removed:?}"
+        );
+        assert_eq!(removed.reason.as_deref(), Some("no etcd leader: no quorum"));
+        let joined = op("join", host, notice + 420.0);
+        let reason = joined.reason.as_deref().unwrap_or_default();
+        assert!(
+            !joined.ok && reason.starts_with("etcd cluster is not healthy"),
+            "{joined:?}"
+        );
+    }
+    assert!(
+        all(&r.series.api_writable[lost + 10..], false),
+        "API writes stop"
+    );
+    let web = &r.series.service_availability["web"];
+    assert!(mean(&web[lost..]) > 0.999, "{}", mean(&web[lost..]));
+}
+
 #[test]
 fn a_worker_dies_not_ready_then_evicted_statefulset_pod_waits_for_a_forced_delete() {
     let r = run("7-worker-dies");
