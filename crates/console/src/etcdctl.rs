@@ -13,6 +13,8 @@
 
 use super::words::clip;
 use super::{host_named, ip_of, Output};
+use sim::etcd::member::member_host;
+use sim::etcd::raft::MemberId;
 use sim::k8s::wire::{EtcdRequest, EtcdResponse};
 use sim::kernel::net::HostId;
 use sim::kernel::process::{Addr, Port};
@@ -145,12 +147,23 @@ pub fn member_id(name: &str) -> u64 {
     z ^ (z >> 31)
 }
 
+/// The ID etcdctl shows for the simulated member `id`: from its name, and for a later member
+/// of the same host (added again, or on a replacement machine) also from which one it is, as
+/// etcd gives every `member add` a new ID.
+fn shown_id(world: &World, id: MemberId) -> u64 {
+    let name = &world.scenario().hosts[member_host(id) as usize].name;
+    match id >> 16 {
+        0 => member_id(name),
+        k => member_id(&format!("{name}/{k}")),
+    }
+}
+
 /// The members, as the first endpoint that answers lists them.
 fn members(
     world: &World,
     from: HostId,
     flags: &Flags,
-) -> Result<(Vec<(HostId, bool)>, f64), Output> {
+) -> Result<(Vec<(MemberId, bool)>, f64), Output> {
     let mut took = 0.0;
     for e in &flags.endpoints {
         let out = ask(world, from, e, EtcdRequest::MemberList);
@@ -172,17 +185,16 @@ fn member_list(world: &World, from: HostId, flags: &Flags) -> Output {
     };
     // etcd lists its members by ID.
     let mut members = members;
-    sim::kernel::sort::sort_by_key(&mut members, |&(h, _)| {
-        member_id(&world.scenario().hosts[h as usize].name)
-    });
+    sim::kernel::sort::sort_by_key(&mut members, |&(m, _)| shown_id(world, m));
     let rows: Vec<Vec<String>> = members
         .iter()
-        .map(|&(h, learner)| {
+        .map(|&(m, learner)| {
+            let h = member_host(m);
             let name = world.scenario().hosts[h as usize].name.clone();
             let ip = ip_of(h);
-            let started = world.etcd_member_started(h);
+            let started = world.etcd_member_started(m);
             vec![
-                format!("{:x}", member_id(&name)),
+                format!("{:x}", shown_id(world, m)),
                 if started { "started" } else { "unstarted" }.into(),
                 if started { name } else { String::new() },
                 format!("https://{ip}:2380"),
@@ -226,8 +238,8 @@ fn endpoints(world: &World, from: HostId, flags: &Flags) -> Result<(Vec<String>,
     match members(world, from, flags) {
         Ok((m, took)) => Ok((
             m.iter()
-                .filter(|&&(h, _)| world.etcd_member_started(h))
-                .map(|&(h, _)| format!("https://{}:2379", ip_of(h)))
+                .filter(|&&(m, _)| world.etcd_member_started(m))
+                .map(|&(m, _)| format!("https://{}:2379", ip_of(member_host(m))))
                 .collect(),
             took,
         )),
@@ -325,7 +337,10 @@ fn endpoint_status(world: &World, from: HostId, flags: &Flags) -> Output {
         };
         rows.push(vec![
             e.clone(),
-            format!("{:x}", member_id(&world.scenario().hosts[h as usize].name)),
+            format!(
+                "{:x}",
+                world.etcd_member_on(h).map_or(0, |m| shown_id(world, m))
+            ),
             ETCD_VERSION.into(),
             "20 kB".into(),
             (s.leader == Some(h)).to_string(),
@@ -384,6 +399,12 @@ fn member_add(world: &World, from: HostId, flags: &Flags, name: &str, peer: &str
         host: name.to_string(),
         learner: flags.learner,
     };
+    // The ID the add gives the new member (taken from the world before the change).
+    let added = (world.scenario().hosts.iter())
+        .position(|h| h.name == name)
+        .map_or(0, |h| {
+            shown_id(world, world.etcd_next_member_id(h as HostId))
+        });
     let mut out = change(world, from, flags, action);
     if out.record.is_some() {
         let (members, _) = members(world, from, flags).unwrap_or_default();
@@ -391,14 +412,14 @@ fn member_add(world: &World, from: HostId, flags: &Flags, name: &str, peer: &str
             .iter()
             .filter(|&&(m, _)| world.etcd_member_started(m))
             .map(|&(m, _)| {
-                let n = &world.scenario().hosts[m as usize].name;
-                format!("{n}=https://{}:2380", ip_of(m))
+                let n = &world.scenario().hosts[member_host(m) as usize].name;
+                format!("{n}=https://{}:2380", ip_of(member_host(m)))
             })
             .collect();
         cluster.push(format!("{name}={peer}"));
         out.stdout = format!(
             "Member {:x} added to cluster {:x}\n\nETCD_NAME=\"{name}\"\nETCD_INITIAL_CLUSTER=\"{}\"\nETCD_INITIAL_ADVERTISE_PEER_URLS=\"{}\"\nETCD_INITIAL_CLUSTER_STATE=\"existing\"\n",
-            member_id(name),
+            added,
             cluster_id(world),
             cluster.join(","),
             clip(peer),
@@ -415,11 +436,16 @@ fn member_change(world: &World, from: HostId, flags: &Flags, verb: &str, id: &st
             1,
         );
     };
-    let hosts = &world.scenario().hosts;
-    let Some(host) = hosts.iter().find(|h| member_id(&h.name) == id) else {
+    // A host has at most one member listed (an add of a listed host is refused), so the
+    // action names the member by its host.
+    let listed = match members(world, from, flags) {
+        Ok((m, _)) => m,
+        Err(e) => return e,
+    };
+    let Some(&(m, _)) = listed.iter().find(|&&(m, _)| shown_id(world, m) == id) else {
         return error("etcdserver: member not found", 1);
     };
-    let host = host.name.clone();
+    let host = world.scenario().hosts[member_host(m) as usize].name.clone();
     let (action, done) = match verb {
         "remove" => (Action::EtcdMemberRemove { host }, "removed from"),
         _ => (Action::EtcdMemberPromote { host }, "promoted in"),

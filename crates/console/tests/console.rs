@@ -2259,3 +2259,34 @@ fn background_jobs_last_across_lines_of_one_host() {
         "{gone:?}"
     );
 }
+
+/// etcd gives every `member add` a new ID: after m1's reclaimed machine is replaced (13:25 in
+/// the ready scenario: its member removed, a new one joined), `member list` shows m1 with
+/// another ID, and the old ID is gone.
+#[test]
+fn a_replaced_member_is_listed_with_a_new_id() {
+    let json = ready("6-spot-replaced-automatically");
+    let id_of = |t: f64, name: &str| -> String {
+        let w = world_at(&json, t);
+        let out = run(&w, "m2", "etcdctl member list");
+        let line = (out.stdout.lines())
+            .find(|l| l.split(", ").nth(2) == Some(name))
+            .unwrap_or_else(|| panic!("{name} at {t}: {}", out.stdout));
+        line.split(", ").next().unwrap().to_string()
+    };
+    let before = id_of(300.0, "m1");
+    let after = id_of(900.0, "m1");
+    assert_ne!(before, after);
+    let w = world_at(&json, 900.0);
+    let list = run(&w, "m2", "etcdctl member list").stdout;
+    assert_eq!(list.lines().count(), 3, "{list}");
+    assert!(!list.contains(&before), "{list}");
+    // The new ID is the one `member remove` takes; the old one is not found.
+    let gone = run(&w, "m2", &format!("etcdctl member remove {before}"));
+    assert_eq!(gone.stderr.trim(), "Error: etcdserver: member not found");
+    assert_eq!(
+        id_of(300.0, "m2"),
+        id_of(900.0, "m2"),
+        "m2 was not replaced"
+    );
+}

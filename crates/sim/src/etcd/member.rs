@@ -390,11 +390,11 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
             }
             EtcdRequest::MemberList => {
                 let raft = &self.raft;
-                let mut members: Vec<(HostId, bool)> = raft
+                let mut members: Vec<(MemberId, bool)> = raft
                     .voters()
                     .iter()
-                    .map(|&m| (member_host(m), false))
-                    .chain(raft.learners().iter().map(|&m| (member_host(m), true)))
+                    .map(|&m| (m, false))
+                    .chain(raft.learners().iter().map(|&m| (m, true)))
                     .collect();
                 crate::kernel::sort::sort(&mut members);
                 reply(ctx, client, id, EtcdResponse::Members(members));

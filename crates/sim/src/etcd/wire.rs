@@ -60,7 +60,8 @@ pub enum EtcdResponse<V> {
         kvs: Vec<(Key, KeyValue<V>)>,
     },
     /// The cluster's members as this member knows them: (member, is a learner).
-    Members(Vec<(HostId, bool)>),
+    /// Member ids (see [`super::member::member_id`]) and whether each is a learner.
+    Members(Vec<(super::raft::MemberId, bool)>),
     Status(MemberStatus),
     Failed(EtcdError),
 }

@@ -255,12 +255,22 @@ impl World {
         self.queue.popped()
     }
 
-    /// Whether an etcd member was ever started on host `h` (it has published its name).
-    pub fn etcd_member_started(&self, h: HostId) -> bool {
-        self.etcd
-            .members
-            .get(h as usize)
-            .is_some_and(Option::is_some)
+    /// Whether the etcd member `id` was ever started (it has published its name) and its data
+    /// is still on its host.
+    pub fn etcd_member_started(&self, id: crate::etcd::raft::MemberId) -> bool {
+        let h = crate::etcd::member::member_host(id);
+        (h as usize) < self.etcd.members.len() && self.etcd.member(id).is_some()
+    }
+
+    /// The id of the etcd member whose data is on host `h`, if any.
+    pub fn etcd_member_on(&self, h: HostId) -> Option<crate::etcd::raft::MemberId> {
+        let m = self.etcd.members.get(h as usize)?.as_ref()?;
+        Some(m.raft.id())
+    }
+
+    /// The id the next `member add` of host `h` gives its new member.
+    pub fn etcd_next_member_id(&self, h: HostId) -> crate::etcd::raft::MemberId {
+        self.etcd.next_member_id(h)
     }
 
     /// Whether host `h` runs now (up, and part of the cluster).
