@@ -2289,4 +2289,12 @@ fn a_replaced_member_is_listed_with_a_new_id() {
         id_of(900.0, "m2"),
         "m2 was not replaced"
     );
+    // After 1:02:14 the replacements of m3 and m1 could not remove the reclaimed members: they
+    // are still listed, dead, under their names (the cluster keeps a member's published name).
+    let w = world_at(&json, 3800.0);
+    let mut listed: Vec<String> = (run(&w, "m2", "etcdctl member list").stdout.lines())
+        .map(|l| l.split(", ").skip(1).take(2).collect::<Vec<_>>().join(" "))
+        .collect();
+    listed.sort();
+    assert_eq!(listed, ["started m1", "started m2", "started m3"]);
 }

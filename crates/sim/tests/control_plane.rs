@@ -560,6 +560,12 @@ fn a_reclaimed_control_plane_host_is_replaced_by_a_new_etcd_member() {
         let joined = on("join");
         // kubeadm's promotion back-off: 50 ms doubling, at most ≈ 25 s.
         assert!(joined.ok && joined.t - removed.t < 30.0, "{joined:?}");
+        // The reclaimed machine's drain cordoned the Node; the new machine's is schedulable.
+        let uncordoned = on("uncordon");
+        assert!(
+            uncordoned.ok && uncordoned.t - joined.t < 1.0,
+            "{uncordoned:?}"
+        );
     }
     assert_eq!(r.summary.etcd.quorum_lost_s, 0.0);
     // At the end three voters, all up and started.

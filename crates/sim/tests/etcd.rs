@@ -593,3 +593,43 @@ fn a_join_on_the_minority_side_fails_kubeadms_etcd_check() {
     );
     assert!(joins[1].ok, "after the heal it joins: {:?}", joins[1]);
 }
+
+/// A survivor that had been removed and then forced a new cluster adds itself back to its own
+/// configuration (the same member id, the only one ever reused): a member added later replays
+/// both entries, so it must not remember the survivor as removed and stop it.
+#[test]
+fn a_member_added_after_a_removed_survivor_forced_a_new_cluster_does_not_stop_it() {
+    let r = run(&three(
+        7,
+        "",
+        r#"{"at": "10s", "action": "etcd_member_remove", "host": "etcd-1"},
+           {"at": "20s", "action": "crash", "host": "etcd-2"}, {"at": "20s", "action": "crash", "host": "etcd-3"},
+           {"at": "30s", "action": "etcd_force_new_cluster", "host": "etcd-1"},
+           {"at": "40s", "action": "etcd_member_add", "host": "etcd-2"},
+           {"at": "45s", "action": "restart", "host": "etcd-2"}"#,
+    ));
+    let ops: Vec<_> = (r.summary.operations.iter())
+        .map(|o| (o.action.as_str(), o.ok))
+        .collect();
+    assert_eq!(
+        ops,
+        [
+            ("etcd_member_remove", true),
+            ("etcd_force_new_cluster", true),
+            ("etcd_member_add", true)
+        ]
+    );
+    let stopped: Vec<_> = events(&r, "etcd.member_removed")
+        .iter()
+        .filter(|e| e.t > 30.0)
+        .map(|e| e.host.clone())
+        .collect();
+    assert!(stopped.is_empty(), "{stopped:?}");
+    // etcd-1 and the new etcd-2: 2 of 2 voters, writes succeed to the end.
+    let w = &r.series.etcd_writable;
+    assert!(
+        w[60..118].iter().all(|&x| x == Some(true)),
+        "{:?}",
+        &w[40..]
+    );
+}

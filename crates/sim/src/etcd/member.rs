@@ -615,6 +615,10 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
                 EntryData::Conf(ConfChange::Remove(m)) => {
                     self.removed_peers.insert(m);
                 }
+                // Ids are never reused, except by a forced new cluster's survivor adding itself back.
+                EntryData::Conf(ConfChange::AddVoter(m) | ConfChange::AddLearner(m)) => {
+                    self.removed_peers.remove(&m);
+                }
                 _ => {}
             }
         }

@@ -30,6 +30,9 @@ pub struct EtcdCluster {
     /// Member ids handed out per host so far: each `member add` (or kubeadm join) of a host
     /// makes a new member with the next one.
     incarnations: Vec<u32>,
+    /// Per host, how many of its members have started (published their name to the cluster,
+    /// which keeps it after the member's disk is gone).
+    started: Vec<u32>,
     /// The hosts with a member in `members`, ascending, so scans for the leader or the voters
     /// need not look at every host.
     pub hosts: Vec<HostId>,
@@ -66,6 +69,7 @@ impl EtcdCluster {
             .collect();
         EtcdCluster {
             incarnations: members.iter().map(|m| u32::from(m.is_some())).collect(),
+            started: members.iter().map(|m| u32::from(m.is_some())).collect(),
             hosts: (0..names.len() as HostId)
                 .filter(|&h| members[h as usize].is_some())
                 .collect(),
@@ -96,6 +100,16 @@ impl EtcdCluster {
         member_id(host, self.incarnations[host as usize].saturating_sub(1))
     }
 
+    /// Whether member `id` has ever started.
+    pub fn started(&self, id: MemberId) -> bool {
+        (id >> 16)
+            < self
+                .started
+                .get(member_host(id) as usize)
+                .copied()
+                .unwrap_or(0)
+    }
+
     /// The member with id `id`, if its process's data is still on its host.
     pub fn member(&self, id: MemberId) -> Option<&EtcdMember> {
         self.members[member_host(id) as usize]
@@ -111,6 +125,8 @@ impl EtcdCluster {
 
     /// A member now runs on `host` (added to the cluster).
     pub fn place(&mut self, host: HostId, member: EtcdMember) {
+        let n = &mut self.started[host as usize];
+        *n = (*n).max((member.raft.id() >> 16) + 1);
         self.members[host as usize] = Some(member);
         if let Err(i) = self.hosts.binary_search(&host) {
             self.hosts.insert(i, host);

@@ -184,6 +184,20 @@ impl World {
         self.queue_next_fault();
     }
 
+    /// A replacement that has joined: a new machine's Node is schedulable, but the reclaimed
+    /// one's was cordoned by its drain, and the replacement keeps the name.
+    pub(super) fn replacement_joined(&mut self, h: HostId) {
+        let rt = &mut self.hosts[h as usize];
+        if !(rt.replacing && rt.joined) {
+            return;
+        }
+        rt.replacing = false;
+        if self.scenario.hosts[h as usize].is_node() {
+            let name = rt.name.clone();
+            self.with_operator(|o, ctx| o.cordon(ctx, &name, h, false));
+        }
+    }
+
     fn apply_fault(&mut self, d: Draw) {
         let why = format!("faults[{}]", d.process);
         match d.action {
@@ -209,6 +223,7 @@ impl World {
                 if rt.terminated {
                     rt.terminated = false;
                     rt.joined = false;
+                    rt.replacing = true;
                     let name = rt.name.clone();
                     let text = format!(
                         "a replacement for the reclaimed {name} boots ({why}): a fresh machine with the same name and roles, which runs kubeadm join"
@@ -221,11 +236,7 @@ impl World {
                         self.replace_etcd_member(h);
                     } else {
                         self.kubeadm_join(h);
-                    }
-                    // A new machine's Node is schedulable; the reclaimed one's was cordoned by
-                    // its drain, and the replacement keeps the name.
-                    if self.hosts[h as usize].joined && self.scenario.hosts[h as usize].is_node() {
-                        self.with_operator(|o, ctx| o.cordon(ctx, &name, h, false));
+                        self.replacement_joined(h);
                     }
                 }
             }

@@ -32,6 +32,9 @@ pub struct HostRt {
     /// A timer of the world's own will change this host: a spot notice's termination, a
     /// reboot's boot (studies must not skip over it).
     pub change_due: bool,
+    /// A machine replacing a reclaimed spot host, until it has joined (then its Node, cordoned
+    /// by the reclaimed machine's drain, is made schedulable again).
+    pub replacing: bool,
     /// Bumped on every crash, so messages and timers addressed to a previous life are dropped.
     pub incarnation: u64,
     /// Per process: how many times it was stopped or restarted (see `generation`).
@@ -86,6 +89,7 @@ impl Hosts {
                     joined: !h.standby,
                     terminated: false,
                     change_due: false,
+                    replacing: false,
                     process_generation: [0; Port::COUNT],
                 })
                 .collect(),

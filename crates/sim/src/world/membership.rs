@@ -278,6 +278,7 @@ impl World {
                         self.start_k8s_processes(host);
                     }
                 }
+                self.replacement_joined(host);
             }
             if join_learner {
                 self.queue
@@ -346,7 +347,13 @@ impl World {
         let new_cluster = self.etcd.clusters;
         let old_cluster = m.cluster;
         let keep = m.raft.commit_index();
+        // A member that had stopped as removed starts again (its tick loop had ended).
+        let was_stopped = m.removed;
         let discarded = m.force_new_cluster(new_cluster);
+        if was_stopped {
+            self.hosts[h as usize].process_generation[Port::Etcd as usize] += 1;
+            self.start_etcd_ticks(h);
+        }
         self.etcd.current = new_cluster;
         self.obs.etcd_forked(old_cluster, new_cluster, keep);
         self.obs.operation(self.now, action, Some(h), Ok(()));

@@ -255,11 +255,10 @@ impl World {
         self.queue.popped()
     }
 
-    /// Whether the etcd member `id` was ever started (it has published its name) and its data
-    /// is still on its host.
+    /// Whether the etcd member `id` was ever started (it has published its name, which the
+    /// cluster keeps even after the member's machine is gone).
     pub fn etcd_member_started(&self, id: crate::etcd::raft::MemberId) -> bool {
-        let h = crate::etcd::member::member_host(id);
-        (h as usize) < self.etcd.members.len() && self.etcd.member(id).is_some()
+        self.etcd.started(id)
     }
 
     /// The id of the etcd member whose data is on host `h`, if any.
