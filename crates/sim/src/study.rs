@@ -150,10 +150,13 @@ pub fn run_trial_with(
         } else {
             w.now() + check
         };
+        let timer_due = w.own_timer_due();
         w.run_until(step.min(due.unwrap_or(end)).min(end), u64::MAX);
         let now = w.now();
-        if w.next_fault_at() != due {
-            last_change = due.unwrap_or(now);
+        // A fault applied, or a timer of the world's own came (a spot termination): a change,
+        // whose effect the last samples may not show yet.
+        if w.next_fault_at() != due || (timer_due && !w.own_timer_due()) {
+            last_change = due.filter(|_| w.next_fault_at() != due).unwrap_or(now);
             quiet_since = None;
         }
         if shortcut == Shortcut::Off || now >= end || now < last_change + quiet_d {
@@ -174,7 +177,7 @@ pub fn run_trial_with(
         let next = w.next_fault_at().unwrap_or(end).min(end);
         // Up to the next fault: the world is settled, so it meets the fault as the plain run has it.
         let to = next;
-        if to > now + check && settled(&w, n) {
+        if to > now + check && !w.own_timer_due() && settled(&w, n) {
             let d = to - now;
             skipped.credit(&w, d);
             w.skip_to_next_fault(d);

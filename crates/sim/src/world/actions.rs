@@ -173,8 +173,7 @@ impl World {
                 self.join_refused_unhealthy(h, down);
                 return;
             }
-            let id = self.etcd.next_member_id(h);
-            self.start_member_change("join", h, ConfChange::AddLearner(id));
+            self.add_joining_learner(h, 1);
         } else {
             self.hosts[h as usize].joined = true;
             self.obs.operation(self.now, "join", Some(h), Ok(()));

@@ -22,6 +22,8 @@ pub struct MemberChange {
     pub deadline: SimTime,
     /// Once it commits, the host runs `kubeadm join` (the removal that precedes a replacement's join).
     pub then_join: bool,
+    /// Applied, or given up after the command's timeout.
+    pub done: bool,
 }
 
 #[derive(Clone)]
@@ -41,6 +43,8 @@ pub struct EtcdCluster {
     pub clusters: u64,
     pub current: u64,
     pub changes: Vec<MemberChange>,
+    /// kubeadm joins waiting to try adding their learner again.
+    pub joins_due: u32,
     pub probe: EtcdProbe,
     /// Seeds members' and tick loops' randomness, forked by label.
     pub rng: Rng,
@@ -78,6 +82,7 @@ impl EtcdCluster {
             clusters: 1,
             current: 1,
             changes: Vec::new(),
+            joins_due: 0,
             probe,
             rng,
         }

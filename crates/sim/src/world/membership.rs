@@ -18,8 +18,8 @@ use crate::record::{Event, EventKind};
 pub const MEMBER_CHANGE_TIMEOUT: Duration = Duration::from_secs(5);
 /// How often the operator's command looks whether its change has applied.
 const MEMBER_CHANGE_POLL: Duration = Duration::from_millis(100);
-/// kubeadm's back-off between attempts to promote the learner it added (`etcdBackoff`: 50 ms,
-/// doubling, 9 attempts: ≈ 25 s in all).
+/// kubeadm's back-off between attempts to add its learner and to promote it (`etcdBackoff`:
+/// 50 ms, doubling, 9 attempts: ≈ 25 s in all).
 const PROMOTE_BACKOFF: Duration = Duration::from_millis(50);
 const PROMOTE_ATTEMPTS: u32 = 9;
 /// How often a stopping leader looks whether its leadership has moved.
@@ -226,6 +226,7 @@ impl World {
             change,
             deadline: self.now + MEMBER_CHANGE_TIMEOUT,
             then_join,
+            done: false,
         });
         self.queue
             .push(self.now + MEMBER_CHANGE_POLL, Ev::MemberChangeCheck { op });
@@ -258,6 +259,9 @@ impl World {
             });
         // kubeadm's join adds a learner first: the join is done when the learner is promoted.
         let join_learner = action == "join" && matches!(change, ConfChange::AddLearner(_));
+        if applied || self.now >= deadline {
+            self.etcd.changes[op].done = true;
+        }
         if applied {
             if !join_learner {
                 self.obs.operation(self.now, action, Some(host), Ok(()));
@@ -301,6 +305,31 @@ impl World {
         } else {
             self.queue
                 .push(self.now + MEMBER_CHANGE_POLL, Ev::MemberChangeCheck { op });
+        }
+    }
+
+    /// kubeadm's join adds its etcd member as a learner (`MemberAddAsLearner`), trying again
+    /// after a refusal (a leader elected less than 5 s ago fails `--strict-reconfig-check`, a
+    /// change still in progress) with its back-off, as it does for the promotion.
+    pub(super) fn add_joining_learner(&mut self, host: HostId, attempt: u32) {
+        if attempt > 1 {
+            self.etcd.joins_due -= 1;
+        }
+        let change = ConfChange::AddLearner(self.etcd.next_member_id(host));
+        let Err(refused) = self.propose_member_change("join", host, change, host, false) else {
+            return;
+        };
+        if attempt < PROMOTE_ATTEMPTS {
+            self.etcd.joins_due += 1;
+            let wait = Duration(PROMOTE_BACKOFF.as_micros() << attempt);
+            let next = Ev::AddLearner {
+                host,
+                attempt: attempt + 1,
+            };
+            self.queue.push(self.now + wait, next);
+        } else {
+            self.obs
+                .operation(self.now, "join", Some(host), Err(refused.into()));
         }
     }
 

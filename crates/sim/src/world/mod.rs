@@ -104,6 +104,11 @@ enum Ev {
     MemberChangeCheck {
         op: usize,
     },
+    /// kubeadm's next attempt to add the learner of its join.
+    AddLearner {
+        host: HostId,
+        attempt: u32,
+    },
     /// kubeadm's next attempt to promote the learner its join added.
     Promote {
         host: HostId,
@@ -384,6 +389,7 @@ impl World {
             }
             Ev::MemberChangeCheck { op } => self.check_member_change(op),
             Ev::EtcdStopping { h, then, deadline } => self.check_etcd_stopping(h, then, deadline),
+            Ev::AddLearner { host, attempt } => self.add_joining_learner(host, attempt),
             Ev::Promote { host, attempt } => self.promote_joined_learner(host, attempt),
             Ev::Sample => self.sample(),
         }

@@ -1,10 +1,10 @@
 //! Whether the cluster is quiet: no reaction to an earlier change is still on its way. Studies
 //! ask it to judge a stretch settled sooner than their longest settle time. Named here: etcd's
-//! running members not agreeing on one leader of one term (an election under way), a host
-//! waiting for the world's own timer (a spot notice's termination, a reboot's boot: a skip would
-//! delay them), a component of a running host waiting in its restart back-off, a Node whose Ready condition
-//! the API has not yet brought in line with its host (the grace period), and pods bound to a
-//! Node whose host does not run that are not yet evicted (the tolerations). Anything else is
+//! running members not agreeing on one leader of one term (an election under way), a timer of the
+//! world's own still to come ([`World::own_timer_due`]: a study never skips over one), a component
+//! of a running host waiting in its restart back-off, a Node whose Ready condition the API has not
+//! yet brought in line with its host (the grace period), and pods bound to a Node whose host does
+//! not run that are not yet evicted (the tolerations). Anything else is
 //! covered by the study's longer settle time, which applies whenever this answers no; a state
 //! that stays unquiet (a zone cut off, etcd without quorum) only costs a longer wait.
 
@@ -14,6 +14,19 @@ use crate::k8s::objects::{node_key, Condition, PODS};
 use crate::kernel::net::HostId;
 
 impl World {
+    /// Whether a timer of the world's own will change the cluster: a host's (a spot notice's
+    /// termination, a reboot's boot), an etcd membership change being polled, or kubeadm's
+    /// next attempt to add the learner of its join, or to promote it. A study never skips over one: a skip moves only
+    /// the fault draws, so it would reorder them with these.
+    pub fn own_timer_due(&self) -> bool {
+        let learner = (self.etcd.members.iter().flatten())
+            .any(|m| !m.removed && m.raft.learners().contains(&m.raft.id()));
+        self.hosts.iter().any(|rt| rt.change_due)
+            || self.etcd.changes.iter().any(|c| !c.done)
+            || self.etcd.joins_due > 0
+            || learner
+    }
+
     pub fn quiet(&self) -> bool {
         let running = |i: usize| self.host_is_up(i as HostId);
         // One leader, and every running member of the cluster its follower in its term.
@@ -28,7 +41,7 @@ impl World {
         let agreed = members.iter().all(|m| {
             Some(m.raft.term()) == term && matches!(m.raft.role(), Role::Leader | Role::Follower)
         });
-        if leaders != 1 || !agreed || self.hosts.iter().any(|rt| rt.change_due) {
+        if leaders != 1 || !agreed || self.own_timer_due() {
             return false;
         }
         for (i, h) in self.scenario.hosts.iter().enumerate() {
