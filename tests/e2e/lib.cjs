@@ -10,7 +10,7 @@ const SHOTS = path.join(__dirname, 'screenshots');
 
 const TYPES = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.wasm': 'application/wasm',
-  '.css': 'text/css', '.json': 'application/json', '.svg': 'image/svg+xml', '.png': 'image/png',
+  '.css': 'text/css', '.json': 'application/json', '.svg': 'image/svg+xml', '.png': 'image/png', '.txt': 'text/plain; charset=utf-8',
 };
 
 /** The sub-path the tests serve dist/ under, as a GitHub Pages project site is served: nothing

@@ -296,4 +296,27 @@ mod tests {
             assert!(!watch.is_empty(), "{}: no \"what to watch\" text", r.id);
         }
     }
+
+    /// Each ready scenario's question, description and "what to watch" is in every language.
+    #[test]
+    fn every_ready_text_is_translated() {
+        let mut missing = vec![];
+        for l in [lang::Lang::Ru, lang::Lang::Zh, lang::Lang::De] {
+            let path = format!(
+                "{}/../../web/lang/{}.txt",
+                env!("CARGO_MANIFEST_DIR"),
+                l.code()
+            );
+            let c = lang::Catalog::parse(l, &std::fs::read_to_string(path).unwrap()).unwrap();
+            for r in READY {
+                let (context, watch) = r.texts(&r.scenario());
+                for text in [r.question, &context, &watch] {
+                    if !text.is_empty() && !c.translates(text) {
+                        missing.push(format!("{} {}: {text}", l.code(), r.id));
+                    }
+                }
+            }
+        }
+        assert!(missing.is_empty(), "untranslated:\n{}", missing.join("\n"));
+    }
 }

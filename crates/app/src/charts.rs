@@ -4,6 +4,7 @@
 //! The drawing of the series is memoised on the report's version; only the cursor moves per frame.
 
 use crate::fmt::{fmt_t, fmt_t_precise, Px, Short};
+use crate::language::{mark, t as tr, tf as trf, translate, ts as trs};
 use sim::record::{EventKind, Series};
 use sim::report::Report;
 use std::rc::Rc;
@@ -81,25 +82,28 @@ pub fn fault_windows(report: &Report, end: f64) -> Vec<Window> {
         match e.kind {
             EventKind::HostCrashed => {
                 close(&mut open, &mut done, t, |k| k == format!("spot {host}"));
-                open.push((format!("down {host}"), window(format!("{host} down"))));
+                open.push((
+                    format!("down {host}"),
+                    window(trf(format_args!("{host} down"))),
+                ));
             }
             EventKind::HostStarted => {
                 close(&mut open, &mut done, t, |k| k == format!("down {host}"))
             }
             EventKind::HostSpotNotice => open.push((
                 format!("spot {host}"),
-                window(format!("{host} spot notice")),
+                window(trf(format_args!("{host} spot notice"))),
             )),
             EventKind::NetPartition => {
                 close(&mut open, &mut done, t, |k| k == "net partition");
-                open.push(("net partition".into(), window("network partition".into())));
+                open.push(("net partition".into(), window(trs("network partition"))));
             }
             EventKind::NetIsolate => open.push((
                 format!("net isolate {host}"),
-                window(format!("{host} isolated")),
+                window(trf(format_args!("{host} isolated"))),
             )),
             EventKind::NetPartitionOneway => {
-                open.push(("net oneway".into(), window("one-way drop".into())))
+                open.push(("net oneway".into(), window(trs("one-way drop"))))
             }
             EventKind::NetHeal => close(&mut open, &mut done, t, |k| k.starts_with("net")),
             _ => {}
@@ -139,11 +143,11 @@ enum Row<'a> {
     /// Cells of (from, to, css class, label).
     Band {
         title: String,
-        sub: &'static str,
+        sub: String,
         cells: Vec<(f64, f64, &'static str, String)>,
     },
     Leader {
-        title: &'static str,
+        title: String,
         hosts: &'a [String],
         series: &'a [Option<String>],
         marks: Vec<(f64, &'a str, &'a str)>,
@@ -273,12 +277,17 @@ fn share_cells(
     merged
         .into_iter()
         .map(|(t0, t1, c, sum, n)| match c {
-            Class::None => (t0, t1, "unknown", format!("no {what} yet")),
-            Class::Ok => (t0, t1, "ok", format!("100 % of {what} ok")),
-            Class::Lost => (t0, t1, "lost", format!("all {what} FAIL")),
+            Class::None => (t0, t1, "unknown", trf(format_args!("no {what} yet"))),
+            Class::Ok => (t0, t1, "ok", trf(format_args!("100 % of {what} ok"))),
+            Class::Lost => (t0, t1, "lost", trf(format_args!("all {what} FAIL"))),
             Class::Partial => {
                 let pct = (sum / n as f64 * 100.0).max(1.0).min(99.0).round();
-                (t0, t1, "partial", format!("{} % of {what} ok", pct.px()))
+                (
+                    t0,
+                    t1,
+                    "partial",
+                    trf(format_args!("{} % of {what} ok", pct.px())),
+                )
             }
         })
         .collect()
@@ -299,20 +308,26 @@ fn rows<'a>(report: &'a Report, lanes: &'a Lanes, end: f64) -> Vec<Row<'a>> {
     let quorum: Vec<Option<bool>> = s.etcd_quorum.iter().map(|&q| Some(q)).collect();
     let mut rows = vec![
         Row::Band {
-            title: "etcd quorum".into(),
-            sub: "",
-            cells: yes_no(&s.t, &quorum, end, "quorum", "NO QUORUM"),
+            title: trs("etcd quorum"),
+            sub: String::new(),
+            cells: yes_no(&s.t, &quorum, end, tr("quorum"), tr("NO QUORUM")),
         },
         Row::Leader {
-            title: "etcd leader",
+            title: trs("etcd leader"),
             hosts: &lanes.etcd,
             series: &s.etcd_leader,
             marks: marks(&|e| e.kind == EventKind::EtcdLeaderElected),
         },
         Row::Band {
-            title: "etcd writes".into(),
-            sub: "(probe, 1 per s)",
-            cells: yes_no(&s.t, &s.etcd_writable, end, "writes succeed", "writes FAIL"),
+            title: trs("etcd writes"),
+            sub: trs("(probe, 1 per s)"),
+            cells: yes_no(
+                &s.t,
+                &s.etcd_writable,
+                end,
+                tr("writes succeed"),
+                tr("writes FAIL"),
+            ),
         },
     ];
     if !s.api_writable.is_empty() {
@@ -320,12 +335,12 @@ fn rows<'a>(report: &'a Report, lanes: &'a Lanes, end: f64) -> Vec<Row<'a>> {
             &s.t,
             &s.api_writable,
             end,
-            "API takes writes",
-            "API writes FAIL",
+            tr("API takes writes"),
+            tr("API writes FAIL"),
         );
         rows.push(Row::Band {
-            title: "API writes".into(),
-            sub: "(probe, 1 per s)",
+            title: trs("API writes"),
+            sub: trs("(probe, 1 per s)"),
             cells,
         });
     }
@@ -346,7 +361,7 @@ fn rows<'a>(report: &'a Report, lanes: &'a Lanes, end: f64) -> Vec<Row<'a>> {
         if !series.is_empty() && !hosts.is_empty() {
             let m = marks(&|e| e.kind == EventKind::LeaseAcquired && e.lease == Some(lease));
             rows.push(Row::Leader {
-                title,
+                title: translate(title),
                 hosts,
                 series,
                 marks: m,
@@ -357,17 +372,17 @@ fn rows<'a>(report: &'a Report, lanes: &'a Lanes, end: f64) -> Vec<Row<'a>> {
     for (name, v) in &s.service_availability {
         let v: Vec<Option<f64>> = v.iter().map(|&a| Some(a)).collect();
         rows.push(Row::Band {
-            title: format!("service {name}"),
-            sub: "(users' requests)",
-            cells: share_cells(&s.t, &v, end, "requests"),
+            title: trf(format_args!("service {name}")),
+            sub: trs("(users' requests)"),
+            cells: share_cells(&s.t, &v, end, mark("requests")),
         });
     }
     // Name resolution through CoreDNS, apart from the CoreDNS pods: pods can run and not answer.
     if s.dns_lookups.iter().any(Option::is_some) {
         rows.push(Row::Band {
-            title: "DNS lookups".into(),
-            sub: "(users' name lookups)",
-            cells: share_cells(&s.t, &s.dns_lookups, end, "lookups"),
+            title: trs("DNS lookups"),
+            sub: trs("(users' name lookups)"),
+            cells: share_cells(&s.t, &s.dns_lookups, end, mark("lookups")),
         });
     }
     // Workloads: pods running against desired; more than desired (duplicates) stands out.
@@ -376,8 +391,8 @@ fn rows<'a>(report: &'a Report, lanes: &'a Lanes, end: f64) -> Vec<Row<'a>> {
         let both: Vec<(u32, Option<u32>)> = v.iter().copied().zip(desired).collect();
         let cells = pod_cells(&s.t, &both, end);
         rows.push(Row::Band {
-            title: format!("pods {name}"),
-            sub: "(running / desired)",
+            title: trf(format_args!("pods {name}")),
+            sub: trs("(running / desired)"),
             cells,
         });
         // Pods no Node fits (capacity or spread), only for a workload that had any.
@@ -391,13 +406,18 @@ fn rows<'a>(report: &'a Report, lanes: &'a Lanes, end: f64) -> Vec<Row<'a>> {
         let cells = runs(&s.t, pending, end)
             .into_iter()
             .map(|(t0, t1, n)| match n {
-                0 => (t0, t1, "ok", "none Pending".to_string()),
-                n => (t0, t1, "lost", format!("{n} Pending: no Node fits")),
+                0 => (t0, t1, "ok", trs("none Pending")),
+                n => (
+                    t0,
+                    t1,
+                    "lost",
+                    trf(format_args!("{n} Pending: no Node fits")),
+                ),
             })
             .collect();
         rows.push(Row::Band {
-            title: format!("Pending {name}"),
-            sub: "(unschedulable pods)",
+            title: trf(format_args!("Pending {name}")),
+            sub: trs("(unschedulable pods)"),
             cells,
         });
     }
@@ -437,16 +457,21 @@ fn pod_cells(
                 format!("{lo}–{hi}")
             };
             match d {
-                Some(d) if hi > d => (t0, t1, "dup", format!("{n} running of {d}: DUPLICATES")),
+                Some(d) if hi > d => (
+                    t0,
+                    t1,
+                    "dup",
+                    trf(format_args!("{n} running of {d}: DUPLICATES")),
+                ),
                 Some(d) if hi < d => (
                     t0,
                     t1,
                     if hi == 0 { "lost" } else { "partial" },
-                    format!("{n} running of {d}"),
+                    trf(format_args!("{n} running of {d}")),
                 ),
-                Some(d) if lo < d => (t0, t1, "partial", format!("{n} running of {d}")),
-                Some(d) => (t0, t1, "ok", format!("{n} running of {d}")),
-                None => (t0, t1, "neutral", format!("{n} running")),
+                Some(d) if lo < d => (t0, t1, "partial", trf(format_args!("{n} running of {d}"))),
+                Some(d) => (t0, t1, "ok", trf(format_args!("{n} running of {d}"))),
+                None => (t0, t1, "neutral", trf(format_args!("{n} running"))),
             }
         })
         .collect()
@@ -574,7 +599,7 @@ pub fn charts(props: &Props) -> Html {
                             <text class="row-sub" x="8" y={(y + 24.0).px()}>{ sub }</text>
                             { for cells.into_iter().map(|(t0, t1, class, label)| {
                                 let text_class = match class { "lost" => "on-lost", "dup" => "on-dup", _ => "on-ok" };
-                                let tip = format!("{}–{}: {}", fmt_t(t0), fmt_t(t1), if label.is_empty() { "not known yet" } else { &label });
+                                let tip = format!("{}–{}: {}", fmt_t(t0), fmt_t(t1), if label.is_empty() { trs("not known yet") } else { label.clone() });
                                 html! {
                                     <g>
                                         <title>{ tip }</title>
@@ -604,7 +629,7 @@ pub fn charts(props: &Props) -> Html {
                         let marks = marks.into_iter().filter_map(|(t, host, text)| {
                             let lane = hosts.iter().position(|h| h == host)?;
                             let (cx, my) = (x(t), y + lane as f64 * LANE);
-                            Some(html! { <path class="change" d={format!("M{} {} l-5 -7 h10 z", cx.px(), (my + 8.0).px())}><title>{ text }</title></path> })
+                            Some(html! { <path class="change" d={format!("M{} {} l-5 -7 h10 z", cx.px(), (my + 8.0).px())}><title>{ translate(text) }</title></path> })
                         });
                         html! {
                             <g class="row">
@@ -631,9 +656,9 @@ pub fn charts(props: &Props) -> Html {
                 let html = html! {
                     <>
                         { for shades }
-                        <text class="row-title" x="8" y={(faults_y + 12.5).px()}>{ "Faults" }</text>
+                        <text class="row-title" x="8" y={(faults_y + 12.5).px()}>{ tr("Faults") }</text>
                         if windows.is_empty() {
-                            <text class="row-sub" x={(left + 4.0).px()} y={(faults_y + 12.5).px()}>{ "none: nothing is broken in this run" }</text>
+                            <text class="row-sub" x={(left + 4.0).px()} y={(faults_y + 12.5).px()}>{ tr("none: nothing is broken in this run") }</text>
                         }
                         { for windows_html }
                         { for body }
@@ -672,10 +697,10 @@ pub fn charts(props: &Props) -> Html {
         html! { <rect class="pending" x={x(props.computed).px()} y="0" width={(x(duration) - x(props.computed)).px()} height={axis_y.px()} /> }
     });
     let sum = &props.report.summary.etcd;
-    let aria = format!(
+    let aria = trf(format_args!(
         "Charts over {} of simulated time. Quorum lost for {} s in total; {} etcd leader elections; probe writes: {} succeeded, {} failed. Click to move the time cursor.",
         fmt_t(duration), Short(sum.quorum_lost_s, 3), sum.leader_changes, sum.writes_ok, sum.writes_failed
-    );
+    ));
     html! {
         <figure class="charts" ref={figure}>
             <svg viewBox={format!("0 0 {} {}", w.px(), height.px())} role="img" aria-label={aria} {onclick}>
@@ -689,15 +714,19 @@ pub fn charts(props: &Props) -> Html {
                 }
             </svg>
             <figcaption>
-                { format!("Whole run{}: quorum lost {} s · {} leader elections · writes {} ok, {} failed", if props.computed < duration { " (computed so far)" } else { "" }, Short(sum.quorum_lost_s, 3), sum.leader_changes, sum.writes_ok, sum.writes_failed) }
-                <span class="legend" aria-label="Chart colours">
-                    <span><i class="key ok"></i>{ "all ok" }</span>
-                    <span><i class="key partial"></i>{ "some fail (share ok)" }</span>
-                    <span><i class="key lost"></i>{ "all fail" }</span>
-                    <span><i class="key dup"></i>{ "more pods than desired" }</span>
-                    <span><i class="key leader-bar"></i>{ "leader" }</span>
-                    <span><i class="key fault-shade"></i>{ "fault in force" }</span>
-                    <span>{ "Hover a bar for its times." }</span>
+                { if props.computed < duration {
+                    trf(format_args!("Whole run (computed so far): quorum lost {} s · {} leader elections · writes {} ok, {} failed", Short(sum.quorum_lost_s, 3), sum.leader_changes, sum.writes_ok, sum.writes_failed))
+                } else {
+                    trf(format_args!("Whole run: quorum lost {} s · {} leader elections · writes {} ok, {} failed", Short(sum.quorum_lost_s, 3), sum.leader_changes, sum.writes_ok, sum.writes_failed))
+                } }
+                <span class="legend" aria-label={tr("Chart colours")}>
+                    <span><i class="key ok"></i>{ tr("all ok") }</span>
+                    <span><i class="key partial"></i>{ tr("some fail (share ok)") }</span>
+                    <span><i class="key lost"></i>{ tr("all fail") }</span>
+                    <span><i class="key dup"></i>{ tr("more pods than desired") }</span>
+                    <span><i class="key leader-bar"></i>{ tr("leader") }</span>
+                    <span><i class="key fault-shade"></i>{ tr("fault in force") }</span>
+                    <span>{ tr("Hover a bar for its times.") }</span>
                 </span>
             </figcaption>
         </figure>

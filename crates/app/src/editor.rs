@@ -6,6 +6,7 @@
 //!
 //! The edits themselves are pure functions on a `Scenario` ([`edit`]), tested without a DOM.
 
+use crate::language::{mark, t as tr, tf as trf};
 use sim::scenario::{
     fmt_cpu, fmt_memory, parse_cpu, parse_memory, Budget, Fault, FaultKind, Host, LbHealthCheck,
     Resources, Role, Scenario, Selector, SettingKey, SettingValue, Spread, Workload, WorkloadKind,
@@ -574,9 +575,9 @@ pub fn editor(props: &Props) -> Html {
             move |change: Change, clear: Option<fn(&mut Drafts)>| match edit(&s, &change) {
                 Ok((new, what)) => {
                     error.set(None);
-                    last_ok.set(Some(format!(
+                    last_ok.set(Some(trf(format_args!(
                         "Accepted: {what}. The run restarted from 0:00."
-                    )));
+                    ))));
                     if let Some(clear) = clear {
                         let mut d = (*drafts).clone();
                         clear(&mut d);
@@ -682,7 +683,7 @@ pub fn editor(props: &Props) -> Html {
             <tr data-edit-host={h.name.clone()}>
                 <th scope="row">{ &h.name }</th>
                 <td>
-                    <select aria-label={format!("Zone of {}", h.name)} onchange={on_zone}>
+                    <select aria-label={trf(format_args!("Zone of {}", h.name))} onchange={on_zone}>
                         { for host_zones.iter().map(|z| html! { <option value={z.clone()} selected={*z == h.zone}>{ z }</option> }) }
                     </select>
                 </td>
@@ -693,19 +694,19 @@ pub fn editor(props: &Props) -> Html {
                         html! {
                             <label class="check">
                                 <input type="checkbox" checked={h.roles.contains(&r)} onchange={on}
-                                    aria-label={format!("{}: role {}", h.name, r.name())} />
+                                    aria-label={trf(format_args!("{}: role {}", h.name, r.name()))} />
                                 { r.name() }
                             </label>
                         }
                     }) }
                 </td>
-                <td><input type="checkbox" checked={h.spot} onchange={on_spot} aria-label={format!("{}: spot instance", h.name)} /></td>
-                <td><input type="checkbox" checked={h.standby} onchange={on_standby} aria-label={format!("{}: standby (joins later)", h.name)} /></td>
+                <td><input type="checkbox" checked={h.spot} onchange={on_spot} aria-label={trf(format_args!("{}: spot instance", h.name))} /></td>
+                <td><input type="checkbox" checked={h.standby} onchange={on_standby} aria-label={trf(format_args!("{}: standby (joins later)", h.name))} /></td>
                 <td class="capacity">
                     { field(format!("hosts[{i}].cpu"), format!("{}: cpu", h.name), h.cpu.map(fmt_cpu).unwrap_or_default(), "4", Rc::new(move |t| Change::SetCpu(i, t))) }
                     { field(format!("hosts[{i}].memory"), format!("{}: memory", h.name), h.memory.map(fmt_memory).unwrap_or_default(), "16Gi", Rc::new(move |t| Change::SetMemory(i, t))) }
                 </td>
-                <td><button onclick={on_remove} aria-label={format!("Remove host {}", h.name)}>{ "Remove" }</button></td>
+                <td><button onclick={on_remove} aria-label={trf(format_args!("Remove host {}", h.name))}>{ tr("Remove") }</button></td>
             </tr>
         }
     });
@@ -732,22 +733,22 @@ pub fn editor(props: &Props) -> Html {
         })
     };
     let host_form = html! {
-        <form class="add" onsubmit={add_host} aria-label="Add a host">
-            <label>{ "Name " }
-                <input type="text" value={d.host_name.clone()} placeholder={format!("required, like {}", free_name(&s, "w"))} aria-label="New host name"
+        <form class="add" onsubmit={add_host} aria-label={tr("Add a host")}>
+            <label>{ tr("Name") }{ " " }
+                <input type="text" value={d.host_name.clone()} placeholder={trf(format_args!("required, like {}", free_name(&s, "w")))} aria-label={tr("New host name")}
                     oninput={text_draft(|d, v| d.host_name = v)} />
             </label>
-            <label title="More than one: the name is a prefix (worker → worker-1, worker-2, …)">{ "How many " }
-                <input type="text" inputmode="numeric" size="3" value={d.host_count.clone()} aria-label="How many new hosts"
+            <label title={tr("More than one: the name is a prefix (worker → worker-1, worker-2, …)")}>{ tr("How many") }{ " " }
+                <input type="text" inputmode="numeric" size="3" value={d.host_count.clone()} aria-label={tr("How many new hosts")}
                     oninput={text_draft(|d, v| d.host_count = v)} />
             </label>
-            <label>{ "Zone " }
-                <select aria-label="New host zone" onchange={draft(|d, e| d.host_zone = e.target_unchecked_into::<web_sys::HtmlSelectElement>().value())}>
+            <label>{ tr("Zone") }{ " " }
+                <select aria-label={tr("New host zone")} onchange={draft(|d, e| d.host_zone = e.target_unchecked_into::<web_sys::HtmlSelectElement>().value())}>
                     { for zones.iter().map(|z| html! { <option value={z.clone()} selected={*z == zone_default}>{ z }</option> }) }
                 </select>
             </label>
             <fieldset class="roles-cell">
-                <legend>{ "Roles" }</legend>
+                <legend>{ tr("Roles") }</legend>
                 { for Role::ALL.iter().map(|&r| {
                     let drafts = drafts.clone();
                     let on = Callback::from(move |e: Event| {
@@ -757,15 +758,15 @@ pub fn editor(props: &Props) -> Html {
                     });
                     html! {
                         <label class="check">
-                            <input type="checkbox" checked={d.host_roles.contains(&r)} onchange={on} aria-label={format!("New host: role {}", r.name())} />
+                            <input type="checkbox" checked={d.host_roles.contains(&r)} onchange={on} aria-label={trf(format_args!("New host: role {}", r.name()))} />
                             { r.name() }
                         </label>
                     }
                 }) }
             </fieldset>
-            <label class="check"><input type="checkbox" checked={d.host_spot} onchange={draft(|d, e| d.host_spot = checked(&e))} />{ "spot" }</label>
-            <label class="check"><input type="checkbox" checked={d.host_standby} onchange={draft(|d, e| d.host_standby = checked(&e))} />{ "standby" }</label>
-            <button type="submit">{ "Add host" }</button>
+            <label class="check"><input type="checkbox" checked={d.host_spot} onchange={draft(|d, e| d.host_spot = checked(&e))} />{ tr("spot") }</label>
+            <label class="check"><input type="checkbox" checked={d.host_standby} onchange={draft(|d, e| d.host_standby = checked(&e))} />{ tr("standby") }</label>
+            <button type="submit">{ tr("Add host") }</button>
         </form>
     };
 
@@ -775,8 +776,8 @@ pub fn editor(props: &Props) -> Html {
         let hosts = s.hosts_in_zone(z).count();
         html! {
             <li data-edit-zone={z.clone()}>
-                { format!("{z} ({hosts} host{})", if hosts == 1 { "" } else { "s" }) }
-                <button onclick={on_remove} aria-label={format!("Remove zone {z}")}>{ "Remove" }</button>
+                { if hosts == 1 { trf(format_args!("{z} (1 host)")) } else { trf(format_args!("{z} ({hosts} hosts)")) } }
+                <button onclick={on_remove} aria-label={trf(format_args!("Remove zone {z}"))}>{ tr("Remove") }</button>
             </li>
         }
     });
@@ -806,7 +807,7 @@ pub fn editor(props: &Props) -> Html {
             });
             html! {
                 <input type="text" inputmode="numeric" class="num" value={text} oninput={on_input} onchange={on_change}
-                    aria-label={format!("Replicas of {}", w.name)} />
+                    aria-label={trf(format_args!("Replicas of {}", w.name))} />
             }
         });
         let (kind, n) = match w.pdb {
@@ -821,7 +822,7 @@ pub fn editor(props: &Props) -> Html {
         });
         let budget = html! {
             <>
-                <select aria-label={format!("{}: disruption budget", w.name)} onchange={on_kind}>
+                <select aria-label={trf(format_args!("{}: disruption budget", w.name))} onchange={on_kind}>
                     { for ["none", "minAvailable", "maxUnavailable"].iter().enumerate().map(|(k, t)| html! {
                         <option value={k.to_string()} selected={k as u8 == kind}>{ *t }</option>
                     }) }
@@ -840,7 +841,7 @@ pub fn editor(props: &Props) -> Html {
                 Change::SetSpread(i, sp)
             });
             html! {
-                <select aria-label={format!("{}: topology spread", w.name)} onchange={on_spread}>
+                <select aria-label={trf(format_args!("{}: topology spread", w.name))} onchange={on_spread}>
                     { for ["none", "zone", "host"].iter().map(|t| html! {
                         <option value={*t} selected={w.spread.map_or("none", Spread::name) == *t}>{ *t }</option>
                     }) }
@@ -851,15 +852,15 @@ pub fn editor(props: &Props) -> Html {
             <tr data-edit-workload={w.name.clone()}>
                 <th scope="row">{ &w.name }</th>
                 <td>{ w.kind.name() }</td>
-                <td>{ replicas.unwrap_or_else(|| html! { <span class="muted">{ "one per node" }</span> }) }</td>
-                <td><input type="checkbox" checked={w.service} onchange={on_service} aria-label={format!("{}: Service in front", w.name)} /></td>
+                <td>{ replicas.unwrap_or_else(|| html! { <span class="muted">{ tr("one per node") }</span> }) }</td>
+                <td><input type="checkbox" checked={w.service} onchange={on_service} aria-label={trf(format_args!("{}: Service in front", w.name))} /></td>
                 <td class="capacity">
                     { field(format!("workloads[{i}].requests.cpu"), format!("{}: cpu request per pod", w.name), w.requests.filter(|r| r.cpu > 0).map(|r| fmt_cpu(r.cpu)).unwrap_or_default(), "cpu", Rc::new(move |t| Change::SetRequestCpu(i, t))) }
                     { field(format!("workloads[{i}].requests.memory"), format!("{}: memory request per pod", w.name), w.requests.filter(|r| r.memory > 0).map(|r| fmt_memory(r.memory)).unwrap_or_default(), "memory", Rc::new(move |t| Change::SetRequestMemory(i, t))) }
                 </td>
                 <td class="budget">{ budget }</td>
                 <td>{ spread }</td>
-                <td><button onclick={on_remove} aria-label={format!("Remove workload {}", w.name)}>{ "Remove" }</button></td>
+                <td><button onclick={on_remove} aria-label={trf(format_args!("Remove workload {}", w.name))}>{ tr("Remove") }</button></td>
             </tr>
         }
     });
@@ -893,7 +894,7 @@ pub fn editor(props: &Props) -> Html {
         html! {
             <li>
                 { fault_text(f) }
-                <button onclick={on_remove} aria-label={format!("Remove random faults {i}")}>{ "Remove" }</button>
+                <button onclick={on_remove} aria-label={trf(format_args!("Remove random faults {i}"))}>{ tr("Remove") }</button>
             </li>
         }
     });
@@ -914,9 +915,9 @@ pub fn editor(props: &Props) -> Html {
         })
     };
     let (every_label, then_label) = match d.fault_kind {
-        2 => ("Every ", "Replaced after "),
-        1 => ("Every ", "Cut off for "),
-        _ => ("Every (MTBF) ", "Repaired in (MTTR) "),
+        2 => (tr("Every"), tr("Replaced after")),
+        1 => (tr("Every"), tr("Cut off for")),
+        _ => (tr("Every (MTBF)"), tr("Repaired in (MTTR)")),
     };
 
     // ---- settings and the scenario's own fields ------------------------------------------
@@ -938,7 +939,7 @@ pub fn editor(props: &Props) -> Html {
         html! {
             <label class={classes!("setting", edited.then_some("edited"))}>
                 <span>{ k.name() }</span>
-                <input type="text" value={text} oninput={on_input} onchange={on_change} aria-label={format!("Setting {}", k.name())} />
+                <input type="text" value={text} oninput={on_input} onchange={on_change} aria-label={trf(format_args!("Setting {}", k.name()))} />
             </label>
         }
     });
@@ -954,23 +955,23 @@ pub fn editor(props: &Props) -> Html {
         html! {
             <label class={classes!("setting", edited.then_some("edited"))}>
                 <span>{ label }</span>
-                <input type="text" value={text} oninput={on_input} onchange={on_change} aria-label={format!("Scenario {label}")} />
+                <input type="text" value={text} oninput={on_input} onchange={on_change} aria-label={trf(format_args!("Scenario {label}"))} />
             </label>
         }
     };
 
     html! {
         <div class="editor-body">
-            <p class="hint">{ "Every change is checked by the simulation core and restarts the run from 0:00 (the scenario changed). \
-                               Scheduled events stay; a change they contradict is refused with the core's message." }</p>
+            <p class="hint">{ tr("Every change is checked by the simulation core and restarts the run from 0:00 (the scenario changed). \
+                               Scheduled events stay; a change they contradict is refused with the core's message.") }</p>
             if let Some(m) = &*error {
-                <p class="edit-error" role="alert">{ format!("Not applied — {m}") }</p>
+                <p class="edit-error" role="alert">{ trf(format_args!("Not applied — {m}")) }</p>
             }
             if let Some(m) = &*last_ok {
                 <p class="edit-ok" role="status">{ m }</p>
             }
             <fieldset class="group">
-                <legend>{ "Scenario" }</legend>
+                <legend>{ tr("Scenario") }</legend>
                 <div class="settings">
                     { meta("name", "name", s.name.clone(), Change::SetName) }
                     { meta("duration", "duration", s.duration.to_string(), Change::SetDuration) }
@@ -978,88 +979,88 @@ pub fn editor(props: &Props) -> Html {
                 </div>
             </fieldset>
             <fieldset class="group">
-                <legend>{ format!("Hosts ({})", s.hosts.len()) }</legend>
+                <legend>{ trf(format_args!("Hosts ({})", s.hosts.len())) }</legend>
                 <div class="table-scroll">
                     <table class="edit-table">
-                        <thead><tr><th>{ "host" }</th><th>{ "zone" }</th><th>{ "roles" }</th><th>{ "spot" }</th><th>{ "standby" }</th><th title="The Node's allocatable: cpu (cores, or millicores like 3500m) and memory (like 16Gi). Empty: 4 and 16Gi.">{ "cpu · memory" }</th><th></th></tr></thead>
+                        <thead><tr><th>{ tr("host") }</th><th>{ tr("zone") }</th><th>{ tr("roles") }</th><th>{ tr("spot") }</th><th>{ tr("standby") }</th><th title={tr("The Node's allocatable: cpu (cores, or millicores like 3500m) and memory (like 16Gi). Empty: 4 and 16Gi.")}>{ tr("cpu · memory") }</th><th></th></tr></thead>
                         <tbody>{ for host_rows }</tbody>
                     </table>
                 </div>
                 { host_form }
             </fieldset>
             <fieldset class="group">
-                <legend>{ "Zones" }</legend>
+                <legend>{ tr("Zones") }</legend>
                 <ul class="zones">{ for zone_items }</ul>
-                <form class="add" onsubmit={add_zone} aria-label="Add a zone">
-                    <label>{ "Zone name " }
-                        <input type="text" value={d.zone_name.clone()} aria-label="New zone name"
+                <form class="add" onsubmit={add_zone} aria-label={tr("Add a zone")}>
+                    <label>{ tr("Zone name") }{ " " }
+                        <input type="text" value={d.zone_name.clone()} aria-label={tr("New zone name")}
                             oninput={text_draft(|d, v| d.zone_name = v)} />
                     </label>
-                    <button type="submit">{ "Add zone" }</button>
+                    <button type="submit">{ tr("Add zone") }</button>
                 </form>
             </fieldset>
             <fieldset class="group">
-                <legend>{ "Workloads" }</legend>
+                <legend>{ tr("Workloads") }</legend>
                 <table class="edit-table">
-                    <thead><tr><th>{ "name" }</th><th>{ "kind" }</th><th>{ "replicas" }</th><th>{ "Service" }</th><th title="What each pod requests: the scheduler places it only where it fits. Empty: nothing.">{ "requests" }</th><th title="A PodDisruptionBudget: drains and spot notices evict only while it allows.">{ "disruption budget" }</th><th title="A topology spread constraint (maxSkew 1, DoNotSchedule): every Node's zone or host is a domain, control-plane Nodes included.">{ "spread" }</th><th></th></tr></thead>
+                    <thead><tr><th>{ tr("name") }</th><th>{ tr("kind") }</th><th>{ tr("replicas") }</th><th>{ tr("Service") }</th><th title={tr("What each pod requests: the scheduler places it only where it fits. Empty: nothing.")}>{ tr("requests") }</th><th title={tr("A PodDisruptionBudget: drains and spot notices evict only while it allows.")}>{ tr("disruption budget") }</th><th title={tr("A topology spread constraint (maxSkew 1, DoNotSchedule): every Node's zone or host is a domain, control-plane Nodes included.")}>{ tr("spread") }</th><th></th></tr></thead>
                     <tbody>{ for wl_rows }</tbody>
                 </table>
-                <form class="add" onsubmit={add_wl} aria-label="Add a workload">
-                    <label>{ "Kind " }
-                        <select aria-label="New workload kind" onchange={draft(|d, e| {
+                <form class="add" onsubmit={add_wl} aria-label={tr("Add a workload")}>
+                    <label>{ tr("Kind") }{ " " }
+                        <select aria-label={tr("New workload kind")} onchange={draft(|d, e| {
                             d.wl_kind = WorkloadKind::from_name(&e.target_unchecked_into::<web_sys::HtmlSelectElement>().value()).unwrap_or(WorkloadKind::Deployment)
                         })}>
                             { for WorkloadKind::ALL.iter().map(|k| html! { <option value={k.name()} selected={*k == d.wl_kind}>{ k.name() }</option> }) }
                         </select>
                     </label>
-                    <label>{ "Name " }
-                        <input type="text" value={d.wl_name.clone()} placeholder={free_name(&s, "app")} aria-label="New workload name"
+                    <label>{ tr("Name") }{ " " }
+                        <input type="text" value={d.wl_name.clone()} placeholder={free_name(&s, "app")} aria-label={tr("New workload name")}
                             oninput={text_draft(|d, v| d.wl_name = v)} />
                     </label>
                     if d.wl_kind != WorkloadKind::DaemonSet {
-                        <label>{ "Replicas " }
-                            <input type="text" inputmode="numeric" class="num" value={d.wl_replicas.clone()} aria-label="New workload replicas"
+                        <label>{ tr("Replicas") }{ " " }
+                            <input type="text" inputmode="numeric" class="num" value={d.wl_replicas.clone()} aria-label={tr("New workload replicas")}
                                 oninput={text_draft(|d, v| d.wl_replicas = v)} />
                         </label>
                     }
-                    <label class="check"><input type="checkbox" checked={d.wl_service} onchange={draft(|d, e| d.wl_service = checked(&e))} />{ "Service" }</label>
-                    <button type="submit">{ "Add workload" }</button>
+                    <label class="check"><input type="checkbox" checked={d.wl_service} onchange={draft(|d, e| d.wl_service = checked(&e))} />{ tr("Service") }</label>
+                    <button type="submit">{ tr("Add workload") }</button>
                 </form>
             </fieldset>
             <fieldset class="group">
-                <legend>{ "Random faults" }</legend>
-                <p class="hint">{ "Failures drawn at random from the seed (exponential times around the means): the same scenario fails the same way every run, another seed draws again. For how often over years, run clustersim study." }</p>
+                <legend>{ tr("Random faults") }</legend>
+                <p class="hint">{ tr("Failures drawn at random from the seed (exponential times around the means): the same scenario fails the same way every run, another seed draws again. For how often over years, run clustersim study.") }</p>
                 <ul class="zones">{ for fault_items }</ul>
-                <form class="add" onsubmit={add_fault} aria-label="Add random faults">
-                    <label>{ "What " }
-                        <select aria-label="Random fault kind" onchange={draft(|d, e| {
+                <form class="add" onsubmit={add_fault} aria-label={tr("Add random faults")}>
+                    <label>{ tr("What") }{ " " }
+                        <select aria-label={tr("Random fault kind")} onchange={draft(|d, e| {
                             d.fault_kind = e.target_unchecked_into::<web_sys::HtmlSelectElement>().value().parse().unwrap_or(0);
                             d.fault_then = if d.fault_kind == 2 { "5m".into() } else { "1h".into() };
                             d.fault_targets = if d.fault_kind == 2 { "spot".into() } else { "all".into() };
                         })}>
-                            { for ["host failures", "zone outages", "spot interruptions"].iter().enumerate().map(|(k, n)| html! {
-                                <option value={k.to_string()} selected={k as u8 == d.fault_kind}>{ *n }</option>
+                            { for [mark("host failures"), mark("zone outages"), mark("spot interruptions")].iter().enumerate().map(|(k, n)| html! {
+                                <option value={k.to_string()} selected={k as u8 == d.fault_kind}>{ tr(n) }</option>
                             }) }
                         </select>
                     </label>
-                    <label>{ "Of " }
-                        <input type="text" value={d.fault_targets.clone()} placeholder="all, spot, role:etcd or names" aria-label="Random fault targets"
+                    <label>{ tr("Of") }{ " " }
+                        <input type="text" value={d.fault_targets.clone()} placeholder={tr("all, spot, role:etcd or names")} aria-label={tr("Random fault targets")}
                             oninput={text_draft(|d, v| d.fault_targets = v)} />
                     </label>
-                    <label>{ every_label }
-                        <input type="text" class="num" value={d.fault_every.clone()} aria-label="Random fault mean interval"
+                    <label>{ every_label }{ " " }
+                        <input type="text" class="num" value={d.fault_every.clone()} aria-label={tr("Random fault mean interval")}
                             oninput={text_draft(|d, v| d.fault_every = v)} />
                     </label>
-                    <label>{ then_label }
-                        <input type="text" class="num" value={d.fault_then.clone()} aria-label="Random fault mean duration"
+                    <label>{ then_label }{ " " }
+                        <input type="text" class="num" value={d.fault_then.clone()} aria-label={tr("Random fault mean duration")}
                             oninput={text_draft(|d, v| d.fault_then = v)} />
                     </label>
-                    <button type="submit">{ "Add random faults" }</button>
+                    <button type="submit">{ tr("Add random faults") }</button>
                 </form>
             </fieldset>
             <fieldset class="group">
-                <legend>{ "Settings" }</legend>
-                <p class="hint">{ "Durations as in Kubernetes (250ms, 40s, 5m); lb_health_check: readyz or tcp; api_endpoint: load-balancer, kube-vip or keepalived; etcd_pre_vote, cloud_controller_manager: true or false. Applied when you leave the field or press Enter." }</p>
+                <legend>{ tr("Settings") }</legend>
+                <p class="hint">{ tr("Durations as in Kubernetes (250ms, 40s, 5m); lb_health_check: readyz or tcp; api_endpoint: load-balancer, kube-vip or keepalived; etcd_pre_vote, cloud_controller_manager: true or false. Applied when you leave the field or press Enter.") }</p>
                 <div class="settings">{ for setting_rows }</div>
             </fieldset>
         </div>

@@ -2,6 +2,7 @@
 //! moving a host or a zone to another network island is a `partition` with the resulting
 //! groups (or a `heal` when everything ends up together again).
 
+use crate::language::{tf, ts};
 use sim::scenario::Action;
 use sim::view::Snapshot;
 
@@ -130,9 +131,9 @@ pub fn describe(action: &Action) -> String {
                 .iter()
                 .map(|g| format!("[{}]", g.join(", ")))
                 .collect();
-            format!("partition {}", g.join(" | "))
+            tf(format_args!("partition {}", g.join(" | ")))
         }
-        Action::Heal => "heal the network".into(),
+        Action::Heal => ts("heal the network"),
         other => match other.host() {
             Some(h) => format!("{} {h}", other.name().replace('_', " ")),
             None => other.name().replace('_', " "),

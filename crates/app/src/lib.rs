@@ -6,7 +6,8 @@
 //! change them, the frame loop and the URL fragment; [`panels`] the parts of the page, each
 //! reading the session and building its own callbacks; [`topology`], [`menu`] and [`gesture`]
 //! the cluster you break; [`charts`] and [`log`] what happened over time; [`editor`] the
-//! topology editor; [`codec`] the share link; [`catalog`] the ready scenarios. This file boots
+//! topology editor; [`codec`] the share link; [`catalog`] the ready scenarios; [`language`] the
+//! page's language and `t` for its texts. This file boots
 //! from the URL and lays the panels out: a new panel is a component in [`panels`] and one line
 //! in `App`.
 
@@ -22,6 +23,7 @@ pub mod engine;
 pub mod fmt;
 pub mod gesture;
 pub mod hook;
+pub mod language;
 pub mod log;
 pub mod menu;
 pub mod mirror;

@@ -2,6 +2,7 @@
 //! cursor are "past", later ones (already computed) are dimmed; clicking one moves the cursor.
 
 use crate::fmt::{fmt_t_precise, now_ms};
+use crate::language::{t as tr, tf as trf, translate};
 use gloo_timers::callback::Timeout;
 use sim::report::Report;
 use wasm_bindgen::JsCast;
@@ -93,16 +94,16 @@ pub fn event_log(props: &Props) -> Html {
     });
     html! {
         <section class="log" aria-labelledby="log-title">
-            <h2 id="log-title">{ "What happened" }</h2>
-            <p class="hint">{ "Click an event to go to that moment. Greyed: later in the run." }</p>
+            <h2 id="log-title">{ tr("What happened") }</h2>
+            <p class="hint">{ tr("Click an event to go to that moment. Greyed: later in the run.") }</p>
             if events.is_empty() {
-                <p class="empty">{ "No events yet." }</p>
+                <p class="empty">{ tr("No events yet.") }</p>
             }
             <ol ref={list}>
                 { for rows }
             </ol>
             if events.len() > MAX_ROWS {
-                <p class="hint">{ format!("Showing {} of {} events, around the cursor.", to - from, events.len()) }</p>
+                <p class="hint">{ trf(format_args!("Showing {} of {} events, around the cursor.", to - from, events.len())) }</p>
             }
             if props.report.events_dropped > 0 {
                 <p class="hint">{ format!("{} more events were not kept (report limit).", props.report.events_dropped) }</p>
@@ -134,9 +135,9 @@ fn row(p: &RowProps) -> Html {
     html! {
         <li class={class} aria-current={p.current.then_some("true")}>
             <button onclick={Callback::from(move |_| on_seek.emit(t))}
-                    aria-label={format!("Go to {}: {}", fmt_t_precise(t), e.text)}>
+                    aria-label={format!("{} {}: {}", tr("Go to"), fmt_t_precise(t), translate(&e.text))}>
                 <span class="when">{ fmt_t_precise(t) }</span>
-                <span class="what">{ &e.text }</span>
+                <span class="what">{ translate(&e.text) }</span>
             </button>
         </li>
     }

@@ -7,7 +7,15 @@ fn main() {
     }
     app::worker::Link::prestart();
     wasm_bindgen_futures::spawn_local(async {
-        let start = std::rc::Rc::new(app::boot().await);
+        let language_problem = app::language::choose().await;
+        let mut start = app::boot().await;
+        if let Some(p) = language_problem {
+            start.problem = Some(match start.problem {
+                Some(q) => format!("{q} {p}"),
+                None => p,
+            });
+        }
+        let start = std::rc::Rc::new(start);
         yew::Renderer::<app::App>::with_props(app::AppProps { start }).render();
     });
 }

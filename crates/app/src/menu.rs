@@ -3,6 +3,7 @@
 //! Each button records one scenario event at the current time (the parent validates it).
 
 use crate::gesture::{island_label, islands, Item, Target};
+use crate::language::{t, tf, ts};
 use crate::ui::Selection;
 use sim::scenario::{Action, DEFAULT_REBOOT_DOWNTIME};
 use sim::view::{HostState, Snapshot};
@@ -71,9 +72,9 @@ pub fn menu(props: &Props) -> Html {
             let mut b = Vec::new();
             match h.state {
                 HostState::Up => {
-                    b.push(act("Crash".into(), Action::Crash { host: host() }));
+                    b.push(act(ts("Crash"), Action::Crash { host: host() }));
                     b.push(act(
-                        format!("Reboot ({} down)", DEFAULT_REBOOT_DOWNTIME),
+                        tf(format_args!("Reboot ({} down)", DEFAULT_REBOOT_DOWNTIME)),
                         Action::Reboot {
                             host: host(),
                             downtime: DEFAULT_REBOOT_DOWNTIME,
@@ -81,49 +82,49 @@ pub fn menu(props: &Props) -> Html {
                     ));
                     if !h.isolated {
                         b.push(act(
-                            "Isolate from the network".into(),
+                            ts("Isolate from the network"),
                             Action::Isolate { host: host() },
                         ));
                     }
                 }
-                HostState::Down => b.push(act("Restart".into(), Action::Restart { host: host() })),
+                HostState::Down => b.push(act(ts("Restart"), Action::Restart { host: host() })),
                 HostState::Standby => b.push(act(
-                    "Join the cluster (kubeadm join)".into(),
+                    ts("Join the cluster (kubeadm join)"),
                     Action::Join { host: host() },
                 )),
                 _ => {}
             }
             if h.spot && h.state != HostState::Terminated {
                 b.push(act(
-                    "Spot interruption (2-minute notice)".into(),
+                    ts("Spot interruption (2-minute notice)"),
                     Action::SpotInterrupt { host: host() },
                 ));
             }
             if h.roles.contains(&"etcd") && h.state != HostState::Terminated {
                 b.push(act(
-                    "etcd: add this member".into(),
+                    ts("etcd: add this member"),
                     Action::EtcdMemberAdd {
                         host: host(),
                         learner: false,
                     },
                 ));
                 b.push(act(
-                    "etcd: add this member as a learner".into(),
+                    ts("etcd: add this member as a learner"),
                     Action::EtcdMemberAdd {
                         host: host(),
                         learner: true,
                     },
                 ));
                 b.push(act(
-                    "etcd: promote this learner".into(),
+                    ts("etcd: promote this learner"),
                     Action::EtcdMemberPromote { host: host() },
                 ));
                 b.push(act(
-                    "etcd: remove this member".into(),
+                    ts("etcd: remove this member"),
                     Action::EtcdMemberRemove { host: host() },
                 ));
                 b.push(act(
-                    "etcd: force new cluster here".into(),
+                    ts("etcd: force new cluster here"),
                     Action::EtcdForceNewCluster { host: host() },
                 ));
             }
@@ -141,7 +142,7 @@ pub fn menu(props: &Props) -> Html {
                     }),
                 ));
             }
-            (format!("zone {z}"), Item::Zone(z.clone()), b)
+            (tf(format_args!("zone {z}")), Item::Zone(z.clone()), b)
         }
     };
     // Moves: to every island the item is not wholly in already, and to a new one.
@@ -162,14 +163,14 @@ pub fn menu(props: &Props) -> Html {
             continue;
         }
         let label = if partitioned {
-            format!("Move to island {}", island_label(n))
+            tf(format_args!("Move to island {}", island_label(n)))
         } else {
-            "Move back".into()
+            ts("Move back")
         };
         buttons.push(mv(label, item.clone(), Target::Island(*id)));
     }
     buttons.push(mv(
-        "Move to a new island (cut it off)".into(),
+        ts("Move to a new island (cut it off)"),
         item.clone(),
         Target::NewIsland,
     ));
@@ -199,13 +200,13 @@ pub fn menu(props: &Props) -> Html {
         })
     };
     html! {
-        <div class="menu" role="menu" aria-label={format!("Actions for {title}")} ref={menu_ref} {onkeydown}>
+        <div class="menu" role="menu" aria-label={tf(format_args!("Actions for {title}"))} ref={menu_ref} {onkeydown}>
             <div class="menu-title">{ format!("{title} — at {}", props.when) }</div>
             { for buttons.into_iter().enumerate().map(|(i, (label, onclick))| {
                 let r = if i == 0 { first.clone() } else { NodeRef::default() };
                 html! { <button ref={r} role="menuitem" {onclick}>{ label }</button> }
             }) }
-            <button class="close" role="menuitem" onclick={Callback::from(move |_| close())}>{ "Close (Esc)" }</button>
+            <button class="close" role="menuitem" onclick={Callback::from(move |_| close())}>{ t("Close (Esc)") }</button>
         </div>
     }
 }

@@ -10,6 +10,7 @@ use crate::codec;
 use crate::fmt::{fmt_t, fmt_t_precise};
 use crate::gesture::{self, Item, Target};
 use crate::hook::{use_simulation, Sim};
+use crate::language::{t as tr, tf as trf, ts as trs};
 use crate::mirror::Mirror;
 use crate::ui::{Notice, UiAction, UiState};
 use crate::Boot;
@@ -166,14 +167,26 @@ impl Session {
                             )
                         })
                         .collect();
-                    format!(
-                        " The timeline forks here and drops the scenario's later event{}: {}.",
-                        if dropped.len() == 1 { "" } else { "s" },
-                        list.join("; ")
-                    )
+                    let list = list.join("; ");
+                    if dropped.len() == 1 {
+                        trf(format_args!(
+                            "The timeline forks here and drops the scenario's later event: {list}."
+                        ))
+                    } else {
+                        trf(format_args!("The timeline forks here and drops the scenario's later events: {list}."))
+                    }
                 };
                 let mut notice = Notice::info(
-                    format!("Recorded at {}: {what}.{fork}", fmt_t_precise(edit.at)),
+                    [
+                        trf(format_args!(
+                            "Recorded at {}: {what}.",
+                            fmt_t_precise(edit.at)
+                        )),
+                        fork,
+                    ]
+                    .join(" ")
+                    .trim_end()
+                    .to_string(),
                     true,
                 );
                 notice.dropped = dropped;
@@ -182,9 +195,9 @@ impl Session {
             Err(m) => {
                 self.ui.dispatch(UiAction::Select(None));
                 self.ui
-                    .dispatch(UiAction::Notify(Some(Notice::error(format!(
+                    .dispatch(UiAction::Notify(Some(Notice::error(trf(format_args!(
                         "Not recorded ({what}): {m}. The scenario is unchanged."
-                    )))));
+                    ))))));
             }
         }
     }
@@ -199,12 +212,12 @@ impl Session {
         });
         self.set_compare.set(copy);
         let text = if on {
-            "Comparing: the charts of a copy of this run are below this run's. Change this run (edit the topology, drag, crash, a setting): the first moment the two differ is marked on both."
+            tr("Comparing: the charts of a copy of this run are below this run's. Change this run (edit the topology, drag, crash, a setting): the first moment the two differ is marked on both.")
         } else {
-            "Stopped comparing."
+            tr("Stopped comparing.")
         };
         self.ui
-            .dispatch(UiAction::Notify(Some(Notice::info(text.into(), true))));
+            .dispatch(UiAction::Notify(Some(Notice::info(text.to_string(), true))));
     }
 
     /// Puts back later events a fork dropped, keeping what was recorded; refused (and said
@@ -218,18 +231,21 @@ impl Session {
                 let t = self.ui.cursor;
                 self.sim.restore(s, t);
                 self.ui.dispatch(UiAction::Notify(Some(Notice::info(
-                    format!(
-                        "Kept the {n} later event{}: the run replays with them.",
-                        if n == 1 { "" } else { "s" }
-                    ),
+                    if n == 1 {
+                        trs("Kept the later event: the run replays with it.")
+                    } else {
+                        trf(format_args!(
+                            "Kept the {n} later events: the run replays with them."
+                        ))
+                    },
                     true,
                 ))));
             }
             Err(e) => self
                 .ui
-                .dispatch(UiAction::Notify(Some(Notice::error(format!(
+                .dispatch(UiAction::Notify(Some(Notice::error(trf(format_args!(
                     "The later events cannot be kept: {e}. The scenario is unchanged."
-                ))))),
+                )))))),
         }
     }
 
@@ -242,15 +258,18 @@ impl Session {
             Ok(()) => {
                 self.sim.restore(s, self.ui.cursor);
                 self.ui.dispatch(UiAction::Notify(Some(Notice::info(
-                    format!("Renamed: “{}”. The link carries the new name.", name.trim()),
+                    trf(format_args!(
+                        "Renamed: “{}”. The link carries the new name.",
+                        name.trim()
+                    )),
                     true,
                 ))));
             }
             Err(e) => self
                 .ui
-                .dispatch(UiAction::Notify(Some(Notice::error(format!(
+                .dispatch(UiAction::Notify(Some(Notice::error(trf(format_args!(
                     "Not renamed: {e}."
-                ))))),
+                )))))),
         }
     }
 
@@ -262,7 +281,10 @@ impl Session {
             None => {
                 self.ui.dispatch(UiAction::Select(None));
                 self.ui.dispatch(UiAction::Notify(Some(Notice::info(
-                    format!("{} is already there: nothing to change.", item.name()),
+                    trf(format_args!(
+                        "{} is already there: nothing to change.",
+                        item.name()
+                    )),
                     false,
                 ))));
             }
@@ -293,7 +315,7 @@ impl Session {
                 cursor: t,
             });
             self.ui.dispatch(UiAction::Notify(Some(Notice::info(
-                "Undone: the scenario is back as it was before the last change.".into(),
+                trs("Undone: the scenario is back as it was before the last change."),
                 false,
             ))));
         }
@@ -328,7 +350,9 @@ impl Session {
             cursor: 0.0,
         });
         self.ui.dispatch(UiAction::Notify(Some(Notice::info(
-            format!("Scenario changed ({what}): the run restarts from 0:00."),
+            trf(format_args!(
+                "Scenario changed ({what}): the run restarts from 0:00."
+            )),
             true,
         ))));
     }

@@ -12,6 +12,7 @@
 
 use crate::fmt::{escape, Px};
 use crate::gesture::{island_label, islands, Item, Target};
+use crate::language::{t, tf, ts};
 use sim::view::{HostState, HostView, LeaderRole, MemberRole, Snapshot};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -518,16 +519,17 @@ pub fn layout(snap: &Snapshot, avail: f64, zoomed: Option<&str>) -> Layout {
                         && h.etcd.as_ref().is_some_and(|m| m.voter)
                 })
                 .count();
-            let s = if voters == 1 { "" } else { "s" };
+            let total = snap.etcd.voters;
             (
-                format!("Island {}", island_label(n)),
-                format!("{voters} of {} etcd voter{s} up here", snap.etcd.voters),
+                tf(format_args!("Island {}", island_label(n))),
+                if voters == 1 {
+                    tf(format_args!("1 of {total} etcd voters up here"))
+                } else {
+                    tf(format_args!("{voters} of {total} etcd voters up here"))
+                },
             )
         } else {
-            (
-                "One network".to_string(),
-                "every host reaches every other".to_string(),
-            )
+            (ts("One network"), ts("every host reaches every other"))
         };
         boxes.push(IslandBox {
             id: *id,
@@ -601,15 +603,21 @@ fn move_island(b: &mut IslandBox, dx: f64, dy: f64) {
 
 /// State → (css class, words). The words are always drawn: colour is never the only signal.
 fn state_words(h: &HostView) -> (&'static str, String) {
+    state_words_in(h, false)
+}
+
+/// [`state_words`], shorter for a tile ("DOWN" without why).
+fn state_words_in(h: &HostView, short: bool) -> (&'static str, String) {
     let mut words = match h.state {
-        HostState::Up => "up",
-        HostState::Down => "DOWN (crashed)",
-        HostState::Terminated => "terminated (spot)",
-        HostState::Standby => "standby, not joined",
+        HostState::Up => t("up"),
+        HostState::Down if short => t("DOWN"),
+        HostState::Down => t("DOWN (crashed)"),
+        HostState::Terminated => t("terminated (spot)"),
+        HostState::Standby => t("standby, not joined"),
     }
     .to_string();
     if h.isolated {
-        words.push_str(" · isolated");
+        words = tf(format_args!("{words} · isolated"));
     }
     let class = match h.state {
         HostState::Up if h.isolated => "isolated",
@@ -630,23 +638,35 @@ fn etcd_words(h: &HostView) -> Option<(&'static str, String)> {
         MemberRole::Candidate | MemberRole::PreCandidate => "candidate",
         MemberRole::Removed | MemberRole::Stopped => "inactive",
     };
-    let voter = if m.voter || matches!(m.role, MemberRole::Stopped | MemberRole::Removed) {
-        ""
-    } else {
-        " (not a voter)"
+    let voter = m.voter || matches!(m.role, MemberRole::Stopped | MemberRole::Removed);
+    let role = match m.role {
+        MemberRole::Leader => t("leader"),
+        MemberRole::Follower => t("follower"),
+        MemberRole::Candidate => t("candidate"),
+        MemberRole::PreCandidate => t("pre-candidate"),
+        MemberRole::Removed => t("removed"),
+        MemberRole::Stopped => t("stopped"),
     };
-    Some((class, format!("etcd {}, term {}{voter}", m.role, m.term)))
+    Some((
+        class,
+        if voter {
+            tf(format_args!("etcd {role}, term {}", m.term))
+        } else {
+            tf(format_args!("etcd {role}, term {} (not a voter)", m.term))
+        },
+    ))
 }
 
 /// The apiserver: ready / UNREADY (running, its etcd view not synced) / restarting / stopped.
-fn apiserver_words(h: &HostView) -> Option<(&'static str, &'static str)> {
+fn apiserver_words(h: &HostView) -> Option<(&'static str, String)> {
     let a = h.apiserver.as_ref()?;
-    Some(match (a.running, a.ready) {
-        (true, true) => ("ok", "apiserver: ready"),
-        (true, false) => ("warn", "apiserver: UNREADY"),
-        _ if h.state == HostState::Up => ("bad", "apiserver: restarting"),
-        _ => ("inactive", "apiserver: stopped"),
-    })
+    let (class, words) = match (a.running, a.ready) {
+        (true, true) => ("ok", t("apiserver: ready")),
+        (true, false) => ("warn", t("apiserver: UNREADY")),
+        _ if h.state == HostState::Up => ("bad", t("apiserver: restarting")),
+        _ => ("inactive", t("apiserver: stopped")),
+    };
+    Some((class, words.to_string()))
 }
 
 /// A leader-elected component: leader / standby / restarting (stopped when the host is down).
@@ -656,12 +676,12 @@ fn leading_words(
     state: Option<LeaderRole>,
 ) -> Option<(&'static str, String)> {
     Some(match state? {
-        LeaderRole::Leader => ("leader", format!("{what}: leader")),
-        LeaderRole::Standby => ("follower", format!("{what}: standby")),
+        LeaderRole::Leader => ("leader", tf(format_args!("{what}: leader"))),
+        LeaderRole::Standby => ("follower", tf(format_args!("{what}: standby"))),
         LeaderRole::Restarting if h.state == HostState::Up => {
-            ("bad", format!("{what}: restarting"))
+            ("bad", tf(format_args!("{what}: restarting")))
         }
-        LeaderRole::Restarting => ("inactive", format!("{what}: stopped")),
+        LeaderRole::Restarting => ("inactive", tf(format_args!("{what}: stopped"))),
     })
 }
 
@@ -673,7 +693,7 @@ fn node_badges(h: &HostView) -> Vec<(&'static str, String)> {
             .iter()
             .any(|r| *r == "worker" || *r == "control-plane");
         return if node_role {
-            vec![("inactive", "Node: not registered".to_string())]
+            vec![("inactive", ts("Node: not registered"))]
         } else {
             Vec::new()
         };
@@ -681,34 +701,32 @@ fn node_badges(h: &HostView) -> Vec<(&'static str, String)> {
     let mut out = match n.stale_after {
         // The API still says Ready, but the kubelet stopped renewing: say when that changes.
         Some(at) if n.ready == "Ready" => vec![
-            ("warn", "Node Ready, lease stale".to_string()),
+            ("warn", ts("Node Ready, lease stale")),
             if n.watched {
                 // The controller's probe time is when it saw the lease change: up to two
                 // monitor periods after the renewal.
                 (
                     "warn",
-                    format!(
+                    tf(format_args!(
                         "NotReady ≈ {}–{}",
                         crate::fmt::fmt_t(at.ceil()),
                         crate::fmt::fmt_t(at.ceil() + 10.0)
-                    ),
+                    )),
                 )
             } else {
-                ("warn", "stays Ready: no controller".to_string())
+                ("warn", ts("stays Ready: no controller"))
             },
         ],
         _ => vec![(
             if n.ready == "Ready" { "ok" } else { "bad" },
-            format!("Node {}", n.ready),
+            tf(format_args!("Node {}", n.ready)),
         )],
     };
-    for t in &n.taints {
-        match *t {
-            "node.kubernetes.io/unreachable" => {
-                out.push(("warn", "tainted unreachable".to_string()))
-            }
-            "node.kubernetes.io/not-ready" => out.push(("warn", "tainted not-ready".to_string())),
-            "node.kubernetes.io/unschedulable" => out.push(("warn", "cordoned".to_string())),
+    for taint in &n.taints {
+        match *taint {
+            "node.kubernetes.io/unreachable" => out.push(("warn", ts("tainted unreachable"))),
+            "node.kubernetes.io/not-ready" => out.push(("warn", ts("tainted not-ready"))),
+            "node.kubernetes.io/unschedulable" => out.push(("warn", ts("cordoned"))),
             _ => {}
         }
     }
@@ -720,7 +738,10 @@ fn node_badges(h: &HostView) -> Vec<(&'static str, String)> {
             pct(f.memory, f.memory_allocatable),
         );
         let class = if cpu.max(mem) >= 90 { "warn" } else { "ok" };
-        out.push((class, format!("requests: cpu {cpu} % · mem {mem} %")));
+        out.push((
+            class,
+            tf(format_args!("requests: cpu {cpu} % · mem {mem} %")),
+        ));
     }
     out
 }
@@ -735,25 +756,24 @@ fn pending_words(pending: &[sim::view::PodView]) -> String {
         }
     }
     let parts: Vec<String> = counts.iter().map(|(w, n)| format!("{w} ×{n}")).collect();
-    format!("Pending (no Node fits): {}", parts.join(", "))
+    tf(format_args!("Pending (no Node fits): {}", parts.join(", ")))
 }
 
 /// The short state of a tile: the host's state when it is not up, else its Node's.
 fn tile_words(h: &HostView) -> (&'static str, String) {
     if h.state != "up" || h.isolated {
-        let (class, words) = state_words(h);
-        return (class, words.replace(" (crashed)", ""));
+        return state_words_in(h, true);
     }
     match &h.node {
         Some(n) if n.ready == "Ready" && n.taints.contains(&"node.kubernetes.io/unschedulable") => {
-            ("up", "Ready, cordoned".into())
+            ("up", ts("Ready, cordoned"))
         }
         Some(n) if n.ready == "Ready" => ("up", "Ready".into()),
         Some(n) if n.taints.contains(&"node.kubernetes.io/unreachable") => {
             ("notready", format!("{}·taint", n.ready))
         }
         Some(n) => ("notready", n.ready.to_string()),
-        None => ("standby", "not registered".into()),
+        None => ("standby", ts("not registered")),
     }
 }
 
@@ -767,7 +787,7 @@ pub fn host_aria(h: &HostView) -> String {
     let roles = h.roles.join(", ");
     let mut parts = vec![state];
     parts.extend(etcd_words(h).map(|(_, w)| w));
-    parts.extend(apiserver_words(h).map(|(_, w)| w.to_string()));
+    parts.extend(apiserver_words(h).map(|(_, w)| w));
     parts.extend(leading_words(h, "controller-manager", h.controller_manager).map(|(_, w)| w));
     parts.extend(leading_words(h, "scheduler", h.scheduler).map(|(_, w)| w));
     parts.extend(node_badges(h).into_iter().map(|(_, w)| w));
@@ -775,26 +795,30 @@ pub fn host_aria(h: &HostView) -> String {
         let b: Vec<String> = h
             .lb_backends
             .iter()
-            .map(|(n, up)| format!("{n} {}", if *up { "in service" } else { "out of service" }))
+            .map(|(n, up)| {
+                if *up {
+                    tf(format_args!("{n} in service"))
+                } else {
+                    tf(format_args!("{n} out of service"))
+                }
+            })
             .collect();
-        parts.push(format!("backends: {}", b.join(", ")));
+        parts.push(tf(format_args!("backends: {}", b.join(", "))));
     }
-    if !h.pods.is_empty() {
-        parts.push(format!(
-            "{} pod{} running",
-            h.pods.len(),
-            if h.pods.len() == 1 { "" } else { "s" }
-        ));
+    match h.pods.len() {
+        0 => {}
+        1 => parts.push(ts("1 pod running")),
+        n => parts.push(tf(format_args!("{n} pods running"))),
     }
     if h.spot {
-        parts.push("spot instance".into());
+        parts.push(ts("spot instance"));
     }
-    format!(
+    tf(format_args!(
         "{} ({roles}) in {}: {}. Press Enter for actions; drag to move it to another network island.",
         h.name,
         h.zone,
         parts.join(", ")
-    )
+    ))
 }
 
 struct Drag {
@@ -1040,13 +1064,17 @@ pub fn topology(props: &Props) -> Html {
             let zone_key = format!("zone {} {}", isl.id, c.zone);
             items.push(if props.interactive {
                 // In a cluster drawn in cells, the zone's menu also zooms in on its workers.
-                let what = if zoomable {
-                    "move it to another network island, or see each of its workers"
+                let (zone_aria, tip) = if zoomable {
+                    (
+                        tf(format_args!("Zone {}: press Enter to move it to another network island, or see each of its workers, or drag it.", c.zone)),
+                        tf(format_args!("Zone {}: click to move it to another network island, or see each of its workers; drag it to cut it off.", c.zone)),
+                    )
                 } else {
-                    "move it to another network island"
+                    (
+                        tf(format_args!("Zone {}: press Enter to move it to another network island, or drag it.", c.zone)),
+                        tf(format_args!("Zone {}: click to move it to another network island; drag it to cut it off.", c.zone)),
+                    )
                 };
-                let zone_aria = format!("Zone {}: press Enter to {what}, or drag it.", c.zone);
-                let tip = format!("Zone {}: click to {what}; drag it to cut it off.", c.zone);
                 html! {
                     <g key={zone_key} class={classes!("zone", selected(&item).then_some("selected"))} tabindex="0" role="button"
                        aria-label={zone_aria} aria-haspopup="menu" data-zone={c.zone.clone()}
@@ -1142,22 +1170,22 @@ pub fn topology(props: &Props) -> Html {
         .collect();
     let legend = (!present.is_empty()).then(|| {
         html! {
-            <div class="legend" aria-label="Pods by workload">
-                <span class="legend-title">{ "Pods:" }</span>
+            <div class="legend" aria-label={t("Pods by workload")}>
+                <span class="legend-title">{ t("Pods:") }</span>
                 { for present.iter().map(|w| {
                     let dup = dups.iter().find(|(n, _, _)| n == &w.name);
                     html! {
                         <span class={classes!("legend-item", dup.is_some().then_some("dup"))} data-workload={w.name.clone()}>
                             <span class={classes!("swatch", workload_class(wl, &w.name))} aria-hidden="true">{ initial(&w.name) }</span>
                             { match dup {
-                                Some((n, run, des)) => format!("{n}: {run} running of {des} — DUPLICATES"),
+                                Some((n, run, des)) => tf(format_args!("{n}: {run} running of {des} — DUPLICATES")),
                                 None => w.name.clone(),
                             } }
                         </span>
                     }
                 }) }
                 if !dups.is_empty() {
-                    <span class="legend-note">{ "Outlined black: a copy running beyond the desired count." }</span>
+                    <span class="legend-note">{ t("Outlined black: a copy running beyond the desired count.") }</span>
                 }
                 if !snap.pending.is_empty() {
                     <span class="legend-item pending" data-pending={snap.pending.len().to_string()}
@@ -1174,7 +1202,7 @@ pub fn topology(props: &Props) -> Html {
         <div class="topology-wrap">
             <div class="topology-scroll" ref={scroll_ref}>
                 <svg ref={svg_ref.clone()} class="topology" width={lay.width.px()} height={lay.height.px()}
-                     role="group" aria-label="Cluster topology: network islands, zones and hosts"
+                     role="group" aria-label={t("Cluster topology: network islands, zones and hosts")}
                      {onpointermove} {onpointerup} {onpointercancel}>
                     <rect class="background" x="0" y="0" width={lay.width.px()} height={lay.height.px()}
                           onpointerdown={props.on_background.reform(|_: PointerEvent| ())} />
@@ -1183,8 +1211,8 @@ pub fn topology(props: &Props) -> Html {
                     if props.interactive {
                     <g class={new_class}>
                         <rect x={n.x.px()} y={n.y.px()} width={n.w.px()} height={n.h.px()} rx="10" />
-                        <text x={(n.x + n.w / 2.0).px()} y={(n.y + n.h / 2.0 - 8.0).px()} text-anchor="middle">{ "Drop here:" }</text>
-                        <text x={(n.x + n.w / 2.0).px()} y={(n.y + n.h / 2.0 + 10.0).px()} text-anchor="middle">{ "new island" }</text>
+                        <text x={(n.x + n.w / 2.0).px()} y={(n.y + n.h / 2.0 - 8.0).px()} text-anchor="middle">{ t("Drop here:") }</text>
+                        <text x={(n.x + n.w / 2.0).px()} y={(n.y + n.h / 2.0 + 10.0).px()} text-anchor="middle">{ t("new island") }</text>
                     </g>
                     }
                     { for ghost }
@@ -1193,7 +1221,7 @@ pub fn topology(props: &Props) -> Html {
             { for legend }
             if dragging.is_some() {
                 <div ref={dock_ref} class={classes!("drop-dock", (hover == Some(Target::NewIsland)).then_some("drop-hover"))}>
-                    { "Drop here: new island (cut it off from the rest)" }
+                    { t("Drop here: new island (cut it off from the rest)") }
                 </div>
             }
             if let Some((x, y)) = menu_at {
@@ -1250,9 +1278,9 @@ fn pod_chips(
             let dup = !terminating && dup.get(k).copied().unwrap_or(false);
             let class = classes!("pod", workload_class(wl, &p.workload), dup.then_some("dup"), terminating.then_some("terminating"));
             let title = if terminating {
-                format!("{} ({}) — Terminating: the API waits for this node's kubelet to confirm it stopped", p.name, p.workload)
+                tf(format_args!("{} ({}) — Terminating: the API waits for this node's kubelet to confirm it stopped", p.name, p.workload))
             } else if dup {
-                format!("{} ({}) — a duplicate: {} runs more pods than desired", p.name, p.workload, p.workload)
+                tf(format_args!("{} ({}) — a duplicate: {} runs more pods than desired", p.name, p.workload, p.workload))
             } else {
                 format!("{} ({})", p.name, p.workload)
             };
@@ -1295,7 +1323,7 @@ fn host_body(hv: &HostView, r: Rect, wl: &[WorkloadInfo], dup: &[bool]) -> Html 
                 <g class={classes!("backend", class)} data-backend={name.clone()} data-in-service={up.to_string()}>
                     <rect x={x.px()} y={y.px()} width={cw.px()} height={(BADGE_H - 3.0).px()} rx="3" />
                     <text x={(x + 4.0).px()} y={(y + 11.5).px()}>{ format!("{mark} {name}") }</text>
-                    <title>{ format!("backend {name}: {}", if *up { "in service" } else { "out of service (failed health checks)" }) }</title>
+                    <title>{ if *up { tf(format_args!("backend {name}: in service")) } else { tf(format_args!("backend {name}: out of service (failed health checks)")) } }</title>
                 </g>
             });
         }
@@ -1311,7 +1339,7 @@ fn host_body(hv: &HostView, r: Rect, wl: &[WorkloadInfo], dup: &[bool]) -> Html 
             if hv.vip {
                 <g class="vip" data-vip="true">
                     <text class="tag vip" x={(r.x + r.w - if hv.spot { 40.0 } else { 8.0 }).px()} y={(r.y + 16.0).px()} text-anchor="end">{ "VIP" }</text>
-                    <title>{ format!("{} holds the API's virtual IP: clients and kubelets that reach it use its apiserver", hv.name) }</title>
+                    <title>{ tf(format_args!("{} holds the API's virtual IP: clients and kubelets that reach it use its apiserver", hv.name)) }</title>
                 </g>
             }
             <text class="roles" x={(r.x + 8.0).px()} y={(r.y + 30.0).px()}>{ hv.roles.join(" · ") }</text>
@@ -1340,12 +1368,17 @@ fn cell_inner(out: &mut String, hv: &HostView, r: Rect, dup: &[bool]) {
         _ => "✗".to_string(),
     };
     let dup = dup.iter().any(|&d| d);
-    let s = if n == 1 { "" } else { "s" };
-    let title = format!(
-        "{}: {words}, {n} pod{s}{}",
-        hv.name,
-        if dup { ", a duplicate among them" } else { "" }
-    );
+    let name = &hv.name;
+    let title = match (n, dup) {
+        (1, false) => tf(format_args!("{name}: {words}, 1 pod")),
+        (1, true) => tf(format_args!(
+            "{name}: {words}, 1 pod, a duplicate among them"
+        )),
+        (n, false) => tf(format_args!("{name}: {words}, {n} pods")),
+        (n, true) => tf(format_args!(
+            "{name}: {words}, {n} pods, a duplicate among them"
+        )),
+    };
     out.push_str(&format!(
         r#"<rect class="box{}" x="0" y="0" width="{}" height="{}" rx="3"></rect><text class="count" x="{}" y="{}" text-anchor="middle">{mark}</text><title>{}</title>"#,
         if dup { " dup" } else { "" },
@@ -1661,7 +1694,7 @@ mod tests {
         assert_eq!(node_badges(host("w2"))[1].1, "tainted unreachable");
         assert_eq!(
             apiserver_words(host("m1")),
-            Some(("ok", "apiserver: ready"))
+            Some(("ok", "apiserver: ready".to_string()))
         );
         assert_eq!(
             leading_words(host("m1"), "controller-mgr", host("m1").controller_manager)

@@ -60,7 +60,7 @@ unsafe impl std::alloc::GlobalAlloc for MiMalloc {
 #[global_allocator]
 static ALLOCATOR: MiMalloc = MiMalloc;
 
-const USAGE: &str = "usage:\n  clustersim run FILE [--json | --trace] [--seed S] [--duration D]\n                                            run a scenario (FILE or - for stdin), print its report\n  clustersim exec FILE --at D [--from HOST] [--save OUT] -- COMMAND...\n                                            run COMMAND (kubectl) from HOST at time D of the run\n  clustersim study FILE --trials N --horizon D [--seed S] [--shard K/M] [--threads T] [--no-shortcut] [--json]\n                                            availability over N random-fault trials of D each\n  clustersim study merge A.json B.json ... [--json]\n                                            the unsharded study from its shards\n  clustersim bench                          run the reference benchmarks";
+const USAGE: &str = "usage:\n  clustersim run FILE [--json | --trace] [--seed S] [--duration D] [--lang en|ru|zh|de]\n                                            run a scenario (FILE or - for stdin), print its report\n  clustersim exec FILE --at D [--from HOST] [--save OUT] -- COMMAND...\n                                            run COMMAND (kubectl) from HOST at time D of the run\n  clustersim study FILE --trials N --horizon D [--seed S] [--shard K/M] [--threads T] [--no-shortcut] [--json]\n                                            availability over N random-fault trials of D each\n  clustersim study merge A.json B.json ... [--json]\n                                            the unsharded study from its shards\n  clustersim bench                          run the reference benchmarks";
 
 // mimalloc's `mi_option_purge_delay` (its v3 header's option 15).
 const MI_OPTION_PURGE_DELAY: std::ffi::c_int = 15;
@@ -106,6 +106,7 @@ fn main() -> ExitCode {
 fn run(args: &[String]) -> ExitCode {
     let (mut json, mut trace, mut seed, mut duration, mut files) =
         (false, false, None, None, vec![]);
+    let mut language = lang::Lang::En;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -115,6 +116,11 @@ fn run(args: &[String]) -> ExitCode {
             "--seed" => match it.next().and_then(|v| v.parse::<u64>().ok()) {
                 Some(v) => seed = Some(v),
                 None => return refuse("--seed: expected a whole number"),
+            },
+            "--lang" => match it.next().map(|v| lang::Lang::parse(v)) {
+                Some(Ok(l)) => language = l,
+                Some(Err(m)) => return refuse(format!("--lang: {m}")),
+                None => return refuse("--lang: missing value (en, ru, zh or de)"),
             },
             "--duration" => match it.next().map(|v| sim::time::parse_duration(v)) {
                 Some(Ok(d)) => duration = Some(d),
@@ -145,7 +151,13 @@ fn run(args: &[String]) -> ExitCode {
     };
     let mut world = World::new(scenario);
     world.run_to_end();
-    let report = sim::report(&world);
+    let mut report = sim::report(&world);
+    if language != lang::Lang::En {
+        let catalog = catalog(language);
+        for e in &mut report.events {
+            e.text = catalog.text(&e.text).into_owned();
+        }
+    }
     if json {
         out(&report.to_json());
     } else if trace {
@@ -154,6 +166,17 @@ fn run(args: &[String]) -> ExitCode {
         print_summary(&report);
     }
     ExitCode::SUCCESS
+}
+
+/// The catalog of a language other than English, as the page fetches it from `web/lang/`.
+fn catalog(l: lang::Lang) -> lang::Catalog {
+    let json = match l {
+        lang::Lang::Ru => include_str!("../../../web/lang/ru.txt"),
+        lang::Lang::Zh => include_str!("../../../web/lang/zh.txt"),
+        lang::Lang::De => include_str!("../../../web/lang/de.txt"),
+        lang::Lang::En => return lang::Catalog::english(),
+    };
+    lang::Catalog::parse(l, json).expect("the catalogs are checked by lang's tests")
 }
 
 /// Prints a line to stdout; a closed pipe (`| head`) ends the output quietly instead of panicking.

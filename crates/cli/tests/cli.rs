@@ -386,3 +386,51 @@ fn a_studys_worst_trials_come_with_the_link_that_opens_them_in_the_page() {
     assert_eq!((s.seed, s.duration.as_secs_f64()), (seed, 600.0));
     assert_eq!(s.faults.len(), 1, "the trial keeps its fault processes");
 }
+
+#[test]
+fn run_lang_writes_the_event_texts_in_that_language_and_nothing_else() {
+    let en: serde_json::Value =
+        serde_json::from_slice(&clustersim(&["run", "-", "--json"], VALID).stdout).unwrap();
+    for (code, crashed) in [
+        ("ru", "хост etcd-1 упал: его уронил сценарий"),
+        (
+            "de",
+            "etcd-1 ist ausgefallen: das Szenario hat ihn abstürzen lassen",
+        ),
+        ("zh", "etcd-1 宕机：场景让它崩溃了"),
+    ] {
+        let out = clustersim(&["run", "-", "--json", "--lang", code], VALID);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        // Kinds, fields and the summary are the same; only the texts differ.
+        assert_eq!(r["summary"], en["summary"], "{code}");
+        let (a, b) = (
+            r["events"].as_array().unwrap(),
+            en["events"].as_array().unwrap(),
+        );
+        assert_eq!(a.len(), b.len());
+        for (x, y) in a.iter().zip(b) {
+            assert_eq!(
+                (&x["t"], &x["kind"], &x["host"]),
+                (&y["t"], &y["kind"], &y["host"])
+            );
+            assert_ne!(
+                x["text"], y["text"],
+                "{code}: {} is not translated",
+                y["text"]
+            );
+        }
+        let crash = a.iter().find(|e| e["kind"] == "host.crashed").unwrap();
+        assert_eq!(crash["text"], crashed, "{code}");
+    }
+    let out = clustersim(&["run", "-", "--lang", "fr"], VALID);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "clustersim: --lang: unknown language \"fr\" (the languages are en, ru, zh, de)\n"
+    );
+}

@@ -11,7 +11,7 @@
 use crate::k8s::events::{Event as ApiEvent, EVENTS_KEPT, EVENT_TTL};
 use crate::k8s::leader::KUBE_VIP_LEASE;
 use crate::k8s::observe::{NodeChange, Note, PodChange};
-use crate::kernel::members::MemberMap;
+use crate::kernel::members::{MemberMap, MemberSet};
 use crate::kernel::net::HostId;
 use crate::kernel::time::SimTime;
 use serde::Serialize;
@@ -340,7 +340,7 @@ pub struct Recorder {
     /// Term of the entry applied at each index, per cluster: State Machine Safety.
     applied_terms: MemberMap<u64, AppliedTerms>,
     /// Clusters that `--force-new-cluster` replaced: nobody may be elected in them any more.
-    replaced: BTreeSet<u64>,
+    replaced: MemberSet<u64>,
     /// Lease acquisitions reported (the one held at t = 0 included), per lease.
     pub lease_changes: MemberMap<&'static str, u64>,
     /// Processes acting as leader right now, per lease: more than one is a violation.
@@ -370,7 +370,7 @@ impl Recorder {
             writes_failed: 0,
             leaders: MemberMap::default(),
             applied_terms: MemberMap::default(),
-            replaced: BTreeSet::new(),
+            replaced: MemberSet::new(),
             lease_changes: MemberMap::default(),
             acting: MemberMap::default(),
             capacity: false,

@@ -234,15 +234,20 @@ fn setup_build() -> Result {
     Ok(())
 }
 
-/// What the browser tests need: Debian's Chromium.
+/// What the browser tests need: Debian's Chromium, and a font with Chinese characters (the
+/// page in Chinese is looked at in screenshots; a reader's own system has one).
 fn setup_browser() -> Result {
-    if Path::new("/usr/bin/chromium").exists() && Path::new("/usr/bin/chromedriver").exists() {
+    let cjk_font = Path::new("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc");
+    if Path::new("/usr/bin/chromium").exists()
+        && Path::new("/usr/bin/chromedriver").exists()
+        && cjk_font.exists()
+    {
         println!(
             "ok   {}",
             version_of("/usr/bin/chromium").unwrap_or("chromium".into())
         );
     } else {
-        println!("get  Debian chromium and chromium-driver");
+        println!("get  Debian chromium, chromium-driver and fonts-wqy-microhei");
         let sudo = if is_root() { vec![] } else { vec!["sudo"] };
         let apt = |args: &[&str]| {
             let mut all: Vec<&str> = sudo.clone();
@@ -253,7 +258,14 @@ fn setup_browser() -> Result {
             run(&mut c)
         };
         apt(&["update", "-qq"])?;
-        apt(&["install", "-y", "-qq", "chromium", "chromium-driver"])?;
+        apt(&[
+            "install",
+            "-y",
+            "-qq",
+            "chromium",
+            "chromium-driver",
+            "fonts-wqy-microhei",
+        ])?;
     }
     Ok(())
 }

@@ -5,6 +5,7 @@
 
 use crate::fmt::fmt_t_precise;
 use crate::gesture::{Item, Target};
+use crate::language::{t, tf};
 use crate::menu::Menu;
 use crate::session::use_session;
 use crate::shared::Shared;
@@ -81,10 +82,10 @@ fn topology(
         let ui = ui.clone();
         Callback::from(move |item: Item| {
             ui.dispatch(UiAction::Notify(Some(crate::ui::Notice::info(
-                format!(
+                tf(format_args!(
                     "{} was dropped outside any island: nothing changed. Drop it on another island to move it there, or on “new island” to cut it off.",
                     item.name()
-                ),
+                )),
                 false,
             ))))
         })
@@ -99,9 +100,9 @@ fn topology(
             Selection::Zone(z) if crate::topology::draws_cells(&snapshot) => {
                 let (ui, zoomed) = (ui.clone(), ui.zoomed.as_ref() == Some(z));
                 let (label, next) = if zoomed {
-                    ("Show its workers as cells again", None)
+                    (t("Show its workers as cells again"), None)
                 } else {
-                    ("Zoom in: show each of its workers", Some(z.clone()))
+                    (t("Zoom in: show each of its workers"), Some(z.clone()))
                 };
                 let zoom = Callback::from(move |()| {
                     ui.dispatch(UiAction::Zoom(next.clone()));

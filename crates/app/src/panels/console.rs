@@ -5,6 +5,7 @@
 //! run forks there. History with ↑/↓, completion with Tab. Output is text, never markup.
 
 use crate::fmt::{fmt_t_precise, Fixed};
+use crate::language::t;
 use crate::session::use_session;
 use crate::ui::UiAction;
 use web_sys::HtmlInputElement;
@@ -264,7 +265,7 @@ pub fn console_panel() -> Html {
                 host.set(v.parse().ok());
             });
             html! {
-                <select aria-label="Console host" onchange={pick_host}>
+                <select aria-label={t("Console host")} onchange={pick_host}>
                     { for hosts.iter().enumerate().map(|(i, h)| html! {
                         <option value={i.to_string()} selected={i == from}>{ h }</option>
                     }) }
@@ -275,12 +276,12 @@ pub fn console_panel() -> Html {
     };
     html! {
         <details class="console">
-            <summary>{ "Console: kubectl, etcdctl and curl on this cluster, from any host, at the time shown" }</summary>
+            <summary>{ t("Console: kubectl, etcdctl and curl on this cluster, from any host, at the time shown") }</summary>
             <div class="console-bar">
-                <label>{ "Run from " }{ picker }</label>
-                <span class="hint">{ "Try: kubectl get nodes · kubectl get pods -A -o wide · etcdctl endpoint status --cluster -w table · curl http://web · kubectl get --raw /readyz?verbose · kubectl port-forward svc/web 8080:80 & curl localhost:8080. ↑/↓ history, Tab completes. Commands that change the cluster (cordon, scale, delete pod, etcdctl member add|remove|promote, kubeadm join, etcd --force-new-cluster) are recorded at this moment." }</span>
+                <label>{ t("Run from") }{ " " }{ picker }</label>
+                <span class="hint">{ t("Try: kubectl get nodes · kubectl get pods -A -o wide · etcdctl endpoint status --cluster -w table · curl http://web · kubectl get --raw /readyz?verbose · kubectl port-forward svc/web 8080:80 & curl localhost:8080. ↑/↓ history, Tab completes. Commands that change the cluster (cordon, scale, delete pod, etcdctl member add|remove|promote, kubeadm join, etcd --force-new-cluster) are recorded at this moment.") }</span>
             </div>
-            <div class="console-screen" role="log" aria-label="Console output" ref={screen}>
+            <div class="console-screen" role="log" aria-label={t("Console output")} ref={screen}>
                 { for entries.borrow().iter().map(|e| html! {
                     <div class={classes!("entry", e.out.is_none().then_some("pending"))}>
                         <div class="cmd"><span class="prompt">{ &e.prompt }</span>{ " " }{ &e.line }</div>
@@ -295,7 +296,7 @@ pub fn console_panel() -> Html {
                 }) }
                 <div class="input-line">
                     <span class="prompt">{ prompt }</span>
-                    <input ref={input} type="text" aria-label="Console command" spellcheck="false"
+                    <input ref={input} type="text" aria-label={t("Console command")} spellcheck="false"
                         autocomplete="off" autocapitalize="off" placeholder="kubectl get nodes" {onkeydown} />
                 </div>
             </div>

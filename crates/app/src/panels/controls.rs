@@ -2,6 +2,7 @@
 //! network" and "Undo", the two verbs that take a fault or a change back.
 
 use crate::fmt::{fmt_t, fmt_t_precise, Short};
+use crate::language::{t, tf};
 use crate::session::use_session;
 use crate::ui::{Speed, UiAction};
 use sim::scenario::Action;
@@ -54,23 +55,23 @@ pub fn controls() -> Html {
         Callback::from(move |_: MouseEvent| session.undo())
     };
     html! {
-        <div class="controls" role="group" aria-label="Playback">
-            <button class="play" onclick={toggle_play} aria-label={if ui.playing { "Pause" } else { "Play" }}>
-                { if ui.playing { "❚❚ Pause" } else { "▶ Play" } }
+        <div class="controls" role="group" aria-label={t("Playback")}>
+            <button class="play" onclick={toggle_play} aria-label={if ui.playing { t("Pause") } else { t("Play") }}>
+                { if ui.playing { "❚❚ " } else { "▶ " } }{ if ui.playing { t("Pause") } else { t("Play") } }
             </button>
-            <button onclick={step} aria-label="Step forward one second">{ "+1 s" }</button>
-            <label class="speed">{ "Speed " }
-                <select onchange={set_speed} aria-label="Playback speed">
+            <button onclick={step} aria-label={t("Step forward one second")}>{ "+1 s" }</button>
+            <label class="speed">{ t("Speed") }{ " " }
+                <select onchange={set_speed} aria-label={t("Playback speed")}>
                     { for Speed::ALL.iter().map(|s| html! { <option value={s.label()} selected={*s == ui.speed}>{ s.label() }</option> }) }
                 </select>
             </label>
             <input type="range" class="scrubber" min="0" max={Short(duration, 3).to_string()} step="0.1"
                 value={Short(ui.cursor, 3).to_string()} oninput={scrub}
-                aria-label="Simulated time" aria-valuetext={format!("{} of {}", fmt_t_precise(ui.cursor), fmt_t(duration))} />
+                aria-label={t("Simulated time")} aria-valuetext={tf(format_args!("{} of {}", fmt_t_precise(ui.cursor), fmt_t(duration)))} />
             if !ui.embed {
-                <button onclick={heal} disabled={!network_faulty}>{ "Heal network" }</button>
+                <button onclick={heal} disabled={!network_faulty}>{ t("Heal network") }</button>
                 if session.sim.can_undo() {
-                    <button onclick={undo}>{ "Undo" }</button>
+                    <button onclick={undo}>{ t("Undo") }</button>
                 }
             }
         </div>

@@ -2,6 +2,7 @@
 //! for); an accepted edit restarts the run with the edited scenario.
 
 use crate::editor::Editor;
+use crate::language::t;
 use crate::session::use_session;
 use crate::ui::UiAction;
 use sim::scenario::Scenario;
@@ -24,7 +25,7 @@ pub fn editor_panel() -> Html {
         <section class={classes!("editor", open.then_some("open"))} aria-labelledby="editor-title">
             <h2 id="editor-title">
                 <button class="disclosure" aria-expanded={open.to_string()} aria-controls="editor-body" onclick={toggle}>
-                    { if open { "▾ " } else { "▸ " } }{ "Edit the topology: hosts, zones, workloads, settings" }
+                    { if open { "▾ " } else { "▸ " } }{ t("Edit the topology: hosts, zones, workloads, settings") }
                 </button>
             </h2>
             if open {

@@ -1,6 +1,7 @@
 //! The reference table at the foot of the page: etcd's quorum for cluster sizes 1 to 7, from
 //! `sim::etcd::quorum` (the numbers the simulation itself uses).
 
+use crate::language::t;
 use sim::etcd::quorum::{failures_tolerated, quorum};
 use yew::prelude::*;
 
@@ -8,7 +9,7 @@ use yew::prelude::*;
 pub fn facts() -> Html {
     html! {
         <details class="facts">
-            <summary>{ "etcd quorum by cluster size" }</summary>
+            <summary>{ t("etcd quorum by cluster size") }</summary>
             <QuorumTable />
         </details>
     }
@@ -20,7 +21,7 @@ pub fn quorum_table() -> Html {
     html! {
         <table class="quorum">
             <thead>
-                <tr><th>{ "members" }</th><th>{ "quorum" }</th><th>{ "failures tolerated" }</th></tr>
+                <tr><th>{ t("members") }</th><th>{ t("quorum") }</th><th>{ t("failures tolerated") }</th></tr>
             </thead>
             <tbody>
                 { for (1..=7).map(|n| html! {

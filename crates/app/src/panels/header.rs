@@ -3,7 +3,9 @@
 
 use super::Share;
 use crate::codec;
+use crate::language::{self, t};
 use crate::session::use_session;
+use lang::Lang;
 use yew::prelude::*;
 
 #[function_component(Header)]
@@ -11,11 +13,32 @@ pub fn header() -> Html {
     html! {
         <header class="top">
             <div>
-                <h1>{ "Kubernetes HA Playground" }</h1>
-                <p class="tagline">{ "Break a cluster and watch what really happens. Drag a zone or host to split the network; click a host to crash it." }</p>
+                <h1>{ t("Kubernetes HA Playground") }</h1>
+                <p class="tagline">{ t("Break a cluster and watch what really happens. Drag a zone or host to split the network; click a host to crash it.") }</p>
             </div>
+            { language_picker() }
             <Share />
         </header>
+    }
+}
+
+/// The page's language; choosing one reloads the page in it, the run kept by the link.
+fn language_picker() -> Html {
+    let current = language::current();
+    let onchange = Callback::from(|e: Event| {
+        let code = e
+            .target_unchecked_into::<web_sys::HtmlSelectElement>()
+            .value();
+        if let Ok(l) = Lang::parse(&code) {
+            language::switch_to(l);
+        }
+    });
+    html! {
+        <select class="language" aria-label={ t("Language") } {onchange}>
+            { for Lang::ALL.into_iter().map(|l| html! {
+                <option value={ l.code() } selected={ l == current }>{ l.name() }</option>
+            }) }
+        </select>
     }
 }
 
@@ -24,13 +47,12 @@ pub fn embed_header() -> Html {
     let session = use_session();
     let ui = &session.ui;
     let scenario = session.sim.borrow().scenario_rc();
-    let href = gloo_utils::window().location().href().unwrap_or_default();
-    let base = href.split('#').next().unwrap_or_default();
+    let base = crate::language::page_base();
     // Playing, the time is a moving target: the link opens the run from its start.
-    let t = (!ui.playing).then_some(ui.cursor).filter(|&t| t > 0.0);
+    let at = (!ui.playing).then_some(ui.cursor).filter(|&t| t > 0.0);
     let full = format!(
         "{base}{}",
-        codec::fragment_of(&session.encoded, None, t, false)
+        codec::fragment_of(&session.encoded, None, at, false)
     );
     let about = session
         .ready
@@ -41,7 +63,7 @@ pub fn embed_header() -> Html {
         <>
             <header class="embed-top">
                 <h1>{ &scenario.name }</h1>
-                <a href={full} target="_blank" rel="noopener">{ "Open in the Kubernetes HA Playground ↗" }</a>
+                <a href={full} target="_blank" rel="noopener">{ t("Open in the Kubernetes HA Playground ↗") }</a>
             </header>
             if !about.is_empty() {
                 <p class="embed-about">{ about }</p>

@@ -1,6 +1,7 @@
 //! The message above the page (a recorded or refused change, a broken link), with "Undo" when
 //! the change it reports can be taken back, and a dismiss button.
 
+use crate::language::t;
 use crate::session::use_session;
 use crate::ui::{NoticeKind, UiAction};
 use yew::prelude::*;
@@ -31,12 +32,12 @@ pub fn notice_bar() -> Html {
         <div class={class} role={role}>
             <span>{ &n.text }</span>
             if !n.dropped.is_empty() {
-                <button onclick={keep}>{ "Keep the later events" }</button>
+                <button onclick={keep}>{ t("Keep the later events") }</button>
             }
             if n.undo && session.sim.can_undo() {
-                <button onclick={undo}>{ "Undo" }</button>
+                <button onclick={undo}>{ t("Undo") }</button>
             }
-            <button class="dismiss" aria-label="Dismiss message" onclick={dismiss}>{ "×" }</button>
+            <button class="dismiss" aria-label={t("Dismiss message")} onclick={dismiss}>{ "×" }</button>
         </div>
     }
 }

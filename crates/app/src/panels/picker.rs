@@ -2,6 +2,7 @@
 //! the one shown (or, for a scenario of your own, what it holds).
 
 use crate::catalog::READY;
+use crate::language::{t, tf, translate, ts};
 use crate::session::use_session;
 use yew::prelude::*;
 
@@ -26,19 +27,19 @@ pub fn scenario_picker() -> Html {
     };
     html! {
         <section class="scenario" aria-labelledby="scenario-title">
-            <h2 id="scenario-title" class="visually-hidden">{ "Scenario" }</h2>
+            <h2 id="scenario-title" class="visually-hidden">{ t("Scenario") }</h2>
             <label class="pick">
-                <span>{ "Scenario" }</span>
-                <select onchange={pick} aria-label="Ready scenario">
+                <span>{ t("Scenario") }</span>
+                <select onchange={pick} aria-label={t("Ready scenario")}>
                     if ready.is_none() {
-                        <option value="" selected=true>{ format!("Your scenario: {}", scenario.name) }</option>
+                        <option value="" selected=true>{ tf(format_args!("Your scenario: {}", scenario.name)) }</option>
                     }
                     { for READY.iter().map(|r| html! {
-                        <option value={r.id} selected={ready.is_some_and(|x| x.id == r.id)}>{ r.question }</option>
+                        <option value={r.id} selected={ready.is_some_and(|x| x.id == r.id)}>{ t(r.question) }</option>
                     }) }
                 </select>
                 if ready.is_none_or(|r| r.id != READY[0].id) {
-                    <button class="all-questions" onclick={ { let session = session.clone(); Callback::from(move |_| session.pick(READY[0].id)) } }>{ "← All questions" }</button>
+                    <button class="all-questions" onclick={ { let session = session.clone(); Callback::from(move |_| session.pick(READY[0].id)) } }>{ t("← All questions") }</button>
                 }
             </label>
             <div class="about">
@@ -47,9 +48,9 @@ pub fn scenario_picker() -> Html {
                         let (context, watch) = r.texts(&scenario);
                         html! {
                             <>
-                                <p class="name"><strong>{ r.question }</strong>
-                                    { if context.is_empty() { String::new() } else { format!(" — {context}") } }</p>
-                                <p class="watch"><strong>{ "What to watch: " }</strong>{ watch }</p>
+                                <p class="name"><strong>{ t(r.question) }</strong>
+                                    { if context.is_empty() { String::new() } else { format!(" — {}", translate(&context)) } }</p>
+                                <p class="watch"><strong>{ t("What to watch:") }</strong>{ " " }{ translate(&watch) }</p>
                             </>
                         }
                     } }
@@ -57,7 +58,7 @@ pub fn scenario_picker() -> Html {
                     <p class="name"><strong>{ &scenario.name }</strong>
                         { scenario.description.as_ref().map(|d| format!(" — {d}")).unwrap_or_default() }</p>
                     if let Some(from) = named_after {
-                        <form class="rename" aria-label="Rename the scenario" onsubmit={ {
+                        <form class="rename" aria-label={t("Rename the scenario")} onsubmit={ {
                             let (session, input) = (session.clone(), rename.clone());
                             Callback::from(move |e: SubmitEvent| {
                                 e.prevent_default();
@@ -66,13 +67,16 @@ pub fn scenario_picker() -> Html {
                                 }
                             })
                         } }>
-                            <span>{ format!("Changed since “{}”: its name and description no longer fit. ", from.question) }</span>
-                            <input type="text" ref={rename.clone()} aria-label="New scenario name" value={format!("{} (changed)", scenario.name)} />
-                            <button type="submit">{ "Rename" }</button>
+                            <span>{ tf(format_args!("Changed since “{}”: its name and description no longer fit.", t(from.question))) }{ " " }</span>
+                            <input type="text" ref={rename.clone()} aria-label={t("New scenario name")} value={tf(format_args!("{} (changed)", scenario.name))} />
+                            <button type="submit">{ t("Rename") }</button>
                         </form>
                     }
-                    <p class="watch"><strong>{ "Your own run: " }</strong>
-                        { format!("{} scheduled event{}. Every change you make is recorded in the link (Share).", scenario.events.len(), if scenario.events.len() == 1 { "" } else { "s" }) }</p>
+                    <p class="watch"><strong>{ t("Your own run:") }</strong>{ " " }
+                        { match scenario.events.len() {
+                            1 => ts("1 scheduled event. Every change you make is recorded in the link (Share)."),
+                            n => tf(format_args!("{n} scheduled events. Every change you make is recorded in the link (Share).")),
+                        } }</p>
                 }
             </div>
         </section>

@@ -4,6 +4,7 @@
 
 use crate::catalog::{Ready, READY};
 use crate::fmt::fmt_t;
+use crate::language::{t, tf};
 use crate::session::use_session;
 use yew::prelude::*;
 
@@ -29,13 +30,13 @@ pub fn questions() -> Html {
         let session = session.clone();
         let onclick = Callback::from(move |_| session.pick_at(r.id, r.moment));
         let at = if r.moment > 0.0 {
-            format!("opens at {}", fmt_t(r.moment))
+            tf(format_args!("opens at {}", fmt_t(r.moment)))
         } else {
             String::new()
         };
         html! {
             <li><button class="question" data-ready={r.id} data-moment={crate::fmt::Short(r.moment, 3).to_string()} {onclick}>
-                <span class="q">{ r.question }</span>
+                <span class="q">{ t(r.question) }</span>
                 if !at.is_empty() { <small>{ at }</small> }
             </button></li>
         }
@@ -50,14 +51,14 @@ pub fn questions() -> Html {
         .filter(|r| r.id.starts_with("etcd") || r.id == "three-zones");
     html! {
         <section class="questions" aria-labelledby="questions-title">
-            <h2 id="questions-title">{ "What do you want to see? Each question opens a run at the moment that answers it." }</h2>
+            <h2 id="questions-title">{ t("What do you want to see? Each question opens a run at the moment that answers it.") }</h2>
             <ul class="lead">{ for lead.map(button) }</ul>
             <details>
-                <summary>{ "More questions, and etcd on its own" }</summary>
+                <summary>{ t("More questions, and etcd on its own") }</summary>
                 <ul>{ for more.map(button) }</ul>
                 <ul class="etcd">{ for etcd.map(button) }</ul>
             </details>
-            <p class="hint">{ "Or break the cluster below yourself: click a host to crash it, drag a zone onto “new island” to cut it off." }</p>
+            <p class="hint">{ t("Or break the cluster below yourself: click a host to crash it, drag a zone onto “new island” to cut it off.") }</p>
         </section>
     }
 }

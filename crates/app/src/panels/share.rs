@@ -3,6 +3,7 @@
 //! copy of this run beside it (the link then carries both).
 
 use crate::codec;
+use crate::language::t;
 use crate::menu;
 use crate::session::use_session;
 use yew::prelude::*;
@@ -22,8 +23,7 @@ pub fn share() -> Html {
         let (encoded, cursor) = (session.encoded.clone(), session.ui.cursor);
         let compared = session.compare.as_ref().map(|c| c.encoded.clone());
         move |embed: bool| -> String {
-            let href = gloo_utils::window().location().href().unwrap_or_default();
-            let base = href.split('#').next().unwrap_or_default();
+            let base = crate::language::page_base();
             format!(
                 "{base}{}",
                 codec::fragment_of(
@@ -106,27 +106,27 @@ pub fn share() -> Html {
     html! {
         <div class="share">
             <div class="share-buttons">
-                <button onclick={on_link}>{ "Share this run" }</button>
-                <button class="secondary" onclick={on_embed}>{ "Copy embed code" }</button>
+                <button onclick={on_link}>{ t("Share this run") }</button>
+                <button class="secondary" onclick={on_embed}>{ t("Copy embed code") }</button>
                 <button class="secondary" onclick={on_compare} title="Keep a copy of this run beside it, then change this run: the charts show where the two part">
-                    { if comparing { "Stop comparing" } else { "Compare with a variant" } }
+                    { if comparing { t("Stop comparing") } else { t("Compare with a variant") } }
                 </button>
             </div>
             if let Some(s) = (*shown).clone() {
                 <div class="share-box" {onkeydown}>
                     { match s {
                         Shown::Link(link) => html! {
-                            <label>{ "Link to this run at this moment (copied):" }
-                                <input type="text" readonly=true value={link} aria-label="Share link" onfocus={select_all} />
+                            <label>{ t("Link to this run at this moment (copied):") }
+                                <input type="text" readonly=true value={link} aria-label={t("Share link")} onfocus={select_all} />
                             </label>
                         },
                         Shown::Embed(code) => html! {
-                            <label>{ "Embed code for a web page (copied):" }
-                                <textarea readonly=true rows="4" aria-label="Embed code" onfocus={select_all} value={code} />
+                            <label>{ t("Embed code for a web page (copied):") }
+                                <textarea readonly=true rows="4" aria-label={t("Embed code")} onfocus={select_all} value={code} />
                             </label>
                         },
                     } }
-                    <button onclick={close} aria-label="Close share box">{ "×" }</button>
+                    <button onclick={close} aria-label={t("Close share box")}>{ "×" }</button>
                 </div>
             }
         </div>

@@ -3,6 +3,7 @@
 
 use crate::fmt::{fmt_t, fmt_t_precise};
 use crate::gesture;
+use crate::language::{tf, ts};
 use crate::session::use_session;
 use yew::prelude::*;
 
@@ -23,26 +24,26 @@ pub fn status_bar() -> Html {
     let e = &snapshot.etcd;
     let (quorum_class, quorum) = match (started, e.has_quorum) {
         // Until the simulation's first state arrives (a moment after the page opens).
-        (false, _) => ("badge starting", "starting the simulation…".to_string()),
-        (true, true) => ("badge ok", e.label()),
-        (true, false) => ("badge lost", e.label()),
+        (false, _) => ("badge starting", ts("starting the simulation…")),
+        (true, true) => ("badge ok", quorum_words(e)),
+        (true, false) => ("badge lost", quorum_words(e)),
     };
     let leader = match &e.leader {
-        Some(l) => format!("leader: {l} (term {})", e.term),
-        None => "leader: none".to_string(),
+        Some(l) => tf(format_args!("leader: {l} (term {})", e.term)),
+        None => ts("leader: none"),
     };
     let islands = gesture::islands(&snapshot).len();
     let network = if islands > 1 {
-        format!("network: split into {islands} islands")
+        tf(format_args!("network: split into {islands} islands"))
     } else if snapshot.network_faulty {
-        "network: faults in force".to_string()
+        ts("network: faults in force")
     } else {
-        "network: whole".to_string()
+        ts("network: whole")
     };
     html! {
         // Busy while the view is on its way to the time asked (a seek, a fork, a new run).
         <div class="status" aria-busy={awaiting.to_string()}>
-            <span class="clock" aria-label={format!("Simulated time {} of {}", fmt_t_precise(view_t), fmt_t(duration))}>
+            <span class="clock" aria-label={tf(format_args!("Simulated time {} of {}", fmt_t_precise(view_t), fmt_t(duration)))}>
                 { format!("t = {}", fmt_t_precise(view_t)) }<small>{ format!(" / {}", fmt_t(duration)) }</small>
             </span>
             <span class={quorum_class} role="status" aria-live="polite" data-testid="quorum">{ quorum }</span>
@@ -50,8 +51,18 @@ pub fn status_bar() -> Html {
             <span class="network">{ network }</span>
             // The engine said it cannot go on (its worker stopped, a message was unreadable).
             if let Some(f) = failed {
-                <span class="badge lost" role="alert">{ format!("Simulation error: {f}") }</span>
+                <span class="badge lost" role="alert">{ tf(format_args!("Simulation error: {f}")) }</span>
             }
         </div>
+    }
+}
+
+/// The quorum badge: etcd's own label ([`sim::view::EtcdView::label`]) in the page's language.
+fn quorum_words(e: &sim::view::EtcdView) -> String {
+    let (n, of) = (e.connected, e.voters);
+    if e.has_quorum {
+        tf(format_args!("etcd: {n} of {of} — quorum"))
+    } else {
+        tf(format_args!("etcd: {n} of {of} — NO QUORUM"))
     }
 }

@@ -3,6 +3,7 @@
 
 use crate::charts::{first_difference, Charts, Lanes};
 use crate::fmt::fmt_t;
+use crate::language::{t, tf, ts};
 use crate::log::EventLog;
 use crate::session::{use_session, Session};
 use crate::shared::Shared;
@@ -33,14 +34,17 @@ pub fn charts_panel() -> Html {
     let computed = run.computed_s().min(other.computed_s());
     let difference = first_difference(&report.series, &other_report.series);
     let (mark, said) = match &difference {
-        Some((t, row)) if *t <= computed => (
-            Some((*t, format!("first difference: {} ({row})", fmt_t(*t)))),
-            format!("They first differ at {} ({row}).", fmt_t(*t)),
+        Some((at, row)) if *at <= computed => (
+            Some((
+                *at,
+                tf(format_args!("first difference: {} ({row})", fmt_t(*at))),
+            )),
+            tf(format_args!("They first differ at {} ({row}).", fmt_t(*at))),
         ),
         _ if computed >= run.duration_s().min(other.duration_s()) => {
-            (None, "Their charts do not differ.".to_string())
+            (None, ts("Their charts do not differ."))
         }
-        _ => (None, "No difference so far (still computing).".to_string()),
+        _ => (None, ts("No difference so far (still computing).")),
     };
     let duration = run.duration_s().max(other.duration_s());
     let stop = {
@@ -48,13 +52,13 @@ pub fn charts_panel() -> Html {
         Callback::from(move |_: MouseEvent| session.compare_with_copy(false))
     };
     html! {
-        <section class="compare" aria-label="Compare view">
-            <h2 class="compare-title">{ format!("This run: {}", run.scenario().name) }</h2>
+        <section class="compare" aria-label={t("Compare view")}>
+            <h2 class="compare-title">{ tf(format_args!("This run: {}", run.scenario().name)) }</h2>
             <Charts report={Shared::new(report.clone())} report_version={run.report_version()}
                 duration={duration} cursor={run.view_t()} computed={run.computed_s()}
                 lanes={session.lanes.clone()} on_seek={seek(&session)} mark={mark.clone()} />
-            <h2 class="compare-title">{ format!("Compared with: {}", other.scenario().name) }
-                <button class="secondary" onclick={stop}>{ "Stop comparing" }</button></h2>
+            <h2 class="compare-title">{ tf(format_args!("Compared with: {}", other.scenario().name)) }
+                <button class="secondary" onclick={stop}>{ t("Stop comparing") }</button></h2>
             <p class="compare-said" role="status">{ said }</p>
             <Charts report={Shared::new(other_report)} report_version={other.report_version()}
                 duration={duration} cursor={run.view_t()} computed={other.computed_s()}

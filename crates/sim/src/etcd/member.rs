@@ -40,11 +40,11 @@ use super::wire::{
 };
 use super::Ctx;
 use crate::kernel::inflight::InFlight;
+use crate::kernel::members::MemberSet;
 use crate::kernel::net::HostId;
 use crate::kernel::process::{Addr, Port, Timer};
 use crate::kernel::rng::Rng;
 use crate::kernel::time::{Duration, SimTime};
-use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// etcd's `--snapshot-count` (default since 3.6): applied entries between two snapshots.
@@ -151,7 +151,7 @@ pub struct EtcdMember<V> {
     pub removed: bool,
     /// Members this one has seen removed from the cluster: a message from one of them is
     /// answered "removed member" (etcd's `410`), never stepped.
-    removed_peers: BTreeSet<MemberId>,
+    removed_peers: MemberSet<MemberId>,
     /// Connect to every peer at the next tick (the process just started).
     dial: bool,
     watchers: Vec<Watcher>,
@@ -193,7 +193,7 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
             unconfirmed: Vec::new(),
             applied_term: 0,
             removed: false,
-            removed_peers: BTreeSet::new(),
+            removed_peers: MemberSet::new(),
             dial: false,
             watchers: Vec::new(),
             leaderless_ticks: 0,

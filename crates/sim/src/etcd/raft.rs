@@ -62,7 +62,8 @@
 //! as etcd-raft would. Outputs are a pure function of the inputs: collections are ordered
 //! (`BTreeMap`/`BTreeSet`/`Vec`) and messages to several peers go out in ascending member id.
 
-use std::collections::{BTreeSet, VecDeque};
+use crate::kernel::members::MemberSet;
+use std::collections::VecDeque;
 
 use crate::etcd::quorum::{committed_index, has_quorum, quorum};
 use crate::kernel::members::MemberMap;
@@ -297,8 +298,8 @@ pub enum RaftEvent {
 pub struct SnapshotMeta {
     pub index: u64,
     pub term: u64,
-    pub voters: BTreeSet<MemberId>,
-    pub learners: BTreeSet<MemberId>,
+    pub voters: MemberSet<MemberId>,
+    pub learners: MemberSet<MemberId>,
 }
 
 /// A linearizable read that may be served once the local applied index ≥ `index`.
@@ -436,7 +437,7 @@ struct PendingRead {
     index: u64,
     origin: MemberId,
     ctx: u64,
-    acks: BTreeSet<MemberId>,
+    acks: MemberSet<MemberId>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -468,8 +469,8 @@ pub struct Raft<T> {
     commit: u64,
     /// Handed out to the host by `take_committed`.
     applied: u64,
-    voters: BTreeSet<MemberId>,
-    learners: BTreeSet<MemberId>,
+    voters: MemberSet<MemberId>,
+    learners: MemberSet<MemberId>,
     /// Conf entries up to here are reflected in `voters`/`learners` (always == `commit`).
     conf_applied: u64,
 
@@ -510,7 +511,7 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
     /// followers in term 1. The bootstrap entries are handed out by the first `take_committed`;
     /// no `ConfApplied` events are emitted for them (the configuration is given, not learned).
     pub fn new_bootstrap(id: MemberId, initial_voters: &[MemberId], cfg: Config, rng: Rng) -> Self {
-        let mut members = BTreeSet::new();
+        let mut members = MemberSet::new();
         members.extend(initial_voters.iter().copied());
         let mut r = Self::blank(id, cfg, rng);
         r.term = 1;
@@ -555,8 +556,8 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
             offset_term: 0,
             commit: 0,
             applied: 0,
-            voters: BTreeSet::new(),
-            learners: BTreeSet::new(),
+            voters: MemberSet::new(),
+            learners: MemberSet::new(),
             conf_applied: 0,
             role: Role::Follower,
             leader: None,
@@ -617,10 +618,10 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
     pub fn first_index(&self) -> u64 {
         self.offset + 1
     }
-    pub fn voters(&self) -> &BTreeSet<MemberId> {
+    pub fn voters(&self) -> &MemberSet<MemberId> {
         &self.voters
     }
-    pub fn learners(&self) -> &BTreeSet<MemberId> {
+    pub fn learners(&self) -> &MemberSet<MemberId> {
         &self.learners
     }
     pub fn entry(&self, index: u64) -> Option<&Entry<T>> {
@@ -1595,7 +1596,7 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
             self.pending_reads.pop_front();
         }
         // Built by insertion: `BTreeSet::from` sorts, a sort compiled for this type.
-        let mut acks = BTreeSet::new();
+        let mut acks = MemberSet::new();
         acks.insert(self.id);
         self.pending_reads.push_back(PendingRead {
             seq,
@@ -1826,7 +1827,7 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
             self.become_follower(term, None, StepDownReason::RemovedFromConfig);
             return;
         }
-        let mut members = BTreeSet::new();
+        let mut members = MemberSet::new();
         members.extend(self.voters.union(&self.learners).copied());
         self.progress.retain(|id, _| members.contains(id));
         let next = self.last_index() + 1;

@@ -3,7 +3,8 @@
 //! and drop messages at random, and runs until no message is left.
 
 use super::*;
-use std::collections::BTreeMap;
+use crate::kernel::members::MemberSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 const E: u64 = 10; // election ticks used throughout
 
@@ -292,7 +293,7 @@ fn bootstrap_log_holds_one_committed_conf_entry_per_member() {
         ),
         (1, Role::Follower, None, 3, 3)
     );
-    assert_eq!(r.voters(), &BTreeSet::from([1, 2, 3]));
+    assert_eq!(r.voters(), &MemberSet::from_iter([1, 2, 3]));
     let got: Vec<EntryData<u64>> = r.take_committed().iter().map(|e| e.data.clone()).collect();
     let want: Vec<EntryData<u64>> = [1, 2, 3]
         .iter()
@@ -1000,11 +1001,11 @@ fn learner_joins_catches_up_is_promoted_and_then_votes() {
     );
     assert_eq!(
         r4.voters(),
-        &BTreeSet::from([1, 2, 3]),
+        &MemberSet::from_iter([1, 2, 3]),
         "learned by replaying the bootstrap entries"
     );
-    assert_eq!(r4.learners(), &BTreeSet::from([4]));
-    assert_eq!(net.node(l).learners(), &BTreeSet::from([4]));
+    assert_eq!(r4.learners(), &MemberSet::from_iter([4]));
+    assert_eq!(net.node(l).learners(), &MemberSet::from_iter([4]));
     assert!(net.applied_values(4).len() == 20);
     // A learner never campaigns even when it cannot hear the leader.
     net.isolate(4);
@@ -1028,7 +1029,7 @@ fn learner_joins_catches_up_is_promoted_and_then_votes() {
     for id in net.all_ids() {
         assert_eq!(
             net.node(id).voters(),
-            &BTreeSet::from([1, 2, 3, 4]),
+            &MemberSet::from_iter([1, 2, 3, 4]),
             "member {id}"
         );
         assert!(net.node(id).learners().is_empty());
@@ -1099,7 +1100,7 @@ fn conf_changes_are_one_at_a_time_and_validated() {
         "the first is applied now"
     );
     net.deliver();
-    assert_eq!(net.node(l).learners(), &BTreeSet::from([4, 5]));
+    assert_eq!(net.node(l).learners(), &MemberSet::from_iter([4, 5]));
     // Without a quorum the change never applies, and blocks the next one.
     net.crash(majority_lost[0]);
     assert!(net.node_mut(l).propose_conf_change(ConfChange::Remove(5)));
@@ -1330,7 +1331,7 @@ fn force_new_cluster_keeps_committed_entries_and_runs_alone() {
     let r = net.node(l);
     assert_eq!(r.term(), term, "stays in its term");
     assert_eq!(r.role(), Role::Follower);
-    assert_eq!(r.voters(), &BTreeSet::from([l]));
+    assert_eq!(r.voters(), &MemberSet::from_iter([l]));
     for (i, e) in kept.iter().enumerate() {
         assert_eq!(
             r.entry(i as u64 + 1),
@@ -1360,8 +1361,8 @@ fn force_new_cluster_keeps_committed_entries_and_runs_alone() {
     assert!(net.node_mut(l).propose_conf_change(ConfChange::AddVoter(9)));
     net.deliver();
     net.tick();
-    assert_eq!(net.node(9).voters(), &BTreeSet::from([l, 9]));
-    assert_eq!(net.node(l).voters(), &BTreeSet::from([l, 9]));
+    assert_eq!(net.node(9).voters(), &MemberSet::from_iter([l, 9]));
+    assert_eq!(net.node(l).voters(), &MemberSet::from_iter([l, 9]));
     assert!(net.node_mut(l).propose(8, 8));
     net.deliver();
     net.tick();

@@ -27,10 +27,11 @@ use crate::k8s::wire::{Key, KeyValue, KvOp, KvResult};
 use crate::kernel::inflight::InFlight;
 use crate::kernel::keymap::KeyMap;
 use crate::kernel::members::MemberMap;
+use crate::kernel::members::MemberSet;
 use crate::kernel::net::HostId;
 use crate::kernel::process::{Addr, Alarm, Port, Sub, Timer};
 use crate::kernel::time::{Duration, SimTime};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// The etcd client's timeout for requests (etcd's own proposal timeout is ≈ 7 s).
 pub const ETCD_REQUEST_TIMEOUT: Duration = Duration::from_secs(7);
@@ -146,9 +147,9 @@ struct Watchers {
     /// (Vectors by key: a few prefixes, streams added only as watches start; each map type
     /// would cost the page's bundle its own B-tree code.)
     by_stream: MemberMap<(Addr, Sub), u64>,
-    by_prefix: MemberMap<String, BTreeSet<u64>>,
+    by_prefix: MemberMap<String, MemberSet<u64>>,
     /// Hashed: every pod change looks up its node here, among a thousand nodes.
-    by_node: KeyMap<BTreeSet<u64>>,
+    by_node: KeyMap<MemberSet<u64>>,
 }
 
 impl Watchers {
@@ -162,8 +163,7 @@ impl Watchers {
             Some(node) => match self.by_node.get_mut(node) {
                 Some(set) => set.insert(n),
                 None => {
-                    // Built by insertion: `BTreeSet::from` sorts, a sort compiled for this type.
-                    let mut set = BTreeSet::new();
+                    let mut set = MemberSet::new();
                     set.insert(n);
                     self.by_node.insert(&node.as_str().into(), set);
                     true
@@ -171,7 +171,7 @@ impl Watchers {
             },
             None => self
                 .by_prefix
-                .get_or_insert_with(w.prefix.clone(), BTreeSet::new)
+                .get_or_insert_with(w.prefix.clone(), MemberSet::new)
                 .0
                 .insert(n),
         };

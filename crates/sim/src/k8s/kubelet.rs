@@ -24,10 +24,10 @@ use crate::k8s::observe::PodChange;
 use crate::k8s::store::seek;
 use crate::k8s::wire::{Ctx, Payload};
 use crate::k8s::wire::{Key, KeyValue, Value};
+use crate::kernel::members::MemberSet;
 use crate::kernel::net::HostId;
 use crate::kernel::process::{Addr, Alarm, Port, Sub, Timer};
 use crate::kernel::time::{Duration, SimTime};
-use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// How long a container takes to start (image already on the node).
@@ -91,7 +91,7 @@ pub struct Kubelet {
     pub containers: crate::kernel::members::MemberMap<String, Container>,
     starting: crate::kernel::members::MemberMap<String, SimTime>,
     /// Pods with a status update or delete in flight (one at a time per pod).
-    busy: BTreeSet<String>,
+    busy: MemberSet<String>,
     /// Its Events not yet written: they go with its next successful write.
     events: Pending,
 }
@@ -121,7 +121,7 @@ impl Kubelet {
             containers: Default::default(),
             containers_version: 0,
             starting: Default::default(),
-            busy: BTreeSet::new(),
+            busy: MemberSet::new(),
             events: Pending::default(),
             lease_rv: None,
             lease_created: SimTime(0),

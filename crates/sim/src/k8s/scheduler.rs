@@ -26,9 +26,9 @@ use crate::k8s::leading::{Work, WORK};
 use crate::k8s::objects::{pod_key, Object, TaintKey, NODES, PODS};
 use crate::k8s::wire::Ctx;
 use crate::kernel::keymap::KeyMap;
+use crate::kernel::members::MemberSet;
 use crate::kernel::process::{Addr, Sub};
 use crate::kernel::time::Duration;
-use std::collections::BTreeSet;
 use std::sync::Arc;
 
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
@@ -57,7 +57,7 @@ pub struct Scheduler {
     /// Each worker's position in `order`, so the placement loop compares integers only.
     position: KeyMap<usize>,
     /// Pods whose binding is on its way.
-    binding: BTreeSet<String>,
+    binding: MemberSet<String>,
     /// With capacity: the worker each of them names (its requests count there until the pod's
     /// own change arrives, as kube-scheduler's assumed pods).
     assumed: Vec<(String, usize)>,
@@ -126,7 +126,7 @@ impl Scheduler {
                 .map(|(i, w)| (w.as_str().into(), i))
                 .collect(),
             order,
-            binding: BTreeSet::new(),
+            binding: MemberSet::new(),
             assumed: Vec::new(),
             capacity: s.capacity.clone(),
             spread: s.spread.clone(),

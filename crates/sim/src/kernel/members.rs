@@ -132,6 +132,108 @@ impl<K: Ord + Copy, V> MemberMap<K, V> {
     }
 }
 
+/// A set kept the same way ([`MemberMap`] with no values): for sets of a few names, or of names
+/// that come and go, where a `BTreeSet` type would bring its own B-tree code into the page.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemberSet<K>(MemberMap<K, ()>);
+
+impl<K> Default for MemberSet<K> {
+    fn default() -> Self {
+        MemberSet(MemberMap::default())
+    }
+}
+
+impl<K: Ord> MemberSet<K> {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds `k`; whether it was new.
+    pub fn insert(&mut self, k: K) -> bool {
+        self.0.insert(k, ()).is_none()
+    }
+
+    pub fn contains<Q: Ord + ?Sized>(&self, k: &Q) -> bool
+    where
+        K: Borrow<Q>,
+    {
+        self.0.contains_key(k)
+    }
+
+    /// Takes `k` out; whether it was there.
+    pub fn remove<Q: Ord + ?Sized>(&mut self, k: &Q) -> bool
+    where
+        K: Borrow<Q>,
+    {
+        self.0.remove(k).is_some()
+    }
+
+    pub fn retain(&mut self, mut keep: impl FnMut(&K) -> bool) {
+        self.0.retain(|k, _| keep(k));
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &K> + '_ {
+        self.0.keys()
+    }
+
+    /// The keys of both, in order, each once (as `BTreeSet::union`).
+    pub fn union<'a>(&'a self, other: &'a MemberSet<K>) -> impl Iterator<Item = &'a K> + 'a {
+        let (mut a, mut b) = (self.iter().peekable(), other.iter().peekable());
+        std::iter::from_fn(move || match (a.peek(), b.peek()) {
+            (Some(x), Some(y)) => match x.cmp(y) {
+                std::cmp::Ordering::Less => a.next(),
+                std::cmp::Ordering::Greater => b.next(),
+                std::cmp::Ordering::Equal => {
+                    b.next();
+                    a.next()
+                }
+            },
+            (Some(_), None) => a.next(),
+            (None, _) => b.next(),
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl<K: Ord> Extend<K> for MemberSet<K> {
+    fn extend<I: IntoIterator<Item = K>>(&mut self, items: I) {
+        for k in items {
+            self.insert(k);
+        }
+    }
+}
+
+impl<K: Ord> FromIterator<K> for MemberSet<K> {
+    fn from_iter<I: IntoIterator<Item = K>>(items: I) -> Self {
+        let mut s = MemberSet::new();
+        s.extend(items);
+        s
+    }
+}
+
+impl<'a, K> IntoIterator for &'a MemberSet<K> {
+    type Item = &'a K;
+    type IntoIter = std::iter::Map<std::slice::Iter<'a, (K, ())>, fn(&'a (K, ())) -> &'a K>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.items.iter().map(|(k, _)| k)
+    }
+}
+
+impl<K> IntoIterator for MemberSet<K> {
+    type Item = K;
+    type IntoIter = std::iter::Map<std::vec::IntoIter<(K, ())>, fn((K, ())) -> K>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.items.into_iter().map(|(k, _)| k)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::MemberMap;

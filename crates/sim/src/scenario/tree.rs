@@ -3,7 +3,7 @@
 //! output order does not depend on serde_json features. Reading it is typed, and every type
 //! error names the field's path.
 
-use std::collections::BTreeSet;
+use crate::kernel::members::MemberSet;
 use std::fmt;
 
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -154,7 +154,7 @@ impl<'a> Obj<'a> {
         let J::Obj(items) = j else {
             return fail(path, format!("expected {what}, found {}", j.found()));
         };
-        let mut seen = BTreeSet::new();
+        let mut seen = MemberSet::new();
         for (k, _) in items {
             if !seen.insert(k.as_str()) {
                 return fail(key_path(path, k), "duplicate field");

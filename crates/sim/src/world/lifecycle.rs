@@ -144,7 +144,7 @@ impl World {
                     };
                     let budgets = self.scenario.workloads.iter().any(|w| w.pdb.is_some());
                     let cloud = s.cloud_controller_manager.then(|| {
-                        let mut gone = std::collections::BTreeSet::new();
+                        let mut gone = crate::kernel::members::MemberSet::new();
                         let hosts = self.scenario.hosts.iter().zip(self.hosts.iter());
                         for (h, _) in hosts.filter(|(_, state)| state.terminated) {
                             gone.insert(h.name.clone());

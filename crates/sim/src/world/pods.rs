@@ -8,10 +8,10 @@
 use super::hosts::Hosts;
 use super::processes::Processes;
 use crate::k8s::objects::Kind;
+use crate::kernel::members::MemberSet;
 use crate::kernel::net::HostId;
 use crate::kernel::time::SimTime;
 use crate::record::{Recorder, ViolationKind};
-use std::collections::BTreeSet;
 
 /// What one host's containers add up to, and for which state of its kubelet.
 #[derive(Clone, Default)]
@@ -32,7 +32,7 @@ pub struct PodCount {
     max_running: Vec<u32>,
     /// Containers running per workload as of the last sample.
     running_now: Vec<u32>,
-    reported_doubles: BTreeSet<String>,
+    reported_doubles: MemberSet<String>,
     hosts: Vec<HostPods>,
     /// Hosts whose containers may have changed since the last sample (a kubelet handled an
     /// input, or a process started or stopped, or the host crashed), each once: `marked[h]`.
@@ -56,7 +56,7 @@ impl PodCount {
             workloads,
             max_running: vec![0; n],
             running_now: vec![0; n],
-            reported_doubles: BTreeSet::new(),
+            reported_doubles: MemberSet::new(),
             hosts: vec![HostPods::default(); hosts],
             recount,
             marked: vec![true; hosts],

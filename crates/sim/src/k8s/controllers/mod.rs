@@ -45,11 +45,11 @@ use crate::k8s::objects::{
 };
 use crate::k8s::wire::Ctx;
 use crate::k8s::wire::Key;
+use crate::kernel::members::MemberSet;
 use crate::kernel::process::{Addr, Sub};
 use crate::kernel::rng::Rng;
 use crate::kernel::time::{Duration, SimTime};
 use node_table::NodeTable;
-use std::collections::BTreeSet;
 use std::sync::Arc;
 
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
@@ -90,7 +90,7 @@ pub struct Controllers {
     /// When a budget's oldest `disruptedPods` entry expires (the disruption controller looks again).
     budgets_due: Option<SimTime>,
     /// With a cloud-controller-manager: the Nodes whose instances no longer exist.
-    cloud: Option<BTreeSet<String>>,
+    cloud: Option<MemberSet<String>>,
     last_cloud_check: SimTime,
     /// Node lifecycle: what it knows of each node (see [`NodeTable`]).
     node_table: NodeTable,
@@ -102,11 +102,11 @@ pub struct Controllers {
     tokens: Vec<(String, (f64, SimTime))>,
     last_monitor: SimTime,
     /// Keys with a write in flight (one at a time per object).
-    busy: BTreeSet<Key>,
+    busy: MemberSet<Key>,
     /// The Event each controller records once the write of that key succeeds (few at a time).
     announce: Vec<(Key, Event)>,
     /// Pods created and not yet seen by the informer (client-go's "expectations").
-    expected: BTreeSet<String>,
+    expected: MemberSet<String>,
     /// Per Service: its endpoints' change count and its slice's resourceVersion when the slice
     /// was last found up to date (while both stay so, the slice needs no look).
     slices_checked: Vec<(String, (u64, u64))>,
@@ -145,9 +145,9 @@ impl Controllers {
             probe: Default::default(),
             tokens: Vec::new(),
             last_monitor: now,
-            busy: BTreeSet::new(),
+            busy: MemberSet::new(),
             announce: Vec::new(),
-            expected: BTreeSet::new(),
+            expected: MemberSet::new(),
             slices_checked: Vec::new(),
             dirty: true,
             taint_seen: Default::default(),
@@ -212,7 +212,7 @@ pub struct ControllersSpec {
     pub budgets: bool,
     /// With a cloud-controller-manager: the Nodes whose instances no longer exist (kept up to
     /// date by the world, as the cloud's API would answer).
-    pub cloud: Option<BTreeSet<String>>,
+    pub cloud: Option<MemberSet<String>>,
     pub me: Addr,
     pub api: Addr,
     pub timings: NodeTimings,

@@ -10,7 +10,7 @@ use crate::k8s::informer::Informer;
 use crate::k8s::objects::{pod_key, Effect, Pod, TaintKey};
 use crate::k8s::observe::PodChange;
 use crate::k8s::wire::Ctx;
-use std::collections::BTreeSet;
+use crate::kernel::members::MemberSet;
 
 impl Controllers {
     pub(super) fn evict_tainted(&mut self, ctx: &mut Ctx) {
@@ -63,8 +63,8 @@ impl Controllers {
 }
 
 /// The nodes with an `unreachable` or `not-ready` NoExecute taint.
-fn no_execute_tainted(nodes: &Informer) -> BTreeSet<String> {
-    let mut tainted = BTreeSet::new();
+fn no_execute_tainted(nodes: &Informer) -> MemberSet<String> {
+    let mut tainted = MemberSet::new();
     tainted.extend(
         nodes
             .items()

@@ -11,8 +11,8 @@ use crate::k8s::objects::{
 };
 use crate::k8s::observe::PodChange;
 use crate::k8s::wire::{Ctx, KeyValue};
+use crate::kernel::members::MemberSet;
 use crate::kernel::time::SimTime;
-use std::collections::BTreeSet;
 use std::sync::Arc;
 
 impl Controllers {
@@ -51,7 +51,7 @@ impl Controllers {
             .values()
             .filter_map(|kv| kv.value.as_workload())
         {
-            let create = |expected: &mut BTreeSet<String>, name: String, node| {
+            let create = |expected: &mut MemberSet<String>, name: String, node| {
                 expected.insert(name.clone());
                 Action::Create {
                     workload: w.name.clone(),

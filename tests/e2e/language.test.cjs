@@ -1,0 +1,89 @@
+// The page in each language, as its readers open it: `?lang=`, the browser's own language, the
+// picker (which keeps the run), a share link without the language, an unknown language named.
+// Screenshots (tests/e2e/screenshots/lang-*.png) are for looking at long German words and CJK text.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { serve, launch, openPage, started, screenshot } = require('./lib.cjs');
+
+let server;
+let browser;
+test.before(async () => { server = await serve(); browser = await launch(); });
+test.after(async () => { await browser.close(); server.close(); });
+
+/** A catalog as a map from English to its translation (the format of web/lang/*.txt). */
+function catalog(code) {
+  const lines = fs.readFileSync(path.join(__dirname, '../../web/lang', `${code}.txt`), 'utf8')
+    .split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#'));
+  const map = new Map();
+  for (let i = 0; i + 1 < lines.length; i += 2) map.set(lines[i], lines[i + 1]);
+  return map;
+}
+
+const TAGLINE = 'Break a cluster and watch what really happens. Drag a zone or host to split the network; click a host to crash it.';
+const QUESTION = 'My only master died: does my app keep serving?';
+
+/** The log's texts of the ready scenario `id` at its moment, in the page opened at `query`. */
+async function logOf(page, id) {
+  await page.getByRole('heading', { level: 1 }).waitFor({ timeout: 15000 });
+  await started(page);
+  await page.locator(`button.question[data-ready="${id}"]`).click();
+  await page.locator('.log li').first().waitFor({ timeout: 20000 });
+  return page.locator('.log li .what').allTextContents();
+}
+
+for (const code of ['ru', 'zh', 'de']) {
+  test(`?lang=${code} writes the page and the log in that language`, async () => {
+    const words = catalog(code);
+    const en = await openPage(browser, `${server.url}`);
+    const english = await logOf(en.page, '1-only-master-dies');
+    await en.page.close();
+    for (const width of [1400, 390]) {
+      const { page, problems } = await openPage(browser, `${server.url}?lang=${code}`, { width, height: 900 });
+      const texts = await logOf(page, '1-only-master-dies');
+      assert.equal(await page.locator('.tagline').textContent(), words.get(TAGLINE));
+      assert.equal(await page.locator('.about .name strong').textContent(), words.get(QUESTION));
+      // The same events, each in the language (names and numbers kept).
+      assert.equal(texts.length, english.length);
+      texts.forEach((t, i) => assert.notEqual(t, english[i], `${code}: "${english[i]}" is not translated`));
+      assert.equal(await page.locator('select.language').inputValue(), code);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      assert.equal(overflow, 0, `${code} scrolls sideways at ${width} px`);
+      await screenshot(page, `lang-${code}-${width}`);
+      assert.deepEqual(problems, []);
+      await page.close();
+    }
+  });
+}
+
+test('the browser language is the default, the picker switches and keeps the run, a shared link has no language', async () => {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 }, locale: 'de-AT' });
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(String(e)));
+  await page.goto(server.url);
+  await logOf(page, '4-rack-split');
+  const de = catalog('de');
+  assert.equal(await page.locator('.tagline').textContent(), de.get(TAGLINE));
+  const fragment = await page.evaluate(() => location.hash);
+  assert.match(fragment, /s=1\./);
+  await page.locator('select.language').selectOption('ru');
+  await page.waitForURL(/\?lang=ru#/);
+  await page.locator('.tagline', { hasText: catalog('ru').get(TAGLINE) }).waitFor({ timeout: 15000 });
+  assert.equal(await page.getByRole('combobox', { name: catalog('ru').get('Ready scenario') }).inputValue(), '4-rack-split');
+  assert.equal(await page.evaluate(() => location.hash), fragment);
+  await page.getByRole('button', { name: catalog('ru').get('Share this run') }).click();
+  const link = await page.locator('.share-box input').inputValue();
+  assert.ok(link.includes('#s=1.'), link);
+  assert.ok(!link.includes('lang='), `the shared link carries no language: ${link}`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('an unknown language is named, and the page stays in English', async () => {
+  const { page } = await openPage(browser, `${server.url}?lang=fr`);
+  await page.getByRole('heading', { level: 1 }).waitFor({ timeout: 15000 });
+  await page.locator('.notice', { hasText: 'unknown language "fr"' }).waitFor({ timeout: 15000 });
+  assert.equal(await page.locator('.tagline').textContent(), TAGLINE);
+  await page.close();
+});
