@@ -523,7 +523,7 @@ pub fn layout(snap: &Snapshot, avail: f64, zoomed: Option<&str>) -> Layout {
             (
                 tf(format_args!("Island {}", island_label(n))),
                 if voters == 1 {
-                    tf(format_args!("1 of {total} etcd voters up here"))
+                    tf(format_args!("1 of {total} etcd voter up here"))
                 } else {
                     tf(format_args!("{voters} of {total} etcd voters up here"))
                 },

@@ -13,10 +13,12 @@ pub fn header() -> Html {
     html! {
         <header class="top">
             <div>
-                <h1>{ t("Kubernetes HA Playground") }</h1>
+                <div class="headline">
+                    <h1>{ t("Kubernetes HA Playground") }</h1>
+                    { language_picker() }
+                </div>
                 <p class="tagline">{ t("Break a cluster and watch what really happens. Drag a zone or host to split the network; click a host to crash it.") }</p>
             </div>
-            { language_picker() }
             <Share />
         </header>
     }
