@@ -33,6 +33,26 @@ async function logOf(page, id) {
   return page.locator('.log li .what').allTextContents();
 }
 
+/** The page's texts a reader sees or hears (text, aria-label, title, placeholder), but the
+ *  console's screen (kubectl prints English, as the real tool does). */
+function pageTexts(page) {
+  return page.evaluate(() => {
+    const parts = [];
+    const walk = (n) => {
+      if (n.nodeType === 3) parts.push(n.textContent);
+      else if (n.nodeType === 1 && !n.matches('.console-screen, script, style')) {
+        for (const a of ['aria-label', 'title', 'placeholder']) if (n.getAttribute(a)) parts.push(n.getAttribute(a));
+        n.childNodes.forEach(walk);
+      }
+    };
+    walk(document.body);
+    return parts;
+  });
+}
+
+/** English words no Russian, Chinese or German sentence has. */
+const ENGLISH = /(^|[\s(])(the|is|are|its|and|of|to|from|with|not|press|click|drag)(?=[\s,.:;)])/i;
+
 for (const code of ['ru', 'zh', 'de']) {
   test(`?lang=${code} writes the page and the log in that language`, async () => {
     const words = catalog(code);
@@ -51,6 +71,16 @@ for (const code of ['ru', 'zh', 'de']) {
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       assert.equal(overflow, 0, `${code} scrolls sideways at ${width} px`);
       await screenshot(page, `lang-${code}-${width}`);
+      if (width === 1400) {
+        // Every text of a busy page in the language: a split cluster, its menus' labels, the editor.
+        await page.locator('button.all-questions').click();
+        await page.locator('button.question[data-ready="4-rack-split"]').click();
+        await page.locator('.status .clock', { hasText: /t = [1-9]/ }).waitFor({ timeout: 20000 });
+        await page.locator('section.editor button.disclosure').click();
+        await page.locator('section.editor #editor-body').waitFor();
+        const english = (await pageTexts(page)).filter((t) => ENGLISH.test(t));
+        assert.deepEqual(english, [], `${code}: English left in the page`);
+      }
       assert.deepEqual(problems, []);
       await page.close();
     }

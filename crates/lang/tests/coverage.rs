@@ -139,22 +139,23 @@ fn page_texts() -> BTreeSet<String> {
     let mut texts = BTreeSet::new();
     for f in files {
         let src = std::fs::read_to_string(&f).unwrap();
-        for opener in [
-            "t(\"",
-            "tr(\"",
-            "ts(\"",
-            "trs(\"",
-            "mark(\"",
-            "tf(format_args!(\"",
-            "trf(format_args!(\"",
-        ] {
+        // A call, then (after any line break) the literal: `t("…")`, `tf(format_args!(\n "…"`.
+        for opener in ["t(", "tr(", "ts(", "trs(", "mark(", "tf(", "trf("] {
             for (at, _) in src.match_indices(opener) {
                 let before = src[..at].chars().last();
                 if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
                     continue;
                 }
-                let literal = string_literal(&src[at + opener.len()..]);
-                texts.insert(if opener.contains("format") {
+                let rest = src[at + opener.len()..].trim_start();
+                let (format, rest) = match rest.strip_prefix("format_args!(") {
+                    Some(r) => (true, r.trim_start()),
+                    None => (false, rest),
+                };
+                let Some(body) = rest.strip_prefix('"') else {
+                    continue;
+                };
+                let literal = string_literal(body);
+                texts.insert(if format {
                     as_template(&literal)
                 } else {
                     literal

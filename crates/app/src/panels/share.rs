@@ -108,7 +108,7 @@ pub fn share() -> Html {
             <div class="share-buttons">
                 <button onclick={on_link}>{ t("Share this run") }</button>
                 <button class="secondary" onclick={on_embed}>{ t("Copy embed code") }</button>
-                <button class="secondary" onclick={on_compare} title="Keep a copy of this run beside it, then change this run: the charts show where the two part">
+                <button class="secondary" onclick={on_compare} title={t("Keep a copy of this run beside it, then change this run: the charts show where the two part")}>
                     { if comparing { t("Stop comparing") } else { t("Compare with a variant") } }
                 </button>
             </div>
