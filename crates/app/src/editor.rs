@@ -1279,4 +1279,159 @@ mod tests {
         let (s2, _) = edit(&s, &Change::SetBudget(0, 2, "1".into())).unwrap();
         assert_eq!(sim::scenario::parse(&s2.to_json()).unwrap(), s2);
     }
+
+    /// The editor's summaries of a change and its refusals, as the page shows them ("Accepted: …",
+    /// "Not applied — …"), are in every language: no English left but names and quoted values.
+    #[test]
+    fn summaries_and_refusals_are_translated() {
+        use sim::scenario::{Role, Spread, WorkloadKind};
+        let s = ready("4-rack-split");
+        let (za, zb) = (
+            s.hosts[0].zone.clone(),
+            s.hosts.last().unwrap().zone.clone(),
+        );
+        let w = |i: usize| i.min(s.workloads.len().saturating_sub(1));
+        let changes = [
+            Change::AddHost {
+                name: "w9".into(),
+                count: "1".into(),
+                zone: za.clone(),
+                roles: vec![Role::Worker],
+                spot: false,
+                standby: false,
+            },
+            Change::AddHost {
+                name: "w".into(),
+                count: "3".into(),
+                zone: zb.clone(),
+                roles: vec![Role::Worker],
+                spot: true,
+                standby: false,
+            },
+            Change::AddHost {
+                name: "".into(),
+                count: "1".into(),
+                zone: za.clone(),
+                roles: vec![Role::Worker],
+                spot: false,
+                standby: false,
+            },
+            Change::AddHost {
+                name: "w9".into(),
+                count: "x".into(),
+                zone: za.clone(),
+                roles: vec![],
+                spot: false,
+                standby: false,
+            },
+            Change::AddHost {
+                name: "w9".into(),
+                count: "0".into(),
+                zone: za.clone(),
+                roles: vec![],
+                spot: false,
+                standby: false,
+            },
+            Change::RemoveHost(0),
+            Change::SetZone(3, zb.clone()),
+            Change::ToggleRole(3, Role::Etcd),
+            Change::SetSpot(3, true),
+            Change::SetStandby(3, true),
+            Change::SetCpu(3, "3500m".into()),
+            Change::SetCpu(3, "4 cores".into()),
+            Change::SetMemory(3, "16Gi".into()),
+            Change::AddZone("zone-d".into()),
+            Change::AddZone("Zone D".into()),
+            Change::AddWorkload {
+                kind: WorkloadKind::Deployment,
+                name: "api".into(),
+                replicas: "2".into(),
+                service: true,
+            },
+            Change::AddWorkload {
+                kind: WorkloadKind::StatefulSet,
+                name: "db".into(),
+                replicas: "x".into(),
+                service: false,
+            },
+            Change::SetReplicas(w(0), "5".into()),
+            Change::SetService(w(0), true),
+            Change::SetRequestCpu(w(0), "500m".into()),
+            Change::SetRequestMemory(w(0), "1Gi".into()),
+            Change::SetBudget(w(0), 1, "2".into()),
+            Change::SetBudget(w(0), 2, "one".into()),
+            Change::SetSpread(w(0), Some(Spread::Zone)),
+            Change::AddFault {
+                kind: 0,
+                targets: "role:worker".into(),
+                every: "30m".into(),
+                then: "2m".into(),
+            },
+            Change::AddFault {
+                kind: 1,
+                targets: "all".into(),
+                every: "soon".into(),
+                then: "1m".into(),
+            },
+            Change::AddFault {
+                kind: 2,
+                targets: "spot".into(),
+                every: "14d".into(),
+                then: "5m".into(),
+            },
+            Change::AddFault {
+                kind: 0,
+                targets: "role:master".into(),
+                every: "1h".into(),
+                then: "1m".into(),
+            },
+            Change::SetSetting(sim::scenario::SettingKey::LeaseDuration, "20s".into()),
+            Change::SetSetting(sim::scenario::SettingKey::LeaseDuration, "0s".into()),
+            Change::SetName("my cluster".into()),
+            Change::SetDuration("2h".into()),
+            Change::SetDuration("soon".into()),
+            Change::SetSeed("-1".into()),
+        ];
+        let shown: Vec<String> = changes
+            .iter()
+            .map(|c| match edit(&s, c) {
+                Ok((_, what)) => format!("Accepted: {what}. The run restarted from 0:00."),
+                Err(m) => format!("Not applied — {m}"),
+            })
+            .collect();
+        let mut left = vec![];
+        for l in [lang::Lang::Ru, lang::Lang::Zh, lang::Lang::De] {
+            let path = format!(
+                "{}/../../web/lang/{}.txt",
+                env!("CARGO_MANIFEST_DIR"),
+                l.code()
+            );
+            let c = lang::Catalog::parse(l, &std::fs::read_to_string(path).unwrap()).unwrap();
+            for text in &shown {
+                let out = c.text(text);
+                let padded = format!(" {out} ");
+                if [
+                    " the ",
+                    " is ",
+                    " of ",
+                    " to ",
+                    " added",
+                    " removed",
+                    " must ",
+                    " expected ",
+                ]
+                .iter()
+                .any(|w| padded.contains(w))
+                {
+                    left.push(format!("{}: {text}  →  {out}", l.code()));
+                }
+            }
+        }
+        assert!(
+            left.is_empty(),
+            "{} left in English:\n{}",
+            left.len(),
+            left.join("\n")
+        );
+    }
 }

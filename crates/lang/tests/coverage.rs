@@ -234,3 +234,57 @@ fn every_text_of_the_page_is_in_every_catalog() {
         missing.join("\n")
     );
 }
+
+/// The simulation's refusals of a broken scenario (shown when a link or an edit is refused) are
+/// in every language: each mutation of a ready scenario below is refused with a message.
+#[test]
+fn refusals_of_a_broken_scenario_are_translated() {
+    let root = format!("{}/../..", env!("CARGO_MANIFEST_DIR"));
+    let base: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(format!("{root}/web/scenarios/4-rack-split.json")).unwrap(),
+    )
+    .unwrap();
+    type Mutation = fn(&mut serde_json::Value);
+    let mutations: [Mutation; 16] = [
+        |v| v["hosts"][0]["name"] = "".into(),
+        |v| v["hosts"][1]["name"] = v["hosts"][0]["name"].clone(),
+        |v| v["hosts"][0]["roles"] = serde_json::json!(["master"]),
+        |v| v["duration"] = "soon".into(),
+        |v| v["duration"] = "30d".into(),
+        |v| v["version"] = 2.into(),
+        |v| v["nonsense"] = true.into(),
+        |v| v["workloads"][0]["replicas"] = (-1).into(),
+        |v| v["workloads"][0]["kind"] = "Job".into(),
+        |v| v["events"][0]["at"] = "100h".into(),
+        |v| v["events"][0]["action"] = "explode".into(),
+        |v| v["settings"] = serde_json::json!({"lease_duration": "0s"}),
+        |v| v["settings"] = serde_json::json!({"no_such_setting": "1s"}),
+        |v| v["hosts"] = serde_json::json!([]),
+        |v| v["seed"] = "x".into(),
+        |v| v["faults"] = serde_json::json!([{"hosts": "all", "mtbf": "1h"}]),
+    ];
+    let mut refusals = vec![];
+    for m in mutations {
+        let mut v = base.clone();
+        m(&mut v);
+        let e = sim::scenario::parse(&v.to_string()).expect_err("a broken scenario is refused");
+        refusals.push(e.to_string());
+    }
+    refusals.push(sim::scenario::parse("{").unwrap_err().to_string());
+    let mut left = vec![];
+    for l in TRANSLATED {
+        let c = catalog(l);
+        for r in &refusals {
+            let out = c.text(r);
+            if !c.translates(r) || english_left(&out) {
+                left.push(format!("{}: {r}  →  {out}", l.code()));
+            }
+        }
+    }
+    assert!(
+        left.is_empty(),
+        "{} refusals left in English:\n{}",
+        left.len(),
+        left.join("\n")
+    );
+}

@@ -1,7 +1,7 @@
 //! The message above the page (a recorded or refused change, a broken link), with "Undo" when
 //! the change it reports can be taken back, and a dismiss button.
 
-use crate::language::t;
+use crate::language::{t, translate};
 use crate::session::use_session;
 use crate::ui::{NoticeKind, UiAction};
 use yew::prelude::*;
@@ -30,7 +30,7 @@ pub fn notice_bar() -> Html {
     let role = if error { "alert" } else { "status" };
     html! {
         <div class={class} role={role}>
-            <span>{ &n.text }</span>
+            <span>{ translate(&n.text) }</span>
             if !n.dropped.is_empty() {
                 <button onclick={keep}>{ t("Keep the later events") }</button>
             }
