@@ -1400,13 +1400,8 @@ mod tests {
             })
             .collect();
         let mut left = vec![];
-        for l in [lang::Lang::Ru, lang::Lang::Zh, lang::Lang::De] {
-            let path = format!(
-                "{}/../../web/lang/{}.txt",
-                env!("CARGO_MANIFEST_DIR"),
-                l.code()
-            );
-            let c = lang::Catalog::parse(l, &std::fs::read_to_string(path).unwrap()).unwrap();
+        for c in crate::language::catalogs() {
+            let l = c.lang();
             for text in &shown {
                 let out = c.text(text);
                 let padded = format!(" {out} ");

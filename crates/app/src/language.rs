@@ -138,6 +138,22 @@ pub fn switch_to(lang: Lang) {
         .set_search(&format!("lang={}", lang.code()));
 }
 
+/// The catalogs of `web/lang/` the page would fetch, checked (for the app's tests).
+#[cfg(test)]
+pub(crate) fn catalogs() -> Vec<Catalog> {
+    [Lang::Ru, Lang::Zh, Lang::De]
+        .into_iter()
+        .map(|l| {
+            let path = format!(
+                "{}/../../web/lang/{}.txt",
+                env!("CARGO_MANIFEST_DIR"),
+                l.code()
+            );
+            Catalog::parse(l, &std::fs::read_to_string(path).unwrap()).unwrap()
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
