@@ -26,7 +26,7 @@ use crate::k8s::leading::{Work, WORK};
 use crate::k8s::objects::{pod_key, Object, TaintKey, NODES, PODS};
 use crate::k8s::wire::Ctx;
 use crate::kernel::keymap::KeyMap;
-use crate::kernel::members::MemberSet;
+use crate::kernel::keymap::{Key, KeySet};
 use crate::kernel::process::{Addr, Sub};
 use crate::kernel::time::Duration;
 use std::sync::Arc;
@@ -57,7 +57,7 @@ pub struct Scheduler {
     /// Each worker's position in `order`, so the placement loop compares integers only.
     position: KeyMap<usize>,
     /// Pods whose binding is on its way.
-    binding: MemberSet<String>,
+    binding: KeySet,
     /// With capacity: the worker each of them names (its requests count there until the pod's
     /// own change arrives, as kube-scheduler's assumed pods).
     assumed: Vec<(String, usize)>,
@@ -126,7 +126,7 @@ impl Scheduler {
                 .map(|(i, w)| (w.as_str().into(), i))
                 .collect(),
             order,
-            binding: MemberSet::new(),
+            binding: KeySet::default(),
             assumed: Vec::new(),
             capacity: s.capacity.clone(),
             spread: s.spread.clone(),
@@ -347,7 +347,7 @@ impl Work for Scheduler {
             last_why = None;
             let node = self.order[best].clone();
             pod.node = Some(node.clone());
-            self.binding.insert(pod.name.clone());
+            self.binding.insert(Key::from(pod.name.as_str()));
             if self.track_pending {
                 self.assumed.push((pod.name.clone(), best));
             }

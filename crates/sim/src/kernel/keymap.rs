@@ -18,11 +18,60 @@ pub type Key = std::sync::Arc<str>;
 /// Where a value waits: stable from insert to remove (freed slots are reused).
 pub type Slot = u32;
 
+/// A key as the hash index holds it. A lookup usually carries the very `Key` the index holds
+/// (a write's key travels shared from client to store to watcher), so equal addresses decide
+/// before any text is read: the text is a cache miss away in a large store.
+#[derive(Clone)]
+struct Held(Key);
+
+/// A key as a lookup asks for it, compared address first.
+#[repr(transparent)]
+struct Asked(str);
+
+impl Asked {
+    fn new(key: &str) -> &Asked {
+        // SAFETY: `Asked` is a transparent wrapper of `str`.
+        unsafe { &*(key as *const str as *const Asked) }
+    }
+}
+
+impl PartialEq for Asked {
+    fn eq(&self, other: &Asked) -> bool {
+        std::ptr::eq(&self.0, &other.0) || self.0 == other.0
+    }
+}
+impl Eq for Asked {}
+
+impl std::hash::Hash for Asked {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.0.hash(h)
+    }
+}
+
+impl std::borrow::Borrow<Asked> for Held {
+    fn borrow(&self) -> &Asked {
+        Asked::new(&self.0)
+    }
+}
+
+impl PartialEq for Held {
+    fn eq(&self, other: &Held) -> bool {
+        Asked::new(&self.0) == Asked::new(&other.0)
+    }
+}
+impl Eq for Held {}
+
+impl std::hash::Hash for Held {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        Asked::new(&self.0).hash(h)
+    }
+}
+
 #[derive(Clone)]
 pub struct KeyMap<V> {
     slots: Vec<Option<V>>,
     free: Vec<Slot>,
-    by_key: FxHashMap<Key, Slot>,
+    by_key: FxHashMap<Held, Slot>,
     order: BTreeMap<Key, Slot>,
     /// Bumped whenever a key is added or removed: slots handed out stay valid while it is unchanged.
     layout: u64,
@@ -63,7 +112,7 @@ impl<V> KeyMap<V> {
     }
 
     pub fn slot(&self, key: &str) -> Option<Slot> {
-        self.by_key.get(key).copied()
+        self.by_key.get(Asked::new(key)).copied()
     }
 
     /// The value in a slot that [`KeyMap::slot`] or [`KeyMap::insert`] gave out.
@@ -74,7 +123,7 @@ impl<V> KeyMap<V> {
     }
 
     pub fn contains_key(&self, key: &str) -> bool {
-        self.by_key.contains_key(key)
+        self.by_key.contains_key(Asked::new(key))
     }
 
     pub fn get(&self, key: &str) -> Option<&V> {
@@ -101,14 +150,14 @@ impl<V> KeyMap<V> {
                 (self.slots.len() - 1) as Slot
             }
         };
-        self.by_key.insert(key.clone(), s);
+        self.by_key.insert(Held(key.clone()), s);
         self.order.insert(key.clone(), s);
         self.layout += 1;
         (s, None)
     }
 
     pub fn remove(&mut self, key: &str) -> Option<V> {
-        let s = self.by_key.remove(key)?;
+        let s = self.by_key.remove(Asked::new(key))?;
         self.order.remove(key);
         self.layout += 1;
         self.free.push(s);
@@ -139,6 +188,39 @@ impl<V> KeyMap<V> {
     }
 }
 
+/// A set of keys, hashed: what a component has in flight (writes, bindings, pods it expects to
+/// see), thousands at once in a large cluster, where a sorted vector shifted them all on every
+/// answer. It shares `KeyMap`'s hash index, code and all (a value of 0 per key), so the page's
+/// bundle pays no second hash table. It is never iterated, so its hash order cannot leak.
+#[derive(Clone, Default)]
+pub struct KeySet(FxHashMap<Held, Slot>);
+
+impl KeySet {
+    /// Adds `key`; whether it was absent.
+    pub fn insert(&mut self, key: Key) -> bool {
+        self.0.insert(Held(key), 0).is_none()
+    }
+
+    /// Removes `key`; whether it was present.
+    pub fn remove(&mut self, key: &str) -> bool {
+        self.0.remove(Asked::new(key)).is_some()
+    }
+
+    pub fn contains(&self, key: &str) -> bool {
+        self.0.contains_key(Asked::new(key))
+    }
+
+    /// Keeps the keys `keep` accepts.
+    pub fn retain(&mut self, mut keep: impl FnMut(&str) -> bool) {
+        self.0.retain(|k, _| keep(&k.0))
+    }
+
+    /// How many keys start with `prefix`.
+    pub fn count_prefixed(&self, prefix: &str) -> usize {
+        self.0.keys().filter(|k| k.0.starts_with(prefix)).count()
+    }
+}
+
 impl<V> FromIterator<(Key, V)> for KeyMap<V> {
     fn from_iter<I: IntoIterator<Item = (Key, V)>>(entries: I) -> Self {
         let mut map = KeyMap::default();
@@ -166,6 +248,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn key_set() {
+        let mut s = KeySet::default();
+        assert!(s.insert(Key::from("web-1")));
+        assert!(!s.insert(Key::from("web-1")));
+        assert!(s.insert(Key::from("web-2")) && s.insert(Key::from("db-0")));
+        assert!(s.contains("web-2") && !s.contains("web-3"));
+        assert_eq!(s.count_prefixed("web-"), 2);
+        assert!(s.remove("web-2") && !s.remove("web-2"));
+        s.retain(|k| k != "db-0");
+        assert_eq!((s.count_prefixed(""), s.contains("web-1")), (1, true));
+    }
+
+    #[test]
     fn lookups_order_and_reused_slots() {
         let mut m = KeyMap::default();
         for (i, k) in ["/pods/b", "/nodes/x", "/pods/a", "/podsz"]
@@ -174,7 +269,16 @@ mod tests {
         {
             assert_eq!(m.insert(&Key::from(*k), i), (i as Slot, None));
         }
+        // Found by its text (another allocation) and by the very key it holds.
         assert_eq!(m.get("/pods/a"), Some(&2));
+        let held = m
+            .slots()
+            .find(|(k, _)| &***k == "/pods/a")
+            .unwrap()
+            .0
+            .clone();
+        assert_eq!(m.get(&held), Some(&2));
+        assert_eq!(m.get("/pods/"), None);
         assert_eq!(m.insert(&Key::from("/pods/a"), 9), (2, Some(2)));
         *m.get_mut("/nodes/x").unwrap() += 10;
         let all: Vec<_> = m.iter().map(|(k, v)| (&**k, *v)).collect();

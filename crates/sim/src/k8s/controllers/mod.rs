@@ -45,6 +45,7 @@ use crate::k8s::objects::{
 };
 use crate::k8s::wire::Ctx;
 use crate::k8s::wire::Key;
+use crate::kernel::keymap::KeySet;
 use crate::kernel::members::MemberSet;
 use crate::kernel::process::{Addr, Sub};
 use crate::kernel::rng::Rng;
@@ -79,7 +80,8 @@ enum ZoneState {
 #[derive(Clone)]
 pub struct Controllers {
     timings: NodeTimings,
-    client: ApiClient<Key>,
+    /// Each write's key, and the Event its controller records once the write succeeds.
+    client: ApiClient<(Key, Option<Box<Event>>)>,
     nodes: Informer,
     leases: Informer,
     pods: Informer,
@@ -102,11 +104,9 @@ pub struct Controllers {
     tokens: Vec<(String, (f64, SimTime))>,
     last_monitor: SimTime,
     /// Keys with a write in flight (one at a time per object).
-    busy: MemberSet<Key>,
-    /// The Event each controller records once the write of that key succeeds (few at a time).
-    announce: Vec<(Key, Event)>,
+    busy: KeySet,
     /// Pods created and not yet seen by the informer (client-go's "expectations").
-    expected: MemberSet<String>,
+    expected: KeySet,
     /// Per Service: its endpoints' change count and its slice's resourceVersion when the slice
     /// was last found up to date (while both stay so, the slice needs no look).
     slices_checked: Vec<(String, (u64, u64))>,
@@ -145,9 +145,8 @@ impl Controllers {
             probe: Default::default(),
             tokens: Vec::new(),
             last_monitor: now,
-            busy: MemberSet::new(),
-            announce: Vec::new(),
-            expected: MemberSet::new(),
+            busy: KeySet::default(),
+            expected: KeySet::default(),
             slices_checked: Vec::new(),
             dirty: true,
             taint_seen: Default::default(),
@@ -178,12 +177,6 @@ impl Controllers {
         self.write_with(ctx, req, event);
     }
 
-    /// The Event waiting on the write of `key`, taken out.
-    fn announced(&mut self, key: &Key) -> Option<Event> {
-        let i = self.announce.iter().position(|(k, _)| k == key)?;
-        Some(self.announce.swap_remove(i).1)
-    }
-
     fn write(&mut self, ctx: &mut Ctx, req: ApiRequest) {
         self.write_with(ctx, req, None);
     }
@@ -197,10 +190,8 @@ impl Controllers {
             _ => return,
         };
         if self.busy.insert(key.clone()) {
-            if let Some(event) = event {
-                self.announce.push((key.clone(), event));
-            }
-            self.client.send(ctx, req, key, REQUEST_TIMEOUT);
+            let tag = (key, event.map(Box::new));
+            self.client.send(ctx, req, tag, REQUEST_TIMEOUT);
         }
     }
 }
@@ -278,12 +269,12 @@ impl Work for Controllers {
             return;
         }
         if let ApiPayload::Response { id, resp, .. } = msg {
-            if let Some(key) = self.client.answered(*id, ctx.now) {
+            if let Some((key, event)) = self.client.answered(*id, ctx.now) {
                 self.dirty = true;
                 self.busy.remove(&key);
-                if let Some(event) = self.announced(&key) {
+                if let Some(event) = event {
                     if matches!(resp, ApiResponse::Written { .. }) {
-                        ctx.obs.api_event(ctx.now, event);
+                        ctx.obs.api_event(ctx.now, *event);
                     }
                 }
                 if !matches!(resp, ApiResponse::Written { .. }) {
@@ -301,10 +292,9 @@ impl Work for Controllers {
             i.on_timeout(ctx, sub);
         }
         if self.client.owns(sub) {
-            for key in self.client.expired(ctx) {
+            for (key, _) in self.client.expired(ctx) {
                 self.dirty = true;
                 self.busy.remove(&key);
-                self.announced(&key);
                 self.expected.remove(name_of(&key));
             }
         }

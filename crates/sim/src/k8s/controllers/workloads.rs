@@ -11,7 +11,7 @@ use crate::k8s::objects::{
 };
 use crate::k8s::observe::PodChange;
 use crate::k8s::wire::{Ctx, KeyValue};
-use crate::kernel::members::MemberSet;
+use crate::kernel::keymap::{Key, KeySet};
 use crate::kernel::time::SimTime;
 use std::sync::Arc;
 
@@ -51,8 +51,8 @@ impl Controllers {
             .values()
             .filter_map(|kv| kv.value.as_workload())
         {
-            let create = |expected: &mut MemberSet<String>, name: String, node| {
-                expected.insert(name.clone());
+            let create = |expected: &mut KeySet, name: String, node| {
+                expected.insert(Key::from(name.as_str()));
                 Action::Create {
                     workload: w.name.clone(),
                     kind: w.kind,
@@ -64,7 +64,7 @@ impl Controllers {
                 Kind::Deployment => {
                     let active = active_pods(&w.name);
                     let prefix = format!("{}-", w.replica_set());
-                    let have = active + expected.iter().filter(|n| n.starts_with(&prefix)).count();
+                    let have = active + expected.count_prefixed(&prefix);
                     for _ in have..w.replicas as usize {
                         let name = loop {
                             let n = prefix.clone() + &name_suffix(self.rng.below(SUFFIXES));
@@ -170,7 +170,7 @@ impl Controllers {
             deletion: None,
             created: ctx.now,
         };
-        self.expected.insert(name.clone());
+        self.expected.insert(Key::from(name.as_str()));
         let event = owner_event(Reason::SuccessfulCreate, kind, workload, &name, ctx.now);
         self.write_with(
             ctx,
