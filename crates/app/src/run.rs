@@ -7,7 +7,7 @@
 //!
 //! Seeking never replays more than one checkpoint interval. While `ahead` computes, it stops at
 //! every multiple of the interval ([`checkpoint_interval`], chosen from the scenario's size so
-//! all checkpoints fit [`CHECKPOINT_BUDGET`]) and a clone of it is kept: `World` is `Clone`, and a
+//! all checkpoints fit [`checkpoint_budget`]) and a clone of it is kept: `World` is `Clone`, and a
 //! clone continues exactly like the original, so replaying from a checkpoint gives the same
 //! world as replaying from the start (runs are deterministic and prefix-stable).
 //!
@@ -36,8 +36,12 @@ use std::rc::Rc;
 
 /// Worlds kept for reuse by seeks (besides the view and the one computing ahead).
 pub const SPARES: usize = 2;
-/// Estimated bytes all checkpoints of a run may take together.
+/// Estimated bytes all checkpoints of a run may take together, at least.
 pub const CHECKPOINT_BUDGET: f64 = 128e6;
+/// A large cluster replays more slowly between two checkpoints, so it may keep more of them:
+/// this many bytes per host, up to [`CHECKPOINT_BUDGET_MAX`].
+const CHECKPOINT_BYTES_PER_HOST: f64 = 500e3;
+const CHECKPOINT_BUDGET_MAX: f64 = 512e6;
 /// At most this many checkpoints, whatever the run's length.
 pub const MAX_CHECKPOINTS: usize = 60;
 /// Checkpoint intervals tried, shortest first (simulated minutes).
@@ -77,18 +81,29 @@ pub fn fits_browser(s: &Scenario) -> Result<(), String> {
     ))
 }
 
+/// The bytes a run's checkpoints may take: [`CHECKPOINT_BUDGET`], or 500 KB per host up to 512 MB,
+/// within what the page's budget leaves beside the two worlds of [`fits_browser`].
+pub fn checkpoint_budget(duration_s: f64, hosts: usize) -> f64 {
+    let left = BROWSER_BUDGET - 2.0 * world_bytes(hosts, duration_s);
+    (hosts as f64 * CHECKPOINT_BYTES_PER_HOST)
+        .min(CHECKPOINT_BUDGET_MAX)
+        .min(left)
+        .max(CHECKPOINT_BUDGET)
+}
+
 /// The shortest checkpoint interval (report seconds) whose checkpoints, at every multiple of it
-/// before the end, fit [`CHECKPOINT_BUDGET`] and [`MAX_CHECKPOINTS`]; `None` when not even one
+/// before the end, fit [`checkpoint_budget`] and [`MAX_CHECKPOINTS`]; `None` when not even one
 /// fits. A 15-minute ready scenario gets one a minute, the 100-worker hour one every 5 minutes,
-/// the 1,000-worker hour one every 15 minutes, the 100-worker day one every 2 hours.
+/// the 1,000-worker hour one every 5 minutes too, the 100-worker day one every 2 hours.
 pub fn checkpoint_interval(duration_s: f64, hosts: usize) -> Option<f64> {
+    let budget = checkpoint_budget(duration_s, hosts);
     INTERVALS_MIN
         .iter()
         .map(|m| (m * 60) as f64)
         .find(|&every| {
             let n = ((duration_s / every).ceil() as usize).saturating_sub(1);
             let bytes: f64 = (1..=n).map(|k| world_bytes(hosts, k as f64 * every)).sum();
-            (1..=MAX_CHECKPOINTS).contains(&n) && bytes <= CHECKPOINT_BUDGET
+            (1..=MAX_CHECKPOINTS).contains(&n) && bytes <= budget
         })
 }
 
@@ -548,11 +563,18 @@ mod tests {
             Some(300.0),
             "the 100-worker reference cluster"
         );
+        // 1,000 workers replay ten times slower: they may keep 504 MB of checkpoints, not 128 MB
+        // (with 128 MB, every 15 minutes).
+        assert_eq!(checkpoint_budget(3600.0, 1008), 504e6);
         assert_eq!(
             checkpoint_interval(3600.0, 1008),
-            Some(900.0),
+            Some(300.0),
             "the 1,000-worker reference cluster"
         );
+        // 2,000 hosts for three days: the two worlds leave less than 512 MB of the page's 1 GB.
+        let left = BROWSER_BUDGET - 2.0 * world_bytes(2000, 3.0 * 86400.0);
+        assert_eq!(checkpoint_budget(3.0 * 86400.0, 2000), left);
+        assert!(left < CHECKPOINT_BUDGET_MAX && left > CHECKPOINT_BUDGET);
         assert_eq!(
             checkpoint_interval(86400.0, 108),
             Some(7200.0),
