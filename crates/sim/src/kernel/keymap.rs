@@ -191,7 +191,8 @@ impl<V> KeyMap<V> {
 /// A set of keys, hashed: what a component has in flight (writes, bindings, pods it expects to
 /// see), thousands at once in a large cluster, where a sorted vector shifted them all on every
 /// answer. It shares `KeyMap`'s hash index, code and all (a value of 0 per key), so the page's
-/// bundle pays no second hash table. It is never iterated, so its hash order cannot leak.
+/// bundle pays no second hash table. It only answers counts and membership, so its hash order
+/// cannot leak into a run.
 #[derive(Clone, Default)]
 pub struct KeySet(FxHashMap<Held, Slot>);
 
@@ -210,7 +211,7 @@ impl KeySet {
         self.0.contains_key(Asked::new(key))
     }
 
-    /// Keeps the keys `keep` accepts.
+    /// Keeps the keys `keep` accepts (asked in no particular order: it must not care).
     pub fn retain(&mut self, mut keep: impl FnMut(&str) -> bool) {
         self.0.retain(|k, _| keep(&k.0))
     }
