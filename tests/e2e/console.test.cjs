@@ -37,7 +37,7 @@ async function run(page, line) {
 const rows = (text) => text.split('\n').map((l) => l.trim().split(/\s+/));
 
 test('console: kubectl get nodes at the moment a worker is NotReady, from the chosen host', async () => {
-  // w3 crashes at 1:00; its lease expires after 40 s, the controller marks it at the next check.
+  // w3 crashes at 1:00; the controller marks it NotReady 40–55 s later (the 50 s grace).
   const { page, problems } = await consoleAt('7-worker-dies', 110, '1:50.0');
   // The prompt names the vantage host and the time shown.
   const hosts = page.getByRole('combobox', { name: 'Console host' });

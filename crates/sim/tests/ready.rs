@@ -369,7 +369,8 @@ fn a_worker_dies_not_ready_then_evicted_statefulset_pod_waits_for_a_forced_delet
     let r = run("7-worker-dies");
     let not_ready = events(&r, "node.not_ready");
     assert_eq!(not_ready[0].node.as_deref(), Some("w3"));
-    // Last lease renewal 0–10 s before the crash; NotReady at the first 5 s tick past the 50 s grace.
+    // Last lease renewal 0–10 s before the crash; NotReady at the monitor pass 50 s after the
+    // controller-manager saw it.
     assert!(
         (40.0..55.5).contains(&(not_ready[0].t - 60.0)),
         "NotReady after {} s",
@@ -465,6 +466,32 @@ fn with_events(name: &str, events: &str) -> Report {
     let mut v: serde_json::Value = serde_json::from_str(&load(name)).unwrap();
     v["events"] = serde_json::from_str(events).unwrap();
     run_scenario(&v.to_string()).unwrap()
+}
+
+/// Facts sheet, "Timelines": a dead worker is Unknown and tainted ≈ 40–55 s after its death
+/// (its last renewal 0–10 s before, seen at a monitor pass within 5 s, then the 50 s grace).
+/// Crashes at every second of a renewal period land across that whole window and never after it.
+#[test]
+fn a_dead_worker_is_not_ready_40_to_55_s_after_its_death() {
+    let delays: Vec<f64> = (0..10)
+        .map(|k| {
+            let at = 60 + k;
+            let r = with_events(
+                "7-worker-dies",
+                &format!(r#"[{{"at": "{at}s", "action": "crash", "host": "w3"}}]"#),
+            );
+            events(&r, "node.not_ready")[0].t - at as f64
+        })
+        .collect();
+    assert!(
+        delays.iter().all(|d| (40.0..=55.0).contains(d)),
+        "{delays:?}"
+    );
+    let (min, max) = (
+        delays.iter().copied().fold(f64::MAX, f64::min),
+        delays.iter().copied().fold(0.0, f64::max),
+    );
+    assert!(min < 45.0 && max > 50.0, "{delays:?}");
 }
 
 /// Force-deleting a StatefulSet pod whose node is only cut off (not dead) lets a second copy

@@ -40,7 +40,10 @@ impl Controllers {
                         if (probe.lease_rv, probe.ready) != (seen.lease_rv, seen.ready) {
                             *probe = seen;
                         }
-                        now - probe.at > grace
+                        // `probeTimestamp + grace` is before now: the controller's passes each
+                        // start a monitor period after the last one ended, so the pass a grace
+                        // period after the probe is already past it. Here passes take no time.
+                        now - probe.at >= grace
                     }
                     None => {
                         row.probe = Some(seen);
