@@ -424,6 +424,15 @@ fn etcdctl_endpoint_health_needs_a_quorum_read() {
     );
 }
 
+/// A leader election identity `hostname_UUID`, split; the UUID checked for its shape (version 4).
+fn host_and_uuid(identity: &str) -> (&str, &str) {
+    let (host, uuid) = identity.rsplit_once('_').expect(identity);
+    let groups: Vec<usize> = uuid.split('-').map(str::len).collect();
+    assert_eq!(groups, [8, 4, 4, 4, 12], "{identity}");
+    assert!(uuid.chars().all(|c| c == '-' || c.is_ascii_hexdigit()) && uuid[14..15] == *"4");
+    (host, uuid)
+}
+
 #[test]
 fn kubectl_shows_who_holds_the_leases() {
     let json = ready("2-three-masters-one-dies");
@@ -436,10 +445,12 @@ fn kubectl_shows_who_holds_the_leases() {
         )
     };
     // m2 held the controller-manager lease and crashes at 60 s; another master takes over
-    // after the lease ran out by its own clock (facts: 15 s lease, 2 s retry).
-    assert_eq!(holder(30.0), "m2");
+    // after the lease ran out by its own clock (facts: 15 s lease, 2 s retry). A holder is
+    // `hostname_UUID`, as kube-controller-manager names itself.
+    let before = holder(30.0);
+    assert!(host_and_uuid(&before).0 == "m2", "{before}");
     let after = holder(100.0);
-    assert!(after == "m1" || after == "m3", "{after}");
+    assert!(["m1", "m3"].contains(&host_and_uuid(&after).0), "{after}");
     let w = world_at(&json, 100.0);
     let all = run(&w, "users", "kubectl get leases -A");
     // Every node's lease in kube-node-lease, held by its own kubelet, and the two leader leases.
@@ -1246,7 +1257,7 @@ fn describe_lease_shows_who_leads_and_when_it_last_renewed() {
             .unwrap()
             .to_string()
     };
-    assert_ne!(field("Holder Identity:"), "m2", "{text}");
+    assert_ne!(host_and_uuid(&field("Holder Identity:")).0, "m2", "{text}");
     assert_eq!(field("Lease Duration Seconds:"), "15");
     assert_eq!(field("Lease Transitions:"), "1");
     // Its Events: each acquisition, recorded by the controller-manager that took the lease.
@@ -1260,10 +1271,12 @@ fn describe_lease_shows_who_leads_and_when_it_last_renewed() {
         .collect();
     let holder = field("Holder Identity:");
     let said: Vec<String> = events.iter().map(|r| r[4..].join(" ")).collect();
+    let first = said[0].strip_suffix(" became leader").unwrap();
+    assert_eq!(host_and_uuid(first).0, "m2");
     assert_eq!(
         said,
         [
-            "m2 became leader".to_string(),
+            format!("{first} became leader"),
             format!("{holder} became leader")
         ]
     );

@@ -60,6 +60,21 @@ impl Rng {
         }
     }
 
+    /// A random (version 4) UUID, as `uuid.New()` writes one.
+    pub fn uuid(&mut self) -> String {
+        let (a, b) = (self.next_u64(), self.next_u64());
+        let a = (a & !0xf000) | 0x4000; // version 4
+        let b = (b & !(0b11 << 62)) | (0b10 << 62); // RFC 4122 variant
+        format!(
+            "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
+            a >> 32,
+            (a >> 16) & 0xffff,
+            a & 0xffff,
+            b >> 48,
+            b & 0xffff_ffff_ffff
+        )
+    }
+
     /// Uniform in `[0, 1)`.
     pub fn unit(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
@@ -96,6 +111,22 @@ fn ln(x: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn uuids_are_version_4_and_differ() {
+        let mut r = Rng::new(7);
+        let (a, b) = (r.uuid(), r.uuid());
+        assert_ne!(a, b);
+        for u in [a, b] {
+            let groups: Vec<&str> = u.split('-').collect();
+            assert_eq!(
+                groups.iter().map(|g| g.len()).collect::<Vec<_>>(),
+                [8, 4, 4, 4, 12]
+            );
+            assert!(groups[2].starts_with('4'), "{u}");
+            assert!("89ab".contains(&groups[3][..1]), "{u}");
+        }
+    }
 
     #[test]
     fn the_logarithm_agrees_with_libm_and_the_mean_is_kept() {

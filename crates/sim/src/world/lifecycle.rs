@@ -134,8 +134,11 @@ impl World {
                     SCHEDULER_LEASE
                 };
                 let rng = self.procs.rng.fork(&format!("{lease}/{name}/{life}"));
-                let elector =
-                    LeaderElector::new(lease, h, name.clone(), me, api, timings, rng.clone());
+                // `hostname_UUID`, a new UUID each start: a restarted copy sees the lease held
+                // by its former self as held by another, and waits for it to expire.
+                let mut id_rng = self.procs.rng.fork(&format!("{lease}/{name}/{life}/id"));
+                let identity = format!("{name}_{}", id_rng.uuid());
+                let elector = LeaderElector::new(lease, h, identity, me, api, timings, rng.clone());
                 if port == Port::ControllerManager {
                     let nt = NodeTimings {
                         node_monitor_period: s.node_monitor_period,
