@@ -70,6 +70,11 @@ pub fn from_query(search: &str) -> Option<Result<Lang, String>> {
 /// link names an unknown language or the catalog cannot be had (the page is then in English).
 #[inline(never)]
 pub async fn choose() -> Option<String> {
+    choose_in("lang/").await
+}
+
+/// [`choose`] for a page whose catalogs are in `dir` (the study page's are `../lang/`).
+pub async fn choose_in(dir: &str) -> Option<String> {
     let window = gloo_utils::window();
     let search = window.location().search().unwrap_or_default();
     let lang = match from_query(&search) {
@@ -92,7 +97,7 @@ pub async fn choose() -> Option<String> {
     if lang == Lang::En {
         return None;
     }
-    match fetch_text(&format!("lang/{}.txt", lang.code())).await {
+    match fetch_text(&format!("{dir}{}.txt", lang.code())).await {
         Ok(text) => {
             // Checked by the lang crate's tests: read without the checks' code.
             let c = Catalog::load(lang, &text);

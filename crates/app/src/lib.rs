@@ -31,6 +31,7 @@ pub mod panels;
 pub mod run;
 pub mod session;
 pub mod shared;
+pub mod study;
 pub mod topology;
 pub mod ui;
 pub mod width;

@@ -1,6 +1,14 @@
 //! The wasm entry point Trunk builds: reads the link (decompressing it takes the browser a
 //! moment), then mounts the playground on `<body>`. The same module runs the simulation's
-//! Web Worker (`app::worker::engine_main`): there, with no window, there is nothing to mount.
+//! Web Worker (`engine_main`): there, with no window, there is nothing to mount.
+use wasm_bindgen::prelude::wasm_bindgen;
+
+/// The simulation worker's entry point, called by its script (see `app::worker`).
+#[wasm_bindgen]
+pub fn engine_main() {
+    app::worker::engine_main();
+}
+
 fn main() {
     if web_sys::window().is_none() {
         return;

@@ -123,12 +123,13 @@ extern "C" {
     static GLUE_URL: String;
 }
 
-/// A worker running [`engine_main`], or `None` when the browser refuses one.
-fn spawn(link: &Rc<Link>) -> Option<To> {
+/// A module worker that instantiates this page's wasm and calls its export `entry` (the engine's,
+/// or the study page's trial runner), or `None` when the browser refuses one.
+pub fn start_worker(entry: &str) -> Option<web_sys::Worker> {
     let glue = GLUE_URL.with(String::clone);
     let script = format!(
-        "import init, {{ engine_main }} from {glue:?};\n\
-         onmessage = async (e) => {{ onmessage = null; await init({{ module_or_path: e.data }}); engine_main(); }};"
+        "import init, {{ {entry} }} from {glue:?};\n\
+         onmessage = async (e) => {{ onmessage = null; await init({{ module_or_path: e.data }}); {entry}(); }};"
     );
     let bag = web_sys::BlobPropertyBag::new();
     bag.set_type("text/javascript");
@@ -140,6 +141,12 @@ fn spawn(link: &Rc<Link>) -> Option<To> {
     let worker = web_sys::Worker::new_with_options(&url, &options).ok()?;
     let _ = web_sys::Url::revoke_object_url(&url);
     worker.post_message(&wasm_bindgen::module()).ok()?;
+    Some(worker)
+}
+
+/// A worker running [`engine_main`], or `None` when the browser refuses one.
+fn spawn(link: &Rc<Link>) -> Option<To> {
+    let worker = start_worker("engine_main")?;
     let listening = Rc::new(Cell::new(false));
     let queue = Rc::new(RefCell::new(Vec::<Vec<u8>>::new()));
     let on_message = {
@@ -261,8 +268,8 @@ impl Here {
 
 /// The worker's entry point (called by the worker's script once the module is instantiated):
 /// handles verbs as they arrive and, while a run is busy, works in ticks of [`TICK_MS`],
-/// yielding between them so verbs are read.
-#[wasm_bindgen]
+/// yielding between them so verbs are read. Exported by the page's binary (`main.rs`), not here:
+/// the study page's binary links this crate too and has no use for the engine.
 pub fn engine_main() {
     let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     let engine = Rc::new(RefCell::new(Engine::default()));

@@ -12,6 +12,12 @@ use yew::Reducible;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
+/// The simulation worker's entry point, exported as the page's binary exports it.
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn engine_main() {
+    app::worker::engine_main();
+}
+
 fn mount() -> web_sys::Element {
     let document = gloo_utils::document();
     let root = document.create_element("div").unwrap();

@@ -109,6 +109,19 @@ pub fn run_trial_with(
     horizon: Duration,
     shortcut: Shortcut,
 ) -> Trial {
+    run_trial_watched(s, study_seed, i, horizon, shortcut, &mut |_| {})
+}
+
+/// [`run_trial_with`], telling `progress` how far into the horizon the trial is (0 to 1) at
+/// every step: the page's progress bar while a long trial runs.
+pub fn run_trial_watched(
+    s: &Scenario,
+    study_seed: u64,
+    i: u64,
+    horizon: Duration,
+    shortcut: Shortcut,
+    progress: &mut dyn FnMut(f64),
+) -> Trial {
     let seed = trial_seed(study_seed, i);
     let t = with_seed_and_horizon(s, seed, horizon);
     let (quiet_settle, settle) = (quiet_settle_time(&t), settle_time(&t));
@@ -141,6 +154,7 @@ pub fn run_trial_with(
         if w.now() >= end {
             break;
         }
+        progress((w.now().0 + skipped.shift.0) as f64 / horizon.0.max(1) as f64);
         // Up to the next fault at most, so a step applies at most one; straight to the end of the
         // settle time after a change, since nothing can be settled before.
         let due = w.next_fault_at();

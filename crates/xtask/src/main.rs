@@ -278,32 +278,104 @@ fn is_root() -> bool {
         .unwrap_or(false)
 }
 
+/// Builds the pages (the playground and its study page, see [`dist`]) and serves dist/.
 fn serve() -> Result {
     setup()?;
-    println!("\n== the playground will be at http://127.0.0.1:8080/ (Ctrl-C stops it)\n");
-    run(cmd("trunk").args(["serve", "--offline"]))
+    dist()?;
+    let listener = std::net::TcpListener::bind("127.0.0.1:8080")
+        .map_err(|e| format!("127.0.0.1:8080: {e} (is another server using the port?)"))?;
+    println!("\n== the playground is at http://127.0.0.1:8080/ (Ctrl-C stops it)\n");
+    let dist = root().join("dist");
+    for stream in listener.incoming().flatten() {
+        let dist = dist.clone();
+        std::thread::spawn(move || answer(stream, &dist));
+    }
+    Ok(())
+}
+
+/// One HTTP/1.0 GET of a file under `dist` (a folder stands for its index.html).
+fn answer(mut stream: std::net::TcpStream, dist: &Path) {
+    use std::io::{BufRead, BufReader, Write};
+    let mut line = String::new();
+    if BufReader::new(&stream).read_line(&mut line).is_err() {
+        return;
+    }
+    let target = line.split_whitespace().nth(1).unwrap_or("/");
+    let path = target.split(['?', '#']).next().unwrap_or("/");
+    let mut file = dist.to_path_buf();
+    // Only plain names: no way out of dist/.
+    for part in path.split('/').filter(|p| !p.is_empty()) {
+        if part == ".." || part.contains('\\') {
+            let _ = stream.write_all(b"HTTP/1.0 403 Forbidden\r\n\r\n");
+            return;
+        }
+        file.push(part);
+    }
+    if file.is_dir() {
+        file.push("index.html");
+    }
+    let kind = match file.extension().and_then(|x| x.to_str()) {
+        Some("html") => "text/html; charset=utf-8",
+        Some("js") => "text/javascript",
+        Some("wasm") => "application/wasm",
+        Some("css") => "text/css",
+        Some("svg") => "image/svg+xml",
+        Some("txt") => "text/plain; charset=utf-8",
+        _ => "application/octet-stream",
+    };
+    let _ = match fs::read(&file) {
+        Ok(body) => stream
+            .write_all(
+                format!(
+                    "HTTP/1.0 200 OK\r\nContent-Type: {kind}\r\nContent-Length: {}\r\n\r\n",
+                    body.len()
+                )
+                .as_bytes(),
+            )
+            .and_then(|_| stream.write_all(&body)),
+        Err(_) => stream.write_all(b"HTTP/1.0 404 Not Found\r\n\r\nnot found"),
+    };
 }
 
 fn dist() -> Result {
     setup_build()?;
-    // Relative asset URLs: the same dist/ works at a site's root and under any sub-path
-    // (a GitHub Pages project site is served under /<repository>/).
-    run(cmd("trunk").args([
-        "build",
-        "--release",
-        "--offline",
-        "--cargo-profile",
-        "wasm-release",
-        "--public-url",
-        "./",
-    ]))?;
     let dist = root().join("dist");
+    // Relative asset URLs: the same dist/ works at a site's root and under any sub-path
+    // (a GitHub Pages project site is served under /<repository>/). The study page is a page of
+    // its own (a second binary of the app crate) in dist/study/, so the playground's download
+    // carries none of it; Trunk builds one page at a time, and replaces dist/ with the first.
+    let study = dist.join("study");
+    for (page, into) in [("index.html", &dist), ("study.html", &study)] {
+        run(cmd("trunk")
+            .args([
+                "build",
+                page,
+                "--release",
+                "--offline",
+                "--cargo-profile",
+                "wasm-release",
+                "--public-url",
+                "./",
+                "--dist",
+            ])
+            .arg(into))?;
+    }
+    let playground = bundle(&dist, "the playground")?;
+    bundle(&study, "the study page")?;
+    println!("BUNDLE_GZIP_BYTES={playground}");
+    Ok(())
+}
+
+/// Minifies a page's JS and prints its files' sizes; returns what the page loads, gzipped.
+fn bundle(dir: &Path, what: &str) -> Result<u64> {
+    let mut entries: Vec<_> = fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .flatten()
+        .collect();
+    entries.sort_by_key(|e| e.file_name());
     // Trunk leaves wasm-bindgen's JS glue as written; minified it is 1.7 KB smaller gzipped, and
     // the page is at its 500 KB budget.
-    for e in fs::read_dir(&dist)
-        .map_err(|e| format!("dist/: {e}"))?
-        .flatten()
-    {
+    for e in &entries {
         let path = e.path();
         if path.extension().is_some_and(|x| x == "js") {
             let file = path.display().to_string();
@@ -319,12 +391,12 @@ fn dist() -> Result {
     }
     let mut total_raw = 0;
     let mut total_gz = 0;
-    let mut entries: Vec<_> = fs::read_dir(&dist)
-        .map_err(|e| format!("dist/: {e}"))?
-        .flatten()
-        .collect();
-    entries.sort_by_key(|e| e.file_name());
-    println!("\n{:<44} {:>10} {:>10}", "bundle file", "raw", "gzip -9");
+    println!(
+        "\n{:<44} {:>10} {:>10}",
+        format!("{what}: file"),
+        "raw",
+        "gzip -9"
+    );
     for e in entries {
         let path = e.path();
         if !path.is_file() {
@@ -348,8 +420,7 @@ fn dist() -> Result {
         "{:<44} {:>10} {:>10}",
         "total the page loads", total_raw, total_gz
     );
-    println!("BUNDLE_GZIP_BYTES={total_gz}");
-    Ok(())
+    Ok(total_gz)
 }
 
 fn gzip_size(path: &Path) -> Result<u64> {

@@ -1,6 +1,7 @@
 //! "Share": shows the link of this run at this time, selected, and copies it; "Copy embed
 //! code" does the same with an `<iframe>` of the embed view. "Compare with a variant" keeps a
-//! copy of this run beside it (the link then carries both).
+//! copy of this run beside it (the link then carries both). "Availability study" opens the study
+//! page (`study/`, a page of its own) on this scenario.
 
 use crate::codec;
 use crate::language::t;
@@ -111,6 +112,9 @@ pub fn share() -> Html {
                 <button class="secondary" onclick={on_compare} title={t("Keep a copy of this run beside it, then change this run: the charts show where the two part")}>
                     { if comparing { t("Stop comparing") } else { t("Compare with a variant") } }
                 </button>
+                <a class="study-link" href={format!("study/#s={}", session.encoded)} title={t("Run this cluster many times under random faults: how often is it down, with what confidence?")}>
+                    { t("Availability study") }
+                </a>
             </div>
             if let Some(s) = (*shown).clone() {
                 <div class="share-box" {onkeydown}>

@@ -1,0 +1,710 @@
+//! The study page (`study/`): a scenario's availability over many random trials, in the
+//! browser. The user picks the fault processes (the scenario's own, or a preset), a design to
+//! compare with, how many trials of which length; the trials run in Web Workers ([`pool`]), and
+//! the page shows each figure with its 95 % confidence interval, the spread of downtime over the
+//! trials, and the worst trials to open in the playground. The figures are `sim::study`'s, as
+//! `clustersim study` prints them for the same seed.
+//!
+//! A page of its own, built as a second binary of this crate: the playground's bundle does not
+//! carry the study's code; it links here with its scenario.
+
+pub mod plan;
+pub mod pool;
+
+use crate::codec;
+use crate::editor::fault_text;
+use crate::language::{t, tf, translate};
+use plan::{
+    Preset, Settings, Variant, HORIZONS_DAYS, MAX_TRIALS, OPENABLE_DAYS, PRESETS, VARIANTS,
+};
+use sim::scenario::Scenario;
+use sim::study::{Estimate, StudyReport, Trial};
+use std::rc::Rc;
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+/// What the study page starts from.
+pub struct StudyBoot {
+    pub scenario: Scenario,
+    /// The link's `s=` value (or the default scenario's encoding).
+    pub encoded: String,
+    pub settings: Settings,
+    pub problem: Option<String>,
+}
+
+/// Reads the link: its scenario (else the playground's default one) and the study's settings.
+pub async fn boot() -> StudyBoot {
+    let hash = gloo_utils::window().location().hash().unwrap_or_default();
+    // Without `s=` the study is of the default scenario, which is no problem of the link's.
+    let has_scenario = hash
+        .trim_start_matches('#')
+        .split('&')
+        .any(|p| p.starts_with("s="));
+    let link = if has_scenario {
+        codec::decode_fragment(&hash).await
+    } else {
+        codec::Link::default()
+    };
+    let mut problem = link.problem;
+    let (scenario, encoded) = match (link.scenario, link.encoded) {
+        (Some(s), Some(e)) => (s, e),
+        _ => {
+            let s = crate::catalog::default_scenario();
+            let e = codec::encode_scenario(&s).await.unwrap_or_default();
+            (s, e)
+        }
+    };
+    let mut settings = Settings::for_scenario(&scenario);
+    let refused = settings.read(&hash);
+    if !refused.is_empty() && problem.is_none() {
+        problem = Some(format!(
+            "This link's study settings were not understood ({}): the defaults are used instead.",
+            refused.join(", ")
+        ));
+    }
+    StudyBoot {
+        scenario,
+        encoded,
+        settings,
+        problem,
+    }
+}
+
+/// One design's study: its scenario and report.
+#[derive(PartialEq)]
+struct Outcome {
+    scenario: Scenario,
+    report: StudyReport,
+}
+
+#[derive(Clone, PartialEq)]
+enum Phase {
+    Idle,
+    Running {
+        done: u64,
+        total: u64,
+        fraction: f64,
+        started_ms: f64,
+        now_ms: f64,
+    },
+    Done(Rc<Vec<Outcome>>),
+    Failed(String),
+}
+
+#[derive(Properties)]
+pub struct StudyProps {
+    pub start: Rc<StudyBoot>,
+}
+
+impl PartialEq for StudyProps {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.start, &other.start)
+    }
+}
+
+/// The designs a study runs: the scenario under the chosen faults, and its variant if any.
+fn designs(base: &Scenario, st: &Settings) -> Vec<Scenario> {
+    let s = plan::with_preset(base, st.preset);
+    let v = plan::variant_of(&s, st.variant);
+    std::iter::once(s).chain(v).collect()
+}
+
+/// Refused before it starts: a design the core does not accept for a trial, named.
+fn check(designs: &[Scenario], st: &Settings) -> Result<(), String> {
+    for d in designs {
+        sim::study::trial_scenario(d, st.seed, st.horizon()).map_err(|e| e.to_string())?;
+        if d.faults.is_empty() {
+            return Err(t("This scenario has no random faults: choose a preset.").into());
+        }
+    }
+    Ok(())
+}
+
+const TOO_LONG_S: f64 = 15.0 * 60.0;
+
+#[function_component(StudyPage)]
+pub fn study_page(props: &StudyProps) -> Html {
+    let start = props.start.clone();
+    let settings = use_state(|| start.settings.clone());
+    let phase = use_state(|| Phase::Idle);
+    let pool = use_mut_ref(|| None::<pool::Pool>);
+    let chart_metric = use_state(|| usize::MAX);
+    let st = (*settings).clone();
+    let designs = designs(&start.scenario, &st);
+    let checked = check(&designs, &st);
+    let workers = pool::workers_for(st.trials * designs.len() as u64);
+    let estimate = plan::estimate_seconds(&designs[0], st.trials, st.horizon(), workers)
+        * designs.len() as f64;
+
+    // The link keeps the study's settings.
+    {
+        let encoded = start.encoded.clone();
+        use_effect_with(st.clone(), move |st| {
+            let f = format!("#s={encoded}&{}", st.write());
+            if let Ok(h) = gloo_utils::window().history() {
+                let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&f));
+            }
+        });
+    }
+
+    let set = {
+        let (settings, phase, pool) = (settings.clone(), phase.clone(), pool.clone());
+        move |f: fn(&mut Settings, String)| {
+            let (settings, phase, pool) = (settings.clone(), phase.clone(), pool.clone());
+            Callback::from(move |e: Event| {
+                let value = e
+                    .target()
+                    .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+                    .map(|i| i.value())
+                    .or_else(|| {
+                        e.target()
+                            .and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok())
+                            .map(|s| s.value())
+                    })
+                    .unwrap_or_default();
+                let mut s = (*settings).clone();
+                f(&mut s, value);
+                pool.borrow_mut().take();
+                phase.set(Phase::Idle);
+                settings.set(s);
+            })
+        }
+    };
+    let on_preset = set(|s, v| {
+        s.preset = PRESETS
+            .into_iter()
+            .find(|p| p.key() == v)
+            .unwrap_or(s.preset)
+    });
+    let on_variant = set(|s, v| {
+        s.variant = VARIANTS
+            .into_iter()
+            .find(|p| p.key() == v)
+            .unwrap_or(s.variant)
+    });
+    let on_trials = set(|s, v| {
+        if let Ok(n) = v.trim().parse::<u64>() {
+            s.trials = n.clamp(1, MAX_TRIALS);
+        }
+    });
+    let on_days = set(|s, v| {
+        if let Ok(d) = v.parse::<u64>() {
+            s.days = d;
+        }
+    });
+    let on_seed = set(|s, v| {
+        if let Ok(n) = v.trim().parse::<u64>() {
+            s.seed = n;
+        }
+    });
+
+    let run = {
+        let (phase, pool, designs, st) = (phase.clone(), pool.clone(), designs.clone(), st.clone());
+        Callback::from(move |_: MouseEvent| {
+            let started_ms = js_sys::Date::now();
+            let on = {
+                let (phase, designs, st) = (phase.clone(), designs.clone(), st.clone());
+                Rc::new(move |news: pool::News| match news {
+                    pool::News::Progress {
+                        done,
+                        total,
+                        fraction,
+                    } => phase.set(Phase::Running {
+                        done,
+                        total,
+                        fraction,
+                        started_ms,
+                        now_ms: js_sys::Date::now(),
+                    }),
+                    pool::News::Finished(results) => {
+                        let outcomes = designs
+                            .iter()
+                            .zip(results)
+                            .map(|(d, trials)| Outcome {
+                                scenario: d.clone(),
+                                report: StudyReport::new(
+                                    &d.name,
+                                    st.trials,
+                                    st.horizon(),
+                                    st.seed,
+                                    "1/1".into(),
+                                    trials,
+                                ),
+                            })
+                            .collect();
+                        phase.set(Phase::Done(Rc::new(outcomes)));
+                    }
+                    pool::News::Failed(why) => phase.set(Phase::Failed(why)),
+                }) as Rc<dyn Fn(pool::News)>
+            };
+            match pool::start(&designs, st.seed, st.trials, st.horizon(), on) {
+                Ok(p) => {
+                    *pool.borrow_mut() = Some(p);
+                    phase.set(Phase::Running {
+                        done: 0,
+                        total: st.trials * designs.len() as u64,
+                        fraction: 0.0,
+                        started_ms,
+                        now_ms: started_ms,
+                    });
+                }
+                Err(why) => phase.set(Phase::Failed(why)),
+            }
+        })
+    };
+    let cancel = {
+        let (phase, pool) = (phase.clone(), pool.clone());
+        Callback::from(move |_: MouseEvent| {
+            pool.borrow_mut().take();
+            phase.set(Phase::Idle);
+        })
+    };
+
+    let back = format!("../#s={}", start.encoded);
+    let running = matches!(*phase, Phase::Running { .. });
+    let too_long = estimate > TOO_LONG_S;
+    html! {
+        <main class="study">
+            <header class="study-head">
+                <h1>{ t("Availability study") }</h1>
+                <p class="tagline">{ tf(format_args!("of “{}”: how often it is down, over many random trials", start.scenario.name)) }</p>
+                <a class="back" href={back}>{ t("← Back to the playground") }</a>
+            </header>
+            if let Some(p) = &start.problem {
+                <div class="notice error" role="alert"><span>{ translate(p) }</span></div>
+            }
+            <section class="study-settings" aria-label={t("Study settings")}>
+                <label>{ t("Faults") }
+                    <select onchange={on_preset} disabled={running}>
+                        { for PRESETS.into_iter().map(|p| html! {
+                            <option value={p.key()} selected={p == st.preset}>{ preset_name(p) }</option>
+                        }) }
+                    </select>
+                </label>
+                <ul class="faults">
+                    { for designs[0].faults.iter().map(|f| html! { <li>{ translate(&fault_text(f)) }</li> }) }
+                    if designs[0].faults.is_empty() {
+                        <li>{ t("none: choose a preset, or add random faults in the playground's editor") }</li>
+                    }
+                </ul>
+                <label>{ t("Compare with") }
+                    <select onchange={on_variant} disabled={running}>
+                        { for VARIANTS.into_iter().map(|v| {
+                            let applies = v == Variant::None || plan::variant_of(&designs[0], v).is_some();
+                            html! { <option value={v.key()} selected={v == st.variant} disabled={!applies}>{ variant_name(v, plan::kubernetes(&designs[0])) }</option> }
+                        }) }
+                    </select>
+                </label>
+                <div class="study-size">
+                    <label>{ t("Trials") }
+                        <input type="number" min="1" max={MAX_TRIALS.to_string()} value={st.trials.to_string()} onchange={on_trials} disabled={running} />
+                    </label>
+                    <label>{ t("Each trial lasts") }
+                        <select onchange={on_days} disabled={running}>
+                            { for HORIZONS_DAYS.into_iter().map(|d| html! {
+                                <option value={d.to_string()} selected={d == st.days}>{ days_name(d) }</option>
+                            }) }
+                        </select>
+                    </label>
+                    <label>{ t("Seed") }
+                        <input type="number" min="0" value={st.seed.to_string()} onchange={on_seed} disabled={running} />
+                    </label>
+                </div>
+                <p class="study-estimate">{ tf(format_args!(
+                    "{} simulated years per design, on {} workers: about {}.",
+                    years(st.trials * st.days), workers, duration_words(estimate)
+                )) }</p>
+                if let Err(why) = &checked {
+                    <p class="notice error" role="alert">{ translate(why) }</p>
+                } else if too_long && !running {
+                    <div class="notice info too-long" role="status">
+                        <span>{ t("This study is long for a browser tab. Run it natively instead, with the scenario saved as scenario.json:") }</span>
+                        <code>{ plan::runner_command(&st) }</code>
+                        <a download="scenario.json" href={json_href(&designs[0])}>{ t("Save scenario.json") }</a>
+                    </div>
+                }
+                <div class="study-run">
+                    if running {
+                        <button class="cancel" onclick={cancel}>{ t("Cancel") }</button>
+                    } else {
+                        <button class="primary" onclick={run} disabled={checked.is_err()}>
+                            { if too_long { t("Run it here anyway") } else { t("Run the study") } }
+                        </button>
+                    }
+                </div>
+            </section>
+            { progress_view(&phase) }
+            if let Phase::Done(outcomes) = &*phase {
+                <ResultsView outcomes={outcomes.clone()} metric={chart_metric.clone()} days={st.days} />
+            }
+        </main>
+    }
+}
+
+fn preset_name(p: Preset) -> &'static str {
+    match p {
+        Preset::Scenario => t("the scenario's own random faults"),
+        Preset::OnPremises => t("on-premises hardware"),
+        Preset::CloudVms => t("cloud VMs"),
+        Preset::Spot => t("spot workers"),
+    }
+}
+
+fn variant_name(v: Variant, kubernetes: bool) -> &'static str {
+    match v {
+        Variant::None => t("nothing"),
+        Variant::TwoMoreMasters if kubernetes => t("the same cluster with 5 masters"),
+        Variant::TwoMoreMasters => t("the same cluster with 5 etcd members"),
+        Variant::TcpCheck => t("the same cluster, load balancer checking TCP"),
+    }
+}
+
+fn days_name(d: u64) -> String {
+    match d {
+        1 => t("a day").into(),
+        365 => t("a year").into(),
+        _ => tf(format_args!("{d} days")),
+    }
+}
+
+fn years(days: u64) -> String {
+    let tenths = (days * 10 + 182) / 365;
+    format!("{}.{}", tenths / 10, tenths % 10)
+}
+
+fn duration_words(seconds: f64) -> String {
+    if seconds < 60.0 {
+        tf(format_args!("{} s", seconds.ceil() as u64))
+    } else {
+        tf(format_args!("{} min", (seconds / 60.0).ceil() as u64))
+    }
+}
+
+/// The scenario as a file to save (a `data:` URL: no object URL to revoke).
+fn json_href(s: &Scenario) -> String {
+    let json = s.to_json();
+    format!(
+        "data:application/json;charset=utf-8,{}",
+        js_sys::encode_uri_component(&json)
+    )
+}
+
+fn progress_view(phase: &Phase) -> Html {
+    match phase {
+        Phase::Running {
+            done,
+            total,
+            fraction,
+            started_ms,
+            now_ms,
+        } => {
+            let share = fraction / (*total).max(1) as f64;
+            let elapsed = (now_ms - started_ms) / 1000.0;
+            let left = if share > 0.0 {
+                tf(format_args!(
+                    "about {} left",
+                    duration_words(elapsed * (1.0 - share) / share)
+                ))
+            } else {
+                t("starting…").into()
+            };
+            html! {
+                <section class="study-progress" aria-label={t("Progress")}>
+                    <progress max="1000" value={((share * 1000.0) as u64).to_string()}></progress>
+                    <span>{ tf(format_args!("{done} of {total} trials")) }{ " · " }{ left }</span>
+                </section>
+            }
+        }
+        Phase::Failed(why) => html! {
+            <p class="notice error" role="alert">{ tf(format_args!("The study stopped: {why}.")) }</p>
+        },
+        _ => html! {},
+    }
+}
+
+/// One trial's value of a figure (a fraction of time or requests).
+#[derive(Clone, Copy)]
+struct Point {
+    trial: u64,
+    seed: u64,
+    value: f64,
+}
+
+/// A figure's rows: its name, each design's estimate and each design's trials.
+struct Metric {
+    name: String,
+    estimate: Vec<Option<Estimate>>,
+    per_trial: Vec<Vec<Point>>,
+}
+
+impl Metric {
+    fn values(&self, design: usize) -> Vec<f64> {
+        self.per_trial[design].iter().map(|p| p.value).collect()
+    }
+
+    /// A design's trials with the most of it, most first (ties by trial number); none at 0.
+    fn worst(&self, design: usize) -> Vec<Point> {
+        let mut v: Vec<Point> = self.per_trial[design]
+            .iter()
+            .copied()
+            .filter(|p| p.value > 0.0)
+            .collect();
+        sim::kernel::sort::sort_by(&mut v, |a, b| b.value.total_cmp(&a.value));
+        v.truncate(sim::study::WORST);
+        v
+    }
+}
+
+fn metrics(outcomes: &[Outcome]) -> Vec<Metric> {
+    let column = |f: &dyn Fn(&StudyReport, &Trial) -> Option<f64>| -> Vec<Vec<Point>> {
+        outcomes
+            .iter()
+            .map(|o| {
+                o.report
+                    .per_trial
+                    .iter()
+                    .filter_map(|tr| {
+                        f(&o.report, tr).map(|value| Point {
+                            trial: tr.trial,
+                            seed: tr.seed,
+                            value,
+                        })
+                    })
+                    .collect()
+            })
+            .collect()
+    };
+    let mut out = vec![Metric {
+        name: t("etcd quorum lost").into(),
+        estimate: outcomes
+            .iter()
+            .map(|o| Some(o.report.etcd.quorum_unavailability.clone()))
+            .collect(),
+        per_trial: column(&|r, tr| Some(tr.etcd_quorum_lost_s / r.horizon_s)),
+    }];
+    if outcomes[0].report.api.is_some() {
+        out.push(Metric {
+            name: t("API writes failed").into(),
+            estimate: outcomes
+                .iter()
+                .map(|o| {
+                    o.report
+                        .api
+                        .as_ref()
+                        .map(|a| a.write_unavailability.clone())
+                })
+                .collect(),
+            per_trial: column(&|_, tr| tr.api_write_unavailability),
+        });
+    }
+    for name in outcomes[0].report.services.keys() {
+        out.push(Metric {
+            name: tf(format_args!("Service {name}: requests failed")),
+            estimate: outcomes
+                .iter()
+                .map(|o| {
+                    o.report
+                        .services
+                        .get(name)
+                        .map(|s| s.unavailability.clone())
+                })
+                .collect(),
+            per_trial: column(&|_, tr| tr.services.get(name).copied()),
+        });
+    }
+    out
+}
+
+fn percent(x: f64) -> String {
+    let p = x * 100.0;
+    // Small figures keep two significant digits.
+    let number = if x == 0.0 {
+        "0".to_string()
+    } else if p < 0.01 {
+        format!("{p:.5}")
+    } else {
+        format!("{p:.3}")
+    };
+    tf(format_args!("{number} %"))
+}
+
+/// A fraction of the time as time down per year: "2 h 5 min", "40 s".
+fn per_year(x: f64) -> String {
+    let s = (x * 365.0 * 86_400.0).round() as u64;
+    let (h, m) = (s / 3600, s % 3600 / 60);
+    if h > 0 {
+        tf(format_args!("{h} h {m} min"))
+    } else if m > 0 {
+        tf(format_args!("{m} min {} s", s % 60))
+    } else {
+        tf(format_args!("{s} s"))
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct ResultsProps {
+    outcomes: Rc<Vec<Outcome>>,
+    metric: UseStateHandle<usize>,
+    days: u64,
+}
+
+#[function_component(ResultsView)]
+fn results_view(p: &ResultsProps) -> Html {
+    let outcomes = &p.outcomes;
+    let metrics = metrics(outcomes);
+    // Until the reader picks one: the first figure any trial lost something of.
+    let chosen = match *p.metric {
+        usize::MAX => metrics
+            .iter()
+            .position(|m| m.per_trial.iter().flatten().any(|p| p.value > 0.0))
+            .unwrap_or(0),
+        k => k.min(metrics.len() - 1),
+    };
+    let on_metric = {
+        let metric = p.metric.clone();
+        Callback::from(move |e: Event| {
+            if let Some(s) = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok())
+            {
+                metric.set(s.value().parse().unwrap_or(0));
+            }
+        })
+    };
+    html! {
+        <section class="study-results" aria-label={t("Results")}>
+            <h2>{ t("Results") }</h2>
+            <table class="study-figures">
+                <thead><tr>
+                    <th>{ t("unavailability, mean and 95 % confidence interval") }</th>
+                    { for outcomes.iter().enumerate().map(|(i, o)| html! {
+                        <th class={format!("d{i}")}>{ o.scenario.name.clone() }</th>
+                    }) }
+                </tr></thead>
+                <tbody>
+                    { for metrics.iter().map(|m| html! {
+                        <tr>
+                            <th scope="row">{ m.name.clone() }</th>
+                            { for m.estimate.iter().map(|e| match e {
+                                Some(e) => html! { <td>
+                                    <strong>{ percent(e.mean) }</strong>
+                                    <span class="ci">{ " " }{ tf(format_args!("[{} – {}]", percent(e.ci95[0]), percent(e.ci95[1]))) }</span>
+                                    <span class="per-year">{ tf(format_args!("≈ {} a year", per_year(e.mean))) }</span>
+                                </td> },
+                                None => html! { <td>{ "—" }</td> },
+                            }) }
+                        </tr>
+                    }) }
+                </tbody>
+            </table>
+            <label class="chart-pick">{ t("Spread over the trials of") }
+                <select onchange={on_metric}>
+                    { for metrics.iter().enumerate().map(|(i, m)| html! {
+                        <option value={i.to_string()} selected={i == chosen}>{ m.name.clone() }</option>
+                    }) }
+                </select>
+            </label>
+            { cdf_chart(&metrics[chosen], outcomes) }
+            <h2>{ tf(format_args!("The worst trials: {}", metrics[chosen].name)) }</h2>
+            <div class="worst">
+                { for outcomes.iter().enumerate().map(|(i, o)| worst_view(i, o, &metrics[chosen], p.days)) }
+            </div>
+        </section>
+    }
+}
+
+/// The share of trials (up) with at most each downtime (across), one line per design.
+fn cdf_chart(m: &Metric, outcomes: &[Outcome]) -> Html {
+    const W: f64 = 640.0;
+    const H: f64 = 200.0;
+    const PAD: f64 = 36.0;
+    const LEFT: f64 = 52.0;
+    let top = m
+        .per_trial
+        .iter()
+        .flatten()
+        .fold(0.0f64, |a, p| a.max(p.value));
+    if top <= 0.0 {
+        return html! { <p class="cdf-none">{ tf(format_args!("No trial had any: {}, 0 % in every trial.", m.name)) }</p> };
+    }
+    let x = |v: f64| LEFT + v / top * (W - LEFT - PAD);
+    let y = |share: f64| H - PAD + -share * (H - 2.0 * PAD);
+    let lines = (0..m.per_trial.len()).map(|i| {
+        let values = m.values(i);
+        let mut d = format!("M{:.1},{:.1}", x(0.0), y(0.0));
+        let mut below = 0.0;
+        for (v, share) in plan::cdf(&values) {
+            d.push_str(&format!(
+                " L{:.1},{:.1} L{:.1},{:.1}",
+                x(v),
+                y(below),
+                x(v),
+                y(share)
+            ));
+            below = share;
+        }
+        d.push_str(&format!(" L{:.1},{:.1}", x(top), y(below)));
+        html! { <path class={format!("cdf d{i}")} d={d} /> }
+    });
+    let label = tf(format_args!(
+        "Share of trials (up) with at most this much unavailability (across, up to {}): {}",
+        percent(top),
+        m.name
+    ));
+    html! {
+        <figure class="cdf-chart">
+            <svg viewBox={format!("0 0 {W} {H}")} role="img" aria-label={label.clone()}>
+                <line class="axis" x1={LEFT.to_string()} y1={(H - PAD).to_string()} x2={(W - PAD).to_string()} y2={(H - PAD).to_string()} />
+                <line class="axis" x1={LEFT.to_string()} y1={PAD.to_string()} x2={LEFT.to_string()} y2={(H - PAD).to_string()} />
+                <text x={(LEFT - 4.0).to_string()} y={(PAD + 4.0).to_string()} text-anchor="end">{ tf(format_args!("{} %", 100)) }</text>
+                <text x={(LEFT - 4.0).to_string()} y={(H - PAD).to_string()} text-anchor="end">{ "0" }</text>
+                <text x={(W - PAD).to_string()} y={(H - PAD + 16.0).to_string()} text-anchor="end">{ percent(top) }</text>
+                <text x={LEFT.to_string()} y={(H - PAD + 16.0).to_string()}>{ percent(0.0) }</text>
+                { for lines }
+            </svg>
+            <figcaption>
+                { label }
+                { for outcomes.iter().enumerate().map(|(i, o)| html! {
+                    <span class={format!("key d{i}")}>{ o.scenario.name.clone() }</span>
+                }) }
+            </figcaption>
+        </figure>
+    }
+}
+
+fn worst_view(i: usize, o: &Outcome, m: &Metric, days: u64) -> Html {
+    let worst = m.worst(i);
+    let horizon = sim::kernel::time::Duration::from_secs(days * 86_400);
+    html! {
+        <div class={format!("worst-design d{i}")}>
+            <h3>{ o.scenario.name.clone() }</h3>
+            if days > OPENABLE_DAYS {
+                <p>{ tf(format_args!("A trial of {} days is too long to open in the playground (at most {} days); replay one natively:", days, OPENABLE_DAYS)) }
+                    { " " }<a download="scenario.json" href={json_href(&o.scenario)}>{ t("Save scenario.json") }</a></p>
+            }
+            <ol>
+                if worst.is_empty() {
+                    <li>{ t("none: no trial lost any") }</li>
+                }
+                { for worst.iter().map(|w| {
+                    let what = tf(format_args!("trial {} (seed {}): {}", w.trial, w.seed, percent(w.value)));
+                    let open = if days <= OPENABLE_DAYS {
+                        let s = sim::study::with_seed_and_horizon(&o.scenario, w.seed, horizon);
+                        let go = Callback::from(move |_: MouseEvent| {
+                            let s = s.clone();
+                            wasm_bindgen_futures::spawn_local(async move {
+                                if let Ok(f) = codec::fragment(&s, None).await {
+                                    let _ = gloo_utils::window().location().set_href(&format!("../{f}"));
+                                }
+                            });
+                        });
+                        html! { <button onclick={go}>{ t("Open it in the playground") }</button> }
+                    } else {
+                        html! { <code>{ format!("clustersim run scenario.json --seed {} --duration {}h", w.seed, days * 24) }</code> }
+                    };
+                    html! { <li data-trial={w.trial.to_string()}><span>{ what }</span>{ " " }{ open }</li> }
+                }) }
+            </ol>
+        </div>
+    }
+}

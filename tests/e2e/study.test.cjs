@@ -1,0 +1,135 @@
+// The study page (study/): a scenario's availability over many random trials, run in Web Workers,
+// reached from the playground and back.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const zlib = require('node:zlib');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { execFileSync } = require('node:child_process');
+const { serve, launch, openPage, openApp, screenshot } = require('./lib.cjs');
+
+let server;
+let browser;
+test.before(async () => { server = await serve(); browser = await launch(); });
+test.after(async () => { await browser.close(); server.close(); });
+
+const encode = (s) => '1.' + zlib.deflateRawSync(Buffer.from(JSON.stringify(s))).toString('base64url');
+const decode = (v) => zlib.inflateRawSync(Buffer.from(v.slice(2), 'base64url')).toString();
+
+// Three members, each down a fraction p = MTTR / (MTBF + MTTR) = 10 / 110 of the time.
+const ETCD = {
+  version: 1, name: 'three etcd members', duration: '1h',
+  hosts: [1, 2, 3].map((i) => ({ name: `etcd-${i}`, roles: ['etcd'] })),
+  faults: [{ hosts: 'all', mtbf: '100h', mttr: '10h' }],
+};
+
+/** A figure cell of the results table: its mean and interval, in percent. */
+async function figure(page, row, column) {
+  const cell = page.locator('.study-figures tbody tr', { hasText: row }).locator('td').nth(column);
+  const mean = Number((await cell.locator('strong').textContent()).replace(' %', ''));
+  const [lo, hi] = (await cell.locator('.ci').textContent()).match(/[\d.]+/g).map(Number);
+  return { mean, lo, hi };
+}
+
+test('study: 3 and 5 etcd members in workers, as the closed form and the runner say', async () => {
+  const { page, problems } = await openPage(browser,
+    `${server.url}study/#s=${encode(ETCD)}&trials=400&days=30&seed=1&vs=two-more-masters`);
+  await page.getByRole('heading', { name: 'Availability study' }).waitFor({ timeout: 15000 });
+  assert.equal(await page.getByRole('combobox', { name: 'Compare with' }).inputValue(), 'two-more-masters');
+  await page.getByRole('button', { name: 'Run the study' }).click();
+  // A progress bar that moves while the workers run, and the page answers a click meanwhile.
+  const bar = page.locator('.study-progress progress');
+  await bar.waitFor({ timeout: 10000 });
+  const seen = new Set();
+  while (await bar.count()) {
+    seen.add(await bar.getAttribute('value').catch(() => null));
+    const t0 = Date.now();
+    await page.evaluate(() => document.title);
+    assert.ok(Date.now() - t0 < 500, 'the page stays responsive while the study runs');
+    await page.waitForTimeout(150);
+  }
+  assert.ok(seen.size >= 2, `the progress bar moved: ${[...seen]}`);
+  await page.getByRole('region', { name: 'Results' }).waitFor({ timeout: 60000 });
+  const three = await figure(page, 'etcd quorum lost', 0);
+  const five = await figure(page, 'etcd quorum lost', 1);
+  // Quorum is lost while 2 of 3 (3q² − 2q³) or 3 of 5 (10q³ − 15q⁴ + 6q⁵) are down, where a
+  // member is down with probability q. A trial starts with every member up, so at hour t
+  // q = p(1 − e^(−t/τ)), p = MTTR / (MTBF + MTTR), τ = 1 / (1/MTBF + 1/MTTR): the figure is the
+  // mean over the trial's 720 hours (2.29 % and 0.64 %; 2.33 % and 0.65 % in the long run).
+  const [p, tau, hours] = [10 / 110, 1 / (1 / 100 + 1 / 10), 720];
+  const mean = (f) => {
+    let sum = 0;
+    for (let i = 0; i < 10000; i++) sum += f(p * (1 - Math.exp(-((i + 0.5) * hours / 10000) / tau)));
+    return 100 * sum / 10000;
+  };
+  const closed3 = mean((q) => 3 * q ** 2 - 2 * q ** 3);
+  const closed5 = mean((q) => 10 * q ** 3 - 15 * q ** 4 + 6 * q ** 5);
+  assert.ok(three.lo <= closed3 && closed3 <= three.hi, `3 members: ${closed3} in ${JSON.stringify(three)}`);
+  assert.ok(five.lo <= closed5 && closed5 <= five.hi, `5 members: ${closed5} in ${JSON.stringify(five)}`);
+  assert.ok(five.hi < three.lo, 'five members lose quorum less often than three');
+  // The same trials as `clustersim study`: the same mean, to the digits shown.
+  const file = path.join(os.tmpdir(), 'study-etcd.json');
+  fs.writeFileSync(file, JSON.stringify(ETCD));
+  const text = execFileSync('cargo',
+    ['run', '-q', '-p', 'clustersim', '--', 'study', file, '--trials', '400', '--horizon', '720h', '--seed', '1', '--json'],
+    { encoding: 'utf8' });
+  const report = JSON.parse(text);
+  assert.equal(three.mean.toFixed(3), (100 * report.etcd.quorum_unavailability.mean).toFixed(3));
+  // The spread over trials, one line per design, and the worst trials (30 days: replayed natively).
+  assert.equal(await page.locator('.cdf-chart path.cdf').count(), 2);
+  const worst = page.locator('.worst-design').first().locator('li');
+  assert.equal(await worst.count(), 5);
+  const most = report.per_trial.slice().sort((a, b) => b.etcd_quorum_lost_s - a.etcd_quorum_lost_s || a.trial - b.trial)[0];
+  const [, trial, seed] = (await worst.first().textContent())
+    .match(/^trial (\d+) \(seed (\d+)\): [\d.]+ % clustersim run scenario.json --seed (?:\2) --duration 720h$/);
+  assert.equal(Number(trial), most.trial);
+  // Seeds are u64s: compared as the runner's text writes them.
+  assert.match(text, new RegExp(`"trial": ${trial},\\s*"seed": ${seed},`));
+  await screenshot(page, 'study-etcd-three-vs-five');
+  assert.deepEqual(problems, []);
+});
+
+test('study: from the playground, spot workers, and the worst trial opened as a run', async () => {
+  const { page, problems } = await openApp(browser, server.url);
+  await page.getByRole('link', { name: 'Availability study' }).click();
+  await page.getByRole('heading', { name: 'Availability study' }).waitFor({ timeout: 15000 });
+  await page.getByRole('combobox', { name: 'Faults' }).selectOption('spot');
+  assert.match(await page.locator('.faults').textContent(), /spot hosts spot interrupted every 336h on average, replaced after 5m/);
+  await page.getByLabel('Trials').fill('6');
+  await page.getByLabel('Trials').dispatchEvent('change');
+  assert.match(page.url(), /trials=6&days=7&seed=1&faults=spot&vs=none$/);
+  await page.getByRole('button', { name: 'Run the study' }).click();
+  await page.getByRole('region', { name: 'Results' }).waitFor({ timeout: 120000 });
+  const rows = await page.locator('.study-figures tbody th').allTextContents();
+  assert.deepEqual(rows, ['etcd quorum lost', 'API writes failed', 'Service web: requests failed']);
+  await screenshot(page, 'study-spot-workers');
+  // The worst trial of the figure shown opens in the playground with its seed over its 7 days.
+  const first = page.locator('.worst-design li').first();
+  const seed = (await first.textContent()).match(/seed (\d+)/)[1];
+  await first.getByRole('button', { name: 'Open it in the playground' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Kubernetes HA Playground' }).waitFor({ timeout: 15000 });
+  const raw = decode(new URL(page.url()).hash.match(/s=([^&]+)/)[1]);
+  const opened = JSON.parse(raw);
+  // The seed is a u64: read from the text (a JS number would round it).
+  assert.match(raw, new RegExp(`"seed":${seed}[,}]`));
+  assert.equal(opened.duration, '168h');
+  assert.equal(opened.faults.length, 2);
+  assert.deepEqual(problems, []);
+});
+
+test('study: a broken setting is named, a long study shows the runner command', async () => {
+  const { page, problems } = await openPage(browser, `${server.url}study/#s=${encode(ETCD)}&trials=0&faults=meteor`);
+  await page.getByRole('alert').filter({ hasText: 'not understood (trials=0, faults=meteor)' }).waitFor({ timeout: 15000 });
+  assert.equal(await page.getByLabel('Trials').inputValue(), '52');
+  // The playground's default cluster for 10,000 years: the runner's work.
+  await page.goto(`${server.url}study/#trials=10000&days=365&faults=spot`);
+  await page.reload();
+  const note = page.locator('.too-long');
+  await note.waitFor({ timeout: 15000 });
+  assert.equal(await note.locator('code').textContent(),
+    'clustersim study scenario.json --trials 10000 --horizon 8760h --seed 1 --json');
+  const saved = decodeURIComponent((await note.getByRole('link', { name: 'Save scenario.json' }).getAttribute('href')).split(',')[1]);
+  assert.equal(JSON.parse(saved).faults[1].spot_interruptions_every, '336h');
+  assert.deepEqual(problems, []);
+});
