@@ -607,8 +607,11 @@ fn bench(args: &[String]) -> Result {
     }
     setup()?;
     dist()?;
-    run(cmd("node")
-        .arg("tests/e2e/bench.cjs")
-        .env("NODE_PATH", tools_dir().join("node_modules"))
-        .env("DIST_DIR", root().join("dist")))
+    for script in ["tests/e2e/bench.cjs", "tests/e2e/bench-study.cjs"] {
+        run(cmd("node")
+            .arg(script)
+            .env("NODE_PATH", tools_dir().join("node_modules"))
+            .env("DIST_DIR", root().join("dist")))?;
+    }
+    Ok(())
 }
