@@ -96,13 +96,16 @@ test('study: from the playground, spot workers, and the worst trial opened as a 
   await page.getByRole('heading', { name: 'Availability study' }).waitFor({ timeout: 15000 });
   await page.getByRole('combobox', { name: 'Faults' }).selectOption('spot');
   assert.match(await page.locator('.faults').textContent(), /spot hosts spot interrupted every 336h on average, replaced after 5m/);
+  await page.getByRole('combobox', { name: 'Compare with' }).selectOption('external-etcd');
   await page.getByLabel('Trials').fill('6');
   await page.getByLabel('Trials').dispatchEvent('change');
-  assert.match(page.url(), /trials=6&days=7&seed=1&faults=spot&vs=none$/);
+  assert.match(page.url(), /trials=6&days=7&seed=1&faults=spot&vs=external-etcd$/);
   await page.getByRole('button', { name: 'Run the study' }).click();
   await page.getByRole('region', { name: 'Results' }).waitFor({ timeout: 120000 });
   const rows = await page.locator('.study-figures tbody th').allTextContents();
   assert.deepEqual(rows, ['etcd quorum lost', 'API writes failed', 'Service web: requests failed']);
+  const designs = await page.locator('.study-figures thead th').allTextContents();
+  assert.deepEqual(designs.slice(1), ['Three zones, three masters', 'Three zones, three masters (external etcd)']);
   await screenshot(page, 'study-spot-workers');
   // The worst trial of the figure shown opens in the playground with its seed over its 7 days.
   const first = page.locator('.worst-design li').first();

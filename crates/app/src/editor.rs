@@ -1029,7 +1029,7 @@ pub fn editor(props: &Props) -> Html {
             </fieldset>
             <fieldset class="group">
                 <legend>{ tr("Random faults") }</legend>
-                <p class="hint">{ tr("Failures drawn at random from the seed (exponential times around the means): the same scenario fails the same way every run, another seed draws again. For how often over years, run clustersim study.") }</p>
+                <p class="hint">{ tr("Failures drawn at random from the seed (exponential times around the means): the same scenario fails the same way every run, another seed draws again. For how often over years, open the Availability study beside Share this run.") }</p>
                 <ul class="zones">{ for fault_items }</ul>
                 <form class="add" onsubmit={add_fault} aria-label={tr("Add random faults")}>
                     <label>{ tr("What") }{ " " }

@@ -356,6 +356,7 @@ fn variant_name(v: Variant, kubernetes: bool) -> &'static str {
         Variant::TwoMoreMasters if kubernetes => t("the same cluster with 5 masters"),
         Variant::TwoMoreMasters => t("the same cluster with 5 etcd members"),
         Variant::TcpCheck => t("the same cluster, load balancer checking TCP"),
+        Variant::ExternalEtcd => t("the same cluster with external etcd"),
     }
 }
 

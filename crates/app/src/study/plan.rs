@@ -53,9 +53,17 @@ pub enum Variant {
     TwoMoreMasters,
     /// The load balancer checks apiservers with a TCP connect instead of `/readyz`.
     TcpCheck,
+    /// Stacked etcd moved to machines of its own: each control-plane host's member on a new
+    /// etcd host in the same zone.
+    ExternalEtcd,
 }
 
-pub const VARIANTS: [Variant; 3] = [Variant::None, Variant::TwoMoreMasters, Variant::TcpCheck];
+pub const VARIANTS: [Variant; 4] = [
+    Variant::None,
+    Variant::TwoMoreMasters,
+    Variant::TcpCheck,
+    Variant::ExternalEtcd,
+];
 
 impl Variant {
     pub fn key(self) -> &'static str {
@@ -63,6 +71,7 @@ impl Variant {
             Variant::None => "none",
             Variant::TwoMoreMasters => "two-more-masters",
             Variant::TcpCheck => "tcp-check",
+            Variant::ExternalEtcd => "external-etcd",
         }
     }
 
@@ -229,8 +238,30 @@ pub fn with_preset(s: &Scenario, preset: Preset) -> Scenario {
     t
 }
 
+/// A name for a new host like `base`, unused in `t`.
+fn fresh_name(t: &Scenario, base: &str) -> String {
+    (1..)
+        .map(|n| format!("{base}-{n}"))
+        .find(|name| !t.hosts.iter().any(|h| &h.name == name))
+        .unwrap_or_default()
+}
+
+/// Adds host `new` to `t` as `like`'s twin: the fault processes that name `like` strike it too
+/// (a preset names every machine), so a design with more machines meets faults on all of them.
+fn add_twin(t: &mut Scenario, like: &str, new: Host) {
+    for f in &mut t.faults {
+        let hosts = !matches!(f.kind, FaultKind::ZoneOutages { .. });
+        if let Selector::Names(names) = &mut f.targets {
+            if hosts && names.iter().any(|n| n == like) {
+                names.push(new.name.clone());
+            }
+        }
+    }
+    t.hosts.push(new);
+}
+
 /// The design to compare with, or `None` when the variant does not apply to the scenario (no
-/// third master to add two to, no load balancer to check differently).
+/// third master to add two to, no load balancer to check differently, no stacked etcd).
 pub fn variant_of(s: &Scenario, v: Variant) -> Option<Scenario> {
     let mut t = s.clone();
     match v {
@@ -244,19 +275,11 @@ pub fn variant_of(s: &Scenario, v: Variant) -> Option<Scenario> {
             if masters.len() != 3 {
                 return None;
             }
-            let zones: Vec<&str> = masters.iter().map(|h| h.zone.as_str()).collect();
-            let mut n = 0;
             for k in 0..2 {
-                let mut h = masters[k % masters.len()].clone();
-                h.zone = zones[(k + 1) % zones.len()].to_string();
-                h.name = loop {
-                    n += 1;
-                    let name = format!("{}-{n}", masters[0].name);
-                    if !t.hosts.iter().any(|o| o.name == name) {
-                        break name;
-                    }
-                };
-                t.hosts.push(h);
+                let mut h = masters[k].clone();
+                h.zone = masters[k + 1].zone.clone();
+                h.name = fresh_name(&t, &masters[0].name);
+                add_twin(&mut t, &masters[k].name, h);
             }
             t.name = if kubernetes(s) {
                 format!("{} (5 masters)", s.name)
@@ -274,6 +297,31 @@ pub fn variant_of(s: &Scenario, v: Variant) -> Option<Scenario> {
             }
             t.settings.lb_health_check = LbHealthCheck::Tcp;
             t.name = format!("{} (TCP check)", s.name);
+        }
+        Variant::ExternalEtcd => {
+            let etcd = |h: &&Host| h.roles.contains(&Role::Etcd);
+            let stacked = |h: &&Host| etcd(h) && h.roles.contains(&Role::ControlPlane);
+            if !s.hosts.iter().any(|h| stacked(&h))
+                || s.hosts.iter().any(|h| etcd(&h) && !stacked(&h))
+            {
+                return None;
+            }
+            for h in s.hosts.iter().filter(stacked) {
+                if let Some(m) = t.hosts.iter_mut().find(|m| m.name == h.name) {
+                    m.roles.retain(|r| *r != Role::Etcd);
+                }
+                let member = Host {
+                    name: fresh_name(&t, &format!("etcd-{}", h.name)),
+                    zone: h.zone.clone(),
+                    roles: vec![Role::Etcd],
+                    spot: false,
+                    standby: h.standby,
+                    cpu: None,
+                    memory: None,
+                };
+                add_twin(&mut t, &h.name, member);
+            }
+            t.name = format!("{} (external etcd)", s.name);
         }
     }
     Some(t)
@@ -394,10 +442,45 @@ mod tests {
             .collect();
         assert_eq!(etcd.len(), 5);
         assert_eq!(&etcd[3..], [("m1-1", "b"), ("m1-2", "c")]);
+        // A preset's failures strike the new masters as they strike the first ones.
+        let spot = variant_of(
+            &with_preset(&stacked(), Preset::Spot),
+            Variant::TwoMoreMasters,
+        )
+        .expect("three masters");
+        let Selector::Names(names) = &spot.faults[0].targets else {
+            panic!("{:?}", spot.faults[0])
+        };
+        assert!(names.iter().any(|n| n == "m1-1") && names.iter().any(|n| n == "m1-2"));
         // Not for five already, nor where the LB check is TCP already.
         assert!(variant_of(&v, Variant::TwoMoreMasters).is_none());
         let tcp = variant_of(&stacked(), Variant::TcpCheck).expect("a load balancer");
         assert!(variant_of(&tcp, Variant::TcpCheck).is_none());
+    }
+
+    #[test]
+    fn external_etcd_puts_each_member_on_a_machine_of_its_own_in_its_zone() {
+        let base = with_preset(&stacked(), Preset::CloudVms);
+        let v = variant_of(&base, Variant::ExternalEtcd).expect("stacked etcd");
+        let etcd: Vec<(&str, &str)> = v
+            .hosts
+            .iter()
+            .filter(|h| h.roles.contains(&Role::Etcd))
+            .map(|h| (h.name.as_str(), h.zone.as_str()))
+            .collect();
+        assert_eq!(
+            etcd,
+            [("etcd-m1-1", "a"), ("etcd-m2-1", "b"), ("etcd-m3-1", "c")]
+        );
+        let m1 = v.hosts.iter().find(|h| h.name == "m1").expect("m1");
+        assert_eq!(m1.roles, [Role::ControlPlane]);
+        let Selector::Names(names) = &v.faults[0].targets else {
+            panic!("{:?}", v.faults[0])
+        };
+        assert!(names.iter().any(|n| n == "etcd-m2-1"));
+        v.validate().expect("valid");
+        // Not for etcd that is external already.
+        assert!(variant_of(&v, Variant::ExternalEtcd).is_none());
     }
 
     #[test]
