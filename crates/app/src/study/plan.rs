@@ -431,15 +431,19 @@ mod tests {
         assert_eq!(with_preset(&one_zone, Preset::OnPremises).faults.len(), 1);
     }
 
-    #[test]
-    fn two_more_masters_make_five_etcd_members_in_other_zones() {
-        let v = variant_of(&stacked(), Variant::TwoMoreMasters).expect("three masters");
-        let etcd: Vec<(&str, &str)> = v
-            .hosts
+    /// The etcd hosts' names and zones.
+    fn etcd_hosts(s: &Scenario) -> Vec<(&str, &str)> {
+        s.hosts
             .iter()
             .filter(|h| h.roles.contains(&Role::Etcd))
             .map(|h| (h.name.as_str(), h.zone.as_str()))
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn two_more_masters_make_five_etcd_members_in_other_zones() {
+        let v = variant_of(&stacked(), Variant::TwoMoreMasters).expect("three masters");
+        let etcd = etcd_hosts(&v);
         assert_eq!(etcd.len(), 5);
         assert_eq!(&etcd[3..], [("m1-1", "b"), ("m1-2", "c")]);
         // A preset's failures strike the new masters as they strike the first ones.
@@ -462,12 +466,7 @@ mod tests {
     fn external_etcd_puts_each_member_on_a_machine_of_its_own_in_its_zone() {
         let base = with_preset(&stacked(), Preset::CloudVms);
         let v = variant_of(&base, Variant::ExternalEtcd).expect("stacked etcd");
-        let etcd: Vec<(&str, &str)> = v
-            .hosts
-            .iter()
-            .filter(|h| h.roles.contains(&Role::Etcd))
-            .map(|h| (h.name.as_str(), h.zone.as_str()))
-            .collect();
+        let etcd = etcd_hosts(&v);
         assert_eq!(
             etcd,
             [("etcd-m1-1", "a"), ("etcd-m2-1", "b"), ("etcd-m3-1", "c")]
