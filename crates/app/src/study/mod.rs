@@ -516,17 +516,22 @@ fn metrics(outcomes: &[Outcome]) -> Vec<Metric> {
     out
 }
 
-fn percent(x: f64) -> String {
+/// A fraction as a number of percent, in English: a piece of a translated text (a text made of
+/// pieces already translated would have its numbers read twice).
+fn pct(x: f64) -> String {
     let p = x * 100.0;
     // Small figures keep two significant digits.
-    let number = if x == 0.0 {
+    if x == 0.0 {
         "0".to_string()
     } else if p < 0.01 {
         format!("{p:.5}")
     } else {
         format!("{p:.3}")
-    };
-    tf(format_args!("{number} %"))
+    }
+}
+
+fn percent(x: f64) -> String {
+    tf(format_args!("{} %", pct(x)))
 }
 
 /// A fraction of the time as time down per year: "2 h 5 min", "40 s".
@@ -589,7 +594,7 @@ fn results_view(p: &ResultsProps) -> Html {
                             { for m.estimate.iter().map(|e| match e {
                                 Some(e) => html! { <td>
                                     <strong>{ percent(e.mean) }</strong>
-                                    <span class="ci">{ " " }{ tf(format_args!("[{} – {}]", percent(e.ci95[0]), percent(e.ci95[1]))) }</span>
+                                    <span class="ci">{ " " }{ tf(format_args!("[{} % – {} %]", pct(e.ci95[0]), pct(e.ci95[1]))) }</span>
                                     <span class="per-year">{ tf(format_args!("≈ {} a year", per_year(e.mean))) }</span>
                                 </td> },
                                 None => html! { <td>{ "—" }</td> },
@@ -648,8 +653,8 @@ fn cdf_chart(m: &Metric, outcomes: &[Outcome]) -> Html {
         html! { <path class={format!("cdf d{i}")} d={d} /> }
     });
     let label = tf(format_args!(
-        "Share of trials (up) with at most this much unavailability (across, up to {}): {}",
-        percent(top),
+        "Share of trials (up) with at most this much unavailability (across, up to {} %): {}",
+        pct(top),
         m.name
     ));
     html! {
@@ -688,7 +693,7 @@ fn worst_view(i: usize, o: &Outcome, m: &Metric, days: u64) -> Html {
                     <li>{ t("none: no trial lost any") }</li>
                 }
                 { for worst.iter().map(|w| {
-                    let what = tf(format_args!("trial {} (seed {}): {}", w.trial, w.seed, percent(w.value)));
+                    let what = tf(format_args!("trial {} (seed {}): {} %", w.trial, w.seed, pct(w.value)));
                     let open = if days <= OPENABLE_DAYS {
                         let s = sim::study::with_seed_and_horizon(&o.scenario, w.seed, horizon);
                         let go = Callback::from(move |_: MouseEvent| {
