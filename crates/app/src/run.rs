@@ -5,11 +5,14 @@
 //! - `view` is the world at the time the person looks at (the cursor); the topology draws its
 //!   snapshot.
 //!
-//! Seeking never replays more than one checkpoint interval. While `ahead` computes, it stops at
-//! every multiple of the interval ([`checkpoint_interval`], chosen from the scenario's size so
-//! all checkpoints fit [`checkpoint_budget`]) and a clone of it is kept: `World` is `Clone`, and a
-//! clone continues exactly like the original, so replaying from a checkpoint gives the same
-//! world as replaying from the start (runs are deterministic and prefix-stable).
+//! Seeking never replays more than one checkpoint interval, nor more than [`REPLAY_EVENTS`]
+//! events. While `ahead` computes, it keeps a clone of itself an interval after the last one
+//! ([`checkpoint_interval`], chosen from the scenario's size so they fit [`checkpoint_budget`]),
+//! or sooner once that many events have passed (a busy stretch); at [`checkpoint_cap`] every other
+//! one goes and both spacings double, so a long run's checkpoints stay spread over all of it:
+//! `World` is `Clone`, and a clone continues exactly like the original, so replaying from a
+//! checkpoint gives the same world as replaying from the start (runs are deterministic and
+//! prefix-stable).
 //!
 //! A seek takes the latest world not past the target: the view itself, a spare (a world left
 //! behind by a seek back, or the `ahead` world once it has reached the end; at most [`SPARES`],
@@ -51,10 +54,26 @@ const INTERVALS_MIN: [u64; 12] = [1, 2, 5, 10, 15, 20, 30, 60, 120, 240, 480, 14
 /// counting allocator on the reference clusters (100 and 1,000 workers, ≈ 10 pods each, a rack
 /// split in the first hour, then quiet hours up to a day): ≈ 29 KB per host at the start (22 KB at
 /// 1,000 workers), then ≈ 450 KB per simulated hour whatever the size (the per-second series of the
-/// record), more in churning hours. The model rounds both up and adds 1 KB per host per hour.
+/// record), more in churning hours; again by clones' resident memory at 5, 30 and 60 minutes: 31 to
+/// 41 KB per host at 100 workers, 23 to 25 at 1,000. The model rounds up: 40 KB for each of the
+/// first 100 hosts, 25 KB for each further one, and 1 KB per host and 500 KB per hour.
 pub fn world_bytes(hosts: usize, t: f64) -> f64 {
     let hosts = hosts.max(1) as f64;
-    hosts * 40e3 + (hosts * 1e3 + 500e3) * t / 3600.0
+    hosts.min(100.0) * 40e3 + (hosts - 100.0).max(0.0) * 25e3 + (hosts * 1e3 + 500e3) * t / 3600.0
+}
+
+/// Most simulation events a seek may have to replay from a checkpoint: about a quarter of a second
+/// in the page (≈ 1 µs an event at 1,000 workers, and the clone and the drawing). A busy stretch (a large cluster's start, where
+/// ten thousand pods are created and scheduled, or a split) gets its checkpoints closer together
+/// than the interval.
+pub const REPLAY_EVENTS: u64 = 200_000;
+
+/// The most checkpoints a run may keep: as many as the page's budget holds beside the view, the
+/// run ahead and the spares, each at its size at the run's end.
+pub fn checkpoint_cap(duration_s: f64, hosts: usize) -> usize {
+    let world = world_bytes(hosts, duration_s);
+    let left = BROWSER_BUDGET - (2 + SPARES) as f64 * world;
+    ((left / world).max(0.0) as usize).min(MAX_CHECKPOINTS)
 }
 
 /// The most memory a run may take in the page: the run computed ahead and the view (two worlds
@@ -121,8 +140,20 @@ pub struct Run {
     target: f64,
     /// Report seconds between checkpoints (`None`: the run is too large for any).
     every: Option<f64>,
-    /// Clones of `ahead` at `every`, `2 × every`, … (sorted by time), never modified.
+    /// Clones of `ahead` (sorted by time), never modified: one an interval after the last, or
+    /// sooner once [`Run::replay_events`] events have passed since it, at most [`Run::cap`].
     checkpoints: Vec<World>,
+    /// Report seconds between checkpoints by time: `every`, doubled at each thinning.
+    spacing: f64,
+    /// Report seconds of the next checkpoint by time.
+    next_checkpoint_s: f64,
+    /// `ahead`'s events processed at the last checkpoint.
+    checkpoint_events: u64,
+    /// Events after which a checkpoint is taken, whatever the time ([`REPLAY_EVENTS`], doubled
+    /// at each thinning).
+    replay_events: u64,
+    /// Most checkpoints kept ([`checkpoint_cap`]).
+    cap: usize,
     /// Simulation events the last [`Run::work`] processed.
     last_events: u64,
     /// Whether the view's target was set by a seek (not by playback).
@@ -151,10 +182,16 @@ impl Run {
         let ahead = World::new(scenario.clone());
         let report = Rc::new(sim::report(&ahead));
         let view = World::new(scenario.clone());
-        let every = checkpoint_interval(scenario.duration.as_secs_f64(), scenario.hosts.len());
+        let (duration_s, hosts) = (scenario.duration.as_secs_f64(), scenario.hosts.len());
+        let every = checkpoint_interval(duration_s, hosts);
         Run {
             every,
             checkpoints: Vec::new(),
+            spacing: every.unwrap_or(f64::INFINITY),
+            next_checkpoint_s: every.unwrap_or(f64::INFINITY),
+            checkpoint_events: 0,
+            replay_events: REPLAY_EVENTS,
+            cap: every.map_or(0, |_| checkpoint_cap(duration_s, hosts)),
             last_events: 0,
             seeking: false,
             lead_to: None,
@@ -367,20 +404,37 @@ impl Run {
         };
         let before = ahead.events_processed();
         let end = ahead.end();
+        let room = self.cap > 0;
         // Stop at the next checkpoint's time, if one is due before the end, and at the view's target.
-        let next = self
-            .every
-            .map(|e| ahead.at_report_secs(e * (self.checkpoints.len() + 1) as f64))
+        let next = Some(self.next_checkpoint_s)
+            .filter(|s| room && s.is_finite())
+            .map(|s| ahead.at_report_secs(s))
             .filter(|&c| c < end);
         let stop = [next, lead_to].into_iter().flatten().min().unwrap_or(end);
-        let reached = !ahead.run_until(stop, budget);
+        // And once enough events have passed for a checkpoint whatever the time.
+        let until_busy = (self.checkpoint_events + self.replay_events).saturating_sub(before);
+        let slice = if room {
+            budget.min(until_busy.max(1))
+        } else {
+            budget
+        };
+        let reached = !ahead.run_until(stop, slice);
         self.last_events = ahead.events_processed() - before;
+        let busy = room && ahead.events_processed() >= self.checkpoint_events + self.replay_events;
+        let now = ahead.now();
+        if (reached && next == Some(now)) || (busy && now < end) {
+            let (w, events, at) = (ahead.clone(), ahead.events_processed(), ahead.elapsed_s());
+            if self.checkpoints.len() >= self.cap {
+                thin(&mut self.checkpoints);
+                self.replay_events *= 2;
+                self.spacing *= 2.0;
+            }
+            self.checkpoints.push(w);
+            self.checkpoint_events = events;
+            self.next_checkpoint_s = at + self.spacing;
+        }
         if !reached {
             return self.busy();
-        }
-        let now = ahead.now();
-        if next == Some(now) {
-            self.checkpoints.push(ahead.clone());
         }
         let for_view = lead_to == Some(now);
         if for_view {
@@ -433,6 +487,17 @@ impl Run {
             };
         }
     }
+}
+
+/// Keeps every other checkpoint (the first, the third, …); the caller doubles the spacing of the
+/// next ones. So a long run's checkpoints stay spread over all of it within the cap, not spent on
+/// its first hours.
+fn thin(checkpoints: &mut Vec<World>) {
+    let mut keep = false;
+    checkpoints.retain(|_| {
+        keep = !keep;
+        keep
+    });
 }
 
 /// `scenario` with `action` recorded at report second `at` (rounded down to the millisecond,
@@ -571,9 +636,9 @@ mod tests {
             Some(300.0),
             "the 1,000-worker reference cluster"
         );
-        // 2,000 hosts for three days: the two worlds leave less than 512 MB of the page's 1 GB.
-        let left = BROWSER_BUDGET - 2.0 * world_bytes(2000, 3.0 * 86400.0);
-        assert_eq!(checkpoint_budget(3.0 * 86400.0, 2000), left);
+        // 2,000 hosts for four days: the two worlds leave less than 512 MB of the page's 1 GB.
+        let left = BROWSER_BUDGET - 2.0 * world_bytes(2000, 4.0 * 86400.0);
+        assert_eq!(checkpoint_budget(4.0 * 86400.0, 2000), left);
         assert!(left < CHECKPOINT_BUDGET_MAX && left > CHECKPOINT_BUDGET);
         assert_eq!(
             checkpoint_interval(86400.0, 108),
@@ -630,6 +695,62 @@ mod tests {
                 assert_eq!(r.view_report(), sim::report(&fresh), "{id} at {t}: report");
             }
         }
+    }
+
+    /// A busy stretch gets checkpoints closer than the interval: never more than `replay_events`
+    /// (and a slice) between two, at most the cap, and a seek from one equals a fresh replay, even
+    /// when it was taken between two events of one instant.
+    #[test]
+    fn a_busy_run_keeps_a_checkpoint_every_so_many_events() {
+        let mut r = run("4-rack-split");
+        r.replay_events = 5_000;
+        let mut taken = vec![(0.0, 0)];
+        let mut last = 0;
+        while r.work(1_000) {
+            if r.checkpoints() > last {
+                last = r.checkpoints();
+                let c = &r.checkpoints[last - 1];
+                taken.push((c.elapsed_s(), c.events_processed()));
+            }
+        }
+        let every = r.checkpoint_every().unwrap();
+        assert!(
+            taken.len() - 1 > (r.duration_s() / every) as usize,
+            "{taken:?}"
+        );
+        for p in taken.windows(2) {
+            assert!(p[1].1 - p[0].1 <= 5_000, "{taken:?}");
+            assert!(p[1].0 - p[0].0 <= every, "{taken:?}");
+        }
+        for t in [130.0, 411.7, 899.0] {
+            let from = taken.iter().rev().find(|c| c.0 <= t).unwrap().0;
+            r.seek(t);
+            assert_eq!(r.view_t(), from, "from the checkpoint before {t}");
+            finish(&mut r);
+            let mut fresh = World::new(r.scenario().clone());
+            let until = fresh.at_report_secs(t);
+            while fresh.run_until(until, u64::MAX) {}
+            assert_eq!(*r.snapshot(), fresh.snapshot(), "at {t}: snapshot");
+            assert_eq!(r.view_report(), sim::report(&fresh), "at {t}: report");
+        }
+        // At the cap, every other checkpoint goes and the spacing doubles: they stay spread over
+        // the whole run.
+        let mut r = run("4-rack-split");
+        r.replay_events = 1_000;
+        r.cap = 7;
+        finish(&mut r);
+        let kept: Vec<f64> = r.checkpoints.iter().map(World::elapsed_s).collect();
+        assert!((4..=7).contains(&kept.len()), "{kept:?}");
+        assert!(kept[kept.len() - 1] > 0.75 * r.duration_s(), "{kept:?}");
+        assert!(r.replay_events > 1_000);
+    }
+
+    #[test]
+    fn the_cap_is_what_the_budget_holds_beside_the_worlds() {
+        // 1,000 workers for an hour: ≈ 28 MB a world, so 31 checkpoints beside 4 worlds in 1 GB.
+        assert_eq!(checkpoint_cap(3600.0, 1008), 31);
+        // A small cluster: at most MAX_CHECKPOINTS.
+        assert_eq!(checkpoint_cap(900.0, 10), MAX_CHECKPOINTS);
     }
 
     /// A seek past what is computed (a link's time): `ahead` computes up to it, keeping its
