@@ -304,7 +304,8 @@ test('keyboard: Escape closes a host menu and gives the focus back; arrows move 
   await page.keyboard.press('Enter');
   await menu.waitFor();
   await page.keyboard.press('Enter');
-  assert.match(await hostLabel(page, 'etcd-2'), /DOWN \(crashed\)/);
+  // The crash is drawn once the simulation's worker has answered.
+  await page.locator('[data-host="etcd-2"][aria-label*="DOWN (crashed)"]').waitFor({ timeout: 15000 });
   assert.equal(await page.evaluate(() => document.activeElement.getAttribute('data-host')), 'etcd-2');
   await page.getByRole('button', { name: 'Undo' }).first().click();
   // Tab reaches the playback controls; Space plays and pauses.
