@@ -5,8 +5,8 @@
 //! - `view` is the world at the time the person looks at (the cursor); the topology draws its
 //!   snapshot.
 //!
-//! Seeking never replays more than one checkpoint interval, nor more than [`REPLAY_EVENTS`]
-//! events. While `ahead` computes, it keeps a clone of itself an interval after the last one
+//! Seeking replays at most one checkpoint interval, or [`REPLAY_EVENTS`] events (both doubled
+//! at each thinning, below). While `ahead` computes, it keeps a clone of itself an interval after the last one
 //! ([`checkpoint_interval`], chosen from the scenario's size so they fit [`checkpoint_budget`]),
 //! or sooner once that many events have passed (a busy stretch); at [`checkpoint_cap`] every other
 //! one goes and both spacings double, so a long run's checkpoints stay spread over all of it:
@@ -302,12 +302,23 @@ impl Run {
             .map(|(i, w)| (i, w.now()));
         let view_now = (self.view.now() <= at).then(|| self.view.now());
         // The latest world that can be moved in without a copy (a fresh one starts at zero).
-        let moved_now = view_now
-            .max(spare.map(|(_, now)| now))
-            .unwrap_or(SimTime::ZERO);
+        let moved = [
+            view_now.map(|_| &self.view),
+            spare.map(|(i, _)| &self.spares[i]),
+        ]
+        .into_iter()
+        .flatten()
+        .max_by_key(|w| w.now());
+        let (moved_now, moved_events) =
+            moved.map_or((SimTime::ZERO, 0), |w| (w.now(), w.events_processed()));
         let checkpoint = self.checkpoints.iter().rposition(|w| w.now() <= at);
+        // Clearly later: by time, or by the events a replay from the moved world would take.
+        let later = |w: &World| {
+            w.now() > moved_now + self.clone_margin()
+                || w.events_processed() > moved_events + self.replay_events / 4
+        };
         match (checkpoint, spare) {
-            (Some(k), _) if self.checkpoints[k].now() > moved_now + self.clone_margin() => {
+            (Some(k), _) if later(&self.checkpoints[k]) => {
                 let w = self.checkpoints[k].clone();
                 let old = std::mem::replace(&mut self.view, w);
                 self.keep(old);
@@ -329,7 +340,7 @@ impl Run {
     }
 
     /// How much later a checkpoint must be than a world that can be moved in for cloning it to
-    /// pay: half an interval, at most a simulated minute.
+    /// pay: half an interval, at most a simulated minute (or a quarter of [`REPLAY_EVENTS`]).
     fn clone_margin(&self) -> Duration {
         let s = self.every.map_or(0.0, |e| (e / 2.0).min(60.0));
         Duration::from_millis((s * 1000.0) as u64)
@@ -423,15 +434,20 @@ impl Run {
         let busy = room && ahead.events_processed() >= self.checkpoint_events + self.replay_events;
         let now = ahead.now();
         if (reached && next == Some(now)) || (busy && now < end) {
-            let (w, events, at) = (ahead.clone(), ahead.events_processed(), ahead.elapsed_s());
+            // The rest of this instant first: a seek to exactly `now` takes the checkpoint as
+            // it is (the view is not behind), so it must hold every event of `now`.
+            ahead.run_until(now, u64::MAX);
+            self.last_events = ahead.events_processed() - before;
             if self.checkpoints.len() >= self.cap {
                 thin(&mut self.checkpoints);
                 self.replay_events *= 2;
                 self.spacing *= 2.0;
             }
-            self.checkpoints.push(w);
-            self.checkpoint_events = events;
-            self.next_checkpoint_s = at + self.spacing;
+            if self.checkpoints.len() < self.cap {
+                self.checkpoints.push(ahead.clone());
+            }
+            self.checkpoint_events = ahead.events_processed();
+            self.next_checkpoint_s = ahead.elapsed_s() + self.spacing;
         }
         if !reached {
             return self.busy();
@@ -719,10 +735,17 @@ mod tests {
             "{taken:?}"
         );
         for p in taken.windows(2) {
-            assert!(p[1].1 - p[0].1 <= 5_000, "{taken:?}");
+            // The bound, and the rest of the instant it was reached in.
+            assert!(p[1].1 - p[0].1 <= 5_100, "{taken:?}");
             assert!(p[1].0 - p[0].0 <= every, "{taken:?}");
         }
-        for t in [130.0, 411.7, 899.0] {
+        // Exactly at an event-based checkpoint (taken within an instant), and between them.
+        let exact = taken
+            .iter()
+            .find(|c| c.0 % 1.0 != 0.0 || c.0 % every != 0.0)
+            .unwrap()
+            .0;
+        for t in [exact, 130.0, 411.7, 899.0] {
             let from = taken.iter().rev().find(|c| c.0 <= t).unwrap().0;
             r.seek(t);
             assert_eq!(r.view_t(), from, "from the checkpoint before {t}");

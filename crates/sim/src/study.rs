@@ -154,7 +154,7 @@ pub fn run_trial_watched(
         if w.now() >= end {
             break;
         }
-        progress((w.now().0 + skipped.shift.0) as f64 / horizon.0.max(1) as f64);
+        progress((w.elapsed_s() + skipped.shift.as_secs_f64()) / horizon.as_secs_f64().max(1.0));
         // Up to the next fault at most, so a step applies at most one; straight to the end of the
         // settle time after a change, since nothing can be settled before.
         let due = w.next_fault_at();

@@ -293,23 +293,42 @@ fn serve() -> Result {
     Ok(())
 }
 
-/// One HTTP/1.0 GET of a file under `dist` (a folder stands for its index.html).
+/// One HTTP/1.0 GET of a file under `dist` (a folder stands for its index.html; asked without
+/// its slash, it is redirected, so the page's relative assets resolve inside it).
 fn answer(mut stream: std::net::TcpStream, dist: &Path) {
-    use std::io::{BufRead, BufReader, Write};
+    use std::io::{BufRead, BufReader, Read, Write};
+    let _ = stream.set_read_timeout(Some(std::time::Duration::from_secs(10)));
+    // The request line, then the headers up to the blank line (read, so closing the socket
+    // does not reset the connection under the response), 16 KB at most.
+    let mut reader = BufReader::new((&stream).take(16 * 1024));
     let mut line = String::new();
-    if BufReader::new(&stream).read_line(&mut line).is_err() {
+    if reader.read_line(&mut line).is_err() {
         return;
+    }
+    let mut header = String::new();
+    while reader.read_line(&mut header).is_ok_and(|n| n > 0) && header.trim() != "" {
+        header.clear();
     }
     let target = line.split_whitespace().nth(1).unwrap_or("/");
     let path = target.split(['?', '#']).next().unwrap_or("/");
     let mut file = dist.to_path_buf();
     // Only plain names: no way out of dist/.
     for part in path.split('/').filter(|p| !p.is_empty()) {
-        if part == ".." || part.contains('\\') {
+        let plain = matches!(
+            Path::new(part).components().next(),
+            Some(std::path::Component::Normal(_))
+        ) && !part.contains(['\\', ':']);
+        if !plain {
             let _ = stream.write_all(b"HTTP/1.0 403 Forbidden\r\n\r\n");
             return;
         }
         file.push(part);
+    }
+    if file.is_dir() && !path.ends_with('/') {
+        let _ = stream.write_all(
+            format!("HTTP/1.0 301 Moved Permanently\r\nLocation: {path}/\r\n\r\n").as_bytes(),
+        );
+        return;
     }
     if file.is_dir() {
         file.push("index.html");

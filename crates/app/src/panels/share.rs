@@ -112,7 +112,7 @@ pub fn share() -> Html {
                 <button class="secondary" onclick={on_compare} title={t("Keep a copy of this run beside it, then change this run: the charts show where the two part")}>
                     { if comparing { t("Stop comparing") } else { t("Compare with a variant") } }
                 </button>
-                <a class="study-link" href={format!("study/#s={}", session.encoded)} title={t("Run this cluster many times under random faults: how often is it down, with what confidence?")}>
+                <a href={format!("study/#s={}", session.encoded)}>
                     { t("Availability study") }
                 </a>
             </div>

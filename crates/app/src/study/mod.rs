@@ -55,7 +55,13 @@ pub async fn boot() -> StudyBoot {
         }
     };
     let mut settings = Settings::for_scenario(&scenario);
-    let refused = settings.read(&hash);
+    let mut refused = settings.read(&hash);
+    // A design to compare with that this cluster has no such change for (5 masters of 5).
+    let base = plan::with_preset(&scenario, settings.preset);
+    if settings.variant != Variant::None && plan::variant_of(&base, settings.variant).is_none() {
+        refused.push(format!("vs={}", settings.variant.key()));
+        settings.variant = Variant::None;
+    }
     if !refused.is_empty() && problem.is_none() {
         problem = Some(format!(
             "This link's study settings were not understood ({}): the defaults are used instead.",
@@ -130,11 +136,30 @@ pub fn study_page(props: &StudyProps) -> Html {
     let pool = use_mut_ref(|| None::<pool::Pool>);
     let chart_metric = use_state(|| usize::MAX);
     let st = (*settings).clone();
-    let designs = designs(&start.scenario, &st);
-    let checked = check(&designs, &st);
+    // Progress re-renders the page many times a second: the designs are made once per setting.
+    let made = {
+        let base = start.clone();
+        use_memo(st.clone(), move |st| {
+            let designs = designs(&base.scenario, st);
+            let checked = check(&designs, st);
+            (designs, checked)
+        })
+    };
+    let (designs, checked) = (&made.0, &made.1);
     let workers = pool::workers_for(st.trials * designs.len() as u64);
     let estimate = plan::estimate_seconds(&designs[0], st.trials, st.horizon(), workers)
         * designs.len() as f64;
+
+    // A study that ended stops its workers (not from their own message handler, which is running).
+    {
+        let pool = pool.clone();
+        let over = matches!(*phase, Phase::Done(_) | Phase::Failed(_));
+        use_effect_with(over, move |over| {
+            if *over {
+                pool.borrow_mut().take();
+            }
+        });
+    }
 
     // The link keeps the study's settings.
     {
@@ -260,7 +285,7 @@ pub fn study_page(props: &StudyProps) -> Html {
         })
     };
 
-    let back = format!("../#s={}", start.encoded);
+    let back = format!("../{}#s={}", query(), start.encoded);
     let running = matches!(*phase, Phase::Running { .. });
     let too_long = estimate > TOO_LONG_S;
     html! {
@@ -520,14 +545,17 @@ fn metrics(outcomes: &[Outcome]) -> Vec<Metric> {
 /// pieces already translated would have its numbers read twice).
 fn pct(x: f64) -> String {
     let p = x * 100.0;
-    // Small figures keep two significant digits.
     if x == 0.0 {
-        "0".to_string()
-    } else if p < 0.01 {
-        format!("{p:.5}")
-    } else {
-        format!("{p:.3}")
+        return "0".to_string();
     }
+    // Three decimals, or as many as two significant digits of a small figure need.
+    let decimals = (1.0 - p.log10().floor()).clamp(3.0, 12.0) as usize;
+    format!("{p:.decimals$}")
+}
+
+/// The page's query (`?lang=ru`), kept by its links to the playground.
+fn query() -> String {
+    gloo_utils::window().location().search().unwrap_or_default()
 }
 
 fn percent(x: f64) -> String {
@@ -700,7 +728,7 @@ fn worst_view(i: usize, o: &Outcome, m: &Metric, days: u64) -> Html {
                             let s = s.clone();
                             wasm_bindgen_futures::spawn_local(async move {
                                 if let Ok(f) = codec::fragment(&s, None).await {
-                                    let _ = gloo_utils::window().location().set_href(&format!("../{f}"));
+                                    let _ = gloo_utils::window().location().set_href(&format!("../{}{f}", query()));
                                 }
                             });
                         });

@@ -110,7 +110,7 @@ impl Default for Settings {
 }
 
 impl Settings {
-    /// The settings a scenario opens with: its own faults when it has some, else spot workers.
+    /// The settings a scenario opens with: its own faults when it has some, else cloud VMs'.
     pub fn for_scenario(s: &Scenario) -> Settings {
         Settings {
             preset: if s.faults.is_empty() {

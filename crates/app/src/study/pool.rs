@@ -53,6 +53,8 @@ pub enum News {
 
 struct Shared {
     queue: VecDeque<(usize, u64)>,
+    /// When the page last heard of progress (ms): a trial of a day ends many times a second.
+    told_ms: f64,
     results: Vec<Vec<Trial>>,
     /// Each worker's running trial's fraction.
     running: Vec<f64>,
@@ -74,6 +76,8 @@ impl Drop for Pool {
     fn drop(&mut self) {
         for w in &self.workers {
             w.terminate();
+            w.set_onmessage(None);
+            w.set_onerror(None);
         }
     }
 }
@@ -100,6 +104,7 @@ pub fn start(
     let total = trials * designs.len() as u64;
     let n = workers_for(total) as usize;
     let shared = Rc::new(RefCell::new(Shared {
+        told_ms: 0.0,
         queue: (0..designs.len())
             .flat_map(|d| (0..trials).map(move |i| (d, i)))
             .collect(),
@@ -110,8 +115,11 @@ pub fn start(
         over: false,
     }));
     let designs: Vec<String> = designs.iter().map(Scenario::to_json).collect();
-    let mut workers = Vec::new();
-    let mut handlers = Vec::new();
+    // Built first, so the workers started before a refusal are stopped with it.
+    let mut pool = Pool {
+        workers: Vec::new(),
+        _handlers: Vec::new(),
+    };
     for k in 0..n {
         let worker = crate::worker::start_worker("study_worker_main")
             .ok_or("this browser refused to start a Web Worker for the study")?;
@@ -135,12 +143,20 @@ pub fn start(
         let progress = {
             let (shared, on) = (shared.clone(), on.clone());
             move || {
-                let s = shared.borrow();
-                on(News::Progress {
-                    done: s.done,
-                    total: s.total,
-                    fraction: s.done as f64 + s.running.iter().sum::<f64>(),
-                });
+                let now = js_sys::Date::now();
+                let news = {
+                    let mut s = shared.borrow_mut();
+                    if now - s.told_ms < 100.0 {
+                        return;
+                    }
+                    s.told_ms = now;
+                    News::Progress {
+                        done: s.done,
+                        total: s.total,
+                        fraction: s.done as f64 + s.running.iter().sum::<f64>(),
+                    }
+                };
+                on(news);
             }
         };
         let fail = {
@@ -160,6 +176,10 @@ pub fn start(
                 fail.clone(),
             );
             Handler::new(move |e: web_sys::MessageEvent| {
+                // A study that failed or finished hears no more (the page stops the workers).
+                if shared.borrow().over {
+                    return;
+                }
                 let text = e.data().as_string().unwrap_or_default();
                 match serde_json::from_str::<FromWorker>(&text) {
                     Ok(FromWorker::Ready) => {
@@ -202,13 +222,10 @@ pub fn start(
         });
         worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-        workers.push(worker);
-        handlers.push((on_message, on_error));
+        pool.workers.push(worker);
+        pool._handlers.push((on_message, on_error));
     }
-    Ok(Pool {
-        workers,
-        _handlers: handlers,
-    })
+    Ok(pool)
 }
 
 /// A study worker: the study page's binary exports this as `study_worker_main`.
