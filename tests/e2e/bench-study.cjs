@@ -9,8 +9,8 @@
 // Figures: the wall time from "Run the study" to the results, the longest gap between two updates
 // of the progress bar, and the longest main-thread task meanwhile. BENCH_STUDY=TRIALS,DAYS changes
 // the study (default 10,365).
-const zlib = require('node:zlib');
 const { serve, launch, openPage } = require('./lib.cjs');
+const { fragment } = require('./bench.cjs');
 
 const hosts = [1, 2, 3].map((i) => ({ name: `m${i}`, roles: ['control-plane', 'etcd'] }))
   .concat([...Array(10)].map((_, i) => ({ name: `w${i + 1}`, roles: ['worker'], spot: true })))
@@ -24,11 +24,10 @@ const scenario = {
 
 async function main() {
   const [trials, days] = (process.env.BENCH_STUDY || '10,365').split(',').map(Number);
-  const encoded = '1.' + zlib.deflateRawSync(Buffer.from(JSON.stringify(scenario))).toString('base64url');
   const server = await serve();
   const browser = await launch();
   try {
-    const { page, problems } = await openPage(browser, `${server.url}study/#s=${encoded}&trials=${trials}&days=${days}`);
+    const { page, problems } = await openPage(browser, `${server.url}study/${fragment(scenario)}&trials=${trials}&days=${days}`);
     await page.getByRole('heading', { name: 'Availability study' }).waitFor({ timeout: 15000 });
     await page.evaluate(() => {
       window.longest = 0;

@@ -8,13 +8,13 @@ const os = require('node:os');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 const { serve, launch, openPage, openApp, screenshot } = require('./lib.cjs');
+const { fragment } = require('./bench.cjs');
 
 let server;
 let browser;
 test.before(async () => { server = await serve(); browser = await launch(); });
 test.after(async () => { await browser.close(); server.close(); });
 
-const encode = (s) => '1.' + zlib.deflateRawSync(Buffer.from(JSON.stringify(s))).toString('base64url');
 const decode = (v) => zlib.inflateRawSync(Buffer.from(v.slice(2), 'base64url')).toString();
 
 // Three members, each down a fraction p = MTTR / (MTBF + MTTR) = 10 / 110 of the time.
@@ -34,7 +34,7 @@ async function figure(page, row, column) {
 
 test('study: 3 and 5 etcd members in workers, as the closed form and the runner say', async () => {
   const { page, problems } = await openPage(browser,
-    `${server.url}study/#s=${encode(ETCD)}&trials=400&days=30&seed=1&vs=two-more-masters`);
+    `${server.url}study/${fragment(ETCD)}&trials=400&days=30&seed=1&vs=two-more-masters`);
   await page.getByRole('heading', { name: 'Availability study' }).waitFor({ timeout: 15000 });
   assert.equal(await page.getByRole('combobox', { name: 'Compare with' }).inputValue(), 'two-more-masters');
   await page.getByRole('button', { name: 'Run the study' }).click();
@@ -132,7 +132,7 @@ test('study: from the playground, spot workers, and the worst trial opened as a 
 });
 
 test('study: a broken setting is named, a long study shows the runner command', async () => {
-  const { page, problems } = await openPage(browser, `${server.url}study/#s=${encode(ETCD)}&trials=0&faults=meteor`);
+  const { page, problems } = await openPage(browser, `${server.url}study/${fragment(ETCD)}&trials=0&faults=meteor`);
   await page.getByRole('alert').filter({ hasText: 'not understood (trials=0, faults=meteor)' }).waitFor({ timeout: 15000 });
   assert.equal(await page.getByRole('spinbutton', { name: 'Trials' }).inputValue(), '52');
   // The playground's default cluster for 10,000 years: the runner's work.

@@ -415,23 +415,23 @@ impl Run {
         };
         let before = ahead.events_processed();
         let end = ahead.end();
-        let room = self.cap > 0;
+        let keeps = self.cap > 0;
         // Stop at the next checkpoint's time, if one is due before the end, and at the view's target.
         let next = Some(self.next_checkpoint_s)
-            .filter(|s| room && s.is_finite())
+            .filter(|s| keeps && s.is_finite())
             .map(|s| ahead.at_report_secs(s))
             .filter(|&c| c < end);
         let stop = [next, lead_to].into_iter().flatten().min().unwrap_or(end);
         // And once enough events have passed for a checkpoint whatever the time.
         let until_busy = (self.checkpoint_events + self.replay_events).saturating_sub(before);
-        let slice = if room {
+        let slice = if keeps {
             budget.min(until_busy.max(1))
         } else {
             budget
         };
         let reached = !ahead.run_until(stop, slice);
         self.last_events = ahead.events_processed() - before;
-        let busy = room && ahead.events_processed() >= self.checkpoint_events + self.replay_events;
+        let busy = keeps && ahead.events_processed() >= self.checkpoint_events + self.replay_events;
         let now = ahead.now();
         if (reached && next == Some(now)) || (busy && now < end) {
             // The rest of this instant first: a seek to exactly `now` takes the checkpoint as

@@ -57,8 +57,7 @@ pub async fn boot() -> StudyBoot {
     let mut settings = Settings::for_scenario(&scenario);
     let mut refused = settings.read(&hash);
     // A design to compare with that this cluster has no such change for (5 masters of 5).
-    let base = plan::with_preset(&scenario, settings.preset);
-    if settings.variant != Variant::None && plan::variant_of(&base, settings.variant).is_none() {
+    if settings.variant != Variant::None && designs(&scenario, &settings).len() == 1 {
         refused.push(format!("vs={}", settings.variant.key()));
         settings.variant = Variant::None;
     }
@@ -195,18 +194,8 @@ pub fn study_page(props: &StudyProps) -> Html {
             })
         }
     };
-    let on_preset = set(|s, v| {
-        s.preset = PRESETS
-            .into_iter()
-            .find(|p| p.key() == v)
-            .unwrap_or(s.preset)
-    });
-    let on_variant = set(|s, v| {
-        s.variant = VARIANTS
-            .into_iter()
-            .find(|p| p.key() == v)
-            .unwrap_or(s.variant)
-    });
+    let on_preset = set(|s, v| s.preset = Preset::from_key(&v).unwrap_or(s.preset));
+    let on_variant = set(|s, v| s.variant = Variant::from_key(&v).unwrap_or(s.variant));
     let on_trials = set(|s, v| {
         if let Ok(n) = v.trim().parse::<u64>() {
             s.trials = n.clamp(1, MAX_TRIALS);

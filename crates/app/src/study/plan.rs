@@ -39,7 +39,7 @@ impl Preset {
         }
     }
 
-    fn from_key(key: &str) -> Option<Preset> {
+    pub fn from_key(key: &str) -> Option<Preset> {
         PRESETS.into_iter().find(|p| p.key() == key)
     }
 }
@@ -75,7 +75,7 @@ impl Variant {
         }
     }
 
-    fn from_key(key: &str) -> Option<Variant> {
+    pub fn from_key(key: &str) -> Option<Variant> {
         VARIANTS.into_iter().find(|v| v.key() == key)
     }
 }
