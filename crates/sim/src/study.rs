@@ -15,7 +15,7 @@ use crate::kernel::decimal::Fixed;
 use crate::kernel::rng::Rng;
 use crate::kernel::time::{Duration, SimTime};
 use crate::scenario::{Scenario, ScenarioError, MAX_DURATION};
-use crate::world::World;
+use crate::world::{Quiet, World};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -94,14 +94,18 @@ pub fn run_trial(s: &Scenario, study_seed: u64, i: u64, horizon: Duration) -> Tr
     run_trial_with(s, study_seed, i, horizon, Shortcut::On)
 }
 
-/// Runs trial `i`. With the shortcut, whenever the cluster has been settled for
-/// [`settle_time`] (every per-second figure the study reads unchanged: quorum, leaders, pods
-/// running, probe writes, users' requests) and the next fault is further away than a check,
-/// the world is left as it is and the remaining faults come that much earlier; the skipped
-/// seconds count with the figures of the settled state. Nothing observable changes in a settled
-/// stretch, so the figures are those of the plain run; only the timing of a process's next
-/// periodic step (a renewal, a heartbeat) relative to the next fault is not the same, which
-/// moves the outcome by a fraction of such a period.
+/// Runs trial `i`. With the shortcut, whenever the cluster is settled (quiet, see
+/// [`World::quiet`], at two checks in a row, and every per-second figure the study reads
+/// unchanged for [`quiet_settle_time`]: quorum, leaders, pods running, probe writes, users'
+/// requests; or, not quiet, unchanged for [`settle_time`]), the world is left as it is and
+/// everything still to come of its own accord comes that much earlier: the fault draws, the
+/// hosts' scheduled changes (a spot notice's termination), the controller-manager's clocks (a
+/// silent node's grace period, a tainted node's tolerations). The skip reaches at most the
+/// next of them, and the skipped seconds count with the figures of the settled state. Nothing
+/// observable changes in a settled stretch, so the figures are those of the plain run; only the
+/// timing of a process's next periodic step (a renewal, a heartbeat, a controller's pass)
+/// relative to what comes next is not the same, which moves the outcome by a fraction of such
+/// a period.
 pub fn run_trial_with(
     s: &Scenario,
     study_seed: u64,
@@ -125,6 +129,7 @@ pub fn run_trial_watched(
     let seed = trial_seed(study_seed, i);
     let t = with_seed_and_horizon(s, seed, horizon);
     let (quiet_settle, settle) = (quiet_settle_time(&t), settle_time(&t));
+    let (mut phases, spread) = (Rng::new(seed).fork("study/phase"), phase_spread(&t));
     let kubernetes = t.hosts.iter().any(|h| h.is_node());
     // Scenario events keep their times: no skip before the last has applied.
     let last_event = t
@@ -143,8 +148,10 @@ pub fn run_trial_watched(
     // When the last fault (or scenario event) applied: the figures must have been unchanged since
     // a settle time after it, not merely since before it (a sample may precede it at one instant).
     let mut last_change = w.at_report_secs(last_event.as_secs_f64());
-    // Since when the world has been quiet (checked after each step), if it is.
+    // Since when the world has been quiet (checked after each step), if it is; and when the
+    // controller-manager will act of its own accord, if it will (see `Quiet::Until`).
     let mut quiet_since: Option<SimTime> = None;
+    let mut reaction: Option<SimTime> = None;
     let (settle_d, quiet_d) = (
         Duration::from_secs(settle),
         Duration::from_secs(quiet_settle),
@@ -155,9 +162,13 @@ pub fn run_trial_watched(
             break;
         }
         progress((w.elapsed_s() + skipped.shift.as_secs_f64()) / horizon.as_secs_f64().max(1.0));
-        // Up to the next fault at most, so a step applies at most one; straight to the end of the
-        // settle time after a change, since nothing can be settled before.
-        let due = w.next_fault_at();
+        // Up to the next change or reaction at most, so a step meets at most one; straight to
+        // the end of the settle time after a change, since nothing can be settled before.
+        let due = [w.next_change_at(), reaction, Some(end)]
+            .into_iter()
+            .flatten()
+            .min()
+            .unwrap_or(end);
         let settled_from = last_change + quiet_d;
         let step = if w.now() < settled_from {
             settled_from
@@ -165,20 +176,33 @@ pub fn run_trial_watched(
             w.now() + check
         };
         let timer_due = w.own_timer_due();
-        w.run_until(step.min(due.unwrap_or(end)).min(end), u64::MAX);
+        let changed = w.last_change_at();
+        w.run_until(step.min(due), u64::MAX);
         let now = w.now();
-        // A fault applied, or a timer of the world's own came (a spot termination): a change,
-        // whose effect the last samples may not show yet.
-        if w.next_fault_at() != due || (timer_due && !w.own_timer_due()) {
-            last_change = due.filter(|_| w.next_fault_at() != due).unwrap_or(now);
+        // A fault applied, a host's scheduled change came (a spot termination), the
+        // controller-manager's reaction is due, or a timer of the world's own came (an etcd
+        // membership change): a change, whose effect the last samples may not show yet.
+        if w.last_change_at() != changed {
+            last_change = w.last_change_at();
+            quiet_since = None;
+        } else if let Some(r) = reaction.filter(|&r| now >= r) {
+            last_change = r;
+            quiet_since = None;
+        } else if timer_due && !w.own_timer_due() {
+            last_change = now;
             quiet_since = None;
         }
+        reaction = None;
         if shortcut == Shortcut::Off || now >= end || now < last_change + quiet_d {
             continue;
         }
-        // Quiet (nothing on its way): the short settle time is enough; else the long one.
+        // Quiet (nothing on its way, or only the controller-manager's reaction at a known
+        // time): the short settle time is enough; else the long one.
         let quiet = w.quiet();
-        quiet_since = quiet.then(|| quiet_since.unwrap_or(now));
+        if let Quiet::Until(t) = quiet {
+            reaction = Some(t);
+        }
+        quiet_since = (quiet != Quiet::No).then(|| quiet_since.unwrap_or(now));
         let quiet_long_enough = quiet_since.is_some_and(|q| now >= q + keep_quiet);
         let n = if quiet_long_enough {
             quiet_settle
@@ -188,13 +212,25 @@ pub fn run_trial_watched(
         if !quiet_long_enough && now < last_change + settle_d {
             continue;
         }
-        let next = w.next_fault_at().unwrap_or(end).min(end);
-        // Up to the next fault: the world is settled, so it meets the fault as the plain run has it.
-        let to = next;
-        if to > now + check && !w.own_timer_due() && settled(&w, n) {
-            let d = to - now;
+        // Up to the next change or reaction: the world is settled, so it meets it as the plain
+        // run has it.
+        let to = [w.next_change_at(), reaction, Some(end)]
+            .into_iter()
+            .flatten()
+            .min()
+            .unwrap_or(end);
+        // Short of it by a random part of the longest period of the processes' periodic steps:
+        // the world then reaches it at any phase of them, as the plain run does (the moment a
+        // skip ends is otherwise tied to them, through the checks).
+        let short = Duration(match spread.as_micros() {
+            0 => 0,
+            n => phases.below(n),
+        });
+        if to > now + check + short && !w.own_timer_due() && settled(&w, n) {
+            let d = Duration((to - now).0 - short.0);
             skipped.credit(&w, d);
-            w.skip_to_next_fault(d);
+            w.skip(d);
+            reaction = reaction.map(|r| SimTime(r.0 - d.0));
         }
     }
     // The plain run resolves the probe's last writes after the end; so does the trial.
@@ -204,17 +240,29 @@ pub fn run_trial_watched(
     skipped.figures(&w, w.obs.secs(end), i, seed, lost)
 }
 
+/// The longest period of the periodic steps a skip's end must not be tied to: with Kubernetes,
+/// node lease renewals (10 s; the node monitor's passes, load balancer checks and leader
+/// renewals, samples and users' requests divide it). Nothing for etcd alone: its figure, quorum
+/// lost, starts with a fault whatever the phase of the heartbeats (and is the plain run's to the
+/// millisecond).
+pub fn phase_spread(s: &Scenario) -> Duration {
+    Duration::from_secs(if s.hosts.iter().any(|h| h.is_node()) {
+        10
+    } else {
+        0
+    })
+}
+
 /// How long every figure must stay unchanged before a trial may skip when the world is quiet
-/// ([`World::quiet`]: no reaction on its way): longer than a leader's lease and the users' DNS
-/// cache, at least half a minute; for etcd alone, 3 s (its probe writes once a second).
+/// ([`World::quiet`]: nothing on its way, leaders, routes and load balancers in line with what
+/// runs): ten samples of every figure with Kubernetes (the probes write once a second, the users
+/// send ten requests a second); for etcd alone, 3 s (a quiet cluster has its leader).
 pub fn quiet_settle_time(s: &Scenario) -> u64 {
-    let k = &s.settings;
-    if !s.hosts.iter().any(|h| h.is_node()) {
-        // etcd alone: a quiet cluster has its leader; a few samples of the probe's writes.
-        return 3;
+    if s.hosts.iter().any(|h| h.is_node()) {
+        10
+    } else {
+        3
     }
-    let d = (k.lease_duration + k.lease_duration + k.dns_cache_ttl).as_secs_f64() as u64;
-    d.max(30).min(settle_time(s))
 }
 
 /// How long every figure must stay unchanged before a trial may skip: longer than the slowest

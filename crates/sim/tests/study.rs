@@ -306,3 +306,124 @@ fn the_shortcut_waits_for_replacements_of_spot_etcd_members() {
     // Reclaims every 2 h per master over 8 h: some trials have two close together, most not.
     assert!((1..10).contains(&lost), "{lost} of 10 trials lost quorum");
 }
+
+/// A skip through a settled stretch moves on the clocks of what the cluster will do of its own
+/// accord: a lost worker's Node becomes NotReady at the end of its grace period, and its pods are
+/// evicted when their tolerations run out, as soon after the skip as the controller-manager's
+/// next pass, where the same world without the skip still waits; a spot notice's termination
+/// comes as much earlier as the skip.
+#[test]
+fn a_skip_moves_the_clusters_own_clocks_on() {
+    use sim::record::EventKind;
+    use sim::world::{Quiet, World};
+    let json = |events: &str| {
+        format!(
+            r#"{{"version":1,"name":"clocks","seed":3,"duration":"2h",
+            "hosts":[{{"name":"m1","roles":["control-plane","etcd"]}},{{"name":"w1","roles":["worker"],"spot":true}},
+                     {{"name":"w2","roles":["worker"]}},{{"name":"w3","roles":["worker"]}},{{"name":"w4","roles":["worker"]}}],
+            "workloads":[{{"kind":"Deployment","name":"batch","replicas":4}}],
+            "events":[{events}]}}"#
+        )
+    };
+    // A worker without a CoreDNS pod, so that no route of the cluster's DNS ends at it.
+    let mut probe = World::new(parse(&json("")).unwrap());
+    probe.run_until(probe.at_report_secs(20.0), u64::MAX);
+    let dns: Vec<String> = probe.coredns_servers().into_iter().map(|d| d.0).collect();
+    let lost = ["w2", "w3", "w4"]
+        .into_iter()
+        .find(|w| !dns.iter().any(|h| h == w))
+        .unwrap();
+    let s = parse(&json(&format!(
+        r#"{{"at":"20s","action":"spot_interrupt","host":"w1"}},{{"at":"30s","action":"crash","host":"{lost}"}}"#
+    )))
+    .unwrap();
+    let happened = |w: &World, kind: EventKind, host: &str| {
+        (w.record().recorder.events.iter())
+            .find(|e| {
+                e.kind == kind
+                    && (e.host.as_deref() == Some(host) || e.node.as_deref() == Some(host))
+            })
+            .map(|e| e.t)
+    };
+    let mut w = World::new(s);
+    // The notice's drain is over, the lost worker's grace period is not.
+    w.run_until(w.at_report_secs(55.0), u64::MAX);
+    let Quiet::Until(grace_end) = w.quiet() else {
+        panic!("quiet until the grace period ends: {:?}", w.quiet())
+    };
+    let terminated = w
+        .next_change_at()
+        .expect("the spot termination is scheduled");
+    assert!(
+        grace_end < terminated,
+        "the grace period (50 s) ends before the notice's 2 minutes"
+    );
+    let d = grace_end - w.now();
+    // Its last lease renewal came at most 10 s before the crash.
+    assert!(d.as_secs_f64() >= 15.0 && d.as_secs_f64() <= 25.0, "{d}");
+    let plain = w.clone();
+    w.skip(d);
+    assert_eq!(
+        w.next_change_at(),
+        Some(sim::time::SimTime(terminated.0 - d.0))
+    );
+    let step = |w: &mut World, s: f64| w.run_until(w.at_report_secs(w.elapsed_s() + s), u64::MAX);
+    let (mut plain, now) = (plain, w.elapsed_s());
+    step(&mut w, 6.0);
+    step(&mut plain, 6.0);
+    let not_ready = happened(&w, EventKind::NodeNotReady, lost).expect("NotReady after the skip");
+    assert!(not_ready > now && not_ready <= now + 6.0, "{not_ready}");
+    assert_eq!(happened(&plain, EventKind::NodeNotReady, lost), None);
+    // Tainted and seen: quiet until the pods' tolerations (300 s) run out.
+    step(&mut w, 10.0);
+    let Quiet::Until(evicted_at) = w.quiet() else {
+        panic!("quiet until the eviction: {:?}", w.quiet())
+    };
+    assert!(
+        (evicted_at - w.now()).as_secs_f64() > 280.0,
+        "{evicted_at:?}"
+    );
+    let to = w.next_change_at().unwrap().min(evicted_at);
+    let plain = w.clone();
+    let d = to - w.now();
+    w.skip(d);
+    let (mut plain, now) = (plain, w.elapsed_s());
+    step(&mut w, 2.0);
+    step(&mut plain, 2.0);
+    // The termination came first (the notice's 2 minutes end before the tolerations).
+    let gone = happened(&w, EventKind::HostCrashed, "w1").expect("w1 terminated after the skip");
+    assert!(gone >= now && gone <= now + 0.001, "{gone}");
+    assert_eq!(happened(&plain, EventKind::HostCrashed, "w1"), None);
+    assert_eq!(happened(&w, EventKind::PodEvicted, lost), None);
+}
+
+/// Lost workers cost the users' requests until their Nodes are NotReady (endpoints removed), 40 to
+/// 50 s after the crash depending on when the kubelet last renewed its lease. A skip must not tie
+/// that phase to its own rhythm: summed over many failures, the failed requests are the plain
+/// runs'. (Skips that ended on the study's grid of checks met the crashes at one phase of the
+/// renewals: 7 % fewer failed requests here.)
+#[test]
+fn skips_meet_faults_at_any_phase_of_the_lease_renewals() {
+    use sim::study::{run_trial_with, Shortcut};
+    let s = parse(
+        r#"{"version":1,"name":"phase","seed":2,"duration":"1h",
+        "hosts":[{"name":"m1","roles":["control-plane","etcd"]},{"name":"users","roles":["client"]},
+                 {"name":"w1","roles":["worker"]},{"name":"w2","roles":["worker"]},{"name":"w3","roles":["worker"]},
+                 {"name":"w4","roles":["worker"]}],
+        "workloads":[{"kind":"Deployment","name":"web","replicas":4,"service":true}],
+        "faults":[{"hosts":"role:worker","mtbf":"2h","mttr":"2m"}]}"#,
+    )
+    .unwrap();
+    let h = Duration::from_secs(12 * 3600);
+    let failed = |shortcut| -> f64 {
+        (0..16)
+            .map(|i| run_trial_with(&s, 7, i, h, shortcut).services["web"])
+            .sum()
+    };
+    let (fast, plain) = (failed(Shortcut::On), failed(Shortcut::Off));
+    assert!(plain > 0.0);
+    assert!(
+        (fast - plain).abs() <= 0.03 * plain,
+        "shortcut {fast}, plain {plain}"
+    );
+}

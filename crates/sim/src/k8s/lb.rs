@@ -87,6 +87,11 @@ impl LoadBalancer {
         self.backends.iter().map(|b| (b.host, b.up)).collect()
     }
 
+    /// Whether every backend's last check agreed with its state (no fall or rise under way).
+    pub fn steady(&self) -> bool {
+        self.backends.iter().all(|b| b.streak == 0)
+    }
+
     pub fn on_check_timer(&mut self, ctx: &mut Ctx) {
         for (i, b) in self.backends.iter().enumerate() {
             self.next_id += 1;

@@ -54,6 +54,11 @@ impl<W: Work + Clone> Leading<W> {
         (&mut self.spec, self.work.as_mut())
     }
 
+    /// The work, if leading.
+    pub fn work(&self) -> Option<&W> {
+        self.work.as_ref()
+    }
+
     pub fn is_leading(&self) -> bool {
         self.elector.leading
     }

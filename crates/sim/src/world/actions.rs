@@ -3,12 +3,15 @@
 //! component restarts). Operator actions on the API go through the operator process, as
 //! `kubectl` would; those on etcd go through `etcdctl` to the leader ([`super::membership`]).
 
+use super::hosts::ChangeKind;
 use super::membership::AfterStop;
-use super::{Ev, K8sCtx, World};
+use super::Ev;
+use super::{K8sCtx, World};
 use crate::etcd::raft::ConfChange;
 use crate::k8s::operator::Operator;
 use crate::k8s::Observe as _;
 use crate::kernel::net::HostId;
+use crate::kernel::time::SimTime;
 use crate::record::{Event, EventKind};
 use crate::scenario::{Action, Role, SPOT_NOTICE};
 
@@ -199,10 +202,44 @@ impl World {
             Some(h),
             format!("{host} got a spot interruption notice{from}: {what}"),
         );
-        self.queue.push(self.now + SPOT_NOTICE, Ev::Terminate(h));
-        self.hosts[h as usize].change_due = true;
+        self.schedule_change(h, self.now + SPOT_NOTICE, ChangeKind::Terminate);
         if drains {
             self.with_operator(|o, ctx| o.drain(ctx, &host, h, false));
+        }
+    }
+
+    /// Schedules a change of host `h` at `at` (see [`super::hosts::HostChange`]).
+    pub(super) fn schedule_change(&mut self, host: HostId, at: SimTime, kind: ChangeKind) {
+        self.hosts.tickets += 1;
+        let ticket = self.hosts.tickets;
+        (self.hosts.changes).push(super::hosts::HostChange {
+            host,
+            at,
+            kind,
+            ticket,
+        });
+        self.queue.push(at, Ev::HostChange(ticket));
+    }
+
+    /// The end of a spot notice: the instance is reclaimed.
+    pub(super) fn terminate(&mut self, h: HostId) {
+        self.crash_host(
+            h,
+            "its spot instance was reclaimed after the 2-minute notice",
+        );
+        self.hosts[h as usize].terminated = true;
+        let node = self.obs.name(h).to_string();
+        if let Some(o) = self.procs.operator.as_mut() {
+            o.forget_drain(&node);
+        }
+        for kcm in self.procs.on.iter_mut().filter_map(|p| p.kcm.as_mut()) {
+            let (spec, work) = kcm.spec_and_work();
+            if let Some(gone) = spec.cloud.as_mut() {
+                gone.insert(node.clone());
+            }
+            if let Some(w) = work {
+                w.instance_gone(&node);
+            }
         }
     }
 

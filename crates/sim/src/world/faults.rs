@@ -158,11 +158,33 @@ impl World {
         Some((self.obs.origin + after_origin).max(self.now))
     }
 
-    /// A study's shortcut through a settled stretch: every remaining draw applies `d` earlier,
-    /// as if the world had stayed as it is for `d` longer. The caller accounts for that time.
-    pub fn skip_to_next_fault(&mut self, d: Duration) {
+    /// When the next change comes that the world itself makes: a fault draw, or a change it
+    /// scheduled for a host (a spot notice's termination, a reboot's boot).
+    pub fn next_change_at(&self) -> Option<SimTime> {
+        let scheduled = self.hosts.changes.iter().map(|c| c.at).min();
+        match (self.next_fault_at(), scheduled) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// When the last fault draw or scheduled change was made.
+    pub fn last_change_at(&self) -> SimTime {
+        self.hosts.last_change
+    }
+
+    /// A study's shortcut through a settled stretch: every remaining draw and every scheduled
+    /// change of a host comes `d` earlier, as if the world had stayed as it is for `d` longer.
+    /// The caller accounts for that time, and skips no further than the next of them.
+    pub fn skip(&mut self, d: Duration) {
         self.hosts.faults.shift = self.hosts.faults.shift + d;
         self.queue_next_fault();
+        self.skip_controllers(d);
+        let changes = std::mem::take(&mut self.hosts.changes);
+        for c in changes {
+            let at = SimTime(c.at.0.saturating_sub(d.0)).max(self.now);
+            self.schedule_change(c.host, at, c.kind);
+        }
     }
 
     /// Queues the next draw (a draw queued before a skip is then stale and ignored).
@@ -180,6 +202,7 @@ impl World {
         }
         let d = f.draws[f.next];
         f.next += 1;
+        self.hosts.last_change = self.now;
         self.apply_fault(d);
         self.queue_next_fault();
     }

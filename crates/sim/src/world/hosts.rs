@@ -29,9 +29,6 @@ pub struct HostRt {
     /// Standby hosts take part only after `join`; spot hosts after termination never return.
     pub joined: bool,
     pub terminated: bool,
-    /// A timer of the world's own will change this host: a spot notice's termination, a
-    /// reboot's boot (studies must not skip over it).
-    pub change_due: bool,
     /// A machine replacing a reclaimed spot host, until it has joined (then its Node, cordoned
     /// by the reclaimed machine's drain, is made schedulable again).
     pub replacing: bool,
@@ -40,6 +37,23 @@ pub struct HostRt {
     /// Per process: how many times it was stopped or restarted (see `generation`).
     pub process_generation: [u32; Port::COUNT],
     pub name: String,
+}
+
+/// A change of a host that the world itself has scheduled: a spot notice's termination, or a
+/// reboot's boot. A study's skip brings it earlier, as it does the fault draws (see
+/// `World::skip`); the queued event whose `ticket` is no longer listed is then ignored.
+#[derive(Clone, Copy, Debug)]
+pub struct HostChange {
+    pub host: HostId,
+    pub at: SimTime,
+    pub kind: ChangeKind,
+    pub ticket: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ChangeKind {
+    Boot,
+    Terminate,
 }
 
 /// Every host's life, in scenario order (the slice this derefs to), and how to find them.
@@ -60,6 +74,12 @@ pub struct Hosts {
     restarts: MemberMap<(HostId, Port), (u32, SimTime)>,
     /// What the scenario's fault processes did to the hosts (see `faults.rs`).
     pub faults: super::faults::FaultState,
+    /// The changes the world has scheduled and not yet made, and the last ticket given.
+    pub changes: Vec<HostChange>,
+    pub tickets: u32,
+    /// When the last fault draw or scheduled change was made (a study's settle time counts
+    /// from it).
+    pub last_change: SimTime,
 }
 
 impl Deref for Hosts {
@@ -88,7 +108,6 @@ impl Hosts {
                     incarnation: 0,
                     joined: !h.standby,
                     terminated: false,
-                    change_due: false,
                     replacing: false,
                     process_generation: [0; Port::COUNT],
                 })
@@ -133,6 +152,9 @@ impl Hosts {
             probe: n as HostId,
             restarts: MemberMap::default(),
             faults: Default::default(),
+            changes: Vec::new(),
+            tickets: 0,
+            last_change: SimTime::ZERO,
         }
     }
 

@@ -4,6 +4,7 @@
 //! member's clean stop (a leader hands its leadership over first); and each member's tick loop.
 
 use super::etcd_cluster::MemberChange;
+use super::hosts::ChangeKind;
 use super::{EtcdCtx, Ev, World};
 use crate::etcd::member::member_host;
 use crate::etcd::raft::{ConfChange, Role as RaftRole};
@@ -76,8 +77,7 @@ impl World {
         match then {
             AfterStop::Reboot { downtime } => {
                 self.crash_host(h, "it is rebooting");
-                self.queue.push(self.now + downtime, Ev::Boot(h));
-                self.hosts[h as usize].change_due = true;
+                self.schedule_change(h, self.now + downtime, ChangeKind::Boot);
             }
             AfterStop::Restart => {
                 if let Some(m) = self.etcd.members[h as usize].as_mut() {

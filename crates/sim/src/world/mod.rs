@@ -45,6 +45,7 @@ pub mod users;
 
 use membership::AfterStop;
 pub use membership::MEMBER_CHANGE_TIMEOUT;
+pub use settled::Quiet;
 
 use crate::etcd::member::EtcdConfig;
 use crate::etcd::probe::PROBE_TIMEOUT;
@@ -70,7 +71,7 @@ pub const VIP: Addr = Addr {
     port: Port::Vip,
 };
 use etcd_cluster::EtcdCluster;
-use hosts::Hosts;
+use hosts::{ChangeKind, Hosts};
 use pods::PodCount;
 use processes::Processes;
 use quorum::QuorumClock;
@@ -97,9 +98,9 @@ enum Ev {
     Scenario(usize),
     /// The draw of the scenario's fault processes with this index is due.
     Fault(u32),
-    /// The second half of a `reboot`, and the end of a spot notice.
-    Boot(HostId),
-    Terminate(HostId),
+    /// A change the world scheduled for a host (`Hosts::changes`): the second half of a
+    /// `reboot`, the end of a spot notice.
+    HostChange(u32),
     /// Poll whether an operator's membership change has committed.
     MemberChangeCheck {
         op: usize,
@@ -362,29 +363,15 @@ impl World {
             }
             Ev::Scenario(i) => self.apply_scenario_event(i),
             Ev::Fault(i) => self.fault_due(i),
-            Ev::Boot(h) => {
-                self.hosts[h as usize].change_due = false;
-                self.boot_host(h);
-            }
-            Ev::Terminate(h) => {
-                self.crash_host(
-                    h,
-                    "its spot instance was reclaimed after the 2-minute notice",
-                );
-                self.hosts[h as usize].terminated = true;
-                self.hosts[h as usize].change_due = false;
-                let node = self.obs.name(h).to_string();
-                if let Some(o) = self.procs.operator.as_mut() {
-                    o.forget_drain(&node);
-                }
-                for kcm in self.procs.on.iter_mut().filter_map(|p| p.kcm.as_mut()) {
-                    let (spec, work) = kcm.spec_and_work();
-                    if let Some(gone) = spec.cloud.as_mut() {
-                        gone.insert(node.clone());
-                    }
-                    if let Some(w) = work {
-                        w.instance_gone(&node);
-                    }
+            Ev::HostChange(ticket) => {
+                let Some(i) = self.hosts.changes.iter().position(|c| c.ticket == ticket) else {
+                    return;
+                };
+                let c = self.hosts.changes.remove(i);
+                self.hosts.last_change = self.now;
+                match c.kind {
+                    ChangeKind::Boot => self.boot_host(c.host),
+                    ChangeKind::Terminate => self.terminate(c.host),
                 }
             }
             Ev::MemberChangeCheck { op } => self.check_member_change(op),

@@ -125,6 +125,45 @@ impl World {
         }
     }
 
+    /// Whether every route the users' requests may take ends where it should: every rule of a
+    /// running kube-proxy, for each Service and for CoreDNS, names a pod that runs on a host
+    /// it reaches, and every such CoreDNS answers for each Service. Then a request succeeds
+    /// whichever worker and endpoint it picks, and a lookup at its DNS cache's expiry too; a
+    /// request that fails by chance, or a failure a cached answer hides, is not on its way.
+    pub(super) fn routes_hold(&self) -> bool {
+        let procs = &self.procs.on;
+        let index = self.hosts.index();
+        let services = &self.users.traffic.services;
+        let dns = std::iter::once(COREDNS);
+        self.hosts.worker_ids.iter().all(|&w| {
+            let Some(proxy) = procs[w as usize]
+                .proxy
+                .as_ref()
+                .filter(|_| self.host_is_up(w))
+            else {
+                return true;
+            };
+            dns.clone()
+                .chain(services.iter().map(|s| s.as_str()))
+                .all(|service| {
+                    proxy.rules(service).iter().all(|e| {
+                        let Some(&h) = index.get(&e.node) else {
+                            return false;
+                        };
+                        let serves = self.host_is_up(h) && self.net.connected(w, h);
+                        if service != COREDNS {
+                            return serves && self.runs_pod(h, &e.pod);
+                        }
+                        let answers = |s: &String| {
+                            let server = procs[h as usize].dns.get(e.pod.as_str());
+                            server.is_some_and(|d| d.resolve(s, self.now) == DnsAnswer::Answer)
+                        };
+                        serves && services.iter().all(answers)
+                    })
+                })
+        })
+    }
+
     /// One round of a client's requests: one per Service.
     pub(super) fn client_tick(&mut self, h: HostId) {
         let second = self.obs.secs(self.now).floor();

@@ -156,6 +156,16 @@ impl Controllers {
         }
     }
 
+    /// A study skipped `d` of a settled stretch (see `World::skip`): the clocks of what the
+    /// controllers will do of their own accord move on by `d`, as if the time had passed with
+    /// nothing changing: the grace periods of the nodes `silent` names (whose kubelets renewed
+    /// nothing meanwhile) and the tolerations of tainted nodes' pods. Their periodic passes need
+    /// nothing: they read the state, which has not changed.
+    pub fn skipped(&mut self, d: Duration, silent: &dyn Fn(&str) -> bool) {
+        self.heard_nothing_for(d, silent);
+        self.taints_older_by(d);
+    }
+
     fn informers(&mut self) -> [&mut Informer; 5] {
         [
             &mut self.nodes,

@@ -14,10 +14,31 @@ use crate::k8s::events::{Event, Reason};
 use crate::k8s::objects::{node_key, Condition, Effect, Node, Object, Pod, Taint, TaintKey};
 use crate::k8s::observe::NodeChange;
 use crate::k8s::wire::Ctx;
-use crate::kernel::time::SimTime;
+use crate::kernel::time::{Duration, SimTime};
 use std::sync::Arc;
 
 impl Controllers {
+    /// When this controller will find `node` silent for its grace period if nothing more is
+    /// heard from it: the grace period after it last saw the node's lease change. None if it
+    /// no longer counts the node Ready, or has not seen it yet.
+    pub fn not_ready_due(&self, node: &str) -> Option<SimTime> {
+        let row = self.node_table.rows.iter().find(|r| r.name == node)?;
+        let probe = row.probe.filter(|_| row.ready == Condition::True)?;
+        Some(probe.at + self.timings.node_monitor_grace_period)
+    }
+
+    /// `d` more seconds in which the nodes `silent` names renewed nothing: what the controller
+    /// last saw of them is that much older.
+    pub(super) fn heard_nothing_for(&mut self, d: Duration, silent: &dyn Fn(&str) -> bool) {
+        let older = |p: &mut Probe| p.at = SimTime(p.at.0.saturating_sub(d.0));
+        for row in self.node_table.rows.iter_mut().filter(|r| silent(&r.name)) {
+            row.probe.as_mut().map(older);
+        }
+        for (_, p) in self.probe.iter_mut().filter(|(n, _)| silent(n)) {
+            older(p);
+        }
+    }
+
     pub(super) fn monitor_nodes(&mut self, ctx: &mut Ctx) {
         let now = ctx.now;
         let grace = self.timings.node_monitor_grace_period;

@@ -11,8 +11,23 @@ use crate::k8s::objects::{pod_key, Effect, Pod, TaintKey};
 use crate::k8s::observe::PodChange;
 use crate::k8s::wire::Ctx;
 use crate::kernel::members::MemberSet;
+use crate::kernel::time::{Duration, SimTime};
 
 impl Controllers {
+    /// When the pods on `node` run out of their tolerations, if this controller has seen the
+    /// node tainted.
+    pub fn eviction_due(&self, node: &str) -> Option<SimTime> {
+        let seen = self.taint_seen.get(node)?;
+        Some(*seen + self.timings.toleration_seconds)
+    }
+
+    /// `d` more seconds of every taint seen.
+    pub(super) fn taints_older_by(&mut self, d: Duration) {
+        for (_, t) in self.taint_seen.iter_mut() {
+            *t = SimTime(t.0.saturating_sub(d.0));
+        }
+    }
+
     pub(super) fn evict_tainted(&mut self, ctx: &mut Ctx) {
         let now = ctx.now;
         if std::mem::take(&mut self.taints_changed) {
