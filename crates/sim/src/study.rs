@@ -139,7 +139,7 @@ pub fn run_trial_watched(
         .max()
         .unwrap_or(Duration::ZERO);
     let mut w = World::new(t);
-    let check = Duration::from_secs(if kubernetes { 10 } else { 1 });
+    let check = Duration::from_secs(if kubernetes { 5 } else { 1 });
     // With Kubernetes, quiet at two checks in a row: the moment a reaction ends (an eviction) is
     // quiet already, with its consequences (the replacement pods) still to come.
     let keep_quiet = if kubernetes { check } else { Duration::ZERO };

@@ -427,3 +427,36 @@ fn skips_meet_faults_at_any_phase_of_the_lease_renewals() {
         "shortcut {fast}, plain {plain}"
     );
 }
+
+/// Kubelets cut off from the API (its load balancer down) renew nothing, though their hosts run:
+/// the cluster is quiet only until their grace periods end, and a skip brings that end earlier.
+#[test]
+fn kubelets_cut_off_from_the_api_are_silent() {
+    use sim::record::EventKind;
+    use sim::world::{Quiet, World};
+    let s = parse(
+        r#"{"version":1,"name":"cut off","seed":3,"duration":"1h",
+        "hosts":[{"name":"m1","roles":["control-plane","etcd"]},{"name":"lb","roles":["load-balancer"]},
+                 {"name":"w1","roles":["worker"]},{"name":"w2","roles":["worker"]}],
+        "events":[{"at":"30s","action":"crash","host":"lb"}]}"#,
+    )
+    .unwrap();
+    let mut w = World::new(s);
+    w.run_until(w.at_report_secs(45.0), u64::MAX);
+    let Quiet::Until(grace_end) = w.quiet() else {
+        panic!("quiet until the grace periods end: {:?}", w.quiet())
+    };
+    // The last lease change the controller saw came at most a renewal and a monitor period
+    // before the balancer went.
+    let d = grace_end - w.now();
+    assert!(d.as_secs_f64() >= 20.0 && d.as_secs_f64() <= 35.0, "{d}");
+    w.skip(d);
+    w.run_until(w.at_report_secs(51.0), u64::MAX);
+    let not_ready = (w.record().recorder.events.iter())
+        .filter(|e| e.kind == EventKind::NodeNotReady)
+        .count();
+    assert!(
+        not_ready >= 2,
+        "{not_ready} Nodes NotReady 21 s after the balancer went"
+    );
+}

@@ -15,8 +15,10 @@
 //! - a running host whose Node is not Ready, or a silent Node the controller-manager has not
 //!   seen yet, or pods on a silent Node it has not seen tainted.
 //!
-//! Quiet until a time ([`Quiet::Until`]): a silent Node still Ready (its grace period ends then)
-//! and pods on a tainted silent Node (their tolerations end then). Anything else is covered by
+//! A Node is silent when it renews nothing as the world stands: its host is down, or the API
+//! does not answer there (a load balancer down, a zone cut off). Quiet until a time
+//! ([`Quiet::Until`]): a silent Node still Ready (its grace period ends then) and pods on a
+//! silent Node that does not run (their tolerations end then, once it is tainted). Anything else is covered by
 //! the study's look at the figures, and by its longer settle time whenever this answers no; a
 //! state that stays unquiet (a zone cut off, etcd without quorum) only costs a longer wait.
 
@@ -103,11 +105,13 @@ impl World {
             }
         }
         // What the leading controller-manager will do of its own accord, and when.
+        let silent = self.silent_nodes();
         let controllers: Vec<&Controllers> =
             (on.iter()).filter_map(|p| p.kcm.as_ref()?.work()).collect();
         let due = |when: &dyn Fn(&Controllers) -> Option<SimTime>| {
             controllers.iter().filter_map(|c| when(c)).min()
         };
+        let grace = self.scenario.settings.node_monitor_grace_period;
         let mut until: Option<SimTime> = None;
         let host_runs = |name: &str| self.hosts.id(name).is_some_and(|h| running(h as usize));
         for h in self.scenario.hosts.iter().filter(|h| h.is_node()) {
@@ -116,11 +120,12 @@ impl World {
                 .get(&node_key(&h.name))
                 .and_then(|kv| kv.value.as_node())
                 .map(|n| n.ready == Condition::True);
-            match (ready, host_runs(&h.name)) {
-                (Some(false), true) => return Quiet::No,
-                // Silent, and still Ready: until its grace period ends.
-                (Some(true), false) => match due(&|c| c.not_ready_due(&h.name)) {
-                    Some(t) => until = Some(until.map_or(t, |u| u.min(t))),
+            match ready {
+                Some(false) if host_runs(&h.name) => return Quiet::No,
+                // Silent (down, or cut off from the API), and still Ready: until its grace
+                // period ends.
+                Some(true) if silent.contains(&h.name) => match due(&|c| c.heard_from(&h.name)) {
+                    Some(t) => until = Some(until.map_or(t + grace, |u| u.min(t + grace))),
                     None => return Quiet::No,
                 },
                 _ => {}
@@ -136,7 +141,8 @@ impl World {
             if p.tolerates_everything() || p.deletion.is_some() || host_runs(node) {
                 continue;
             }
-            match due(&|c| c.eviction_due(node).or_else(|| c.not_ready_due(node))) {
+            let grace_end = |c: &Controllers| c.heard_from(node).map(|t| t + grace);
+            match due(&|c| c.eviction_due(node).or_else(|| grace_end(c))) {
                 Some(t) => until = Some(until.map_or(t, |u| u.min(t))),
                 None => return Quiet::No,
             }
@@ -144,14 +150,35 @@ impl World {
         until.map_or(Quiet::Yes, Quiet::Until)
     }
 
-    /// The controller-manager's clocks of a skipped stretch (see [`World::skip`]): nodes whose
-    /// host does not run renewed nothing meanwhile.
+    /// The Nodes that renew nothing as the world stands: their host is down, the API does not
+    /// answer there, or the leading controller-manager has not seen their lease change for
+    /// longer than two renewals and a monitor period.
+    fn silent_nodes(&self) -> Vec<String> {
+        let k = &self.scenario.settings;
+        let stale =
+            k.node_lease_renew_interval + k.node_lease_renew_interval + k.node_monitor_period;
+        let heard = |name: &str| {
+            (self.procs.on.iter())
+                .filter_map(|p| p.kcm.as_ref()?.work()?.heard_from(name))
+                .max()
+        };
+        (self.scenario.hosts.iter().enumerate())
+            .filter(|(i, h)| {
+                h.is_node() && {
+                    let h_id = *i as HostId;
+                    let cut_off = !self.host_is_up(h_id) || !self.api_serves_from(h_id);
+                    cut_off || heard(&h.name).is_some_and(|t| self.now - t > stale)
+                }
+            })
+            .map(|(_, h)| h.name.clone())
+            .collect()
+    }
+
+    /// The controller-manager's clocks of a skipped stretch (see [`World::skip`]): the silent
+    /// Nodes renewed nothing meanwhile.
     pub(super) fn skip_controllers(&mut self, d: Duration) {
-        let silent: Vec<bool> = (0..self.hosts.len())
-            .map(|h| !self.host_is_up(h as HostId))
-            .collect();
-        let hosts = &self.hosts;
-        let silent = |node: &str| hosts.id(node).is_some_and(|h| silent[h as usize]);
+        let silent = self.silent_nodes();
+        let silent = |node: &str| silent.iter().any(|s| s == node);
         for p in self.procs.on.iter_mut() {
             if let Some(c) = p.kcm.as_mut().and_then(|k| k.spec_and_work().1) {
                 c.skipped(d, &silent);

@@ -18,13 +18,13 @@ use crate::kernel::time::{Duration, SimTime};
 use std::sync::Arc;
 
 impl Controllers {
-    /// When this controller will find `node` silent for its grace period if nothing more is
-    /// heard from it: the grace period after it last saw the node's lease change. None if it
-    /// no longer counts the node Ready, or has not seen it yet.
-    pub fn not_ready_due(&self, node: &str) -> Option<SimTime> {
+    /// When this controller last saw `node`'s lease change (its `probeTimestamp`), while it
+    /// still counts the node Ready: a grace period later, if nothing more is heard, it marks
+    /// it NotReady. None if it no longer counts it Ready, or has not seen it yet.
+    pub fn heard_from(&self, node: &str) -> Option<SimTime> {
         let row = self.node_table.rows.iter().find(|r| r.name == node)?;
         let probe = row.probe.filter(|_| row.ready == Condition::True)?;
-        Some(probe.at + self.timings.node_monitor_grace_period)
+        Some(probe.at)
     }
 
     /// `d` more seconds in which the nodes `silent` names renewed nothing: what the controller
