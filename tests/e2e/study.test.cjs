@@ -83,7 +83,7 @@ test('study: 3 and 5 etcd members in workers, as the closed form and the runner 
   assert.equal(await worst.count(), 5);
   const most = report.per_trial.slice().sort((a, b) => b.etcd_quorum_lost_s - a.etcd_quorum_lost_s || a.trial - b.trial)[0];
   const [, trial, seed] = (await worst.first().textContent())
-    .match(/^trial (\d+) \(seed (\d+)\): [\d.]+ % clustersim run scenario.json --seed (?:\2) --duration 720h$/);
+    .match(/^trial (\d+) \(seed (\d+)\): [\d.]+ %, first lost at [\d:]+ clustersim run scenario.json --seed (?:\2) --duration 720h$/);
   assert.equal(Number(trial), most.trial);
   // Seeds are u64s: compared as the runner's text writes them.
   assert.match(text, new RegExp(`"trial": ${trial},\\s*"seed": ${seed},`));
@@ -117,11 +117,20 @@ test('study: from the playground, spot workers, and the worst trial opened as a 
   const designs = await page.locator('.study-figures thead th').allTextContents();
   assert.deepEqual(designs.slice(1), ['Three zones, three masters', 'Three zones, three masters (external etcd)']);
   await screenshot(page, 'study-spot-workers');
-  // The worst trial of the figure shown opens in the playground with its seed over its 7 days.
+  // The worst trial of the figure shown opens in the playground with its seed over its 7 days,
+  // 10 s before it first lost that figure.
   const first = page.locator('.worst-design li').first();
   const seed = (await first.textContent()).match(/seed (\d+)/)[1];
+  // The page's times: "12:05" or "50:12:05", as the playground's clock writes them.
+  const lostAt = (await first.locator('.first-lost').textContent()).match(/first lost at ([\d:]+)/)[1]
+    .split(':').reduce((acc, part) => acc * 60 + Number(part), 0);
+  const clockText = (t) => (t >= 3600
+    ? `${Math.floor(t / 3600)}:${String(Math.floor(t / 60) % 60).padStart(2, '0')}`
+    : `${Math.floor(t / 60)}`) + `:${String(t % 60).padStart(2, '0')}.0`;
   await first.getByRole('button', { name: 'Open it in the playground' }).click();
   await page.getByRole('heading', { level: 1, name: 'Kubernetes HA Playground' }).waitFor({ timeout: 15000 });
+  assert.equal(Number(new URL(page.url()).hash.match(/&t=([\d.]+)/)[1]), lostAt - 10);
+  await page.locator('.status .clock', { hasText: `t = ${clockText(lostAt - 10)}` }).waitFor({ timeout: 120000 });
   const raw = decode(new URL(page.url()).hash.match(/s=([^&]+)/)[1]);
   const opened = JSON.parse(raw);
   // The seed is a u64: read from the text (a JS number would round it).

@@ -113,19 +113,33 @@ pub fn run_trial_with(
     horizon: Duration,
     shortcut: Shortcut,
 ) -> Trial {
-    run_trial_watched(s, study_seed, i, horizon, shortcut, &mut |_| {})
+    run_trial_traced(s, study_seed, i, horizon, shortcut, &mut |_| {}).0
+}
+
+/// When a trial first lost each figure, in whole seconds from its start (a second's sample, so
+/// within a second of the loss): where to look when the trial is replayed as a run (the page
+/// opens it there).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FirstLosses {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quorum: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api: Option<f64>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub services: BTreeMap<String, f64>,
 }
 
 /// [`run_trial_with`], telling `progress` how far into the horizon the trial is (0 to 1) at
-/// every step: the page's progress bar while a long trial runs.
-pub fn run_trial_watched(
+/// every step (the page's progress bar while a long trial runs), with when the trial first
+/// lost each figure.
+pub fn run_trial_traced(
     s: &Scenario,
     study_seed: u64,
     i: u64,
     horizon: Duration,
     shortcut: Shortcut,
     progress: &mut dyn FnMut(f64),
-) -> Trial {
+) -> (Trial, FirstLosses) {
     let seed = trial_seed(study_seed, i);
     let t = with_seed_and_horizon(s, seed, horizon);
     let (quiet_settle, settle) = (quiet_settle_time(&t), settle_time(&t));
@@ -164,7 +178,8 @@ pub fn run_trial_watched(
         progress((w.elapsed_s() + skipped.shift.as_secs_f64()) / horizon.as_secs_f64().max(1.0));
         // Up to the next change or reaction at most, so a step meets at most one; straight to
         // the end of the settle time after a change, since nothing can be settled before.
-        let due = [w.next_change_at(), reaction, Some(end)]
+        let next_before = w.next_change_at();
+        let due = [next_before, reaction, Some(end)]
             .into_iter()
             .flatten()
             .min()
@@ -176,14 +191,15 @@ pub fn run_trial_watched(
             w.now() + check
         };
         let timer_due = w.own_timer_due();
-        let changed = w.last_change_at();
         w.run_until(step.min(due), u64::MAX);
         let now = w.now();
         // A fault applied, a host's scheduled change came (a spot termination), the
         // controller-manager's reaction is due, or a timer of the world's own came (an etcd
         // membership change): a change, whose effect the last samples may not show yet.
-        if w.last_change_at() != changed {
-            last_change = w.last_change_at();
+        let next_change = w.next_change_at();
+        if next_change != next_before {
+            // Made at the step's end (a step ends at the next change at the latest).
+            last_change = now;
             quiet_since = None;
         } else if let Some(r) = reaction.filter(|&r| now >= r) {
             last_change = r;
@@ -237,7 +253,11 @@ pub fn run_trial_watched(
     let end = w.now();
     let lost = w.quorum_lost_s() + skipped.quorum_lost;
     w.resolve_probes();
-    skipped.figures(&w, w.obs.secs(end), i, seed, lost)
+    let end_s = w.obs.secs(end);
+    (
+        skipped.figures(&w, end_s, i, seed, lost),
+        skipped.first_losses(&w, end_s),
+    )
 }
 
 /// The longest period of the periodic steps a skip's end must not be tied to: with Kubernetes,
@@ -319,6 +339,8 @@ fn settled(w: &World, n: u64) -> bool {
 #[derive(Default)]
 struct Skipped {
     shift: Duration,
+    /// At each skip: the report second reached, and the seconds skipped by then.
+    skips: Vec<(f64, f64)>,
     quorum_lost: f64,
     api_known: f64,
     api_failed: f64,
@@ -332,6 +354,7 @@ impl Skipped {
         let secs = d.as_secs_f64();
         let r = w.record();
         self.shift = self.shift + d;
+        self.skips.push((w.elapsed_s(), self.shift.as_secs_f64()));
         if r.series.etcd_quorum.last() == Some(&false) {
             self.quorum_lost += secs;
         }
@@ -346,6 +369,40 @@ impl Skipped {
             let (ok, total) = v.iter().rev().nth(1).copied().unwrap_or((0, 0));
             acc.0 += ok as f64 * secs;
             acc.1 += total as f64 * secs;
+        }
+    }
+
+    /// When the figures were first lost, up to report second `end_s`, in the trial's seconds
+    /// (the simulated ones and those skipped before).
+    fn first_losses(&self, w: &World, end_s: f64) -> FirstLosses {
+        let r = w.record();
+        let at = |second: f64| {
+            let skipped = self.skips.iter().rev().find(|(from, _)| *from <= second);
+            (second + skipped.map_or(0.0, |s| s.1)).floor()
+        };
+        let first = |lost: &mut dyn Iterator<Item = (f64, bool)>| {
+            lost.take_while(|&(t, _)| t <= end_s)
+                .find(|&(_, lost)| lost)
+                .map(|(t, _)| at(t))
+        };
+        let seconds = |n: usize| (0..n).map(|k| k as f64);
+        let s = &r.series;
+        let quorum = first(&mut s.t.iter().copied().zip(s.etcd_quorum.iter().map(|q| !q)));
+        let api = r
+            .api_writes
+            .and_then(|v| first(&mut seconds(v.len()).zip(v.iter().map(|x| *x == Some(false)))));
+        let clients = w.scenario().hosts.iter().any(|h| h.is_client());
+        let services = (r.traffic.services.iter().zip(&r.traffic.per_second))
+            .filter(|_| clients)
+            .filter_map(|(name, v)| {
+                let failed = v.iter().map(|&(ok, total)| ok < total);
+                Some((name.clone(), first(&mut seconds(v.len()).zip(failed))?))
+            })
+            .collect();
+        FirstLosses {
+            quorum,
+            api,
+            services,
         }
     }
 

@@ -120,15 +120,22 @@ fn fault_draws_are_prefix_stable_and_follow_their_rates() {
 /// and connected, so a trial's quorum loss is the same to the millisecond with and without it.
 #[test]
 fn the_shortcut_changes_no_quorum_loss_of_etcd_alone() {
-    use sim::study::{run_trial_with, Shortcut};
+    use sim::study::{run_trial_traced, Shortcut};
     let s = etcd_cluster(3, "20m", "4m");
     let mut lost = 0.0;
     for i in 0..6 {
         let h = Duration::from_secs(6 * 3600);
-        let fast = run_trial_with(&s, 9, i, h, Shortcut::On);
-        let plain = run_trial_with(&s, 9, i, h, Shortcut::Off);
-        assert_eq!(fast, plain, "trial {i}");
-        lost += plain.etcd_quorum_lost_s;
+        let fast = run_trial_traced(&s, 9, i, h, Shortcut::On, &mut |_| {});
+        let plain = run_trial_traced(&s, 9, i, h, Shortcut::Off, &mut |_| {});
+        assert_eq!(fast.0, plain.0, "trial {i}");
+        lost += plain.0.etcd_quorum_lost_s;
+        // When quorum was first lost (where the page opens the trial): the per-second samples'.
+        assert_eq!(plain.1.quorum.is_some(), plain.0.etcd_quorum_lost_s > 0.0);
+        let (a, b) = (fast.1.quorum.unwrap_or(0.0), plain.1.quorum.unwrap_or(0.0));
+        assert!(
+            (a - b).abs() <= 1.0,
+            "trial {i}: first lost at {a} with the shortcut, {b} without"
+        );
     }
     assert!(lost > 0.0, "the trials lost quorum at times");
 }

@@ -18,7 +18,8 @@ use plan::{
     Preset, Settings, Variant, HORIZONS_DAYS, MAX_TRIALS, OPENABLE_DAYS, PRESETS, VARIANTS,
 };
 use sim::scenario::Scenario;
-use sim::study::{Estimate, StudyReport, Trial};
+use sim::study::{Estimate, FirstLosses, StudyReport, Trial};
+use std::collections::BTreeMap;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -80,6 +81,8 @@ pub async fn boot() -> StudyBoot {
 struct Outcome {
     scenario: Scenario,
     report: StudyReport,
+    /// By trial number: when it first lost each figure.
+    first: BTreeMap<u64, FirstLosses>,
 }
 
 #[derive(Clone, PartialEq)]
@@ -234,16 +237,23 @@ pub fn study_page(props: &StudyProps) -> Html {
                         let outcomes = designs
                             .iter()
                             .zip(results)
-                            .map(|(d, trials)| Outcome {
-                                scenario: d.clone(),
-                                report: StudyReport::new(
-                                    &d.name,
-                                    st.trials,
-                                    st.horizon(),
-                                    st.seed,
-                                    "1/1".into(),
-                                    trials,
-                                ),
+                            .map(|(d, results)| {
+                                let first = (results.iter())
+                                    .map(|(tr, f)| (tr.trial, f.clone()))
+                                    .collect();
+                                let trials = results.into_iter().map(|(tr, _)| tr).collect();
+                                Outcome {
+                                    scenario: d.clone(),
+                                    report: StudyReport::new(
+                                        &d.name,
+                                        st.trials,
+                                        st.horizon(),
+                                        st.seed,
+                                        "1/1".into(),
+                                        trials,
+                                    ),
+                                    first,
+                                }
                             })
                             .collect();
                         phase.set(Phase::Done(Rc::new(outcomes)));
@@ -443,6 +453,8 @@ struct Point {
     trial: u64,
     seed: u64,
     value: f64,
+    /// When the trial first lost it (seconds from its start).
+    first: Option<f64>,
 }
 
 /// A figure's rows: its name, each design's estimate and each design's trials.
@@ -471,7 +483,9 @@ impl Metric {
 }
 
 fn metrics(outcomes: &[Outcome]) -> Vec<Metric> {
-    let column = |f: &dyn Fn(&StudyReport, &Trial) -> Option<f64>| -> Vec<Vec<Point>> {
+    type Value<'a> = &'a dyn Fn(&StudyReport, &Trial) -> Option<f64>;
+    type First<'a> = &'a dyn Fn(&FirstLosses) -> Option<f64>;
+    let column = |f: Value, first: First| -> Vec<Vec<Point>> {
         outcomes
             .iter()
             .map(|o| {
@@ -483,6 +497,7 @@ fn metrics(outcomes: &[Outcome]) -> Vec<Metric> {
                             trial: tr.trial,
                             seed: tr.seed,
                             value,
+                            first: o.first.get(&tr.trial).and_then(first),
                         })
                     })
                     .collect()
@@ -495,7 +510,9 @@ fn metrics(outcomes: &[Outcome]) -> Vec<Metric> {
             .iter()
             .map(|o| Some(o.report.etcd.quorum_unavailability.clone()))
             .collect(),
-        per_trial: column(&|r, tr| Some(tr.etcd_quorum_lost_s / r.horizon_s)),
+        per_trial: column(&|r, tr| Some(tr.etcd_quorum_lost_s / r.horizon_s), &|f| {
+            f.quorum
+        }),
     }];
     if outcomes[0].report.api.is_some() {
         out.push(Metric {
@@ -509,7 +526,7 @@ fn metrics(outcomes: &[Outcome]) -> Vec<Metric> {
                         .map(|a| a.write_unavailability.clone())
                 })
                 .collect(),
-            per_trial: column(&|_, tr| tr.api_write_unavailability),
+            per_trial: column(&|_, tr| tr.api_write_unavailability, &|f| f.api),
         });
     }
     for name in outcomes[0].report.services.keys() {
@@ -524,7 +541,9 @@ fn metrics(outcomes: &[Outcome]) -> Vec<Metric> {
                         .map(|s| s.unavailability.clone())
                 })
                 .collect(),
-            per_trial: column(&|_, tr| tr.services.get(name).copied()),
+            per_trial: column(&|_, tr| tr.services.get(name).copied(), &|f| {
+                f.services.get(name).copied()
+            }),
         });
     }
     out
@@ -695,6 +714,9 @@ fn cdf_chart(m: &Metric, outcomes: &[Outcome]) -> Html {
     }
 }
 
+/// How long before a worst trial's first loss the playground opens it.
+const OPEN_BEFORE_S: f64 = 10.0;
+
 fn worst_view(i: usize, o: &Outcome, m: &Metric, days: u64) -> Html {
     let worst = m.worst(i);
     let horizon = sim::kernel::time::Duration::from_secs(days * 86_400);
@@ -711,12 +733,15 @@ fn worst_view(i: usize, o: &Outcome, m: &Metric, days: u64) -> Html {
                 }
                 { for worst.iter().map(|w| {
                     let what = tf(format_args!("trial {} (seed {}): {} %", w.trial, w.seed, pct(w.value)));
+                    let when = w.first.map(|f| tf(format_args!("first lost at {}", crate::fmt::fmt_t(f))));
                     let open = if days <= OPENABLE_DAYS {
                         let s = sim::study::with_seed_and_horizon(&o.scenario, w.seed, horizon);
+                        // A little before the loss, to watch it come.
+                        let at = w.first.map(|f| (f - OPEN_BEFORE_S).max(0.0));
                         let go = Callback::from(move |_: MouseEvent| {
                             let s = s.clone();
                             wasm_bindgen_futures::spawn_local(async move {
-                                if let Ok(f) = codec::fragment(&s, None).await {
+                                if let Ok(f) = codec::fragment(&s, at).await {
                                     let _ = gloo_utils::window().location().set_href(&format!("../{}{f}", query()));
                                 }
                             });
@@ -725,7 +750,13 @@ fn worst_view(i: usize, o: &Outcome, m: &Metric, days: u64) -> Html {
                     } else {
                         html! { <code>{ format!("clustersim run scenario.json --seed {} --duration {}h", w.seed, days * 24) }</code> }
                     };
-                    html! { <li data-trial={w.trial.to_string()}><span>{ what }</span>{ " " }{ open }</li> }
+                    html! {
+                        <li data-trial={w.trial.to_string()}>
+                            <span>{ what }</span>
+                            if let Some(when) = when { { ", " }<span class="first-lost">{ when }</span> }
+                            { " " }{ open }
+                        </li>
+                    }
                 }) }
             </ol>
         </div>

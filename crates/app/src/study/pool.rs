@@ -6,7 +6,7 @@
 
 use sim::kernel::time::Duration;
 use sim::scenario::Scenario;
-use sim::study::{run_trial_watched, Shortcut, Trial};
+use sim::study::{run_trial_traced, FirstLosses, Shortcut, Trial};
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -33,6 +33,7 @@ enum FromWorker {
     Done {
         design: usize,
         trial: Trial,
+        first: FirstLosses,
     },
     Failed(String),
 }
@@ -47,7 +48,7 @@ pub enum News {
         fraction: f64,
     },
     /// Every design's trials, in the designs' order.
-    Finished(Vec<Vec<Trial>>),
+    Finished(Vec<Vec<(Trial, FirstLosses)>>),
     Failed(String),
 }
 
@@ -55,7 +56,7 @@ struct Shared {
     queue: VecDeque<(usize, u64)>,
     /// When the page last heard of progress (ms): a trial of a day ends many times a second.
     told_ms: f64,
-    results: Vec<Vec<Trial>>,
+    results: Vec<Vec<(Trial, FirstLosses)>>,
     /// Each worker's running trial's fraction.
     running: Vec<f64>,
     done: u64,
@@ -190,10 +191,14 @@ pub fn start(
                         shared.borrow_mut().running[k] = f;
                         progress();
                     }
-                    Ok(FromWorker::Done { design, trial }) => {
+                    Ok(FromWorker::Done {
+                        design,
+                        trial,
+                        first,
+                    }) => {
                         let finished = {
                             let mut s = shared.borrow_mut();
-                            s.results[design].push(trial);
+                            s.results[design].push((trial, first));
                             s.running[k] = 0.0;
                             s.done += 1;
                             s.done == s.total && !std::mem::replace(&mut s.over, true)
@@ -264,7 +269,7 @@ pub fn worker_main() {
                     // Progress at most five times a second: the page's bar moves, the
                     // messages cost nothing.
                     let mut last = js_sys::Date::now();
-                    let trial = run_trial_watched(
+                    let (trial, first) = run_trial_traced(
                         s,
                         seed,
                         trial,
@@ -278,7 +283,11 @@ pub fn worker_main() {
                             }
                         },
                     );
-                    tell(&FromWorker::Done { design, trial });
+                    tell(&FromWorker::Done {
+                        design,
+                        trial,
+                        first,
+                    });
                 }
                 Err(e) => tell(&FromWorker::Failed(format!("an unreadable job ({e})"))),
             }

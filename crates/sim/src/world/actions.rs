@@ -3,7 +3,6 @@
 //! component restarts). Operator actions on the API go through the operator process, as
 //! `kubectl` would; those on etcd go through `etcdctl` to the leader ([`super::membership`]).
 
-use super::hosts::ChangeKind;
 use super::membership::AfterStop;
 use super::Ev;
 use super::{K8sCtx, World};
@@ -11,7 +10,6 @@ use crate::etcd::raft::ConfChange;
 use crate::k8s::operator::Operator;
 use crate::k8s::Observe as _;
 use crate::kernel::net::HostId;
-use crate::kernel::time::SimTime;
 use crate::record::{Event, EventKind};
 use crate::scenario::{Action, Role, SPOT_NOTICE};
 
@@ -202,23 +200,11 @@ impl World {
             Some(h),
             format!("{host} got a spot interruption notice{from}: {what}"),
         );
-        self.schedule_change(h, self.now + SPOT_NOTICE, ChangeKind::Terminate);
+        self.hosts[h as usize].terminate_at = Some(self.now + SPOT_NOTICE);
+        self.queue.push(self.now + SPOT_NOTICE, Ev::Terminate(h));
         if drains {
             self.with_operator(|o, ctx| o.drain(ctx, &host, h, false));
         }
-    }
-
-    /// Schedules a change of host `h` at `at` (see [`super::hosts::HostChange`]).
-    pub(super) fn schedule_change(&mut self, host: HostId, at: SimTime, kind: ChangeKind) {
-        self.hosts.tickets += 1;
-        let ticket = self.hosts.tickets;
-        (self.hosts.changes).push(super::hosts::HostChange {
-            host,
-            at,
-            kind,
-            ticket,
-        });
-        self.queue.push(at, Ev::HostChange(ticket));
     }
 
     /// The end of a spot notice: the instance is reclaimed.

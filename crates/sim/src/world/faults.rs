@@ -161,16 +161,14 @@ impl World {
     /// When the next change comes that the world itself makes: a fault draw, or a change it
     /// scheduled for a host (a spot notice's termination, a reboot's boot).
     pub fn next_change_at(&self) -> Option<SimTime> {
-        let scheduled = self.hosts.changes.iter().map(|c| c.at).min();
+        let scheduled = (self.hosts.iter())
+            .flat_map(|rt| [rt.boot_at, rt.terminate_at])
+            .flatten()
+            .min();
         match (self.next_fault_at(), scheduled) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
-    }
-
-    /// When the last fault draw or scheduled change was made.
-    pub fn last_change_at(&self) -> SimTime {
-        self.hosts.last_change
     }
 
     /// A study's shortcut through a settled stretch: every remaining draw and every scheduled
@@ -180,10 +178,20 @@ impl World {
         self.hosts.faults.shift = self.hosts.faults.shift + d;
         self.queue_next_fault();
         self.skip_controllers(d);
-        let changes = std::mem::take(&mut self.hosts.changes);
-        for c in changes {
-            let at = SimTime(c.at.0.saturating_sub(d.0)).max(self.now);
-            self.schedule_change(c.host, at, c.kind);
+        let now = self.now;
+        for h in 0..self.hosts.len() {
+            let rt = &mut self.hosts[h];
+            let id = h as HostId;
+            let scheduled = [
+                (&mut rt.boot_at, super::Ev::Boot(id)),
+                (&mut rt.terminate_at, super::Ev::Terminate(id)),
+            ];
+            for (at, ev) in scheduled {
+                if let Some(t) = at.as_mut() {
+                    *t = SimTime(t.0.saturating_sub(d.0)).max(now);
+                    self.queue.push(*t, ev);
+                }
+            }
         }
     }
 
@@ -202,7 +210,6 @@ impl World {
         }
         let d = f.draws[f.next];
         f.next += 1;
-        self.hosts.last_change = self.now;
         self.apply_fault(d);
         self.queue_next_fault();
     }

@@ -37,23 +37,11 @@ pub struct HostRt {
     /// Per process: how many times it was stopped or restarted (see `generation`).
     pub process_generation: [u32; Port::COUNT],
     pub name: String,
-}
-
-/// A change of a host that the world itself has scheduled: a spot notice's termination, or a
-/// reboot's boot. A study's skip brings it earlier, as it does the fault draws (see
-/// `World::skip`); the queued event whose `ticket` is no longer listed is then ignored.
-#[derive(Clone, Copy, Debug)]
-pub struct HostChange {
-    pub host: HostId,
-    pub at: SimTime,
-    pub kind: ChangeKind,
-    pub ticket: u32,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum ChangeKind {
-    Boot,
-    Terminate,
+    /// The changes the world has scheduled for this host: a reboot's boot, a spot notice's
+    /// termination. A study's skip brings them earlier (see `World::skip`); the queued event
+    /// whose time no longer matches is then ignored.
+    pub boot_at: Option<SimTime>,
+    pub terminate_at: Option<SimTime>,
 }
 
 /// Every host's life, in scenario order (the slice this derefs to), and how to find them.
@@ -74,12 +62,6 @@ pub struct Hosts {
     restarts: MemberMap<(HostId, Port), (u32, SimTime)>,
     /// What the scenario's fault processes did to the hosts (see `faults.rs`).
     pub faults: super::faults::FaultState,
-    /// The changes the world has scheduled and not yet made, and the last ticket given.
-    pub changes: Vec<HostChange>,
-    pub tickets: u32,
-    /// When the last fault draw or scheduled change was made (a study's settle time counts
-    /// from it).
-    pub last_change: SimTime,
 }
 
 impl Deref for Hosts {
@@ -110,6 +92,8 @@ impl Hosts {
                     terminated: false,
                     replacing: false,
                     process_generation: [0; Port::COUNT],
+                    boot_at: None,
+                    terminate_at: None,
                 })
                 .collect(),
             index: scenario
@@ -152,9 +136,6 @@ impl Hosts {
             probe: n as HostId,
             restarts: MemberMap::default(),
             faults: Default::default(),
-            changes: Vec::new(),
-            tickets: 0,
-            last_change: SimTime::ZERO,
         }
     }
 

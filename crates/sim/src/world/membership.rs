@@ -4,7 +4,6 @@
 //! member's clean stop (a leader hands its leadership over first); and each member's tick loop.
 
 use super::etcd_cluster::MemberChange;
-use super::hosts::ChangeKind;
 use super::{EtcdCtx, Ev, World};
 use crate::etcd::member::member_host;
 use crate::etcd::raft::{ConfChange, Role as RaftRole};
@@ -77,7 +76,8 @@ impl World {
         match then {
             AfterStop::Reboot { downtime } => {
                 self.crash_host(h, "it is rebooting");
-                self.schedule_change(h, self.now + downtime, ChangeKind::Boot);
+                self.hosts[h as usize].boot_at = Some(self.now + downtime);
+                self.queue.push(self.now + downtime, Ev::Boot(h));
             }
             AfterStop::Restart => {
                 if let Some(m) = self.etcd.members[h as usize].as_mut() {

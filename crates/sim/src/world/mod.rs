@@ -71,7 +71,7 @@ pub const VIP: Addr = Addr {
     port: Port::Vip,
 };
 use etcd_cluster::EtcdCluster;
-use hosts::{ChangeKind, Hosts};
+use hosts::Hosts;
 use pods::PodCount;
 use processes::Processes;
 use quorum::QuorumClock;
@@ -98,9 +98,10 @@ enum Ev {
     Scenario(usize),
     /// The draw of the scenario's fault processes with this index is due.
     Fault(u32),
-    /// A change the world scheduled for a host (`Hosts::changes`): the second half of a
-    /// `reboot`, the end of a spot notice.
-    HostChange(u32),
+    /// The changes the world scheduled for a host (`HostRt::boot_at`, `terminate_at`): the
+    /// second half of a `reboot`, the end of a spot notice.
+    Boot(HostId),
+    Terminate(HostId),
     /// Poll whether an operator's membership change has committed.
     MemberChangeCheck {
         op: usize,
@@ -363,15 +364,18 @@ impl World {
             }
             Ev::Scenario(i) => self.apply_scenario_event(i),
             Ev::Fault(i) => self.fault_due(i),
-            Ev::HostChange(ticket) => {
-                let Some(i) = self.hosts.changes.iter().position(|c| c.ticket == ticket) else {
-                    return;
-                };
-                let c = self.hosts.changes.remove(i);
-                self.hosts.last_change = self.now;
-                match c.kind {
-                    ChangeKind::Boot => self.boot_host(c.host),
-                    ChangeKind::Terminate => self.terminate(c.host),
+            Ev::Boot(h) => {
+                let rt = &mut self.hosts[h as usize];
+                if rt.boot_at == Some(self.now) {
+                    rt.boot_at = None;
+                    self.boot_host(h);
+                }
+            }
+            Ev::Terminate(h) => {
+                let rt = &mut self.hosts[h as usize];
+                if rt.terminate_at == Some(self.now) {
+                    rt.terminate_at = None;
+                    self.terminate(h);
                 }
             }
             Ev::MemberChangeCheck { op } => self.check_member_change(op),
