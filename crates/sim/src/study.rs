@@ -158,7 +158,14 @@ pub fn run_trial_traced(
     // quiet already, with its consequences (the replacement pods) still to come.
     let keep_quiet = if kubernetes { check } else { Duration::ZERO };
     let mut skipped = Skipped::default();
-    let end_at = |w: &World, shift: Duration| SimTime(w.end().0 - shift.0);
+    let end_at = |w: &World, shift: Duration| w.end() - shift;
+    // The first of the next change, the controller-manager's reaction and the end.
+    let first_of = |change: Option<SimTime>, reaction: Option<SimTime>, end: SimTime| {
+        [change, reaction]
+            .into_iter()
+            .flatten()
+            .fold(end, SimTime::min)
+    };
     // When the last fault (or scenario event) applied: the figures must have been unchanged since
     // a settle time after it, not merely since before it (a sample may precede it at one instant).
     let mut last_change = w.at_report_secs(last_event.as_secs_f64());
@@ -179,11 +186,7 @@ pub fn run_trial_traced(
         // Up to the next change or reaction at most, so a step meets at most one; straight to
         // the end of the settle time after a change, since nothing can be settled before.
         let next_before = w.next_change_at();
-        let due = [next_before, reaction, Some(end)]
-            .into_iter()
-            .flatten()
-            .min()
-            .unwrap_or(end);
+        let due = first_of(next_before, reaction, end);
         let settled_from = last_change + quiet_d;
         let step = if w.now() < settled_from {
             settled_from
@@ -230,11 +233,7 @@ pub fn run_trial_traced(
         }
         // Up to the next change or reaction: the world is settled, so it meets it as the plain
         // run has it.
-        let to = [w.next_change_at(), reaction, Some(end)]
-            .into_iter()
-            .flatten()
-            .min()
-            .unwrap_or(end);
+        let to = first_of(w.next_change_at(), reaction, end);
         // Short of it by a random part of the longest period of the processes' periodic steps:
         // the world then reaches it at any phase of them, as the plain run does (the moment a
         // skip ends is otherwise tied to them, through the checks).
@@ -246,7 +245,7 @@ pub fn run_trial_traced(
             let d = Duration((to - now).0 - short.0);
             skipped.credit(&w, d);
             w.skip(d);
-            reaction = reaction.map(|r| SimTime(r.0 - d.0));
+            reaction = reaction.map(|r| r - d);
         }
     }
     // The plain run resolves the probe's last writes after the end; so does the trial.

@@ -19,7 +19,7 @@ fn main() {
         if let Some(p) = language_problem {
             start.problem.get_or_insert(p);
         }
-        let start = std::rc::Rc::new(start);
+        let start = app::shared::Shared::new(std::rc::Rc::new(start));
         yew::Renderer::<app::study::StudyPage>::with_props(app::study::StudyProps { start })
             .render();
     });

@@ -14,6 +14,7 @@ pub mod pool;
 use crate::codec;
 use crate::editor::fault_text;
 use crate::language::{t, tf, translate};
+use crate::shared::Shared;
 use plan::{
     Preset, Settings, Variant, HORIZONS_DAYS, MAX_TRIALS, OPENABLE_DAYS, PRESETS, VARIANTS,
 };
@@ -99,15 +100,9 @@ enum Phase {
     Failed(String),
 }
 
-#[derive(Properties)]
+#[derive(Properties, PartialEq)]
 pub struct StudyProps {
-    pub start: Rc<StudyBoot>,
-}
-
-impl PartialEq for StudyProps {
-    fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.start, &other.start)
-    }
+    pub start: Shared<StudyBoot>,
 }
 
 /// The designs a study runs: the scenario under the chosen faults, and its variant if any.

@@ -59,6 +59,14 @@ impl Add<Duration> for SimTime {
     }
 }
 
+/// `d` earlier, at the earliest the start of time.
+impl Sub<Duration> for SimTime {
+    type Output = SimTime;
+    fn sub(self, d: Duration) -> SimTime {
+        SimTime(self.0.saturating_sub(d.0))
+    }
+}
+
 impl AddAssign<Duration> for SimTime {
     fn add_assign(&mut self, d: Duration) {
         self.0 = self.0.saturating_add(d.0);

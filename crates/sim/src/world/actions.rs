@@ -4,8 +4,7 @@
 //! `kubectl` would; those on etcd go through `etcdctl` to the leader ([`super::membership`]).
 
 use super::membership::AfterStop;
-use super::Ev;
-use super::{K8sCtx, World};
+use super::{Ev, K8sCtx, World};
 use crate::etcd::raft::ConfChange;
 use crate::k8s::operator::Operator;
 use crate::k8s::Observe as _;

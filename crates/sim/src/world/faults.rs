@@ -161,14 +161,8 @@ impl World {
     /// When the next change comes that the world itself makes: a fault draw, or a change it
     /// scheduled for a host (a spot notice's termination, a reboot's boot).
     pub fn next_change_at(&self) -> Option<SimTime> {
-        let scheduled = (self.hosts.iter())
-            .flat_map(|rt| [rt.boot_at, rt.terminate_at])
-            .flatten()
-            .min();
-        match (self.next_fault_at(), scheduled) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        let scheduled = (self.hosts.iter()).flat_map(|rt| [rt.boot_at, rt.terminate_at]);
+        scheduled.chain([self.next_fault_at()]).flatten().min()
     }
 
     /// A study's shortcut through a settled stretch: every remaining draw and every scheduled
@@ -188,7 +182,7 @@ impl World {
             ];
             for (at, ev) in scheduled {
                 if let Some(t) = at.as_mut() {
-                    *t = SimTime(t.0.saturating_sub(d.0)).max(now);
+                    *t = (*t - d).max(now);
                     self.queue.push(*t, ev);
                 }
             }

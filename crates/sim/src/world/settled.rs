@@ -113,6 +113,7 @@ impl World {
         };
         let grace = self.scenario.settings.node_monitor_grace_period;
         let mut until: Option<SimTime> = None;
+        let mut wait_until = |t: SimTime| until = Some(until.map_or(t, |u| u.min(t)));
         let host_runs = |name: &str| self.hosts.id(name).is_some_and(|h| running(h as usize));
         for h in self.scenario.hosts.iter().filter(|h| h.is_node()) {
             let ready = member
@@ -125,7 +126,7 @@ impl World {
                 // Silent (down, or cut off from the API), and still Ready: until its grace
                 // period ends.
                 Some(true) if silent.contains(&h.name) => match due(&|c| c.heard_from(&h.name)) {
-                    Some(t) => until = Some(until.map_or(t + grace, |u| u.min(t + grace))),
+                    Some(t) => wait_until(t + grace),
                     None => return Quiet::No,
                 },
                 _ => {}
@@ -143,7 +144,7 @@ impl World {
             }
             let grace_end = |c: &Controllers| c.heard_from(node).map(|t| t + grace);
             match due(&|c| c.eviction_due(node).or_else(|| grace_end(c))) {
-                Some(t) => until = Some(until.map_or(t, |u| u.min(t))),
+                Some(t) => wait_until(t),
                 None => return Quiet::No,
             }
         }

@@ -30,7 +30,7 @@ impl Controllers {
     /// `d` more seconds in which the nodes `silent` names renewed nothing: what the controller
     /// last saw of them is that much older.
     pub(super) fn heard_nothing_for(&mut self, d: Duration, silent: &dyn Fn(&str) -> bool) {
-        let older = |p: &mut Probe| p.at = SimTime(p.at.0.saturating_sub(d.0));
+        let older = |p: &mut Probe| p.at = p.at - d;
         for row in self.node_table.rows.iter_mut().filter(|r| silent(&r.name)) {
             row.probe.as_mut().map(older);
         }

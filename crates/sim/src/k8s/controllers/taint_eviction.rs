@@ -24,7 +24,7 @@ impl Controllers {
     /// `d` more seconds of every taint seen.
     pub(super) fn taints_older_by(&mut self, d: Duration) {
         for (_, t) in self.taint_seen.iter_mut() {
-            *t = SimTime(t.0.saturating_sub(d.0));
+            *t = *t - d;
         }
     }
 
