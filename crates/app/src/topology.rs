@@ -1241,11 +1241,11 @@ fn initial(name: &str) -> String {
 /// A badge line. Words a little too long for it are narrowed to fit (`textLength`); the full
 /// words are its tooltip either way.
 fn badge(x: f64, y: f64, w: f64, class: &str, words: String) -> Html {
-    // About 6 px a character at the badge's 10.5 px (bold is wider).
+    // About 6.3 px a character at the badge's 11 px (bold is wider).
     let per_char = if matches!(class, "leader" | "candidate" | "warn" | "bad") {
-        6.6
+        6.9
     } else {
-        6.0
+        6.3
     };
     let room = w - 8.0;
     let fit = (words.chars().count() as f64 * per_char > room).then(|| room.px());
@@ -1392,8 +1392,8 @@ fn cell_inner(out: &mut String, hv: &HostView, r: Rect, dup: &[bool]) {
 
 /// At most this many cells are drawn by one [`Cells`].
 const CELLS_PER_GROUP: usize = 50;
-/// Groups of cells that first appear in the same frame.
-const GROUPS_PER_FRAME: usize = 4;
+/// Groups of cells that first appear in one frame, from the frame after the topology's first.
+const GROUPS_PER_FRAME: usize = 1;
 
 #[derive(Properties, PartialEq)]
 struct CellsProps {
@@ -1401,7 +1401,7 @@ struct CellsProps {
     markup: AttrValue,
     /// The group's place among the topology's groups: the first drawing of a thousand cells at
     /// once is a task of a tenth of a second (the browser's style and layout), so groups appear
-    /// [`GROUPS_PER_FRAME`] at a time.
+    /// [`GROUPS_PER_FRAME`] a frame.
     order: usize,
     interactive: bool,
     on_down: Callback<(Item, PointerEvent)>,
@@ -1415,14 +1415,15 @@ struct CellsProps {
 /// `data-host`, and a cell that had the keyboard focus gets it back after a redraw.
 #[function_component]
 fn Cells(p: &CellsProps) -> Html {
-    let wait_ms = (p.order / GROUPS_PER_FRAME) as u32 * 16;
-    let shown = use_state(|| wait_ms == 0);
+    // Frames still to wait before the first drawing. Frames, not a timeout: timeouts that fell
+    // due while the page was busy all fire before the next frame, their groups together.
+    let wait = use_state(|| p.order / GROUPS_PER_FRAME + 1);
     {
-        let shown = shown.clone();
-        use_effect_with((), move |_| {
-            let reveal = (!*shown)
-                .then(|| gloo_timers::callback::Timeout::new(wait_ms, move || shown.set(true)));
-            move || drop(reveal)
+        let wait = wait.clone();
+        use_effect_with(*wait, move |&n| {
+            let frame =
+                (n > 0).then(|| gloo_render::request_animation_frame(move |_| wait.set(n - 1)));
+            move || drop(frame)
         });
     }
     // The host whose cell has the focus, to give it back when a redraw replaced the cell.
@@ -1457,7 +1458,7 @@ fn Cells(p: &CellsProps) -> Html {
             *focused.borrow_mut() = None;
         }
     });
-    let body = if *shown {
+    let body = if *wait == 0 {
         Html::from_html_unchecked(p.markup.clone())
     } else {
         Html::default()
