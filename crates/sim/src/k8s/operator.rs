@@ -236,12 +236,12 @@ impl Operator {
         self.client.send(ctx, req, op, REQUEST_TIMEOUT);
     }
 
-    /// The node's host is gone (a spot termination): whatever its drain left dies with it.
     /// Whether a drain is in progress (its pods not all gone yet).
     pub fn draining(&self) -> bool {
         !self.drains.is_empty()
     }
 
+    /// The node's host is gone (a spot termination): whatever its drain left dies with it.
     pub fn forget_drain(&mut self, node: &str) {
         self.drains.retain(|d| d.node != node);
     }
