@@ -115,7 +115,7 @@ impl World {
         let mut until: Option<SimTime> = None;
         let mut wait_until = |t: SimTime| until = Some(until.map_or(t, |u| u.min(t)));
         let host_runs = |name: &str| self.hosts.id(name).is_some_and(|h| running(h as usize));
-        for h in self.scenario.hosts.iter().filter(|h| h.is_node()) {
+        for (i, h) in (self.scenario.hosts.iter().enumerate()).filter(|(_, h)| h.is_node()) {
             let ready = member
                 .kv
                 .get(&node_key(&h.name))
@@ -125,7 +125,7 @@ impl World {
                 Some(false) if host_runs(&h.name) => return Quiet::No,
                 // Silent (down, or cut off from the API), and still Ready: until its grace
                 // period ends.
-                Some(true) if silent.contains(&h.name) => match due(&|c| c.heard_from(&h.name)) {
+                Some(true) if silent[i] => match due(&|c| c.heard_from(&h.name)) {
                     Some(t) => wait_until(t + grace),
                     None => return Quiet::No,
                 },
@@ -151,10 +151,10 @@ impl World {
         until.map_or(Quiet::Yes, Quiet::Until)
     }
 
-    /// The Nodes that renew nothing as the world stands: their host is down, the API does not
-    /// answer there, or the leading controller-manager has not seen their lease change for
-    /// longer than two renewals and a monitor period.
-    fn silent_nodes(&self) -> Vec<String> {
+    /// Per host: whether it is a Node that renews nothing as the world stands: its host is
+    /// down, the API does not answer there, or the leading controller-manager has not seen its
+    /// lease change for longer than two renewals and a monitor period.
+    fn silent_nodes(&self) -> Vec<bool> {
         let k = &self.scenario.settings;
         let stale =
             k.node_lease_renew_interval + k.node_lease_renew_interval + k.node_monitor_period;
@@ -164,14 +164,13 @@ impl World {
                 .max()
         };
         (self.scenario.hosts.iter().enumerate())
-            .filter(|(i, h)| {
+            .map(|(i, h)| {
                 h.is_node() && {
-                    let h_id = *i as HostId;
+                    let h_id = i as HostId;
                     let cut_off = !self.host_is_up(h_id) || !self.api_serves_from(h_id);
                     cut_off || heard(&h.name).is_some_and(|t| self.now - t > stale)
                 }
             })
-            .map(|(_, h)| h.name.clone())
             .collect()
     }
 
@@ -179,7 +178,8 @@ impl World {
     /// Nodes renewed nothing meanwhile.
     pub(super) fn skip_controllers(&mut self, d: Duration) {
         let silent = self.silent_nodes();
-        let silent = |node: &str| silent.iter().any(|s| s == node);
+        let hosts = &self.hosts;
+        let silent = |node: &str| hosts.id(node).is_some_and(|h| silent[h as usize]);
         for p in self.procs.on.iter_mut() {
             if let Some(c) = p.kcm.as_mut().and_then(|k| k.spec_and_work().1) {
                 c.skipped(d, &silent);

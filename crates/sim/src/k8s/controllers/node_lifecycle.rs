@@ -22,7 +22,7 @@ impl Controllers {
     /// still counts the node Ready: a grace period later, if nothing more is heard, it marks
     /// it NotReady. None if it no longer counts it Ready, or has not seen it yet.
     pub fn heard_from(&self, node: &str) -> Option<SimTime> {
-        let row = self.node_table.rows.iter().find(|r| r.name == node)?;
+        let row = self.node_table.row(node)?;
         let probe = row.probe.filter(|_| row.ready == Condition::True)?;
         Some(probe.at)
     }

@@ -46,6 +46,15 @@ pub(super) struct Probe {
 }
 
 impl NodeTable {
+    /// The row of `name`: rows follow the node cache's keys, which differ only in the name after
+    /// their common prefix, so they are in the names' order.
+    pub(super) fn row(&self, name: &str) -> Option<&NodeHealth> {
+        let i = (self.rows)
+            .binary_search_by(|r| r.name.as_str().cmp(name))
+            .ok()?;
+        Some(&self.rows[i])
+    }
+
     /// Brings the node table up to date: rebuilt when a node or a lease was added or removed,
     /// otherwise each row re-reads its node only if the node's resourceVersion moved.
     pub(super) fn refresh(
