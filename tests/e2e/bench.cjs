@@ -69,14 +69,15 @@ function line(name, value, unit, target) {
   console.log(`  ${name.padEnd(46)} ${String(v).padStart(9)} ${unit.padEnd(3)}  (target ${target})`);
 }
 
+/** Whole seconds as the page's clock writes them: "4:55.0", "29:55.0", "1:00:00.0". */
+const clock = (s) => (s >= 3600
+  ? `${Math.floor(s / 3600)}:${String(Math.floor(s / 60) % 60).padStart(2, '0')}`
+  : `${Math.floor(s / 60)}`) + `:${String(s % 60).padStart(2, '0')}.0`;
+
 async function main() {
   const workers = Number(process.env.BENCH_WORKERS || 100);
   // A longer run (the same rack split in its first hour, then quiet hours): BENCH_HOURS=24.
   const hours = Number(process.env.BENCH_HOURS || 1);
-  // As the page's clock writes it: "4:55.0", "29:55.0", "1:00:00.0".
-  const clock = (s) => (s >= 3600
-    ? `${Math.floor(s / 3600)}:${String(Math.floor(s / 60) % 60).padStart(2, '0')}`
-    : `${Math.floor(s / 60)}`) + `:${String(s % 60).padStart(2, '0')}.0`;
   const server = await serve();
   const browser = await launch();
   try {
@@ -219,4 +220,4 @@ if (require.main === module) {
   main().catch((e) => { console.error(e); process.exit(1); });
 }
 
-module.exports = { clusterReference, fragment };
+module.exports = { clusterReference, fragment, clock };

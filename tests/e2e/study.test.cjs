@@ -8,7 +8,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 const { serve, launch, openPage, openApp, screenshot } = require('./lib.cjs');
-const { fragment } = require('./bench.cjs');
+const { fragment, clock } = require('./bench.cjs');
 
 let server;
 let browser;
@@ -124,13 +124,10 @@ test('study: from the playground, spot workers, and the worst trial opened as a 
   // The page's times: "12:05" or "50:12:05", as the playground's clock writes them.
   const lostAt = (await first.locator('.first-lost').textContent()).match(/first lost at ([\d:]+)/)[1]
     .split(':').reduce((acc, part) => acc * 60 + Number(part), 0);
-  const clockText = (t) => (t >= 3600
-    ? `${Math.floor(t / 3600)}:${String(Math.floor(t / 60) % 60).padStart(2, '0')}`
-    : `${Math.floor(t / 60)}`) + `:${String(t % 60).padStart(2, '0')}.0`;
   await first.getByRole('button', { name: 'Open it in the playground' }).click();
   await page.getByRole('heading', { level: 1, name: 'Kubernetes HA Playground' }).waitFor({ timeout: 15000 });
   assert.equal(Number(new URL(page.url()).hash.match(/&t=([\d.]+)/)[1]), lostAt - 10);
-  await page.locator('.status .clock', { hasText: `t = ${clockText(lostAt - 10)}` }).waitFor({ timeout: 120000 });
+  await page.locator('.status .clock', { hasText: `t = ${clock(lostAt - 10)}` }).waitFor({ timeout: 120000 });
   const raw = decode(new URL(page.url()).hash.match(/s=([^&]+)/)[1]);
   const opened = JSON.parse(raw);
   // The seed is a u64: read from the text (a JS number would round it).
