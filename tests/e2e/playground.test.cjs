@@ -255,9 +255,13 @@ test('at 1280×720 the "new island" dock is always at hand; a drop on nothing sa
   await page.locator('[data-host="w3"]').waitFor();
   // Scroll so the topology's own "new island" is out of view; the dock appears with the drag.
   await page.locator('figure.charts').scrollIntoViewIfNeeded();
+  const kept = () => page.evaluate(() => window.keep.every((el) => el.isConnected));
+  await page.evaluate(() => { window.keep = [...document.querySelectorAll('svg.topology, [data-host]')]; });
   await pickUp(page, page.locator('[data-host="w3"]'));
   const dock = page.locator('.drop-dock');
   await dock.waitFor();
+  // The drag adds a ghost and the dock; the cluster itself is not drawn anew under them.
+  assert.ok(await kept(), 'the topology and its hosts are the same elements during a drag');
   const d = await dock.boundingBox();
   assert.ok(d.y + d.height <= 720 && d.y >= 0, 'the dock is inside the window');
   await page.mouse.move(d.x + d.width / 2, d.y + d.height / 2, { steps: 8 });

@@ -660,8 +660,8 @@ pub fn charts(props: &Props) -> Html {
                         if windows.is_empty() {
                             <text class="row-sub" x={(left + 4.0).px()} y={(faults_y + 12.5).px()}>{ tr("none: nothing is broken in this run") }</text>
                         }
-                        { for windows_html }
-                        { for body }
+                        <>{ for windows_html }</>
+                        <>{ for body }</>
                         <line class="axis" x1={left.px()} x2={(left + pw).px()} y1={axis_y.px()} y2={axis_y.px()} />
                         { for ticks }
                     </>
@@ -705,7 +705,8 @@ pub fn charts(props: &Props) -> Html {
         <figure class="charts" ref={figure}>
             <svg viewBox={format!("0 0 {} {}", w.px(), height.px())} role="img" aria-label={aria} {onclick}>
                 { drawing.0.clone() }
-                { for pending }
+                // One node even when absent: see the topology's drawing.
+                <>{ for pending }</>
                 <line class="cursor" x1={cx.px()} x2={cx.px()} y1="0" y2={axis_y.px()} />
                 <text class="cursor-label" x={(cx + 4.0).min(w - 40.0).px()} y={(first_y - 1.0).px()}>{ fmt_t_precise(props.cursor) }</text>
                 if let Some((t, label)) = &props.mark {

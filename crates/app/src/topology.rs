@@ -1200,14 +1200,17 @@ pub fn topology(props: &Props) -> Html {
     html! {
         // The menu sits in the wrapper, outside the scrolling box, so it can overlap what is below.
         <div class="topology-wrap">
+            // A list whose length changes goes in as one node: Yew matches unkeyed siblings from
+            // the end, so a legend or a drag ghost appearing would otherwise shift every host
+            // onto its neighbour's place and draw the whole cluster anew.
             <div class="topology-scroll" ref={scroll_ref}>
                 <svg ref={svg_ref.clone()} class="topology" width={lay.width.px()} height={lay.height.px()}
                      role="group" aria-label={t("Cluster topology: network islands, zones and hosts")}
                      {onpointermove} {onpointerup} {onpointercancel}>
                     <rect class="background" x="0" y="0" width={lay.width.px()} height={lay.height.px()}
                           onpointerdown={props.on_background.reform(|_: PointerEvent| ())} />
-                    { for island_views }
-                    { for items }
+                    <>{ for island_views }</>
+                    <>{ for items }</>
                     if props.interactive {
                     <g class={new_class}>
                         <rect x={n.x.px()} y={n.y.px()} width={n.w.px()} height={n.h.px()} rx="10" />
@@ -1215,10 +1218,10 @@ pub fn topology(props: &Props) -> Html {
                         <text x={(n.x + n.w / 2.0).px()} y={(n.y + n.h / 2.0 + 10.0).px()} text-anchor="middle">{ t("new island") }</text>
                     </g>
                     }
-                    { for ghost }
+                    <>{ for ghost }</>
                 </svg>
             </div>
-            { for legend }
+            <>{ for legend }</>
             if dragging.is_some() {
                 <div ref={dock_ref} class={classes!("drop-dock", (hover == Some(Target::NewIsland)).then_some("drop-hover"))}>
                     { t("Drop here: new island (cut it off from the rest)") }
@@ -1344,7 +1347,7 @@ fn host_body(hv: &HostView, r: Rect, wl: &[WorkloadInfo], dup: &[bool]) -> Html 
             }
             <text class="roles" x={(r.x + 8.0).px()} y={(r.y + 30.0).px()}>{ hv.roles.join(" · ") }</text>
             <text class="state" x={(r.x + 8.0).px()} y={(r.y + 44.0).px()}>{ state }</text>
-            { for parts }
+            <>{ for parts }</>
             { pod_chips(hv, r.x + 4.0, y + 1.0, false, wl, dup) }
         </>
     }
