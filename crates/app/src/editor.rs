@@ -7,6 +7,7 @@
 //! The edits themselves are pure functions on a `Scenario` ([`edit`]), tested without a DOM.
 
 use crate::language::{mark, t as tr, tf as trf};
+use crate::panels::option;
 use sim::scenario::{
     fmt_cpu, fmt_memory, parse_cpu, parse_memory, Budget, Fault, FaultKind, Host, LbHealthCheck,
     Resources, Role, Scenario, Selector, SettingKey, SettingValue, Spread, Workload, WorkloadKind,
@@ -684,7 +685,7 @@ pub fn editor(props: &Props) -> Html {
                 <th scope="row">{ &h.name }</th>
                 <td>
                     <select aria-label={trf(format_args!("Zone of {}", h.name))} onchange={on_zone}>
-                        { for host_zones.iter().map(|z| html! { <option value={z.clone()} selected={*z == h.zone}>{ z }</option> }) }
+                        { for host_zones.iter().map(|z| option(z.clone(), z.clone(), *z == h.zone)) }
                     </select>
                 </td>
                 <td class="roles-cell">
@@ -744,7 +745,7 @@ pub fn editor(props: &Props) -> Html {
             </label>
             <label>{ tr("Zone") }{ " " }
                 <select aria-label={tr("New host zone")} onchange={draft(|d, e| d.host_zone = e.target_unchecked_into::<web_sys::HtmlSelectElement>().value())}>
-                    { for zones.iter().map(|z| html! { <option value={z.clone()} selected={*z == zone_default}>{ z }</option> }) }
+                    { for zones.iter().map(|z| option(z.clone(), z.clone(), *z == zone_default)) }
                 </select>
             </label>
             <fieldset class="roles-cell">
@@ -823,9 +824,7 @@ pub fn editor(props: &Props) -> Html {
         let budget = html! {
             <>
                 <select aria-label={trf(format_args!("{}: disruption budget", w.name))} onchange={on_kind}>
-                    { for ["none", "minAvailable", "maxUnavailable"].iter().enumerate().map(|(k, t)| html! {
-                        <option value={k.to_string()} selected={k as u8 == kind}>{ *t }</option>
-                    }) }
+                    { for ["none", "minAvailable", "maxUnavailable"].iter().enumerate().map(|(k, t)| option(k.to_string(), *t, k as u8 == kind)) }
                 </select>
                 if kind > 0 {
                     { field(format!("workloads[{i}].pdb"), format!("{}: disruption budget pods", w.name), n.to_string(), "1", Rc::new(move |t| Change::SetBudget(i, kind, t))) }
@@ -842,9 +841,7 @@ pub fn editor(props: &Props) -> Html {
             });
             html! {
                 <select aria-label={trf(format_args!("{}: topology spread", w.name))} onchange={on_spread}>
-                    { for ["none", "zone", "host"].iter().map(|t| html! {
-                        <option value={*t} selected={w.spread.map_or("none", Spread::name) == *t}>{ *t }</option>
-                    }) }
+                    { for ["none", "zone", "host"].iter().map(|t| option(*t, *t, w.spread.map_or("none", Spread::name) == *t)) }
                 </select>
             }
         };
@@ -1010,7 +1007,7 @@ pub fn editor(props: &Props) -> Html {
                         <select aria-label={tr("New workload kind")} onchange={draft(|d, e| {
                             d.wl_kind = WorkloadKind::from_name(&e.target_unchecked_into::<web_sys::HtmlSelectElement>().value()).unwrap_or(WorkloadKind::Deployment)
                         })}>
-                            { for WorkloadKind::ALL.iter().map(|k| html! { <option value={k.name()} selected={*k == d.wl_kind}>{ k.name() }</option> }) }
+                            { for WorkloadKind::ALL.iter().map(|k| option(k.name(), k.name(), *k == d.wl_kind)) }
                         </select>
                     </label>
                     <label>{ tr("Name") }{ " " }
@@ -1038,9 +1035,7 @@ pub fn editor(props: &Props) -> Html {
                             d.fault_then = if d.fault_kind == 2 { "5m".into() } else { "1h".into() };
                             d.fault_targets = if d.fault_kind == 2 { "spot".into() } else { "all".into() };
                         })}>
-                            { for [mark("host failures"), mark("zone outages"), mark("spot interruptions")].iter().enumerate().map(|(k, n)| html! {
-                                <option value={k.to_string()} selected={k as u8 == d.fault_kind}>{ tr(n) }</option>
-                            }) }
+                            { for [mark("host failures"), mark("zone outages"), mark("spot interruptions")].iter().enumerate().map(|(k, n)| option(k.to_string(), tr(n), k as u8 == d.fault_kind)) }
                         </select>
                     </label>
                     <label>{ tr("Of") }{ " " }

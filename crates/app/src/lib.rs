@@ -5,9 +5,9 @@
 //! owns the simulation ([`run`]); [`session`] both behind one context, with the verbs that
 //! change them, the frame loop and the URL fragment; [`panels`] the parts of the page, each
 //! reading the session and building its own callbacks; [`topology`], [`menu`] and [`gesture`]
-//! the cluster you break; [`charts`] and [`log`] what happened over time; [`editor`] the
-//! topology editor; [`codec`] the share link; [`catalog`] the ready scenarios; [`language`] the
-//! page's language and `t` for its texts. This file boots
+//! the cluster you break; [`charts`] and [`log`] what happened over time; [`frames`] drawing a
+//! large page in steps; [`editor`] the topology editor; [`codec`] the share link; [`catalog`]
+//! the ready scenarios; [`language`] the page's language and `t` for its texts. This file boots
 //! from the URL and lays the panels out: a new panel is a component in [`panels`] and one line
 //! in `App`.
 
@@ -21,6 +21,7 @@ pub mod codec;
 pub mod editor;
 pub mod engine;
 pub mod fmt;
+pub mod frames;
 pub mod gesture;
 pub mod hook;
 pub mod language;
@@ -44,7 +45,6 @@ use panels::{
 };
 use session::{use_root_session, Session};
 use sim::scenario::Scenario;
-use std::rc::Rc;
 use yew::prelude::*;
 
 /// What the page starts from: the link's scenario, or the default one and the link's problem.
@@ -128,20 +128,14 @@ pub async fn boot() -> Boot {
     }
 }
 
-#[derive(Properties)]
+#[derive(Properties, PartialEq)]
 pub struct AppProps {
-    pub start: Rc<Boot>,
-}
-
-impl PartialEq for AppProps {
-    fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.start, &other.start)
-    }
+    pub start: shared::Shared<Boot>,
 }
 
 #[function_component(App)]
 pub fn app(props: &AppProps) -> Html {
-    let session = use_root_session(props.start.clone());
+    let session = use_root_session(props.start.0.clone());
     use_embed_height(session.ui.embed);
     let page = if session.ui.embed {
         // The run without editor chrome: a title, the state, the topology (view only), playback

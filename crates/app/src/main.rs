@@ -23,7 +23,7 @@ fn main() {
                 None => p,
             });
         }
-        let start = std::rc::Rc::new(start);
+        let start = app::shared::Shared::new(std::rc::Rc::new(start));
         yew::Renderer::<app::App>::with_props(app::AppProps { start }).render();
     });
 }

@@ -1032,7 +1032,7 @@ pub fn topology(props: &Props) -> Html {
     };
     let wl = &props.workloads;
     let dups = duplicates(snap, wl);
-    let marks = dup_marks(snap, &dups);
+    let marks = Rc::new(dup_marks(snap, &dups));
 
     // Islands are drawn as backgrounds; zone headers and hosts go on one keyed layer above them
     // (in layout order, which is also the keyboard's order), so a host that changes island at a
@@ -1062,35 +1062,31 @@ pub fn topology(props: &Props) -> Html {
             let item = Item::Zone(c.zone.clone());
             let h = c.header;
             let zone_key = format!("zone {} {}", isl.id, c.zone);
-            items.push(if props.interactive {
-                // In a cluster drawn in cells, the zone's menu also zooms in on its workers.
-                let (zone_aria, tip) = if zoomable {
-                    (
-                        tf(format_args!("Zone {}: press Enter to move it to another network island, or see each of its workers, or drag it.", c.zone)),
-                        tf(format_args!("Zone {}: click to move it to another network island, or see each of its workers; drag it to cut it off.", c.zone)),
-                    )
-                } else {
-                    (
-                        tf(format_args!("Zone {}: press Enter to move it to another network island, or drag it.", c.zone)),
-                        tf(format_args!("Zone {}: click to move it to another network island; drag it to cut it off.", c.zone)),
-                    )
-                };
-                html! {
-                    <g key={zone_key} class={classes!("zone", selected(&item).then_some("selected"))} tabindex="0" role="button"
-                       aria-label={zone_aria} aria-haspopup="menu" data-zone={c.zone.clone()}
-                       onpointerdown={start(item.clone())} onkeydown={key(item.clone())}>
-                        <rect x={h.x.px()} y={h.y.px()} width={h.w.px()} height={h.h.px()} rx="4" />
-                        <text x={(h.x + h.w / 2.0).px()} y={(h.y + 15.0).px()} text-anchor="middle">{ format!("⠿ {}", c.zone) }</text>
+            // In the embed view a picture only: no menu, no drag, no focus.
+            let on = props.interactive;
+            // In a cluster drawn in cells, the zone's menu also zooms in on its workers.
+            let (zone_aria, tip) = match (on, zoomable) {
+                (false, _) => (None, None),
+                (true, true) => (
+                    Some(tf(format_args!("Zone {}: press Enter to move it to another network island, or see each of its workers, or drag it.", c.zone))),
+                    Some(tf(format_args!("Zone {}: click to move it to another network island, or see each of its workers; drag it to cut it off.", c.zone))),
+                ),
+                (true, false) => (
+                    Some(tf(format_args!("Zone {}: press Enter to move it to another network island, or drag it.", c.zone))),
+                    Some(tf(format_args!("Zone {}: click to move it to another network island; drag it to cut it off.", c.zone))),
+                ),
+            };
+            items.push(html! {
+                <g key={zone_key} class={classes!("zone", selected(&item).then_some("selected"), (!on).then_some("static"))}
+                   tabindex={on.then_some("0")} role={on.then_some("button")} aria-label={zone_aria}
+                   aria-haspopup={on.then_some("menu")} data-zone={c.zone.clone()}
+                   onpointerdown={on.then(|| start(item.clone()))} onkeydown={on.then(|| key(item.clone()))}>
+                    <rect x={h.x.px()} y={h.y.px()} width={h.w.px()} height={h.h.px()} rx="4" />
+                    <text x={(h.x + h.w / 2.0).px()} y={(h.y + 15.0).px()} text-anchor="middle">{ if on { format!("⠿ {}", c.zone) } else { format!("zone {}", c.zone) } }</text>
+                    if let Some(tip) = tip {
                         <title>{ tip }</title>
-                    </g>
-                }
-            } else {
-                html! {
-                    <g key={zone_key} class="zone static" data-zone={c.zone.clone()}>
-                        <rect x={h.x.px()} y={h.y.px()} width={h.w.px()} height={h.h.px()} rx="4" />
-                        <text x={(h.x + h.w / 2.0).px()} y={(h.y + 15.0).px()} text-anchor="middle">{ format!("zone {}", c.zone) }</text>
-                    </g>
-                }
+                    }
+                </g>
             });
             if let Some((r, (counts, states))) = &c.summary {
                 // Narrowed to the zone's width when a line is longer (about 6 px a character).
@@ -1112,7 +1108,7 @@ pub fn topology(props: &Props) -> Html {
                 let item = Item::Host(hv.name.clone());
                 let dup = marks[i].clone();
                 items.push(html! {
-                    <HostBox key={format!("host {}", hv.name)} hv={hv.clone()} rect={r} look={look} selected={selected(&item)}
+                    <HostBox key={format!("host {}", hv.name)} hv={hv.clone()} rect={r} look={look} selected={selected(&item)} later={zoomable}
                         interactive={props.interactive} workloads={props.workloads.clone()} {dup}
                         on_down={host_down.clone()} on_key={host_key.clone()} />
                 });
@@ -1122,14 +1118,12 @@ pub fn topology(props: &Props) -> Html {
                 groups_drawn += 1;
                 let cells: Vec<_> = group
                     .iter()
-                    .map(|&(i, r, _)| {
-                        let hv = &snap.hosts[i];
-                        (hv, r, &marks[i][..], selected(&Item::Host(hv.name.clone())))
-                    })
+                    .map(|&(i, r, _)| (i, r, selected(&Item::Host(snap.hosts[i].name.clone()))))
                     .collect();
-                let markup = cells_markup(&cells, props.interactive);
+                let key = format!("cells {}", snap.hosts[cells[0].0].name);
                 items.push(html! {
-                    <Cells key={format!("cells {}", cells[0].0.name)} markup={AttrValue::from(markup)} {order}
+                    <Cells {key} snapshot={props.snapshot.clone()}
+                        {cells} marks={marks.clone()} {order}
                         interactive={props.interactive} on_down={host_down.clone()} on_key={host_key.clone()} />
                 });
             }
@@ -1353,16 +1347,9 @@ fn host_body(hv: &HostView, r: Rect, wl: &[WorkloadInfo], dup: &[bool]) -> Html 
     }
 }
 
-/// A cell (a plain worker of a large cluster): its pod count, drawn orange when its Node is not
-/// Ready, or "✗" when the host is down or gone. The words
-/// are in its label and tooltip; a copy running beyond the desired count outlines it.
-fn cell_body(hv: &HostView, r: Rect, dup: &[bool]) -> Html {
-    let mut out = String::new();
-    cell_inner(&mut out, hv, r, dup);
-    Html::from_html_unchecked(out.into())
-}
-
-/// What a cell draws inside its group, as SVG markup: see [`Cells`].
+/// A cell (a plain worker of a large cluster), as SVG markup inside its group (see [`Cells`]):
+/// its pod count, drawn orange when its Node is not Ready, or "✗" when the host is down or gone.
+/// The words are in its label and tooltip; a copy running beyond the desired count outlines it.
 fn cell_inner(out: &mut String, hv: &HostView, r: Rect, dup: &[bool]) {
     let (class, words) = tile_words(hv);
     let n = hv.pods.len();
@@ -1400,11 +1387,14 @@ const GROUPS_PER_FRAME: usize = 1;
 
 #[derive(Properties, PartialEq)]
 struct CellsProps {
-    /// The cells' markup, groups included (see [`cells_markup`]).
-    markup: AttrValue,
+    snapshot: crate::shared::Shared<Snapshot>,
+    /// The group's cells: the host's index in the snapshot, its place, whether it is selected.
+    cells: Vec<(usize, Rect, bool)>,
+    /// Per host, per pod: drawn as a duplicate.
+    marks: Rc<Vec<Vec<bool>>>,
     /// The group's place among the topology's groups: the first drawing of a thousand cells at
     /// once is a task of a tenth of a second (the browser's style and layout), so groups appear
-    /// [`GROUPS_PER_FRAME`] a frame.
+    /// [`GROUPS_PER_FRAME`] a frame, and a group's markup is built only once it is shown.
     order: usize,
     interactive: bool,
     on_down: Callback<(Item, PointerEvent)>,
@@ -1418,22 +1408,22 @@ struct CellsProps {
 /// `data-host`, and a cell that had the keyboard focus gets it back after a redraw.
 #[function_component]
 fn Cells(p: &CellsProps) -> Html {
-    // Frames still to wait before the first drawing. Frames, not a timeout: timeouts that fell
-    // due while the page was busy all fire before the next frame, their groups together.
-    let wait = use_state(|| p.order / GROUPS_PER_FRAME + 1);
-    {
-        let wait = wait.clone();
-        use_effect_with(*wait, move |&n| {
-            let frame =
-                (n > 0).then(|| gloo_render::request_animation_frame(move |_| wait.set(n - 1)));
-            move || drop(frame)
-        });
-    }
+    let shown = crate::frames::use_frames_passed(p.order / GROUPS_PER_FRAME + 1);
+    let markup = AttrValue::from(if shown {
+        let cells: Vec<_> = p
+            .cells
+            .iter()
+            .map(|&(i, r, selected)| (&p.snapshot.hosts[i], r, &p.marks[i][..], selected))
+            .collect();
+        cells_markup(&cells, p.interactive)
+    } else {
+        String::new()
+    });
     // The host whose cell has the focus, to give it back when a redraw replaced the cell.
     let focused = use_mut_ref(|| None::<String>);
     {
         let focused = focused.clone();
-        use_effect_with(p.markup.clone(), move |_| {
+        use_effect_with(markup.clone(), move |_| {
             let lost = gloo_utils::document()
                 .active_element()
                 .is_none_or(|a| a.tag_name().eq_ignore_ascii_case("body"));
@@ -1461,38 +1451,34 @@ fn Cells(p: &CellsProps) -> Html {
             *focused.borrow_mut() = None;
         }
     });
-    let body = if *wait == 0 {
-        Html::from_html_unchecked(p.markup.clone())
-    } else {
-        Html::default()
-    };
-    if !p.interactive {
-        return html! { <g class="cells">{ body }</g> };
-    }
-    let onpointerdown = {
+    // In the embed view a picture only: nothing to press or focus.
+    let on = p.interactive;
+    let onpointerdown = on.then(|| {
         let cb = p.on_down.clone();
         Callback::from(move |e: PointerEvent| {
             if let Some(name) = host_of(&e) {
                 cb.emit((Item::Host(name), e));
             }
         })
-    };
-    let onkeydown = {
+    });
+    let onkeydown = on.then(|| {
         let cb = p.on_key.clone();
         Callback::from(move |e: KeyboardEvent| {
             if let Some(name) = host_of(&e) {
                 cb.emit((Item::Host(name), e));
             }
         })
-    };
+    });
+    let (onfocusin, onfocusout) = (on.then_some(onfocusin), on.then_some(onfocusout));
     html! {
-        <g class="cells" {onpointerdown} {onkeydown} {onfocusin} {onfocusout}>{ body }</g>
+        <g class="cells" {onpointerdown} {onkeydown} {onfocusin} {onfocusout}>{ Html::from_html_unchecked(markup) }</g>
     }
 }
 
 /// The markup of some cells, each in its group as [`host_box`] draws a host.
 fn cells_markup(cells: &[(&HostView, Rect, &[bool], bool)], interactive: bool) -> String {
-    let mut out = String::new();
+    // In one element: markup is put in and taken out node by node, one call each.
+    let mut out = String::from("<g>");
     for (hv, r, dup, selected) in cells {
         let class = format!(
             "host {} cell{}",
@@ -1501,20 +1487,24 @@ fn cells_markup(cells: &[(&HostView, Rect, &[bool], bool)], interactive: bool) -
         );
         let transform = format!("translate({},{})", r.x.px(), r.y.px());
         let name = escape(&hv.name);
-        if interactive {
-            out.push_str(&format!(
-                r#"<g class="{class}" tabindex="0" role="button" aria-label="{}" transform="{transform}" aria-haspopup="menu" data-host="{name}">"#,
-                escape(&host_aria(hv))
-            ));
+        // As `host_box` draws a host, in the embed view a picture only.
+        let (role, focus, label) = if interactive {
+            (
+                "button",
+                r#" tabindex="0" aria-haspopup="menu""#,
+                host_aria(hv),
+            )
         } else {
-            out.push_str(&format!(
-                r#"<g class="{class}" role="img" aria-label="{}" data-host="{name}" transform="{transform}">"#,
-                escape(&host_aria(hv).replace(NOT_INTERACTIVE_HINT, ""))
-            ));
-        }
+            ("img", "", host_aria(hv).replace(NOT_INTERACTIVE_HINT, ""))
+        };
+        out.push_str(&format!(
+            r#"<g class="{class}"{focus} role="{role}" aria-label="{}" transform="{transform}" data-host="{name}">"#,
+            escape(&label)
+        ));
         cell_inner(&mut out, hv, *r, dup);
         out.push_str("</g>");
     }
+    out.push_str("</g>");
     out
 }
 
@@ -1541,6 +1531,9 @@ struct HostBoxProps {
     workloads: Rc<Vec<WorkloadInfo>>,
     /// Per pod: drawn as a duplicate.
     dup: Vec<bool>,
+    /// The box's contents come a frame after the box: in a large cluster, the first drawing of
+    /// the page is then a short task, and the contents another.
+    later: bool,
     on_down: Callback<(Item, PointerEvent)>,
     on_key: Callback<(Item, KeyboardEvent)>,
 }
@@ -1566,7 +1559,8 @@ fn host_body_view(p: &HostBodyProps) -> Html {
         h: p.h,
     };
     match p.look {
-        Look::Cell => cell_body(&p.hv, r, &p.dup),
+        // Cells are drawn by a group of them: see [`Cells`].
+        Look::Cell => Html::default(),
         Look::Tile => tile_body(&p.hv, r, &p.workloads, &p.dup),
         Look::Full => host_body(&p.hv, r, &p.workloads, &p.dup),
     }
@@ -1576,8 +1570,12 @@ fn host_body_view(p: &HostBodyProps) -> Html {
 #[function_component(HostBox)]
 fn host_box(p: &HostBoxProps) -> Html {
     let hv = &p.hv;
-    let body = html! {
-        <HostBody hv={hv.clone()} w={p.rect.w} h={p.rect.h} look={p.look} workloads={p.workloads.clone()} dup={p.dup.clone()} />
+    let body = if crate::frames::use_frames_passed(p.later as usize) {
+        html! {
+            <HostBody hv={hv.clone()} w={p.rect.w} h={p.rect.h} look={p.look} workloads={p.workloads.clone()} dup={p.dup.clone()} />
+        }
+    } else {
+        Html::default()
     };
     let transform = format!("translate({},{})", p.rect.x.px(), p.rect.y.px());
     let state_class = if p.look == Look::Full {
@@ -1596,26 +1594,21 @@ fn host_box(p: &HostBoxProps) -> Html {
         look_class,
         p.selected.then_some("selected")
     );
-    if !p.interactive {
-        return html! {
-            <g class={g_class} role="img" aria-label={host_aria(hv).replace(NOT_INTERACTIVE_HINT, "")}
-               data-host={hv.name.clone()} {transform}>
-                { body }
-            </g>
-        };
-    }
     let item = Item::Host(hv.name.clone());
-    let onpointerdown = {
+    // A picture only (the embed view): no focus, no menu.
+    let onpointerdown = p.interactive.then(|| {
         let (item, cb) = (item.clone(), p.on_down.clone());
         Callback::from(move |e: PointerEvent| cb.emit((item.clone(), e)))
-    };
-    let onkeydown = {
+    });
+    let onkeydown = p.interactive.then(|| {
         let cb = p.on_key.clone();
         Callback::from(move |e: KeyboardEvent| cb.emit((item.clone(), e)))
-    };
+    });
+    let label = host_aria(hv);
     html! {
-        <g class={g_class} tabindex="0" role="button" aria-label={host_aria(hv)} {transform}
-           aria-haspopup="menu" data-host={hv.name.clone()} {onpointerdown} {onkeydown}>
+        <g class={g_class} tabindex={p.interactive.then_some("0")} role={if p.interactive { "button" } else { "img" }}
+           aria-label={if p.interactive { label } else { label.replace(NOT_INTERACTIVE_HINT, "") }} {transform}
+           aria-haspopup={p.interactive.then_some("menu")} data-host={hv.name.clone()} {onpointerdown} {onkeydown}>
             { body }
         </g>
     }

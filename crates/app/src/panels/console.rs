@@ -4,7 +4,7 @@
 //! A command that changes the cluster is recorded as a scenario event at that moment, so the
 //! run forks there. History with ↑/↓, completion with Tab. Output is text, never markup.
 
-use crate::fmt::{fmt_t_precise, Fixed};
+use crate::fmt::{escape, fmt_t_precise, Fixed};
 use crate::language::t;
 use crate::session::use_session;
 use crate::ui::UiAction;
@@ -96,11 +96,10 @@ const WORDS: &[&str] = &[
 
 /// The longest completion of the line's last word among `words`, as far as it is unambiguous;
 /// a word completed whole gets its space.
-pub fn complete(line: &str, words: &[String]) -> Option<String> {
+pub fn complete(line: &str, words: &[&str]) -> Option<String> {
     let start = line.rfind(' ').map_or(0, |i| i + 1);
     let last = &line[start..];
-    let matches: Vec<&String> = words
-        .iter()
+    let matches: Vec<&str> = (words.iter().copied())
         .filter(|w| w.starts_with(last) && w.len() > last.len())
         .collect();
     let first = matches.first()?;
@@ -120,10 +119,9 @@ pub fn complete(line: &str, words: &[String]) -> Option<String> {
 pub fn console_panel() -> Html {
     let session = use_session();
     let scenario = session.sim.borrow().scenario_rc();
-    let hosts: Vec<String> = scenario.hosts.iter().map(|h| h.name.clone()).collect();
     let host = use_state(|| None::<usize>);
     let from = host
-        .filter(|&h| h < hosts.len())
+        .filter(|&h| h < scenario.hosts.len())
         .or_else(|| console::default_vantage(&scenario))
         .unwrap_or(0);
     // Outputs arrive later (the engine runs the command): entries are filled in place.
@@ -151,7 +149,7 @@ pub fn console_panel() -> Html {
     let prompt = format!(
         "[{}] root@{}:~#",
         fmt_t_precise(session.ui.cursor),
-        hosts.get(from).map_or("", String::as_str)
+        scenario.hosts.get(from).map_or("", |h| h.name.as_str())
     );
 
     let run = {
@@ -205,18 +203,6 @@ pub fn console_panel() -> Html {
     let onkeydown = {
         let (history, back, input) = (history.clone(), back.clone(), input.clone());
         let sim = session.sim.clone();
-        // A Deployment's ReplicaSet is named from its name alone; pods as the moment shown has them.
-        let words: Vec<String> = WORDS
-            .iter()
-            .map(|w| w.to_string())
-            .chain(hosts.iter().cloned())
-            .chain(scenario.workloads.iter().map(|w| w.name.clone()))
-            .chain(
-                (scenario.workloads.iter())
-                    .filter(|w| w.kind == sim::scenario::WorkloadKind::Deployment)
-                    .map(|w| sim::k8s::objects::replica_set_name(&w.name)),
-            )
-            .collect();
         Callback::from(move |e: KeyboardEvent| {
             let Some(el) = input.cast::<HtmlInputElement>() else {
                 return;
@@ -239,13 +225,30 @@ pub fn console_panel() -> Html {
                 }
                 "Tab" => {
                     e.prevent_default();
-                    let snapshot = sim.borrow().snapshot();
-                    let pods = snapshot
-                        .hosts
+                    let (scenario, snapshot) = {
+                        let run = sim.borrow();
+                        (run.scenario_rc(), run.snapshot())
+                    };
+                    // A Deployment's ReplicaSet is named from its name alone; pods as the moment
+                    // shown has them.
+                    let replica_sets: Vec<String> = (scenario.workloads.iter())
+                        .filter(|w| w.kind == sim::scenario::WorkloadKind::Deployment)
+                        .map(|w| sim::k8s::objects::replica_set_name(&w.name))
+                        .collect();
+                    let words: Vec<&str> = WORDS
                         .iter()
-                        .flat_map(|h| &h.pods)
-                        .map(|p| p.name.clone());
-                    let words: Vec<String> = words.iter().cloned().chain(pods).collect();
+                        .copied()
+                        .chain(scenario.hosts.iter().map(|h| h.name.as_str()))
+                        .chain(scenario.workloads.iter().map(|w| w.name.as_str()))
+                        .chain(replica_sets.iter().map(String::as_str))
+                        .chain(
+                            snapshot
+                                .hosts
+                                .iter()
+                                .flat_map(|h| &h.pods)
+                                .map(|p| p.name.as_str()),
+                        )
+                        .collect();
                     if let Some(done) = complete(&el.value(), &words) {
                         el.set_value(&done);
                     }
@@ -254,29 +257,46 @@ pub fn console_panel() -> Html {
             }
         })
     };
-    // A thousand options are not built again for every news of the engine.
+    // A thousand options are not built again for every news of the engine, nor before the
+    // console is first opened: their styles were a tenth of a second of a large cluster's page
+    // load.
+    let opened = use_mut_ref(|| false);
     let picker = {
         let host = host.clone();
-        (*use_memo((session.sim.scenario_version, from), move |_| {
-            let pick_host = Callback::from(move |e: Event| {
-                let v = e
-                    .target_unchecked_into::<web_sys::HtmlSelectElement>()
-                    .value();
-                host.set(v.parse().ok());
-            });
-            html! {
-                <select aria-label={t("Console host")} onchange={pick_host}>
-                    { for hosts.iter().enumerate().map(|(i, h)| html! {
-                        <option value={i.to_string()} selected={i == from}>{ h }</option>
-                    }) }
-                </select>
-            }
-        }))
+        (*use_memo(
+            (session.sim.scenario_version, from, *opened.borrow()),
+            move |&(_, _, opened)| {
+                if !opened {
+                    return Html::default();
+                }
+                let pick_host = Callback::from(move |e: Event| {
+                    let v = e
+                        .target_unchecked_into::<web_sys::HtmlSelectElement>()
+                        .value();
+                    host.set(v.parse().ok());
+                });
+                // As markup: a thousand options drawn one element at a time are a long task.
+                let options: String = (scenario.hosts.iter().enumerate())
+                    .map(|(i, h)| {
+                        let selected = if i == from { " selected" } else { "" };
+                        format!(
+                            r#"<option value="{i}"{selected}>{}</option>"#,
+                            escape(&h.name)
+                        )
+                    })
+                    .collect();
+                html! {
+                    <select aria-label={t("Console host")} onchange={pick_host}>
+                        { Html::from_html_unchecked(options.into()) }
+                    </select>
+                }
+            },
+        ))
         .clone()
     };
     html! {
         <details class="console">
-            <summary>{ t("Console: kubectl, etcdctl and curl on this cluster, from any host, at the time shown") }</summary>
+            <summary onclick={move |_| { *opened.borrow_mut() = true; redraw.force_update(); }}>{ t("Console: kubectl, etcdctl and curl on this cluster, from any host, at the time shown") }</summary>
             <div class="console-bar">
                 <label>{ t("Run from") }{ " " }{ picker }</label>
                 <span class="hint">{ t("Try: kubectl get nodes · kubectl get pods -A -o wide · etcdctl endpoint status --cluster -w table · curl http://web · kubectl get --raw /readyz?verbose · kubectl port-forward svc/web 8080:80 & curl localhost:8080. ↑/↓ history, Tab completes. Commands that change the cluster (cordon, scale, delete pod, etcdctl member add|remove|promote, kubeadm join, etcd --force-new-cluster) are recorded at this moment.") }</span>
@@ -310,10 +330,7 @@ mod tests {
 
     #[test]
     fn tab_completes_the_last_word_as_far_as_it_is_unambiguous() {
-        let words: Vec<String> = ["kubectl", "get", "nodes", "node-1", "pods", "--replicas="]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+        let words = ["kubectl", "get", "nodes", "node-1", "pods", "--replicas="];
         assert_eq!(complete("kub", &words).as_deref(), Some("kubectl "));
         assert_eq!(
             complete("kubectl get po", &words).as_deref(),

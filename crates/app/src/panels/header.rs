@@ -37,9 +37,7 @@ fn language_picker() -> Html {
     });
     html! {
         <select class="language" aria-label={ t("Language") } {onchange}>
-            { for Lang::ALL.into_iter().map(|l| html! {
-                <option value={ l.code() } selected={ l == current }>{ l.name() }</option>
-            }) }
+            { for Lang::ALL.into_iter().map(|l| super::option(l.code(), l.name(), l == current)) }
         </select>
     }
 }

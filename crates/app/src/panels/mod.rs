@@ -27,3 +27,14 @@ pub use questions::Questions;
 pub use share::Share;
 pub use status::StatusBar;
 pub use timeline::{ChartsPanel, LogPanel};
+
+use yew::{html, AttrValue, Html};
+
+/// One `<option>` of a `<select>`: the page's selects share this one function's code.
+pub fn option(value: impl Into<AttrValue>, label: impl Into<AttrValue>, selected: bool) -> Html {
+    choice(value.into(), label.into(), selected)
+}
+
+fn choice(value: AttrValue, label: AttrValue, selected: bool) -> Html {
+    html! { <option {value} {selected}>{ label }</option> }
+}

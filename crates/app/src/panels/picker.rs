@@ -32,11 +32,9 @@ pub fn scenario_picker() -> Html {
                 <span>{ t("Scenario") }</span>
                 <select onchange={pick} aria-label={t("Ready scenario")}>
                     if ready.is_none() {
-                        <option value="" selected=true>{ tf(format_args!("Your scenario: {}", scenario.name)) }</option>
+                        { super::option("", tf(format_args!("Your scenario: {}", scenario.name)), true) }
                     }
-                    { for READY.iter().map(|r| html! {
-                        <option value={r.id} selected={ready.is_some_and(|x| x.id == r.id)}>{ t(r.question) }</option>
-                    }) }
+                    { for READY.iter().map(|r| super::option(r.id, t(r.question), ready.is_some_and(|x| x.id == r.id))) }
                 </select>
                 if ready.is_none_or(|r| r.id != READY[0].id) {
                     <button class="all-questions" onclick={ { let session = session.clone(); Callback::from(move |_| session.pick(READY[0].id)) } }>{ t("← All questions") }</button>
