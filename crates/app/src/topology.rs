@@ -1370,7 +1370,7 @@ fn cell_inner(out: &mut String, hv: &HostView, r: Rect, dup: &[bool]) {
         )),
     };
     out.push_str(&format!(
-        r#"<rect class="box{}" x="0" y="0" width="{}" height="{}" rx="3"></rect><text class="count" x="{}" y="{}" text-anchor="middle">{mark}</text><title>{}</title>"#,
+        r#"<rect class="box{}" width="{}" height="{}" rx="3"/><text class="count" x="{}" y="{}">{mark}</text><title>{}</title>"#,
         if dup { " dup" } else { "" },
         r.w.px(),
         r.h.px(),
