@@ -298,7 +298,13 @@ fn moving_everything_back_together_heals() {
 async fn app_renders_the_default_scenario() {
     let root = mount();
     let start = std::rc::Rc::new(app::boot().await);
-    yew::Renderer::<app::App>::with_root_and_props(root.clone(), app::AppProps { start }).render();
+    yew::Renderer::<app::App>::with_root_and_props(
+        root.clone(),
+        app::AppProps {
+            start: app::shared::Shared::new(start),
+        },
+    )
+    .render();
     settle().await;
     let text = root.text_content().unwrap_or_default();
     assert!(

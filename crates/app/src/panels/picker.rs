@@ -1,7 +1,7 @@
 //! The scenario picker: the ready scenarios by the question each answers, and what to watch in
 //! the one shown (or, for a scenario of your own, what it holds).
 
-use crate::catalog::READY;
+use crate::catalog::{Ready, READY};
 use crate::language::{t, tf, translate, ts};
 use crate::session::use_session;
 use yew::prelude::*;
@@ -14,7 +14,7 @@ pub fn scenario_picker() -> Html {
     let rename = use_node_ref();
     // The ready scenario this one still carries the name of (parsed once per name).
     let named_after = *use_memo(scenario.name.clone(), |name| {
-        READY.iter().find(|r| r.scenario().name == *name)
+        Ready::named(name).find(|r| r.scenario().name == *name)
     });
     let pick = {
         let session = session.clone();
