@@ -116,23 +116,19 @@ async function main() {
     const t0 = await page.evaluate(() => performance.now());
     await page.locator('figure.charts figcaption', { hasText: /^Whole run:/ }).waitFor({ timeout: 600000 });
     const ahead = (await page.evaluate(() => performance.now())) - t0;
-    // The longest task while the run was computed ahead (after the first render); 0 when none
-    // exceeded 50 ms.
-    const longest = await page.evaluate(([from, to]) => window.__longTasks
-      .filter(([start]) => start >= from && start <= to)
-      .reduce((m, [, d]) => Math.max(m, d), 0), [firstRender, t0 + ahead]);
-    // The tasks that first draw the cluster: from its hosts' places to the first box drawn
-    // (the first render is stamped at the end of the last, so the figure above, which starts
-    // there, leaves them out; durations are rounded, hence the 2 ms); 0 when none was over 50 ms.
-    const firstDraw = await page.evaluate(([from, to]) => window.__longTasks
-      .filter(([start, d]) => start <= to && from <= start + d + 2)
-      .reduce((m, [, d]) => Math.max(m, d), 0), [firstHost, firstRender]);
+    // Main-thread tasks over 50 ms as [start, duration]; the longest of those `over` keeps, 0
+    // when none (durations are rounded, hence the 2 ms where a task's end is compared).
+    const tasks = await page.evaluate(() => window.__longTasks);
+    const longestOf = (over) => tasks.filter(over).reduce((m, [, d]) => Math.max(m, d), 0);
+    // While the run was computed ahead, after the first render.
+    const longest = longestOf(([start]) => start >= firstRender && start <= t0 + ahead);
+    // The tasks that first draw the cluster: from its hosts' places to the first box drawn (the
+    // first render is stamped at the end of the last, so the figure above leaves them out).
+    const firstDraw = longestOf(([start, d]) => start <= firstRender && firstHost <= start + d + 2);
     // The page's start before that (reading the link, the first drawing of the page without its
     // cluster): the run is computed meanwhile, from the moment the page asks for it.
-    const boot = await page.evaluate((to) => window.__longTasks
-      .filter(([start, d]) => start + d + 2 < to)
-      .reduce((m, [, d]) => Math.max(m, d), 0), firstHost);
-    if (process.env.BENCH_LONG_TASKS) console.log('long tasks (start after first render, duration; ms):', await page.evaluate((from) => window.__longTasks.map(([s, d]) => `${(s - from).toFixed(0)}:${d.toFixed(0)}`).join(' '), firstRender), 'computed at', (t0 + ahead - firstRender).toFixed(0));
+    const boot = longestOf(([start, d]) => start + d + 2 < firstHost);
+    if (process.env.BENCH_LONG_TASKS) console.log('long tasks (start after first render, duration; ms):', tasks.map(([s, d]) => `${(s - firstRender).toFixed(0)}:${d.toFixed(0)}`).join(' '), 'computed at', (t0 + ahead - firstRender).toFixed(0));
 
     // Scrubbing: an input event on the slider, then wait in the page until the clock shows the time.
     const scrubTo = (value, shown) => page.evaluate(([value, shown]) => new Promise((resolve) => {

@@ -821,6 +821,17 @@ pub fn host_aria(h: &HostView) -> String {
     ))
 }
 
+/// [`host_aria`] for a host box or cell: without what to do with it where nothing can be done
+/// (the embed view, a picture only).
+fn host_label(h: &HostView, interactive: bool) -> String {
+    let label = host_aria(h);
+    if interactive {
+        label
+    } else {
+        label.replace(NOT_INTERACTIVE_HINT, "")
+    }
+}
+
 struct Drag {
     item: Item,
     pointer: i32,
@@ -1410,12 +1421,7 @@ struct CellsProps {
 fn Cells(p: &CellsProps) -> Html {
     let shown = crate::frames::use_frames_passed(p.order / GROUPS_PER_FRAME + 1);
     let markup = AttrValue::from(if shown {
-        let cells: Vec<_> = p
-            .cells
-            .iter()
-            .map(|&(i, r, selected)| (&p.snapshot.hosts[i], r, &p.marks[i][..], selected))
-            .collect();
-        cells_markup(&cells, p.interactive)
+        cells_markup(&p.snapshot, &p.cells, &p.marks, p.interactive)
     } else {
         String::new()
     });
@@ -1475,33 +1481,36 @@ fn Cells(p: &CellsProps) -> Html {
     }
 }
 
-/// The markup of some cells, each in its group as [`host_box`] draws a host.
-fn cells_markup(cells: &[(&HostView, Rect, &[bool], bool)], interactive: bool) -> String {
+/// The markup of some cells (see [`CellsProps::cells`]), each in its group as [`host_box`] draws
+/// a host.
+fn cells_markup(
+    snap: &Snapshot,
+    cells: &[(usize, Rect, bool)],
+    marks: &[Vec<bool>],
+    interactive: bool,
+) -> String {
     // In one element: markup is put in and taken out node by node, one call each.
     let mut out = String::from("<g>");
-    for (hv, r, dup, selected) in cells {
+    for &(i, r, selected) in cells {
+        let hv = &snap.hosts[i];
         let class = format!(
             "host {} cell{}",
             tile_words(hv).0,
-            if *selected { " selected" } else { "" }
+            if selected { " selected" } else { "" }
         );
         let transform = format!("translate({},{})", r.x.px(), r.y.px());
         let name = escape(&hv.name);
         // As `host_box` draws a host, in the embed view a picture only.
-        let (role, focus, label) = if interactive {
-            (
-                "button",
-                r#" tabindex="0" aria-haspopup="menu""#,
-                host_aria(hv),
-            )
+        let (role, focus) = if interactive {
+            ("button", r#" tabindex="0" aria-haspopup="menu""#)
         } else {
-            ("img", "", host_aria(hv).replace(NOT_INTERACTIVE_HINT, ""))
+            ("img", "")
         };
         out.push_str(&format!(
             r#"<g class="{class}"{focus} role="{role}" aria-label="{}" transform="{transform}" data-host="{name}">"#,
-            escape(&label)
+            escape(&host_label(hv, interactive))
         ));
-        cell_inner(&mut out, hv, *r, dup);
+        cell_inner(&mut out, hv, r, &marks[i]);
         out.push_str("</g>");
     }
     out.push_str("</g>");
@@ -1604,10 +1613,9 @@ fn host_box(p: &HostBoxProps) -> Html {
         let cb = p.on_key.clone();
         Callback::from(move |e: KeyboardEvent| cb.emit((item.clone(), e)))
     });
-    let label = host_aria(hv);
     html! {
         <g class={g_class} tabindex={p.interactive.then_some("0")} role={if p.interactive { "button" } else { "img" }}
-           aria-label={if p.interactive { label } else { label.replace(NOT_INTERACTIVE_HINT, "") }} {transform}
+           aria-label={host_label(hv, p.interactive)} {transform}
            aria-haspopup={p.interactive.then_some("menu")} data-host={hv.name.clone()} {onpointerdown} {onkeydown}>
             { body }
         </g>
