@@ -143,6 +143,12 @@ pub fn switch_to(lang: Lang) {
         .set_search(&format!("lang={}", lang.code()));
 }
 
+/// Writes this thread's texts in `c`'s language from now on (a test's thread is its own).
+#[cfg(test)]
+pub(crate) fn speak(c: Catalog) {
+    CATALOG.with(|slot| slot.set(Some(Box::leak(Box::new(c)))));
+}
+
 /// The catalogs of `web/lang/` the page would fetch, checked (for the app's tests).
 #[cfg(test)]
 pub(crate) fn catalogs() -> Vec<Catalog> {

@@ -777,12 +777,9 @@ fn tile_words(h: &HostView) -> (&'static str, String) {
     }
 }
 
-/// What [`host_aria`] says to do with a host, left out where nothing can be done.
-const NOT_INTERACTIVE_HINT: &str =
-    " Press Enter for actions; drag to move it to another network island.";
-
-/// The sentence a screen reader hears for a host: its state and every component's.
-pub fn host_aria(h: &HostView) -> String {
+/// The sentence a screen reader hears for a host: its state and every component's, then what to
+/// do with it where something can be done (not in the embed view, a picture only).
+pub fn host_aria(h: &HostView, interactive: bool) -> String {
     let (_, state) = state_words(h);
     let roles = h.roles.join(", ");
     let mut parts = vec![state];
@@ -813,22 +810,16 @@ pub fn host_aria(h: &HostView) -> String {
     if h.spot {
         parts.push(ts("spot instance"));
     }
-    tf(format_args!(
-        "{} ({roles}) in {}: {}. Press Enter for actions; drag to move it to another network island.",
+    let label = tf(format_args!(
+        "{} ({roles}) in {}: {}.",
         h.name,
         h.zone,
         parts.join(", ")
-    ))
-}
-
-/// [`host_aria`] for a host box or cell: without what to do with it where nothing can be done
-/// (the embed view, a picture only).
-fn host_label(h: &HostView, interactive: bool) -> String {
-    let label = host_aria(h);
+    ));
     if interactive {
-        label
+        label + " " + &ts("Press Enter for actions; drag to move it to another network island.")
     } else {
-        label.replace(NOT_INTERACTIVE_HINT, "")
+        label
     }
 }
 
@@ -1508,7 +1499,7 @@ fn cells_markup(
         };
         out.push_str(&format!(
             r#"<g class="{class}"{focus} role="{role}" aria-label="{}" transform="{transform}" data-host="{name}">"#,
-            escape(&host_label(hv, interactive))
+            escape(&host_aria(hv, interactive))
         ));
         cell_inner(&mut out, hv, r, &marks[i]);
         out.push_str("</g>");
@@ -1615,7 +1606,7 @@ fn host_box(p: &HostBoxProps) -> Html {
     });
     html! {
         <g class={g_class} tabindex={p.interactive.then_some("0")} role={if p.interactive { "button" } else { "img" }}
-           aria-label={host_label(hv, p.interactive)} {transform}
+           aria-label={host_aria(hv, p.interactive)} {transform}
            aria-haspopup={p.interactive.then_some("menu")} data-host={hv.name.clone()} {onpointerdown} {onkeydown}>
             { body }
         </g>
@@ -1722,10 +1713,37 @@ mod tests {
         assert!(!marked("w1"));
         assert!(marked("w2") || marked("w3"));
         assert!(
-            host_aria(host("lb")).contains("backends: m1 in service, m2 out of service"),
+            host_aria(host("lb"), false).contains("backends: m1 in service, m2 out of service"),
             "{}",
-            host_aria(host("lb"))
+            host_aria(host("lb"), false)
         );
+    }
+
+    /// What to do with a host is said where something can be done, in the page's language, and
+    /// left out of the picture-only form in every language.
+    #[test]
+    fn a_host_is_told_what_to_do_with_it_only_where_it_can_be() {
+        let (snap, _) = snapshot_at("4-rack-split", 0.0);
+        let h = &snap.hosts[0];
+        assert!(host_aria(h, true).ends_with("drag to move it to another network island."));
+        assert!(!host_aria(h, false).contains("Enter"));
+        for c in crate::language::catalogs() {
+            let hint =
+                c.text("Press Enter for actions; drag to move it to another network island.");
+            assert!(
+                !hint.contains("Press Enter"),
+                "{}: the hint is not translated",
+                c.lang().code()
+            );
+            let hint = hint.into_owned();
+            crate::language::speak(c);
+            let (with, without) = (host_aria(h, true), host_aria(h, false));
+            assert!(with.ends_with(&hint), "{with}");
+            assert!(
+                !without.contains("Enter") && with.starts_with(&without),
+                "{without}"
+            );
+        }
     }
 
     /// A large cluster: plain workers become cells under a summary line per zone, and the
