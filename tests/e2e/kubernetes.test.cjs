@@ -253,6 +253,13 @@ test('embed: #embed shows the run without editor chrome; the embed code opens it
   await screenshot(e, 'embed-view');
   assert.deepEqual(embed.problems, []);
   await e.close();
+  // In another language too, a host of the picture is not said to open a menu.
+  const de = await openPage(browser, src.replace('#', '?lang=de#'), { width: 900, height: 760 });
+  const label = await de.page.locator('[data-host="w1"]').getAttribute('aria-label', { timeout: 15000 });
+  assert.match(label, /^w1 \(worker\)/);
+  assert.doesNotMatch(label, /Enter/, label);
+  assert.deepEqual(de.problems, []);
+  await de.page.close();
   assert.deepEqual(problems, []);
 });
 
