@@ -100,8 +100,7 @@ pub async fn choose_in(dir: &str) -> Option<String> {
     match fetch_text(&format!("{dir}{}.txt", lang.code())).await {
         Ok(text) => {
             // Checked by the lang crate's tests: read without the checks' code.
-            let c = Catalog::load(lang, &text);
-            CATALOG.with(|slot| slot.set(Some(Box::leak(Box::new(c)))));
+            speak(Catalog::load(lang, &text));
             None
         }
         Err(e) => Some(format!(
@@ -143,8 +142,8 @@ pub fn switch_to(lang: Lang) {
         .set_search(&format!("lang={}", lang.code()));
 }
 
-/// Writes this thread's texts in `c`'s language from now on (a test's thread is its own).
-#[cfg(test)]
+/// Writes this thread's texts in `c`'s language from now on (the page's for its life; a test's
+/// thread is its own).
 pub(crate) fn speak(c: Catalog) {
     CATALOG.with(|slot| slot.set(Some(Box::leak(Box::new(c)))));
 }

@@ -817,7 +817,7 @@ pub fn host_aria(h: &HostView, interactive: bool) -> String {
         parts.join(", ")
     ));
     if interactive {
-        label + " " + &ts("Press Enter for actions; drag to move it to another network island.")
+        label + " " + t("Press Enter for actions; drag to move it to another network island.")
     } else {
         label
     }
