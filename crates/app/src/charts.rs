@@ -551,9 +551,11 @@ pub fn charts(props: &Props) -> Html {
             w.to_bits(),
             props.lanes.clone(),
             props.report.clone(),
+            props.computed >= props.duration,
         ),
         {
             let report = props.report.0.clone();
+            let complete = props.computed >= props.duration;
             let lanes = props.lanes.clone();
             move |_| {
                 let windows = fault_windows(&report, duration);
@@ -658,7 +660,10 @@ pub fn charts(props: &Props) -> Html {
                         { for shades }
                         <text class="row-title" x="8" y={(faults_y + 12.5).px()}>{ tr("Faults") }</text>
                         if windows.is_empty() {
-                            <text class="row-sub" x={(left + 4.0).px()} y={(faults_y + 12.5).px()}>{ tr("none: nothing is broken in this run") }</text>
+                            <text class="row-sub" x={(left + 4.0).px()} y={(faults_y + 12.5).px()}>{
+                                // Random faults come later in a run that is still being computed.
+                                if complete { tr("none: nothing is broken in this run") } else { tr("none so far (the run is still being computed)") }
+                            }</text>
                         }
                         <>{ for windows_html }</>
                         <>{ for body }</>

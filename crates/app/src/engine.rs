@@ -25,6 +25,10 @@ const SLICE_MS: f64 = 1.5;
 /// The report is rebuilt at most this often (ms) while a run is computed ahead: rebuilding it
 /// copies every event and series, and the page redraws its charts and log from each.
 const PUBLISH_EVERY_MS: f64 = 250.0;
+/// And only after this many times as long as the last rebuild took: a rebuild copies the whole
+/// history (0.3 s natively at the fifth day of a week's run), so at a fixed pace it would take
+/// most of the time computing ahead as the run grows.
+const PUBLISH_COST_FACTOR: f64 = 5.0;
 /// Slot of the run shown; the run it is compared with is slot [`COMPARED`].
 pub const SHOWN: u8 = 0;
 pub const COMPARED: u8 = 1;
@@ -282,7 +286,8 @@ struct Slot {
     gen: u32,
     run: Run,
     slice: Cell<u64>,
-    published_at: Cell<f64>,
+    /// Wall time (ms) before which the report is not rebuilt again (see [`work_for`]).
+    publish_due: Cell<f64>,
     sent_report: Option<Rc<Report>>,
     sent_snapshot: Option<Rc<Snapshot>>,
     sent_status: Option<Status>,
@@ -390,7 +395,7 @@ impl Engine {
                             gen,
                             run,
                             slice: Cell::new(SLICE),
-                            published_at: Cell::new(f64::NEG_INFINITY),
+                            publish_due: Cell::new(f64::NEG_INFINITY),
                             sent_report: None,
                             sent_snapshot: None,
                             sent_status: None,
@@ -438,7 +443,7 @@ impl Engine {
                 _ => ms / 3.0,
             };
             if slot.run.busy() {
-                work_for(&mut slot.run, share, &slot.slice, &slot.published_at);
+                work_for(&mut slot.run, share, &slot.slice, &slot.publish_due);
             }
             news.extend(slot.news(i as u8));
         }
@@ -448,8 +453,9 @@ impl Engine {
 
 /// Runs `run` for up to `ms` of wall time, in slices of events adapted to take about
 /// [`SLICE_MS`] each (`slice` keeps the size between calls), then publishes its report if it is
-/// stale and the last one (`published_at`) is [`PUBLISH_EVERY_MS`] old. Whether work remains.
-pub fn work_for(run: &mut Run, ms: f64, slice: &Cell<u64>, published_at: &Cell<f64>) -> bool {
+/// stale and due (`publish_due`: [`PUBLISH_EVERY_MS`] after the last one, or
+/// [`PUBLISH_COST_FACTOR`] times as long as it took). Whether work remains.
+pub fn work_for(run: &mut Run, ms: f64, slice: &Cell<u64>, publish_due: &Cell<f64>) -> bool {
     let start = now_ms();
     let mut at = start;
     loop {
@@ -470,9 +476,10 @@ pub fn work_for(run: &mut Run, ms: f64, slice: &Cell<u64>, published_at: &Cell<f
         }
     }
     let now = now_ms();
-    if run.report_stale() && now - published_at.get() >= PUBLISH_EVERY_MS {
+    if run.report_stale() && now >= publish_due.get() {
         run.publish_report();
-        published_at.set(now);
+        let took = now_ms() - now;
+        publish_due.set(now + PUBLISH_EVERY_MS.max(took * PUBLISH_COST_FACTOR));
     }
     run.busy()
 }
@@ -556,6 +563,28 @@ mod tests {
         mirror.seek(60.0);
         assert_eq!(settle(&mut engine, &mut mirror), 1);
         assert!(!mirror.awaiting());
+    }
+
+    /// A link far into a run: its first state is the cluster as it starts, and the clock says
+    /// so (the cursor is at the link's time at once); the link's time only once the view is there.
+    #[test]
+    fn a_link_far_ahead_shows_the_start_until_it_is_reached() {
+        let (s, verb) = load("4-rack-split", 3, 250.5);
+        let mut engine = Engine::default();
+        engine.handle(verb);
+        let mut mirror = Mirror::new(s, 3, 250.5);
+        assert_eq!((mirror.view_t(), mirror.shown_t()), (250.5, 0.0));
+        let mut first = engine.tick(0.01).into_iter();
+        mirror.take(sent(&first.next().expect("the first state at once")));
+        assert!(mirror.started() && mirror.awaiting());
+        assert!(mirror.shown_t() < 250.5, "{}", mirror.shown_t());
+        assert_eq!(mirror.view_t(), 250.5);
+        settle(&mut engine, &mut mirror);
+        assert_eq!((mirror.view_t(), mirror.shown_t()), (250.5, 250.5));
+        // A fork at the cursor: the earlier run's snapshot stays, at the time asked.
+        let (s, _) = load("4-rack-split", 4, 0.0);
+        mirror.reset(s, 4, 250.5);
+        assert_eq!(mirror.shown_t(), 250.5);
     }
 
     /// A new run's news carry its tag; the mirror of a newer run ignores an older run's.
@@ -652,5 +681,56 @@ mod tests {
             message: "the simulation worker stopped".into(),
         };
         assert!(other.take(broken) && other.failed.is_some());
+    }
+}
+
+/// Not a check but a figure (BENCHMARKS.md): how long the engine takes to reach a link to the
+/// fifth day of a week's run, and the news it sends on the way. Run with
+/// `cargo test --release -p app --lib a_link_far_into_a_week -- --ignored --nocapture`.
+#[cfg(test)]
+mod bench {
+    use super::*;
+    use crate::catalog::Ready;
+    use crate::study::plan::{with_preset, Preset};
+
+    #[test]
+    #[ignore]
+    fn a_link_far_into_a_week() {
+        // The study page's default cluster with spot workers, 7 days: the worst of six trials
+        // (seed 1) first loses etcd's quorum at 134:29:19, and the page opens it 10 s before.
+        let s = with_preset(
+            &Ready::by_id("k8s-three-zones").unwrap().scenario(),
+            Preset::Spot,
+        );
+        let s = sim::study::with_seed_and_horizon(
+            &s,
+            8880218605922484559,
+            sim::kernel::time::Duration::from_secs(7 * 86_400),
+        );
+        let t = 134.0 * 3600.0 + 29.0 * 60.0 + 9.0;
+        let mut engine = Engine::default();
+        engine.handle(Verb::Load {
+            slot: SHOWN,
+            gen: 1,
+            scenario: s.to_compact_json(),
+            t,
+        });
+        let start = now_ms();
+        let (mut news, mut bytes) = (0, 0);
+        let run = loop {
+            for n in engine.tick(TICK_MS) {
+                bytes += wire::encode(&n).len();
+                news += 1;
+            }
+            let run = &engine.slots[SHOWN as usize].as_ref().unwrap().run;
+            if !run.view_behind() {
+                break run;
+            }
+        };
+        assert_eq!(run.view_t(), t);
+        println!(
+            "ENGINE_WEEK_LINK_MS={:.0} news={news} bytes={bytes}",
+            now_ms() - start
+        );
     }
 }

@@ -182,10 +182,12 @@ impl Mirror {
         self.awaited_t.unwrap_or_else(|| self.shown_t())
     }
 
-    /// Report seconds of the snapshot drawn (a new run's: the time it was asked for).
+    /// Report seconds of the snapshot drawn. A fork's new run shows the earlier run's snapshot,
+    /// taken at the time asked, until its own arrives; a link's first run shows nothing before
+    /// its first snapshot, which may be of an earlier time than the link's (it is on its way).
     pub fn shown_t(&self) -> f64 {
         match self.awaited_t {
-            Some(t) if self.fresh => t,
+            Some(t) if self.fresh && self.started() => t,
             _ => self.snapshot.t.max(0.0).min(self.duration_s()),
         }
     }
