@@ -130,6 +130,8 @@ test('study: from the playground, spot workers, and the worst trial opened as a 
   // Its random faults come later (none in its first 30 hours): while the week is computed, the
   // faults row does not claim the run has none.
   await page.locator('figure.charts', { hasText: 'none so far (the run is still being computed)' }).waitFor({ timeout: 15000 });
+  // The clock says where the view is going while the run is computed up to there.
+  await page.locator('.status .clock', { hasText: ` → ${clock(lostAt - 10).replace(/\.\d$/, '')} / 168:00:00` }).waitFor({ timeout: 15000 });
   // The week is computed to that time first (about a minute on a slow two-core machine): the
   // clock says where the view is, the status line is busy until it is there.
   await page.locator('.status[aria-busy="false"] .clock', { hasText: `t = ${clock(lostAt - 10)}` }).waitFor({ timeout: 120000 });
@@ -138,6 +140,7 @@ test('study: from the playground, spot workers, and the worst trial opened as a 
   // The seed is a u64: read from the text (a JS number would round it).
   assert.match(raw, new RegExp(`"seed":${seed}[,}]`));
   assert.equal(await page.locator('figure.charts', { hasText: 'nothing is broken in this run' }).count(), 0);
+  assert.doesNotMatch(await page.locator('.status .clock').textContent(), /→/);
   assert.equal(opened.duration, '168h');
   assert.equal(opened.faults.length, 2);
   assert.deepEqual(problems, []);

@@ -662,7 +662,7 @@ pub fn charts(props: &Props) -> Html {
                         if windows.is_empty() {
                             <text class="row-sub" x={(left + 4.0).px()} y={(faults_y + 12.5).px()}>{
                                 // Random faults come later in a run that is still being computed.
-                                if complete { tr("none: nothing is broken in this run") } else { tr("none so far (the run is still being computed)") }
+                                tr(if complete { "none: nothing is broken in this run" } else { "none so far (the run is still being computed)" })
                             }</text>
                         }
                         <>{ for windows_html }</>

@@ -21,6 +21,16 @@ pub fn status_bar() -> Html {
             run.failed.clone(),
         )
     };
+    // A link or a seek past what is computed: the run is computed up to there first (a minute
+    // for the fifth day of a week), while the clock stays where the view is.
+    let going = {
+        let run = session.sim.borrow();
+        if awaiting && run.computed_s() < run.view_t() {
+            format!(" → {}", fmt_t(run.view_t()))
+        } else {
+            String::new()
+        }
+    };
     let e = &snapshot.etcd;
     let (quorum_class, quorum) = match (started, e.has_quorum) {
         // Until the simulation's first state arrives (a moment after the page opens).
@@ -44,7 +54,7 @@ pub fn status_bar() -> Html {
         // Busy while the view is on its way to the time asked (a seek, a fork, a new run).
         <div class="status" aria-busy={awaiting.to_string()}>
             <span class="clock" aria-label={tf(format_args!("Simulated time {} of {}", fmt_t_precise(view_t), fmt_t(duration)))}>
-                { format!("t = {}", fmt_t_precise(view_t)) }<small>{ format!(" / {}", fmt_t(duration)) }</small>
+                { format!("t = {}{going}", fmt_t_precise(view_t)) }<small>{ format!(" / {}", fmt_t(duration)) }</small>
             </span>
             <span class={quorum_class} role="status" aria-live="polite" data-testid="quorum">{ quorum }</span>
             <span class="leader" data-testid="leader">{ leader }</span>
