@@ -543,6 +543,7 @@ pub fn charts(props: &Props) -> Html {
     let x = move |t: f64| left + t.max(0.0).min(duration) / duration * pw;
 
     let faults_y = 8.0;
+    let complete = props.computed >= props.duration;
     // Everything drawn from the report is memoised on it: only the cursor moves per frame.
     let drawing = use_memo(
         (
@@ -551,11 +552,10 @@ pub fn charts(props: &Props) -> Html {
             w.to_bits(),
             props.lanes.clone(),
             props.report.clone(),
-            props.computed >= props.duration,
+            complete,
         ),
         {
             let report = props.report.0.clone();
-            let complete = props.computed >= props.duration;
             let lanes = props.lanes.clone();
             move |_| {
                 let windows = fault_windows(&report, duration);

@@ -10,26 +10,26 @@ use yew::prelude::*;
 #[function_component(StatusBar)]
 pub fn status_bar() -> Html {
     let session = use_session();
-    let (snapshot, view_t, duration, started, awaiting, failed) = {
+    // `going`: a link or a seek past what is computed, where the view is on its way to (the run
+    // is computed up to there first, a minute for the fifth day of a week; the clock stays where
+    // the view is meanwhile).
+    let (snapshot, view_t, duration, started, awaiting, failed, going) = {
         let run = session.sim.borrow();
+        let awaiting = run.awaiting();
+        let going = if awaiting && run.computed_s() < run.view_t() {
+            format!(" → {}", fmt_t(run.view_t()))
+        } else {
+            String::new()
+        };
         (
             run.snapshot(),
             run.shown_t(),
             run.duration_s(),
             run.started(),
-            run.awaiting(),
+            awaiting,
             run.failed.clone(),
+            going,
         )
-    };
-    // A link or a seek past what is computed: the run is computed up to there first (a minute
-    // for the fifth day of a week), while the clock stays where the view is.
-    let going = {
-        let run = session.sim.borrow();
-        if awaiting && run.computed_s() < run.view_t() {
-            format!(" → {}", fmt_t(run.view_t()))
-        } else {
-            String::new()
-        }
     };
     let e = &snapshot.etcd;
     let (quorum_class, quorum) = match (started, e.has_quorum) {
