@@ -5,7 +5,7 @@
 
 use crate::fmt::{fmt_t, fmt_t_precise, Px, Short};
 use crate::language::{mark, t as tr, tf as trf, translate, ts as trs};
-use sim::record::{EventKind, Series};
+use sim::record::{EventKind, LeaderSeries, Series};
 use sim::report::Report;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
@@ -149,7 +149,7 @@ enum Row<'a> {
     Leader {
         title: String,
         hosts: &'a [String],
-        series: &'a [Option<String>],
+        series: &'a LeaderSeries,
         marks: Vec<(f64, &'a str, &'a str)>,
     },
 }
@@ -615,10 +615,10 @@ pub fn charts(props: &Props) -> Html {
                     Row::Leader { title, hosts, series, marks } => {
                         // The lanes start below the title when it has a line of its own.
                         let (title_y, y) = if above { (y + 11.0, y + TITLE_LINE) } else { (y + 12.5, y) };
-                        let leader_runs = runs(&report.series.t, series, duration);
+                        let leader_runs = runs(&report.series.t, series.codes(), duration);
                         let lanes = hosts.iter().enumerate().map(|(i, h)| {
                             let ly = y + i as f64 * LANE;
-                            let bars = leader_runs.iter().filter(|(_, _, l)| l.as_deref() == Some(h.as_str())).map(|(t0, t1, _)| rect(*t0, *t1, ly + 2.0, LANE - 4.0, "leader-bar"));
+                            let bars = leader_runs.iter().filter(|(_, _, l)| series.name(*l) == Some(h.as_str())).map(|(t0, t1, _)| rect(*t0, *t1, ly + 2.0, LANE - 4.0, "leader-bar"));
                             html! {
                                 <g>
                                     <text class="lane" x={(left - 8.0).px()} y={(ly + 12.5).px()} text-anchor="end">{ h }</text>
@@ -786,7 +786,7 @@ pub fn first_difference(a: &Series, b: &Series) -> Option<(f64, String)> {
         s if s <= 0.0 => 0,
         _ => 1,
     };
-    let at = |v: &[Option<String>], i: usize| v.get(i).map(Option::is_some);
+    let at = |v: &LeaderSeries, i: usize| v.codes().get(i).map(|&c| c != 0);
     (0..a.t.len().min(b.t.len())).find_map(|i| {
         let row = if a.etcd_quorum.get(i) != b.etcd_quorum.get(i) {
             "etcd quorum".to_string()

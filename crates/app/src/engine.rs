@@ -685,7 +685,8 @@ mod tests {
 }
 
 /// Not a check but a figure (BENCHMARKS.md): how long the engine takes to reach a link to the
-/// fifth day of a week's run, and the news it sends on the way. Run with
+/// fifth day of a week's run, and the news it sends on the way, then to go back to the start of
+/// that day. Run with
 /// `cargo test --release -p app --lib a_link_far_into_a_week -- --ignored --nocapture`.
 #[cfg(test)]
 mod bench {
@@ -729,8 +730,21 @@ mod bench {
         };
         assert_eq!(run.view_t(), t);
         println!(
-            "ENGINE_WEEK_LINK_MS={:.0} news={news} bytes={bytes}",
-            now_ms() - start
+            "ENGINE_WEEK_LINK_MS={:.0} news={news} bytes={bytes} checkpoints={}",
+            now_ms() - start,
+            run.checkpoints()
         );
+        // Back to the start of that day, while the rest of the week is computed.
+        let back = 120.0 * 3600.0;
+        engine.handle(Verb::Seek { t: back });
+        let start = now_ms();
+        loop {
+            engine.tick(TICK_MS);
+            let run = &engine.slots[SHOWN as usize].as_ref().unwrap().run;
+            if !run.view_behind() {
+                break;
+            }
+        }
+        println!("ENGINE_WEEK_SEEK_BACK_MS={:.0}", now_ms() - start);
     }
 }

@@ -111,11 +111,15 @@ pub fn checkpoint_budget(duration_s: f64, hosts: usize) -> f64 {
 }
 
 /// The shortest checkpoint interval (report seconds) whose checkpoints, at every multiple of it
-/// before the end, fit [`checkpoint_budget`] and [`MAX_CHECKPOINTS`]; `None` when not even one
-/// fits. A 15-minute ready scenario gets one a minute, the 100-worker hour one every 5 minutes,
-/// the 1,000-worker hour one every 5 minutes too, the 100-worker day one every 2 hours.
+/// before the end, fit [`checkpoint_budget`] and [`MAX_CHECKPOINTS`]. A 15-minute ready scenario
+/// gets one a minute, the 100-worker hour one every 5 minutes, the 1,000-worker hour one every
+/// 5 minutes too, the 100-worker day one every 2 hours. A run of days too large for the budget
+/// at any interval gets one a day, as many as the page holds ([`checkpoint_cap`]; thinned as
+/// the run goes on): without any, going back in a week replays it from its start. `None` for a
+/// run shorter than the first interval that fits.
 pub fn checkpoint_interval(duration_s: f64, hosts: usize) -> Option<f64> {
     let budget = checkpoint_budget(duration_s, hosts);
+    let day = 86_400.0;
     INTERVALS_MIN
         .iter()
         .map(|m| (m * 60) as f64)
@@ -124,6 +128,7 @@ pub fn checkpoint_interval(duration_s: f64, hosts: usize) -> Option<f64> {
             let bytes: f64 = (1..=n).map(|k| world_bytes(hosts, k as f64 * every)).sum();
             (1..=MAX_CHECKPOINTS).contains(&n) && bytes <= budget
         })
+        .or((duration_s > day).then_some(day))
 }
 
 pub struct Run {
@@ -666,11 +671,13 @@ mod tests {
             None,
             "nothing before the end of a one-minute run"
         );
-        assert_eq!(
-            checkpoint_interval(7.0 * 86400.0, 100),
-            None,
-            "too large for the budget"
-        );
+        // A week of 100 hosts is too large for the budget at any interval: one a day, at most
+        // as many as the page holds beside its four worlds; the largest run the format allows
+        // (2,000 hosts for a week) keeps none.
+        let week = 7.0 * 86400.0;
+        assert_eq!(checkpoint_interval(week, 100), Some(86400.0));
+        assert_eq!(checkpoint_cap(week, 100), 5);
+        assert_eq!(checkpoint_cap(week, 2000), 0);
         // A day of a small cluster: at most MAX_CHECKPOINTS.
         let every = checkpoint_interval(86400.0, 10).unwrap();
         assert!(86400.0 / every <= MAX_CHECKPOINTS as f64 + 1.0, "{every}");

@@ -7,7 +7,7 @@
 //! index in the kind's table. A reader past the end or on a bad tag marks itself bad and yields
 //! defaults, so a broken message is refused whole instead of panicking.
 
-use sim::record::{Event, EventKind, Operation, Series, Violation, ViolationKind};
+use sim::record::{Event, EventKind, LeaderSeries, Operation, Series, Violation, ViolationKind};
 use sim::report::{
     ApiSummary, EtcdSummary, LeaderSummary, Report, ServiceSummary, Summary, WorkloadSummary,
 };
@@ -136,6 +136,18 @@ impl Wire for usize {
     }
     fn get(r: &mut Reader) -> Self {
         u64::get(r) as usize
+    }
+}
+
+/// The table of names and a code a second, as the core keeps them.
+impl Wire for LeaderSeries {
+    fn put(&self, w: &mut Vec<u8>) {
+        put_slice(self.names(), w);
+        put_slice(self.codes(), w);
+    }
+    fn get(r: &mut Reader) -> Self {
+        let names = Vec::get(r);
+        LeaderSeries::from_parts(names, Vec::get(r))
     }
 }
 
@@ -425,12 +437,15 @@ impl ReportDelta {
                 let rows = [
                     first_diff(&a.t, &b.t),
                     first_diff(&a.etcd_quorum, &b.etcd_quorum),
-                    first_diff(&a.etcd_leader, &b.etcd_leader),
+                    first_diff(a.etcd_leader.codes(), b.etcd_leader.codes()),
                     first_diff(&a.etcd_term, &b.etcd_term),
                     first_diff(&a.etcd_writable, &b.etcd_writable),
                     first_diff(&a.api_writable, &b.api_writable),
-                    first_diff(&a.controller_manager_leader, &b.controller_manager_leader),
-                    first_diff(&a.scheduler_leader, &b.scheduler_leader),
+                    first_diff(
+                        a.controller_manager_leader.codes(),
+                        b.controller_manager_leader.codes(),
+                    ),
+                    first_diff(a.scheduler_leader.codes(), b.scheduler_leader.codes()),
                     first_diff_map(&a.service_availability, &b.service_availability),
                     first_diff_map(&a.running_pods, &b.running_pods),
                     first_diff_map(&a.pending_pods, &b.pending_pods),
@@ -453,12 +468,12 @@ impl ReportDelta {
             series: Series {
                 t: tail(&s.t, from),
                 etcd_quorum: tail(&s.etcd_quorum, from),
-                etcd_leader: tail(&s.etcd_leader, from),
+                etcd_leader: s.etcd_leader.tail(from),
                 etcd_term: tail(&s.etcd_term, from),
                 etcd_writable: tail(&s.etcd_writable, from),
                 api_writable: tail(&s.api_writable, from),
-                controller_manager_leader: tail(&s.controller_manager_leader, from),
-                scheduler_leader: tail(&s.scheduler_leader, from),
+                controller_manager_leader: s.controller_manager_leader.tail(from),
+                scheduler_leader: s.scheduler_leader.tail(from),
                 service_availability: tail_map(&s.service_availability, from),
                 running_pods: tail_map(&s.running_pods, from),
                 pending_pods: tail_map(&s.pending_pods, from),
@@ -481,16 +496,13 @@ impl ReportDelta {
         let (s, n, from) = (&mut report.series, self.series, self.rows_from);
         splice(&mut s.t, from, n.t);
         splice(&mut s.etcd_quorum, from, n.etcd_quorum);
-        splice(&mut s.etcd_leader, from, n.etcd_leader);
+        s.etcd_leader.splice(from, n.etcd_leader);
         splice(&mut s.etcd_term, from, n.etcd_term);
         splice(&mut s.etcd_writable, from, n.etcd_writable);
         splice(&mut s.api_writable, from, n.api_writable);
-        splice(
-            &mut s.controller_manager_leader,
-            from,
-            n.controller_manager_leader,
-        );
-        splice(&mut s.scheduler_leader, from, n.scheduler_leader);
+        s.controller_manager_leader
+            .splice(from, n.controller_manager_leader);
+        s.scheduler_leader.splice(from, n.scheduler_leader);
         splice_map(&mut s.service_availability, from, n.service_availability);
         splice_map(&mut s.running_pods, from, n.running_pods);
         splice_map(&mut s.pending_pods, from, n.pending_pods);
@@ -503,6 +515,28 @@ mod tests {
     use super::*;
     use crate::catalog::Ready;
     use sim::world::World;
+
+    /// Another run's report (a new scenario in the same slot): its leaders met their names in
+    /// another order, and the delta still rebuilds it from the first run's (rows are compared
+    /// by code, and the page takes the new table).
+    #[test]
+    fn a_delta_to_another_runs_report_rebuilds_it() {
+        let report = |id: &str| {
+            let s = Ready::by_id(id).unwrap().scenario();
+            sim::run_scenario(&s.to_json()).unwrap()
+        };
+        let (a, b) = (report("3-three-masters-two-die"), report("4-rack-split"));
+        let (na, nb) = (a.series.etcd_leader.names(), b.series.etcd_leader.names());
+        assert!(!nb.starts_with(na), "the tables differ: {na:?} {nb:?}");
+        let delta: ReportDelta = decode(&encode(&ReportDelta::between(Some(&a), &b))).unwrap();
+        let mut page = a.clone();
+        delta.apply(&mut page);
+        assert_eq!(page, b);
+        assert_eq!(
+            page.series.etcd_leader.iter().collect::<Vec<_>>(),
+            b.series.etcd_leader.iter().collect::<Vec<_>>()
+        );
+    }
 
     /// A run published every few thousand events, as the engine does while computing ahead:
     /// each report rebuilt from the previous one and its delta, through bytes, equals it.

@@ -130,15 +130,15 @@ pub struct RunRecord<'a> {
 pub struct Series {
     pub t: Vec<f64>,
     pub etcd_quorum: Vec<bool>,
-    pub etcd_leader: Vec<Option<String>>,
+    pub etcd_leader: LeaderSeries,
     pub etcd_term: Vec<u64>,
     pub etcd_writable: Vec<Option<bool>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub api_writable: Vec<Option<bool>>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub controller_manager_leader: Vec<Option<String>>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub scheduler_leader: Vec<Option<String>>,
+    #[serde(skip_serializing_if = "LeaderSeries::is_empty")]
+    pub controller_manager_leader: LeaderSeries,
+    #[serde(skip_serializing_if = "LeaderSeries::is_empty")]
+    pub scheduler_leader: LeaderSeries,
     /// Per Service: the fraction of that second's requests that succeeded (filled in by the report).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub service_availability: BTreeMap<String, Vec<f64>>,
@@ -154,6 +154,102 @@ pub struct Series {
     /// page only: not part of the report format.
     #[serde(skip)]
     pub dns_lookups: Vec<Option<f64>>,
+}
+
+/// Who led in each second: a code per second into a table of the names seen (0: nobody), so a
+/// week holds four bytes a second where a string a second made every copy of the world (the
+/// page's checkpoints, the report it rebuilds while a run computes) grow by 500 KB an hour.
+/// Serialised as the report's array of names and nulls.
+#[derive(Clone, Debug, Default)]
+pub struct LeaderSeries {
+    names: Vec<String>,
+    codes: Vec<u32>,
+}
+
+impl LeaderSeries {
+    /// The series of `codes` into `names` (1 is the first name; a code without one reads as
+    /// nobody).
+    pub fn from_parts(names: Vec<String>, codes: Vec<u32>) -> Self {
+        LeaderSeries { names, codes }
+    }
+
+    pub fn push(&mut self, leader: Option<&str>) {
+        let code = match leader {
+            None => 0,
+            Some(name) => match self.names.iter().position(|n| n == name) {
+                Some(i) => i + 1,
+                None => {
+                    self.names.push(name.to_string());
+                    self.names.len()
+                }
+            },
+        };
+        self.codes.push(code as u32);
+    }
+
+    pub fn len(&self) -> usize {
+        self.codes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.codes.is_empty()
+    }
+
+    /// The leader in second `i` (`Some(None)`: nobody), `None` past the end, as a slice's `get`.
+    pub fn get(&self, i: usize) -> Option<Option<&str>> {
+        self.codes.get(i).map(|&c| self.name(c))
+    }
+
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = Option<&str>> + ExactSizeIterator + '_ {
+        self.codes.iter().map(|&c| self.name(c))
+    }
+
+    /// Each second's code: equal codes are the same leader.
+    pub fn codes(&self) -> &[u32] {
+        &self.codes
+    }
+
+    /// The leader a code stands for.
+    pub fn name(&self, code: u32) -> Option<&str> {
+        let i = (code as usize).checked_sub(1)?;
+        self.names.get(i).map(String::as_str)
+    }
+
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// The seconds from `from` on.
+    pub fn tail(&self, from: usize) -> LeaderSeries {
+        LeaderSeries {
+            names: self.names.clone(),
+            codes: self.codes.get(from..).unwrap_or_default().to_vec(),
+        }
+    }
+
+    pub fn clear(&mut self) {
+        self.codes.clear();
+    }
+
+    /// The first `from` seconds' codes, then `rest`'s seconds, all read with `rest`'s table: the
+    /// first `from` codes must be `rest`'s run's too (the page's wire compares codes).
+    pub fn splice(&mut self, from: usize, rest: LeaderSeries) {
+        self.names = rest.names;
+        self.codes.truncate(from);
+        self.codes.extend(rest.codes);
+    }
+}
+
+impl PartialEq for LeaderSeries {
+    fn eq(&self, other: &Self) -> bool {
+        self.iter().eq(other.iter())
+    }
+}
+
+impl Serialize for LeaderSeries {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
 }
 
 /// Users' requests: successes and attempts per Service per report second.
@@ -804,6 +900,50 @@ impl crate::k8s::Observe for Recorder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A leader series reads and serialises as the names it was given, second by second, and
+    /// two series compare by those names whatever codes their tables gave them.
+    #[test]
+    fn leader_series_keep_names_not_codes() {
+        let mut a = LeaderSeries::default();
+        for l in [Some("m1"), Some("m1"), None, Some("m2"), Some("m1")] {
+            a.push(l);
+        }
+        assert_eq!(a.len(), 5);
+        assert_eq!(a.get(2), Some(None));
+        assert_eq!(a.get(3), Some(Some("m2")));
+        assert_eq!(a.get(5), None);
+        assert_eq!(a.iter().next_back(), Some(Some("m1")));
+        assert_eq!(a.names().len(), 2, "each name is kept once");
+        assert_eq!(
+            serde_json::to_string(&a).unwrap(),
+            r#"["m1","m1",null,"m2","m1"]"#
+        );
+        // The same leaders, met in another order: another table, the same series.
+        let mut b = LeaderSeries::default();
+        b.push(Some("m2"));
+        for l in a.iter() {
+            b.push(l);
+        }
+        let b = LeaderSeries::from_parts(b.names().to_vec(), b.codes()[1..].to_vec());
+        assert_eq!(b.names()[0], "m2");
+        assert_eq!(b, a);
+        let mut c = b.clone();
+        c.push(Some("m3"));
+        assert_ne!(c, a);
+        // The same run later: its seconds from 3 on bring the name it met since.
+        let mut early = c.clone();
+        early.splice(3, LeaderSeries::default());
+        let rest = LeaderSeries::from_parts(c.names().to_vec(), c.codes()[3..].to_vec());
+        assert_eq!(
+            rest.iter().collect::<Vec<_>>(),
+            [Some("m2"), Some("m1"), Some("m3")]
+        );
+        early.splice(3, rest);
+        assert_eq!(early, c);
+        let unknown = LeaderSeries::from_parts(vec!["m1".into()], vec![0, 1, 2]);
+        assert_eq!(unknown.iter().collect::<Vec<_>>(), [None, Some("m1"), None]);
+    }
 
     /// State Machine Safety is checked against the term first applied at each index, kept as
     /// runs of equal terms; a fork keeps the terms of the entries it kept.

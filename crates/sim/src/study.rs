@@ -325,9 +325,9 @@ fn settled(w: &World, n: u64) -> bool {
         }
     };
     flat(&s.etcd_quorum, n)
-        && flat(&s.etcd_leader, n)
-        && flat(&s.controller_manager_leader, n)
-        && flat(&s.scheduler_leader, n)
+        && flat(s.etcd_leader.codes(), n)
+        && flat(s.controller_manager_leader.codes(), n)
+        && flat(s.scheduler_leader.codes(), n)
         && s.running_pods.values().all(|v| flat(v, n))
         && probe(r.etcd_writes)
         && r.api_writes.is_none_or(probe)

@@ -137,7 +137,7 @@ fn pre_vote_stops_a_rejoining_member_from_disrupting_the_leader() {
             .series
             .etcd_leader
             .iter()
-            .all(|l| l.as_deref() == Some(leader.as_str())));
+            .all(|l| l == Some(leader.as_str())));
 
         let without = run(&three(seed, r#""etcd_pre_vote": false"#, &events));
         let last = *without.series.etcd_term.last().unwrap();
@@ -456,9 +456,12 @@ fn old_members_restarted_after_force_new_cluster_stop_as_removed() {
             later_leaders.iter().all(|h| *h == leader),
             "seed {seed}: leaders after the force-new-cluster: {later_leaders:?}"
         );
-        assert!(r.series.etcd_leader[45..]
+        assert!(r
+            .series
+            .etcd_leader
             .iter()
-            .all(|l| l.as_deref() == Some(leader.as_str())));
+            .skip(45)
+            .all(|l| l == Some(leader.as_str())));
         assert!(
             r.summary.violations.is_empty(),
             "seed {seed}: {:?}",

@@ -120,7 +120,9 @@ fn check(seed: u64) -> Option<String> {
     if (660..=last).any(|i| s.api_writable[i] != Some(true)) {
         return Some("API writes still failing after 11 min".into());
     }
-    if s.controller_manager_leader[last].is_none() || s.scheduler_leader[last].is_none() {
+    if s.controller_manager_leader.get(last) == Some(None)
+        || s.scheduler_leader.get(last) == Some(None)
+    {
         return Some("no controller-manager or scheduler leader at the end".into());
     }
     // A DaemonSet wants a pod on every Node: one more once m4 has registered, which it does once

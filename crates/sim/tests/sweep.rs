@@ -175,7 +175,9 @@ fn check(seed: u64) -> Option<String> {
         70.0
     };
     let from = s.t.iter().position(|&t| t >= settle).unwrap_or(s.t.len());
-    if let Some(i) = (from..s.t.len()).find(|&i| s.etcd_leader[i].is_none() || !s.etcd_quorum[i]) {
+    if let Some(i) =
+        (from..s.t.len()).find(|&i| s.etcd_leader.get(i) == Some(None) || !s.etcd_quorum[i])
+    {
         return Some(format!(
             "no leader or no quorum at t = {} s, {} s after the final heal",
             s.t[i],

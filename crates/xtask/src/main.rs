@@ -59,11 +59,31 @@ fn root() -> PathBuf {
     manifest.ancestors().nth(2).unwrap().to_path_buf()
 }
 
-fn cargo_bin_dir() -> PathBuf {
+fn cargo_home() -> PathBuf {
     match env::var_os("CARGO_HOME") {
-        Some(h) => PathBuf::from(h).join("bin"),
-        None => PathBuf::from(env::var_os("HOME").unwrap_or_default()).join(".cargo/bin"),
+        Some(h) => PathBuf::from(h),
+        None => PathBuf::from(env::var_os("HOME").unwrap_or_default()).join(".cargo"),
     }
+}
+
+fn cargo_bin_dir() -> PathBuf {
+    cargo_home().join("bin")
+}
+
+/// Rust flags for the page's build: panic messages name a dependency's source by its path in
+/// this machine's Cargo home (`/root/.cargo/registry/src/index.crates.io-…/yew-0.23.0/…`);
+/// written from the crate's own folder, the page's bytes no longer depend on where it was
+/// built, and the download is smaller. (Cargo's encoded form: a path may hold spaces.)
+fn page_rustflags() -> String {
+    let src = cargo_home().join("registry/src");
+    let mut flags: Vec<String> = fs::read_dir(&src)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| format!("--remap-path-prefix={}/=", e.path().display()))
+        .collect();
+    flags.sort();
+    flags.join("\x1f")
 }
 
 fn tools_dir() -> PathBuf {
@@ -366,6 +386,7 @@ fn dist() -> Result {
     let study = dist.join("study");
     for (page, into) in [("index.html", &dist), ("study.html", &study)] {
         run(cmd("trunk")
+            .env("CARGO_ENCODED_RUSTFLAGS", page_rustflags())
             .args([
                 "build",
                 page,

@@ -126,7 +126,7 @@ impl Report {
                     lease,
                     LeaderSummary {
                         changes,
-                        final_holder: held.last().cloned().flatten(),
+                        final_holder: held.iter().next_back().flatten().map(str::to_string),
                     },
                 );
             } else {

@@ -757,11 +757,7 @@ impl World {
                 self.push_event(EventKind::VipMoved, Some(h), text);
             }
         }
-        let lease_leader = |lease| {
-            self.obs
-                .lease_leader(lease)
-                .map(|h| self.hosts.name(h).to_string())
-        };
+        let lease_leader = |lease| self.obs.lease_leader(lease).map(|h| self.hosts.name(h));
         let (kcm, sched) = (
             lease_leader(crate::k8s::leader::KCM_LEASE),
             lease_leader(crate::k8s::leader::SCHEDULER_LEASE),
@@ -779,9 +775,7 @@ impl World {
         let series = &mut self.obs.series;
         series.t.push(t.round());
         series.etcd_quorum.push(self.quorum.quorum == Some(true));
-        series
-            .etcd_leader
-            .push(leader.map(|h| self.hosts.name(h).to_string()));
+        series.etcd_leader.push(leader.map(|h| self.hosts.name(h)));
         series.etcd_term.push(self.etcd.term(leader));
         // The probe writes once per second, right after the sample.
         let probe = Addr {
