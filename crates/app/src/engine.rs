@@ -311,8 +311,11 @@ impl Slot {
         };
         // The compared run is drawn by its charts only. A seek's replay is shown once done, but
         // a new run's first state at once (a large cluster takes a while to boot to t = 0).
-        let replaying =
-            self.run.seeking() && self.run.view_behind() && self.sent_snapshot.is_some();
+        // Playing, the page asks once a frame and draws once a frame: on the way to the target,
+        // one snapshot per ask (a 1,000-host snapshot is 280 KB to decode), then the target's.
+        let replaying = self.run.view_behind()
+            && self.sent_snapshot.is_some()
+            && (self.run.seeking() || !self.asked);
         let snapshot = (slot == SHOWN && !replaying)
             .then(|| self.run.snapshot())
             .filter(|s| {
@@ -490,6 +493,39 @@ mod tests {
     use crate::catalog::Ready;
     use crate::mirror::Mirror;
     use sim::world::World;
+
+    /// Playing on: while the view is on its way to the target, one snapshot per ask of the page
+    /// (it draws once a frame), not one per slice of work; then the one at the target.
+    #[test]
+    fn playback_sends_one_snapshot_per_ask_on_the_way() {
+        let (s, verb) = load("4-rack-split", 1, 0.0);
+        let mut engine = Engine::default();
+        engine.handle(verb);
+        while engine.busy() {
+            engine.tick(50.0);
+        }
+        let end = s.duration.as_secs_f64();
+        engine.handle(Verb::Advance { t: end });
+        let (mut ticks, mut short, mut at_end) = (0, 0, 0);
+        while engine.busy() {
+            ticks += 1;
+            for news in engine.tick(0.1) {
+                if let News::State {
+                    snapshot: Some(snap),
+                    ..
+                } = news
+                {
+                    if snap.t < end {
+                        short += 1;
+                    } else {
+                        at_end += 1;
+                    }
+                }
+            }
+        }
+        assert!(ticks > 10, "the view took {ticks} slices to the end");
+        assert_eq!((short, at_end), (1, 1), "snapshots on the way, at the end");
+    }
 
     /// Through bytes, as between the page and the worker.
     fn sent<T: Wire>(v: &T) -> T {
