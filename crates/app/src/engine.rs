@@ -498,12 +498,7 @@ mod tests {
     /// (it draws once a frame), not one per slice of work; then the one at the target.
     #[test]
     fn playback_sends_one_snapshot_per_ask_on_the_way() {
-        let (s, verb) = load("4-rack-split", 1, 0.0);
-        let mut engine = Engine::default();
-        engine.handle(verb);
-        while engine.busy() {
-            engine.tick(50.0);
-        }
+        let (s, mut engine) = computed("4-rack-split");
         let end = s.duration.as_secs_f64();
         engine.handle(Verb::Advance { t: end });
         let (mut ticks, mut short, mut at_end) = (0, 0, 0);
@@ -541,6 +536,17 @@ mod tests {
             t,
         };
         (s, verb)
+    }
+
+    /// An engine with a ready scenario's whole run computed, the view at 0:00.
+    fn computed(id: &str) -> (sim::scenario::Scenario, Engine) {
+        let (s, verb) = load(id, 1, 0.0);
+        let mut engine = Engine::default();
+        engine.handle(verb);
+        while engine.busy() {
+            engine.tick(5.0);
+        }
+        (s, engine)
     }
 
     /// Ticks until the engine rests, each news taken by `mirror`; the news count.
@@ -645,12 +651,7 @@ mod tests {
 
     #[test]
     fn console_commands_run_against_the_view_and_bring_back_their_record() {
-        let (_, verb) = load("7-worker-dies", 1, 0.0);
-        let mut engine = Engine::default();
-        engine.handle(verb);
-        while engine.busy() {
-            engine.tick(5.0);
-        }
+        let (_, mut engine) = computed("7-worker-dies");
         let ask = |engine: &mut Engine, line: &str| match engine.handle(sent(&Verb::Console {
             id: 3,
             from: 0,
