@@ -29,6 +29,11 @@ const PUBLISH_EVERY_MS: f64 = 250.0;
 /// history (0.3 s natively at the fifth day of a week's run), so at a fixed pace it would take
 /// most of the time computing ahead as the run grows.
 const PUBLISH_COST_FACTOR: f64 = 5.0;
+/// Playing, a snapshot on the way is sent only after this many times as long as the last one
+/// took to build: a large cluster's costs a good part of a frame, and answering every frame's ask
+/// with one left the simulation little of the worker's time (at 1,000 workers, playing at max
+/// went three times slower once the page asked every 16 ms instead of every 33).
+const SNAPSHOT_COST_FACTOR: f64 = 3.0;
 /// Slot of the run shown; the run it is compared with is slot [`COMPARED`].
 pub const SHOWN: u8 = 0;
 pub const COMPARED: u8 = 1;
@@ -294,6 +299,8 @@ struct Slot {
     /// A verb moved the view: the page hears back even if nothing it shows changed (it waits
     /// for the view to be where it asked).
     asked: bool,
+    /// Wall time (ms) before which no snapshot is sent on the way ([`SNAPSHOT_COST_FACTOR`]).
+    snapshot_due: f64,
 }
 
 impl Slot {
@@ -315,9 +322,14 @@ impl Slot {
         // one snapshot per ask (a 1,000-host snapshot is 280 KB to decode), then the target's.
         let replaying = self.run.view_behind()
             && self.sent_snapshot.is_some()
-            && (self.run.seeking() || !self.asked);
+            && (self.run.seeking() || !self.asked || now_ms() < self.snapshot_due);
         let snapshot = (slot == SHOWN && !replaying)
-            .then(|| self.run.snapshot())
+            .then(|| {
+                let start = now_ms();
+                let s = self.run.snapshot();
+                self.snapshot_due = start + (now_ms() - start) * (1.0 + SNAPSHOT_COST_FACTOR);
+                s
+            })
             .filter(|s| {
                 !self
                     .sent_snapshot
@@ -401,6 +413,7 @@ impl Engine {
                             publish_due: Cell::new(f64::NEG_INFINITY),
                             sent_report: None,
                             sent_snapshot: None,
+                            snapshot_due: 0.0,
                             sent_status: None,
                             asked: true,
                         });
@@ -520,6 +533,31 @@ mod tests {
         }
         assert!(ticks > 10, "the view took {ticks} slices to the end");
         assert_eq!((short, at_end), (1, 1), "snapshots on the way, at the end");
+    }
+
+    /// Playing, an ask made before the last snapshot's cost has been repaid gets the status
+    /// (the page keeps its pace) but no snapshot on the way; the target's snapshot still comes.
+    #[test]
+    fn playback_skips_snapshots_on_the_way_until_their_cost_is_repaid() {
+        let (s, mut engine) = computed("4-rack-split");
+        let end = s.duration.as_secs_f64();
+        let (mut answers, mut short, mut at_end) = (0, 0, 0);
+        while engine.busy() || answers == 0 {
+            engine.slots[0].as_mut().unwrap().snapshot_due = f64::INFINITY;
+            engine.handle(Verb::Advance { t: end });
+            for news in engine.tick(0.1) {
+                if let News::State { snapshot, .. } = news {
+                    answers += 1;
+                    match snapshot {
+                        Some(snap) if snap.t < end => short += 1,
+                        Some(_) => at_end += 1,
+                        None => {}
+                    }
+                }
+            }
+        }
+        assert!(answers > 10, "every ask is answered: {answers}");
+        assert_eq!((short, at_end), (0, 1), "snapshots on the way, at the end");
     }
 
     /// Through bytes, as between the page and the worker.

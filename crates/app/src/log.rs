@@ -8,8 +8,10 @@ use sim::report::Report;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-/// Rows drawn at most; a long run shows the window around the cursor.
-const MAX_ROWS: usize = 400;
+/// Rows drawn at most; a long run shows the window around the cursor. Not more: a scrub moves
+/// the whole window and a large cluster's split adds hundreds of events at once, and drawing 400
+/// new rows was a task of 50 to 80 ms at 1,000 workers.
+const MAX_ROWS: usize = 100;
 /// The log scrolls to follow the cursor at most this often (ms).
 const FOLLOW_MS: f64 = 150.0;
 

@@ -1058,6 +1058,9 @@ pub fn topology(props: &Props) -> Html {
     let mut items: Vec<Html> = Vec::new();
     // Cells groups in drawing order: the first drawing reveals them a few per frame.
     let mut groups_drawn = 0usize;
+    // A booting cluster runs no pod yet; once it does, every cell changes at once, so its groups
+    // are drawn anew, a few a frame (see [`CellsProps::order`]), not all in one long task.
+    let booted = snap.hosts.iter().any(|h| !h.pods.is_empty());
     let zoomable = draws_cells(snap);
     for isl in &lay.islands {
         for c in &isl.columns {
@@ -1122,7 +1125,11 @@ pub fn topology(props: &Props) -> Html {
                     .iter()
                     .map(|&(i, r, _)| (i, r, selected(&Item::Host(snap.hosts[i].name.clone()))))
                     .collect();
-                let key = format!("cells {}", snap.hosts[cells[0].0].name);
+                let key = format!(
+                    "{} {}",
+                    if booted { "cells" } else { "boot" },
+                    snap.hosts[cells[0].0].name
+                );
                 items.push(html! {
                     <Cells {key} snapshot={props.snapshot.clone()}
                         {cells} marks={marks.clone()} {order}
@@ -1387,7 +1394,7 @@ const CELLS_PER_GROUP: usize = 50;
 /// Groups of cells that first appear in one frame, from the frame after the topology's first.
 const GROUPS_PER_FRAME: usize = 1;
 
-#[derive(Properties, PartialEq)]
+#[derive(Properties)]
 struct CellsProps {
     snapshot: crate::shared::Shared<Snapshot>,
     /// The group's cells: the host's index in the snapshot, its place, whether it is selected.
@@ -1401,6 +1408,19 @@ struct CellsProps {
     interactive: bool,
     on_down: Callback<(Item, PointerEvent)>,
     on_key: Callback<(Item, KeyboardEvent)>,
+}
+
+/// A group is the same while its cells' hosts are: compared host by host, not by snapshot, as
+/// playing a large cluster changes a few hosts a frame, and building every group's markup again
+/// for each frame took most of the page's time.
+impl PartialEq for CellsProps {
+    fn eq(&self, o: &Self) -> bool {
+        let (a, b) = (&self.snapshot.hosts, &o.snapshot.hosts);
+        let same = (&self.cells, &self.marks, self.order, self.interactive)
+            == (&o.cells, &o.marks, o.order, o.interactive)
+            && (&self.on_down, &self.on_key) == (&o.on_down, &o.on_key);
+        same && self.cells.iter().all(|c| a.get(c.0) == b.get(c.0))
+    }
 }
 
 /// The cells of a large cluster's plain workers, a few dozen at a time, drawn from markup: as
@@ -1806,5 +1826,36 @@ mod tests {
             .unwrap()
             .summary
             .is_none());
+    }
+
+    /// A group of cells is drawn again when one of its hosts changed, not because the snapshot
+    /// is a new one (playing a large cluster changes a few hosts a frame).
+    #[test]
+    fn a_group_of_cells_is_drawn_again_only_when_one_of_its_hosts_changed() {
+        let (snap, _) = snapshot_at("7-worker-dies", 0.0);
+        let mut changed = snap.clone();
+        let last = snap.hosts.iter().rposition(|h| !h.pods.is_empty()).unwrap();
+        assert!(last > 2);
+        changed.hosts[last].pods.pop();
+        let r = Rect {
+            x: 0.0,
+            y: 0.0,
+            w: CELL_W,
+            h: CELL_H,
+        };
+        // Callbacks compare by identity: the topology keeps its own across renders.
+        let (on_down, on_key) = (Callback::noop(), Callback::noop());
+        let group = |snap: &Snapshot, cells: Vec<usize>| CellsProps {
+            snapshot: crate::shared::Shared::new(Rc::new(snap.clone())),
+            cells: cells.into_iter().map(|i| (i, r, false)).collect(),
+            marks: Rc::new(vec![Vec::new(); snap.hosts.len()]),
+            order: 0,
+            interactive: true,
+            on_down: on_down.clone(),
+            on_key: on_key.clone(),
+        };
+        assert!(group(&snap, vec![0, 1]) == group(&changed, vec![0, 1]));
+        assert!(group(&snap, vec![0, last]) != group(&changed, vec![0, last]));
+        assert!(group(&snap, vec![0, 1]) != group(&snap, vec![0, 2]));
     }
 }
