@@ -6,7 +6,8 @@
 //!   snapshot.
 //!
 //! Seeking replays at most one checkpoint interval, or [`REPLAY_EVENTS`] events (both doubled
-//! at each thinning, below). While `ahead` computes, it keeps a clone of itself an interval after the last one
+//! at each thinning, below). While `ahead` computes, it keeps a clone of itself at 0:00 (the settled
+//! cluster; none while it boots), then an interval after the last one
 //! ([`checkpoint_interval`], chosen from the scenario's size so they fit [`checkpoint_budget`]),
 //! or sooner once that many events have passed (a busy stretch); at [`checkpoint_cap`] every other
 //! one goes and both spacings double, so a long run's checkpoints stay spread over all of it:
@@ -125,6 +126,7 @@ pub fn checkpoint_interval(duration_s: f64, hosts: usize) -> Option<f64> {
         .map(|m| (m * 60) as f64)
         .find(|&every| {
             let n = ((duration_s / every).ceil() as usize).saturating_sub(1);
+            // (Beside the one at 0:00, the smallest: a settled cluster with no history yet.)
             let bytes: f64 = (1..=n).map(|k| world_bytes(hosts, k as f64 * every)).sum();
             (1..=MAX_CHECKPOINTS).contains(&n) && bytes <= budget
         })
@@ -193,7 +195,9 @@ impl Run {
             every,
             checkpoints: Vec::new(),
             spacing: every.unwrap_or(f64::INFINITY),
-            next_checkpoint_s: every.unwrap_or(f64::INFINITY),
+            // The first at 0:00, the settled cluster: going back to the start would otherwise
+            // replay its boot (at 1,000 workers 94,000 events, more than the first minute after).
+            next_checkpoint_s: every.map_or(f64::INFINITY, |_| 0.0),
             checkpoint_events: 0,
             replay_events: REPLAY_EVENTS,
             cap: every.map_or(0, |_| checkpoint_cap(duration_s, hosts)),
@@ -443,16 +447,22 @@ impl Run {
             // it is (the view is not behind), so it must hold every event of `now`.
             ahead.run_until(now, u64::MAX);
             self.last_events = ahead.events_processed() - before;
-            if self.checkpoints.len() >= self.cap {
+            // None while the cluster boots: the one at 0:00 serves every seek better.
+            let booting = now < ahead.at_report_secs(0.0);
+            if self.checkpoints.len() >= self.cap && !booting {
                 thin(&mut self.checkpoints);
                 self.replay_events *= 2;
                 self.spacing *= 2.0;
             }
-            if self.checkpoints.len() < self.cap {
+            if self.checkpoints.len() < self.cap && !booting {
                 self.checkpoints.push(ahead.clone());
             }
             self.checkpoint_events = ahead.events_processed();
-            self.next_checkpoint_s = ahead.elapsed_s() + self.spacing;
+            self.next_checkpoint_s = if booting {
+                0.0
+            } else {
+                ahead.elapsed_s() + self.spacing
+            };
         }
         if !reached {
             return self.busy();
@@ -692,8 +702,8 @@ mod tests {
             let every = r.checkpoint_every().unwrap();
             assert_eq!(
                 r.checkpoints() as f64,
-                (r.duration_s() / every).ceil() - 1.0,
-                "{id}"
+                (r.duration_s() / every).ceil(),
+                "{id}: at 0:00 and every interval before the end"
             );
             for t in [
                 every * 2.0 + 10.5,
@@ -727,7 +737,7 @@ mod tests {
     fn a_busy_run_keeps_a_checkpoint_every_so_many_events() {
         let mut r = run("4-rack-split");
         r.replay_events = 5_000;
-        let mut taken = vec![(0.0, 0)];
+        let mut taken = Vec::new();
         let mut last = 0;
         while r.work(1_000) {
             if r.checkpoints() > last {
@@ -736,6 +746,13 @@ mod tests {
                 taken.push((c.elapsed_s(), c.events_processed()));
             }
         }
+        // None while the cluster boots (more than 5,000 events): the first is the settled
+        // cluster at 0:00, with every event of that instant.
+        let mut settled = World::new(r.scenario().clone());
+        let origin = settled.at_report_secs(0.0);
+        while settled.run_until(origin, u64::MAX) {}
+        assert_eq!(taken[0], (0.0, settled.events_processed()));
+        assert!(taken[0].1 > 5_000);
         let every = r.checkpoint_every().unwrap();
         assert!(
             taken.len() - 1 > (r.duration_s() / every) as usize,
@@ -798,8 +815,8 @@ mod tests {
         assert_eq!(r.view_t(), 250.5);
         assert_eq!(
             r.checkpoints(),
-            4,
-            "checkpoints at 1:00, 2:00, 3:00 and 4:00 on the way"
+            5,
+            "checkpoints at 0:00, 1:00, 2:00, 3:00 and 4:00 on the way"
         );
         let mut fresh = World::new(r.scenario().clone());
         let until = fresh.at_report_secs(250.5);
