@@ -5,12 +5,13 @@
 //! - `view` is the world at the time the person looks at (the cursor); the topology draws its
 //!   snapshot.
 //!
-//! Seeking replays at most one checkpoint interval, or [`REPLAY_EVENTS`] events (both doubled
-//! at each thinning, below). While `ahead` computes, it keeps a clone of itself at 0:00 (the settled
-//! cluster; none while it boots), then an interval after the last one
+//! Seeking replays at most one checkpoint interval, or about [`REPLAY_MS`] of computing (more once
+//! the run has reached its cap, below). While `ahead` computes, it keeps a clone of itself at 0:00
+//! (the settled cluster; none while it boots), then an interval after the last one
 //! ([`checkpoint_interval`], chosen from the scenario's size so they fit [`checkpoint_budget`]),
-//! or sooner once that many events have passed (a busy stretch); at [`checkpoint_cap`] every other
-//! one goes and both spacings double, so a long run's checkpoints stay spread over all of it:
+//! or sooner once it has computed that long (a busy stretch); at [`checkpoint_cap`] the one whose
+//! neighbours are the cheapest to replay between goes, so a long run's checkpoints stay spread
+//! over all of it, about equally costly to replay from:
 //! `World` is `Clone`, and a clone continues exactly like the original, so replaying from a
 //! checkpoint gives the same world as replaying from the start (runs are deterministic and
 //! prefix-stable).
@@ -30,7 +31,7 @@
 //! timeline forks there), so the new run agrees with what was shown up to the cursor.
 //! No simulation logic lives here: only scheduling of the core's own `run_until`.
 
-use crate::fmt::Fixed;
+use crate::fmt::{now_ms, Fixed};
 use sim::report::Report;
 use sim::scenario::{Action, Event, Scenario};
 use sim::time::{Duration, SimTime};
@@ -63,11 +64,14 @@ pub fn world_bytes(hosts: usize, t: f64) -> f64 {
     hosts.min(100.0) * 40e3 + (hosts - 100.0).max(0.0) * 25e3 + (hosts * 1e3 + 500e3) * t / 3600.0
 }
 
-/// Most simulation events a seek may have to replay from a checkpoint: about a quarter of a second
-/// in the page (≈ 1 µs an event at 1,000 workers, and the clone and the drawing). A busy stretch (a large cluster's start, where
-/// ten thousand pods are created and scheduled, or a split) gets its checkpoints closer together
-/// than the interval.
-pub const REPLAY_EVENTS: u64 = 200_000;
+/// Most wall time (ms) a seek should replay from a checkpoint: the run ahead keeps one each time it
+/// has computed this long, so a busy stretch (a large cluster's split, whose events cost two to
+/// three times a quiet stretch's) gets its checkpoints closer together than the interval.
+pub const REPLAY_MS: f64 = 150.0;
+
+/// A clone of a checkpoint costs about as much as replaying this many events per host of the
+/// cluster (natively 19 ms for a 1,000-worker world, ≈ 0.35 µs an event in a quiet stretch).
+const CLONE_EVENTS_PER_HOST: u64 = 50;
 
 /// The most checkpoints a run may keep: as many as the page's budget holds beside the view, the
 /// run ahead and the spares, each at its size at the run's end.
@@ -148,17 +152,19 @@ pub struct Run {
     /// Report seconds between checkpoints (`None`: the run is too large for any).
     every: Option<f64>,
     /// Clones of `ahead` (sorted by time), never modified: one an interval after the last, or
-    /// sooner once [`Run::replay_events`] events have passed since it, at most [`Run::cap`].
+    /// sooner once it has cost [`Run::replay`] to compute since, at most [`Run::cap`].
     checkpoints: Vec<World>,
-    /// Report seconds between checkpoints by time: `every`, doubled at each thinning.
-    spacing: f64,
+    /// What computing `ahead` had cost at each checkpoint (ms, by [`Run::clock`]).
+    costs: Vec<f64>,
     /// Report seconds of the next checkpoint by time.
     next_checkpoint_s: f64,
-    /// `ahead`'s events processed at the last checkpoint.
-    checkpoint_events: u64,
-    /// Events after which a checkpoint is taken, whatever the time ([`REPLAY_EVENTS`], doubled
-    /// at each thinning).
-    replay_events: u64,
+    /// What computing `ahead` has cost so far (ms).
+    ahead_cost: f64,
+    /// Wall-clock ms ([`now_ms`]; the tests count calls instead, to be deterministic).
+    clock: fn() -> f64,
+    /// The cost after which a checkpoint is taken, whatever the time ([`REPLAY_MS`]; raised at
+    /// the cap to the cheapest replay between two kept ones).
+    replay: f64,
     /// Most checkpoints kept ([`checkpoint_cap`]).
     cap: usize,
     /// Simulation events the last [`Run::work`] processed.
@@ -194,12 +200,13 @@ impl Run {
         Run {
             every,
             checkpoints: Vec::new(),
-            spacing: every.unwrap_or(f64::INFINITY),
             // The first at 0:00, the settled cluster: going back to the start would otherwise
             // replay its boot (at 1,000 workers 94,000 events, more than the first minute after).
             next_checkpoint_s: every.map_or(f64::INFINITY, |_| 0.0),
-            checkpoint_events: 0,
-            replay_events: REPLAY_EVENTS,
+            costs: Vec::new(),
+            ahead_cost: 0.0,
+            clock: now_ms,
+            replay: REPLAY_MS,
             cap: every.map_or(0, |_| checkpoint_cap(duration_s, hosts)),
             last_events: 0,
             seeking: false,
@@ -324,7 +331,8 @@ impl Run {
         // Clearly later: by time, or by the events a replay from the moved world would take.
         let later = |w: &World| {
             w.now() > moved_now + self.clone_margin()
-                || w.events_processed() > moved_events + self.replay_events / 4
+                || w.events_processed()
+                    > moved_events + CLONE_EVENTS_PER_HOST * self.scenario.hosts.len() as u64
         };
         match (checkpoint, spare) {
             (Some(k), _) if later(&self.checkpoints[k]) => {
@@ -349,7 +357,7 @@ impl Run {
     }
 
     /// How much later a checkpoint must be than a world that can be moved in for cloning it to
-    /// pay: half an interval, at most a simulated minute (or a quarter of [`REPLAY_EVENTS`]).
+    /// pay: half an interval, at most a simulated minute (or the events a clone costs, [`CLONE_EVENTS_PER_HOST`]).
     fn clone_margin(&self) -> Duration {
         let s = self.every.map_or(0.0, |e| (e / 2.0).min(60.0));
         Duration::from_millis((s * 1000.0) as u64)
@@ -431,16 +439,13 @@ impl Run {
             .map(|s| ahead.at_report_secs(s))
             .filter(|&c| c < end);
         let stop = [next, lead_to].into_iter().flatten().min().unwrap_or(end);
-        // And once enough events have passed for a checkpoint whatever the time.
-        let until_busy = (self.checkpoint_events + self.replay_events).saturating_sub(before);
-        let slice = if keeps {
-            budget.min(until_busy.max(1))
-        } else {
-            budget
-        };
-        let reached = !ahead.run_until(stop, slice);
+        // And once it has cost enough for a checkpoint whatever the time (checked after the slice).
+        let started = (self.clock)();
+        let reached = !ahead.run_until(stop, budget);
         self.last_events = ahead.events_processed() - before;
-        let busy = keeps && ahead.events_processed() >= self.checkpoint_events + self.replay_events;
+        self.ahead_cost += (self.clock)() - started;
+        let since = self.ahead_cost - self.costs.last().unwrap_or(&0.0);
+        let busy = keeps && since >= self.replay;
         let now = ahead.now();
         if (reached && next == Some(now)) || (busy && now < end) {
             // The rest of this instant first: a seek to exactly `now` takes the checkpoint as
@@ -450,18 +455,17 @@ impl Run {
             // None while the cluster boots: the one at 0:00 serves every seek better.
             let booting = now < ahead.at_report_secs(0.0);
             if self.checkpoints.len() >= self.cap && !booting {
-                thin(&mut self.checkpoints);
-                self.replay_events *= 2;
-                self.spacing *= 2.0;
+                let cheapest = thin(&mut self.checkpoints, &mut self.costs, self.ahead_cost);
+                self.replay = self.replay.max(cheapest);
             }
             if self.checkpoints.len() < self.cap && !booting {
                 self.checkpoints.push(ahead.clone());
+                self.costs.push(self.ahead_cost);
             }
-            self.checkpoint_events = ahead.events_processed();
             self.next_checkpoint_s = if booting {
                 0.0
             } else {
-                ahead.elapsed_s() + self.spacing
+                ahead.elapsed_s() + self.every.unwrap_or(f64::INFINITY)
             };
         }
         if !reached {
@@ -520,15 +524,28 @@ impl Run {
     }
 }
 
-/// Keeps every other checkpoint (the first, the third, …); the caller doubles the spacing of the
-/// next ones. So a long run's checkpoints stay spread over all of it within the cap, not spent on
-/// its first hours.
-fn thin(checkpoints: &mut Vec<World>) {
-    let mut keep = false;
-    checkpoints.retain(|_| {
-        keep = !keep;
-        keep
-    });
+/// At the cap, before one is taken at cost `next`: drops the checkpoint whose neighbours are the
+/// cheapest to replay between (never the first, the settled cluster), so those kept stay about
+/// equally costly to replay from over the whole run, whatever its length. Returns the cheapest
+/// replay between two of those left: taking the next one sooner would only get it dropped.
+fn thin(checkpoints: &mut Vec<World>, costs: &mut Vec<f64>, next: f64) -> f64 {
+    costs.push(next);
+    let (mut drop, mut least) = (0, f64::INFINITY);
+    for i in 1..costs.len() - 1 {
+        if costs[i + 1] - costs[i - 1] < least {
+            (drop, least) = (i, costs[i + 1] - costs[i - 1]);
+        }
+    }
+    if drop > 0 {
+        checkpoints.remove(drop);
+        costs.remove(drop);
+    }
+    let mut cheapest = f64::INFINITY;
+    for i in 1..costs.len() {
+        cheapest = cheapest.min(costs[i] - costs[i - 1]);
+    }
+    costs.pop();
+    cheapest
 }
 
 /// `scenario` with `action` recorded at report second `at` (rounded down to the millisecond,
@@ -576,6 +593,15 @@ mod tests {
                 && e.contains("clustersim -- run"),
             "{e}"
         );
+    }
+
+    /// A clock that moves one tick each time it is read: a `work` slice costs one.
+    fn ticks() -> f64 {
+        thread_local!(static T: std::cell::Cell<f64> = const { std::cell::Cell::new(0.0) });
+        T.with(|t| {
+            t.set(t.get() + 1.0);
+            t.get()
+        })
     }
 
     fn run(id: &str) -> Run {
@@ -730,13 +756,14 @@ mod tests {
         }
     }
 
-    /// A busy stretch gets checkpoints closer than the interval: never more than `replay_events`
-    /// (and a slice) between two, at most the cap, and a seek from one equals a fresh replay, even
-    /// when it was taken between two events of one instant.
+    /// A busy stretch gets checkpoints closer than the interval: never more than the replay cost
+    /// (here 5,000 events) between two, at most the cap, and a seek from one equals a fresh
+    /// replay, even when it was taken between two events of one instant.
     #[test]
     fn a_busy_run_keeps_a_checkpoint_every_so_many_events() {
         let mut r = run("4-rack-split");
-        r.replay_events = 5_000;
+        // A slice (1,000 events) costs one tick of the clock: 5,000 events.
+        (r.clock, r.replay) = (ticks, 5.0);
         let mut taken = Vec::new();
         let mut last = 0;
         while r.work(1_000) {
@@ -780,16 +807,33 @@ mod tests {
             assert_eq!(*r.snapshot(), fresh.snapshot(), "at {t}: snapshot");
             assert_eq!(r.view_report(), sim::report(&fresh), "at {t}: report");
         }
-        // At the cap, every other checkpoint goes and the spacing doubles: they stay spread over
-        // the whole run.
+        // At the cap, the one between the two closest neighbours goes: those kept stay spread
+        // over the whole run, about equally costly to replay from (the first, the settled cluster,
+        // always stays), and later ones are taken less often.
         let mut r = run("4-rack-split");
-        r.replay_events = 1_000;
+        (r.clock, r.replay) = (ticks, 1.0);
         r.cap = 7;
         finish(&mut r);
-        let kept: Vec<f64> = r.checkpoints.iter().map(World::elapsed_s).collect();
-        assert!((4..=7).contains(&kept.len()), "{kept:?}");
-        assert!(kept[kept.len() - 1] > 0.75 * r.duration_s(), "{kept:?}");
-        assert!(r.replay_events > 1_000);
+        let kept: Vec<(f64, u64)> = r
+            .checkpoints
+            .iter()
+            .map(|c| (c.elapsed_s(), c.events_processed()))
+            .collect();
+        assert_eq!(kept.len(), 7, "{kept:?}");
+        assert_eq!(kept[0], taken[0], "{kept:?}");
+        assert!(kept[6].0 > 0.75 * r.duration_s(), "{kept:?}");
+        let mut end = World::new(r.scenario().clone());
+        let until = end.end();
+        while end.run_until(until, u64::MAX) {}
+        let mut bounds: Vec<u64> = kept.iter().map(|k| k.1).collect();
+        bounds.push(end.events_processed());
+        let gaps: Vec<u64> = bounds.windows(2).map(|w| w[1] - w[0]).collect();
+        let mean = (bounds[7] - bounds[0]) / 7;
+        assert!(
+            gaps.iter().all(|&g| g <= 2 * mean),
+            "no replay more than twice the mean: {gaps:?}"
+        );
+        assert!(r.replay > 1.0, "taken less often");
     }
 
     #[test]

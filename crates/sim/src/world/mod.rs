@@ -136,7 +136,6 @@ struct TimerEv {
 // The queue keeps timers two to a cache line (`engine::TimerSlot`).
 const _: () = assert!(std::mem::size_of::<Option<TimerEv>>() <= 32);
 
-#[derive(Clone)]
 pub struct World {
     now: SimTime,
     queue: EventQueue<Ev, TimerEv>,
@@ -152,6 +151,28 @@ pub struct World {
     pub obs: Recorder,
     /// The effects of the input being handled, taken from the front as they are applied.
     effects: VecDeque<Effect<Payload>>,
+}
+
+impl Clone for World {
+    /// Not inlined (a derived `clone` is): the page's crates would each carry their own copy of
+    /// it, 4 KB of its download apiece.
+    #[inline(never)]
+    fn clone(&self) -> World {
+        World {
+            now: self.now,
+            queue: self.queue.clone(),
+            net: self.net.clone(),
+            hosts: self.hosts.clone(),
+            procs: self.procs.clone(),
+            etcd: self.etcd.clone(),
+            pods: self.pods.clone(),
+            users: self.users.clone(),
+            quorum: self.quorum.clone(),
+            scenario: self.scenario.clone(),
+            obs: self.obs.clone(),
+            effects: self.effects.clone(),
+        }
+    }
 }
 
 impl World {
