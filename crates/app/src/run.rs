@@ -604,8 +604,12 @@ mod tests {
         })
     }
 
+    /// A ready scenario's run, its checkpoints by the clock of [`ticks`] (by wall time, a slow
+    /// machine would take more of them).
     fn run(id: &str) -> Run {
-        Run::new(crate::catalog::Ready::by_id(id).unwrap().scenario())
+        let mut r = Run::new(crate::catalog::Ready::by_id(id).unwrap().scenario());
+        r.clock = ticks;
+        r
     }
 
     fn finish(r: &mut Run) {
