@@ -381,3 +381,37 @@ test('a large cluster: workers drawn as cells with a summary per zone; scrubbing
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('a large cluster\'s boot is drawn as it goes, and the status says the cluster is starting', async () => {
+  const { clusterReference, fragment } = require('./bench.cjs');
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(String(e)));
+  // Every frame: the quorum badge's words, and whether the cluster's hosts are drawn.
+  await page.addInitScript(() => {
+    window.__badges = [];
+    const look = () => {
+      const badge = document.querySelector('[data-testid="quorum"]')?.textContent;
+      const hosts = document.querySelectorAll('svg.topology [data-host]').length > 0;
+      const last = window.__badges[window.__badges.length - 1];
+      if (badge && (!last || last[0] !== badge || last[1] !== hosts)) window.__badges.push([badge, hosts]);
+      requestAnimationFrame(look);
+    };
+    requestAnimationFrame(look);
+  });
+  await page.goto(server.url + fragment(clusterReference(1000)));
+  await page.getByTestId('quorum').filter({ hasText: 'etcd: 3 of 3 — quorum' }).waitFor({ timeout: 30000 });
+  await page.waitForTimeout(500);
+  const seen = await page.evaluate(() => window.__badges);
+  const words = seen.map(([b]) => b);
+  const booting = words.indexOf('starting the cluster…');
+  assert.ok(booting > 0, `the boot is named: ${JSON.stringify(seen)}`);
+  assert.ok(words.indexOf('starting the simulation…') < booting, JSON.stringify(seen));
+  // Its hosts are drawn meanwhile (the booting cluster, before 0:00); once the run is at 0:00 the
+  // badge is etcd's, for good.
+  assert.ok(seen.some(([b, hosts]) => b === 'starting the cluster…' && hosts), JSON.stringify(seen));
+  assert.ok(words.slice(words.lastIndexOf('starting the cluster…') + 1).every((b) => b === 'etcd: 3 of 3 — quorum'), JSON.stringify(seen));
+  assert.match(await page.locator('.status .clock').textContent(), /^t = 0:00\.0/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});

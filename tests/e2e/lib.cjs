@@ -72,8 +72,8 @@ async function openApp(browser, url, viewport) {
   return { page, problems };
 }
 
-/** Waits until the simulation worker's first state is drawn (the quorum badge says
- *  "starting the simulation…" before). */
+/** Waits until the simulation worker's first state of the run is drawn (the quorum badge says
+ *  "starting the simulation…" before, and "starting the cluster…" while the cluster boots). */
 async function started(page) {
   await page.locator('[data-testid="quorum"]:not(.starting)').waitFor({ timeout: 15000 });
 }

@@ -52,7 +52,7 @@ kinds! {
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Snapshot {
-    /// Report seconds (t = 0 is the settled cluster).
+    /// Report seconds (t = 0 is the settled cluster; negative while the cluster boots).
     pub t: f64,
     pub zones: Vec<String>,
     pub hosts: Vec<HostView>,

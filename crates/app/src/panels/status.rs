@@ -35,6 +35,9 @@ pub fn status_bar() -> Html {
     let (quorum_class, quorum) = match (started, e.has_quorum) {
         // Until the simulation's first state arrives (a moment after the page opens).
         (false, _) => ("badge starting", ts("starting the simulation…")),
+        // The cluster's boot, before the run's 0:00 (a second or so of a large cluster's start,
+        // drawn as it goes: hosts without pods yet).
+        _ if snapshot.t < 0.0 => ("badge starting", ts("starting the cluster…")),
         (true, true) => ("badge ok", quorum_words(e)),
         (true, false) => ("badge lost", quorum_words(e)),
     };

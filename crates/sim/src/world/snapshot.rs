@@ -159,7 +159,7 @@ impl World {
             .collect();
         let leader = self.etcd.leader(&self.hosts);
         Snapshot {
-            t: self.obs.secs(self.now).max(0.0),
+            t: self.obs.secs(self.now),
             zones: self.zone_names(),
             hosts,
             etcd: EtcdView {
