@@ -646,3 +646,30 @@ fn two_reclaims_close_together_leave_the_replacements_without_quorum() {
         "{reason}"
     );
 }
+
+/// A snapshot taken while the cluster boots is before the run's 0:00 (the page says "starting the
+/// cluster…" then): its apiservers are not yet ready; at 0:00 the cluster has settled.
+#[test]
+fn a_snapshot_of_the_boot_is_before_zero() {
+    let s = sim::scenario::parse(&masters(1, "readyz", "")).unwrap();
+    let mut w = sim::world::World::new(s);
+    let origin = w.at_report_secs(0.0);
+    w.run_until(
+        sim::time::SimTime::ZERO + sim::time::Duration::from_secs(1),
+        u64::MAX,
+    );
+    let booting = w.snapshot();
+    assert!(booting.t < 0.0, "{}", booting.t);
+    assert!(booting
+        .hosts
+        .iter()
+        .all(|h| h.apiserver.as_ref().is_none_or(|a| !a.ready)));
+    w.run_until(origin, u64::MAX);
+    let settled = w.snapshot();
+    assert_eq!(settled.t, 0.0);
+    assert!(settled.etcd.has_quorum);
+    assert!(settled
+        .hosts
+        .iter()
+        .any(|h| h.apiserver.as_ref().is_some_and(|a| a.ready)));
+}
