@@ -527,8 +527,12 @@ impl Run {
 /// At the cap, before one is taken at cost `next`: drops the checkpoint whose neighbours are the
 /// cheapest to replay between (never the first, the settled cluster), so those kept stay about
 /// equally costly to replay from over the whole run, whatever its length. Returns the cheapest
-/// replay between two of those left: taking the next one sooner would only get it dropped.
+/// replay between two of those left: taking the next one sooner would only get it dropped
+/// (infinite when only the first is kept: no later one will be).
 fn thin(checkpoints: &mut Vec<World>, costs: &mut Vec<f64>, next: f64) -> f64 {
+    if checkpoints.len() < 2 {
+        return f64::INFINITY;
+    }
     costs.push(next);
     let (mut drop, mut least) = (0, f64::INFINITY);
     for i in 1..costs.len() - 1 {
@@ -536,10 +540,8 @@ fn thin(checkpoints: &mut Vec<World>, costs: &mut Vec<f64>, next: f64) -> f64 {
             (drop, least) = (i, costs[i + 1] - costs[i - 1]);
         }
     }
-    if drop > 0 {
-        checkpoints.remove(drop);
-        costs.remove(drop);
-    }
+    checkpoints.remove(drop);
+    costs.remove(drop);
     let mut cheapest = f64::INFINITY;
     for i in 1..costs.len() {
         cheapest = cheapest.min(costs[i] - costs[i - 1]);
@@ -767,7 +769,7 @@ mod tests {
     fn a_busy_run_keeps_a_checkpoint_every_so_many_events() {
         let mut r = run("4-rack-split");
         // A slice (1,000 events) costs one tick of the clock: 5,000 events.
-        (r.clock, r.replay) = (ticks, 5.0);
+        r.replay = 5.0;
         let mut taken = Vec::new();
         let mut last = 0;
         while r.work(1_000) {
@@ -815,7 +817,7 @@ mod tests {
         // over the whole run, about equally costly to replay from (the first, the settled cluster,
         // always stays), and later ones are taken less often.
         let mut r = run("4-rack-split");
-        (r.clock, r.replay) = (ticks, 1.0);
+        r.replay = 1.0;
         r.cap = 7;
         finish(&mut r);
         let kept: Vec<(f64, u64)> = r
@@ -838,6 +840,14 @@ mod tests {
             "no replay more than twice the mean: {gaps:?}"
         );
         assert!(r.replay > 1.0, "taken less often");
+        // A cap of one keeps the settled cluster, and stops taking any after it.
+        let mut r = run("4-rack-split");
+        r.replay = 1.0;
+        r.cap = 1;
+        finish(&mut r);
+        assert_eq!(r.checkpoints.len(), 1);
+        assert_eq!(r.checkpoints[0].events_processed(), taken[0].1);
+        assert_eq!(r.replay, f64::INFINITY);
     }
 
     #[test]
