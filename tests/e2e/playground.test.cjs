@@ -221,13 +221,15 @@ test('a broken or foreign link shows a message and an intact default scenario', 
   // A well-encoded document that is not a valid scenario: the core's message names the field.
   const bad = JSON.stringify({ version: 1, name: 'x', duration: '1m', hosts: [{ name: 'a', zone: 'nowhere', roles: ['etcd'] }] });
   const badLink = '#s=1.' + zlib.deflateRawSync(Buffer.from(bad)).toString('base64url');
-  // A valid scenario the page cannot hold: 2,000 hosts for 7 days (refused before it starts).
+  // A valid scenario the page cannot hold (refused before it starts): 2,000 hosts for 7 days,
+  // every worker a spot host interrupted twice a day and replaced (each replacement a new host).
   const hosts = [{ name: 'm1', roles: ['control-plane', 'etcd'] }];
-  for (let i = 0; i < 1999; i++) hosts.push({ name: `w${i}`, roles: ['worker'] });
-  const huge = JSON.stringify({ version: 1, name: 'huge', seed: 1, duration: '168h', hosts });
+  for (let i = 0; i < 1999; i++) hosts.push({ name: `w${i}`, roles: ['worker'], spot: true });
+  const faults = [{ hosts: 'spot', spot_interruptions_every: '12h', replace_after: '5m' }];
+  const huge = JSON.stringify({ version: 1, name: 'huge', seed: 1, duration: '168h', hosts, faults });
   const hugeLink = '#s=1.' + zlib.deflateRawSync(Buffer.from(huge)).toString('base64url');
   const cases = [
-    [hugeLink, /too large for the page: 2000 hosts for 168h would need about 1\.1 GB .*clustersim -- run scenario\.json/],
+    [hugeLink, /too large for the page: 2000 hosts for 168h would need about 2\.6 GB .*clustersim -- run scenario\.json/],
     [cut, /damaged: (it is cut short|its compressed data is incomplete)/],
     ['#s=1.AAAA$$$', /damaged: character 5 is not valid/],
     [badLink, /not valid: hosts\[0\]\.zone: unknown zone "nowhere"/],

@@ -52,16 +52,44 @@ pub const MAX_CHECKPOINTS: usize = 60;
 /// Checkpoint intervals tried, shortest first (simulated minutes).
 const INTERVALS_MIN: [u64; 12] = [1, 2, 5, 10, 15, 20, 30, 60, 120, 240, 480, 1440];
 
-/// Estimated bytes of a world of `hosts` hosts at report second `t`. Measured natively with a
-/// counting allocator on the reference clusters (100 and 1,000 workers, ≈ 10 pods each, a rack
-/// split in the first hour, then quiet hours up to a day): ≈ 29 KB per host at the start (22 KB at
-/// 1,000 workers), then ≈ 450 KB per simulated hour whatever the size (the per-second series of the
-/// record), more in churning hours; again by clones' resident memory at 5, 30 and 60 minutes: 31 to
-/// 41 KB per host at 100 workers, 23 to 25 at 1,000. The model rounds up: 40 KB for each of the
-/// first 100 hosts, 25 KB for each further one, and 1 KB per host and 500 KB per hour.
-pub fn world_bytes(hosts: usize, t: f64) -> f64 {
-    let hosts = hosts.max(1) as f64;
-    hosts.min(100.0) * 40e3 + (hosts - 100.0).max(0.0) * 25e3 + (hosts * 1e3 + 500e3) * t / 3600.0
+/// What a run's world size depends on: its hosts, and how much happens to them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Size {
+    pub hosts: usize,
+    /// Faults and repairs its fault processes are expected to draw, and its scenario events, per
+    /// second of the run: each leaves records, a spot replacement a whole new host.
+    pub churn: f64,
+}
+
+impl Size {
+    pub fn of(s: &Scenario) -> Size {
+        let draws = s.expected_fault_draws() + s.events.len() as f64;
+        Size {
+            hosts: s.hosts.len(),
+            churn: draws / s.duration.as_secs_f64().max(1.0),
+        }
+    }
+
+    /// A cluster where nothing happens but its own life.
+    pub fn quiet(hosts: usize) -> Size {
+        Size { hosts, churn: 0.0 }
+    }
+}
+
+/// Estimated bytes of a world of `size` at report second `t`. Measured natively with a counting
+/// allocator on clones of the reference clusters (≈ 10 pods a worker): 22–29 KB per host at the
+/// start, then 236 KB (100 workers), 270 KB (1,000) and 170 KB (2,000 hosts, 6 pods each) per
+/// simulated hour whatever the size (the per-second series of the record). Churn adds to that:
+/// with every worker of the 1,000 crashing once a day (10 minutes to repair) 2.7 KB per crash, with
+/// every one a spot host interrupted once a day and replaced 5 minutes later 14 KB per
+/// interruption (each replacement is a new host). The model rounds up: 40 KB for each of the first
+/// 100 hosts, 25 KB for each further one, 500 KB per hour, 20 KB per fault, repair or scenario event.
+pub fn world_bytes(size: Size, t: f64) -> f64 {
+    let hosts = size.hosts.max(1) as f64;
+    hosts.min(100.0) * 40e3
+        + (hosts - 100.0).max(0.0) * 25e3
+        + 500e3 * t / 3600.0
+        + 20e3 * size.churn * t
 }
 
 /// Most wall time (ms) a seek should replay from a checkpoint: the run ahead keeps one each time it
@@ -75,8 +103,8 @@ const CLONE_EVENTS_PER_HOST: u64 = 50;
 
 /// The most checkpoints a run may keep: as many as the page's budget holds beside the view, the
 /// run ahead and the spares, each at its size at the run's end.
-pub fn checkpoint_cap(duration_s: f64, hosts: usize) -> usize {
-    let world = world_bytes(hosts, duration_s);
+pub fn checkpoint_cap(duration_s: f64, size: Size) -> usize {
+    let world = world_bytes(size, duration_s);
     let left = BROWSER_BUDGET - (2 + SPARES) as f64 * world;
     ((left / world).max(0.0) as usize).min(MAX_CHECKPOINTS)
 }
@@ -90,7 +118,7 @@ pub const BROWSER_BUDGET: f64 = 1e9;
 /// and how to run it natively instead. Checked before a run starts, so a tab never crashes.
 pub fn fits_browser(s: &Scenario) -> Result<(), String> {
     let d = s.duration.as_secs_f64();
-    let need = 2.0 * world_bytes(s.hosts.len(), d) + CHECKPOINT_BUDGET;
+    let need = 2.0 * world_bytes(Size::of(s), d) + CHECKPOINT_BUDGET;
     if need <= BROWSER_BUDGET {
         return Ok(());
     }
@@ -107,9 +135,9 @@ pub fn fits_browser(s: &Scenario) -> Result<(), String> {
 
 /// The bytes a run's checkpoints may take: [`CHECKPOINT_BUDGET`], or 500 KB per host up to 512 MB,
 /// within what the page's budget leaves beside the two worlds of [`fits_browser`].
-pub fn checkpoint_budget(duration_s: f64, hosts: usize) -> f64 {
-    let left = BROWSER_BUDGET - 2.0 * world_bytes(hosts, duration_s);
-    (hosts as f64 * CHECKPOINT_BYTES_PER_HOST)
+pub fn checkpoint_budget(duration_s: f64, size: Size) -> f64 {
+    let left = BROWSER_BUDGET - 2.0 * world_bytes(size, duration_s);
+    (size.hosts as f64 * CHECKPOINT_BYTES_PER_HOST)
         .min(CHECKPOINT_BUDGET_MAX)
         .min(left)
         .max(CHECKPOINT_BUDGET)
@@ -122,8 +150,8 @@ pub fn checkpoint_budget(duration_s: f64, hosts: usize) -> f64 {
 /// at any interval gets one a day, as many as the page holds ([`checkpoint_cap`]; thinned as
 /// the run goes on): without any, going back in a week replays it from its start. `None` for a
 /// run shorter than the first interval that fits.
-pub fn checkpoint_interval(duration_s: f64, hosts: usize) -> Option<f64> {
-    let budget = checkpoint_budget(duration_s, hosts);
+pub fn checkpoint_interval(duration_s: f64, size: Size) -> Option<f64> {
+    let budget = checkpoint_budget(duration_s, size);
     let day = 86_400.0;
     INTERVALS_MIN
         .iter()
@@ -131,7 +159,7 @@ pub fn checkpoint_interval(duration_s: f64, hosts: usize) -> Option<f64> {
         .find(|&every| {
             let n = ((duration_s / every).ceil() as usize).saturating_sub(1);
             // (Beside the one at 0:00, the smallest: a settled cluster with no history yet.)
-            let bytes: f64 = (1..=n).map(|k| world_bytes(hosts, k as f64 * every)).sum();
+            let bytes: f64 = (1..=n).map(|k| world_bytes(size, k as f64 * every)).sum();
             (1..=MAX_CHECKPOINTS).contains(&n) && bytes <= budget
         })
         .or((duration_s > day).then_some(day))
@@ -195,8 +223,8 @@ impl Run {
         let ahead = World::new(scenario.clone());
         let report = Rc::new(sim::report(&ahead));
         let view = World::new(scenario.clone());
-        let (duration_s, hosts) = (scenario.duration.as_secs_f64(), scenario.hosts.len());
-        let every = checkpoint_interval(duration_s, hosts);
+        let (duration_s, size) = (scenario.duration.as_secs_f64(), Size::of(&scenario));
+        let every = checkpoint_interval(duration_s, size);
         Run {
             every,
             checkpoints: Vec::new(),
@@ -207,7 +235,7 @@ impl Run {
             ahead_cost: 0.0,
             clock: now_ms,
             replay: REPLAY_MS,
-            cap: every.map_or(0, |_| checkpoint_cap(duration_s, hosts)),
+            cap: every.map_or(0, |_| checkpoint_cap(duration_s, size)),
             last_events: 0,
             seeking: false,
             lead_to: None,
@@ -575,23 +603,31 @@ mod tests {
 
     #[test]
     fn runs_too_large_for_the_page_are_refused_with_their_size() {
-        let cluster = |workers: usize, hours: u64| {
+        // `faults`: a fault process over every worker, or none.
+        let cluster = |workers: usize, hours: u64, faults: &str| {
+            let spot = !faults.is_empty();
             let mut hosts = r#"{"name":"m1","roles":["control-plane","etcd"]}"#.to_string();
             for i in 0..workers {
-                hosts.push_str(&format!(r#",{{"name":"w{i}","roles":["worker"]}}"#));
+                hosts.push_str(&format!(
+                    r#",{{"name":"w{i}","roles":["worker"],"spot":{spot}}}"#
+                ));
             }
             let json = format!(
-                r#"{{"version":1,"name":"big","seed":1,"duration":"{hours}h","hosts":[{hosts}]}}"#
+                r#"{{"version":1,"name":"big","seed":1,"duration":"{hours}h","hosts":[{hosts}],"faults":[{faults}]}}"#
             );
             sim::scenario::parse(&json).unwrap()
         };
-        // The issue's playable sizes: 100 workers for 24 h, 1,000 workers for an hour.
-        assert!(fits_browser(&cluster(100, 24)).is_ok());
-        assert!(fits_browser(&cluster(1_000, 1)).is_ok());
-        // The largest run the format allows, 2,000 hosts for 7 days: two worlds of ≈ 0.5 GB each.
-        let e = fits_browser(&cluster(1_999, 168)).unwrap_err();
+        // The issue's playable sizes: 100 workers for 24 h, 1,000 workers for an hour; and the
+        // largest quiet run the format allows, 2,000 hosts for 7 days (two worlds of 136 MB).
+        assert!(fits_browser(&cluster(100, 24, "")).is_ok());
+        assert!(fits_browser(&cluster(1_000, 1, "")).is_ok());
+        assert!(fits_browser(&cluster(1_999, 168, "")).is_ok());
+        // The same with every worker a spot host interrupted twice a day and replaced after 5
+        // minutes: 55,434 interruptions and replacements expected, two worlds of 1.24 GB each.
+        let spot = r#"{"hosts":"spot","spot_interruptions_every":"12h","replace_after":"5m"}"#;
+        let e = fits_browser(&cluster(1_999, 168, spot)).unwrap_err();
         assert!(
-            e.starts_with("2000 hosts for 168h would need about 1.1 GB of memory in the page, more than its 1.0 GB")
+            e.starts_with("2000 hosts for 168h would need about 2.6 GB of memory in the page, more than its 1.0 GB")
                 && e.contains("clustersim -- run"),
             "{e}"
         );
@@ -685,43 +721,48 @@ mod tests {
 
     #[test]
     fn checkpoint_intervals_follow_the_size() {
-        assert_eq!(checkpoint_interval(900.0, 10), Some(60.0));
+        assert_eq!(checkpoint_interval(900.0, Size::quiet(10)), Some(60.0));
         assert_eq!(
-            checkpoint_interval(3600.0, 108),
+            checkpoint_interval(3600.0, Size::quiet(108)),
             Some(300.0),
             "the 100-worker reference cluster"
         );
         // 1,000 workers replay ten times slower: they may keep 504 MB of checkpoints, not 128 MB
         // (with 128 MB, every 15 minutes).
-        assert_eq!(checkpoint_budget(3600.0, 1008), 504e6);
+        assert_eq!(checkpoint_budget(3600.0, Size::quiet(1008)), 504e6);
         assert_eq!(
-            checkpoint_interval(3600.0, 1008),
+            checkpoint_interval(3600.0, Size::quiet(1008)),
             Some(300.0),
             "the 1,000-worker reference cluster"
         );
-        // 2,000 hosts for four days: the two worlds leave less than 512 MB of the page's 1 GB.
-        let left = BROWSER_BUDGET - 2.0 * world_bytes(2000, 4.0 * 86400.0);
-        assert_eq!(checkpoint_budget(4.0 * 86400.0, 2000), left);
+        // 2,000 hosts for four days, a fault or a repair every half minute: 307 MB a world, so
+        // the two worlds leave less than 512 MB of the page's 1 GB.
+        let busy = Size {
+            hosts: 2000,
+            churn: 0.03,
+        };
+        let left = BROWSER_BUDGET - 2.0 * world_bytes(busy, 4.0 * 86400.0);
+        assert_eq!(checkpoint_budget(4.0 * 86400.0, busy), left);
         assert!(left < CHECKPOINT_BUDGET_MAX && left > CHECKPOINT_BUDGET);
         assert_eq!(
-            checkpoint_interval(86400.0, 108),
+            checkpoint_interval(86400.0, Size::quiet(108)),
             Some(7200.0),
             "a day of the 100-worker reference cluster"
         );
         assert_eq!(
-            checkpoint_interval(60.0, 10),
+            checkpoint_interval(60.0, Size::quiet(10)),
             None,
             "nothing before the end of a one-minute run"
         );
         // A week of 100 hosts is too large for the budget at any interval: one a day, at most
-        // as many as the page holds beside its four worlds; the largest run the format allows
-        // (2,000 hosts for a week) keeps none.
+        // as many as the page holds beside its four worlds (88 MB each at the end: 7); the
+        // largest quiet run the format allows (2,000 hosts for a week, 136 MB a world) keeps 3.
         let week = 7.0 * 86400.0;
-        assert_eq!(checkpoint_interval(week, 100), Some(86400.0));
-        assert_eq!(checkpoint_cap(week, 100), 5);
-        assert_eq!(checkpoint_cap(week, 2000), 0);
+        assert_eq!(checkpoint_interval(week, Size::quiet(100)), Some(86400.0));
+        assert_eq!(checkpoint_cap(week, Size::quiet(100)), 7);
+        assert_eq!(checkpoint_cap(week, Size::quiet(2000)), 3);
         // A day of a small cluster: at most MAX_CHECKPOINTS.
-        let every = checkpoint_interval(86400.0, 10).unwrap();
+        let every = checkpoint_interval(86400.0, Size::quiet(10)).unwrap();
         assert!(86400.0 / every <= MAX_CHECKPOINTS as f64 + 1.0, "{every}");
     }
 
@@ -852,10 +893,10 @@ mod tests {
 
     #[test]
     fn the_cap_is_what_the_budget_holds_beside_the_worlds() {
-        // 1,000 workers for an hour: ≈ 28 MB a world, so 31 checkpoints beside 4 worlds in 1 GB.
-        assert_eq!(checkpoint_cap(3600.0, 1008), 31);
+        // 1,000 workers for an hour: ≈ 27 MB a world, so 32 checkpoints beside 4 worlds in 1 GB.
+        assert_eq!(checkpoint_cap(3600.0, Size::quiet(1008)), 32);
         // A small cluster: at most MAX_CHECKPOINTS.
-        assert_eq!(checkpoint_cap(900.0, 10), MAX_CHECKPOINTS);
+        assert_eq!(checkpoint_cap(900.0, Size::quiet(10)), MAX_CHECKPOINTS);
     }
 
     /// A seek past what is computed (a link's time): `ahead` computes up to it, keeping its
