@@ -384,12 +384,9 @@ test('a large cluster: workers drawn as cells with a summary per zone; scrubbing
 
 test('while a 1,000-worker hour is computed, the page answers each click within 100 ms', async () => {
   const { clusterReference, fragment } = require('./bench.cjs');
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  const problems = [];
-  page.on('pageerror', (e) => problems.push(String(e)));
   // The browser's own measure of an interaction: from the input to the next frame painted after
   // its handlers (Event Timing; entries under 16 ms are not reported, they are answered at once).
-  await page.addInitScript(() => {
+  const { page, problems } = await openPage(browser, server.url + fragment(clusterReference(1000)), undefined, () => {
     window.__slowest = new Map();
     new PerformanceObserver((list) => {
       for (const e of list.getEntries()) {
@@ -397,7 +394,6 @@ test('while a 1,000-worker hour is computed, the page answers each click within 
       }
     }).observe({ type: 'event', durationThreshold: 16, buffered: true });
   });
-  await page.goto(server.url + fragment(clusterReference(1000)));
   await page.getByTestId('quorum').filter({ hasText: 'etcd: 3 of 3 — quorum' }).waitFor({ timeout: 30000 });
   const whole = page.locator('figure.charts figcaption', { hasText: /^Whole run:/ });
   let clicks = 0;
@@ -429,11 +425,8 @@ test('while a 1,000-worker hour is computed, the page answers each click within 
 
 test('a large cluster\'s boot is drawn as it goes, and the status says the cluster is starting', async () => {
   const { clusterReference, fragment } = require('./bench.cjs');
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  const problems = [];
-  page.on('pageerror', (e) => problems.push(String(e)));
   // Every frame: the quorum badge's words, and whether the cluster's hosts are drawn.
-  await page.addInitScript(() => {
+  const { page, problems } = await openPage(browser, server.url + fragment(clusterReference(1000)), undefined, () => {
     window.__badges = [];
     const look = () => {
       const badge = document.querySelector('[data-testid="quorum"]')?.textContent;
@@ -444,7 +437,6 @@ test('a large cluster\'s boot is drawn as it goes, and the status says the clust
     };
     requestAnimationFrame(look);
   });
-  await page.goto(server.url + fragment(clusterReference(1000)));
   await page.getByTestId('quorum').filter({ hasText: 'etcd: 3 of 3 — quorum' }).waitFor({ timeout: 30000 });
   await page.waitForTimeout(500);
   const seen = await page.evaluate(() => window.__badges);

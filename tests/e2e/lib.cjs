@@ -45,9 +45,11 @@ async function launch() {
   });
 }
 
-/** A page that records console errors and uncaught exceptions (a Rust panic shows as both). */
-async function openPage(browser, url, viewport = { width: 1400, height: 900 }) {
+/** A page that records console errors and uncaught exceptions (a Rust panic shows as both);
+ *  `init`, if given, runs in the page before its own scripts (what it records, the test reads). */
+async function openPage(browser, url, viewport = { width: 1400, height: 900 }, init = null) {
   const page = await browser.newPage({ viewport });
+  if (init) await page.addInitScript(init);
   const problems = [];
   const warnings = [];
   page.on('console', (m) => {

@@ -69,11 +69,6 @@ impl Size {
             churn: draws / s.duration.as_secs_f64().max(1.0),
         }
     }
-
-    /// A cluster where nothing happens but its own life.
-    pub fn quiet(hosts: usize) -> Size {
-        Size { hosts, churn: 0.0 }
-    }
 }
 
 /// Estimated bytes of a world of `size` at report second `t`. Measured natively with a counting
@@ -601,6 +596,11 @@ pub fn edited(scenario: &Scenario, at: f64, action: Action) -> Result<Edit, Stri
 mod tests {
     use super::*;
 
+    /// A cluster where nothing happens but its own life.
+    fn quiet(hosts: usize) -> Size {
+        Size { hosts, churn: 0.0 }
+    }
+
     #[test]
     fn runs_too_large_for_the_page_are_refused_with_their_size() {
         // `faults`: a fault process over every worker, or none.
@@ -721,17 +721,17 @@ mod tests {
 
     #[test]
     fn checkpoint_intervals_follow_the_size() {
-        assert_eq!(checkpoint_interval(900.0, Size::quiet(10)), Some(60.0));
+        assert_eq!(checkpoint_interval(900.0, quiet(10)), Some(60.0));
         assert_eq!(
-            checkpoint_interval(3600.0, Size::quiet(108)),
+            checkpoint_interval(3600.0, quiet(108)),
             Some(300.0),
             "the 100-worker reference cluster"
         );
         // 1,000 workers replay ten times slower: they may keep 504 MB of checkpoints, not 128 MB
         // (with 128 MB, every 15 minutes).
-        assert_eq!(checkpoint_budget(3600.0, Size::quiet(1008)), 504e6);
+        assert_eq!(checkpoint_budget(3600.0, quiet(1008)), 504e6);
         assert_eq!(
-            checkpoint_interval(3600.0, Size::quiet(1008)),
+            checkpoint_interval(3600.0, quiet(1008)),
             Some(300.0),
             "the 1,000-worker reference cluster"
         );
@@ -745,12 +745,12 @@ mod tests {
         assert_eq!(checkpoint_budget(4.0 * 86400.0, busy), left);
         assert!(left < CHECKPOINT_BUDGET_MAX && left > CHECKPOINT_BUDGET);
         assert_eq!(
-            checkpoint_interval(86400.0, Size::quiet(108)),
+            checkpoint_interval(86400.0, quiet(108)),
             Some(7200.0),
             "a day of the 100-worker reference cluster"
         );
         assert_eq!(
-            checkpoint_interval(60.0, Size::quiet(10)),
+            checkpoint_interval(60.0, quiet(10)),
             None,
             "nothing before the end of a one-minute run"
         );
@@ -758,11 +758,11 @@ mod tests {
         // as many as the page holds beside its four worlds (88 MB each at the end: 7); the
         // largest quiet run the format allows (2,000 hosts for a week, 136 MB a world) keeps 3.
         let week = 7.0 * 86400.0;
-        assert_eq!(checkpoint_interval(week, Size::quiet(100)), Some(86400.0));
-        assert_eq!(checkpoint_cap(week, Size::quiet(100)), 7);
-        assert_eq!(checkpoint_cap(week, Size::quiet(2000)), 3);
+        assert_eq!(checkpoint_interval(week, quiet(100)), Some(86400.0));
+        assert_eq!(checkpoint_cap(week, quiet(100)), 7);
+        assert_eq!(checkpoint_cap(week, quiet(2000)), 3);
         // A day of a small cluster: at most MAX_CHECKPOINTS.
-        let every = checkpoint_interval(86400.0, Size::quiet(10)).unwrap();
+        let every = checkpoint_interval(86400.0, quiet(10)).unwrap();
         assert!(86400.0 / every <= MAX_CHECKPOINTS as f64 + 1.0, "{every}");
     }
 
@@ -894,9 +894,9 @@ mod tests {
     #[test]
     fn the_cap_is_what_the_budget_holds_beside_the_worlds() {
         // 1,000 workers for an hour: ≈ 27 MB a world, so 32 checkpoints beside 4 worlds in 1 GB.
-        assert_eq!(checkpoint_cap(3600.0, Size::quiet(1008)), 32);
+        assert_eq!(checkpoint_cap(3600.0, quiet(1008)), 32);
         // A small cluster: at most MAX_CHECKPOINTS.
-        assert_eq!(checkpoint_cap(900.0, Size::quiet(10)), MAX_CHECKPOINTS);
+        assert_eq!(checkpoint_cap(900.0, quiet(10)), MAX_CHECKPOINTS);
     }
 
     /// A seek past what is computed (a link's time): `ahead` computes up to it, keeping its
