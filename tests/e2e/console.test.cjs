@@ -2,7 +2,7 @@
 // reads what the real tools would print, changes the cluster, and shares the forked run.
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { serve, launch, openApp, pick, scrubTo, screenshot } = require('./lib.cjs');
+const { serve, launch, openApp, settled, pick, scrubTo, until, expectText, screenshot } = require('./lib.cjs');
 
 let server;
 let browser;
@@ -29,7 +29,7 @@ async function run(page, line) {
   await input.press('Enter');
   // The command runs in the simulation's worker: its entry is pending until the output comes.
   const entry = page.locator('.console-screen .entry:not(.pending)').nth(before);
-  await entry.waitFor({ timeout: 10000 });
+  await entry.waitFor({ timeout: 30000 });
   return entry.textContent();
 }
 
@@ -41,7 +41,7 @@ test('console: kubectl get nodes at the moment a worker is NotReady, from the ch
   const { page, problems } = await consoleAt('7-worker-dies', 110, '1:50.0');
   // The prompt names the vantage host and the time shown.
   const hosts = page.getByRole('combobox', { name: 'Console host' });
-  assert.match(await page.locator('.console-screen .input-line .prompt').textContent(), /^\[1:50\.0\] root@\S+:~#$/);
+  await expectText(page.locator('.console-screen .input-line .prompt'), /^\[1:50\.0\] root@\S+:~#$/);
 
   const out = await run(page, 'kubectl get nodes');
   const table = rows(out);
@@ -81,28 +81,28 @@ test('console: kubectl get nodes at the moment a worker is NotReady, from the ch
 
   // etcd from a control-plane host: the member table.
   await hosts.selectOption({ label: 'm1' });
-  assert.match(await page.locator('.console-screen .input-line .prompt').textContent(), /root@m1:~#/);
+  await expectText(page.locator('.console-screen .input-line .prompt'), /root@m1:~#/);
   const members = await run(page, 'etcdctl member list -w table');
   assert.match(members, /\|\s+ID\s+\|\s+STATUS\s+\|\s+NAME\s+\|/);
   assert.match(members, /\|\s+started\s+\|\s+m1\s+\|/);
 
   // History and completion, as in a shell.
   const input = page.getByRole('textbox', { name: 'Console command' });
+  const value = (expected) => until(() => input.inputValue(), expected, 'the console\'s input');
   await input.press('ArrowUp');
-  assert.equal(await input.inputValue(), 'etcdctl member list -w table');
+  await value('etcdctl member list -w table');
   await input.press('ArrowUp');
-  assert.equal(await input.inputValue(), 'kubectl get nodes');
+  await value('kubectl get nodes');
   await input.fill('kubectl get dep');
   await input.press('Tab');
-  assert.equal(await input.inputValue(), 'kubectl get deployment');
+  await value('kubectl get deployment');
   // The Deployment's ReplicaSet and its pods' generated names complete too: Tab fills the part
   // they share (the workload's name, then the ReplicaSet's NAME-HASH), as far as it is unambiguous.
   await input.fill('kubectl describe pod we');
   await input.press('Tab');
-  assert.equal(await input.inputValue(), 'kubectl describe pod web');
+  await value('kubectl describe pod web');
   await input.press('Tab');
-  const completed = await input.inputValue();
-  assert.match(completed, /^kubectl describe pod web-[456789bcdf]{9,10}$/);
+  const completed = await value(/^kubectl describe pod web-[456789bcdf]{9,10}$/);
   const replicaSets = rows(await run(page, 'kubectl get rs'));
   // At 1:10, before w3's lease expired, its pod still counts as ready.
   assert.deepEqual(replicaSets[1].slice(0, 4), [completed.split(' ').pop(), '3', '3', '3']);
@@ -114,12 +114,11 @@ test('console: kubectl get nodes at the moment a worker is NotReady, from the ch
   assert.match(await run(page, 'ls /'), /ls: command not found/);
   // A screenful and more: the newest output and the prompt stay in view.
   for (let i = 0; i < 4; i++) await run(page, 'kubectl get pods -A -o wide');
-  const inView = await page.locator('.console-screen').evaluate((el) => {
+  await until(() => page.locator('.console-screen').evaluate((el) => {
     const box = el.getBoundingClientRect();
     const prompt = el.querySelector('.input-line').getBoundingClientRect();
     return prompt.bottom <= box.bottom + 1 && prompt.top >= box.top - 1;
-  });
-  assert.ok(inView, 'the prompt is scrolled into view');
+  }), true, 'the prompt scrolled into view');
   await screenshot(page, 'console-worker-notready');
   assert.deepEqual(problems, []);
 });
@@ -128,7 +127,7 @@ test('console: cordon is recorded at the moment shown, and the share link carrie
   const { page, problems } = await consoleAt('7-worker-dies', 110, '1:50.0');
   assert.match(await run(page, 'kubectl cordon w1'), /node\/w1 cordoned/);
   // The page says what it recorded; the run forks there.
-  await page.locator('.notice', { hasText: /Recorded at 1:50\.0/ }).waitFor({ timeout: 10000 });
+  await page.locator('.notice', { hasText: /Recorded at 1:50\.0/ }).waitFor({ timeout: 30000 });
   await scrubTo(page, 120, '2:00.0');
   const after = rows(await run(page, 'kubectl get nodes'));
   assert.equal(after.find((r) => r[0] === 'w1')?.[1], 'Ready,SchedulingDisabled');
@@ -138,6 +137,7 @@ test('console: cordon is recorded at the moment shown, and the share link carrie
   await page.getByRole('button', { name: 'Share this run' }).click();
   const link = await page.getByRole('textbox', { name: 'Share link' }).inputValue();
   const fresh = await open(link.slice(link.indexOf('#')));
+  await settled(fresh.page);
   await openConsole(fresh.page);
   const shared = rows(await run(fresh.page, 'kubectl get nodes'));
   assert.equal(shared.find((r) => r[0] === 'w1')?.[1], 'Ready,SchedulingDisabled');

@@ -5,7 +5,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { serve, launch, openPage, started, screenshot } = require('./lib.cjs');
+const { serve, launch, openPage, started, settled, computed, until, screenshot } = require('./lib.cjs');
 
 let server;
 let browser;
@@ -26,10 +26,12 @@ const QUESTION = 'My only master died: does my app keep serving?';
 
 /** The log's texts of the ready scenario `id` at its moment, in the page opened at `query`. */
 async function logOf(page, id) {
-  await page.getByRole('heading', { level: 1 }).waitFor({ timeout: 15000 });
+  await page.getByRole('heading', { level: 1 }).waitFor({ timeout: 30000 });
   await started(page);
   await page.locator(`button.question[data-ready="${id}"]`).click();
-  await page.locator('.log li').first().waitFor({ timeout: 20000 });
+  // The log grows while the run is computed: read it whole.
+  await computed(page);
+  await settled(page);
   return page.locator('.log li .what').allTextContents();
 }
 
@@ -75,7 +77,8 @@ for (const code of ['ru', 'zh', 'de']) {
         // Every text of a busy page in the language: a split cluster, its menus' labels, the editor.
         await page.locator('button.all-questions').click();
         await page.locator('button.question[data-ready="4-rack-split"]').click();
-        await page.locator('.status .clock', { hasText: /t = [1-9]/ }).waitFor({ timeout: 20000 });
+        await page.locator('.status .clock', { hasText: /t = [1-9]/ }).waitFor({ timeout: 30000 });
+        await settled(page);
         await page.locator('section.editor button.disclosure').click();
         await page.locator('section.editor #editor-body').waitFor();
         const english = (await pageTexts(page)).filter((t) => ENGLISH.test(t));
@@ -89,6 +92,7 @@ for (const code of ['ru', 'zh', 'de']) {
 
 test('the browser language is the default, the picker switches and keeps the run, a shared link has no language', async () => {
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 }, locale: 'de-AT' });
+  page.setDefaultTimeout(30000);
   const problems = [];
   page.on('pageerror', (e) => problems.push(String(e)));
   await page.goto(server.url);
@@ -99,8 +103,8 @@ test('the browser language is the default, the picker switches and keeps the run
   assert.match(fragment, /s=1\./);
   await page.locator('select.language').selectOption('ru');
   await page.waitForURL(/\?lang=ru#/);
-  await page.locator('.tagline', { hasText: catalog('ru').get(TAGLINE) }).waitFor({ timeout: 15000 });
-  assert.equal(await page.getByRole('combobox', { name: catalog('ru').get('Ready scenario') }).inputValue(), '4-rack-split');
+  await page.locator('.tagline', { hasText: catalog('ru').get(TAGLINE) }).waitFor({ timeout: 30000 });
+  await until(() => page.getByRole('combobox', { name: catalog('ru').get('Ready scenario') }).inputValue(), '4-rack-split', 'the ready scenario picked');
   assert.equal(await page.evaluate(() => location.hash), fragment);
   await page.getByRole('button', { name: catalog('ru').get('Share this run') }).click();
   const link = await page.locator('.share-box input').inputValue();
@@ -112,8 +116,8 @@ test('the browser language is the default, the picker switches and keeps the run
 
 test('an unknown language is named, and the page stays in English', async () => {
   const { page } = await openPage(browser, `${server.url}?lang=fr`);
-  await page.getByRole('heading', { level: 1 }).waitFor({ timeout: 15000 });
-  await page.locator('.notice', { hasText: 'unknown language "fr"' }).waitFor({ timeout: 15000 });
+  await page.getByRole('heading', { level: 1 }).waitFor({ timeout: 30000 });
+  await page.locator('.notice', { hasText: 'unknown language "fr"' }).waitFor({ timeout: 30000 });
   assert.equal(await page.locator('.tagline').textContent(), TAGLINE);
   await page.close();
 });

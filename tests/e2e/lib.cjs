@@ -3,6 +3,7 @@
 const http = require('node:http');
 const fs = require('node:fs');
 const path = require('node:path');
+const assert = require('node:assert/strict');
 const { chromium } = require('playwright-core');
 
 const DIST = process.env.DIST_DIR || path.join(__dirname, '..', '..', 'dist');
@@ -49,6 +50,8 @@ async function launch() {
  *  `init`, if given, runs in the page before its own scripts (what it records, the test reads). */
 async function openPage(browser, url, viewport = { width: 1400, height: 900 }, init = null) {
   const page = await browser.newPage({ viewport });
+  // Every wait of these tests is for a state, never for a speed: a loaded machine only takes longer.
+  page.setDefaultTimeout(30000);
   if (init) await page.addInitScript(init);
   const problems = [];
   const warnings = [];
@@ -69,7 +72,7 @@ async function screenshot(page, name) {
 /** The playground at `url`, once it has rendered its heading. */
 async function openApp(browser, url, viewport) {
   const { page, problems } = await openPage(browser, url, viewport);
-  await page.getByRole('heading', { level: 1 }).waitFor({ timeout: 15000 });
+  await page.getByRole('heading', { level: 1 }).waitFor({ timeout: 30000 });
   await started(page);
   return { page, problems };
 }
@@ -77,25 +80,68 @@ async function openApp(browser, url, viewport) {
 /** Waits until the simulation worker's first state of the run is drawn (the quorum badge says
  *  "starting the simulation…" before, and "starting the cluster…" while the cluster boots). */
 async function started(page) {
-  await page.locator('[data-testid="quorum"]:not(.starting)').waitFor({ timeout: 15000 });
+  await page.locator('[data-testid="quorum"]:not(.starting)').waitFor({ timeout: 30000 });
 }
 
 /** Waits until the view is where it was asked to be (the status line is not busy): what
  *  the page shows after a seek, a drag or a new run. */
 async function settled(page) {
-  await page.locator('.status[aria-busy="false"]').waitFor({ timeout: 15000 });
+  await page.locator('.status[aria-busy="false"]').waitFor({ timeout: 30000 });
+}
+
+/** Waits until the whole run is computed (every chart of the page, or of a frame, no longer
+ *  busy): the charts, their summaries and the log are final only then. Generous by default: on
+ *  a loaded two-core machine a large run takes a while, and only its end is asserted. */
+async function computed(scope, timeout = 120000) {
+  await scope.locator('figure.charts').first().waitFor({ timeout });
+  await scope.locator('figure.charts[aria-busy="true"]').first().waitFor({ state: 'detached', timeout });
 }
 
 /** Picks a ready scenario and waits until its whole run is computed. */
 async function pick(page, id) {
   await page.getByRole('combobox', { name: 'Ready scenario' }).selectOption(id);
-  await page.locator('figure.charts figcaption', { hasText: /^Whole run:/ }).waitFor({ timeout: 15000 });
+  await computed(page);
 }
 
-/** Sets the time slider to `seconds`; waits until the clock shows `shown` when given. */
+/** Sets the time slider to `seconds`; when `shown` is given, waits until the view is there and
+ *  the clock shows it. */
 async function scrubTo(page, seconds, shown) {
   await page.getByRole('slider', { name: 'Simulated time' }).fill(String(seconds));
-  if (shown) await page.locator('.status .clock', { hasText: `t = ${shown}` }).waitFor({ timeout: 15000 });
+  if (shown) {
+    await page.locator('.status[aria-busy="false"] .clock', { hasText: `t = ${shown}` }).waitFor({ timeout: 30000 });
+  }
 }
 
-module.exports = { serve, launch, openPage, openApp, started, settled, pick, scrubTo, screenshot, DIST };
+/** The retrying assertion of these tests (Playwright's `expect(…).toHaveText` without its test
+ *  runner): reads until `expected` (a RegExp to match, or a value to equal) holds, and resolves
+ *  to what it read; fails after `timeout` ms with the last value read. What the page shows comes
+ *  from the simulation's worker a moment after a gesture, sooner or later with the machine's load. */
+async function until(read, expected, what = 'the value', timeout = 30000) {
+  const holds = (v) => (expected instanceof RegExp ? typeof v === 'string' && expected.test(v) : v === expected);
+  const end = Date.now() + timeout;
+  for (;;) {
+    const value = await read();
+    if (holds(value)) return value;
+    if (Date.now() > end) assert.fail(`${what} was ${JSON.stringify(value)} for ${timeout} ms, expected ${expected}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Waits until a locator's text matches or equals `expected`; resolves to the text. */
+const expectText = (locator, expected, timeout) => until(() => locator.textContent(), expected, `text of ${locator}`, timeout);
+
+/** Waits until a locator's attribute matches or equals `expected`; resolves to its value. */
+const expectAttr = (locator, name, expected, timeout) =>
+  until(() => locator.getAttribute(name), expected, `${name} of ${locator}`, timeout);
+
+/** The simulated time the status line shows, in seconds ("t = 1:02:03.4 / 168:00:00" → 3723.4). */
+async function clockSeconds(page) {
+  const text = await page.locator('.status .clock').textContent();
+  const [, shown] = /t = ([\d:.]+)/.exec(text);
+  return shown.split(':').reduce((acc, part) => acc * 60 + Number(part), 0);
+}
+
+module.exports = {
+  serve, launch, openPage, openApp, started, settled, computed, pick, scrubTo, until, expectText, expectAttr,
+  clockSeconds, screenshot, DIST,
+};

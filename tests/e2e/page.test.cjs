@@ -1,7 +1,9 @@
 // The page a person opens: served from dist/, rendered by the wasm app, no panic.
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { serve, launch, openPage, started, screenshot } = require('./lib.cjs');
+const {
+  serve, launch, openPage, started, settled, computed, scrubTo, expectText, expectAttr, screenshot,
+} = require('./lib.cjs');
 
 test('the built playground renders in Chromium without errors', async (t) => {
   const server = await serve();
@@ -11,11 +13,14 @@ test('the built playground renders in Chromium without errors', async (t) => {
   const { page, problems, warnings } = await openPage(browser, server.url);
   // The heading only exists once the wasm app has rendered (index.html has no body content).
   const h1 = page.getByRole('heading', { level: 1 });
-  await h1.waitFor({ timeout: 15000 });
+  await h1.waitFor({ timeout: 30000 });
   assert.equal(await h1.textContent(), 'Kubernetes HA Playground');
   // The simulation runs in a Web Worker; its first state arrives a moment later.
   assert.match(await page.locator('main').getAttribute('data-diag'), /^engine=worker /);
   await started(page);
+  // What follows reads the whole run: its charts and its log.
+  await computed(page);
+  await settled(page);
   // The start page leads with the questions, over a healthy Kubernetes cluster to break.
   const questions = page.getByRole('region', { name: /What do you want to see\?/ });
   for (const q of [/only master died/, /Three masters, two die/, /Two racks split/, /spot/, /Four masters lose two/]) {
@@ -38,7 +43,7 @@ test('the built playground renders in Chromium without errors', async (t) => {
   const row3 = page.locator('tr[data-members="3"] td');
   assert.deepEqual(await row3.allTextContents(), ['3', '2', '1']);
   // The link always holds the scenario (written once the browser has compressed it).
-  await page.waitForFunction(() => location.hash.startsWith('#s=1.'), null, { timeout: 5000 });
+  await page.waitForFunction(() => location.hash.startsWith('#s=1.'), null, { timeout: 30000 });
   assert.match(page.url(), /#s=1\./);
   await screenshot(page, 'home');
 
@@ -50,12 +55,12 @@ test('the built playground renders in Chromium without errors', async (t) => {
   // A question opens its scenario at the moment that answers it; the questions step aside.
   await page.setViewportSize({ width: 1400, height: 900 });
   await questions.getByRole('button', { name: /only master died/ }).click();
-  await page.locator('.status .clock', { hasText: 't = 2:00.0' }).waitFor({ timeout: 15000 });
-  assert.equal(await page.getByTestId('quorum').textContent(), 'etcd: 0 of 1 — NO QUORUM');
+  await page.locator('.status[aria-busy="false"] .clock', { hasText: 't = 2:00.0' }).waitFor({ timeout: 30000 });
+  await expectText(page.getByTestId('quorum'), 'etcd: 0 of 1 — NO QUORUM');
   assert.equal(await page.getByRole('region', { name: /What do you want to see\?/ }).count(), 0);
-  assert.match(await page.locator('.scenario').textContent(), /My only master died: does my app keep serving\?/);
+  await expectText(page.locator('.scenario'), /My only master died: does my app keep serving\?/);
   // The API cannot notice the dead master: its Node stays Ready, and the page says why.
-  assert.match(await page.locator('[data-host="master"]').getAttribute('aria-label'), /Node Ready, lease stale.*stays Ready: no controller/);
+  await expectAttr(page.locator('[data-host="master"]'), 'aria-label', /Node Ready, lease stale.*stays Ready: no controller/);
   await page.getByRole('button', { name: '← All questions' }).click();
   await page.getByRole('region', { name: /What do you want to see\?/ }).waitFor();
   assert.deepEqual(problems, [], 'console errors or uncaught exceptions');
@@ -68,7 +73,7 @@ test('the same dist/ works at a site root and under a sub-path (relative asset U
     const server = await serve(undefined, base);
     t.after(() => server.close());
     const { page, problems } = await openPage(browser, server.url);
-    await page.getByRole('heading', { level: 1 }).waitFor({ timeout: 15000 });
+    await page.getByRole('heading', { level: 1 }).waitFor({ timeout: 30000 });
     assert.ok(new URL(page.url()).pathname.startsWith(base));
     assert.deepEqual(problems, [], `served under ${base}`);
     await page.close();
@@ -82,11 +87,10 @@ test('a phone (360 and 390 px): no sideways scroll, readable charts', async (t) 
   t.after(async () => { await browser.close(); server.close(); });
   for (const width of [360, 390]) {
     const { page, problems } = await openPage(browser, server.url, { width, height: 844 });
-    await page.getByRole('heading', { level: 1 }).waitFor({ timeout: 15000 });
+    await page.getByRole('heading', { level: 1 }).waitFor({ timeout: 30000 });
     await page.getByRole('combobox', { name: 'Ready scenario' }).selectOption('1-only-master-dies');
-    await page.locator('figure.charts figcaption', { hasText: /^Whole run:/ }).waitFor({ timeout: 20000 });
-    await page.getByRole('slider', { name: 'Simulated time' }).fill('250');
-    await page.locator('.status .clock', { hasText: 't = 4:10.0' }).waitFor({ timeout: 15000 });
+    await computed(page);
+    await scrubTo(page, 250, '4:10.0');
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     assert.equal(overflow, 0, `the page scrolls sideways at ${width} px`);
     // The charts are drawn at the figure's own width: their text is not shrunk below ~11 px.

@@ -3,7 +3,9 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const zlib = require('node:zlib');
-const { serve, launch, openPage, started, settled, screenshot } = require('./lib.cjs');
+const {
+  serve, launch, openPage, started, settled, computed, pick, expectText, expectAttr, until, clockSeconds, screenshot,
+} = require('./lib.cjs');
 
 let server;
 let browser;
@@ -12,7 +14,7 @@ test.after(async () => { await browser.close(); server.close(); });
 
 async function open(fragment = '') {
   const { page, problems } = await openPage(browser, server.url + fragment);
-  await page.getByRole('heading', { level: 1 }).waitFor({ timeout: 15000 });
+  await page.getByRole('heading', { level: 1 }).waitFor({ timeout: 30000 });
   await started(page);
   return { page, problems };
 }
@@ -22,13 +24,16 @@ async function openEtcdSandbox() {
   const opened = await open();
   await opened.page.getByRole('combobox', { name: 'Ready scenario' }).selectOption('three-zones');
   await opened.page.locator('[data-host="etcd-1"]').waitFor();
+  await settled(opened.page);
   return opened;
 }
 
-// What the status line says once the view is where it was asked to be.
-const quorum = async (page) => { await settled(page); return page.getByTestId('quorum').textContent(); };
-const leader = async (page) => { await settled(page); return page.getByTestId('leader').textContent(); };
-const clock = async (page) => { await settled(page); return page.locator('.status .clock').textContent(); };
+// What the status line says once the view is where it was asked to be: `expected` (a text or a
+// RegExp) is waited for, and the text resolved.
+const quorum = async (page, expected) => { await settled(page); return expectText(page.getByTestId('quorum'), expected); };
+const leader = async (page, expected) => { await settled(page); return expectText(page.getByTestId('leader'), expected); };
+const clock = async (page, expected) => { await settled(page); return expectText(page.locator('.status .clock'), expected); };
+const notice = (page, expected) => expectText(page.getByRole('status').first(), expected);
 
 /** Drags an element's centre to another element's centre with real pointer events. */
 async function drag(page, from, to) {
@@ -61,7 +66,7 @@ async function step(page, times) {
 
 test('pick a ready scenario and see its charts and story', async () => {
   const { page, problems } = await open();
-  await page.getByRole('combobox', { name: 'Ready scenario' }).selectOption('etcd-two-of-three-die');
+  await pick(page, 'etcd-two-of-three-die');
   assert.match(await page.locator('.scenario').textContent(), /can a three-member etcd survive losing two members\?/i);
   assert.match(await page.locator('.scenario').textContent(), /What to watch:.*force-new-cluster/);
   // The whole run is computed ahead: the charts tell the story before it is played.
@@ -69,107 +74,108 @@ test('pick a ready scenario and see its charts and story', async () => {
   assert.match(await charts.getAttribute('aria-label'), /Quorum lost for 70\.1 s/);
   assert.match(await page.locator('figure.charts').textContent(), /NO QUORUM/);
   assert.match(await page.locator('figure.charts').textContent(), /etcd-1 down/);
-  assert.equal(await quorum(page), 'etcd: 3 of 3 — quorum');
+  await quorum(page, 'etcd: 3 of 3 — quorum');
   // Clicking an event of the log moves the time there.
   await page.getByRole('button', { name: /only 1 of the 3 etcd members are up and connected/ }).click();
-  assert.equal(await quorum(page), 'etcd: 1 of 3 — NO QUORUM');
-  assert.match(await clock(page), /t = 0:20\.0/);
-  assert.match(await page.locator('[data-host="etcd-1"]').getAttribute('aria-label'), /DOWN/);
+  await quorum(page, 'etcd: 1 of 3 — NO QUORUM');
+  await clock(page, /t = 0:20\.0/);
+  await expectAttr(page.locator('[data-host="etcd-1"]'), 'aria-label', /DOWN/);
   await screenshot(page, 'two-of-three-no-quorum');
   // Playing at 10× moves time on; scrubbing while playing continues from the new time.
   await page.getByRole('button', { name: 'Play' }).click();
-  await page.waitForTimeout(500);
+  await until(async () => (await clockSeconds(page)) >= 21, true, 'the clock past 0:21 while playing');
   await page.getByRole('button', { name: 'Pause' }).click();
-  const played = await clock(page);
-  assert.match(played, /t = 0:2[1-9]\.\d/, played);
+  const played = await clockSeconds(page);
+  assert.ok(played >= 21 && played < 180, `paused at ${played} s`);
   await page.getByRole('button', { name: 'Play' }).click();
   await scrubTo(page, 100);
-  await page.waitForTimeout(400);
+  await until(async () => (await clockSeconds(page)) >= 101, true, 'the clock past 1:41 while playing on from 1:40');
   await page.getByRole('button', { name: 'Pause' }).click();
-  const after = await clock(page);
-  assert.match(after, /t = 1:4\d\.\d/, after);
+  const after = await clockSeconds(page);
+  assert.ok(after >= 101 && after <= 180, `paused at ${after} s`);
   // Play at max speed to the end: writes come back after --force-new-cluster.
   await page.getByRole('combobox', { name: 'Playback speed' }).selectOption('max');
   await page.getByRole('button', { name: 'Play' }).click();
-  await page.getByRole('button', { name: 'Play' }).waitFor({ timeout: 10000 });
-  assert.match(await clock(page), /t = 3:00\.0/);
-  assert.match(await quorum(page), /quorum$/);
+  await page.getByRole('button', { name: 'Play' }).waitFor({ timeout: 60000 });
+  await clock(page, /t = 3:00\.0/);
+  await quorum(page, /quorum$/);
   assert.deepEqual(problems, []);
 });
 
 test('a Kubernetes ready scenario: the rack split runs pods twice', async () => {
   const { page, problems } = await open();
   await page.getByRole('combobox', { name: 'Ready scenario' }).selectOption('4-rack-split');
-  assert.match(await page.locator('.scenario').textContent(), /who wins, and do pods run twice\?/);
+  await expectText(page.locator('.scenario'), /who wins, and do pods run twice\?/);
   await scrubTo(page, 540);
   // Nine simulated minutes of a Kubernetes cluster are replayed over a few frames: the clock runs up.
-  await page.locator('.status .clock', { hasText: 't = 9:00.0' }).waitFor({ timeout: 15000 });
+  await clock(page, /t = 9:00\.0/);
   // The charts are computed ahead in the background; wait until the run is complete.
-  await page.locator('figure.charts figcaption', { hasText: /^Whole run:/ }).waitFor({ timeout: 15000 });
+  await computed(page);
   const charts = await page.locator('figure.charts').textContent();
   for (const row of ['API writes', 'controller-mgr', 'scheduler', 'service web', 'pods web', 'DUPLICATES']) {
     assert.ok(charts.includes(row), `charts show "${row}"`);
   }
-  assert.ok(await page.getByRole('group', { name: /^Island B: 1 of 3 etcd voter up here/ }).isVisible());
-  // The log follows the cursor: the current event is scrolled into the log's view.
-  // (It follows at most every 150 ms while the cursor or the report moves: poll for a second.)
+  await page.getByRole('group', { name: /^Island B: 1 of 3 etcd voter up here/ }).waitFor();
+  // The log follows the cursor: the current event is scrolled into the log's view (at most every
+  // 150 ms while the cursor or the report moves).
   const current = page.locator('.log li[aria-current="true"]');
-  assert.ok(await current.isVisible());
-  let inside = false;
-  for (let i = 0; i < 20 && !inside; i++) {
+  await current.waitFor();
+  await until(async () => {
     const [box, item] = await Promise.all([page.locator('.log').boundingBox(), current.boundingBox()]);
-    inside = item.y >= box.y && item.y + item.height <= box.y + box.height + 1;
-    if (!inside) await page.waitForTimeout(50);
-  }
-  assert.ok(inside, 'current event inside the log box');
+    return item.y >= box.y && item.y + item.height <= box.y + box.height + 1;
+  }, true, 'the current event inside the log box');
   await screenshot(page, 'rack-split-duplicates');
   assert.deepEqual(problems, []);
 });
 
 test('drag a zone into a new island, watch the leader change, scrub back, share', async () => {
   const { page, problems } = await openEtcdSandbox();
-  assert.equal(await quorum(page), 'etcd: 3 of 3 — quorum');
-  assert.equal(await leader(page), 'leader: etcd-3 (term 2)');
+  await quorum(page, 'etcd: 3 of 3 — quorum');
+  await leader(page, 'leader: etcd-3 (term 2)');
   await scrubTo(page, 20);
-  assert.match(await clock(page), /t = 0:20\.0/);
+  await clock(page, /t = 0:20\.0/);
 
   // Cut zone-c (the leader's zone) off: drop its column header on "new island".
   await drag(page, page.locator('[data-zone="zone-c"]'), page.locator('.new-island rect'));
-  assert.equal(await quorum(page), 'etcd: 2 of 3 — quorum');
-  assert.match(await page.getByRole('status').first().textContent(), /Recorded at 0:20\.0: partition \[zone-a, zone-b\] \| \[zone-c\]/);
-  assert.ok(await page.getByRole('group', { name: /^Island A: 2 of 3 etcd voters up here/ }).isVisible());
-  assert.ok(await page.getByRole('group', { name: /^Island B: 1 of 3 etcd voter up here/ }).isVisible());
+  await quorum(page, 'etcd: 2 of 3 — quorum');
+  await notice(page, /Recorded at 0:20\.0: partition \[zone-a, zone-b\] \| \[zone-c\]/);
+  await page.getByRole('group', { name: /^Island A: 2 of 3 etcd voters up here/ }).waitFor();
+  await page.getByRole('group', { name: /^Island B: 1 of 3 etcd voter up here/ }).waitFor();
   // A few seconds later the majority side has elected a new leader in a new term.
   await step(page, 3);
-  assert.match(await clock(page), /t = 0:23\.0/);
-  assert.match(await leader(page), /^leader: etcd-[12] \(term [3-9]\)$/);
-  assert.match(await page.getByRole('region', { name: 'What happened' }).textContent(), /became the etcd leader/);
+  await clock(page, /t = 0:23\.0/);
+  await leader(page, /^leader: etcd-[12] \(term [3-9]\)$/);
+  await expectText(page.getByRole('region', { name: 'What happened' }), /became the etcd leader/);
   await screenshot(page, 'zone-c-cut-off');
 
   // Then cut zone-b off too: the last member alone has no quorum.
   await drag(page, page.locator('[data-zone="zone-b"]'), page.locator('.new-island rect'));
-  assert.equal(await quorum(page), 'etcd: 1 of 3 — NO QUORUM');
+  await quorum(page, 'etcd: 1 of 3 — NO QUORUM');
   await step(page, 2);
-  const stateThen = { quorum: await quorum(page), leader: await leader(page), clock: await clock(page) };
+  await clock(page, /t = 0:25\.0/);
+  const stateThen = {
+    quorum: await quorum(page, /NO QUORUM/), leader: await leader(page, /^leader: /), clock: await clock(page, /t = 0:25\.0/),
+  };
   await screenshot(page, 'three-islands-no-quorum');
 
   // Back in time, before any split: the earlier state, replayed.
   await scrubTo(page, 10);
-  assert.match(await clock(page), /t = 0:10\.0/);
-  assert.equal(await quorum(page), 'etcd: 3 of 3 — quorum');
-  assert.equal(await leader(page), 'leader: etcd-3 (term 2)');
+  await clock(page, /t = 0:10\.0/);
+  await quorum(page, 'etcd: 3 of 3 — quorum');
+  await leader(page, 'leader: etcd-3 (term 2)');
   await scrubTo(page, 25);
+  await clock(page, /t = 0:25\.0/);
 
   // Share: the link opens the same run at the same time in a fresh page.
   await page.getByRole('button', { name: 'Share this run' }).click();
-  const link = await page.getByRole('textbox', { name: 'Share link' }).inputValue();
-  assert.match(link, /#s=1\.[A-Za-z0-9_-]+&t=25$/);
+  const link = await until(() => page.getByRole('textbox', { name: 'Share link' }).inputValue(), /#s=1\.[A-Za-z0-9_-]+&t=25$/, 'the share link');
   const fresh = await open(link.slice(link.indexOf('#')));
+  await clock(fresh.page, stateThen.clock);
   assert.deepEqual(
-    { quorum: await quorum(fresh.page), leader: await leader(fresh.page), clock: await clock(fresh.page) },
+    { quorum: await quorum(fresh.page, /./), leader: await leader(fresh.page, /./), clock: await clock(fresh.page, /./) },
     stateThen,
   );
-  assert.match(await fresh.page.locator('.scenario').textContent(), /Your own run: 2 scheduled events/);
+  await expectText(fresh.page.locator('.scenario'), /Your own run: 2 scheduled events/);
   await screenshot(fresh.page, 'shared-link');
   assert.deepEqual(fresh.problems, []);
   await fresh.page.close();
@@ -184,29 +190,29 @@ test('the keyboard does what the mouse does: host menu and move-to-island', asyn
   await menu.waitFor();
   await screenshot(page, 'host-menu');
   await menu.getByRole('menuitem', { name: 'Crash' }).click();
-  assert.equal(await quorum(page), 'etcd: 2 of 3 — quorum');
-  assert.match(await page.locator('[data-host="etcd-1"]').getAttribute('aria-label'), /DOWN \(crashed\)/);
+  await quorum(page, 'etcd: 2 of 3 — quorum');
+  await expectAttr(page.locator('[data-host="etcd-1"]'), 'aria-label', /DOWN \(crashed\)/);
   // Undo puts the scenario back.
   await page.getByRole('button', { name: 'Undo' }).first().click();
-  assert.equal(await quorum(page), 'etcd: 3 of 3 — quorum');
+  await quorum(page, 'etcd: 3 of 3 — quorum');
   // A zone moved from its menu, without dragging.
   await page.locator('[data-zone="zone-a"]').focus();
   await page.keyboard.press('Enter');
   await page.getByRole('menuitem', { name: /Move to a new island/ }).click();
-  assert.equal(await quorum(page), 'etcd: 2 of 3 — quorum');
+  await quorum(page, 'etcd: 2 of 3 — quorum');
   // Dropping the host back onto the other island puts everything together: a heal.
   await drag(page, page.locator('[data-host="etcd-1"]'), page.locator('[data-island="Island B"] rect.island'));
-  assert.match(await page.getByRole('status').first().textContent(), /heal the network/);
-  assert.match(await page.locator('.status .network').textContent(), /whole/);
+  await notice(page, /heal the network/);
+  await expectText(page.locator('.status .network'), /whole/);
   // Isolate from the menu, then the Heal button.
   await page.locator('[data-host="etcd-2"]').focus();
   await page.keyboard.press('Enter');
   await page.getByRole('menuitem', { name: 'Isolate from the network' }).click();
-  assert.match(await page.locator('[data-host="etcd-2"]').getAttribute('aria-label'), /isolated/);
-  assert.equal(await quorum(page), 'etcd: 2 of 3 — quorum');
+  await expectAttr(page.locator('[data-host="etcd-2"]'), 'aria-label', /isolated/);
+  await quorum(page, 'etcd: 2 of 3 — quorum');
   await page.getByRole('button', { name: 'Heal network' }).click();
-  assert.match(await page.locator('.status .network').textContent(), /whole/);
-  assert.equal(await quorum(page), 'etcd: 3 of 3 — quorum');
+  await expectText(page.locator('.status .network'), /whole/);
+  await quorum(page, 'etcd: 3 of 3 — quorum');
   assert.deepEqual(problems, []);
 });
 
@@ -239,9 +245,9 @@ test('a broken or foreign link shows a message and an intact default scenario', 
   for (const [fragment, message] of cases) {
     const { page, problems } = await open(fragment);
     const alert = page.getByRole('alert');
-    assert.match(await alert.textContent(), message);
+    await expectText(alert, message);
     assert.match(await alert.textContent(), /Showing the default scenario instead/);
-    assert.equal(await quorum(page), 'etcd: 3 of 3 — quorum');
+    await quorum(page, 'etcd: 3 of 3 — quorum');
     // The broken link stays in the address bar, to copy or report, until the person moves on.
     assert.equal(decodeURI(new URL(page.url()).hash), decodeURI(fragment));
     if (fragment === cut) await screenshot(page, 'broken-link');
@@ -252,9 +258,10 @@ test('a broken or foreign link shows a message and an intact default scenario', 
 
 test('at 1280×720 the "new island" dock is always at hand; a drop on nothing says so', async () => {
   const { page, problems } = await openPage(browser, server.url, { width: 1280, height: 720 });
-  await page.getByRole('heading', { level: 1 }).waitFor({ timeout: 15000 });
+  await page.getByRole('heading', { level: 1 }).waitFor({ timeout: 30000 });
   await page.getByRole('combobox', { name: 'Ready scenario' }).selectOption('4-rack-split');
   await page.locator('[data-host="w3"]').waitFor();
+  await settled(page);
   // Scroll so the topology's own "new island" is out of view; the dock appears with the drag.
   await page.locator('figure.charts').scrollIntoViewIfNeeded();
   const kept = () => page.evaluate(() => window.keep.every((el) => el.isConnected));
@@ -268,8 +275,8 @@ test('at 1280×720 the "new island" dock is always at hand; a drop on nothing sa
   assert.ok(d.y + d.height <= 720 && d.y >= 0, 'the dock is inside the window');
   await page.mouse.move(d.x + d.width / 2, d.y + d.height / 2, { steps: 8 });
   await page.mouse.up();
-  assert.match(await page.getByRole('status').first().textContent(), /Recorded at 0:00\.0: isolate w3|Recorded at 0:00\.0: partition/);
-  assert.equal(await dock.count(), 0, 'the dock goes with the drag');
+  await notice(page, /Recorded at 0:00\.0: isolate w3|Recorded at 0:00\.0: partition/);
+  await dock.waitFor({ state: 'detached' });
   // Dropped where nothing takes it (on the charts): a message, nothing recorded.
   const before = await page.locator('.scenario').textContent();
   await pickUp(page, page.locator('[data-host="m1"]'));
@@ -282,7 +289,7 @@ test('at 1280×720 the "new island" dock is always at hand; a drop on nothing sa
   assert.ok(spot, 'a place outside the topology in view');
   await page.mouse.move(spot.x + spot.width - 30, spot.y + spot.height / 2, { steps: 6 });
   await page.mouse.up();
-  assert.match(await page.getByRole('status').first().textContent(), /m1 was dropped outside any island: nothing changed/);
+  await notice(page, /m1 was dropped outside any island: nothing changed/);
   assert.equal(await page.locator('.scenario').textContent(), before);
   assert.deepEqual(problems, []);
 });
@@ -291,22 +298,22 @@ test('a fork lists the later events it drops, and can keep them', async () => {
   const { page, problems } = await open();
   await page.getByRole('combobox', { name: 'Ready scenario' }).selectOption('etcd-two-of-three-die');
   await scrubTo(page, 10);
-  await page.locator('.status .clock', { hasText: 't = 0:10.0' }).waitFor();
+  await clock(page, /t = 0:10\.0/);
   await page.locator('[data-host="etcd-3"]').focus();
   await page.keyboard.press('Enter');
   await page.getByRole('menu', { name: /Actions for etcd-3/ }).getByRole('menuitem', { name: 'Isolate from the network' }).click();
   const status = page.getByRole('status').first();
-  const text = await status.textContent();
+  const text = await expectText(status, /drops the scenario's later events/);
   assert.match(text, /drops the scenario's later events: 0:20 crash etcd-1; 0:20 crash etcd-2; 1:00 join etcd-4; 1:30 .*etcd-3; 2:00 .*etcd-4/);
-  assert.match(await page.locator('.scenario').textContent(), /Your own run: 1 scheduled event\b/);
+  await expectText(page.locator('.scenario'), /Your own run: 1 scheduled event\b/);
   await page.getByRole('button', { name: 'Keep the later events' }).click();
-  assert.match(await status.textContent(), /Kept the 5 later events/);
-  assert.match(await page.locator('.scenario').textContent(), /Your own run: 6 scheduled events/);
+  await expectText(status, /Kept the 5 later events/);
+  await expectText(page.locator('.scenario'), /Your own run: 6 scheduled events/);
   // The scenario still carries the ready one's name: the page offers a new one.
   const rename = page.getByRole('form', { name: 'Rename the scenario' });
   await rename.getByRole('textbox', { name: 'New scenario name' }).fill('Two of three die, etcd-3 cut off first');
   await rename.getByRole('button', { name: 'Rename' }).click();
-  assert.match(await page.locator('.scenario').textContent(), /Two of three die, etcd-3 cut off first/);
-  assert.equal(await page.getByRole('form', { name: 'Rename the scenario' }).count(), 0);
+  await expectText(page.locator('.scenario'), /Two of three die, etcd-3 cut off first/);
+  await page.getByRole('form', { name: 'Rename the scenario' }).waitFor({ state: 'detached' });
   assert.deepEqual(problems, []);
 });

@@ -7,7 +7,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
-const { serve, launch, openPage, openApp, scrubTo, screenshot } = require('./lib.cjs');
+const { serve, launch, openPage, openApp, scrubTo, until, expectText, screenshot } = require('./lib.cjs');
 const { fragment, clock } = require('./bench.cjs');
 
 let server;
@@ -33,25 +33,28 @@ async function figure(page, row, column) {
 }
 
 test('study: 3 and 5 etcd members in workers, as the closed form and the runner say', async () => {
+  // Every value the progress bar takes, recorded in the page as it changes.
   const { page, problems } = await openPage(browser,
-    `${server.url}study/${fragment(ETCD)}&trials=400&days=30&seed=1&vs=two-more-masters`);
-  await page.getByRole('heading', { name: 'Availability study' }).waitFor({ timeout: 15000 });
+    `${server.url}study/${fragment(ETCD)}&trials=400&days=30&seed=1&vs=two-more-masters`, undefined, () => {
+      window.__progress = [];
+      new MutationObserver(() => {
+        const bar = document.querySelector('.study-progress progress');
+        const value = bar && Number(bar.getAttribute('value'));
+        if (bar && window.__progress[window.__progress.length - 1] !== value) window.__progress.push(value);
+      }).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['value'] });
+    });
+  await page.getByRole('heading', { name: 'Availability study' }).waitFor({ timeout: 30000 });
   assert.equal(await page.getByRole('combobox', { name: 'Compare with' }).inputValue(), 'two-more-masters');
   await page.getByRole('button', { name: 'Run the study' }).click();
-  // A progress bar that moves while the workers run, and the page answers a click meanwhile.
+  // A progress bar that moves while the workers run, and the page answers meanwhile: a question
+  // to the page comes back while the bar is still there.
   const bar = page.locator('.study-progress progress');
-  await bar.waitFor({ timeout: 10000 });
-  const seen = new Set();
-  while (await bar.count()) {
-    const value = await bar.getAttribute('value').catch(() => null);
-    if (value !== null) seen.add(Number(value));
-    const t0 = Date.now();
-    await page.evaluate(() => document.title);
-    assert.ok(Date.now() - t0 < 500, 'the page stays responsive while the study runs');
-    await page.waitForTimeout(150);
-  }
-  assert.ok([...seen].some((v) => v > 0 && v < 1000) && seen.size >= 2, `the progress bar moved: ${[...seen]}`);
-  await page.getByRole('region', { name: 'Results' }).waitFor({ timeout: 60000 });
+  await bar.waitFor({ timeout: 30000 });
+  assert.ok(await page.evaluate(() => document.querySelector('.study-progress progress') !== null),
+    'the page answered only once the study was done');
+  await page.getByRole('region', { name: 'Results' }).waitFor({ timeout: 180000 });
+  const seen = await page.evaluate(() => window.__progress);
+  assert.ok(seen.some((v) => v > 0 && v < 1000) && new Set(seen).size >= 2, `the progress bar moved: ${seen}`);
   const three = await figure(page, 'etcd quorum lost', 0);
   const five = await figure(page, 'etcd quorum lost', 1);
   // Quorum is lost while 2 of 3 (3q² − 2q³) or 3 of 5 (10q³ − 15q⁴ + 6q⁵) are down, where a
@@ -92,9 +95,9 @@ test('study: 3 and 5 etcd members in workers, as the closed form and the runner 
   await page.getByRole('spinbutton', { name: 'Trials' }).fill('2000');
   await page.getByRole('spinbutton', { name: 'Trials' }).dispatchEvent('change');
   await page.getByRole('button', { name: 'Run the study' }).click();
-  await bar.waitFor({ timeout: 10000 });
+  await bar.waitFor({ timeout: 30000 });
   await page.getByRole('button', { name: 'Cancel' }).click();
-  await page.getByRole('button', { name: 'Run the study' }).waitFor({ timeout: 5000 });
+  await page.getByRole('button', { name: 'Run the study' }).waitFor({ timeout: 30000 });
   assert.equal(await bar.count(), 0);
   assert.equal(await page.getByRole('region', { name: 'Results' }).count(), 0);
   assert.deepEqual(problems, []);
@@ -103,15 +106,15 @@ test('study: 3 and 5 etcd members in workers, as the closed form and the runner 
 test('study: from the playground, spot workers, and the worst trial opened as a run', async () => {
   const { page, problems } = await openApp(browser, server.url);
   await page.getByRole('link', { name: 'Availability study' }).click();
-  await page.getByRole('heading', { name: 'Availability study' }).waitFor({ timeout: 15000 });
+  await page.getByRole('heading', { name: 'Availability study' }).waitFor({ timeout: 30000 });
   await page.getByRole('combobox', { name: 'Faults' }).selectOption('spot');
-  assert.match(await page.locator('.faults').textContent(), /spot hosts spot interrupted every 336h on average, replaced after 5m/);
+  await expectText(page.locator('.faults'), /spot hosts spot interrupted every 336h on average, replaced after 5m/);
   await page.getByRole('combobox', { name: 'Compare with' }).selectOption('external-etcd');
   await page.getByRole('spinbutton', { name: 'Trials' }).fill('6');
   await page.getByRole('spinbutton', { name: 'Trials' }).dispatchEvent('change');
-  assert.match(page.url(), /trials=6&days=7&seed=1&faults=spot&vs=external-etcd$/);
+  await until(async () => page.url(), /trials=6&days=7&seed=1&faults=spot&vs=external-etcd$/, 'the study\'s address');
   await page.getByRole('button', { name: 'Run the study' }).click();
-  await page.getByRole('region', { name: 'Results' }).waitFor({ timeout: 120000 });
+  await page.getByRole('region', { name: 'Results' }).waitFor({ timeout: 300000 });
   const rows = await page.locator('.study-figures tbody th').allTextContents();
   assert.deepEqual(rows, ['etcd quorum lost', 'API writes failed', 'Service web: requests failed']);
   const designs = await page.locator('.study-figures thead th').allTextContents();
@@ -125,16 +128,16 @@ test('study: from the playground, spot workers, and the worst trial opened as a 
   const lostAt = (await first.locator('.first-lost').textContent()).match(/first lost at ([\d:]+)/)[1]
     .split(':').reduce((acc, part) => acc * 60 + Number(part), 0);
   await first.getByRole('button', { name: 'Open it in the playground' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Kubernetes HA Playground' }).waitFor({ timeout: 15000 });
+  await page.getByRole('heading', { level: 1, name: 'Kubernetes HA Playground' }).waitFor({ timeout: 30000 });
   assert.equal(Number(new URL(page.url()).hash.match(/&t=([\d.]+)/)[1]), lostAt - 10);
   // Its random faults come later (none in its first 30 hours): while the week is computed, the
   // faults row does not claim the run has none.
-  await page.locator('figure.charts', { hasText: 'none so far (the run is still being computed)' }).waitFor({ timeout: 15000 });
+  await page.locator('figure.charts', { hasText: 'none so far (the run is still being computed)' }).waitFor({ timeout: 30000 });
   // The clock says where the view is going while the run is computed up to there.
-  await page.locator('.status .clock', { hasText: ` → ${clock(lostAt - 10).replace(/\.\d$/, '')} / 168:00:00` }).waitFor({ timeout: 15000 });
+  await page.locator('.status .clock', { hasText: ` → ${clock(lostAt - 10).replace(/\.\d$/, '')} / 168:00:00` }).waitFor({ timeout: 30000 });
   // The week is computed to that time first (about a minute on a slow two-core machine): the
   // clock says where the view is, the status line is busy until it is there.
-  await page.locator('.status[aria-busy="false"] .clock', { hasText: `t = ${clock(lostAt - 10)}` }).waitFor({ timeout: 120000 });
+  await page.locator('.status[aria-busy="false"] .clock', { hasText: `t = ${clock(lostAt - 10)}` }).waitFor({ timeout: 300000 });
   const raw = decode(new URL(page.url()).hash.match(/s=([^&]+)/)[1]);
   const opened = JSON.parse(raw);
   // The seed is a u64: read from the text (a JS number would round it).
@@ -147,7 +150,7 @@ test('study: from the playground, spot workers, and the worst trial opened as a 
   assert.ok(kept >= 3, `checkpoints kept on the way to day 5: ${kept}`);
   const back = Math.floor(lostAt / 86400) * 86400;
   await scrubTo(page, back);
-  await page.locator('.status[aria-busy="false"] .clock', { hasText: `t = ${clock(back)}` }).waitFor({ timeout: 60000 });
+  await page.locator('.status[aria-busy="false"] .clock', { hasText: `t = ${clock(back)}` }).waitFor({ timeout: 180000 });
   assert.equal(opened.duration, '168h');
   assert.equal(opened.faults.length, 2);
   assert.deepEqual(problems, []);
@@ -156,13 +159,13 @@ test('study: from the playground, spot workers, and the worst trial opened as a 
 test('study: a broken setting is named, a long study shows the runner command', async () => {
   // etcd alone has no load balancer to check by TCP: that design is refused too.
   const { page, problems } = await openPage(browser, `${server.url}study/${fragment(ETCD)}&trials=0&faults=meteor&vs=tcp-check`);
-  await page.getByRole('alert').filter({ hasText: 'not understood (trials=0, faults=meteor, vs=tcp-check)' }).waitFor({ timeout: 15000 });
+  await page.getByRole('alert').filter({ hasText: 'not understood (trials=0, faults=meteor, vs=tcp-check)' }).waitFor({ timeout: 30000 });
   assert.equal(await page.getByRole('spinbutton', { name: 'Trials' }).inputValue(), '52');
   // The playground's default cluster for 10,000 years: the runner's work.
   await page.goto(`${server.url}study/#trials=10000&days=365&faults=spot`);
   await page.reload();
   const note = page.locator('.too-long');
-  await note.waitFor({ timeout: 15000 });
+  await note.waitFor({ timeout: 30000 });
   assert.equal(await note.locator('code').textContent(),
     'clustersim study scenario.json --trials 10000 --horizon 8760h --seed 1 --json');
   const saved = decodeURIComponent((await note.getByRole('link', { name: 'Save scenario.json' }).getAttribute('href')).split(',')[1]);

@@ -707,7 +707,8 @@ pub fn charts(props: &Props) -> Html {
         fmt_t(duration), Short(sum.quorum_lost_s, 3), sum.leader_changes, sum.writes_ok, sum.writes_failed
     ));
     html! {
-        <figure class="charts" ref={figure}>
+        // Busy until the whole run is computed: what is drawn, and the summaries, still grow.
+        <figure class="charts" ref={figure} aria-busy={(!complete).to_string()}>
             <svg viewBox={format!("0 0 {} {}", w.px(), height.px())} role="img" aria-label={aria} {onclick}>
                 { drawing.0.clone() }
                 // One node even when absent: see the topology's drawing.

@@ -35,6 +35,7 @@ fn main() {
                  serve   setup, then serve the playground at http://127.0.0.1:8080/\n\
                  dist    release build into dist/ (static files, relative URLs: works under any sub-path) and print bundle sizes\n\
                  test    every test layer: native, sweep, wasm in Chromium, end-to-end in Chromium\n\
+                 \x20       (--e2e-repeat N [--busy]: only the end-to-end layer, N times, with every core kept busy)\n\
                  bench   benchmarks: the simulation natively (profile-guided; --no-pgo: plain build), then the playground in Chromium (--native: only the first)"
             );
             if cmd == "help" || cmd == "--help" {
@@ -472,8 +473,93 @@ fn gzip_size(path: &Path) -> Result<u64> {
     Ok(out.stdout.len() as u64)
 }
 
+/// The end-to-end layer: the release build served under a sub-path, every `tests/e2e/*.test.cjs`
+/// in Chromium, one file at a time.
+fn e2e() -> Result {
+    run(cmd("node")
+        .args(["--test", "--test-concurrency=1"])
+        .arg("tests/e2e/")
+        .env("NODE_PATH", tools_dir().join("node_modules"))
+        .env("DIST_DIR", root().join("dist")))
+}
+
+/// `test --e2e-repeat N [--busy]`: the end-to-end layer N times in a row, with `--busy` while
+/// every core also spins in a loop of this process's (stopped when the runs end): the proof that
+/// no test passes or fails on the machine's speed.
+fn e2e_repeat(n: usize, busy: bool) -> Result {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    setup()?;
+    dist()?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let cores = if busy {
+        std::thread::available_parallelism().map_or(2, |n| n.get())
+    } else {
+        0
+    };
+    let spinners: Vec<_> = (0..cores)
+        .map(|_| {
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                let mut x = 0u64;
+                while !stop.load(Ordering::Relaxed) {
+                    for _ in 0..100_000 {
+                        x = std::hint::black_box(
+                            x.wrapping_mul(6364136223846793005).wrapping_add(1),
+                        );
+                    }
+                }
+            })
+        })
+        .collect();
+    if busy {
+        println!("busy loops on {cores} cores until the runs end");
+    }
+    let mut outcomes = Vec::new();
+    for i in 1..=n {
+        println!("\n== end-to-end run {i} of {n}");
+        let t = Instant::now();
+        let r = e2e();
+        outcomes.push((r.is_ok(), t.elapsed().as_secs_f64()));
+    }
+    stop.store(true, Ordering::Relaxed);
+    for s in spinners {
+        let _ = s.join();
+    }
+    println!(
+        "\n== end-to-end, {n} runs{}",
+        if busy {
+            " with every core kept busy"
+        } else {
+            ""
+        }
+    );
+    for (i, (ok, secs)) in outcomes.iter().enumerate() {
+        println!(
+            "{}  run {} ({secs:.0} s)",
+            if *ok { "PASS" } else { "FAIL" },
+            i + 1
+        );
+    }
+    let failed = outcomes.iter().filter(|(ok, _)| !ok).count();
+    if failed > 0 {
+        Err(format!("{failed} of {n} end-to-end runs failed"))
+    } else {
+        Ok(())
+    }
+}
+
 /// Runs every layer, in order, and reports each; any failure or skip fails the whole.
-fn test(_args: &[String]) -> Result {
+/// `--e2e-repeat N [--busy]` runs only the end-to-end layer, N times ([`e2e_repeat`]).
+fn test(args: &[String]) -> Result {
+    if let Some(i) = args.iter().position(|a| a == "--e2e-repeat") {
+        let n = args
+            .get(i + 1)
+            .and_then(|v| v.parse().ok())
+            .filter(|&n| n > 0)
+            .ok_or("--e2e-repeat takes a number of runs, e.g. --e2e-repeat 5")?;
+        return e2e_repeat(n, args.iter().any(|a| a == "--busy"));
+    }
     let started = Instant::now();
     setup()?;
     let mut results: Vec<(&str, Result, f64)> = Vec::new();
@@ -504,11 +590,7 @@ fn test(_args: &[String]) -> Result {
         "end-to-end in headless Chromium (dist/ served under a sub-path on 127.0.0.1)",
         &|| {
             dist()?;
-            run(cmd("node")
-                .args(["--test", "--test-concurrency=1"])
-                .arg("tests/e2e/")
-                .env("NODE_PATH", tools_dir().join("node_modules"))
-                .env("DIST_DIR", root().join("dist")))
+            e2e()
         },
     );
 
