@@ -673,3 +673,48 @@ fn a_snapshot_of_the_boot_is_before_zero() {
         .iter()
         .any(|h| h.apiserver.as_ref().is_some_and(|a| a.ready)));
 }
+
+/// Facts sheet, node Lease renewal: each kubelet waits 10 s stretched by up to 4 % after each
+/// sync, and the nodes of a running cluster joined at different times, so kubelets never renew
+/// in lockstep. Twelve workers that crash in the same instant were last renewed up to 10.4 s
+/// apart: the controller marks them NotReady over several seconds, each 40–60 s after the crash
+/// (grace 50 s after its own last renewal, seen at a 5 s monitor pass).
+#[test]
+fn workers_that_die_together_are_marked_not_ready_over_seconds() {
+    let workers: Vec<String> = (1..=12).map(|i| format!("w{i}")).collect();
+    let hosts: Vec<String> = workers
+        .iter()
+        .map(|w| format!(r#"{{"name": "{w}", "roles": ["worker"]}}"#))
+        .collect();
+    let crashes: Vec<String> = workers
+        .iter()
+        .map(|w| format!(r#"{{"at": "60s", "action": "crash", "host": "{w}"}}"#))
+        .collect();
+    for seed in 1..=5 {
+        let r = run(&format!(
+            r#"{{"version": 1, "name": "t", "seed": {seed}, "duration": "3m",
+            "hosts": [{{"name": "m1", "roles": ["control-plane", "etcd"]}}, {}],
+            "events": [{}]}}"#,
+            hosts.join(", "),
+            crashes.join(", ")
+        ));
+        let marked: Vec<f64> = r
+            .events
+            .iter()
+            .filter(|e| e.kind == "node.not_ready")
+            .map(|e| e.t - 60.0)
+            .collect();
+        assert_eq!(marked.len(), 12, "seed {seed}: {marked:?}");
+        assert!(
+            marked.iter().all(|t| (40.0..60.0).contains(t)),
+            "seed {seed}: {marked:?}"
+        );
+        let first = marked.iter().cloned().fold(f64::INFINITY, f64::min);
+        let last = marked.iter().cloned().fold(0.0, f64::max);
+        assert!(
+            last - first >= 5.0,
+            "seed {seed}: all marked within {} s: {marked:?}",
+            last - first
+        );
+    }
+}

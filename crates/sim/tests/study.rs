@@ -455,12 +455,21 @@ fn kubelets_cut_off_from_the_api_are_silent() {
     let d = grace_end - w.now();
     assert!(d.as_secs_f64() >= 20.0 && d.as_secs_f64() <= 35.0, "{d}");
     w.skip(d);
+    let not_ready = |w: &World| {
+        (w.record().recorder.events.iter())
+            .filter(|e| e.kind == EventKind::NodeNotReady)
+            .count()
+    };
     w.run_until(w.at_report_secs(51.0), u64::MAX);
-    let not_ready = (w.record().recorder.events.iter())
-        .filter(|e| e.kind == EventKind::NodeNotReady)
-        .count();
     assert!(
-        not_ready >= 2,
-        "{not_ready} Nodes NotReady 21 s after the balancer went"
+        not_ready(&w) >= 1,
+        "no Node NotReady 21 s after the balancer went"
     );
+    // The kubelets renew apart, so the other Nodes' grace may end up to a stretched period
+    // (10.4 s) and a monitor period later, and a NotReady Node on a running host keeps the
+    // cluster unquiet until then. All three (m1 is a Node too) are marked by 67 s: a plain run
+    // marks none before 69.6 s (a renewal at most 10.4 s before the balancer went at 30 s, then
+    // 50 s of grace).
+    w.run_until(w.at_report_secs(67.0), u64::MAX);
+    assert_eq!(not_ready(&w), 3, "m1, w1 and w2 NotReady by 67 s");
 }

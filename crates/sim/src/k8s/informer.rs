@@ -169,6 +169,17 @@ impl Informer {
         self.store.pods_on(node).map(|(_, kv)| kv)
     }
 
+    /// Its connection was closed under it: a list or watch in flight ends, and it starts over
+    /// after the usual back-off, as after a watch the server closed.
+    pub fn reconnect(&mut self, ctx: &mut Ctx) {
+        self.client.close();
+        if !matches!(self.state, State::Idle { .. }) {
+            self.state = State::Idle {
+                retry_at: ctx.now + RELIST_BACKOFF,
+            };
+        }
+    }
+
     /// A check timer of this informer's client fired.
     pub fn on_timeout(&mut self, ctx: &mut Ctx, sub: Sub) {
         if self.client.owns(sub) && !self.client.expired(ctx).is_empty() {

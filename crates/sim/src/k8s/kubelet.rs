@@ -1,5 +1,5 @@
-//! The kubelet: registers its Node, renews the node Lease every 10 s (the heartbeat the
-//! node lifecycle controller watches), and runs the pods bound to its node.
+//! The kubelet: registers its Node, renews its node Lease (the heartbeat the node lifecycle
+//! controller watches, [`crate::k8s::node_lease`]), and runs the pods bound to its node.
 //!
 //! Its containers are the truth of what runs: they keep running while the API is
 //! unreachable, because the kubelet only acts on deletions it has seen. When it
@@ -16,37 +16,35 @@ use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
 use crate::k8s::client::ApiClient;
 use crate::k8s::events::{Event, Pending, Reason};
 use crate::k8s::informer::Informer;
+use crate::k8s::node_lease::{Heartbeat, NodeLease};
 use crate::k8s::objects::{
-    lease_key, node_key, pod_key, Condition, Effect, Kind, Lease, Node, Object, Taint, TaintKey,
-    PODS,
+    lease_key, node_key, pod_key, Condition, Effect, Kind, Node, Object, Taint, TaintKey, PODS,
 };
 use crate::k8s::observe::PodChange;
 use crate::k8s::store::seek;
 use crate::k8s::wire::{Ctx, Payload};
-use crate::k8s::wire::{Key, KeyValue, Value};
+use crate::k8s::wire::{Key, KeyValue};
 use crate::kernel::members::MemberSet;
 use crate::kernel::net::HostId;
 use crate::kernel::process::{Addr, Alarm, Port, Sub, Timer};
+use crate::kernel::rng::Rng;
 use crate::kernel::time::{Duration, SimTime};
 use std::sync::Arc;
 
 /// How long a container takes to start (image already on the node).
 pub const CONTAINER_START: Duration = Duration::from_secs(1);
-/// The node lease's duration (`nodeLeaseDurationSeconds`).
-pub const NODE_LEASE_DURATION: Duration = Duration::from_secs(40);
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 /// `nodeStatusUpdateFrequency`: the status loop reads its Node this often. Pod changes are
 /// handled as they arrive; this loop is also the pod worker's periodic resync.
 const STATUS_PERIOD: Duration = Duration::from_secs(10);
-/// The pod informer's sub-address; the kubelet's own client is at the default one. A lease
-/// or status answer, every few seconds, goes to the client without a look at the informer.
+/// The pod informer's sub-address; the kubelet's own client is at the default one, its
+/// heartbeat client at [`crate::k8s::node_lease::HEARTBEAT`]. A status answer goes to the
+/// client without a look at the informer.
 const POD_INFORMER: Sub = Sub(1);
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Req {
     RegisterNode,
-    GetLease,
-    WriteLease,
     GetNode,
     UpdateNode,
     PodStatus(String),
@@ -67,25 +65,20 @@ pub struct Container {
 #[repr(C)]
 pub struct Kubelet {
     host: HostId,
-    lease_busy: bool,
     node_busy: bool,
     /// The pod store or the containers changed since the last sync.
     dirty: bool,
     control_plane: bool,
-    renew_interval: Duration,
     last_status: SimTime,
-    lease_rv: Option<u64>,
-    /// When its Node Lease was created (kept by every renewal).
-    lease_created: SimTime,
     /// When the pod informer next needs a look (a relist is due, or its watch may have gone silent).
     informer_check: Alarm,
     /// Bumped whenever `containers` changes, so observers can keep what they derived from it.
     pub containers_version: u64,
     client: ApiClient<Req>,
     pods: Informer,
-    /// Its Node's and its node Lease's keys, built once: written every few seconds.
+    lease: NodeLease,
+    /// Its Node's key, built once: read every few seconds.
     node_key: Key,
-    lease_key: Key,
     pub node: String,
     zone: String,
     pub containers: crate::kernel::members::MemberMap<String, Container>,
@@ -104,6 +97,7 @@ impl Kubelet {
         control_plane: bool,
         api: Addr,
         renew_interval: Duration,
+        rng: Rng,
     ) -> Self {
         let me = Addr {
             host,
@@ -116,29 +110,33 @@ impl Kubelet {
             client: ApiClient::new(me, api),
             pods: Informer::new(PODS, Some(node.clone()), me, api, POD_INFORMER),
             node_key: node_key(&node).into(),
-            lease_key: lease_key("kube-node-lease", &node).into(),
+            lease: NodeLease::new(
+                me,
+                api,
+                lease_key("kube-node-lease", &node).into(),
+                node.clone(),
+                renew_interval,
+                rng,
+            ),
             node,
             containers: Default::default(),
             containers_version: 0,
             starting: Default::default(),
             busy: MemberSet::new(),
             events: Pending::default(),
-            lease_rv: None,
-            lease_created: SimTime(0),
-            lease_busy: false,
             node_busy: false,
-            renew_interval,
             last_status: SimTime::ZERO,
             dirty: true,
             informer_check: Alarm::default(),
         }
     }
 
-    pub fn start(&mut self, ctx: &mut Ctx) {
+    /// Starts the kubelet: it registers its Node, and its first lease sync comes after
+    /// `first_lease_sync` (see [`NodeLease::start`]).
+    pub fn start(&mut self, ctx: &mut Ctx, first_lease_sync: Duration) {
         self.register(ctx);
         self.last_status = ctx.now;
-        self.renew_lease(ctx);
-        ctx.set_timer(Port::Kubelet, self.renew_interval, Timer::NodeLease);
+        self.lease.start(ctx, first_lease_sync);
         ctx.set_timer(Port::Kubelet, Duration::ZERO, Timer::Housekeeping);
     }
 
@@ -170,45 +168,9 @@ impl Kubelet {
             .send(ctx, req, Req::RegisterNode, REQUEST_TIMEOUT);
     }
 
-    fn renew_lease(&mut self, ctx: &mut Ctx) {
-        if self.lease_busy {
-            return;
-        }
-        self.lease_busy = true;
-        let key = self.lease_key.clone();
-        match self.lease_rv {
-            Some(rv) => {
-                let req = ApiRequest::Update {
-                    key,
-                    value: self.lease_value(ctx.now),
-                    resource_version: rv,
-                };
-                self.client.send(ctx, req, Req::WriteLease, REQUEST_TIMEOUT);
-            }
-            None => {
-                self.client
-                    .send(ctx, ApiRequest::Get { key }, Req::GetLease, REQUEST_TIMEOUT);
-            }
-        }
-    }
-
-    fn lease_value(&self, now: SimTime) -> Value {
-        Arc::new(Object::Lease(Lease {
-            holder: self.node.clone(),
-            lease_duration: NODE_LEASE_DURATION,
-            acquire_time: now,
-            renew_time: now,
-            transitions: 0,
-            created: self.lease_created,
-        }))
-    }
-
     pub fn on_timer(&mut self, ctx: &mut Ctx, timer: Timer) {
         match timer {
-            Timer::NodeLease => {
-                self.renew_lease(ctx);
-                ctx.set_timer(Port::Kubelet, self.renew_interval, Timer::NodeLease);
-            }
+            Timer::NodeLease => self.lease.on_timer(ctx),
             Timer::Housekeeping => {
                 if ctx.now - self.last_status >= STATUS_PERIOD && !self.node_busy {
                     self.last_status = ctx.now;
@@ -232,6 +194,10 @@ impl Kubelet {
                 }
             }
             Timer::ApiTimeout { sub } if sub == POD_INFORMER => self.pods.on_timeout(ctx, sub),
+            Timer::ApiTimeout { sub } if self.lease.owns(sub) => {
+                let heard = self.lease.on_timeout(ctx);
+                self.heartbeat(ctx, heard);
+            }
             Timer::ApiTimeout { .. } => {
                 for req in self.client.expired(ctx) {
                     self.request_done(&req);
@@ -251,7 +217,6 @@ impl Kubelet {
 
     fn request_done(&mut self, req: &Req) {
         match req {
-            Req::GetLease | Req::WriteLease => self.lease_busy = false,
             Req::RegisterNode | Req::GetNode | Req::UpdateNode => self.node_busy = false,
             Req::PodStatus(p) | Req::PodDelete(p) => {
                 self.busy.remove(p);
@@ -267,6 +232,11 @@ impl Kubelet {
                 self.sync_pods(ctx);
             }
             self.schedule_informer_check(ctx);
+            return;
+        }
+        if self.lease.owns(msg.id().sub()) {
+            let heard = self.lease.on_answer(ctx, &msg);
+            self.heartbeat(ctx, heard);
             return;
         }
         let ApiPayload::Response { id, resp, .. } = msg else {
@@ -287,31 +257,31 @@ impl Kubelet {
             self.sync_pods(ctx);
         }
         match (req, resp) {
-            (Req::GetLease, ApiResponse::Object(found)) => {
-                self.lease_busy = true;
-                let key = self.lease_key.clone();
-                self.lease_created = found
-                    .as_ref()
-                    .and_then(|kv| Some(kv.value.as_lease()?.created))
-                    .unwrap_or(ctx.now);
-                let value = self.lease_value(ctx.now);
-                let req = match found {
-                    Some(kv) => ApiRequest::Update {
-                        key,
-                        value,
-                        resource_version: kv.mod_revision,
-                    },
-                    None => ApiRequest::Create { key, value },
-                };
-                self.client.send(ctx, req, Req::WriteLease, REQUEST_TIMEOUT);
-            }
-            (Req::WriteLease, ApiResponse::Written { resource_version }) => {
-                self.lease_rv = Some(resource_version)
-            }
-            (Req::WriteLease, ApiResponse::Conflict) => self.lease_rv = None,
             (Req::GetNode, ApiResponse::Object(Some(kv))) => self.check_node(ctx, &kv),
             (Req::GetNode, ApiResponse::Object(None)) => self.register(ctx),
             _ => {}
+        }
+    }
+
+    /// What its lease controller said: a renewal is a write that goes through (its pending
+    /// Events go with it); repeated failures close its connections (`closeAllConns`): the
+    /// requests in flight on them fail, and the pod informer starts over with a fresh list
+    /// (its watch was one of them), dialling the API again.
+    fn heartbeat(&mut self, ctx: &mut Ctx, heard: Option<Heartbeat>) {
+        match heard {
+            Some(Heartbeat::Renewed) => {
+                for event in self.events.deliverable(ctx.now) {
+                    ctx.obs.api_event(ctx.now, event);
+                }
+            }
+            Some(Heartbeat::Failing) => {
+                for req in self.client.close() {
+                    self.request_done(&req);
+                }
+                self.pods.reconnect(ctx);
+                self.schedule_informer_check(ctx);
+            }
+            None => {}
         }
     }
 

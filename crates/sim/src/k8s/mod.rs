@@ -15,6 +15,7 @@ pub mod kubelet;
 pub mod lb;
 pub mod leader;
 pub mod leading;
+pub mod node_lease;
 pub mod objects;
 pub mod observe;
 pub mod operator;

@@ -18,7 +18,7 @@ use crate::k8s::vip::{HoldVip, KUBE_VIP_TIMINGS};
 use crate::k8s::Observe as _;
 use crate::kernel::net::HostId;
 use crate::kernel::process::{Addr, Port, Timer};
-use crate::kernel::time::Duration;
+use crate::kernel::time::{Duration, SimTime};
 use crate::record::EventKind;
 use crate::scenario::{self, ApiEndpoint, Component, LbHealthCheck, Role};
 
@@ -196,6 +196,15 @@ impl World {
             Port::Kubelet => {
                 let Some(api) = api_for_nodes else { return };
                 let host = &self.scenario.hosts[h as usize];
+                let mut rng = self.procs.rng.fork(&format!("kubelet/{name}/{life}"));
+                // Real nodes join a cluster at different times, so their lease syncs are spread
+                // over a period; the run's cluster boots all at once: the first sync of a
+                // kubelet that starts with it is drawn over a period instead.
+                let first_sync = if self.now < SimTime::ZERO + super::BOOT {
+                    s.node_lease_renew_interval.mul_f64(rng.unit())
+                } else {
+                    Duration::ZERO
+                };
                 let mut k = Kubelet::new(
                     h,
                     name,
@@ -203,8 +212,9 @@ impl World {
                     host.is_control_plane(),
                     api,
                     s.node_lease_renew_interval,
+                    rng,
                 );
-                k.start(&mut ctx);
+                k.start(&mut ctx, first_sync);
                 procs.kubelet = Some(k);
             }
             Port::KubeProxy => {
