@@ -189,3 +189,113 @@ impl Informer {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::k8s::observe::Blind;
+    use crate::k8s::wire::Payload;
+    use crate::kernel::process::{Effect, Port};
+    use std::collections::VecDeque;
+
+    /// The list-watch requests `f` sent, at `now`.
+    fn sent(now: SimTime, f: impl FnOnce(&mut Ctx)) -> Vec<RequestId> {
+        let mut effects = VecDeque::new();
+        let mut obs = Blind;
+        let mut ctx = Ctx {
+            now,
+            host: 1,
+            effects: &mut effects,
+            obs: &mut obs,
+        };
+        f(&mut ctx);
+        (effects.into_iter())
+            .filter_map(|e| match e {
+                Effect::Send {
+                    payload: Payload::Api(ApiPayload::Request { id, .. }),
+                    ..
+                } => Some(id),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Its connection closed (the kubelet's `closeAllConns`), a watching informer stops
+    /// listening to its watch and lists again after the back-off; a list in flight is dropped.
+    #[test]
+    fn a_closed_connection_ends_the_watch_and_lists_again() {
+        let me = Addr {
+            host: 1,
+            port: Port::Kubelet,
+        };
+        let api = Addr {
+            host: 0,
+            port: Port::Lb,
+        };
+        let mut inf = Informer::new(crate::k8s::objects::PODS, None, me, api, Sub(1));
+        let t0 = SimTime::ZERO;
+        let [list] = sent(t0, |ctx| inf.tick(ctx))[..] else {
+            panic!("one list")
+        };
+        let started = ApiResponse::WatchStarted {
+            backend: 0,
+            revision: 5,
+            items: Vec::new(),
+        };
+        let msg = ApiPayload::Response {
+            id: list,
+            client: me,
+            resp: started,
+        };
+        sent(t0, |ctx| {
+            inf.on_api(ctx, &msg);
+        });
+        assert_eq!(
+            inf.next_check(),
+            Some(t0 + WATCH_SILENCE + Duration::from_micros(1))
+        );
+        let t1 = t0 + Duration::from_secs(3);
+        sent(t1, |ctx| inf.reconnect(ctx));
+        assert_eq!(
+            inf.next_check(),
+            Some(t1 + RELIST_BACKOFF),
+            "it lists again after the back-off"
+        );
+        // The old watch's events are no longer taken.
+        let gone = vec![(crate::k8s::objects::pod_key("web-1").into(), None)];
+        let events = ApiPayload::WatchEvents {
+            id: list,
+            client: me,
+            events: gone,
+        };
+        sent(t1, |ctx| {
+            assert!(
+                !inf.on_api(ctx, &events),
+                "the closed watch's events are ignored"
+            )
+        });
+        let t2 = t1 + RELIST_BACKOFF;
+        let [relist] = sent(t2, |ctx| inf.tick(ctx))[..] else {
+            panic!("one list")
+        };
+        assert_ne!(relist, list);
+        // A list in flight when the connection closes is dropped: its late answer is ignored.
+        sent(t2, |ctx| inf.reconnect(ctx));
+        let late = ApiPayload::Response {
+            id: relist,
+            client: me,
+            resp: ApiResponse::WatchStarted {
+                backend: 0,
+                revision: 6,
+                items: Vec::new(),
+            },
+        };
+        sent(t2, |ctx| {
+            assert!(
+                !inf.on_api(ctx, &late),
+                "a dropped list's answer is ignored"
+            )
+        });
+        assert_eq!(inf.next_check(), Some(t2 + RELIST_BACKOFF));
+    }
+}

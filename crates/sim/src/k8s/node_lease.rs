@@ -304,29 +304,10 @@ impl NodeLease {
 mod tests {
     use super::*;
     use crate::k8s::api::RequestId;
-    use crate::k8s::events::Event;
-    use crate::k8s::observe::{NodeChange, Note, Observe, PodChange};
+    use crate::k8s::observe::Blind;
     use crate::k8s::wire::{KeyValue, Payload};
-    use crate::kernel::net::HostId;
     use crate::kernel::process::Effect;
     use std::collections::VecDeque;
-
-    /// Sees nothing: the lease controller reports only through its return values.
-    struct Blind;
-    impl Observe for Blind {
-        fn name(&self, _: HostId) -> &str {
-            "w1"
-        }
-        fn note(&mut self, _: SimTime, _: Note, _: Option<HostId>, _: String) {}
-        fn pod_event(&mut self, _: SimTime, _: PodChange, _: &str, _: &str, _: &str, _: String) {}
-        fn unschedulable(&mut self, _: SimTime, _: Vec<(String, String, String)>) {}
-        fn eviction_refused(&mut self, _: SimTime, _: &str, _: &str, _: &str) {}
-        fn node_event(&mut self, _: SimTime, _: NodeChange, _: &str, _: String) {}
-        fn lease_acquired(&mut self, _: SimTime, _: &'static str, _: HostId) {}
-        fn lease_lost(&mut self, _: SimTime, _: &'static str, _: HostId, _: &str) {}
-        fn api_event(&mut self, _: SimTime, _: Event) {}
-        fn operation(&mut self, _: SimTime, _: &str, _: Option<HostId>, _: Result<(), String>) {}
-    }
 
     /// What the controller did in one step: the request it sent and the timer it set, if any.
     #[derive(Debug, Default)]

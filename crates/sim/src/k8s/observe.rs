@@ -76,3 +76,23 @@ pub trait Observe {
         result: Result<(), String>,
     );
 }
+
+/// An observer that sees nothing, for tests of one process driven by hand.
+#[cfg(test)]
+pub struct Blind;
+
+#[cfg(test)]
+impl Observe for Blind {
+    fn name(&self, _: HostId) -> &str {
+        "host"
+    }
+    fn note(&mut self, _: SimTime, _: Note, _: Option<HostId>, _: String) {}
+    fn pod_event(&mut self, _: SimTime, _: PodChange, _: &str, _: &str, _: &str, _: String) {}
+    fn unschedulable(&mut self, _: SimTime, _: Vec<(String, String, String)>) {}
+    fn eviction_refused(&mut self, _: SimTime, _: &str, _: &str, _: &str) {}
+    fn node_event(&mut self, _: SimTime, _: NodeChange, _: &str, _: String) {}
+    fn lease_acquired(&mut self, _: SimTime, _: &'static str, _: HostId) {}
+    fn lease_lost(&mut self, _: SimTime, _: &'static str, _: HostId, _: &str) {}
+    fn api_event(&mut self, _: SimTime, _: super::events::Event) {}
+    fn operation(&mut self, _: SimTime, _: &str, _: Option<HostId>, _: Result<(), String>) {}
+}
