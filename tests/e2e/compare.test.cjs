@@ -5,7 +5,9 @@ const assert = require('node:assert/strict');
 const zlib = require('node:zlib');
 const fs = require('node:fs');
 const path = require('node:path');
-const { serve, launch, openApp, pick, scrubTo, until, expectText, screenshot } = require('./lib.cjs');
+const {
+  serve, launch, openApp, pick, scrubTo, until, expectText, linkScenario, linkChangedFrom, screenshot,
+} = require('./lib.cjs');
 
 let server;
 let browser;
@@ -49,10 +51,12 @@ test('compare: a variant made in the page; the share link carries both', async (
   await page.getByRole('status').filter({ hasText: 'Their charts do not differ.' }).waitFor({ timeout: 30000 });
   // Change this run: crash a second member at 0:40 (host menu), and the charts part there.
   await scrubTo(page, 40, '0:40.0');
+  const unchanged = await linkScenario(page);
   await page.locator('[data-host="etcd-1"]').click();
   await page.getByRole('menuitem', { name: /Crash/ }).click();
   await page.getByRole('status').filter({ hasText: /They first differ at 0:4\d \(etcd quorum\)/ }).waitFor({ timeout: 30000 });
-  // The link opens the pair again.
+  // The link opens the pair again (once it holds the changed run).
+  await linkChangedFrom(page, unchanged);
   await page.getByRole('button', { name: 'Share this run' }).click();
   const link = await page.getByRole('textbox', { name: 'Share link' }).inputValue();
   assert.match(link, /#s=1\.[A-Za-z0-9_-]+&c=1\.[A-Za-z0-9_-]+&t=40$/);

@@ -2,7 +2,9 @@
 // reads what the real tools would print, changes the cluster, and shares the forked run.
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { serve, launch, openApp, settled, pick, scrubTo, until, expectText, screenshot } = require('./lib.cjs');
+const {
+  serve, launch, openApp, settled, pick, scrubTo, until, expectText, linkScenario, linkChangedFrom, screenshot,
+} = require('./lib.cjs');
 
 let server;
 let browser;
@@ -125,6 +127,7 @@ test('console: kubectl get nodes at the moment a worker is NotReady, from the ch
 
 test('console: cordon is recorded at the moment shown, and the share link carries it', async () => {
   const { page, problems } = await consoleAt('7-worker-dies', 110, '1:50.0');
+  const uncordoned = await linkScenario(page);
   assert.match(await run(page, 'kubectl cordon w1'), /node\/w1 cordoned/);
   // The page says what it recorded; the run forks there.
   await page.locator('.notice', { hasText: /Recorded at 1:50\.0/ }).waitFor({ timeout: 30000 });
@@ -134,6 +137,7 @@ test('console: cordon is recorded at the moment shown, and the share link carrie
   // A cordoned node again: kubectl says so and changes nothing more.
   assert.match(await run(page, 'kubectl cordon w1'), /node\/w1 already cordoned/);
 
+  await linkChangedFrom(page, uncordoned);
   await page.getByRole('button', { name: 'Share this run' }).click();
   const link = await page.getByRole('textbox', { name: 'Share link' }).inputValue();
   const fresh = await open(link.slice(link.indexOf('#')));

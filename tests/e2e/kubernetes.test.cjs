@@ -3,7 +3,8 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const {
-  serve, launch, openPage, openApp, settled, computed, pick, scrubTo, until, expectText, expectAttr, screenshot,
+  serve, launch, openPage, openApp, settled, computed, pick, scrubTo, until, expectText, expectAttr, linkScenario,
+  linkChangedFrom, screenshot,
 } = require('./lib.cjs');
 
 let server;
@@ -86,7 +87,9 @@ test('load balancer backends, Node taints and duplicate pods are visible in the 
 
 test('the topology editor: add a host, the run restarts with it; a refused edit keeps the form', async () => {
   const { page, problems } = await open();
+  const home = await linkScenario(page);
   await page.getByRole('combobox', { name: 'Ready scenario' }).selectOption('three-zones');
+  await linkChangedFrom(page, home);
   await scrubTo(page, 30, '0:30.0');
   await page.getByRole('button', { name: /Edit the topology/ }).click();
   const form = page.getByRole('form', { name: 'Add a host' });
@@ -94,8 +97,7 @@ test('the topology editor: add a host, the run restarts with it; a refused edit 
   await form.getByRole('combobox', { name: 'New host zone' }).selectOption('zone-a');
   await form.getByRole('checkbox', { name: 'New host: role worker' }).uncheck();
   await form.getByRole('checkbox', { name: 'New host: role etcd' }).check();
-  await page.waitForFunction(() => location.hash.startsWith('#s=1.'));
-  const before = new URL(page.url()).hash.split('&')[0];
+  const before = await linkScenario(page);
   await form.getByRole('button', { name: 'Add host' }).click();
   // Accepted: the run restarted from 0:00 with a fourth etcd member in zone-a.
   await notice(page, /Scenario changed \(host etcd-4 added\): the run restarts from 0:00/);
@@ -105,7 +107,7 @@ test('the topology editor: add a host, the run restarts with it; a refused edit 
   await quorum(page, 'etcd: 4 of 4 — quorum');
   await expectText(page.locator('.scenario'), /Your own run/);
   // The link holds the edited scenario (once the browser has compressed it).
-  await page.waitForFunction((b) => location.hash.startsWith('#s=1.') && location.hash.split('&')[0] !== b, before);
+  await linkChangedFrom(page, before);
 
   // The same name again: refused with the core's message, naming the field; the form keeps it.
   await form.getByRole('textbox', { name: 'New host name' }).fill('etcd-4');
@@ -370,7 +372,8 @@ test('a large cluster: workers drawn as cells with a summary per zone; scrubbing
   await page.locator('.host.tile').first().waitFor({ timeout: 30000 });
   await until(() => page.locator('.host.tile').count(), 50, 'rack-a\'s tiles (one per worker)');
   await until(() => page.locator('.host.cell').count(), 50, 'rack-b\'s cells');
-  assert.ok(await page.locator('[data-host="w1"].tile .pod').count() > 0, 'a tile shows its pods');
+  // A tile's pods are drawn a frame after the tile.
+  await page.locator('[data-host="w1"].tile .pod').first().waitFor();
   await screenshot(page, 'large-cluster-zoomed');
   await page.locator('[data-zone="rack-a"]').click();
   await page.getByRole('menuitem', { name: 'Show its workers as cells again' }).click();

@@ -141,7 +141,22 @@ async function clockSeconds(page) {
   return shown.split(':').reduce((acc, part) => acc * 60 + Number(part), 0);
 }
 
+/** The scenario part of the page's link (`s=1.…`), once the page has written one. */
+async function linkScenario(page) {
+  await page.waitForFunction(() => /s=1\./.test(location.hash));
+  return page.evaluate(() => location.hash.match(/s=[^&]*/)[0]);
+}
+
+/** Waits until the page's link holds another scenario than `before`: the browser compresses a
+ *  changed scenario a moment after the change, and the share box takes the link as it is. */
+async function linkChangedFrom(page, before) {
+  await page.waitForFunction((b) => {
+    const m = location.hash.match(/s=1\.[^&]*/);
+    return m !== null && m[0] !== b;
+  }, before);
+}
+
 module.exports = {
   serve, launch, openPage, openApp, started, settled, computed, pick, scrubTo, until, expectText, expectAttr,
-  clockSeconds, screenshot, DIST,
+  clockSeconds, linkScenario, linkChangedFrom, screenshot, DIST,
 };

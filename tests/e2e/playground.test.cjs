@@ -4,7 +4,8 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const zlib = require('node:zlib');
 const {
-  serve, launch, openPage, started, settled, computed, pick, expectText, expectAttr, until, clockSeconds, screenshot,
+  serve, launch, openPage, started, settled, computed, pick, expectText, expectAttr, until, clockSeconds,
+  linkScenario, linkChangedFrom, screenshot,
 } = require('./lib.cjs');
 
 let server;
@@ -22,7 +23,9 @@ async function open(fragment = '') {
 /** The etcd-only sandbox (three zones, one member each), one pick away from the start page. */
 async function openEtcdSandbox() {
   const opened = await open();
+  const home = await linkScenario(opened.page);
   await opened.page.getByRole('combobox', { name: 'Ready scenario' }).selectOption('three-zones');
+  await linkChangedFrom(opened.page, home);
   await opened.page.locator('[data-host="etcd-1"]').waitFor();
   await settled(opened.page);
   return opened;
@@ -136,6 +139,7 @@ test('drag a zone into a new island, watch the leader change, scrub back, share'
   await clock(page, /t = 0:20\.0/);
 
   // Cut zone-c (the leader's zone) off: drop its column header on "new island".
+  const whole = await linkScenario(page);
   await drag(page, page.locator('[data-zone="zone-c"]'), page.locator('.new-island rect'));
   await quorum(page, 'etcd: 2 of 3 — quorum');
   await notice(page, /Recorded at 0:20\.0: partition \[zone-a, zone-b\] \| \[zone-c\]/);
@@ -149,6 +153,8 @@ test('drag a zone into a new island, watch the leader change, scrub back, share'
   await screenshot(page, 'zone-c-cut-off');
 
   // Then cut zone-b off too: the last member alone has no quorum.
+  await linkChangedFrom(page, whole);
+  const oneCut = await linkScenario(page);
   await drag(page, page.locator('[data-zone="zone-b"]'), page.locator('.new-island rect'));
   await quorum(page, 'etcd: 1 of 3 — NO QUORUM');
   await step(page, 2);
@@ -167,6 +173,7 @@ test('drag a zone into a new island, watch the leader change, scrub back, share'
   await clock(page, /t = 0:25\.0/);
 
   // Share: the link opens the same run at the same time in a fresh page.
+  await linkChangedFrom(page, oneCut);
   await page.getByRole('button', { name: 'Share this run' }).click();
   const link = await until(() => page.getByRole('textbox', { name: 'Share link' }).inputValue(), /#s=1\.[A-Za-z0-9_-]+&t=25$/, 'the share link');
   const fresh = await open(link.slice(link.indexOf('#')));

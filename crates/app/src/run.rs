@@ -875,9 +875,9 @@ mod tests {
         let mut bounds: Vec<u64> = kept.iter().map(|k| k.1).collect();
         bounds.push(end.events_processed());
         let gaps: Vec<u64> = bounds.windows(2).map(|w| w[1] - w[0]).collect();
-        // A gap is at most two merged ones, and the pair merged was the cheapest of the 6
-        // adjacent pairs then, whose costs sum to at most twice the whole run's: so no gap is
-        // over a third of the run (7/3 of the mean gap), whatever the run's shape.
+        // A gap made by a merge is two gaps that were the cheapest of the 6 adjacent pairs then,
+        // whose costs sum to at most twice the run's so far: so it is at most a third of the run
+        // (7/3 of the mean gap). A gap never merged is below the replay threshold, far less here.
         let total = bounds[7] - bounds[0];
         assert!(
             gaps.iter().all(|&g| g <= 2 * total / 6),

@@ -223,8 +223,9 @@ fn a_rack_split_duplicates_deployment_pods_but_not_statefulset_pods() {
         Some("m1")
     );
     // Rack B's pods are evicted ≈ grace (50 s) + 300 s after the kubelet's last renewal, which
-    // was up to one stretched period (10.4 s) before the cut; later by the controller-manager's
-    // failover (its new leader starts its node probes at "now") and the 0.1 node/s taint rate.
+    // was up to one stretched period (10.4 s) before the cut; later by the 0.1 node/s taint rate
+    // and, where the controller-manager led from rack B, by its failover (its new leader starts
+    // its node probes at "now").
     let evicted = events(&r, "pod.evicted");
     let web = evicted
         .iter()

@@ -35,7 +35,7 @@ fn main() {
                  serve   setup, then serve the playground at http://127.0.0.1:8080/\n\
                  dist    release build into dist/ (static files, relative URLs: works under any sub-path) and print bundle sizes\n\
                  test    every test layer: native, sweep, wasm in Chromium, end-to-end in Chromium\n\
-                 \x20       (--e2e-repeat N [--busy]: only the end-to-end layer, N times, with every core kept busy)\n\
+                 \x20       (--e2e-repeat N: only the end-to-end layer, N times; add --busy to keep every core busy meanwhile)\n\
                  bench   benchmarks: the simulation natively (profile-guided; --no-pgo: plain build), then the playground in Chromium (--native: only the first)"
             );
             if cmd == "help" || cmd == "--help" {
@@ -486,6 +486,9 @@ fn gzip_size(path: &Path) -> Result<u64> {
         .arg(path)
         .output()
         .map_err(|e| format!("gzip: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("gzip -9 {} failed: {}", path.display(), out.status));
+    }
     Ok(out.stdout.len() as u64)
 }
 
@@ -575,6 +578,11 @@ fn test(args: &[String]) -> Result {
             .filter(|&n| n > 0)
             .ok_or("--e2e-repeat takes a number of runs, e.g. --e2e-repeat 5")?;
         return e2e_repeat(n, args.iter().any(|a| a == "--busy"));
+    }
+    if args.iter().any(|a| a == "--busy") {
+        return Err(
+            "--busy goes with --e2e-repeat N: cargo xtask test --e2e-repeat 5 --busy".into(),
+        );
     }
     let started = Instant::now();
     setup()?;

@@ -7,7 +7,8 @@
 //! update is retried at once, 5 attempts in all (`maxUpdateRetries`); after that, or after a
 //! conflict, it reads the Lease (creating it if missing) for as long as that fails, sleeping
 //! 200 ms, then twice as long each time up to 7 s (`backoffEnsureLease`), and updates what it
-//! read. From the second failed update in a row the kubelet is told to close its connections
+//! read. From the second failed attempt of an update loop on (upstream's `i > 0`: a conflict
+//! counts as an attempt) the kubelet is told to close its connections
 //! (`onRepeatedHeartbeatFailure`). Requests go through the kubelet's heartbeat client, its own
 //! client with a 10 s timeout.
 //!
@@ -584,12 +585,12 @@ mod tests {
             ),
             "{req:?}"
         );
-        // Deleted meanwhile: the remaining updates fail (not found), then the fallback read finds
-        // nothing and creates it.
-        let mut step = b.answer(id, ApiResponse::Failed("not found"));
+        // The remaining attempts fail, then the fallback read finds nothing (deleted meanwhile)
+        // and creates it.
+        let mut step = b.answer(id, ApiResponse::Failed("etcd timeout"));
         for _ in 2..5 {
             let (id, _) = step.sent.take().unwrap();
-            step = b.answer(id, ApiResponse::Failed("not found"));
+            step = b.answer(id, ApiResponse::Failed("etcd timeout"));
         }
         let (id, req) = step.sent.expect("the fallback read");
         assert!(matches!(req, ApiRequest::Get { .. }), "{req:?}");
