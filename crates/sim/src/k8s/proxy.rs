@@ -82,8 +82,14 @@ impl KubeProxy {
 
     /// The endpoints this kube-proxy would send a Service's traffic to.
     pub fn rules(&self, service: &str) -> &[Endpoint] {
+        self.rules_at(&slice_key(service))
+    }
+
+    /// [`KubeProxy::rules`] of the Service whose EndpointSlice is at `key` (`slice_key`): the
+    /// users' requests look their keys up once, not at each of their million requests a year.
+    pub fn rules_at(&self, key: &str) -> &[Endpoint] {
         self.programmed()
-            .get(&slice_key(service))
+            .get(key)
             .and_then(|kv| kv.value.as_endpoint_slice())
             .map_or(&[], |s| s.endpoints.as_slice())
     }

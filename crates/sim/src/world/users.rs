@@ -5,6 +5,7 @@
 
 use super::processes::Procs;
 use super::World;
+use crate::k8s::objects::slice_key;
 use crate::k8s::proxy::DnsAnswer;
 use crate::k8s::traffic::{Client, REQUEST_PERIOD};
 use crate::kernel::keymap::KeyMap;
@@ -37,6 +38,9 @@ pub enum ServiceHop {
 pub struct Users {
     clients: MemberMap<HostId, Client>,
     pub traffic: Traffic,
+    /// The EndpointSlice keys of CoreDNS and of each Service of `traffic`, in its order.
+    coredns_key: String,
+    slice_keys: Vec<String>,
     /// Seeds each client's randomness, forked by label.
     rng: Rng,
 }
@@ -45,6 +49,8 @@ impl Users {
     pub fn new(services: Vec<String>, rng: Rng) -> Users {
         Users {
             clients: MemberMap::default(),
+            coredns_key: slice_key(COREDNS),
+            slice_keys: services.iter().map(|s| slice_key(s)).collect(),
             traffic: Traffic::new(services),
             rng,
         }
@@ -97,7 +103,8 @@ impl World {
         };
         let index = self.hosts.index();
         if lookup {
-            let answer = pick_endpoint(procs, &self.net, &mut rng, entry, COREDNS, index)
+            let coredns = &self.users.coredns_key;
+            let answer = pick_endpoint(procs, &self.net, &mut rng, entry, coredns, index)
                 .and_then(|(pod, host)| procs[host as usize].dns.get(pod))
                 .map(|server| server.resolve(service, self.now));
             match answer {
@@ -133,8 +140,9 @@ impl World {
     pub(super) fn routes_hold(&self) -> bool {
         let procs = &self.procs.on;
         let index = self.hosts.index();
-        let services = &self.users.traffic.services;
-        let dns = std::iter::once(COREDNS);
+        let services = (self.users.traffic.services.iter().map(String::as_str))
+            .zip(self.users.slice_keys.iter().map(String::as_str));
+        let dns = std::iter::once((COREDNS, self.users.coredns_key.as_str()));
         self.hosts.worker_ids.iter().all(|&w| {
             let Some(proxy) = procs[w as usize]
                 .proxy
@@ -143,24 +151,22 @@ impl World {
             else {
                 return true;
             };
-            dns.clone()
-                .chain(services.iter().map(|s| s.as_str()))
-                .all(|service| {
-                    proxy.rules(service).iter().all(|e| {
-                        let Some(&h) = index.get(&e.node) else {
-                            return false;
-                        };
-                        let serves = self.host_is_up(h) && self.net.connected(w, h);
-                        if service != COREDNS {
-                            return serves && self.runs_pod(h, &e.pod);
-                        }
-                        let answers = |s: &String| {
-                            let server = procs[h as usize].dns.get(e.pod.as_str());
-                            server.is_some_and(|d| d.resolve(s, self.now) == DnsAnswer::Answer)
-                        };
-                        serves && services.iter().all(answers)
-                    })
+            dns.clone().chain(services.clone()).all(|(service, key)| {
+                proxy.rules_at(key).iter().all(|e| {
+                    let Some(&h) = index.get(&e.node) else {
+                        return false;
+                    };
+                    let serves = self.host_is_up(h) && self.net.connected(w, h);
+                    if service != COREDNS {
+                        return serves && self.runs_pod(h, &e.pod);
+                    }
+                    let answers = |(s, _): (&str, &str)| {
+                        let server = procs[h as usize].dns.get(e.pod.as_str());
+                        server.is_some_and(|d| d.resolve(s, self.now) == DnsAnswer::Answer)
+                    };
+                    serves && services.clone().all(answers)
                 })
+            })
         })
     }
 
@@ -171,7 +177,7 @@ impl World {
             // The names are lent out of `traffic` for the round, which `request` does not touch.
             let services = std::mem::take(&mut self.users.traffic.services);
             for (i, service) in services.iter().enumerate() {
-                let ok = self.request(h, service, second as usize);
+                let ok = self.request(h, i, service, second as usize);
                 self.users.traffic.record(i, second as usize, ok);
             }
             self.users.traffic.services = services;
@@ -211,7 +217,8 @@ impl World {
         Some(reachable[c.rng.below(reachable.len() as u64) as usize])
     }
 
-    fn request(&mut self, client: HostId, service: &str, second: usize) -> bool {
+    /// A request of `client` to the `i`th Service of the traffic, `service`.
+    fn request(&mut self, client: HostId, i: usize, service: &str, second: usize) -> bool {
         let now = self.now;
         let cached = self
             .users
@@ -228,7 +235,7 @@ impl World {
                     &self.net,
                     rng,
                     worker,
-                    COREDNS,
+                    &self.users.coredns_key,
                     self.hosts.index(),
                 )?;
                 let server = self.procs.on[host as usize].dns.get(pod)?;
@@ -254,7 +261,7 @@ impl World {
             &self.net,
             rng,
             worker,
-            service,
+            &self.users.slice_keys[i],
             self.hosts.index(),
         ) else {
             return false;
@@ -263,17 +270,17 @@ impl World {
     }
 }
 
-/// The endpoint a worker's kube-proxy picks for a Service, as (pod, host of the pod), if the
-/// worker can reach that host.
+/// The endpoint a worker's kube-proxy picks for the Service whose EndpointSlice is at
+/// `slice_key`, as (pod, host of the pod), if the worker can reach that host.
 fn pick_endpoint<'a>(
     procs: &'a [Procs],
     net: &Network,
     rng: &mut Rng,
     worker: HostId,
-    service: &str,
+    slice_key: &str,
     host_index: &KeyMap<HostId>,
 ) -> Option<(&'a str, HostId)> {
-    let rules = procs[worker as usize].proxy.as_ref()?.rules(service);
+    let rules = procs[worker as usize].proxy.as_ref()?.rules_at(slice_key);
     if rules.is_empty() {
         return None;
     }
