@@ -113,10 +113,7 @@ impl<T> ApiClient<T> {
     /// Its connections are closed: every request in flight fails (their tags, in id order); an
     /// answer that still comes is ignored.
     pub fn close(&mut self) -> Vec<T> {
-        let ids: Vec<u64> = self.pending.iter().map(|(id, _)| id).collect();
-        ids.into_iter()
-            .filter_map(|id| self.pending.remove(id).map(|(t, _)| t))
-            .collect()
+        self.pending.drain().map(|(t, _)| t).collect()
     }
 
     pub fn me_port(&self) -> crate::kernel::process::Port {

@@ -193,22 +193,13 @@ impl Informer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::k8s::observe::Blind;
+    use crate::k8s::observe::blind_step;
     use crate::k8s::wire::Payload;
     use crate::kernel::process::{Effect, Port};
-    use std::collections::VecDeque;
 
     /// The list-watch requests `f` sent, at `now`.
     fn sent(now: SimTime, f: impl FnOnce(&mut Ctx)) -> Vec<RequestId> {
-        let mut effects = VecDeque::new();
-        let mut obs = Blind;
-        let mut ctx = Ctx {
-            now,
-            host: 1,
-            effects: &mut effects,
-            obs: &mut obs,
-        };
-        f(&mut ctx);
+        let ((), effects) = blind_step(now, f);
         (effects.into_iter())
             .filter_map(|e| match e {
                 Effect::Send {

@@ -246,9 +246,7 @@ impl Kubelet {
             return;
         };
         if let ApiResponse::Written { .. } = resp {
-            for event in self.events.deliverable(ctx.now) {
-                ctx.obs.api_event(ctx.now, event);
-            }
+            self.events_go_with_a_write(ctx);
         }
         self.request_done(&req);
         if matches!(req, Req::PodStatus(_) | Req::PodDelete(_)) {
@@ -269,11 +267,7 @@ impl Kubelet {
     /// (its watch was one of them), dialling the API again.
     fn heartbeat(&mut self, ctx: &mut Ctx, heard: Option<Heartbeat>) {
         match heard {
-            Some(Heartbeat::Renewed) => {
-                for event in self.events.deliverable(ctx.now) {
-                    ctx.obs.api_event(ctx.now, event);
-                }
-            }
+            Some(Heartbeat::Renewed) => self.events_go_with_a_write(ctx),
             Some(Heartbeat::Failing) => {
                 for req in self.client.close() {
                     self.request_done(&req);
@@ -282,6 +276,13 @@ impl Kubelet {
                 self.schedule_informer_check(ctx);
             }
             None => {}
+        }
+    }
+
+    /// A write of the kubelet's went through: its pending Events reach the API with it.
+    fn events_go_with_a_write(&mut self, ctx: &mut Ctx) {
+        for event in self.events.deliverable(ctx.now) {
+            ctx.obs.api_event(ctx.now, event);
         }
     }
 

@@ -305,10 +305,9 @@ impl NodeLease {
 mod tests {
     use super::*;
     use crate::k8s::api::RequestId;
-    use crate::k8s::observe::Blind;
+    use crate::k8s::observe::blind_step;
     use crate::k8s::wire::{KeyValue, Payload};
     use crate::kernel::process::Effect;
-    use std::collections::VecDeque;
 
     /// What the controller did in one step: the request it sent and the timer it set, if any.
     #[derive(Debug, Default)]
@@ -322,7 +321,6 @@ mod tests {
     struct Bench {
         lease: NodeLease,
         now: SimTime,
-        effects: VecDeque<Effect<Payload>>,
     }
 
     impl Bench {
@@ -346,24 +344,17 @@ mod tests {
             Bench {
                 lease,
                 now: SimTime::ZERO,
-                effects: VecDeque::new(),
             }
         }
 
         fn step(&mut self, f: impl FnOnce(&mut NodeLease, &mut Ctx) -> Option<Heartbeat>) -> Step {
-            let mut obs = Blind;
-            let mut ctx = Ctx {
-                now: self.now,
-                host: 1,
-                effects: &mut self.effects,
-                obs: &mut obs,
-            };
-            let heard = f(&mut self.lease, &mut ctx);
+            let lease = &mut self.lease;
+            let (heard, effects) = blind_step(self.now, |ctx| f(lease, ctx));
             let mut step = Step {
                 heard,
                 ..Step::default()
             };
-            for e in self.effects.drain(..) {
+            for e in effects {
                 match e {
                     Effect::Send {
                         payload: Payload::Api(ApiPayload::Request { id, req, .. }),

@@ -96,3 +96,25 @@ impl Observe for Blind {
     fn api_event(&mut self, _: SimTime, _: super::events::Event) {}
     fn operation(&mut self, _: SimTime, _: &str, _: Option<HostId>, _: Result<(), String>) {}
 }
+
+/// Runs `f` as a process handling one input at `now` on host 1, seen by no one: what it
+/// returned, and the effects it pushed (sends, timers), for a test to read.
+#[cfg(test)]
+pub fn blind_step<R>(
+    now: SimTime,
+    f: impl FnOnce(&mut super::wire::Ctx) -> R,
+) -> (
+    R,
+    std::collections::VecDeque<crate::kernel::process::Effect<super::wire::Payload>>,
+) {
+    let mut effects = std::collections::VecDeque::new();
+    let mut obs = Blind;
+    let mut ctx = super::wire::Ctx {
+        now,
+        host: 1,
+        effects: &mut effects,
+        obs: &mut obs,
+    };
+    let r = f(&mut ctx);
+    (r, effects)
+}

@@ -89,6 +89,14 @@ impl<V> InFlight<V> {
         self.holes = 0;
     }
 
+    /// Takes every waiting request out, in id order.
+    pub fn drain(&mut self) -> impl Iterator<Item = V> {
+        self.holes = 0;
+        std::mem::take(&mut self.entries)
+            .into_iter()
+            .filter_map(|(_, v)| v)
+    }
+
     fn find(&self, id: u64) -> Result<usize, usize> {
         self.entries.binary_search_by_key(&id, |&(i, _)| i)
     }

@@ -18,7 +18,7 @@ use crate::k8s::vip::{HoldVip, KUBE_VIP_TIMINGS};
 use crate::k8s::Observe as _;
 use crate::kernel::net::HostId;
 use crate::kernel::process::{Addr, Port, Timer};
-use crate::kernel::time::{Duration, SimTime};
+use crate::kernel::time::Duration;
 use crate::record::EventKind;
 use crate::scenario::{self, ApiEndpoint, Component, LbHealthCheck, Role};
 
@@ -80,6 +80,8 @@ impl World {
                 .collect(),
             _ => Vec::new(),
         };
+        // Before t = 0: the cluster is booting with the run.
+        let booting = self.now < self.obs.origin;
         let mut ctx: K8sCtx = ctx!(self, h);
         let procs = &mut self.procs.on[h as usize];
         match port {
@@ -200,7 +202,7 @@ impl World {
                 // Real nodes join a cluster at different times, so their lease syncs are spread
                 // over a period; the run's cluster boots all at once: the first sync of a
                 // kubelet that starts with it is drawn over a period instead.
-                let first_sync = if self.now < SimTime::ZERO + super::BOOT {
+                let first_sync = if booting {
                     s.node_lease_renew_interval.mul_f64(rng.unit())
                 } else {
                     Duration::ZERO
