@@ -204,3 +204,86 @@ fn the_world_only_wires() {
         fields.len()
     );
 }
+
+/// The process types the world hands inputs to (the variants of `world::processes::Process`),
+/// each as the type that must implement `SelfTimed`: a collection's element (a type alias of a
+/// map is read as its last type argument), a `Leading<W>`'s work as well as `Leading`.
+fn process_types(processes: &str, aliases: &str) -> Vec<String> {
+    let body = processes
+        .split("pub enum Process<'a> {")
+        .nth(1)
+        .and_then(|rest| rest.split("\n}").next())
+        .expect("world/processes.rs defines `pub enum Process<'a>`");
+    let alias = |name: &str| {
+        let line = aliases
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("pub type {name} =")))?;
+        let args = line.rsplit_once('<')?.1.trim_end_matches([';', '>']);
+        Some(args.rsplit(',').next()?.trim().to_string())
+    };
+    let mut types = Vec::new();
+    for line in body.lines().map(str::trim).filter(|l| !l.starts_with("//")) {
+        let Some(ty) = line
+            .split_once("(&'a mut ")
+            .map(|(_, t)| t.trim_end_matches("),"))
+        else {
+            continue;
+        };
+        match ty.strip_prefix("Leading<") {
+            Some(work) => {
+                types.push("Leading".to_string());
+                types.push(work.trim_end_matches('>').to_string());
+            }
+            None => types.push(alias(ty).unwrap_or_else(|| ty.to_string())),
+        }
+    }
+    types
+}
+
+/// The process types among `types` that no source implements `SelfTimed` for.
+fn without_self_timed(types: &[String], sources: &[String]) -> Vec<String> {
+    let implemented = |ty: &str| {
+        sources.iter().any(|s| {
+            s.lines().any(|l| {
+                let l = l.trim_start();
+                let names = |end: char| l.contains(&format!(" SelfTimed for {ty}{end}"));
+                l.starts_with("impl") && (names(' ') || names('<'))
+            })
+        })
+    };
+    (types.iter())
+        .filter(|t| !implemented(t))
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn every_process_says_what_it_does_of_its_own_accord() {
+    // A study skips settled stretches by asking each process whether it is quiet and moving its
+    // clocks on (k8s/self_timed.rs); a process that does not say would silently diverge from
+    // the plain run.
+    let read = |p: &str| std::fs::read_to_string(sim_dir().join(p)).unwrap();
+    let mut files = Vec::new();
+    rust_files(&sim_dir().join("src"), &mut files);
+    let sources: Vec<String> = files
+        .iter()
+        .map(|f| std::fs::read_to_string(f).unwrap())
+        .collect();
+    let types = process_types(&read("src/world/processes.rs"), &sources.concat());
+    assert!(types.len() >= 12, "found the processes: {types:?}");
+    assert_eq!(without_self_timed(&types, &sources), Vec::<String>::new());
+}
+
+#[test]
+fn the_self_timed_check_finds_a_process_without_it() {
+    let processes = "pub enum Process<'a> {\n    Kubelet(&'a mut Kubelet),\n    Dns(&'a mut Servers),\n    Cm(&'a mut Leading<Controllers>),\n}\n";
+    let aliases = "pub type Servers = crate::kernel::members::MemberMap<String, Server>;";
+    let types = process_types(processes, aliases);
+    assert_eq!(types, ["Kubelet", "Server", "Leading", "Controllers"]);
+    let sources = [
+        "impl SelfTimed for Kubelet {".to_string(),
+        "impl<W: Work + Clone> SelfTimed for Leading<W> {".to_string(),
+        "impl SelfTimed for Controllers {".to_string(),
+    ];
+    assert_eq!(without_self_timed(&types, &sources), ["Server"]);
+}

@@ -18,6 +18,7 @@
 
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse, RequestId};
 use crate::k8s::observe::Note;
+use crate::k8s::self_timed::{Quiet, SelfTimed, Stand};
 use crate::k8s::wire::{Ctx, Payload};
 use crate::kernel::net::HostId;
 use crate::kernel::process::{Addr, Port, Sub, Timer};
@@ -235,4 +236,14 @@ impl Keepalived {
         self.healthy = ok;
         self.streak = 0;
     }
+}
+
+impl SelfTimed for Keepalived {
+    /// Its adverts and checks repeat what they found; a master's loss is followed by a
+    /// backup's takeover within seconds, which the users' requests through the VIP show.
+    fn quiet(&self, _: &Stand) -> Quiet {
+        Quiet::Yes
+    }
+
+    fn skipped(&mut self, _: Duration, _: &Stand) {}
 }

@@ -21,6 +21,7 @@ use crate::k8s::objects::{
     lease_key, node_key, pod_key, Condition, Effect, Kind, Node, Object, Taint, TaintKey, PODS,
 };
 use crate::k8s::observe::PodChange;
+use crate::k8s::self_timed::{Quiet, SelfTimed, Stand};
 use crate::k8s::store::seek;
 use crate::k8s::wire::{Ctx, Payload};
 use crate::k8s::wire::{Key, KeyValue};
@@ -433,4 +434,18 @@ impl Kubelet {
     pub fn host(&self) -> HostId {
         self.host
     }
+}
+
+impl SelfTimed for Kubelet {
+    /// Not while its Node is not Ready in the store: its next status update will say so.
+    fn quiet(&self, stand: &Stand) -> Quiet {
+        let node = stand
+            .store
+            .get(&self.node_key)
+            .and_then(|kv| kv.value.as_node());
+        Quiet::when(!node.is_some_and(|n| n.ready != Condition::True))
+    }
+
+    /// Nothing of its own to move: its renewals and syncs repeat what the store says.
+    fn skipped(&mut self, _: Duration, _: &Stand) {}
 }

@@ -15,6 +15,7 @@
 
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse, RequestId};
 use crate::k8s::observe::Note;
+use crate::k8s::self_timed::{Quiet, SelfTimed, Stand};
 use crate::k8s::wire::{Ctx, Payload};
 use crate::kernel::members::MemberMap;
 use crate::kernel::net::HostId;
@@ -199,4 +200,18 @@ impl LoadBalancer {
             other => other.client().map(|client| (client, other)),
         }
     }
+}
+
+impl SelfTimed for LoadBalancer {
+    /// Not while a backend is about to fall or rise, or stays in service on a host whose
+    /// apiserver is gone (its checks will take it out).
+    fn quiet(&self, stand: &Stand) -> Quiet {
+        let gone = |&(h, up): &(HostId, bool)| {
+            up && !(stand.running[h as usize] && stand.serves_api[h as usize])
+        };
+        Quiet::when(self.steady() && !self.backends().iter().any(gone))
+    }
+
+    /// Nothing of its own to move: its checks repeat what they found.
+    fn skipped(&mut self, _: Duration, _: &Stand) {}
 }

@@ -4,6 +4,7 @@
 
 use crate::k8s::api::ApiPayload;
 use crate::k8s::leader::{LeaderElector, Transition};
+use crate::k8s::self_timed::{Quiet, SelfTimed, Stand};
 use crate::k8s::wire::{Ctx, Payload};
 use crate::kernel::process::{Port, Sub, Timer};
 use crate::kernel::time::Duration;
@@ -14,7 +15,7 @@ const RUN: Duration = Duration::from_secs(1);
 pub const WORK: Sub = Sub(16);
 
 /// The work a leader does.
-pub trait Work: Sized {
+pub trait Work: SelfTimed + Sized {
     /// What a fresh copy is made from (plain data, so a process, and a world, can be cloned).
     type Spec: Clone;
     fn fresh(spec: &Self::Spec, ctx: &Ctx) -> Self;
@@ -107,6 +108,22 @@ impl<W: Work + Clone> Leading<W> {
                 Transition::None
             }
             _ => Transition::None,
+        }
+    }
+}
+
+impl<W: Work + Clone> SelfTimed for Leading<W> {
+    /// Not while its lease has no leader acting on a running host (an election is on its
+    /// way); while leading, as quiet as its work.
+    fn quiet(&self, stand: &Stand) -> Quiet {
+        let led = Quiet::when(stand.is_led(self.elector.lease));
+        (self.work.as_ref()).map_or(led, |w| led.and(w.quiet(stand)))
+    }
+
+    /// The elector's renewals repeat what the lease says; the work's clocks move on.
+    fn skipped(&mut self, d: Duration, stand: &Stand) {
+        if let Some(w) = self.work.as_mut() {
+            w.skipped(d, stand);
         }
     }
 }

@@ -22,6 +22,7 @@ pub mod operator;
 pub mod probe;
 pub mod proxy;
 pub mod scheduler;
+pub mod self_timed;
 pub mod store;
 pub mod traffic;
 pub mod vip;

@@ -10,6 +10,7 @@ use crate::k8s::objects::{
     node_key, pod_key, workload_key, Object, PodDisruptionBudget, Workload, PODS,
 };
 use crate::k8s::observe::PodChange;
+use crate::k8s::self_timed::{Quiet, SelfTimed, Stand};
 use crate::k8s::wire::Ctx;
 use crate::k8s::wire::{Key, KeyValue, Value};
 use crate::kernel::net::HostId;
@@ -609,4 +610,14 @@ impl Operator {
             (op, _) => self.fail(ctx, &op, "unexpected answer"),
         }
     }
+}
+
+impl SelfTimed for Operator {
+    /// Not while a drain is under way: its next eviction is on its way.
+    fn quiet(&self, _: &Stand) -> Quiet {
+        Quiet::when(!self.draining())
+    }
+
+    /// A drain is never skipped over (see `quiet`); scenario actions keep their times.
+    fn skipped(&mut self, _: Duration, _: &Stand) {}
 }

@@ -11,6 +11,7 @@
 use crate::k8s::api::ApiPayload;
 use crate::k8s::informer::Informer;
 use crate::k8s::objects::{slice_key, Endpoint, ENDPOINT_SLICES, WORKLOADS};
+use crate::k8s::self_timed::{Quiet, SelfTimed, Stand};
 use crate::k8s::wire::{Ctx, KeyValue};
 use crate::kernel::keymap::KeyMap;
 use crate::kernel::process::{Addr, Alarm, Port, Sub, Timer};
@@ -165,3 +166,23 @@ impl DnsServer {
 /// Pods of CoreDNS on one host, by pod name.
 /// The CoreDNS pods of a host, by name (a few: a vector, not a map type of its own in the page's bundle).
 pub type DnsServers = crate::kernel::members::MemberMap<String, DnsServer>;
+
+impl SelfTimed for KubeProxy {
+    /// Its rules follow the EndpointSlices it watches; whether they lead anywhere is the
+    /// world's check of the users' routes.
+    fn quiet(&self, _: &Stand) -> Quiet {
+        Quiet::Yes
+    }
+
+    fn skipped(&mut self, _: Duration, _: &Stand) {}
+}
+
+impl SelfTimed for DnsServer {
+    /// It answers from its cache and its informer; an answer about to expire is the world's
+    /// check of the users' routes.
+    fn quiet(&self, _: &Stand) -> Quiet {
+        Quiet::Yes
+    }
+
+    fn skipped(&mut self, _: Duration, _: &Stand) {}
+}

@@ -24,6 +24,7 @@ use crate::k8s::events::{namespace_of, Event, Reason};
 use crate::k8s::informer::Informer;
 use crate::k8s::leading::{Work, WORK};
 use crate::k8s::objects::{pod_key, Object, TaintKey, NODES, PODS};
+use crate::k8s::self_timed::{Quiet, SelfTimed, Stand};
 use crate::k8s::wire::Ctx;
 use crate::kernel::keymap::{Key, KeyMap, KeySet};
 use crate::kernel::process::{Addr, Sub};
@@ -464,6 +465,16 @@ impl Scheduler {
         }
         format!("0/{nodes} nodes are available: {}.", parts.join(", "))
     }
+}
+
+impl SelfTimed for Scheduler {
+    /// It binds pending pods as it sees them; a pod that fits nowhere stays pending, which
+    /// the running pods' figures show.
+    fn quiet(&self, _: &Stand) -> Quiet {
+        Quiet::Yes
+    }
+
+    fn skipped(&mut self, _: Duration, _: &Stand) {}
 }
 
 #[cfg(test)]

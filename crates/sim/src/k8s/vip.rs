@@ -10,6 +10,7 @@
 use crate::k8s::api::ApiPayload;
 use crate::k8s::leader::LeaseTimings;
 use crate::k8s::leading::Work;
+use crate::k8s::self_timed::{Quiet, SelfTimed, Stand};
 use crate::k8s::wire::Ctx;
 use crate::kernel::process::Sub;
 use crate::kernel::time::Duration;
@@ -36,4 +37,13 @@ impl Work for HoldVip {
     fn on_api(&mut self, _: &mut Ctx, _: &ApiPayload) {}
     fn on_timeout(&mut self, _: &mut Ctx, _: Sub) {}
     fn run(&mut self, _: &mut Ctx) {}
+}
+
+impl SelfTimed for HoldVip {
+    /// It holds the VIP while leading: the lease's check is its `Leading`'s.
+    fn quiet(&self, _: &Stand) -> Quiet {
+        Quiet::Yes
+    }
+
+    fn skipped(&mut self, _: Duration, _: &Stand) {}
 }

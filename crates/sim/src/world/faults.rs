@@ -171,7 +171,7 @@ impl World {
     pub fn skip(&mut self, d: Duration) {
         self.hosts.faults.shift = self.hosts.faults.shift + d;
         self.queue_next_fault();
-        self.skip_controllers(d);
+        self.skip_processes(d);
         let now = self.now;
         for h in 0..self.hosts.len() {
             let rt = &mut self.hosts[h];

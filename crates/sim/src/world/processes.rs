@@ -21,6 +21,7 @@ use crate::k8s::operator::Operator;
 use crate::k8s::probe::ApiProbe;
 use crate::k8s::proxy::{DnsServers, KubeProxy};
 use crate::k8s::scheduler::Scheduler;
+use crate::k8s::self_timed::SelfTimed;
 use crate::k8s::vip::HoldVip;
 use crate::k8s::wire::{Ctx, Payload};
 use crate::kernel::net::HostId;
@@ -75,6 +76,59 @@ pub enum Process<'a> {
 }
 
 impl Procs {
+    /// Its processes (every field: a process added to the host is one more here, or this does
+    /// not compile).
+    fn self_timed(&self) -> impl Iterator<Item = &dyn SelfTimed> {
+        let Procs {
+            apiserver,
+            lb,
+            kcm,
+            scheduler,
+            kube_vip,
+            keepalived,
+            kubelet,
+            proxy,
+            dns,
+        } = self;
+        let one: [Option<&dyn SelfTimed>; 8] = [
+            apiserver.as_deref().map(|p| p as _),
+            lb.as_ref().map(|p| p as _),
+            kcm.as_deref().map(|p| p as _),
+            scheduler.as_deref().map(|p| p as _),
+            kube_vip.as_deref().map(|p| p as _),
+            keepalived.as_ref().map(|p| p as _),
+            kubelet.as_ref().map(|p| p as _),
+            proxy.as_ref().map(|p| p as _),
+        ];
+        (one.into_iter().flatten()).chain(dns.values().map(|p| p as _))
+    }
+
+    /// [`Procs::self_timed`], to change them.
+    fn self_timed_mut(&mut self) -> impl Iterator<Item = &mut dyn SelfTimed> {
+        let Procs {
+            apiserver,
+            lb,
+            kcm,
+            scheduler,
+            kube_vip,
+            keepalived,
+            kubelet,
+            proxy,
+            dns,
+        } = self;
+        let one: [Option<&mut dyn SelfTimed>; 8] = [
+            apiserver.as_deref_mut().map(|p| p as _),
+            lb.as_mut().map(|p| p as _),
+            kcm.as_deref_mut().map(|p| p as _),
+            scheduler.as_deref_mut().map(|p| p as _),
+            kube_vip.as_deref_mut().map(|p| p as _),
+            keepalived.as_mut().map(|p| p as _),
+            kubelet.as_mut().map(|p| p as _),
+            proxy.as_mut().map(|p| p as _),
+        ];
+        (one.into_iter().flatten()).chain(dns.values_mut().map(|p| p as _))
+    }
+
     /// Its keepalived is the VRRP master: it answers for the VIP.
     pub fn vrrp_master(&self) -> bool {
         self.keepalived.as_ref().is_some_and(|k| k.master)
@@ -130,6 +184,51 @@ impl Processes {
             _ => return false,
         }
         true
+    }
+
+    /// Every process of the running hosts, and the probe host's: the study's shortcut asks
+    /// each whether it is quiet ([`SelfTimed`]).
+    pub fn self_timed<'a>(
+        &'a self,
+        running: &'a [bool],
+    ) -> impl Iterator<Item = &'a dyn SelfTimed> {
+        let Processes {
+            on,
+            api_probe,
+            operator,
+            terminal: _,
+            dns_started: _,
+            rng: _,
+        } = self;
+        let hosts =
+            (on.iter().zip(running).filter(|(_, &up)| up)).flat_map(|(p, _)| p.self_timed());
+        let probe_host: [Option<&dyn SelfTimed>; 2] = [
+            api_probe.as_ref().map(|p| p as _),
+            operator.as_ref().map(|p| p as _),
+        ];
+        hosts.chain(probe_host.into_iter().flatten())
+    }
+
+    /// [`Processes::self_timed`], to change them.
+    pub fn self_timed_mut<'a>(
+        &'a mut self,
+        running: &'a [bool],
+    ) -> impl Iterator<Item = &'a mut dyn SelfTimed> {
+        let Processes {
+            on,
+            api_probe,
+            operator,
+            terminal: _,
+            dns_started: _,
+            rng: _,
+        } = self;
+        let hosts = (on.iter_mut().zip(running).filter(|(_, &up)| up))
+            .flat_map(|(p, _)| p.self_timed_mut());
+        let probe_host: [Option<&mut dyn SelfTimed>; 2] = [
+            api_probe.as_mut().map(|p| p as _),
+            operator.as_mut().map(|p| p as _),
+        ];
+        hosts.chain(probe_host.into_iter().flatten())
     }
 
     /// Which state of its containers the host's kubelet is in (None without a kubelet).

@@ -41,8 +41,10 @@ use crate::k8s::events::Event;
 use crate::k8s::informer::Informer;
 use crate::k8s::leading::{Work, WORK};
 use crate::k8s::objects::{
-    name_of, pod_key, Object, Pod, ENDPOINT_SLICES, NODES, NODE_LEASES, PDBS, PODS, WORKLOADS,
+    name_of, pod_key, Condition, Object, Pod, ENDPOINT_SLICES, NODES, NODE_LEASES, PDBS, PODS,
+    WORKLOADS,
 };
+use crate::k8s::self_timed::{Quiet, SelfTimed, Stand};
 use crate::k8s::wire::Ctx;
 use crate::k8s::wire::Key;
 use crate::kernel::keymap::KeySet;
@@ -156,16 +158,6 @@ impl Controllers {
         }
     }
 
-    /// A study skipped `d` of a settled stretch (see `World::skip`): the clocks of what the
-    /// controllers will do of their own accord move on by `d`, as if the time had passed with
-    /// nothing changing: the grace periods of the nodes `silent` names (whose kubelets renewed
-    /// nothing meanwhile) and the tolerations of tainted nodes' pods. Their periodic passes need
-    /// nothing: they read the state, which has not changed.
-    pub fn skipped(&mut self, d: Duration, silent: &dyn Fn(&str) -> bool) {
-        self.heard_nothing_for(d, silent);
-        self.taints_older_by(d);
-    }
-
     fn informers(&mut self) -> [&mut Informer; 5] {
         [
             &mut self.nodes,
@@ -203,6 +195,47 @@ impl Controllers {
             let tag = (key, event.map(Box::new));
             self.client.send(ctx, req, tag, REQUEST_TIMEOUT);
         }
+    }
+}
+
+impl SelfTimed for Controllers {
+    /// What they will do of their own accord, and when, however long the world stays as it
+    /// is: mark a silent Node that is still Ready NotReady once its grace period ends; evict
+    /// the pods of a Node whose host does not run once their tolerations run out (or before
+    /// that, taint it once its grace period ends). Not quiet if such a Node is one they have
+    /// not seen yet (they will act at a time they do not know).
+    fn quiet(&self, stand: &Stand) -> Quiet {
+        let grace = self.timings.node_monitor_grace_period;
+        let until = |t: Option<SimTime>| t.map_or(Quiet::No, Quiet::Until);
+        let mut quiet = Quiet::Yes;
+        for (_, kv) in stand.store.range_prefix(NODES) {
+            let Some(n) = kv.value.as_node() else {
+                continue;
+            };
+            if n.ready == Condition::True && stand.is_silent(&n.name) {
+                quiet = quiet.and(until(self.heard_from(&n.name).map(|t| t + grace)));
+            }
+        }
+        for (_, kv) in stand.store.range_prefix(PODS) {
+            let Some(p) = kv.value.as_pod() else { continue };
+            let Some(node) = p.node.as_deref() else {
+                continue;
+            };
+            if p.tolerates_everything() || p.deletion.is_some() || stand.runs(node) {
+                continue;
+            }
+            let grace_end = || self.heard_from(node).map(|t| t + grace);
+            quiet = quiet.and(until(self.eviction_due(node).or_else(grace_end)));
+        }
+        quiet
+    }
+
+    /// The grace periods of the silent Nodes (whose kubelets renewed nothing meanwhile) and
+    /// the tolerations of tainted Nodes' pods. Their periodic passes need nothing: they read
+    /// the state, which has not changed.
+    fn skipped(&mut self, d: Duration, stand: &Stand) {
+        self.heard_nothing_for(d, &|node| stand.is_silent(node));
+        self.taints_older_by(d);
     }
 }
 
