@@ -220,7 +220,10 @@ impl Kubelet {
         match req {
             Req::RegisterNode | Req::GetNode | Req::UpdateNode => self.node_busy = false,
             Req::PodStatus(p) | Req::PodDelete(p) => {
+                // The status (or the deletion) is still owed if the request failed: the status
+                // manager tries again at its next sync (every 10 s), at once after an answer.
                 self.busy.remove(p);
+                self.dirty = true;
             }
         }
     }
@@ -448,4 +451,113 @@ impl SelfTimed for Kubelet {
 
     /// Nothing of its own to move: its renewals and syncs repeat what the store says.
     fn skipped(&mut self, _: Duration, _: &Stand) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::k8s::api::RequestId;
+    use crate::k8s::objects::{Kind, Pod};
+    use crate::k8s::observe::blind_step;
+    use crate::kernel::process::Effect as Do;
+
+    /// What `f` sent at `now`: the list-watch requests, and the pods written.
+    fn sent(now: SimTime, f: impl FnOnce(&mut Ctx)) -> (Vec<RequestId>, Vec<Pod>) {
+        let ((), effects) = blind_step(now, f);
+        let (mut lists, mut pods) = (Vec::new(), Vec::new());
+        for e in effects {
+            let Do::Send {
+                payload: Payload::Api(ApiPayload::Request { id, req, .. }),
+                ..
+            } = e
+            else {
+                continue;
+            };
+            match req {
+                ApiRequest::Watch { .. } => lists.push(id),
+                ApiRequest::Update { value, .. } => pods.extend(value.as_pod().cloned()),
+                _ => {}
+            }
+        }
+        (lists, pods)
+    }
+
+    /// A status update lost to a timeout (the API without etcd's quorum) is still owed: the
+    /// kubelet sends it again at its next sync, as the status manager does every 10 s, instead
+    /// of leaving the pod NotReady (out of its Service's endpoints) until something else changes.
+    #[test]
+    fn a_status_update_that_timed_out_is_sent_again_at_the_next_sync() {
+        let api = Addr {
+            host: 0,
+            port: Port::Lb,
+        };
+        let rng = Rng::new(1);
+        let ten = Duration::from_secs(10);
+        let mut k = Kubelet::new(1, "w1".into(), "a".into(), false, api, ten, rng);
+        let t0 = SimTime::ZERO;
+        sent(t0, |ctx| k.start(ctx, Duration::from_secs(5)));
+        sent(t0, |ctx| k.on_timer(ctx, Timer::Housekeeping));
+        let [list] = sent(t0, |ctx| k.on_timer(ctx, Timer::Wake)).0[..] else {
+            panic!("the pod informer lists")
+        };
+        // Its pod, bound here, running and Ready.
+        let mut pod = Pod {
+            name: "web-1".into(),
+            workload: "web".into(),
+            kind: Kind::Deployment,
+            node: Some("w1".into()),
+            running: true,
+            ready: true,
+            deletion: None,
+            created: t0,
+        };
+        let key: Key = pod_key("web-1").into();
+        let me = Addr {
+            host: 1,
+            port: Port::Kubelet,
+        };
+        let at = |pod: &Pod, rev| KeyValue {
+            value: Arc::new(Object::Pod(pod.clone())),
+            mod_revision: rev,
+            create_revision: 7,
+            version: rev - 6,
+        };
+        let listed = ApiPayload::Response {
+            id: list,
+            client: me,
+            resp: ApiResponse::WatchStarted {
+                backend: 0,
+                revision: 7,
+                items: vec![(key.clone(), at(&pod, 7))],
+            },
+        };
+        sent(t0, |ctx| k.on_message(ctx, Payload::Api(listed)));
+        let t1 = t0 + CONTAINER_START;
+        let (_, written) = sent(t1, |ctx| k.on_timer(ctx, Timer::Wake));
+        assert!(written.is_empty(), "its status is what the API has");
+        let t2 = t1 + Duration::from_secs(1);
+        sent(t2, |ctx| k.on_timer(ctx, Timer::Housekeeping));
+        // The node lifecycle controller marks it NotReady (its node was unreachable); the
+        // kubelet says Ready again.
+        pod.ready = false;
+        let marked = ApiPayload::WatchEvents {
+            id: list,
+            client: me,
+            events: vec![(key, Some(at(&pod, 9)))],
+        };
+        let (_, written) = sent(t2, |ctx| k.on_message(ctx, Payload::Api(marked)));
+        assert!(
+            matches!(&written[..], [p] if p.running && p.ready),
+            "the kubelet reports it Ready: {written:?}"
+        );
+        // No answer (the API has no etcd quorum): the request times out.
+        let t3 = t2 + REQUEST_TIMEOUT;
+        let (_, again) = sent(t3, |ctx| k.on_timer(ctx, Timer::ApiTimeout { sub: Sub(0) }));
+        assert!(again.is_empty(), "not at once: {again:?}");
+        let (_, again) = sent(t3 + ten, |ctx| k.on_timer(ctx, Timer::Housekeeping));
+        assert!(
+            matches!(&again[..], [p] if p.name == "web-1" && p.running && p.ready),
+            "the status is sent again at the next sync: {again:?}"
+        );
+    }
 }
