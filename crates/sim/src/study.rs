@@ -153,9 +153,10 @@ pub fn run_trial_traced(
         .max()
         .unwrap_or(Duration::ZERO);
     let mut w = World::new(t);
-    let check = Duration::from_secs(if kubernetes { 5 } else { 1 });
-    // With Kubernetes, quiet at two checks in a row: the moment a reaction ends (an eviction) is
-    // quiet already, with its consequences (the replacement pods) still to come.
+    // With Kubernetes, quiet at two checks in a row, 2 s apart: a change a controller or the
+    // scheduler has seen waits for its next pass (every second) before its reaction is on its
+    // way, where `World::quiet` sees it (a write, a binding, a pod created, a container starting).
+    let check = Duration::from_secs(if kubernetes { 2 } else { 1 });
     let keep_quiet = if kubernetes { check } else { Duration::ZERO };
     let mut skipped = Skipped::default();
     let end_at = |w: &World, shift: Duration| w.end() - shift;

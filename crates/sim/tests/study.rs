@@ -405,7 +405,8 @@ fn a_skip_moves_the_clusters_own_clocks_on() {
 /// 50 s after the crash depending on when the kubelet last renewed its lease. A skip must not tie
 /// that phase to its own rhythm: summed over many failures, the failed requests are the plain
 /// runs'. (Skips that ended on the study's grid of checks met the crashes at one phase of the
-/// renewals: 7 % fewer failed requests here.)
+/// renewals: 7 % fewer failed requests here.) Four studies of 16 trials: one alone differs from
+/// its plain runs by up to ±3.5 % by chance (which phases its skips drew).
 #[test]
 fn skips_meet_faults_at_any_phase_of_the_lease_renewals() {
     use sim::study::{run_trial_with, Shortcut};
@@ -420,8 +421,9 @@ fn skips_meet_faults_at_any_phase_of_the_lease_renewals() {
     .unwrap();
     let h = Duration::from_secs(12 * 3600);
     let failed = |shortcut| -> f64 {
-        (0..16)
-            .map(|i| run_trial_with(&s, 7, i, h, shortcut).services["web"])
+        (7..=10)
+            .flat_map(|seed| (0..16).map(move |i| (seed, i)))
+            .map(|(seed, i)| run_trial_with(&s, seed, i, h, shortcut).services["web"])
             .sum()
     };
     let (fast, plain) = (failed(Shortcut::On), failed(Shortcut::Off));

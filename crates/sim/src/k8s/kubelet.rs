@@ -440,13 +440,17 @@ impl Kubelet {
 }
 
 impl SelfTimed for Kubelet {
-    /// Not while its Node is not Ready in the store: its next status update will say so.
+    /// Not while its Node is not Ready in the store (its next status update will say so),
+    /// while a pod's container is starting, or a pod's status or deletion is on its way or
+    /// still owed.
     fn quiet(&self, stand: &Stand) -> Quiet {
         let node = stand
             .store
             .get(&self.node_key)
             .and_then(|kv| kv.value.as_node());
-        Quiet::when(!node.is_some_and(|n| n.ready != Condition::True))
+        let not_ready = node.is_some_and(|n| n.ready != Condition::True);
+        let pods_owed = self.dirty || !self.busy.is_empty() || !self.starting.is_empty();
+        Quiet::when(!not_ready && !pods_owed)
     }
 
     /// Nothing of its own to move: its renewals and syncs repeat what the store says.

@@ -468,10 +468,10 @@ impl Scheduler {
 }
 
 impl SelfTimed for Scheduler {
-    /// It binds pending pods as it sees them; a pod that fits nowhere stays pending, which
-    /// the running pods' figures show.
+    /// Not while a binding is on its way; it binds pending pods as it sees them, and a pod
+    /// that fits nowhere stays pending, which the running pods' figures show.
     fn quiet(&self, _: &Stand) -> Quiet {
-        Quiet::Yes
+        Quiet::when(self.binding.is_empty())
     }
 
     fn skipped(&mut self, _: Duration, _: &Stand) {}

@@ -207,6 +207,10 @@ impl KeySet {
         self.0.remove(Asked::new(key)).is_some()
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
     pub fn contains(&self, key: &str) -> bool {
         self.0.contains_key(Asked::new(key))
     }

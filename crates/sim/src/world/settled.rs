@@ -9,7 +9,8 @@
 //! cached DNS answer may hide a dead one for a while). Every process of a running host answers
 //! for itself ([`crate::k8s::self_timed`]): a lease with no leader acting on a running host, a
 //! load balancer's backend about to fall or rise, a Node not Ready on a running host, a drain
-//! under way are not quiet; the controller-manager will act at a known time on a silent Node
+//! under way, a reaction on its way (a controller's write or created pod, a binding, a starting
+//! container, a pod status a kubelet owes) are not quiet; the controller-manager will act at a known time on a silent Node
 //! still Ready (its grace period ends then) and on pods of a silent Node that does not run
 //! (their tolerations end then, once it is tainted).
 //!

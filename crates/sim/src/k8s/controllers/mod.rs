@@ -203,8 +203,17 @@ impl SelfTimed for Controllers {
     /// is: mark a silent Node that is still Ready NotReady once its grace period ends; evict
     /// the pods of a Node whose host does not run once their tolerations run out (or before
     /// that, taint it once its grace period ends). Not quiet if such a Node is one they have
-    /// not seen yet (they will act at a time they do not know).
+    /// not seen yet (they will act at a time they do not know), while a write of theirs or a
+    /// pod they created is on its way, or while a NotReady Node whose instance is gone waits
+    /// for the cloud controller's next look (within 5 s).
     fn quiet(&self, stand: &Stand) -> Quiet {
+        let gone = |n: &str| self.cloud.as_ref().is_some_and(|g| g.contains(n));
+        let cloud_due = (self.nodes.items().values())
+            .filter_map(|kv| kv.value.as_node())
+            .any(|n| n.ready != Condition::True && gone(&n.name));
+        if !self.busy.is_empty() || !self.expected.is_empty() || cloud_due {
+            return Quiet::No;
+        }
         let grace = self.timings.node_monitor_grace_period;
         let until = |t: Option<SimTime>| t.map_or(Quiet::No, Quiet::Until);
         let mut quiet = Quiet::Yes;
