@@ -67,13 +67,27 @@ const MI_OPTION_PURGE_DELAY: std::ffi::c_int = 15;
 extern "C" {
     fn mi_option_set(option: std::ffi::c_int, value: std::ffi::c_long);
 }
+#[cfg(target_os = "linux")]
+extern "C" {
+    fn prctl(option: std::ffi::c_int, arg2: std::ffi::c_ulong, ...) -> std::ffi::c_int;
+}
+/// Linux's `PR_SET_THP_DISABLE`.
+#[cfg(target_os = "linux")]
+const PR_SET_THP_DISABLE: std::ffi::c_int = 41;
 
 fn main() -> ExitCode {
     // Freed memory stays with the allocator instead of going back to the OS 10 ms later: a run
     // frees and takes memory all the time, and every page given back is zeroed again by the
     // kernel when it is taken (a 1,000-worker hour spent 3 % of its time doing that).
-    // SAFETY: sets a plain option before any thread starts.
-    unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, -1) };
+    // No transparent huge pages: mimalloc's arenas asked for them, and a 2 MB page half used
+    // is 2 MB resident: a 1,000-worker hour peaks at 70 MB instead of 104 MB (100 workers 24 MB
+    // instead of 47 MB), in the same time.
+    // SAFETY: sets a plain option and a process flag before any thread starts.
+    unsafe {
+        mi_option_set(MI_OPTION_PURGE_DELAY, -1);
+        #[cfg(target_os = "linux")]
+        prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
+    }
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("run") => run(&args[1..]),
