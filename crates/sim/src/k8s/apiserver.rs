@@ -145,8 +145,6 @@ struct Watchers {
     by_start: BTreeMap<u64, ClientWatch>,
     /// The watch of each client's request stream (its address and id space): a client's new
     /// watch replaces its old one, whose connection the client gave up.
-    /// (Vectors by key: a few prefixes, streams added only as watches start; each map type
-    /// would cost the page's bundle its own B-tree code.)
     by_stream: MemberMap<(Addr, Sub), u64>,
     by_prefix: MemberMap<String, MemberSet<u64>>,
     /// Hashed: every pod change looks up its node here, among a thousand nodes.

@@ -13,6 +13,7 @@ use crate::k8s::observe::PodChange;
 use crate::k8s::self_timed::{Quiet, SelfTimed, Stand};
 use crate::k8s::wire::Ctx;
 use crate::k8s::wire::{Key, KeyValue, Value};
+use crate::kernel::members::MemberMap;
 use crate::kernel::net::HostId;
 use crate::kernel::process::{Addr, Alarm, Port, Timer};
 use crate::kernel::time::{Duration, SimTime};
@@ -73,9 +74,6 @@ enum Op {
 
 /// `kubectl drain --ignore-daemonsets` of one node in progress (also what a spot instance's node
 /// termination handler does on its notice).
-///
-/// Vectors, not maps: a drain holds a node's few pods, and every map type costs the page's
-/// bundle its own copy of the B-tree code.
 #[derive(Clone, Debug)]
 struct Drain {
     node: String,
@@ -118,8 +116,7 @@ impl Drain {
 pub struct Operator {
     client: ApiClient<Op>,
     /// Manifests not yet applied, by key.
-    /// (A vector in key order: a handful, applied once; a map type would cost the page's bundle.)
-    manifests: Vec<(String, Value)>,
+    manifests: MemberMap<String, Value>,
     /// Drains in progress.
     drains: Vec<Drain>,
     /// The drains' next step.
@@ -128,11 +125,13 @@ pub struct Operator {
 
 impl Operator {
     pub fn new(me: Addr, api: Addr, manifests: Vec<(String, Value)>) -> Self {
-        let mut by_name = manifests;
-        crate::kernel::sort::sort_by(&mut by_name, |a, b| a.0.cmp(&b.0));
+        let mut by_key = MemberMap::default();
+        for (key, value) in manifests {
+            by_key.insert(key, value);
+        }
         Operator {
             client: ApiClient::new(me, api),
-            manifests: by_name,
+            manifests: by_key,
             drains: Vec::new(),
             wake: Alarm::default(),
         }
@@ -464,7 +463,7 @@ impl Operator {
         };
         match (op, resp) {
             (Op::Apply(key), ApiResponse::Written { .. } | ApiResponse::Conflict) => {
-                self.manifests.retain(|(k, _)| *k != key);
+                self.manifests.remove(&key);
             }
             (Op::Apply(_), _) => {}
             (Op::ScaleGet { workload, replicas }, ApiResponse::Object(Some(kv))) => {

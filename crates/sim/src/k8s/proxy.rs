@@ -164,7 +164,7 @@ impl DnsServer {
 }
 
 /// Pods of CoreDNS on one host, by pod name.
-/// The CoreDNS pods of a host, by name (a few: a vector, not a map type of its own in the page's bundle).
+/// The CoreDNS pods of a host, by name.
 pub type DnsServers = crate::kernel::members::MemberMap<String, DnsServer>;
 
 impl SelfTimed for KubeProxy {

@@ -27,6 +27,7 @@ use crate::k8s::objects::{pod_key, Object, TaintKey, NODES, PODS};
 use crate::k8s::self_timed::{Quiet, SelfTimed, Stand};
 use crate::k8s::wire::Ctx;
 use crate::kernel::keymap::{Key, KeyMap, KeySet};
+use crate::kernel::members::MemberMap;
 use crate::kernel::process::{Addr, Sub};
 use crate::kernel::time::Duration;
 use std::sync::Arc;
@@ -232,8 +233,7 @@ impl Work for Scheduler {
         }
         // Pods per node, in total and per workload (pods being deleted still occupy their node).
         let mut total = vec![0usize; n];
-        // (Vectors: a few workloads; a map type would cost the page's bundle.)
-        let mut per_workload: Vec<(String, Vec<usize>)> = Vec::new();
+        let mut per_workload: MemberMap<String, Vec<usize>> = MemberMap::default();
         let mut pending = Vec::new();
         let capacity = self.capacity.clone();
         // Per spread workload: its pods not being deleted, per worker.
@@ -261,14 +261,8 @@ impl Work for Scheduler {
                         if let (Some(k), None) = (spread_of(&p.workload), p.deletion) {
                             live[k].1[i] += 1;
                         }
-                        match per_workload.iter_mut().find(|(w, _)| *w == p.workload) {
-                            Some((_, counts)) => counts[i] += 1,
-                            None => {
-                                let mut counts = vec![0; n];
-                                counts[i] = 1;
-                                per_workload.push((p.workload.clone(), counts));
-                            }
-                        }
+                        let zeros = || vec![0; n];
+                        per_workload.get_or_insert_with(p.workload.clone(), zeros).0[i] += 1;
                     }
                 }
                 None if self.binding.contains(&p.name) => {
@@ -288,14 +282,7 @@ impl Work for Scheduler {
         // changes: pods alike that fit nowhere share it (a zone's worth of them may be Pending).
         let mut last_why: Option<(Option<Resources>, String)> = None;
         for (mut pod, rv) in pending {
-            let at = match per_workload.iter().position(|(w, _)| *w == pod.workload) {
-                Some(at) => at,
-                None => {
-                    per_workload.push((pod.workload.clone(), vec![0; n]));
-                    per_workload.len() - 1
-                }
-            };
-            let counts = &mut per_workload[at].1;
+            let (counts, _) = per_workload.get_or_insert_with(pod.workload.clone(), || vec![0; n]);
             let request = capacity.as_ref().map(|c| c.of(&pod.workload));
             let fits = |i: usize| match (&capacity, request) {
                 (Some(c), Some(r)) => {

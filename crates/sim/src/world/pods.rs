@@ -8,7 +8,7 @@
 use super::hosts::Hosts;
 use super::processes::Processes;
 use crate::k8s::objects::Kind;
-use crate::kernel::members::MemberSet;
+use crate::kernel::members::{MemberMap, MemberSet};
 use crate::kernel::net::HostId;
 use crate::kernel::time::SimTime;
 use crate::record::{Recorder, ViolationKind};
@@ -26,8 +26,8 @@ struct HostPods {
 pub struct PodCount {
     /// Workloads in scenario order (CoreDNS last).
     pub workloads: Vec<String>,
-    /// (A vector: a few workloads; a map type would cost the page's bundle its B-tree code.)
-    index: Vec<(String, usize)>,
+    /// Each workload's place in `workloads`.
+    index: MemberMap<String, usize>,
     /// The most pods of each workload seen running at once.
     max_running: Vec<u32>,
     /// Containers running per workload as of the last sample.
@@ -43,13 +43,10 @@ pub struct PodCount {
 impl PodCount {
     pub fn new(workloads: Vec<String>, hosts: usize) -> PodCount {
         let n = workloads.len();
-        // Inserted one by one: collecting into a B-tree compiles a sort per element type (see
-        // kernel/sort.rs).
-        let index = workloads
-            .iter()
-            .enumerate()
-            .map(|(i, w)| (w.clone(), i))
-            .collect();
+        let mut index = MemberMap::default();
+        for (i, w) in workloads.iter().enumerate() {
+            index.insert(w.clone(), i);
+        }
         let recount = (0..hosts as HostId).collect();
         PodCount {
             index,
@@ -117,7 +114,7 @@ impl PodCount {
         let mut stateful = Vec::new();
         if let Some(k) = &procs.on[h as usize].kubelet {
             for (pod, c) in &k.containers {
-                if let Some(&(_, i)) = self.index.iter().find(|(w, _)| *w == c.workload) {
+                if let Some(&i) = self.index.get(&c.workload) {
                     running[i] += 1;
                 }
                 if c.kind == Kind::StatefulSet {

@@ -4,6 +4,7 @@ use super::Controllers;
 use crate::k8s::api::ApiRequest;
 use crate::k8s::objects::{slice_key, Endpoint, EndpointSlice, Object, Pod};
 use crate::k8s::wire::Ctx;
+use crate::kernel::members::MemberMap;
 use std::sync::Arc;
 
 impl Controllers {
@@ -20,15 +21,11 @@ impl Controllers {
         // The serving pods of every workload, in one pass over the pods (in key order),
         // made only if some Service's endpoints or slice changed.
         let serving = || {
-            // (A vector: a few workloads; a map type would cost the page's bundle.)
-            let mut serving: Vec<(&str, Vec<&Pod>)> = Vec::new();
+            let mut serving: MemberMap<&str, Vec<&Pod>> = MemberMap::default();
             for p in pods.items().values().filter_map(|kv| kv.value.as_pod()) {
                 if p.endpoint_node().is_some() {
-                    let w = p.workload.as_str();
-                    match serving.iter_mut().find(|(x, _)| *x == w) {
-                        Some((_, ps)) => ps.push(p),
-                        None => serving.push((w, vec![p])),
-                    }
+                    let (ps, _) = serving.get_or_insert_with(p.workload.as_str(), Vec::new);
+                    ps.push(p);
                 }
             }
             serving
@@ -42,15 +39,11 @@ impl Controllers {
                 .endpoint_changes(&service)
                 .expect("the pod informer counts");
             let checked = slice.map(|kv| (changes, kv.mod_revision));
-            let seen = self.slices_checked.iter().find(|(s, _)| *s == service);
-            if checked.is_some() && seen.map(|(_, c)| c) == checked.as_ref() {
+            if checked.is_some() && self.slices_checked.get(&service) == checked.as_ref() {
                 continue;
             }
             let serving = serving_now.get_or_insert_with(serving);
-            let ready = serving
-                .iter()
-                .find(|(w, _)| *w == service)
-                .map_or(&[][..], |(_, ps)| ps.as_slice());
+            let ready = (serving.get(service.as_str())).map_or(&[][..], Vec::as_slice);
             let current = slice
                 .and_then(|kv| kv.value.as_endpoint_slice())
                 .map(|s| &s.endpoints);
@@ -64,10 +57,7 @@ impl Controllers {
             });
             if same {
                 if let Some(checked) = checked {
-                    match self.slices_checked.iter_mut().find(|(s, _)| *s == service) {
-                        Some(slot) => slot.1 = checked,
-                        None => self.slices_checked.push((service, checked)),
-                    }
+                    self.slices_checked.insert(service, checked);
                 }
             } else {
                 let endpoints = ready

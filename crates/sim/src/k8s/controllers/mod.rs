@@ -48,7 +48,7 @@ use crate::k8s::self_timed::{Quiet, SelfTimed, Stand};
 use crate::k8s::wire::Ctx;
 use crate::k8s::wire::Key;
 use crate::kernel::keymap::KeySet;
-use crate::kernel::members::MemberSet;
+use crate::kernel::members::{MemberMap, MemberSet};
 use crate::kernel::process::{Addr, Sub};
 use crate::kernel::rng::Rng;
 use crate::kernel::time::{Duration, SimTime};
@@ -99,11 +99,9 @@ pub struct Controllers {
     /// Node lifecycle: what it knows of each node (see [`NodeTable`]).
     node_table: NodeTable,
     /// Probe times of nodes no longer in the table (a node that comes back keeps them).
-    /// Node names in order: a vector (a map type would cost the page's bundle its own B-tree).
-    probe: crate::kernel::members::MemberMap<String, node_table::Probe>,
-    /// Per zone: tainting tokens and when they were last refilled. (Vectors here and below:
-    /// a few zones and Services, and each map type costs the page's bundle B-tree code.)
-    tokens: Vec<(String, (f64, SimTime))>,
+    probe: MemberMap<String, node_table::Probe>,
+    /// Per zone: tainting tokens and when they were last refilled.
+    tokens: MemberMap<String, (f64, SimTime)>,
     last_monitor: SimTime,
     /// Keys with a write in flight (one at a time per object).
     busy: KeySet,
@@ -111,12 +109,12 @@ pub struct Controllers {
     expected: KeySet,
     /// Per Service: its endpoints' change count and its slice's resourceVersion when the slice
     /// was last found up to date (while both stay so, the slice needs no look).
-    slices_checked: Vec<(String, (u64, u64))>,
+    slices_checked: MemberMap<String, (u64, u64)>,
     /// Something changed since the last workload and endpoint pass (controllers are event-driven).
     dirty: bool,
     /// When these controllers first saw each node carry a NoExecute taint: taint eviction
     /// counts tolerationSeconds from then (see `taint_eviction`).
-    taint_seen: crate::kernel::members::MemberMap<String, SimTime>,
+    taint_seen: MemberMap<String, SimTime>,
     /// The node informer changed since `taint_seen` was brought up to date.
     taints_changed: bool,
     /// Every zone was fully disrupted at the last node monitor pass ("master disruption mode").
@@ -145,11 +143,11 @@ impl Controllers {
             last_cloud_check: now,
             node_table: NodeTable::default(),
             probe: Default::default(),
-            tokens: Vec::new(),
+            tokens: MemberMap::default(),
             last_monitor: now,
             busy: KeySet::default(),
             expected: KeySet::default(),
-            slices_checked: Vec::new(),
+            slices_checked: MemberMap::default(),
             dirty: true,
             taint_seen: Default::default(),
             taints_changed: true,

@@ -14,6 +14,7 @@ use crate::k8s::events::{Event, Reason};
 use crate::k8s::objects::{node_key, Condition, Effect, Node, Object, Pod, Taint, TaintKey};
 use crate::k8s::observe::NodeChange;
 use crate::k8s::wire::Ctx;
+use crate::kernel::members::MemberMap;
 use crate::kernel::time::{Duration, SimTime};
 use std::sync::Arc;
 
@@ -214,7 +215,7 @@ impl Controllers {
 
 /// The zone's rate limiter: may one more node be tainted now?
 pub(super) fn take_token(
-    tokens: &mut Vec<(String, (f64, SimTime))>,
+    tokens: &mut MemberMap<String, (f64, SimTime)>,
     zone: &str,
     state: ZoneState,
     size: usize,
@@ -225,14 +226,7 @@ pub(super) fn take_token(
         ZoneState::Partial if size > LARGE_ZONE => SECONDARY_EVICTION_RATE,
         ZoneState::Partial => 0.0,
     };
-    let i = match tokens.iter().position(|(z, _)| z == zone) {
-        Some(i) => i,
-        None => {
-            tokens.push((zone.to_string(), (1.0, now)));
-            tokens.len() - 1
-        }
-    };
-    let (tokens, last) = &mut tokens[i].1;
+    let ((tokens, last), _) = tokens.get_or_insert_with(zone.to_string(), || (1.0, now));
     *tokens = (*tokens + rate * (now - *last).as_secs_f64()).min(1.0);
     *last = now;
     if rate > 0.0 && *tokens >= 1.0 {
