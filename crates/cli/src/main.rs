@@ -99,6 +99,24 @@ fn main() -> ExitCode {
             study::bench();
             ExitCode::SUCCESS
         }
+        // The reference cluster of N workers for its hour, keeping a copy of the world every
+        // EVERY simulated seconds as the page keeps checkpoints (for their memory: run it under
+        // `/usr/bin/time -f %M`).
+        Some("bench-checkpoints") => {
+            let n = args.get(1).and_then(|n| n.parse().ok()).unwrap_or(100);
+            let every = args.get(2).and_then(|e| e.parse().ok()).unwrap_or(120);
+            let mut world = World::new(reference(&cluster_reference(n)));
+            let started = Instant::now();
+            let mut kept = Vec::new();
+            while world.now() < world.end() {
+                let next = world.now() + sim::time::Duration::from_secs(every);
+                world.run_until(next.min(world.end()), u64::MAX);
+                kept.push(world.clone());
+            }
+            let wall = started.elapsed().as_secs_f64();
+            println!("{} copies of the {n}-worker world in {wall:.2} s", kept.len());
+            ExitCode::SUCCESS
+        }
         // One reference cluster of N workers (for profiling).
         // `--requests`: every workload requests cpu and memory (the scheduler's fit check on).
         Some("bench-cluster") => {

@@ -6,10 +6,14 @@
 //! string comparison, and a pointer to follow, per level for each change. Here a change
 //! hashes its key once and writes its value in a slot; only creates and deletes touch the
 //! ordered index. Nothing is ever iterated in hash order, so runs stay deterministic.
+//!
+//! Copies share what neither has changed (see [`KeyMap`]): the page keeps a copy of the world
+//! for each checkpoint, and the stores are most of a world.
 
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 use std::ops::Bound;
+use std::sync::Arc;
 
 /// A key as stores and messages carry it: shared, so that replicating a write to every
 /// member and fanning its change out to every watch copies no string.
@@ -67,23 +71,39 @@ impl std::hash::Hash for Held {
     }
 }
 
+/// Slots per chunk of values (see [`KeyMap`]).
+const CHUNK: usize = 32;
+
+/// Copies of a map share what they have not changed since they parted: the values in chunks
+/// of [`CHUNK`] slots, the keys as one index. A world is copied whole for every checkpoint the
+/// page keeps, and between two checkpoints most of a store is untouched (a thousand Node
+/// Leases change, the Nodes and pods do not): a write copies its chunk only while another copy
+/// still holds it, a create or a delete copies the index.
 #[derive(Clone)]
 pub struct KeyMap<V> {
-    slots: Vec<Option<V>>,
+    chunks: Vec<Arc<[Option<V>]>>,
+    /// Slots handed out so far (the last chunk's beyond them are empty).
+    used: usize,
     free: Vec<Slot>,
-    by_key: FxHashMap<Held, Slot>,
-    order: BTreeMap<Key, Slot>,
+    index: Arc<Index>,
     /// Bumped whenever a key is added or removed: slots handed out stay valid while it is unchanged.
     layout: u64,
+}
+
+/// The keys: hashed for point lookups, ordered for lists.
+#[derive(Clone, Default)]
+struct Index {
+    by_key: FxHashMap<Held, Slot>,
+    order: BTreeMap<Key, Slot>,
 }
 
 impl<V> Default for KeyMap<V> {
     fn default() -> Self {
         KeyMap {
-            slots: Vec::new(),
+            chunks: Vec::new(),
+            used: 0,
             free: Vec::new(),
-            by_key: FxHashMap::default(),
-            order: BTreeMap::new(),
+            index: Arc::default(),
             layout: 0,
         }
     }
@@ -91,11 +111,11 @@ impl<V> Default for KeyMap<V> {
 
 impl<V> KeyMap<V> {
     pub fn len(&self) -> usize {
-        self.order.len()
+        self.index.order.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.order.is_empty()
+        self.index.order.is_empty()
     }
 
     pub fn clear(&mut self) {
@@ -112,79 +132,97 @@ impl<V> KeyMap<V> {
     }
 
     pub fn slot(&self, key: &str) -> Option<Slot> {
-        self.by_key.get(Asked::new(key)).copied()
+        self.index.by_key.get(Asked::new(key)).copied()
     }
 
     /// The value in a slot that [`KeyMap::slot`] or [`KeyMap::insert`] gave out.
     pub fn at(&self, slot: Slot) -> &V {
-        self.slots[slot as usize]
+        let s = slot as usize;
+        self.chunks[s / CHUNK][s % CHUNK]
             .as_ref()
             .expect("a slot handed out holds its value until removed")
     }
 
     pub fn contains_key(&self, key: &str) -> bool {
-        self.by_key.contains_key(Asked::new(key))
+        self.index.by_key.contains_key(Asked::new(key))
     }
 
     pub fn get(&self, key: &str) -> Option<&V> {
         self.slot(key).map(|s| self.at(s))
     }
 
+    /// Every entry in key order.
+    pub fn iter(&self) -> impl Iterator<Item = (&Key, &V)> + '_ {
+        self.index.order.iter().map(|(k, &s)| (k, self.at(s)))
+    }
+
+    /// Every key and its slot, in key order.
+    pub fn slots(&self) -> impl Iterator<Item = (&Key, Slot)> + '_ {
+        self.index.order.iter().map(|(k, &s)| (k, s))
+    }
+
+    /// Every value in key order.
+    pub fn values(&self) -> impl Iterator<Item = &V> + '_ {
+        self.index.order.values().map(|&s| self.at(s))
+    }
+
+    /// The entries whose key starts with `prefix`, in key order.
+    pub fn range_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = (&'a Key, &'a V)> {
+        self.index
+            .order
+            .range::<str, _>((Bound::Included(prefix), Bound::Unbounded))
+            .take_while(move |(k, _)| k.starts_with(prefix))
+            .map(|(k, &s)| (k, self.at(s)))
+    }
+}
+
+impl<V: Clone> KeyMap<V> {
+    /// A slot's place, to change it (its chunk copied first if another copy of the map holds it).
+    fn place(&mut self, slot: Slot) -> &mut Option<V> {
+        let s = slot as usize;
+        &mut Arc::make_mut(&mut self.chunks[s / CHUNK])[s % CHUNK]
+    }
+
     pub fn get_mut(&mut self, key: &str) -> Option<&mut V> {
         let s = self.slot(key)?;
-        self.slots[s as usize].as_mut()
+        self.place(s).as_mut()
     }
 
     /// Sets `key`; returns its slot and its previous value.
     pub fn insert(&mut self, key: &Key, value: V) -> (Slot, Option<V>) {
         if let Some(s) = self.slot(key) {
-            return (s, self.slots[s as usize].replace(value));
+            return (s, self.place(s).replace(value));
         }
         let s = match self.free.pop() {
             Some(s) => {
-                self.slots[s as usize] = Some(value);
+                *self.place(s) = Some(value);
                 s
             }
             None => {
-                self.slots.push(Some(value));
-                (self.slots.len() - 1) as Slot
+                if self.used == self.chunks.len() * CHUNK {
+                    self.chunks.push((0..CHUNK).map(|_| None).collect());
+                }
+                let s = self.used as Slot;
+                self.used += 1;
+                *self.place(s) = Some(value);
+                s
             }
         };
-        self.by_key.insert(Held(key.clone()), s);
-        self.order.insert(key.clone(), s);
+        let index = Arc::make_mut(&mut self.index);
+        index.by_key.insert(Held(key.clone()), s);
+        index.order.insert(key.clone(), s);
         self.layout += 1;
         (s, None)
     }
 
     pub fn remove(&mut self, key: &str) -> Option<V> {
-        let s = self.by_key.remove(Asked::new(key))?;
-        self.order.remove(key);
+        let s = self.slot(key)?;
+        let index = Arc::make_mut(&mut self.index);
+        index.by_key.remove(Asked::new(key));
+        index.order.remove(key);
         self.layout += 1;
         self.free.push(s);
-        self.slots[s as usize].take()
-    }
-
-    /// Every entry in key order.
-    pub fn iter(&self) -> impl Iterator<Item = (&Key, &V)> + '_ {
-        self.order.iter().map(|(k, &s)| (k, self.at(s)))
-    }
-
-    /// Every key and its slot, in key order.
-    pub fn slots(&self) -> impl Iterator<Item = (&Key, Slot)> + '_ {
-        self.order.iter().map(|(k, &s)| (k, s))
-    }
-
-    /// Every value in key order.
-    pub fn values(&self) -> impl Iterator<Item = &V> + '_ {
-        self.order.values().map(|&s| self.at(s))
-    }
-
-    /// The entries whose key starts with `prefix`, in key order.
-    pub fn range_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = (&'a Key, &'a V)> {
-        self.order
-            .range::<str, _>((Bound::Included(prefix), Bound::Unbounded))
-            .take_while(move |(k, _)| k.starts_with(prefix))
-            .map(|(k, &s)| (k, self.at(s)))
+        self.place(s).take()
     }
 }
 
@@ -226,7 +264,7 @@ impl KeySet {
     }
 }
 
-impl<V> FromIterator<(Key, V)> for KeyMap<V> {
+impl<V: Clone> FromIterator<(Key, V)> for KeyMap<V> {
     fn from_iter<I: IntoIterator<Item = (Key, V)>>(entries: I) -> Self {
         let mut map = KeyMap::default();
         for (k, v) in entries {
@@ -251,6 +289,54 @@ impl<V: std::fmt::Debug> std::fmt::Debug for KeyMap<V> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// How many chunks of values two copies hold in common, and whether they share the keys.
+    fn shared<V>(a: &KeyMap<V>, b: &KeyMap<V>) -> (usize, bool) {
+        let chunks = (a.chunks.iter().zip(&b.chunks)).filter(|(x, y)| Arc::ptr_eq(x, y));
+        (chunks.count(), Arc::ptr_eq(&a.index, &b.index))
+    }
+
+    #[test]
+    fn copies_share_what_neither_changed_and_change_apart() {
+        let keys: Vec<Key> = (0..100)
+            .map(|i| Key::from(format!("/leases/n{i:03}")))
+            .collect();
+        let mut a: KeyMap<u64> = keys.iter().map(|k| (k.clone(), 0)).collect();
+        let mut b = a.clone();
+        assert_eq!(
+            shared(&a, &b),
+            (4, true),
+            "100 values in 4 chunks, all shared"
+        );
+        // A renewal in the copy: its chunk alone is copied, the keys stay shared.
+        b.insert(&keys[40], 1);
+        *b.get_mut("/leases/n041").unwrap() = 2;
+        assert_eq!(shared(&a, &b), (3, true));
+        assert_eq!(
+            (a.get("/leases/n040"), b.get("/leases/n040")),
+            (Some(&0), Some(&1))
+        );
+        // A new key and a removed one: the copy's index parts too.
+        b.insert(&Key::from("/leases/z"), 7);
+        b.remove("/leases/n000");
+        assert!(!shared(&a, &b).1);
+        assert_eq!((a.len(), b.len()), (100, 100));
+        assert_eq!(a.get("/leases/n000"), Some(&0));
+        assert_eq!(a.get("/leases/z"), None);
+        // The original changes apart from the copy as well.
+        a.insert(&keys[99], 9);
+        assert_eq!(
+            (a.get("/leases/n099"), b.get("/leases/n099")),
+            (Some(&9), Some(&0))
+        );
+        // A copy of a copy reads the same entries in the same order.
+        let c = b.clone();
+        assert!(c == b && c.iter().eq(b.iter()));
+        // Slots freed in one copy are reused there only.
+        let (s, _) = b.insert(&Key::from("/leases/y"), 3);
+        assert_eq!(s, 0, "the slot /leases/n000 left");
+        assert_eq!(a.at(0), &0);
+    }
 
     #[test]
     fn key_set() {
