@@ -114,7 +114,10 @@ fn main() -> ExitCode {
                 kept.push(world.clone());
             }
             let wall = started.elapsed().as_secs_f64();
-            println!("{} copies of the {n}-worker world in {wall:.2} s", kept.len());
+            println!(
+                "{} copies of the {n}-worker world in {wall:.2} s",
+                kept.len()
+            );
             ExitCode::SUCCESS
         }
         // One reference cluster of N workers (for profiling).

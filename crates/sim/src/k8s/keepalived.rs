@@ -19,7 +19,7 @@
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse, RequestId};
 use crate::k8s::observe::Note;
 use crate::k8s::self_timed::{Quiet, SelfTimed, Stand};
-use crate::k8s::wire::{Ctx, Payload};
+use crate::k8s::wire::{Advert, Ctx, Payload};
 use crate::kernel::net::HostId;
 use crate::kernel::process::{Addr, Port, Sub, Timer};
 use crate::kernel::time::{Duration, SimTime};
@@ -31,13 +31,6 @@ pub const CHECK_EVERY: u32 = 3;
 pub const CHECK_TIMEOUT: Duration = Duration::from_secs(2);
 pub const FALL: u32 = 10;
 pub const RISE: u32 = 2;
-
-/// A VRRP advertisement: who is master, with which priority.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Advert {
-    pub from: HostId,
-    pub priority: u32,
-}
 
 #[derive(Clone)]
 pub struct Keepalived {

@@ -24,7 +24,14 @@ pub enum Payload {
     /// The Kubernetes API.
     Api(ApiPayload),
     /// keepalived's VRRP advertisements.
-    Vrrp(super::keepalived::Advert),
+    Vrrp(Advert),
+}
+
+/// A VRRP advertisement (keepalived's): who is master, with which priority.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Advert {
+    pub from: crate::kernel::net::HostId,
+    pub priority: u32,
 }
 
 impl From<EtcdMsg> for Payload {
