@@ -194,20 +194,16 @@ impl<V: Clone> KeyMap<V> {
             return (s, self.place(s).replace(value));
         }
         let s = match self.free.pop() {
-            Some(s) => {
-                *self.place(s) = Some(value);
-                s
-            }
+            Some(s) => s,
             None => {
                 if self.used == self.chunks.len() * CHUNK {
                     self.chunks.push((0..CHUNK).map(|_| None).collect());
                 }
-                let s = self.used as Slot;
                 self.used += 1;
-                *self.place(s) = Some(value);
-                s
+                (self.used - 1) as Slot
             }
         };
+        *self.place(s) = Some(value);
         let index = Arc::make_mut(&mut self.index);
         index.by_key.insert(Held(key.clone()), s);
         index.order.insert(key.clone(), s);

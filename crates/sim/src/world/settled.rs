@@ -10,9 +10,9 @@
 //! for itself ([`crate::k8s::self_timed`]): a lease with no leader acting on a running host, a
 //! load balancer's backend about to fall or rise, a Node not Ready on a running host, a drain
 //! under way, a reaction on its way (a controller's write or created pod, a binding, a starting
-//! container, a pod status a kubelet owes) are not quiet; the controller-manager will act at a known time on a silent Node
-//! still Ready (its grace period ends then) and on pods of a silent Node that does not run
-//! (their tolerations end then, once it is tainted).
+//! container, a pod status a kubelet owes) are not quiet; the controller-manager will act at a
+//! known time on a silent Node still Ready (its grace period ends then) and on pods of a silent
+//! Node that does not run (their tolerations end then, once it is tainted).
 //!
 //! A Node is silent when it renews nothing as the world stands: its host is down, or the API
 //! does not answer there (a load balancer down, a zone cut off). Anything else is covered by
@@ -75,10 +75,10 @@ impl World {
         if !self.routes_hold() {
             return Quiet::No;
         }
-        let facts = self.facts();
         let Some(member) = self.etcd.freshest() else {
             return Quiet::No;
         };
+        let facts = self.facts();
         let stand = facts.stand(&self.hosts, &member.kv);
         (self.procs.self_timed(&facts.running)).fold(Quiet::Yes, |q, p| q.and(p.quiet(&stand)))
     }
@@ -130,10 +130,10 @@ impl World {
     /// The processes' clocks of a skipped stretch (see [`World::skip`]): each moves on what it
     /// will do of its own accord ([`SelfTimed::skipped`](crate::k8s::self_timed::SelfTimed::skipped)).
     pub(super) fn skip_processes(&mut self, d: Duration) {
-        let facts = self.facts();
         let Some(member) = self.etcd.freshest() else {
             return;
         };
+        let facts = self.facts();
         let stand = facts.stand(&self.hosts, &member.kv);
         for p in self.procs.self_timed_mut(&facts.running) {
             p.skipped(d, &stand);
