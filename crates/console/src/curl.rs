@@ -5,9 +5,9 @@
 //! answers gives up after glibc's 2 × 5 s, a connection nobody answers after Linux's SYN
 //! retries (127 s) or `--max-time`. Left out: HTTPS, the API's own ports, response headers.
 
-use super::forward::Jobs;
 use super::words::clip;
 use super::{host_named, node_port, Output};
+use crate::kubectl::forward::Jobs;
 use sim::kernel::net::HostId;
 use sim::scenario::COREDNS;
 use sim::world::users::ServiceHop;
@@ -56,7 +56,7 @@ pub fn run(world: &World, from: HostId, args: &[String], jobs: &mut Jobs) -> Out
     if name == "localhost" || name == "127.0.0.1" {
         let path = &rest[authority.len()..];
         let path = if path.is_empty() { "/" } else { path };
-        if let Some(out) = super::forward::serve(world, from, jobs, port, path, max_time) {
+        if let Some(out) = crate::kubectl::forward::serve(world, from, jobs, port, path, max_time) {
             return out;
         }
     }

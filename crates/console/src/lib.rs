@@ -14,10 +14,8 @@
 
 mod calendar;
 mod curl;
-mod describe;
 mod etcd;
 mod etcdctl;
-mod forward;
 mod kubeadm;
 mod kubectl;
 mod object;
@@ -55,7 +53,7 @@ impl Output {
     }
 }
 
-pub use forward::Jobs;
+pub use kubectl::forward::Jobs;
 
 /// Runs `line` from host `from` against `world` as it is now (on a copy of it), with no jobs
 /// from earlier lines.
@@ -125,7 +123,7 @@ fn command(
     world: &World,
     from: HostId,
     words: &[String],
-    jobs: &mut forward::Jobs,
+    jobs: &mut Jobs,
     background: bool,
 ) -> (Output, bool) {
     let Some((program, args)) = words.split_first() else {

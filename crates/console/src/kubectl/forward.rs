@@ -20,14 +20,15 @@
 //! Left out: several ports in one command, UDP, `--address`, `kubectl proxy`'s static files and
 //! its `--accept-paths` filters (its default filter is kept: no exec or attach).
 
-use super::calendar::klog_time;
-use super::kubectl::{
-    endpoint_pods, host_of, namespace_of, pod_ip, service_workload, workload_namespace, Client,
-    Flags,
+use super::client::Client;
+use super::flags::Flags;
+use super::rows::{
+    endpoint_pods, host_of, namespace_of, pod_ip, service_workload, workload_namespace,
 };
-use super::object::quote_json;
-use super::words::clip;
-use super::{ip_of, Output};
+use crate::calendar::klog_time;
+use crate::object::quote_json;
+use crate::words::clip;
+use crate::{ip_of, Output};
 use sim::k8s::api::{ApiRequest, ApiResponse};
 use sim::k8s::lb::NO_BACKEND;
 use sim::k8s::objects::{pod_key, Object, Pod};

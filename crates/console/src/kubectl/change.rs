@@ -1,0 +1,302 @@
+//! kubectl's changing commands: `scale`, `delete pod`, `cordon`, `uncordon`, `drain`. Each goes
+//! through the API as kubectl's does and, when the API takes it, returns the scenario event that
+//! records it, so the run forks there.
+
+use super::client::{not_found, Client};
+use super::flags::{flag, target, Flags};
+use super::rows::workload_namespace;
+use super::{error, resource, resource_name, Resource};
+use crate::words::clip;
+use crate::Output;
+use sim::k8s::api::{ApiRequest, ApiResponse};
+use sim::k8s::objects::{Kind, Object, TaintKey};
+use sim::kernel::net::HostId;
+use sim::kernel::time::Duration;
+use sim::record::EventKind;
+use sim::world::World;
+
+/// What a changing command ended with: its output, and the event that records it.
+pub(super) fn changed(
+    client: &Client,
+    result: Result<ApiResponse, (String, i32)>,
+    done: (String, String),
+    record: sim::scenario::Action,
+) -> Output {
+    match result {
+        Ok(ApiResponse::Written { .. }) => Output {
+            stdout: done.0,
+            stderr: done.1,
+            took_s: client.took_s(),
+            record: Some(record),
+            ..Output::default()
+        },
+        Ok(_) => client.failed((
+            "Error from server (Conflict): the object has been modified; please apply your changes to the latest version and try again\n".into(),
+            1,
+        )),
+        Err(e) => client.failed(e),
+    }
+}
+
+/// `kubectl scale deployment web --replicas=N` (Deployments and StatefulSets): the object is
+/// read, then written, from the vantage host; done, it is recorded as a `scale` event.
+pub(super) fn scale(
+    world: &World,
+    from: HostId,
+    words: &[&str],
+    args: &[String],
+    flags: &Flags,
+) -> Output {
+    let Some((kind, name)) = target(words) else {
+        return error("resource(s) were provided, but no name was specified");
+    };
+    let Some(replicas) = flag(args, "--replicas") else {
+        return error("required flag(s) \"replicas\" not set");
+    };
+    let Ok(replicas) = replicas.parse::<u32>() else {
+        return error(&format!(
+            "invalid argument \"{}\" for \"--replicas\" flag",
+            clip(replicas)
+        ));
+    };
+    let (kind, singular) = match resource(kind) {
+        Some(Resource::Workloads(Kind::Deployment)) => (Kind::Deployment, "deployment.apps"),
+        Some(Resource::Workloads(Kind::StatefulSet)) => (Kind::StatefulSet, "statefulset.apps"),
+        _ => return error(&format!("cannot scale a {}", clip(kind))),
+    };
+    let mut client = Client::new(world, from, flags);
+    let key = sim::k8s::objects::workload_key(name);
+    let what = resource_name(Resource::Workloads(kind));
+    let result = client.get(&key, "get", what, name).and_then(|kv| {
+        let Some(w) = kv.value.as_workload().filter(|w| w.kind == kind) else {
+            return Err(not_found(what, name));
+        };
+        let w = sim::k8s::objects::Workload {
+            replicas,
+            ..w.clone()
+        };
+        let update = ApiRequest::Update {
+            key: key.as_str().into(),
+            value: std::sync::Arc::new(Object::Workload(w)),
+            resource_version: kv.mod_revision,
+        };
+        client.request(update, "put")
+    });
+    let done = (format!("{singular}/{} scaled\n", clip(name)), String::new());
+    let record = sim::scenario::Action::Scale {
+        workload: name.to_string(),
+        replicas,
+    };
+    changed(&client, result, done, record)
+}
+
+/// `kubectl delete pod NAME [--force [--grace-period=0]]`: a graceful deletion marks the pod
+/// (its kubelet finishes it), `--force` removes the object at once. Done, it is recorded as a
+/// `delete_pod` event.
+pub(super) fn delete(
+    world: &World,
+    from: HostId,
+    words: &[&str],
+    args: &[String],
+    flags: &Flags,
+) -> Output {
+    let Some((kind, name)) = target(words) else {
+        return error("resource(s) were provided, but no name was specified");
+    };
+    if resource(kind) != Some(Resource::Pods) {
+        return error(&format!(
+            "\"kubectl delete {}\" is not in this console yet (kubectl delete pod works)",
+            clip(kind)
+        ));
+    }
+    let force = args.iter().any(|a| a == "--force");
+    if force && flag(args, "--grace-period").is_some_and(|g| g != "0") {
+        return error("--force and --grace-period greater than 0 cannot be specified together");
+    }
+    let mut client = Client::new(world, from, flags);
+    let key = sim::k8s::objects::pod_key(name);
+    let result = client.get(&key, "get", "pods", name).and_then(|kv| {
+        let Some(mut pod) = kv.value.as_pod().cloned() else {
+            return Err(not_found("pods", name));
+        };
+        let req = if force {
+            ApiRequest::Delete {
+                key: key.as_str().into(),
+                resource_version: kv.mod_revision,
+            }
+        } else {
+            pod.deletion.get_or_insert(client.now());
+            ApiRequest::Update {
+                key: key.as_str().into(),
+                value: std::sync::Arc::new(Object::Pod(pod)),
+                resource_version: kv.mod_revision,
+            }
+        };
+        client.request(req, "delete")
+    });
+    let done = if force {
+        (
+            format!("pod \"{}\" force deleted\n", clip(name)),
+            "Warning: Immediate deletion does not wait for confirmation that the running resource has been terminated. The resource may continue to run on the cluster indefinitely.\n".into(),
+        )
+    } else {
+        (format!("pod \"{}\" deleted\n", clip(name)), String::new())
+    };
+    let record = sim::scenario::Action::DeletePod {
+        pod: name.to_string(),
+        force,
+    };
+    changed(&client, result, done, record)
+}
+
+/// `kubectl cordon|uncordon NODE`: the Node is read, then written with its unschedulable mark
+/// set or cleared, from the vantage host; a change is recorded as a `cordon` / `uncordon` event.
+pub(super) fn cordon(world: &World, from: HostId, node: &str, on: bool, flags: &Flags) -> Output {
+    let verb = if on { "cordoned" } else { "uncordoned" };
+    let mut client = Client::new(world, from, flags);
+    let key = sim::k8s::objects::node_key(node);
+    let mut already = false;
+    let result = client.get(&key, "get", "nodes", node).and_then(|kv| {
+        let Some(mut n) = kv.value.as_node().cloned() else {
+            return Err(not_found("nodes", node));
+        };
+        if n.has_taint(TaintKey::Unschedulable) == on {
+            already = true;
+            return Ok(ApiResponse::Written {
+                resource_version: kv.mod_revision,
+            });
+        }
+        n.set_unschedulable(on, client.now());
+        let update = ApiRequest::Update {
+            key: key.as_str().into(),
+            value: std::sync::Arc::new(Object::Node(n)),
+            resource_version: kv.mod_revision,
+        };
+        client.request(update, "patch")
+    });
+    if already {
+        return Output {
+            stdout: format!("node/{} already {verb}\n", clip(node)),
+            took_s: client.took_s(),
+            ..Output::default()
+        };
+    }
+    let host = node.to_string();
+    let record = if on {
+        sim::scenario::Action::Cordon { host }
+    } else {
+        sim::scenario::Action::Uncordon { host }
+    };
+    let done = (format!("node/{} {verb}\n", clip(node)), String::new());
+    changed(&client, result, done, record)
+}
+
+/// How long the console follows a drain before handing it over to the run.
+pub(super) const DRAIN_FOLLOWED: Duration = Duration::from_secs(120);
+
+/// `kubectl drain NODE --ignore-daemonsets`: from the vantage host, kubectl reads the Node and
+/// its pods; DaemonSet pods without `--ignore-daemonsets` stop it after the cordon (recorded as a
+/// `cordon`). Otherwise the drain is recorded as a `drain` event and followed for up to two
+/// minutes of simulated time: each eviction, each refusal by a disruption budget (retried every
+/// 5 s) and the end, as kubectl prints them; a drain still waiting goes on in the run.
+pub(super) fn drain(
+    world: &World,
+    from: HostId,
+    node: &str,
+    args: &[String],
+    flags: &Flags,
+) -> Output {
+    let ignore_daemonsets = args
+        .iter()
+        .any(|a| a == "--ignore-daemonsets" || a == "--ignore-daemonsets=true");
+    let mut client = Client::new(world, from, flags);
+    let key = sim::k8s::objects::node_key(node);
+    if let Err(e) = client.get(&key, "get", "nodes", node) {
+        return client.failed(e);
+    }
+    let pods = match client.list(sim::k8s::objects::PODS, "list pods") {
+        Ok(items) => items,
+        Err(e) => return client.failed(e),
+    };
+    let namespace = workload_namespace;
+    let daemons: Vec<String> = pods
+        .iter()
+        .filter_map(|(_, kv)| kv.value.as_pod())
+        .filter(|p| p.node.as_deref() == Some(node) && p.tolerates_everything())
+        .map(|p| format!("{}/{}", namespace(&p.workload), p.name))
+        .collect();
+    if !daemons.is_empty() && !ignore_daemonsets {
+        let mut out = cordon(world, from, node, true, flags);
+        if out.status == 0 {
+            out.stderr.push_str(&format!(
+                "error: unable to drain node \"{}\" due to error: cannot delete DaemonSet-managed Pods (use --ignore-daemonsets to ignore): {}, continuing command...\nThere are pending nodes to be drained:\n {}\n",
+                clip(node),
+                daemons.join(", "),
+                clip(node)
+            ));
+            out.status = 1;
+        }
+        return out;
+    }
+    let action = sim::scenario::Action::Drain {
+        host: node.to_string(),
+    };
+    if let Err(e) = crate::accepted(world, &action) {
+        return Output::error(format!("console: {e}\n"), 1);
+    }
+    let seen = client.copy.record().recorder.events.len();
+    let (op, took) = client.copy.operate(action.clone(), DRAIN_FOLLOWED);
+    let mut stdout = format!("node/{} cordoned\n", clip(node));
+    let mut stderr = String::new();
+    if !daemons.is_empty() {
+        stderr.push_str(&format!(
+            "Warning: ignoring DaemonSet-managed Pods: {}\n",
+            daemons.join(", ")
+        ));
+    }
+    for e in &client.copy.record().recorder.events[seen..] {
+        let (Some(pod), Some(workload)) = (e.pod.as_deref(), e.workload.as_deref()) else {
+            continue;
+        };
+        let ns = namespace(workload);
+        match e.kind {
+            EventKind::PodEvicted if e.by == Some("eviction-api") => {
+                stdout.push_str(&format!("evicting pod {ns}/{pod}\npod/{pod} evicted\n"));
+            }
+            EventKind::EvictionRefused => stderr.push_str(&format!(
+                "evicting pod {ns}/{pod}\nerror when evicting pods/\"{pod}\" -n \"{ns}\" (will retry after 5s): {}\n",
+                sim::k8s::eviction::REFUSED
+            )),
+            _ => {}
+        }
+    }
+    let took_s = client.took_s() + took.as_secs_f64();
+    match op {
+        Some(op) if op.ok => stdout.push_str(&format!("node/{} drained\n", clip(node))),
+        Some(op) => {
+            stderr.push_str(&format!(
+                "error: unable to drain node \"{}\" due to error: {}\n",
+                clip(node),
+                op.reason.unwrap_or_default()
+            ));
+            return Output {
+                stdout,
+                stderr,
+                status: 1,
+                took_s,
+                record: Some(action),
+            };
+        }
+        None => stderr.push_str(&format!(
+            "console: still draining after {} s of simulated time; the drain goes on in the run (kubectl drain waits without a timeout)\n",
+            DRAIN_FOLLOWED.secs()
+        )),
+    }
+    Output {
+        stdout,
+        stderr,
+        took_s,
+        record: Some(action),
+        ..Output::default()
+    }
+}

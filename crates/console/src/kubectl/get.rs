@@ -1,0 +1,445 @@
+//! `kubectl get` (tables, `-o wide`, `-o json|yaml`, `--raw`) and `kubectl cluster-info`: a
+//! consistent list through the API, filtered by namespace, label and field selectors, printed as
+//! kubectl prints it.
+
+use super::client::{endpoint_ip, Client, API_PORT};
+use super::flags::{selects, Flags};
+use super::rows::{
+    budget_rows, event_rows, lease_rows, listed_events, namespace_of, node_rows, pod_ip, pod_rows,
+    service_rows, workload_rows,
+};
+use super::{resource, resource_name, Resource};
+use crate::object::{self, Doc};
+use crate::table::layout;
+use crate::words::clip;
+use crate::{ip_of, Output};
+use sim::k8s::api::{ApiRequest, ApiResponse};
+use sim::k8s::objects::{KeyValue, Lease, Node, Object, Pod, PodDisruptionBudget, NODES, PODS};
+use sim::kernel::keymap::Key;
+use sim::kernel::net::HostId;
+use sim::world::World;
+
+/// Where Leases are kept, by namespace.
+pub(super) const LEASES: &str = "/registry/leases/";
+
+pub(super) fn get(
+    world: &World,
+    from: HostId,
+    word: &str,
+    names: &[&str],
+    flags: &Flags,
+) -> Output {
+    let kind = resource(word);
+    let namespace = flags.namespace.as_deref().unwrap_or("default");
+    let prefix = match kind {
+        Some(Resource::Nodes) => NODES.to_string(),
+        Some(Resource::Pods) => PODS.to_string(),
+        Some(Resource::Leases) if flags.all_namespaces => LEASES.to_string(),
+        Some(Resource::Leases) => format!("{LEASES}{namespace}/"),
+        Some(Resource::Budgets) => sim::k8s::objects::PDBS.to_string(),
+        // A consistent list like any other; the Events themselves are kept beside etcd.
+        Some(Resource::Events) => "/registry/events/".to_string(),
+        // The workloads and, for their READY counts, the pods and nodes: one read of it all.
+        Some(Resource::Workloads(_) | Resource::ReplicaSets) => "/registry/".to_string(),
+        // The slices, and the pods and workloads they name (addresses, the Service's age).
+        Some(Resource::Endpoints | Resource::Services | Resource::Slices) => {
+            "/registry/".to_string()
+        }
+        // An unknown type is only known to be unknown once the server answered discovery.
+        None => "/registry/".to_string(),
+    };
+    let mut client = Client::new(world, from, flags);
+    let answer = client.list(&prefix, &format!("get {word}"));
+    let took_s = client.took_s();
+    let failed = |stderr: String| client.failed((stderr, 1));
+    let items = match answer {
+        Ok(items) => items,
+        Err(e) => return client.failed(e),
+    };
+    let Some(kind) = kind else {
+        return failed(format!(
+            "error: the server doesn't have a resource type \"{}\"\n",
+            clip(word)
+        ));
+    };
+    if flags.selector.as_deref().is_some_and(|s| s.contains('(')) {
+        return failed(
+            "error: this console reads equality selectors (-l app=web,tier!=db), not set-based ones\n".into(),
+        );
+    }
+    let fields_of_kind = matches!(kind, Resource::Events | Resource::Pods);
+    if flags.sort_by.is_some() && kind != Resource::Events
+        || flags.fields.is_some() && !fields_of_kind
+    {
+        return failed("error: this console takes --field-selector for pods and events, --sort-by for events\n".into());
+    }
+    if kind == Resource::Events && flags.wide {
+        return failed(
+            "error: this console lists events without -o wide (their source is not kept)\n".into(),
+        );
+    }
+    if flags.selector.is_some() && !matches!(kind, Resource::Pods | Resource::Nodes) {
+        return failed(
+            "error: this console selects pods and nodes by label (-l); list the others by name\n"
+                .into(),
+        );
+    }
+    let now = client.now();
+    if let (Some(json), Resource::Events) = (flags.document, kind) {
+        let events = &client.copy.obs.api_events;
+        let docs = match listed_events(events, now, names, namespace, flags) {
+            Ok(found) => found
+                .iter()
+                .map(|(n, e, t)| object::event(n, e, *t))
+                .collect(),
+            Err(e) => return failed(e.0),
+        };
+        return Output {
+            stdout: printed(docs, names.len() == 1, json),
+            took_s,
+            ..Output::default()
+        };
+    }
+    if let Some(json) = flags.document {
+        return match documents(world, kind, &items, names, namespace, flags) {
+            Ok(docs) => Output {
+                stdout: printed(docs, names.len() == 1, json),
+                took_s,
+                ..Output::default()
+            },
+            Err(e) => failed(e),
+        };
+    }
+    let objects = items.iter().map(|(_, kv)| &*kv.value);
+    let (rows, what) = match kind {
+        Resource::Nodes => {
+            let nodes: Vec<&Node> = objects
+                .filter_map(Object::as_node)
+                .filter(|n| names.is_empty() || names.contains(&n.name.as_str()))
+                .filter(|n| {
+                    let sel = flags.selector.as_deref();
+                    sel.is_none_or(|sel| selects(sel, &object::node_labels(n)))
+                })
+                .collect();
+            (node_rows(world, &nodes, now, flags.wide), "nodes")
+        }
+        Resource::Pods => {
+            // etcd returns keys in order; across namespaces the server lists namespace by
+            // namespace ("default" before "kube-system").
+            let wanted: Vec<&Pod> = objects
+                .filter_map(Object::as_pod)
+                .filter(|p| names.is_empty() || names.contains(&p.name.as_str()))
+                .filter(|p| {
+                    let sel = flags.selector.as_deref();
+                    sel.is_none_or(|sel| selects(sel, &object::pod_labels(p)))
+                })
+                .filter(|p| {
+                    let fields = || {
+                        let phase = if p.running { "Running" } else { "Pending" };
+                        vec![
+                            ("metadata.name", p.name.clone()),
+                            ("metadata.namespace", namespace_of(p).to_string()),
+                            ("spec.nodeName", p.node.clone().unwrap_or_default()),
+                            ("status.phase", phase.to_string()),
+                        ]
+                    };
+                    flags
+                        .fields
+                        .as_deref()
+                        .is_none_or(|f| selects(f, &fields()))
+                })
+                .collect();
+            let pods: Vec<&Pod> = ["default", "kube-system"]
+                .into_iter()
+                .flat_map(|ns| wanted.iter().filter(move |p| namespace_of(p) == ns))
+                .filter(|p| flags.all_namespaces || namespace_of(p) == namespace)
+                .copied()
+                .collect();
+            (pod_rows(world, &pods, now, flags), "pods")
+        }
+        Resource::Leases => {
+            let leases: Vec<(&str, &Lease)> = items
+                .iter()
+                .filter_map(|(k, kv)| Some((k.strip_prefix(LEASES)?, kv.value.as_lease()?)))
+                .filter(|(path, _)| {
+                    names.is_empty() || names.iter().any(|n| path.ends_with(&format!("/{n}")))
+                })
+                .collect();
+            let rows = lease_rows(&leases, now, flags.all_namespaces);
+            (rows, "leases.coordination.k8s.io")
+        }
+        Resource::Endpoints | Resource::Services | Resource::Slices => {
+            let objects: Vec<&Object> = items.iter().map(|(_, kv)| &*kv.value).collect();
+            let rows = service_rows(world, &objects, now, names, namespace, flags, kind);
+            let what = match kind {
+                Resource::Services => "services",
+                Resource::Slices => "endpointslices.discovery.k8s.io",
+                _ => "endpoints",
+            };
+            (rows, what)
+        }
+        Resource::Workloads(_) | Resource::ReplicaSets => {
+            let objects: Vec<&Object> = items.iter().map(|(_, kv)| &*kv.value).collect();
+            let rows = workload_rows(&objects, kind, now, names, namespace, flags.all_namespaces);
+            (rows, resource_name(kind))
+        }
+        Resource::Events => {
+            let events = &client.copy.obs.api_events;
+            match event_rows(events, now, names, namespace, flags) {
+                Ok(rows) => (rows, "events"),
+                Err(e) => return failed(e.0),
+            }
+        }
+        Resource::Budgets => {
+            // The scenario's budgets live in `default`, beside their workloads.
+            let budgets: Vec<&PodDisruptionBudget> = objects
+                .filter_map(Object::as_pdb)
+                .filter(|b| names.is_empty() || names.contains(&b.name.as_str()))
+                .filter(|_| flags.all_namespaces || namespace == "default")
+                .collect();
+            (
+                budget_rows(&budgets, now, flags.all_namespaces),
+                "poddisruptionbudgets.policy",
+            )
+        }
+    };
+    if let Some(missing) = names.iter().filter(|_| kind != Resource::Events).find(|n| {
+        !rows.iter().skip(1).any(|r| {
+            let name = if flags.all_namespaces && kind != Resource::Nodes {
+                &r[1]
+            } else {
+                &r[0]
+            };
+            name == *n
+        })
+    }) {
+        return failed(format!(
+            "Error from server (NotFound): {what} \"{}\" not found\n",
+            clip(missing)
+        ));
+    }
+    // Nothing found: no header, and the note on stderr (exit 0).
+    if rows.len() == 1 {
+        let stderr = match (kind, flags.all_namespaces) {
+            (
+                Resource::Pods
+                | Resource::Leases
+                | Resource::Workloads(_)
+                | Resource::ReplicaSets
+                | Resource::Endpoints
+                | Resource::Services
+                | Resource::Slices
+                | Resource::Budgets
+                | Resource::Events,
+                false,
+            ) => {
+                format!("No resources found in {} namespace.\n", clip(namespace))
+            }
+            _ => "No resources found\n".into(),
+        };
+        return Output {
+            stderr,
+            took_s,
+            ..Output::default()
+        };
+    }
+    Output {
+        stdout: layout(&rows),
+        took_s,
+        ..Output::default()
+    }
+}
+
+/// `-o json|yaml`: one object asked for by name as itself, else a `List`.
+pub(super) fn printed(docs: Vec<Doc>, one_named: bool, json: bool) -> String {
+    let doc = match <[Doc; 1]>::try_from(docs) {
+        Ok([one]) if one_named => one,
+        Ok([one]) => object::list(vec![one]),
+        Err(docs) => object::list(docs),
+    };
+    if json {
+        object::json(&doc)
+    } else {
+        object::yaml(&doc)
+    }
+}
+
+/// `kubectl cluster-info`: the control plane's address and the cluster services in kube-system
+/// (kubeadm's kube-dns, labelled `kubernetes.io/name: CoreDNS`), read through the API; the hint
+/// line is printed whatever happened (kubectl `clusterinfo.go`).
+pub(super) fn cluster_info(world: &World, from: HostId, flags: &Flags) -> Output {
+    const HINT: &str =
+        "\nTo further debug and diagnose cluster problems, use 'kubectl cluster-info dump'.\n";
+    let mut client = Client::new(world, from, flags);
+    let answer = client.list(sim::k8s::objects::WORKLOADS, "get services");
+    let took_s = client.took_s();
+    match (answer, flags.server.or_else(|| world.api_endpoint())) {
+        (Ok(_), Some(endpoint)) => {
+            let server = format!("https://{}:{API_PORT}", endpoint_ip(endpoint));
+            Output {
+                stdout: format!(
+                    "Kubernetes control plane is running at {server}\nCoreDNS is running at {server}/api/v1/namespaces/kube-system/services/kube-dns:dns/proxy\n{HINT}"
+                ),
+                took_s,
+                ..Output::default()
+            }
+        }
+        (Err((stderr, status)), _) => Output {
+            stdout: HINT.into(),
+            stderr,
+            status,
+            took_s,
+            ..Output::default()
+        },
+        _ => Output {
+            stdout: HINT.into(),
+            stderr: "error: unexpected answer from the server\n".into(),
+            status: 1,
+            took_s,
+            ..Output::default()
+        },
+    }
+}
+
+/// `kubectl get --raw /readyz|/livez|/healthz[?verbose]`: the apiserver's health checks as it
+/// prints them (`k8s.io/apiserver/pkg/server/healthz`). The checks are those the simulation
+/// models; the post-start hooks, all passed once an apiserver runs, are left out.
+pub(super) fn raw(world: &World, from: HostId, path: &str, flags: &Flags) -> Output {
+    let (endpoint, query) = path.split_once('?').unwrap_or((path, ""));
+    let checks: &[&str] = match endpoint.trim_end_matches('/') {
+        "/readyz" => &[
+            "ping",
+            "log",
+            "etcd",
+            "etcd-readiness",
+            "informer-sync",
+            "shutdown",
+        ],
+        "/livez" | "/healthz" => &["ping", "log", "etcd"],
+        _ => {
+            return Output::error(
+                format!(
+                    "Error from server (NotFound): the server could not find the requested resource
+{}",
+                    "(this console serves --raw /readyz, /livez and /healthz, with ?verbose)
+"
+                ),
+                1,
+            )
+        }
+    };
+    let name = endpoint.trim_matches('/');
+    let mut client = Client::new(world, from, flags);
+    let (etcd, synced) = match client.request(ApiRequest::Checks, "get") {
+        Ok(ApiResponse::Checks { etcd, synced }) => (etcd, synced),
+        Ok(_) => return client.failed(("error: unexpected answer from the server\n".into(), 1)),
+        Err(e) => return client.failed(e),
+    };
+    let passes = |c: &&str| match *c {
+        "etcd" | "etcd-readiness" => etcd,
+        "informer-sync" => synced,
+        _ => true,
+    };
+    let list: String = checks
+        .iter()
+        .map(|c| match passes(c) {
+            true => format!("[+]{c} ok\n"),
+            false => format!("[-]{c} failed: reason withheld\n"),
+        })
+        .collect();
+    let took_s = client.took_s();
+    if checks.iter().all(passes) {
+        let stdout = match query.split('&').any(|q| q == "verbose") {
+            true => format!("{list}{name} check passed\n"),
+            false => "ok\n".into(),
+        };
+        return Output {
+            stdout,
+            took_s,
+            ..Output::default()
+        };
+    }
+    // A failing check answers 500 with every check listed; kubectl quotes the body.
+    let body = format!("{list}{name} check failed");
+    client.failed((
+        format!("Error from server (InternalError): an error on the server ({body:?}) has prevented the request from succeeding\n"),
+        1,
+    ))
+}
+
+/// The objects `-o json|yaml` prints, in the order `get` lists them; Err: kubectl's message
+/// for a name that is not there, or for a type this console keeps only as a table.
+pub(super) fn documents(
+    world: &World,
+    kind: Resource,
+    items: &[(Key, KeyValue)],
+    names: &[&str],
+    namespace: &str,
+    flags: &Flags,
+) -> Result<Vec<Doc>, String> {
+    let wanted = |name: &str| names.is_empty() || names.contains(&name);
+    let labelled = |labels: &[(&str, String)]| {
+        (flags.selector.as_deref()).is_none_or(|sel| selects(sel, labels))
+    };
+    let ip = |name: &str| {
+        world
+            .scenario()
+            .host(name)
+            .map_or("<none>".to_string(), |(i, _)| ip_of(i as HostId))
+    };
+    let (docs, what): (Vec<(String, Doc)>, &str) = match kind {
+        Resource::Nodes => (
+            items
+                .iter()
+                .filter_map(|(_, kv)| Some((kv.value.as_node()?, kv.mod_revision)))
+                .filter(|(n, _)| wanted(&n.name) && labelled(&object::node_labels(n)))
+                .map(|(n, rv)| (n.name.clone(), object::node(n, rv, &ip(&n.name))))
+                .collect(),
+            "nodes",
+        ),
+        Resource::Pods => {
+            let mut pods: Vec<(String, Doc)> = Vec::new();
+            for ns in ["default", "kube-system"] {
+                if !flags.all_namespaces && ns != namespace {
+                    continue;
+                }
+                for (_, kv) in items {
+                    let Some(p) = kv.value.as_pod().filter(|p| {
+                        namespace_of(p) == ns && wanted(&p.name) && labelled(&object::pod_labels(p))
+                    }) else {
+                        continue;
+                    };
+                    let addr = Some(pod_ip(world, p)).filter(|a| a != "<none>");
+                    pods.push((p.name.clone(), object::pod(p, ns, kv.mod_revision, addr)));
+                }
+            }
+            (pods, "pods")
+        }
+        Resource::Leases => (
+            items
+                .iter()
+                .filter_map(|(k, kv)| Some((k.strip_prefix(LEASES)?, kv.value.as_lease()?, kv.mod_revision)))
+                .filter_map(|(path, l, rv)| {
+                    let (ns, name) = path.split_once('/')?;
+                    (flags.all_namespaces || ns == namespace).then_some((ns, name, l, rv))
+                })
+                .filter(|(_, name, _, _)| wanted(name))
+                .map(|(ns, name, l, rv)| (name.to_string(), object::lease(name, ns, l, rv)))
+                .collect(),
+            "leases.coordination.k8s.io",
+        ),
+        _ => {
+            return Err("error: this console prints -o json and -o yaml for nodes, pods, leases and events (the other types as tables)\n".into())
+        }
+    };
+    if let Some(missing) = names
+        .iter()
+        .find(|n| !docs.iter().any(|(name, _)| name == *n))
+    {
+        return Err(format!(
+            "Error from server (NotFound): {what} \"{}\" not found\n",
+            clip(missing)
+        ));
+    }
+    Ok(docs.into_iter().map(|(_, d)| d).collect())
+}
