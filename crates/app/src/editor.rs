@@ -7,7 +7,7 @@
 //! The edits themselves are pure functions on a `Scenario` ([`edit`]), tested without a DOM.
 
 use crate::language::{mark, t as tr, tf as trf};
-use crate::panels::option;
+use crate::option::option;
 use sim::scenario::{
     fmt_cpu, fmt_memory, parse_cpu, parse_memory, Budget, Fault, FaultKind, Host, LbHealthCheck,
     Resources, Role, Scenario, Selector, SettingKey, SettingValue, Spread, Workload, WorkloadKind,

@@ -7,14 +7,15 @@
 //! reading the session and building its own callbacks; [`topology`], [`menu`] and [`gesture`]
 //! the cluster you break; [`charts`] and [`log`] what happened over time; [`frames`] drawing a
 //! large page in steps; [`editor`] the topology editor; [`codec`] the share link; [`catalog`]
-//! the ready scenarios; [`language`] the page's language and `t` for its texts. This file boots
-//! from the URL and lays the panels out: a new panel is a component in [`panels`] and one line
-//! in `App`.
+//! the ready scenarios; [`language`] the page's language and `t` for its texts; [`boot`] what the
+//! page starts from, read from its URL. This file lays the panels out: a new panel is a
+//! component in [`panels`] and one line in `App`.
 
 // `f64::clamp` asserts its bounds with a message that formats floats, which alone would bring
 // core's float formatting (14 KB) into the page: `max(lo).min(hi)` instead.
 #![allow(clippy::manual_clamp)]
 
+pub mod boot;
 pub mod catalog;
 pub mod charts;
 pub mod codec;
@@ -28,6 +29,7 @@ pub mod language;
 pub mod log;
 pub mod menu;
 pub mod mirror;
+pub mod option;
 pub mod panels;
 pub mod run;
 pub mod session;
@@ -39,94 +41,13 @@ pub mod width;
 pub mod wire;
 pub mod worker;
 
+pub use boot::{boot, Boot};
 use panels::{
     ChartsPanel, ClusterPanel, ConsolePanel, Controls, EditorPanel, EmbedHeader, Facts, Header,
     LogPanel, NoticeBar, Questions, ScenarioPicker, StatusBar,
 };
-use session::{use_root_session, Session};
-use sim::scenario::Scenario;
+use session::{use_embed_height, use_root_session, Session};
 use yew::prelude::*;
-
-/// What the page starts from: the link's scenario, or the default one and the link's problem.
-pub struct Boot {
-    pub scenario: Scenario,
-    /// The link's `s=` when the page shows that scenario (its encoding, to keep).
-    pub encoded: Option<String>,
-    /// The link's `c=`: a scenario to show beside it, and its encoding.
-    pub compare: Option<(Scenario, String)>,
-    pub t: f64,
-    pub problem: Option<String>,
-    pub embed: bool,
-}
-
-/// What the page starts from: the link's scenario (decoded: it may take the browser a moment to
-/// decompress), or the default.
-pub async fn boot() -> Boot {
-    let hash = gloo_utils::window().location().hash().unwrap_or_default();
-    let link = codec::decode_fragment(&hash).await;
-    let fallback = if link.scenario.is_none() {
-        " Showing the default scenario instead."
-    } else {
-        ""
-    };
-    let mut problem = link.problem.map(|p| format!("{p}{fallback}"));
-    let embed = link.embed;
-    let too_large = |s: &Scenario| run::fits_browser(s).err();
-    let scenario = match link.scenario {
-        Some(s) => match too_large(&s) {
-            Some(e) => {
-                problem = Some(format!("This link's scenario is too large for the page: {e}. Showing the default scenario instead."));
-                None
-            }
-            None => Some(s),
-        },
-        None => None,
-    };
-    let compare_encoded = link.compare_encoded.unwrap_or_default();
-    let compare = link
-        .compare
-        .filter(|c| {
-            let e = too_large(c);
-            if let Some(e) = &e {
-                problem.get_or_insert_with(|| {
-                    format!("The scenario to compare with is too large for the page: {e}.")
-                });
-            }
-            e.is_none()
-        })
-        .map(|c| (c, compare_encoded));
-    match scenario {
-        Some(s) => {
-            let end = s.duration.as_secs_f64();
-            let t = link.t.unwrap_or(0.0);
-            let problem = problem.or_else(|| {
-                (t > end).then(|| {
-                    format!(
-                        "This link's time (t={}) is past the end of its run ({}): showing the end.",
-                        fmt::Short(t, 3),
-                        fmt::fmt_t(end)
-                    )
-                })
-            });
-            Boot {
-                scenario: s,
-                encoded: link.encoded,
-                compare,
-                t: t.min(end),
-                problem,
-                embed,
-            }
-        }
-        None => Boot {
-            scenario: catalog::default_scenario(),
-            encoded: None,
-            compare: None,
-            t: 0.0,
-            problem,
-            embed,
-        },
-    }
-}
 
 #[derive(Properties, PartialEq)]
 pub struct AppProps {
@@ -179,32 +100,4 @@ pub fn app(props: &AppProps) -> Html {
             { page }
         </ContextProvider<Session>>
     }
-}
-
-/// The message an embedded page posts to its parent: this prefix, then its height in pixels.
-/// The embed code's listener sizes the iframe to it, so the run is never cut.
-pub const EMBED_HEIGHT_MESSAGE: &str = "k8s-ha-playground:height:";
-
-/// In the embed view, tells the parent page the document's height after each render that
-/// changed it.
-#[hook]
-fn use_embed_height(embed: bool) {
-    let last = use_mut_ref(|| 0i32);
-    use_effect(move || {
-        if !embed {
-            return;
-        }
-        let window = gloo_utils::window();
-        let height = gloo_utils::document()
-            .document_element()
-            .map_or(0, |e| e.scroll_height());
-        if height != *last.borrow() {
-            *last.borrow_mut() = height;
-            if let Ok(Some(parent)) = window.parent() {
-                let message =
-                    wasm_bindgen::JsValue::from_str(&format!("{EMBED_HEIGHT_MESSAGE}{height}"));
-                let _ = parent.post_message(&message, "*");
-            }
-        }
-    });
 }

@@ -4,6 +4,7 @@
 //! wiring through `App`. Playback (the frame loop) and the URL fragment live here too: they
 //! follow the session, not any one panel.
 
+use crate::boot::Boot;
 use crate::catalog::Ready;
 use crate::charts::Lanes;
 use crate::codec;
@@ -13,7 +14,6 @@ use crate::hook::{use_simulation, Sim};
 use crate::language::{t as tr, tf as trf, ts as trs};
 use crate::mirror::Mirror;
 use crate::ui::{Notice, UiAction, UiState};
-use crate::Boot;
 use sim::scenario::{Action, Scenario};
 use sim::view::Snapshot;
 use std::cell::RefCell;
@@ -472,4 +472,32 @@ fn use_share_fragment(
             );
         },
     );
+}
+
+/// The message an embedded page posts to its parent: this prefix, then its height in pixels.
+/// The embed code's listener sizes the iframe to it, so the run is never cut.
+pub const EMBED_HEIGHT_MESSAGE: &str = "k8s-ha-playground:height:";
+
+/// In the embed view, tells the parent page the document's height after each render that
+/// changed it.
+#[hook]
+pub fn use_embed_height(embed: bool) {
+    let last = use_mut_ref(|| 0i32);
+    use_effect(move || {
+        if !embed {
+            return;
+        }
+        let window = gloo_utils::window();
+        let height = gloo_utils::document()
+            .document_element()
+            .map_or(0, |e| e.scroll_height());
+        if height != *last.borrow() {
+            *last.borrow_mut() = height;
+            if let Ok(Some(parent)) = window.parent() {
+                let message =
+                    wasm_bindgen::JsValue::from_str(&format!("{EMBED_HEIGHT_MESSAGE}{height}"));
+                let _ = parent.post_message(&message, "*");
+            }
+        }
+    });
 }

@@ -62,7 +62,7 @@ pub fn controls() -> Html {
             <button onclick={step} aria-label={t("Step forward one second")}>{ "+1 s" }</button>
             <label class="speed">{ t("Speed") }{ " " }
                 <select onchange={set_speed} aria-label={t("Playback speed")}>
-                    { for Speed::ALL.iter().map(|s| super::option(s.label(), s.label(), *s == ui.speed)) }
+                    { for Speed::ALL.iter().map(|s| crate::option::option(s.label(), s.label(), *s == ui.speed)) }
                 </select>
             </label>
             <input type="range" class="scrubber" min="0" max={Short(duration, 3).to_string()} step="0.1"

@@ -37,7 +37,7 @@ fn language_picker() -> Html {
     });
     html! {
         <select class="language" aria-label={ t("Language") } {onchange}>
-            { for Lang::ALL.into_iter().map(|l| super::option(l.code(), l.name(), l == current)) }
+            { for Lang::ALL.into_iter().map(|l| crate::option::option(l.code(), l.name(), l == current)) }
         </select>
     }
 }

@@ -32,9 +32,9 @@ pub fn scenario_picker() -> Html {
                 <span>{ t("Scenario") }</span>
                 <select onchange={pick} aria-label={t("Ready scenario")}>
                     if ready.is_none() {
-                        { super::option("", tf(format_args!("Your scenario: {}", scenario.name)), true) }
+                        { crate::option::option("", tf(format_args!("Your scenario: {}", scenario.name)), true) }
                     }
-                    { for READY.iter().map(|r| super::option(r.id, t(r.question), ready.is_some_and(|x| x.id == r.id))) }
+                    { for READY.iter().map(|r| crate::option::option(r.id, t(r.question), ready.is_some_and(|x| x.id == r.id))) }
                 </select>
                 if ready.is_none_or(|r| r.id != READY[0].id) {
                     <button class="all-questions" onclick={ { let session = session.clone(); Callback::from(move |_| session.pick(READY[0].id)) } }>{ t("← All questions") }</button>

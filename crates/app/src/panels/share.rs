@@ -142,6 +142,6 @@ pub fn share() -> Html {
 pub fn embed_listener() -> String {
     format!(
         "<script>window.k8sHaSized||(window.k8sHaSized=addEventListener(\"message\",function(e){{var p=\"{}\";if(typeof e.data==\"string\"&&e.data.indexOf(p)===0)document.querySelectorAll(\"iframe\").forEach(function(f){{if(f.contentWindow===e.source)f.style.height=e.data.slice(p.length)+\"px\"}})}})||1)</script>",
-        crate::EMBED_HEIGHT_MESSAGE
+        crate::session::EMBED_HEIGHT_MESSAGE
     )
 }
