@@ -39,13 +39,9 @@ fn run(w: &World, from: &str, line: &str) -> Output {
     exec(w, h as u32, line)
 }
 
-/// Three masters and no load balancer: kubeconfigs point at m1's apiserver.
-const NO_LB: &str = r#"{"version":1,"name":"no lb","seed":3,"duration":"10m",
- "hosts":[{"name":"m1","roles":["control-plane","etcd"]},{"name":"m2","roles":["control-plane","etcd"]},
-  {"name":"m3","roles":["control-plane","etcd"]},{"name":"w1","roles":["worker"]},{"name":"users","roles":["client"]}],
- "workloads":[{"kind":"Deployment","name":"web","replicas":2,"service":true}],
- "events":[{"at":"30s","action":"isolate","host":"w1"},
-  {"at":"60s","action":"crash","host":"m2"},{"at":"60s","action":"crash","host":"m3"}]}"#;
+/// Three masters and no load balancer (kubeconfigs point at m1); w1 isolated at 0:30, m2 and m3
+/// crashed at 1:00.
+const NO_LB: &str = include_str!("no-lb.json");
 
 #[test]
 fn a_crashed_worker_is_ready_until_the_controller_notices_then_not_ready() {
