@@ -292,3 +292,60 @@ fn clip(s: &str) -> String {
     }
     t
 }
+
+/// Share links as anyone may type, cut or forge them (natively: the DEFLATE is miniz_oxide's).
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod fuzz {
+    use super::*;
+    use proptest::prelude::*;
+    use std::future::Future;
+    use std::task::{Context, Poll, Waker};
+
+    /// Natively nothing here waits: one poll finishes it.
+    fn now<F: Future>(f: F) -> F::Output {
+        match std::pin::pin!(f).poll(&mut Context::from_waker(Waker::noop())) {
+            Poll::Ready(v) => v,
+            Poll::Pending => panic!("native decoding never waits"),
+        }
+    }
+
+    fn valid() -> String {
+        let s = crate::catalog::default_scenario();
+        now(fragment(&s, Some(12.5))).unwrap()
+    }
+
+    proptest! {
+        #[test]
+        fn any_fragment_is_read_or_named_in_one_line(text in "#?(s=1\\.)?[A-Za-z0-9_\\-=&.#%]{0,80}|\\PC{0,80}") {
+            let link = now(decode_fragment(&text));
+            if let Some(p) = &link.problem {
+                prop_assert!(!p.contains('\n') && p.len() < 400, "{}", p);
+            }
+        }
+
+        #[test]
+        fn a_valid_link_changed_anywhere_is_read_or_named(edits in prop::collection::vec((any::<usize>(), any::<char>()), 1..4), cut in prop::option::of(any::<usize>())) {
+            let mut chars: Vec<char> = valid().chars().collect();
+            for (at, c) in edits {
+                let at = at % chars.len();
+                chars[at] = c;
+            }
+            if let Some(cut) = cut {
+                chars.truncate(cut % (chars.len() + 1));
+            }
+            let text: String = chars.into_iter().collect();
+            let link = now(decode_fragment(&text));
+            prop_assert!(link.scenario.is_some() || link.problem.is_some() || link.t.is_some(), "{}", text);
+            if let Some(p) = &link.problem {
+                prop_assert!(!p.contains('\n'), "{}", p);
+            }
+        }
+    }
+
+    #[test]
+    fn the_valid_link_reads_back() {
+        let link = now(decode_fragment(&valid()));
+        assert_eq!(link.scenario, Some(crate::catalog::default_scenario()));
+        assert_eq!((link.t, link.problem), (Some(12.5), None));
+    }
+}

@@ -623,3 +623,50 @@ mod tests {
         assert_eq!(decode::<EventKind>(&[250]), None);
     }
 }
+
+/// What crosses between the page and its worker, cut or damaged: refused whole or read, never a
+/// panic, and never an allocation of a length the bytes do not hold.
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod fuzz {
+    use super::*;
+    use crate::catalog::Ready;
+    use proptest::prelude::*;
+    use sim::world::World;
+    use std::sync::OnceLock;
+
+    /// A snapshot and a report of a run in the middle of a rack split, encoded.
+    fn valid() -> &'static (Vec<u8>, Vec<u8>) {
+        static BYTES: OnceLock<(Vec<u8>, Vec<u8>)> = OnceLock::new();
+        BYTES.get_or_init(|| {
+            let mut w = World::new(Ready::by_id("4-rack-split").unwrap().scenario());
+            let at = w.at_report_secs(200.0);
+            while w.run_until(at, u64::MAX) {}
+            let delta = ReportDelta::between(None, &sim::report(&w));
+            (encode(&w.snapshot()), encode(&delta))
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn any_bytes_are_read_or_refused(bytes in prop::collection::vec(any::<u8>(), 0..300)) {
+            let _ = decode::<Snapshot>(&bytes);
+            let _ = decode::<ReportDelta>(&bytes);
+        }
+
+        #[test]
+        fn damaged_messages_are_read_or_refused(edits in prop::collection::vec((any::<usize>(), any::<u8>()), 1..5), cut in prop::option::of(any::<usize>())) {
+            for bytes in [&valid().0, &valid().1] {
+                let mut bytes = bytes.clone();
+                for &(at, b) in &edits {
+                    let at = at % bytes.len();
+                    bytes[at] = b;
+                }
+                if let Some(cut) = cut {
+                    bytes.truncate(cut % (bytes.len() + 1));
+                }
+                let _ = decode::<Snapshot>(&bytes);
+                let _ = decode::<ReportDelta>(&bytes);
+            }
+        }
+    }
+}

@@ -161,3 +161,59 @@ mod tests {
         assert_eq!(Short(f64::NAN, 1).to_string(), "NaN");
     }
 }
+
+/// Against the standard library's conversions, within this module's contract: numbers of at
+/// most 15 significant digits, halves rounded away from zero.
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A decimal text of at most 15 significant digits: whole and fraction, and an exponent.
+    fn number() -> impl Strategy<Value = String> {
+        (0usize..=15, 0usize..=15, prop::option::of(-20i32..20)).prop_flat_map(|(w, f, e)| {
+            let f = f.min(15 - w);
+            ("[0-9]{0,15}", "[0-9]{0,15}").prop_map(move |(whole, frac)| {
+                let mut t = whole[..w.min(whole.len())].to_string();
+                if f > 0 {
+                    t.push('.');
+                    t.push_str(&frac[..f.min(frac.len())]);
+                }
+                if let Some(e) = e {
+                    t.push_str(&format!("e{e}"));
+                }
+                t
+            })
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn reads_what_std_reads(text in number()) {
+            let std = text.parse::<f64>().ok();
+            match (parse_decimal(&text), std) {
+                (Some(x), Some(y)) => prop_assert!(x == y || (x - y).abs() <= y.abs() * 4e-16, "{}: {} against {}", text, x, y),
+                (got, want) => prop_assert_eq!(got, want, "{}", text),
+            }
+        }
+
+        #[test]
+        fn any_text_is_read_as_std_reads_it_or_refused(text in "\\PC{0,20}") {
+            if let Some(x) = parse_decimal(&text) {
+                let y = text.parse::<f64>().expect("std reads what this reads");
+                prop_assert!(x == y || (x - y).abs() <= y.abs() * 1e-15, "{}: {} against {}", text, x, y);
+            }
+        }
+
+        #[test]
+        fn writes_what_std_writes(micros in 0u64..1_000_000_000_000_000, places in 0u8..7, negative: bool) {
+            let x = micros as f64 / 1e6 * if negative { -1.0 } else { 1.0 };
+            prop_assert_eq!(Short(x, 6).to_string(), format!("{x}"));
+            // Away from a half at the last place (where this rounds away from zero, std to even).
+            let scaled = x.abs() * 10f64.powi(places as i32);
+            if (scaled.fract() - 0.5).abs() > 1e-6 {
+                prop_assert_eq!(Fixed(x, places).to_string(), format!("{x:.p$}", p = places as usize));
+            }
+        }
+    }
+}

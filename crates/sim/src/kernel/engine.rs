@@ -257,51 +257,51 @@ mod tests {
         ));
     }
 
-    /// Against a sorted reference: random pushes of events and timers at or after the last
-    /// one taken, pops and peeks.
-    #[test]
-    fn matches_a_sorted_reference_under_random_use() {
-        let mut rng = crate::kernel::rng::Rng::new(7);
-        let mut q = EventQueue::default();
-        // (time, insertion number, a timer?)
-        let mut reference: Vec<(u64, u64, bool)> = Vec::new();
-        let (mut now, mut n) = (0u64, 0u64);
-        for _ in 0..20_000 {
-            match rng.below(10) {
-                0..=5 => {
-                    let scale = 1 << rng.below(30);
-                    let at = now + rng.below(scale);
-                    n += 1;
-                    let timer = rng.below(2) == 0;
-                    if timer {
-                        q.push_timer(SimTime(at), n);
-                    } else {
-                        q.push(SimTime(at), n);
+    proptest::proptest! {
+        /// Against a sorted reference: pushes of events and timers at or after the last one
+        /// taken (near or far ahead: the queue keeps two heaps), pops up to a bound, peeks.
+        #[test]
+        fn matches_a_sorted_reference(ops in proptest::collection::vec((0u8..10, 0u32..30, proptest::num::u64::ANY), 0..2_000)) {
+            let mut q = EventQueue::default();
+            // (time, insertion number, a timer?)
+            let mut reference: Vec<(u64, u64, bool)> = Vec::new();
+            let (mut now, mut n) = (0u64, 0u64);
+            for (op, scale, draw) in ops {
+                let ahead = draw % (1u64 << scale);
+                match op {
+                    0..=5 => {
+                        let at = now + ahead;
+                        n += 1;
+                        let timer = draw % 2 == 0;
+                        if timer {
+                            q.push_timer(SimTime(at), n);
+                        } else {
+                            q.push(SimTime(at), n);
+                        }
+                        reference.push((at, n, timer));
                     }
-                    reference.push((at, n, timer));
-                }
-                6 => {
-                    reference.sort();
-                    assert_eq!(q.peek_time().map(|t| t.0), reference.first().map(|r| r.0));
-                }
-                _ => {
-                    // Sometimes a bound before the next event: nothing is taken then.
-                    reference.sort();
-                    let scale = 1 << rng.below(30);
-                    let until = now + rng.below(scale);
-                    let due = reference.first().is_some_and(|r| r.0 <= until);
-                    let expected = due.then(|| reference.remove(0));
-                    let got = q.pop_until(SimTime(until)).map(|(t, e)| match e {
-                        Next::Event(v) => (t.0, v, false),
-                        Next::Timer(v) => (t.0, v, true),
-                    });
-                    assert_eq!(got, expected);
-                    if let Some((t, ..)) = got {
-                        now = t;
+                    6 => {
+                        reference.sort();
+                        proptest::prop_assert_eq!(q.peek_time().map(|t| t.0), reference.first().map(|r| r.0));
+                    }
+                    _ => {
+                        // Sometimes a bound before the next event: nothing is taken then.
+                        reference.sort();
+                        let until = now + ahead;
+                        let due = reference.first().is_some_and(|r| r.0 <= until);
+                        let expected = due.then(|| reference.remove(0));
+                        let got = q.pop_until(SimTime(until)).map(|(t, e)| match e {
+                            Next::Event(v) => (t.0, v, false),
+                            Next::Timer(v) => (t.0, v, true),
+                        });
+                        proptest::prop_assert_eq!(got, expected);
+                        if let Some((t, ..)) = got {
+                            now = t;
+                        }
                     }
                 }
+                proptest::prop_assert_eq!(q.len(), reference.len());
             }
-            assert_eq!(q.len(), reference.len());
         }
     }
 }

@@ -421,3 +421,90 @@ mod tests {
         step(&m, true);
     }
 }
+
+/// Against an ordered map: any sequence of writes, removals, clears and copies.
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeMap;
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        Insert(u8, u32),
+        Remove(u8),
+        Change(u8, u32),
+        Clear,
+        /// Go on with a copy; the map left behind must stay as it was.
+        Copy,
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            6 => (any::<u8>(), any::<u32>()).prop_map(|(k, v)| Op::Insert(k, v)),
+            3 => any::<u8>().prop_map(Op::Remove),
+            3 => (any::<u8>(), any::<u32>()).prop_map(|(k, v)| Op::Change(k, v)),
+            1 => Just(Op::Clear),
+            2 => Just(Op::Copy),
+        ]
+    }
+
+    /// Keys in a few prefixes, so that prefix lists have something to find.
+    fn key(k: u8) -> Key {
+        Key::from(format!(
+            "/{}/k{k}",
+            ["pods", "leases", "nodes"][k as usize % 3]
+        ))
+    }
+
+    proptest! {
+        #[test]
+        fn behaves_as_an_ordered_map_and_copies_change_apart(ops in prop::collection::vec(op(), 0..200)) {
+            let mut map: KeyMap<u32> = KeyMap::default();
+            let mut model: BTreeMap<Key, u32> = BTreeMap::new();
+            let mut left: Vec<(KeyMap<u32>, BTreeMap<Key, u32>)> = Vec::new();
+            for op in ops {
+                match op {
+                    Op::Insert(k, v) => {
+                        let (slot, old) = map.insert(&key(k), v);
+                        prop_assert_eq!(old, model.insert(key(k), v));
+                        prop_assert_eq!(map.at(slot), &v);
+                    }
+                    Op::Remove(k) => prop_assert_eq!(map.remove(&key(k)), model.remove(&key(k))),
+                    Op::Change(k, v) => {
+                        if let Some(x) = map.get_mut(&key(k)) {
+                            *x = v;
+                        }
+                        if let Some(x) = model.get_mut(&key(k)) {
+                            *x = v;
+                        }
+                    }
+                    Op::Clear => {
+                        map.clear();
+                        model.clear();
+                    }
+                    Op::Copy => {
+                        left.push((map.clone(), model.clone()));
+                    }
+                }
+                prop_assert_eq!(map.len(), model.len());
+            }
+            let listed = |m: &KeyMap<u32>, prefix: &str| -> Vec<(Key, u32)> {
+                m.range_prefix(prefix).map(|(k, v)| (k.clone(), *v)).collect()
+            };
+            for (m, model) in left.iter().chain([(map, model)].iter()) {
+                prop_assert_eq!(m.iter().map(|(k, v)| (k.clone(), *v)).collect::<Vec<_>>(),
+                    model.iter().map(|(k, v)| (k.clone(), *v)).collect::<Vec<_>>());
+                for prefix in ["/pods/", "/leases/k1", "/nodes/k2", "/none/"] {
+                    let want: Vec<(Key, u32)> = model.iter()
+                        .filter(|(k, _)| k.starts_with(prefix))
+                        .map(|(k, v)| (k.clone(), *v)).collect();
+                    prop_assert_eq!(listed(m, prefix), want);
+                }
+                for k in 0..=u8::MAX {
+                    prop_assert_eq!(m.get(&key(k)), model.get(&key(k)));
+                }
+            }
+        }
+    }
+}

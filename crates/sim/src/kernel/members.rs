@@ -270,3 +270,61 @@ mod tests {
         assert_eq!(m.iter().count(), 0);
     }
 }
+
+/// Against the standard ordered map and set: any sequence of their operations.
+#[cfg(test)]
+mod properties {
+    use super::{MemberMap, MemberSet};
+    use proptest::prelude::*;
+    use std::collections::{BTreeMap, BTreeSet};
+
+    proptest! {
+        #[test]
+        fn a_member_map_is_an_ordered_map(ops in prop::collection::vec((0u8..4, 0u8..40, any::<u16>()), 0..300)) {
+            let mut m = MemberMap::default();
+            let mut model = BTreeMap::new();
+            for (op, k, v) in ops {
+                match op {
+                    0 => prop_assert_eq!(m.insert(k, v), model.insert(k, v)),
+                    1 => prop_assert_eq!(m.remove(&k), model.remove(&k)),
+                    2 => {
+                        let (got, new) = m.get_or_insert_with(k, || v);
+                        prop_assert_eq!(new, !model.contains_key(&k));
+                        prop_assert_eq!(*got, *model.entry(k).or_insert(v));
+                    }
+                    _ => {
+                        m.retain(|key, _| key % 3 != k % 3);
+                        model.retain(|key, _| key % 3 != k % 3);
+                    }
+                }
+                prop_assert_eq!(m.iter().map(|(k, v)| (*k, *v)).collect::<Vec<_>>(),
+                    model.iter().map(|(k, v)| (*k, *v)).collect::<Vec<_>>());
+                prop_assert_eq!(m.key_after(&k), model.range(k + 1..).next().map(|(k, _)| *k));
+            }
+        }
+
+        #[test]
+        fn a_member_set_is_an_ordered_set(ops in prop::collection::vec((0u8..3, 0u8..40), 0..300), other in prop::collection::btree_set(0u8..40, 0..20)) {
+            let mut s = MemberSet::new();
+            let mut model = BTreeSet::new();
+            for (op, k) in ops {
+                match op {
+                    0 => prop_assert_eq!(s.insert(k), model.insert(k)),
+                    1 => prop_assert_eq!(s.remove(&k), model.remove(&k)),
+                    _ => {
+                        s.retain(|key| key % 4 != k % 4);
+                        model.retain(|key| key % 4 != k % 4);
+                    }
+                }
+                prop_assert_eq!(s.iter().copied().collect::<Vec<_>>(), model.iter().copied().collect::<Vec<_>>());
+                prop_assert_eq!(s.len(), model.len());
+            }
+            let mut o = MemberSet::new();
+            for k in &other {
+                o.insert(*k);
+            }
+            prop_assert_eq!(s.union(&o).copied().collect::<Vec<_>>(),
+                model.union(&other).copied().collect::<Vec<_>>());
+        }
+    }
+}

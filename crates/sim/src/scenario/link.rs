@@ -75,4 +75,14 @@ mod tests {
         assert_eq!(base64url_decode("A"), Err(B64Error::Truncated));
         assert_eq!(base64url_decode("AB*D"), Err(B64Error::BadChar(2)));
     }
+
+    proptest::proptest! {
+        #[test]
+        fn any_bytes_round_trip_and_any_text_is_read_or_refused(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..200), text in "\\PC{0,60}") {
+            proptest::prop_assert_eq!(base64url_decode(&base64url_encode(&bytes)), Ok(bytes));
+            if let Ok(read) = base64url_decode(&text) {
+                proptest::prop_assert_eq!(base64url_encode(&read), text);
+            }
+        }
+    }
 }
