@@ -408,166 +408,139 @@ impl Scenario {
 
     fn validate_events(&self, zones: &Names, hosts: &Index, workloads: &Index) -> R<()> {
         check_count("events", self.events.len(), MAX_EVENTS, "events")?;
-        let exists = |n: &str| hosts.contains_key(&n) || zones.contains_key(&n);
-
-        // First, what each event says on its own, in list order.
+        // First, what each event says on its own, in list order; then the hosts' states along
+        // the events in the order they apply.
         for (i, ev) in self.events.iter().enumerate() {
-            let p = index_path("events", i);
-            let at = |f: &str| format!("{p}.{f}");
-            if ev.at > self.duration {
+            self.validate_event(i, ev, zones, hosts, workloads)?;
+        }
+        self.validate_event_sequence(hosts, workloads)
+    }
+
+    /// What the `i`th event says on its own: its time, its host, what its action names.
+    fn validate_event(
+        &self,
+        i: usize,
+        ev: &super::Event,
+        zones: &Names,
+        hosts: &Index,
+        workloads: &Index,
+    ) -> R<()> {
+        let exists = |n: &str| hosts.contains_key(&n) || zones.contains_key(&n);
+        let p = index_path("events", i);
+        let at = |f: &str| format!("{p}.{f}");
+        if ev.at > self.duration {
+            return fail(
+                at("at"),
+                format!(
+                    "{} is after the end of the scenario (duration {})",
+                    ev.at, self.duration
+                ),
+            );
+        }
+        let host = match ev.action.host() {
+            None => None,
+            Some(name) => match hosts.get(&name) {
+                Some(&hi) => Some(&self.hosts[hi]),
+                None => return fail(at("host"), format!("unknown host {}", quote(name))),
+            },
+        };
+        let hq = host.map(|h| quote(&h.name)).unwrap_or_default();
+        match &ev.action {
+            Action::Cordon { .. } | Action::Uncordon { .. } | Action::Drain { .. }
+                if !host.is_some_and(|h| h.is_node()) =>
+            {
                 return fail(
-                    at("at"),
+                    at("host"),
+                    format!("{hq} is not a Node: only worker and control-plane hosts can be cordoned or drained"),
+                );
+            }
+            Action::Reboot { downtime, .. } if *downtime > MAX_DURATION => {
+                return fail(
+                    at("downtime"),
+                    format!("{downtime} exceeds the limit of {MAX_DURATION}"),
+                );
+            }
+            Action::Partition { groups } => check_partition(&at("groups"), groups, &exists)?,
+            Action::PartitionOneway { from, to } => check_oneway(&at, from, to, &exists)?,
+            Action::SpotInterrupt { .. } if host.is_some_and(|h| !h.spot) => {
+                return fail(
+                    at("host"),
+                    format!("host {hq} is not a spot host (it needs \"spot\": true)"),
+                );
+            }
+            Action::Join { .. } if host.is_some_and(|h| !h.standby) => {
+                return fail(
+                    at("host"),
                     format!(
-                        "{} is after the end of the scenario (duration {})",
-                        ev.at, self.duration
+                        "host {hq} is not a standby host; only hosts with \"standby\": true can join"
                     ),
                 );
             }
-            let host = match ev.action.host() {
-                None => None,
-                Some(name) => match hosts.get(&name) {
-                    Some(&hi) => Some(&self.hosts[hi]),
-                    None => return fail(at("host"), format!("unknown host {}", quote(name))),
-                },
-            };
-            let hq = host.map(|h| quote(&h.name)).unwrap_or_default();
-            match &ev.action {
-                Action::Cordon { .. } | Action::Uncordon { .. } | Action::Drain { .. }
-                    if !host.is_some_and(|h| h.is_node()) =>
-                {
+            Action::EtcdMemberAdd { .. }
+            | Action::EtcdMemberPromote { .. }
+            | Action::EtcdMemberRemove { .. }
+            | Action::EtcdForceNewCluster { .. }
+                if host.is_some_and(|h| !h.runs_etcd()) =>
+            {
+                return fail(at("host"), format!("host {hq} does not have the etcd role"));
+            }
+            Action::RestartComponent { component, .. }
+                if host.is_some_and(|h| !h.can_run(*component)) =>
+            {
+                return fail(
+                    at("component"),
+                    format!("host {hq} does not run {}", component.name()),
+                );
+            }
+            Action::DeletePod { pod, .. } => {
+                let pp = at("pod");
+                check_label(&pp, "pod name", pod, MAX_POD_NAME_LEN)?;
+                // Pods are named after their workload (`web-7d4b9-x2x`, `db-0`).
+                let owned = workloads.keys().copied().chain([COREDNS]).any(|w| {
+                    pod.len() > w.len() + 1 && pod.starts_with(w) && pod.as_bytes()[w.len()] == b'-'
+                });
+                if !owned {
                     return fail(
-                        at("host"),
-                        format!("{hq} is not a Node: only worker and control-plane hosts can be cordoned or drained"),
-                    );
-                }
-                Action::Reboot { downtime, .. } if *downtime > MAX_DURATION => {
-                    return fail(
-                        at("downtime"),
-                        format!("{downtime} exceeds the limit of {MAX_DURATION}"),
-                    );
-                }
-                Action::Partition { groups } => {
-                    let gp = at("groups");
-                    if groups.is_empty() {
-                        return fail(gp, "a partition needs at least one group");
-                    }
-                    let mut seen: Index = MemberMap::default();
-                    for (gi, g) in groups.iter().enumerate() {
-                        let gpi = index_path(&gp, gi);
-                        if g.is_empty() {
-                            return fail(gpi, "empty group");
-                        }
-                        for (ni, n) in g.iter().enumerate() {
-                            let np = index_path(&gpi, ni);
-                            if !exists(n) {
-                                return fail(np, format!("unknown host or zone {}", quote(n)));
-                            }
-                            if let Some(prev) = seen.insert(n, gi) {
-                                return fail(
-                                    np,
-                                    format!("{} is already in group {prev}", quote(n)),
-                                );
-                            }
-                        }
-                    }
-                }
-                Action::PartitionOneway { from, to } => {
-                    for (field, names) in [("from", from), ("to", to)] {
-                        if names.is_empty() {
-                            return fail(at(field), "must name at least one zone or host");
-                        }
-                        for (ni, n) in names.iter().enumerate() {
-                            let np = if names.len() == 1 {
-                                at(field)
-                            } else {
-                                index_path(&at(field), ni)
-                            };
-                            if !exists(n) {
-                                return fail(np, format!("unknown host or zone {}", quote(n)));
-                            }
-                            if field == "to" && from.contains(n) {
-                                return fail(np, format!("{} is on both sides", quote(n)));
-                            }
-                        }
-                    }
-                }
-                Action::SpotInterrupt { .. } if host.is_some_and(|h| !h.spot) => {
-                    return fail(
-                        at("host"),
-                        format!("host {hq} is not a spot host (it needs \"spot\": true)"),
-                    );
-                }
-                Action::Join { .. } if host.is_some_and(|h| !h.standby) => {
-                    return fail(
-                        at("host"),
+                        pp,
                         format!(
-                            "host {hq} is not a standby host; only hosts with \"standby\": true can join"
+                            "pod {} belongs to no workload (a pod's name starts with its workload's name and '-')",
+                            quote(pod)
                         ),
                     );
                 }
-                Action::EtcdMemberAdd { .. }
-                | Action::EtcdMemberPromote { .. }
-                | Action::EtcdMemberRemove { .. }
-                | Action::EtcdForceNewCluster { .. }
-                    if host.is_some_and(|h| !h.runs_etcd()) =>
-                {
-                    return fail(at("host"), format!("host {hq} does not have the etcd role"));
-                }
-                Action::RestartComponent { component, .. }
-                    if host.is_some_and(|h| !h.can_run(*component)) =>
-                {
-                    return fail(
-                        at("component"),
-                        format!("host {hq} does not run {}", component.name()),
-                    );
-                }
-                Action::DeletePod { pod, .. } => {
-                    let pp = at("pod");
-                    check_label(&pp, "pod name", pod, MAX_POD_NAME_LEN)?;
-                    // Pods are named after their workload (`web-7d4b9-x2x`, `db-0`).
-                    let owned = workloads.keys().copied().chain([COREDNS]).any(|w| {
-                        pod.len() > w.len() + 1
-                            && pod.starts_with(w)
-                            && pod.as_bytes()[w.len()] == b'-'
-                    });
-                    if !owned {
+            }
+            Action::Scale { workload, replicas } => {
+                let wp = at("workload");
+                if workload != COREDNS {
+                    let Some(&wi) = workloads.get(&workload.as_str()) else {
+                        return fail(wp, format!("unknown workload {}", quote(workload)));
+                    };
+                    if self.workloads[wi].kind == WorkloadKind::DaemonSet {
                         return fail(
-                            pp,
+                            wp,
                             format!(
-                                "pod {} belongs to no workload (a pod's name starts with its workload's name and '-')",
-                                quote(pod)
+                                "{} is a DaemonSet: it runs one pod on every node and has no replicas to scale",
+                                quote(workload)
                             ),
                         );
                     }
                 }
-                Action::Scale { workload, replicas } => {
-                    let wp = at("workload");
-                    if workload != COREDNS {
-                        let Some(&wi) = workloads.get(&workload.as_str()) else {
-                            return fail(wp, format!("unknown workload {}", quote(workload)));
-                        };
-                        if self.workloads[wi].kind == WorkloadKind::DaemonSet {
-                            return fail(
-                                wp,
-                                format!(
-                                    "{} is a DaemonSet: it runs one pod on every node and has no replicas to scale",
-                                    quote(workload)
-                                ),
-                            );
-                        }
-                    }
-                    if *replicas > MAX_PODS {
-                        return fail(
-                            at("replicas"),
-                            format!("{replicas} exceeds the limit of {MAX_PODS} pods"),
-                        );
-                    }
+                if *replicas > MAX_PODS {
+                    return fail(
+                        at("replicas"),
+                        format!("{replicas} exceeds the limit of {MAX_PODS} pods"),
+                    );
                 }
-                _ => {}
             }
+            _ => {}
         }
+        Ok(())
+    }
 
-        // Then the state of each host along the events in the order they apply: an event that
+    /// The state of each host along the events in the order they apply: an event that cannot
+    /// take effect (crash of a crashed host) is an error, not a silent no-op. And the pods that
+    /// scaling asks for, against the limit.
+    fn validate_event_sequence(&self, hosts: &Index, workloads: &Index) -> R<()> {
         // cannot take effect (crash of a crashed host) is an error, not a silent no-op.
         let mut crashed_by: Vec<Option<usize>> = vec![None; self.hosts.len()];
         // (the interrupting event, when the instance is terminated: 2 minutes after the notice)
@@ -671,6 +644,58 @@ impl Scenario {
         }
         Ok(())
     }
+}
+
+/// A partition's groups: at least one, none empty, each name a host or zone in one group only.
+fn check_partition(gp: &str, groups: &[Vec<String>], exists: &dyn Fn(&str) -> bool) -> R<()> {
+    if groups.is_empty() {
+        return fail(gp, "a partition needs at least one group");
+    }
+    let mut seen: Index = MemberMap::default();
+    for (gi, g) in groups.iter().enumerate() {
+        let gpi = index_path(gp, gi);
+        if g.is_empty() {
+            return fail(gpi, "empty group");
+        }
+        for (ni, n) in g.iter().enumerate() {
+            let np = index_path(&gpi, ni);
+            if !exists(n) {
+                return fail(np, format!("unknown host or zone {}", quote(n)));
+            }
+            if let Some(prev) = seen.insert(n, gi) {
+                return fail(np, format!("{} is already in group {prev}", quote(n)));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A one-way cut's two sides: each names hosts or zones, and none is on both.
+fn check_oneway(
+    at: &dyn Fn(&str) -> String,
+    from: &[String],
+    to: &[String],
+    exists: &dyn Fn(&str) -> bool,
+) -> R<()> {
+    for (field, names) in [("from", from), ("to", to)] {
+        if names.is_empty() {
+            return fail(at(field), "must name at least one zone or host");
+        }
+        for (ni, n) in names.iter().enumerate() {
+            let np = if names.len() == 1 {
+                at(field)
+            } else {
+                index_path(&at(field), ni)
+            };
+            if !exists(n) {
+                return fail(np, format!("unknown host or zone {}", quote(n)));
+            }
+            if field == "to" && from.contains(n) {
+                return fail(np, format!("{} is on both sides", quote(n)));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn too_many_pods(n: u64) -> String {
