@@ -372,58 +372,35 @@ impl Apiserver {
         id: RequestId,
         req: ApiRequest,
     ) {
+        let caller = |want| EtcdPending::Client {
+            client,
+            via,
+            id,
+            want,
+        };
+        let health = |checks| EtcdPending::Readyz {
+            client,
+            via,
+            id,
+            checks,
+        };
         match req {
             ApiRequest::Tcp => Self::respond(ctx, client, via, id, ApiResponse::Ready(true)),
+            ApiRequest::Readyz if !self.cache_synced() => {
+                Self::respond(ctx, client, via, id, ApiResponse::Ready(false))
+            }
             ApiRequest::Readyz => {
-                if !self.cache_synced() {
-                    Self::respond(ctx, client, via, id, ApiResponse::Ready(false));
-                } else {
-                    let read = EtcdRequest::Read {
-                        prefix: "/health".into(),
-                        linearizable: true,
-                    };
-                    self.etcd(
-                        ctx,
-                        read,
-                        EtcdPending::Readyz {
-                            client,
-                            via,
-                            id,
-                            checks: false,
-                        },
-                        ETCD_CHECK_TIMEOUT,
-                    );
-                }
+                self.read(ctx, "/health".into(), health(false), ETCD_CHECK_TIMEOUT)
             }
             ApiRequest::Checks => {
-                let read = EtcdRequest::Read {
-                    prefix: "/health".into(),
-                    linearizable: true,
-                };
-                let pending = EtcdPending::Readyz {
-                    client,
-                    via,
-                    id,
-                    checks: true,
-                };
-                self.etcd(ctx, read, pending, ETCD_CHECK_TIMEOUT);
+                self.read(ctx, "/health".into(), health(true), ETCD_CHECK_TIMEOUT)
             }
             ApiRequest::Get { key } => {
-                let read = EtcdRequest::Read {
-                    prefix: key.to_string(),
-                    linearizable: true,
-                };
-                self.etcd(
-                    ctx,
-                    read,
-                    EtcdPending::Client {
-                        client,
-                        via,
-                        id,
-                        want: Want::Object(key),
-                    },
-                    ETCD_REQUEST_TIMEOUT,
-                );
+                let pending = caller(Want::Object(key.clone()));
+                self.read(ctx, key.to_string(), pending, ETCD_REQUEST_TIMEOUT)
+            }
+            ApiRequest::ListConsistent { prefix } => {
+                self.read(ctx, prefix, caller(Want::List), ETCD_REQUEST_TIMEOUT)
             }
             ApiRequest::Put { key, value } => {
                 self.write(ctx, client, via, id, KvOp::Put { key, value })
@@ -470,30 +447,7 @@ impl Apiserver {
                 };
                 Self::respond(ctx, client, via, id, resp);
             }
-            ApiRequest::ListConsistent { prefix } => {
-                let read = EtcdRequest::Read {
-                    prefix,
-                    linearizable: true,
-                };
-                let pending = EtcdPending::Client {
-                    client,
-                    via,
-                    id,
-                    want: Want::List,
-                };
-                self.etcd(ctx, read, pending, ETCD_REQUEST_TIMEOUT);
-            }
             ApiRequest::List { prefix, node } => {
-                if !self.cache_synced() {
-                    Self::respond(
-                        ctx,
-                        client,
-                        via,
-                        id,
-                        ApiResponse::Failed("watch cache not ready"),
-                    );
-                    return;
-                }
                 let filter = ClientWatch {
                     client,
                     via,
@@ -501,20 +455,15 @@ impl Apiserver {
                     prefix,
                     node,
                 };
-                let items = self.cached(&filter);
-                Self::respond(ctx, client, via, id, ApiResponse::List { items });
+                let resp = match self.cache_synced() {
+                    true => ApiResponse::List {
+                        items: self.cached(&filter),
+                    },
+                    false => ApiResponse::Failed("watch cache not ready"),
+                };
+                Self::respond(ctx, client, via, id, resp);
             }
             ApiRequest::Watch { prefix, node } => {
-                let CacheState::Watching { .. } = self.cache_state else {
-                    Self::respond(
-                        ctx,
-                        client,
-                        via,
-                        id,
-                        ApiResponse::Failed("watch cache not ready"),
-                    );
-                    return;
-                };
                 let watch = ClientWatch {
                     client,
                     via,
@@ -522,21 +471,41 @@ impl Apiserver {
                     prefix,
                     node,
                 };
-                let items = self.cached(&watch);
-                let revision = items
-                    .iter()
-                    .map(|(_, kv)| kv.mod_revision)
-                    .max()
-                    .unwrap_or(0);
-                let resp = ApiResponse::WatchStarted {
-                    backend: self.host,
-                    revision,
-                    items,
-                };
-                Self::respond(ctx, client, via, id, resp);
-                self.watchers.add(watch);
+                self.start_watch(ctx, watch);
             }
         }
+    }
+
+    /// A quorum read of `prefix` from etcd, answered as `pending` says.
+    fn read(&mut self, ctx: &mut Ctx, prefix: String, pending: EtcdPending, timeout: Duration) {
+        let read = EtcdRequest::Read {
+            prefix,
+            linearizable: true,
+        };
+        self.etcd(ctx, read, pending, timeout);
+    }
+
+    /// A client's watch, from the watch cache: what it holds now, then every change.
+    fn start_watch(&mut self, ctx: &mut Ctx, watch: ClientWatch) {
+        let (client, via, id) = (watch.client, watch.via, watch.id);
+        let CacheState::Watching { .. } = self.cache_state else {
+            let resp = ApiResponse::Failed("watch cache not ready");
+            Self::respond(ctx, client, via, id, resp);
+            return;
+        };
+        let items = self.cached(&watch);
+        let revision = items
+            .iter()
+            .map(|(_, kv)| kv.mod_revision)
+            .max()
+            .unwrap_or(0);
+        let resp = ApiResponse::WatchStarted {
+            backend: self.host,
+            revision,
+            items,
+        };
+        Self::respond(ctx, client, via, id, resp);
+        self.watchers.add(watch);
     }
 
     /// The cached objects a watch or list asks for.
