@@ -31,25 +31,8 @@ pub(super) fn get(
 ) -> Output {
     let kind = resource(word);
     let namespace = flags.namespace.as_deref().unwrap_or("default");
-    let prefix = match kind {
-        Some(Resource::Nodes) => NODES.to_string(),
-        Some(Resource::Pods) => PODS.to_string(),
-        Some(Resource::Leases) if flags.all_namespaces => LEASES.to_string(),
-        Some(Resource::Leases) => format!("{LEASES}{namespace}/"),
-        Some(Resource::Budgets) => sim::k8s::objects::PDBS.to_string(),
-        // A consistent list like any other; the Events themselves are kept beside etcd.
-        Some(Resource::Events) => "/registry/events/".to_string(),
-        // The workloads and, for their READY counts, the pods and nodes: one read of it all.
-        Some(Resource::Workloads(_) | Resource::ReplicaSets) => "/registry/".to_string(),
-        // The slices, and the pods and workloads they name (addresses, the Service's age).
-        Some(Resource::Endpoints | Resource::Services | Resource::Slices) => {
-            "/registry/".to_string()
-        }
-        // An unknown type is only known to be unknown once the server answered discovery.
-        None => "/registry/".to_string(),
-    };
     let mut client = Client::new(world, from, flags);
-    let answer = client.list(&prefix, &format!("get {word}"));
+    let answer = client.list(&list_prefix(kind, flags, namespace), &format!("get {word}"));
     let took_s = client.took_s();
     let failed = |stderr: String| client.failed((stderr, 1));
     let items = match answer {
@@ -62,27 +45,8 @@ pub(super) fn get(
             clip(word)
         ));
     };
-    if flags.selector.as_deref().is_some_and(|s| s.contains('(')) {
-        return failed(
-            "error: this console reads equality selectors (-l app=web,tier!=db), not set-based ones\n".into(),
-        );
-    }
-    let fields_of_kind = matches!(kind, Resource::Events | Resource::Pods);
-    if flags.sort_by.is_some() && kind != Resource::Events
-        || flags.fields.is_some() && !fields_of_kind
-    {
-        return failed("error: this console takes --field-selector for pods and events, --sort-by for events\n".into());
-    }
-    if kind == Resource::Events && flags.wide {
-        return failed(
-            "error: this console lists events without -o wide (their source is not kept)\n".into(),
-        );
-    }
-    if flags.selector.is_some() && !matches!(kind, Resource::Pods | Resource::Nodes) {
-        return failed(
-            "error: this console selects pods and nodes by label (-l); list the others by name\n"
-                .into(),
-        );
+    if let Some(e) = refused(kind, flags) {
+        return failed(e);
     }
     let now = client.now();
     if let (Some(json), Resource::Events) = (flags.document, kind) {
@@ -110,8 +74,65 @@ pub(super) fn get(
             Err(e) => failed(e),
         };
     }
+    match table(world, &client, kind, &items, names, flags) {
+        Ok((rows, what)) => shown(rows, what, kind, names, flags, &client),
+        Err(e) => failed(e),
+    }
+}
+
+/// What `get` lists: one consistent read of everything the table needs.
+fn list_prefix(kind: Option<Resource>, flags: &Flags, namespace: &str) -> String {
+    match kind {
+        Some(Resource::Nodes) => NODES.to_string(),
+        Some(Resource::Pods) => PODS.to_string(),
+        Some(Resource::Leases) if flags.all_namespaces => LEASES.to_string(),
+        Some(Resource::Leases) => format!("{LEASES}{namespace}/"),
+        Some(Resource::Budgets) => sim::k8s::objects::PDBS.to_string(),
+        // A consistent list like any other; the Events themselves are kept beside etcd.
+        Some(Resource::Events) => "/registry/events/".to_string(),
+        // The workloads and, for their READY counts, the pods and nodes: one read of it all.
+        Some(Resource::Workloads(_) | Resource::ReplicaSets) => "/registry/".to_string(),
+        // The slices, and the pods and workloads they name (addresses, the Service's age).
+        Some(Resource::Endpoints | Resource::Services | Resource::Slices) => {
+            "/registry/".to_string()
+        }
+        // An unknown type is only known to be unknown once the server answered discovery.
+        None => "/registry/".to_string(),
+    }
+}
+
+/// The flags this console does not take for `kind`: kubectl's error, in its words.
+fn refused(kind: Resource, flags: &Flags) -> Option<String> {
+    let fields_of_kind = matches!(kind, Resource::Events | Resource::Pods);
+    let why = if flags.selector.as_deref().is_some_and(|s| s.contains('(')) {
+        "this console reads equality selectors (-l app=web,tier!=db), not set-based ones"
+    } else if flags.sort_by.is_some() && kind != Resource::Events
+        || flags.fields.is_some() && !fields_of_kind
+    {
+        "this console takes --field-selector for pods and events, --sort-by for events"
+    } else if kind == Resource::Events && flags.wide {
+        "this console lists events without -o wide (their source is not kept)"
+    } else if flags.selector.is_some() && !matches!(kind, Resource::Pods | Resource::Nodes) {
+        "this console selects pods and nodes by label (-l); list the others by name"
+    } else {
+        return None;
+    };
+    Some(format!("error: {why}\n"))
+}
+
+/// The table of `kind`: its rows (the header first) and the type's name for kubectl's NotFound.
+fn table(
+    world: &World,
+    client: &Client,
+    kind: Resource,
+    items: &[(Key, KeyValue)],
+    names: &[&str],
+    flags: &Flags,
+) -> Result<(Vec<Vec<String>>, &'static str), String> {
+    let namespace = flags.namespace.as_deref().unwrap_or("default");
+    let now = client.now();
     let objects = items.iter().map(|(_, kv)| &*kv.value);
-    let (rows, what) = match kind {
+    Ok(match kind {
         Resource::Nodes => {
             let nodes: Vec<&Node> = objects
                 .filter_map(Object::as_node)
@@ -187,7 +208,7 @@ pub(super) fn get(
             let events = &client.copy.obs.api_events;
             match event_rows(events, now, names, namespace, flags) {
                 Ok(rows) => (rows, "events"),
-                Err(e) => return failed(e.0),
+                Err(e) => return Err(e.0),
             }
         }
         Resource::Budgets => {
@@ -202,7 +223,21 @@ pub(super) fn get(
                 "poddisruptionbudgets.policy",
             )
         }
-    };
+    })
+}
+
+/// The table as kubectl prints it: a name asked for and not found is NotFound; nothing at all is
+/// kubectl's note on stderr, with no header (exit 0).
+fn shown(
+    rows: Vec<Vec<String>>,
+    what: &str,
+    kind: Resource,
+    names: &[&str],
+    flags: &Flags,
+    client: &Client,
+) -> Output {
+    let namespace = flags.namespace.as_deref().unwrap_or("default");
+    let took_s = client.took_s();
     if let Some(missing) = names.iter().filter(|_| kind != Resource::Events).find(|n| {
         !rows.iter().skip(1).any(|r| {
             let name = if flags.all_namespaces && kind != Resource::Nodes {
@@ -213,9 +248,12 @@ pub(super) fn get(
             name == *n
         })
     }) {
-        return failed(format!(
-            "Error from server (NotFound): {what} \"{}\" not found\n",
-            clip(missing)
+        return client.failed((
+            format!(
+                "Error from server (NotFound): {what} \"{}\" not found\n",
+                clip(missing)
+            ),
+            1,
         ));
     }
     // Nothing found: no header, and the note on stderr (exit 0).
