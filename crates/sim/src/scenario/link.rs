@@ -80,8 +80,14 @@ mod tests {
         #[test]
         fn any_bytes_round_trip_and_any_text_is_read_or_refused(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..200), text in "\\PC{0,60}") {
             proptest::prop_assert_eq!(base64url_decode(&base64url_encode(&bytes)), Ok(bytes));
+            // What is read writes back the same, but for what the decoder tolerates: padding,
+            // the standard alphabet's `+/`, and unused low bits in a last character.
             if let Ok(read) = base64url_decode(&text) {
-                proptest::prop_assert_eq!(base64url_encode(&read), text);
+                let text = text.trim_end_matches('=').replace('+', "-").replace('/', "_");
+                let again = base64url_encode(&read);
+                proptest::prop_assert_eq!(again.len(), text.len());
+                let cut = text.len().saturating_sub(1);
+                proptest::prop_assert_eq!(&again[..cut], &text[..cut]);
             }
         }
     }
