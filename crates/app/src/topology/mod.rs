@@ -14,10 +14,11 @@ use crate::fmt::{escape, Px};
 use crate::gesture::{island_label, islands, Item, Target};
 use crate::language::{t, tf, ts};
 use sim::view::{HostState, HostView, LeaderRole, MemberRole, Snapshot};
-use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
+
+mod drag;
 
 const PAD: f64 = 10.0;
 /// Inner padding of an island, and the room its label takes at the top.
@@ -63,8 +64,6 @@ pub enum Look {
 }
 /// The width used before the page has been measured (and by tests).
 pub const DEFAULT_WIDTH: f64 = 940.0;
-/// Pointer travel (px) before a press becomes a drag rather than a click.
-const DRAG_SLOP: f64 = 5.0;
 /// The load balancer's backends per row of chips.
 const BACKENDS_PER_ROW: usize = 3;
 
@@ -823,18 +822,6 @@ pub fn host_aria(h: &HostView, interactive: bool) -> String {
     }
 }
 
-struct Drag {
-    item: Item,
-    pointer: i32,
-    x0: f64,
-    y0: f64,
-    x: f64,
-    y: f64,
-    /// The pointer in the window (for the "new island" dock, which is fixed there).
-    client: (f64, f64),
-    moved: bool,
-}
-
 #[derive(Properties, PartialEq)]
 pub struct Props {
     /// Compared by pointer: the page keeps the same snapshot while the view does not move.
@@ -861,140 +848,33 @@ pub struct Props {
     pub children: Html,
 }
 
+/// The topology. It stays one function of about 180 lines because it builds the one keyed
+/// layer of the drawing (zone headers, zone summaries, host boxes and cell groups, in layout
+/// order): Yew moves a keyed child within one list, so a host that changes island is moved, not
+/// drawn again; the pieces that need no keys are their own functions.
 #[function_component(Topology)]
 pub fn topology(props: &Props) -> Html {
     let snap = &props.snapshot;
     let scroll_ref = use_node_ref();
     let avail = crate::width::use_width(scroll_ref.clone());
     let lay = layout(snap, avail, props.zoomed.as_deref());
-    let svg_ref = use_node_ref();
-    let drag: Rc<RefCell<Option<Drag>>> = use_mut_ref(|| None);
-    let force = use_force_update();
-
-    let svg_xy = {
-        let svg_ref = svg_ref.clone();
-        move |e: &PointerEvent| -> (f64, f64) {
-            let rect = svg_ref
-                .cast::<web_sys::Element>()
-                .map(|el| el.get_bounding_client_rect());
-            rect.map_or((0.0, 0.0), |r| {
-                (
-                    e.client_x() as f64 - r.left(),
-                    e.client_y() as f64 - r.top(),
-                )
-            })
-        }
-    };
-    let start = {
-        let (drag, svg_ref, svg_xy) = (drag.clone(), svg_ref.clone(), svg_xy.clone());
-        move |item: Item| {
-            let drag = drag.clone();
-            let svg_ref = svg_ref.clone();
-            let svg_xy = svg_xy.clone();
-            Callback::from(move |e: PointerEvent| {
-                if e.button() != 0 {
-                    return;
-                }
-                e.prevent_default();
-                let (x, y) = svg_xy(&e);
-                if let Some(svg) = svg_ref.cast::<web_sys::Element>() {
-                    // Keep receiving moves even when the pointer leaves the SVG.
-                    let _ = svg.set_pointer_capture(e.pointer_id());
-                }
-                *drag.borrow_mut() = Some(Drag {
-                    item: item.clone(),
-                    pointer: e.pointer_id(),
-                    x0: x,
-                    y0: y,
-                    x,
-                    y,
-                    client: (e.client_x() as f64, e.client_y() as f64),
-                    moved: false,
-                });
-            })
-        }
-    };
-    let onpointermove = {
-        let drag = drag.clone();
-        let force = force.clone();
-        let svg_xy = svg_xy.clone();
-        Callback::from(move |e: PointerEvent| {
-            let mut d = drag.borrow_mut();
-            let Some(d) = d.as_mut().filter(|d| d.pointer == e.pointer_id()) else {
-                return;
-            };
-            let (x, y) = svg_xy(&e);
-            d.x = x;
-            d.y = y;
-            d.client = (e.client_x() as f64, e.client_y() as f64);
-            if !d.moved && ((x - d.x0).abs() > DRAG_SLOP || (y - d.y0).abs() > DRAG_SLOP) {
-                d.moved = true;
-            }
-            if d.moved {
-                force.force_update();
-            }
-        })
-    };
     let targets: Vec<(Target, Rect)> = lay
         .islands
         .iter()
         .map(|i| (Target::Island(i.id), i.rect))
         .chain(std::iter::once((Target::NewIsland, lay.new_island)))
         .collect();
-    // While a drag is on, "new island" is also a dock fixed at the bottom of the window, so it
-    // can be reached from anywhere in a tall topology.
-    let dock_ref = use_node_ref();
-    let hit = {
-        let targets = targets.clone();
-        let dock_ref = dock_ref.clone();
-        move |x: f64, y: f64, (cx, cy): (f64, f64)| {
-            let on_dock = dock_ref.cast::<web_sys::Element>().is_some_and(|el| {
-                let r = el.get_bounding_client_rect();
-                cx >= r.left() && cx <= r.right() && cy >= r.top() && cy <= r.bottom()
-            });
-            if on_dock {
-                return Some(Target::NewIsland);
-            }
-            targets
-                .iter()
-                .find(|(_, r)| r.contains(x, y))
-                .map(|(t, _)| *t)
-        }
-    };
-    let onpointerup = {
-        let drag = drag.clone();
-        let force = force.clone();
-        let on_select = props.on_select.clone();
-        let on_move = props.on_move.clone();
-        let on_miss = props.on_miss.clone();
-        let hit = hit.clone();
-        let svg_xy = svg_xy.clone();
-        Callback::from(move |e: PointerEvent| {
-            let Some(d) = drag.borrow_mut().take() else {
-                return;
-            };
-            if d.pointer != e.pointer_id() {
-                return;
-            }
-            let (x, y) = svg_xy(&e);
-            if !d.moved {
-                on_select.emit(d.item);
-            } else if let Some(t) = hit(x, y, (e.client_x() as f64, e.client_y() as f64)) {
-                on_move.emit((d.item, t));
-            } else {
-                on_miss.emit(d.item);
-            }
-            force.force_update();
-        })
-    };
-    let onpointercancel = {
-        let drag = drag.clone();
-        let force = force.clone();
-        Callback::from(move |_: PointerEvent| {
-            drag.borrow_mut().take();
-            force.force_update();
-        })
-    };
+    let drag = drag::use_drag(
+        targets,
+        props.on_select.clone(),
+        props.on_move.clone(),
+        props.on_miss.clone(),
+    );
+    let (start, svg_ref, dock_ref) = (
+        drag.start.clone(),
+        drag.svg_ref.clone(),
+        drag.dock_ref.clone(),
+    );
     // Stable callbacks for the host boxes, so an unchanged host is not drawn again.
     let host_down = {
         let start = start.clone();
@@ -1021,12 +901,7 @@ pub fn topology(props: &Props) -> Html {
         })
     };
 
-    let dragging = drag
-        .borrow()
-        .as_ref()
-        .filter(|d| d.moved)
-        .map(|d| (d.item.clone(), d.x, d.y, d.client));
-    let hover = dragging.as_ref().and_then(|(_, x, y, c)| hit(*x, *y, *c));
+    let (dragging, hover) = (drag.dragging.clone(), drag.hover);
     let selected = |item: &Item| match (&props.selection, item) {
         (Some(crate::ui::Selection::Host(a)), Item::Host(b))
         | (Some(crate::ui::Selection::Zone(a)), Item::Zone(b)) => a == b,
@@ -1036,25 +911,6 @@ pub fn topology(props: &Props) -> Html {
     let dups = duplicates(snap, wl);
     let marks = Rc::new(dup_marks(snap, &dups));
 
-    // Islands are drawn as backgrounds; zone headers and hosts go on one keyed layer above them
-    // (in layout order, which is also the keyboard's order), so a host that changes island at a
-    // partition or a heal is only moved (its `transform`), not drawn again in another parent.
-    let island_views = lay.islands.iter().enumerate().map(|(n, isl)| {
-        let r = isl.rect;
-        let class = classes!(
-            "island",
-            format!("island-{}", n % 4),
-            (!lay.partitioned).then_some("whole"),
-            (hover == Some(Target::Island(isl.id))).then_some("drop-hover")
-        );
-        html! {
-            <g key={format!("island {}", isl.id)} data-island={isl.label.clone()} aria-label={format!("{}: {}", isl.label, isl.detail)} role="group">
-                <rect class={class} x={r.x.px()} y={r.y.px()} width={r.w.px()} height={r.h.px()} rx="10" />
-                <text class="island-label" x={(r.x + 10.0).px()} y={(r.y + 16.0).px()}>{ &isl.label }</text>
-                <text class="island-detail" x={(r.x + 10.0).px()} y={(r.y + 30.0).px()}>{ &isl.detail }</text>
-            </g>
-        }
-    });
     let mut items: Vec<Html> = Vec::new();
     // Cells groups in drawing order: the first drawing reveals them a few per frame.
     let mut groups_drawn = 0usize;
@@ -1065,34 +921,16 @@ pub fn topology(props: &Props) -> Html {
     for isl in &lay.islands {
         for c in &isl.columns {
             let item = Item::Zone(c.zone.clone());
-            let h = c.header;
-            let zone_key = format!("zone {} {}", isl.id, c.zone);
             // In the embed view a picture only: no menu, no drag, no focus.
             let on = props.interactive;
-            // In a cluster drawn in cells, the zone's menu also zooms in on its workers.
-            let (zone_aria, tip) = match (on, zoomable) {
-                (false, _) => (None, None),
-                (true, true) => (
-                    Some(tf(format_args!("Zone {}: press Enter to move it to another network island, or see each of its workers, or drag it.", c.zone))),
-                    Some(tf(format_args!("Zone {}: click to move it to another network island, or see each of its workers; drag it to cut it off.", c.zone))),
-                ),
-                (true, false) => (
-                    Some(tf(format_args!("Zone {}: press Enter to move it to another network island, or drag it.", c.zone))),
-                    Some(tf(format_args!("Zone {}: click to move it to another network island; drag it to cut it off.", c.zone))),
-                ),
+            let wiring = on.then(|| (start(item.clone()), key(item.clone())));
+            let header = ZoneHeader {
+                isl: isl.id,
+                column: c,
+                selected: selected(&item),
+                zoomable,
             };
-            items.push(html! {
-                <g key={zone_key} class={classes!("zone", selected(&item).then_some("selected"), (!on).then_some("static"))}
-                   tabindex={on.then_some("0")} role={on.then_some("button")} aria-label={zone_aria}
-                   aria-haspopup={on.then_some("menu")} data-zone={c.zone.clone()}
-                   onpointerdown={on.then(|| start(item.clone()))} onkeydown={on.then(|| key(item.clone()))}>
-                    <rect x={h.x.px()} y={h.y.px()} width={h.w.px()} height={h.h.px()} rx="4" />
-                    <text x={(h.x + h.w / 2.0).px()} y={(h.y + 15.0).px()} text-anchor="middle">{ if on { format!("⠿ {}", c.zone) } else { format!("zone {}", c.zone) } }</text>
-                    if let Some(tip) = tip {
-                        <title>{ tip }</title>
-                    }
-                </g>
-            });
+            items.push(header.view(wiring));
             if let Some((r, (counts, states))) = &c.summary {
                 // Narrowed to the zone's width when a line is longer (about 6 px a character).
                 let fit = |t: &str| (t.chars().count() as f64 * 6.0 > r.w).then(|| r.w.px());
@@ -1162,6 +1000,48 @@ pub fn topology(props: &Props) -> Html {
         .as_ref()
         .and_then(|sel| anchor(snap, &lay, sel));
 
+    let legend = legend(snap, wl, &dups);
+
+    html! {
+        // The menu sits in the wrapper, outside the scrolling box, so it can overlap what is below.
+        <div class="topology-wrap">
+            // A list whose length changes goes in as one node: Yew matches unkeyed siblings from
+            // the end, so a legend or a drag ghost appearing would otherwise shift every host
+            // onto its neighbour's place and draw the whole cluster anew.
+            <div class="topology-scroll" ref={scroll_ref}>
+                <svg ref={svg_ref.clone()} class="topology" width={lay.width.px()} height={lay.height.px()}
+                     role="group" aria-label={t("Cluster topology: network islands, zones and hosts")}
+                     onpointermove={drag.onpointermove.clone()} onpointerup={drag.onpointerup.clone()} onpointercancel={drag.onpointercancel.clone()}>
+                    <rect class="background" x="0" y="0" width={lay.width.px()} height={lay.height.px()}
+                          onpointerdown={props.on_background.reform(|_: PointerEvent| ())} />
+                    <>{ for island_backgrounds(&lay, hover) }</>
+                    <>{ for items }</>
+                    if props.interactive {
+                    <g class={new_class}>
+                        <rect x={n.x.px()} y={n.y.px()} width={n.w.px()} height={n.h.px()} rx="10" />
+                        <text x={(n.x + n.w / 2.0).px()} y={(n.y + n.h / 2.0 - 8.0).px()} text-anchor="middle">{ t("Drop here:") }</text>
+                        <text x={(n.x + n.w / 2.0).px()} y={(n.y + n.h / 2.0 + 10.0).px()} text-anchor="middle">{ t("new island") }</text>
+                    </g>
+                    }
+                    <>{ for ghost }</>
+                </svg>
+            </div>
+            <>{ for legend }</>
+            if dragging.is_some() {
+                <div ref={dock_ref} class={classes!("drop-dock", (hover == Some(Target::NewIsland)).then_some("drop-hover"))}>
+                    { t("Drop here: new island (cut it off from the rest)") }
+                </div>
+            }
+            if let Some((x, y)) = menu_at {
+                <div class="menu-anchor" style={format!("left:{}px;top:{}px", x.px(), y.px())}>{ props.children.clone() }</div>
+            }
+        </div>
+    }
+}
+
+/// The pods' legend under the topology: the workloads that have pods (palette order), the
+/// duplicates marked, the pods no node could take.
+fn legend(snap: &Snapshot, wl: &[WorkloadInfo], dups: &[(String, u32, u32)]) -> Option<Html> {
     // Which workloads have pods at all (the legend lists only those, in palette order).
     let present: Vec<&WorkloadInfo> = wl
         .iter()
@@ -1171,7 +1051,7 @@ pub fn topology(props: &Props) -> Html {
                 .any(|h| h.pods.iter().any(|p| p.workload == w.name))
         })
         .collect();
-    let legend = (!present.is_empty()).then(|| {
+    (!present.is_empty()).then(|| {
         html! {
             <div class="legend" aria-label={t("Pods by workload")}>
                 <span class="legend-title">{ t("Pods:") }</span>
@@ -1198,42 +1078,70 @@ pub fn topology(props: &Props) -> Html {
                 }
             </div>
         }
-    });
+    })
+}
 
-    html! {
-        // The menu sits in the wrapper, outside the scrolling box, so it can overlap what is below.
-        <div class="topology-wrap">
-            // A list whose length changes goes in as one node: Yew matches unkeyed siblings from
-            // the end, so a legend or a drag ghost appearing would otherwise shift every host
-            // onto its neighbour's place and draw the whole cluster anew.
-            <div class="topology-scroll" ref={scroll_ref}>
-                <svg ref={svg_ref.clone()} class="topology" width={lay.width.px()} height={lay.height.px()}
-                     role="group" aria-label={t("Cluster topology: network islands, zones and hosts")}
-                     {onpointermove} {onpointerup} {onpointercancel}>
-                    <rect class="background" x="0" y="0" width={lay.width.px()} height={lay.height.px()}
-                          onpointerdown={props.on_background.reform(|_: PointerEvent| ())} />
-                    <>{ for island_views }</>
-                    <>{ for items }</>
-                    if props.interactive {
-                    <g class={new_class}>
-                        <rect x={n.x.px()} y={n.y.px()} width={n.w.px()} height={n.h.px()} rx="10" />
-                        <text x={(n.x + n.w / 2.0).px()} y={(n.y + n.h / 2.0 - 8.0).px()} text-anchor="middle">{ t("Drop here:") }</text>
-                        <text x={(n.x + n.w / 2.0).px()} y={(n.y + n.h / 2.0 + 10.0).px()} text-anchor="middle">{ t("new island") }</text>
-                    </g>
-                    }
-                    <>{ for ghost }</>
-                </svg>
-            </div>
-            <>{ for legend }</>
-            if dragging.is_some() {
-                <div ref={dock_ref} class={classes!("drop-dock", (hover == Some(Target::NewIsland)).then_some("drop-hover"))}>
-                    { t("Drop here: new island (cut it off from the rest)") }
-                </div>
-            }
-            if let Some((x, y)) = menu_at {
-                <div class="menu-anchor" style={format!("left:{}px;top:{}px", x.px(), y.px())}>{ props.children.clone() }</div>
-            }
-        </div>
+/// Islands are drawn as backgrounds; zone headers and hosts go on one keyed layer above them
+/// (in layout order, which is also the keyboard's order), so a host that changes island at a
+/// partition or a heal is only moved (its `transform`), not drawn again in another parent.
+fn island_backgrounds(lay: &Layout, hover: Option<Target>) -> Vec<Html> {
+    lay.islands.iter().enumerate().map(|(n, isl)| {
+        let r = isl.rect;
+        let class = classes!(
+            "island",
+            format!("island-{}", n % 4),
+            (!lay.partitioned).then_some("whole"),
+            (hover == Some(Target::Island(isl.id))).then_some("drop-hover")
+        );
+        html! {
+            <g key={format!("island {}", isl.id)} data-island={isl.label.clone()} aria-label={format!("{}: {}", isl.label, isl.detail)} role="group">
+                <rect class={class} x={r.x.px()} y={r.y.px()} width={r.w.px()} height={r.h.px()} rx="10" />
+                <text class="island-label" x={(r.x + 10.0).px()} y={(r.y + 16.0).px()}>{ &isl.label }</text>
+                <text class="island-detail" x={(r.x + 10.0).px()} y={(r.y + 30.0).px()}>{ &isl.detail }</text>
+            </g>
+        }
+    }).collect()
+}
+
+/// A zone's header in the topology: its name, and (when the page is interactive) its menu and
+/// drag handle.
+struct ZoneHeader<'a> {
+    isl: u32,
+    column: &'a Column,
+    selected: bool,
+    /// The cluster is drawn in cells: the zone's menu also zooms in on its workers.
+    zoomable: bool,
+}
+
+impl ZoneHeader<'_> {
+    /// `wiring`: the press that starts a drag and the keys that open the menu; `None` in the
+    /// embed view (a picture only: no menu, no drag, no focus).
+    fn view(&self, wiring: Option<(Callback<PointerEvent>, Callback<KeyboardEvent>)>) -> Html {
+        let (c, h, on) = (self.column, self.column.header, wiring.is_some());
+        let (zone_aria, tip) = match (on, self.zoomable) {
+            (false, _) => (None, None),
+            (true, true) => (
+                Some(tf(format_args!("Zone {}: press Enter to move it to another network island, or see each of its workers, or drag it.", c.zone))),
+                Some(tf(format_args!("Zone {}: click to move it to another network island, or see each of its workers; drag it to cut it off.", c.zone))),
+            ),
+            (true, false) => (
+                Some(tf(format_args!("Zone {}: press Enter to move it to another network island, or drag it.", c.zone))),
+                Some(tf(format_args!("Zone {}: click to move it to another network island; drag it to cut it off.", c.zone))),
+            ),
+        };
+        let (down, key) = wiring.unzip();
+        html! {
+            <g key={format!("zone {} {}", self.isl, c.zone)} class={classes!("zone", self.selected.then_some("selected"), (!on).then_some("static"))}
+               tabindex={on.then_some("0")} role={on.then_some("button")} aria-label={zone_aria}
+               aria-haspopup={on.then_some("menu")} data-zone={c.zone.clone()}
+               onpointerdown={down} onkeydown={key}>
+                <rect x={h.x.px()} y={h.y.px()} width={h.w.px()} height={h.h.px()} rx="4" />
+                <text x={(h.x + h.w / 2.0).px()} y={(h.y + 15.0).px()} text-anchor="middle">{ if on { format!("⠿ {}", c.zone) } else { format!("zone {}", c.zone) } }</text>
+                if let Some(tip) = tip {
+                    <title>{ tip }</title>
+                }
+            </g>
+        }
     }
 }
 
