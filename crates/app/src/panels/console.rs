@@ -225,29 +225,11 @@ pub fn console_panel() -> Html {
                 }
                 "Tab" => {
                     e.prevent_default();
-                    let (scenario, snapshot) = {
-                        let run = sim.borrow();
-                        (run.scenario_rc(), run.snapshot())
-                    };
-                    // A Deployment's ReplicaSet is named from its name alone; pods as the moment
-                    // shown has them.
-                    let replica_sets: Vec<String> = (scenario.workloads.iter())
-                        .filter(|w| w.kind == sim::scenario::WorkloadKind::Deployment)
-                        .map(|w| sim::k8s::objects::replica_set_name(&w.name))
-                        .collect();
+                    let names = completion_names(&sim.borrow());
                     let words: Vec<&str> = WORDS
                         .iter()
                         .copied()
-                        .chain(scenario.hosts.iter().map(|h| h.name.as_str()))
-                        .chain(scenario.workloads.iter().map(|w| w.name.as_str()))
-                        .chain(replica_sets.iter().map(String::as_str))
-                        .chain(
-                            snapshot
-                                .hosts
-                                .iter()
-                                .flat_map(|h| &h.pods)
-                                .map(|p| p.name.as_str()),
-                        )
+                        .chain(names.iter().map(String::as_str))
                         .collect();
                     if let Some(done) = complete(&el.value(), &words) {
                         el.set_value(&done);
@@ -275,16 +257,7 @@ pub fn console_panel() -> Html {
                         .value();
                     host.set(v.parse().ok());
                 });
-                // As markup: a thousand options drawn one element at a time are a long task.
-                let options: String = (scenario.hosts.iter().enumerate())
-                    .map(|(i, h)| {
-                        let selected = if i == from { " selected" } else { "" };
-                        format!(
-                            r#"<option value="{i}"{selected}>{}</option>"#,
-                            escape(&h.name)
-                        )
-                    })
-                    .collect();
+                let options = host_options(&scenario, from);
                 html! {
                     <select aria-label={t("Console host")} onchange={pick_host}>
                         { Html::from_html_unchecked(options.into()) }
@@ -302,18 +275,7 @@ pub fn console_panel() -> Html {
                 <span class="hint">{ t("Try: kubectl get nodes · kubectl get pods -A -o wide · etcdctl endpoint status --cluster -w table · curl http://web · kubectl get --raw /readyz?verbose · kubectl port-forward svc/web 8080:80 & curl localhost:8080. ↑/↓ history, Tab completes. Commands that change the cluster (cordon, scale, delete pod, etcdctl member add|remove|promote, kubeadm join, etcd --force-new-cluster) are recorded at this moment.") }</span>
             </div>
             <div class="console-screen" role="log" aria-label={t("Console output")} ref={screen}>
-                { for entries.borrow().iter().map(|e| html! {
-                    <div class={classes!("entry", e.out.is_none().then_some("pending"))}>
-                        <div class="cmd"><span class="prompt">{ &e.prompt }</span>{ " " }{ &e.line }</div>
-                        if let Some(out) = &e.out {
-                            if !out.stdout.is_empty() { <pre class="stdout">{ &out.stdout }</pre> }
-                            if !out.stderr.is_empty() { <pre class="stderr">{ &out.stderr }</pre> }
-                            if out.took_s >= 0.5 || out.status != 0 {
-                                <div class="took">{ format!("took {} s of simulated time · exit status {}", Fixed(out.took_s, 1), out.status) }</div>
-                            }
-                        }
-                    </div>
-                }) }
+                { for entries.borrow().iter().map(entry) }
                 <div class="input-line">
                     <span class="prompt">{ prompt }</span>
                     <input ref={input} type="text" aria-label={t("Console command")} spellcheck="false"
@@ -321,6 +283,56 @@ pub fn console_panel() -> Html {
                 </div>
             </div>
         </details>
+    }
+}
+
+/// The host picker's options, `from` selected, as markup: a thousand options drawn one element
+/// at a time are a long task.
+fn host_options(scenario: &sim::scenario::Scenario, from: usize) -> String {
+    (scenario.hosts.iter().enumerate())
+        .map(|(i, h)| {
+            let selected = if i == from { " selected" } else { "" };
+            format!(
+                r#"<option value="{i}"{selected}>{}</option>"#,
+                escape(&h.name)
+            )
+        })
+        .collect()
+}
+
+/// The names Tab completes beside the tools' words: hosts, workloads, a Deployment's
+/// ReplicaSet (named from its name alone), and the pods as the moment shown has them.
+fn completion_names(run: &crate::mirror::Mirror) -> Vec<String> {
+    let (scenario, snapshot) = (run.scenario_rc(), run.snapshot());
+    let replica_sets = (scenario.workloads.iter())
+        .filter(|w| w.kind == sim::scenario::WorkloadKind::Deployment)
+        .map(|w| sim::k8s::objects::replica_set_name(&w.name));
+    (scenario.hosts.iter().map(|h| h.name.clone()))
+        .chain(scenario.workloads.iter().map(|w| w.name.clone()))
+        .chain(replica_sets)
+        .chain(
+            snapshot
+                .hosts
+                .iter()
+                .flat_map(|h| &h.pods)
+                .map(|p| p.name.clone()),
+        )
+        .collect()
+}
+
+/// One command on the screen: its prompt and line, then what it printed once it came back.
+fn entry(e: &Entry) -> Html {
+    html! {
+        <div class={classes!("entry", e.out.is_none().then_some("pending"))}>
+            <div class="cmd"><span class="prompt">{ &e.prompt }</span>{ " " }{ &e.line }</div>
+            if let Some(out) = &e.out {
+                if !out.stdout.is_empty() { <pre class="stdout">{ &out.stdout }</pre> }
+                if !out.stderr.is_empty() { <pre class="stderr">{ &out.stderr }</pre> }
+                if out.took_s >= 0.5 || out.status != 0 {
+                    <div class="took">{ format!("took {} s of simulated time · exit status {}", Fixed(out.took_s, 1), out.status) }</div>
+                }
+            }
+        </div>
     }
 }
 
