@@ -534,16 +534,182 @@ impl Lanes {
     }
 }
 
+/// Where the charts draw: the left margin (titles), the plot's width, the figure's, the run's
+/// duration.
+#[derive(Clone, Copy)]
+struct Scale {
+    left: f64,
+    pw: f64,
+    w: f64,
+    duration: f64,
+}
+
+impl Scale {
+    /// The x of report second `t`.
+    fn x(self, t: f64) -> f64 {
+        self.left + t.max(0.0).min(self.duration) / self.duration * self.pw
+    }
+
+    fn rect(self, t0: f64, t1: f64, y: f64, h: f64, class: &'static str) -> Html {
+        let (x0, x1) = (self.x(t0), self.x(t1));
+        html! { <rect class={class} x={x0.px()} y={y.px()} width={(x1 - x0).max(0.5).px()} height={h.px()} /> }
+    }
+}
+
+/// Everything the charts draw from the report: the fault lanes and their shades, the rows, the
+/// time axis; and the y of the first row and of the axis.
+fn drawing(report: &Report, lanes: &Lanes, sc: Scale, complete: bool) -> (Html, f64, f64) {
+    let (x, duration, left) = (|t| sc.x(t), sc.duration, sc.left);
+    let faults_y = 8.0;
+    let windows = fault_windows(report, duration);
+    let fault_lanes = assign_lanes(&windows);
+    let nf = fault_lanes.iter().max().map_or(1, |m| m + 1).min(4) as f64;
+    let first_y = faults_y + nf * LANE + GAP;
+    let all_rows = rows(report, lanes, duration);
+    let axis_y = first_y + all_rows.iter().map(|r| r.height(left) + GAP).sum::<f64>() - GAP + 6.0;
+    let windows_html = windows.iter().zip(&fault_lanes).filter(|(_, l)| **l < 4).map(|(w, l)| {
+        let y = faults_y + *l as f64 * LANE;
+        let width = x(w.t1) - x(w.t0);
+        html! {
+            <g class="fault">
+                { sc.rect(w.t0, w.t1, y + 1.0, LANE - 2.0, "fault-bar") }
+                <text x={(x(w.t0) + 3.0).px()} y={(y + 12.5).px()}>{ clip_text(&w.text, width) }</text>
+            </g>
+        }
+    });
+    // Fault windows shade every chart, so cause and effect line up.
+    let shades = windows.iter().map(|w| {
+        sc.rect(
+            w.t0,
+            w.t1,
+            first_y - 4.0,
+            axis_y - first_y + 4.0,
+            "fault-shade",
+        )
+    });
+    let mut y = first_y;
+    let mut body = Vec::new();
+    for row in all_rows {
+        let h = row.height(left);
+        body.push(row_view(report, row, y, sc));
+        y += h + GAP;
+    }
+    let step = tick_step(duration, (sc.pw / 70.0).floor().max(4.0).min(10.0));
+    let ticks = (0..=(duration / step) as usize).map(|k| {
+        let t = k as f64 * step;
+        html! {
+            <g class="tick">
+                <line x1={x(t).px()} x2={x(t).px()} y1={(axis_y - 4.0).px()} y2={axis_y.px()} />
+                // The label at the very end is right-aligned, so it is not cut.
+                <text x={x(t).px()} y={(axis_y + 14.0).px()} text-anchor={if x(t) + 20.0 > sc.w { "end" } else { "middle" }}>{ fmt_t(t) }</text>
+            </g>
+        }
+    });
+    let html = html! {
+        <>
+            { for shades }
+            <text class="row-title" x="8" y={(faults_y + 12.5).px()}>{ tr("Faults") }</text>
+            if windows.is_empty() {
+                <text class="row-sub" x={(left + 4.0).px()} y={(faults_y + 12.5).px()}>{
+                    // Random faults come later in a run that is still being computed.
+                    tr(if complete { "none: nothing is broken in this run" } else { "none so far (the run is still being computed)" })
+                }</text>
+            }
+            <>{ for windows_html }</>
+            <>{ for body }</>
+            <line class="axis" x1={left.px()} x2={(left + sc.pw).px()} y1={axis_y.px()} y2={axis_y.px()} />
+            { for ticks }
+        </>
+    };
+    (html, first_y, axis_y)
+}
+
+/// One row of the charts at height `y`: a band of states, or leader lanes with the changes.
+fn row_view(report: &Report, row: Row, y: f64, sc: Scale) -> Html {
+    let (x, left) = (|t| sc.x(t), sc.left);
+    let above = row.title_above(left);
+    match row {
+        Row::Band { title, sub, cells } => html! {
+            <g class="row">
+                <text class="row-title" x="8" y={(y + if sub.is_empty() { 17.0 } else { 12.0 }).px()}>{ clip_text(&title, (left - 10.0) * TITLE_FONT) }<title>{ &title }</title></text>
+                <text class="row-sub" x="8" y={(y + 24.0).px()}>{ clip_text(&sub, left - 10.0) }</text>
+                { for cells.into_iter().map(|(t0, t1, class, label)| {
+                    let text_class = match class { "lost" => "on-lost", "dup" => "on-dup", _ => "on-ok" };
+                    let tip = format!("{}–{}: {}", fmt_t(t0), fmt_t(t1), if label.is_empty() { trs("not known yet") } else { label.clone() });
+                    html! {
+                        <g>
+                            <title>{ tip }</title>
+                            { sc.rect(t0, t1, y, ROW, class) }
+                            <text class={text_class} x={(x(t0) + 4.0).px()} y={(y + 17.0).px()}>{ clip_text(&label, x(t1) - x(t0)) }</text>
+                        </g>
+                    }
+                }) }
+            </g>
+        },
+        Row::Leader {
+            title,
+            hosts,
+            series,
+            marks,
+        } => {
+            // The lanes start below the title when it has a line of its own.
+            let (title_y, y) = if above {
+                (y + 11.0, y + TITLE_LINE)
+            } else {
+                (y + 12.5, y)
+            };
+            let leader_runs = runs(&report.series.t, series.codes(), sc.duration);
+            let lanes = hosts.iter().enumerate().map(|(i, h)| {
+                let ly = y + i as f64 * LANE;
+                let bars = leader_runs.iter().filter(|(_, _, l)| series.name(*l) == Some(h.as_str())).map(|(t0, t1, _)| sc.rect(*t0, *t1, ly + 2.0, LANE - 4.0, "leader-bar"));
+                html! {
+                    <g>
+                        <text class="lane" x={(left - 8.0).px()} y={(ly + 12.5).px()} text-anchor="end">{ h }</text>
+                        <line class="lane-line" x1={left.px()} x2={(left + sc.pw).px()} y1={(ly + LANE / 2.0).px()} y2={(ly + LANE / 2.0).px()} />
+                        { for bars }
+                    </g>
+                }
+            });
+            // Leader changes: a mark where each was won, in the winner's lane.
+            let marks = marks.into_iter().filter_map(|(t, host, text)| {
+                let lane = hosts.iter().position(|h| h == host)?;
+                let (cx, my) = (x(t), y + lane as f64 * LANE);
+                Some(html! { <path class="change" d={format!("M{} {} l-5 -7 h10 z", cx.px(), (my + 8.0).px())}><title>{ translate(text) }</title></path> })
+            });
+            html! {
+                <g class="row">
+                    <text class="row-title" x="8" y={title_y.px()}>{ title }</text>
+                    { for lanes }
+                    { for marks }
+                </g>
+            }
+        }
+    }
+}
+
 #[function_component(Charts)]
 pub fn charts(props: &Props) -> Html {
     let duration = props.duration.max(1.0);
     let figure = use_node_ref();
     let (w, left) = geometry(crate::width::use_width(figure.clone()));
     let pw = w - left - RIGHT;
-    let x = move |t: f64| left + t.max(0.0).min(duration) / duration * pw;
+    let x = move |t: f64| {
+        Scale {
+            left,
+            pw,
+            w,
+            duration,
+        }
+        .x(t)
+    };
 
-    let faults_y = 8.0;
     let complete = props.computed >= props.duration;
+    let scale = Scale {
+        left,
+        pw,
+        w,
+        duration,
+    };
     // Everything drawn from the report is memoised on it: only the cursor moves per frame.
     let drawing = use_memo(
         (
@@ -557,122 +723,7 @@ pub fn charts(props: &Props) -> Html {
         {
             let report = props.report.0.clone();
             let lanes = props.lanes.clone();
-            move |_| {
-                let windows = fault_windows(&report, duration);
-                let fault_lanes = assign_lanes(&windows);
-                let nf = fault_lanes.iter().max().map_or(1, |m| m + 1).min(4) as f64;
-                let first_y = faults_y + nf * LANE + GAP;
-                let all_rows = rows(&report, &lanes, duration);
-                let axis_y = first_y + all_rows.iter().map(|r| r.height(left) + GAP).sum::<f64>()
-                    - GAP
-                    + 6.0;
-                let rect = |t0: f64, t1: f64, y: f64, h: f64, class: &'static str| {
-                    html! { <rect class={class} x={x(t0).px()} y={y.px()} width={(x(t1) - x(t0)).max(0.5).px()} height={h.px()} /> }
-                };
-                let windows_html = windows.iter().zip(&fault_lanes).filter(|(_, l)| **l < 4).map(|(w, l)| {
-                let y = faults_y + *l as f64 * LANE;
-                let width = x(w.t1) - x(w.t0);
-                html! {
-                    <g class="fault">
-                        { rect(w.t0, w.t1, y + 1.0, LANE - 2.0, "fault-bar") }
-                        <text x={(x(w.t0) + 3.0).px()} y={(y + 12.5).px()}>{ clip_text(&w.text, width) }</text>
-                    </g>
-                }
-            });
-                // Fault windows shade every chart, so cause and effect line up.
-                let shades = windows.iter().map(|w| {
-                    rect(
-                        w.t0,
-                        w.t1,
-                        first_y - 4.0,
-                        axis_y - first_y + 4.0,
-                        "fault-shade",
-                    )
-                });
-                let mut y = first_y;
-                let mut body = Vec::new();
-                for row in all_rows {
-                    let h = row.height(left);
-                    let above = row.title_above(left);
-                    body.push(match row {
-                    Row::Band { title, sub, cells } => html! {
-                        <g class="row">
-                            <text class="row-title" x="8" y={(y + if sub.is_empty() { 17.0 } else { 12.0 }).px()}>{ clip_text(&title, (left - 10.0) * TITLE_FONT) }<title>{ &title }</title></text>
-                            <text class="row-sub" x="8" y={(y + 24.0).px()}>{ clip_text(&sub, left - 10.0) }</text>
-                            { for cells.into_iter().map(|(t0, t1, class, label)| {
-                                let text_class = match class { "lost" => "on-lost", "dup" => "on-dup", _ => "on-ok" };
-                                let tip = format!("{}–{}: {}", fmt_t(t0), fmt_t(t1), if label.is_empty() { trs("not known yet") } else { label.clone() });
-                                html! {
-                                    <g>
-                                        <title>{ tip }</title>
-                                        { rect(t0, t1, y, ROW, class) }
-                                        <text class={text_class} x={(x(t0) + 4.0).px()} y={(y + 17.0).px()}>{ clip_text(&label, x(t1) - x(t0)) }</text>
-                                    </g>
-                                }
-                            }) }
-                        </g>
-                    },
-                    Row::Leader { title, hosts, series, marks } => {
-                        // The lanes start below the title when it has a line of its own.
-                        let (title_y, y) = if above { (y + 11.0, y + TITLE_LINE) } else { (y + 12.5, y) };
-                        let leader_runs = runs(&report.series.t, series.codes(), duration);
-                        let lanes = hosts.iter().enumerate().map(|(i, h)| {
-                            let ly = y + i as f64 * LANE;
-                            let bars = leader_runs.iter().filter(|(_, _, l)| series.name(*l) == Some(h.as_str())).map(|(t0, t1, _)| rect(*t0, *t1, ly + 2.0, LANE - 4.0, "leader-bar"));
-                            html! {
-                                <g>
-                                    <text class="lane" x={(left - 8.0).px()} y={(ly + 12.5).px()} text-anchor="end">{ h }</text>
-                                    <line class="lane-line" x1={left.px()} x2={(left + pw).px()} y1={(ly + LANE / 2.0).px()} y2={(ly + LANE / 2.0).px()} />
-                                    { for bars }
-                                </g>
-                            }
-                        });
-                        // Leader changes: a mark where each was won, in the winner's lane.
-                        let marks = marks.into_iter().filter_map(|(t, host, text)| {
-                            let lane = hosts.iter().position(|h| h == host)?;
-                            let (cx, my) = (x(t), y + lane as f64 * LANE);
-                            Some(html! { <path class="change" d={format!("M{} {} l-5 -7 h10 z", cx.px(), (my + 8.0).px())}><title>{ translate(text) }</title></path> })
-                        });
-                        html! {
-                            <g class="row">
-                                <text class="row-title" x="8" y={title_y.px()}>{ title }</text>
-                                { for lanes }
-                                { for marks }
-                            </g>
-                        }
-                    }
-                });
-                    y += h + GAP;
-                }
-                let step = tick_step(duration, (pw / 70.0).floor().max(4.0).min(10.0));
-                let ticks = (0..=(duration / step) as usize).map(|k| {
-                let t = k as f64 * step;
-                html! {
-                    <g class="tick">
-                        <line x1={x(t).px()} x2={x(t).px()} y1={(axis_y - 4.0).px()} y2={axis_y.px()} />
-                        // The label at the very end is right-aligned, so it is not cut.
-                        <text x={x(t).px()} y={(axis_y + 14.0).px()} text-anchor={if x(t) + 20.0 > w { "end" } else { "middle" }}>{ fmt_t(t) }</text>
-                    </g>
-                }
-            });
-                let html = html! {
-                    <>
-                        { for shades }
-                        <text class="row-title" x="8" y={(faults_y + 12.5).px()}>{ tr("Faults") }</text>
-                        if windows.is_empty() {
-                            <text class="row-sub" x={(left + 4.0).px()} y={(faults_y + 12.5).px()}>{
-                                // Random faults come later in a run that is still being computed.
-                                tr(if complete { "none: nothing is broken in this run" } else { "none so far (the run is still being computed)" })
-                            }</text>
-                        }
-                        <>{ for windows_html }</>
-                        <>{ for body }</>
-                        <line class="axis" x1={left.px()} x2={(left + pw).px()} y1={axis_y.px()} y2={axis_y.px()} />
-                        { for ticks }
-                    </>
-                };
-                (html, first_y, axis_y)
-            }
+            move |_| drawing(&report, &lanes, scale, complete)
         },
     );
     let (first_y, axis_y) = (drawing.1, drawing.2);
