@@ -465,6 +465,7 @@ fn fault(
                 "" => None,
                 t => Some(dur("replace_after", t)?),
             },
+            remove_on_notice: false,
         },
         FaultForm::ZoneOutages => FaultKind::ZoneOutages {
             mtbf: dur("mtbf", every)?,
@@ -533,13 +534,20 @@ pub fn fault_text(f: &Fault) -> String {
         FaultKind::SpotInterruptions {
             every,
             replace_after,
-        } => match replace_after {
-            Some(r) => {
+            remove_on_notice,
+        } => match (replace_after, remove_on_notice) {
+            (Some(r), false) => {
                 format!("spot hosts {who} interrupted every {every} on average, replaced after {r}")
             }
-            None => {
+            (None, false) => {
                 format!("spot hosts {who} interrupted every {every} on average, never replaced")
             }
+            (Some(r), true) => format!(
+                "spot hosts {who} interrupted every {every} on average, each etcd member removed on its notice, replaced after {r}"
+            ),
+            (None, true) => format!(
+                "spot hosts {who} interrupted every {every} on average, each etcd member removed on its notice, never replaced"
+            ),
         },
     }
 }

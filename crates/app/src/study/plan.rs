@@ -229,6 +229,7 @@ pub fn with_preset(s: &Scenario, preset: Preset) -> Scenario {
                     kind: FaultKind::SpotInterruptions {
                         every: days(14),
                         replace_after: Some(Duration::from_secs(300)),
+                        remove_on_notice: false,
                     },
                 });
             }

@@ -691,6 +691,7 @@ const FAULT_FIELDS: &[&str] = &[
     "mttr",
     "spot_interruptions_every",
     "replace_after",
+    "remove_on_notice",
 ];
 
 fn fault_from(j: &J, path: &str) -> R<Fault> {
@@ -706,20 +707,24 @@ fn fault_from(j: &J, path: &str) -> R<Fault> {
         Some(every) => {
             for k in ["zones", "mtbf", "mttr"] {
                 if o.get(k).is_some() {
-                    return fail(o.at(k), "not a field of spot interruptions (hosts, spot_interruptions_every, replace_after)");
+                    return fail(o.at(k), "not a field of spot interruptions (hosts, spot_interruptions_every, replace_after, remove_on_notice)");
                 }
             }
+            let remove = o.get("remove_on_notice");
             FaultKind::SpotInterruptions {
                 every,
                 replace_after: get_dur("replace_after")?,
+                remove_on_notice: remove
+                    .map(|j| as_bool(j, &o.at("remove_on_notice")))
+                    .transpose()?
+                    .unwrap_or(false),
             }
         }
         None => {
-            if o.get("replace_after").is_some() {
-                return fail(
-                    o.at("replace_after"),
-                    "only spot interruptions replace hosts",
-                );
+            for k in ["replace_after", "remove_on_notice"] {
+                if o.get(k).is_some() {
+                    return fail(o.at(k), "only spot interruptions replace hosts");
+                }
             }
             let mtbf = as_duration(o.req("mtbf")?, &o.at("mtbf"))?;
             let mttr = as_duration(o.req("mttr")?, &o.at("mttr"))?;
@@ -787,10 +792,14 @@ impl Fault {
             FaultKind::SpotInterruptions {
                 every,
                 replace_after,
+                remove_on_notice,
             } => {
                 let mut f = vec![("hosts", t), ("spot_interruptions_every", dur(every))];
                 if let Some(r) = replace_after {
                     f.push(("replace_after", dur(r)));
+                }
+                if remove_on_notice {
+                    f.push(("remove_on_notice", J::Bool(true)));
                 }
                 f
             }
@@ -1264,11 +1273,20 @@ mod tests {
                 {"hosts": ["etcd-1", "rack-b"], "mtbf": "100h", "mttr": "10h"},
                 {"zones": "all", "mtbf": "720h", "mttr": "1h"},
                 {"hosts": "spot", "spot_interruptions_every": "336h"},
-                {"hosts": "role:etcd", "mtbf": "30m", "mttr": "1m"}
+                {"hosts": "role:etcd", "mtbf": "30m", "mttr": "1m"},
+                {"hosts": "spot", "spot_interruptions_every": "720h", "replace_after": "5m", "remove_on_notice": true}
             ])
         });
         let s = parse(&doc).unwrap();
-        assert_eq!(s.faults.len(), 4);
+        assert_eq!(s.faults.len(), 5);
+        assert_eq!(
+            s.faults[4].kind,
+            FaultKind::SpotInterruptions {
+                every: Duration::from_secs(720 * 3600),
+                replace_after: Some(Duration::from_secs(300)),
+                remove_on_notice: true
+            }
+        );
         assert_eq!(
             s.faults[0].kind,
             FaultKind::HostFailures {
@@ -1301,6 +1319,12 @@ mod tests {
         );
         assert!(
             canonical.contains("\"hosts\": \"role:etcd\""),
+            "{canonical}"
+        );
+        // Written only when set.
+        assert_eq!(
+            canonical.matches("remove_on_notice").count(),
+            1,
             "{canonical}"
         );
     }
@@ -1418,9 +1442,13 @@ mod tests {
             (edited(|v| v["faults"] = json!([{"hosts": "all", "mtbf": "1h"}])),
              "faults[0].mttr: missing required field"),
             (edited(|v| v["faults"] = json!([{"hosts": "spot", "spot_interruptions_every": "1h", "mttr": "1m"}])),
-             "faults[0].mttr: not a field of spot interruptions (hosts, spot_interruptions_every, replace_after)"),
+             "faults[0].mttr: not a field of spot interruptions (hosts, spot_interruptions_every, replace_after, remove_on_notice)"),
+            (edited(|v| v["faults"] = json!([{"hosts": "all", "mtbf": "1h", "mttr": "1m", "remove_on_notice": true}])),
+             "faults[0].remove_on_notice: only spot interruptions replace hosts"),
+            (edited(|v| v["faults"] = json!([{"hosts": "spot", "spot_interruptions_every": "1h", "remove_on_notice": "yes"}])),
+             "faults[0].remove_on_notice: expected true or false, found a string"),
             (edited(|v| v["faults"] = json!([{"hosts": "all", "mtbf": "1h", "mttr": "1m", "mtbr": "1m"}])),
-             "faults[0].mtbr: unknown field (known: hosts, zones, mtbf, mttr, spot_interruptions_every, replace_after)"),
+             "faults[0].mtbr: unknown field (known: hosts, zones, mtbf, mttr, spot_interruptions_every, replace_after, remove_on_notice)"),
             (with_events(json!([{"at": "1m", "action": "crash"}])),
              "events[0].host: missing required field"),
             (with_events(json!([{"at": "1m", "action": "heal", "host": "m1"}])),

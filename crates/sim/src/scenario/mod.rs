@@ -106,9 +106,12 @@ pub enum FaultKind {
     ZoneOutages { mtbf: Duration, mttr: Duration },
     /// Each selected spot host is interrupted (notice, drain, termination) after a time with
     /// mean `every`. `replace_after`: a fresh host of the same roles joins that long after.
+    /// `remove_on_notice`: the automation that acts on the notice removes the host's etcd
+    /// member at once, while it still answers, instead of the replacement removing it later.
     SpotInterruptions {
         every: Duration,
         replace_after: Option<Duration>,
+        remove_on_notice: bool,
     },
 }
 

@@ -248,6 +248,7 @@ impl Scenario {
                     FaultKind::SpotInterruptions {
                         every,
                         replace_after: Some(r),
+                        ..
                     } => (false, every + SPOT_NOTICE + r, 2.0),
                 };
                 let targets = if on_zones {
@@ -295,10 +296,7 @@ impl Scenario {
                 FaultKind::HostFailures { mtbf, mttr } | FaultKind::ZoneOutages { mtbf, mttr } => {
                     vec![("mtbf", mtbf), ("mttr", mttr)]
                 }
-                FaultKind::SpotInterruptions {
-                    every,
-                    replace_after: _,
-                } => {
+                FaultKind::SpotInterruptions { every, .. } => {
                     if let Some(h) = self
                         .selected_hosts(&f.targets)
                         .into_iter()

@@ -12,7 +12,9 @@
 //! `etcd` first removes the reclaimed machine's member, which is still listed and would fail
 //! kubeadm's etcd health check, then joins a new member (a learner, promoted once caught up):
 //! both steps need a quorum, so two reclaims close together in a 3-member cluster leave it
-//! without one for good. A fault
+//! without one for good; unless the process removes the member on the notice
+//! (`remove_on_notice`), while the doomed machine still answers and the quorum still holds. A
+//! fault
 //! that meets a host in another state (a repair of a host the scenario crashed, a failure of a
 //! terminated host) does nothing: the process only repairs what it broke.
 
@@ -125,6 +127,7 @@ pub(super) fn draw(s: &Scenario) -> FaultState {
             FaultKind::SpotInterruptions {
                 every,
                 replace_after,
+                ..
             } => {
                 for h in s.selected_hosts(&f.targets) {
                     let h_id = h as HostId;
@@ -240,6 +243,16 @@ impl World {
             FaultAction::SpotNotice(h) => {
                 if self.host_is_up(h) {
                     self.spot_notice(h, Some(&why));
+                    let remove = matches!(
+                        self.scenario.faults[d.process as usize].kind,
+                        FaultKind::SpotInterruptions {
+                            remove_on_notice: true,
+                            ..
+                        }
+                    );
+                    if remove {
+                        self.remove_member_on_notice(h);
+                    }
                 }
             }
             FaultAction::Replace(h) => {

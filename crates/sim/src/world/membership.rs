@@ -147,6 +147,25 @@ impl World {
         }
     }
 
+    /// The automation acting on a spot notice (`remove_on_notice`) removes the doomed host's
+    /// etcd member at once (`etcdctl member remove` from the host itself), while it answers and
+    /// the quorum holds: the cluster shrinks by one, and a replacement only has to join.
+    pub(super) fn remove_member_on_notice(&mut self, h: HostId) {
+        if !self.scenario.hosts[h as usize].runs_etcd() {
+            return;
+        }
+        let id = self.etcd.member_id_of(h);
+        if !self.etcd.listed(id) {
+            return;
+        }
+        let action = "etcd_member_remove";
+        if let Err(reason) = self.propose_member_change(action, h, ConfChange::Remove(id), h, false)
+        {
+            self.obs
+                .operation(self.now, action, Some(h), Err(reason.into()));
+        }
+    }
+
     /// kubeadm's join of a host with `etcd` checks the health of every member the cluster
     /// lists (`CheckLocalEtcdClusterStatus`): a member that does not answer from the joining
     /// host fails the join.
