@@ -493,6 +493,48 @@ fn t95(df: usize) -> f64 {
     }
 }
 
+/// The exact (Garwood) 95 % interval of a Poisson mean from `events` counted: the means under
+/// which seeing that many or more (for the low end), or that many or fewer (for the high end),
+/// has a chance of 2.5 %. For how often something rare happens (a first loss of quorum) from
+/// how many times it did; with none seen, the high end is still a claim (3.69).
+pub fn poisson_interval(events: u64) -> [f64; 2] {
+    let k = events as f64;
+    // P(X <= k) for X ~ Poisson(mu), its terms summed in logarithms (k may be thousands).
+    let cdf = |k: u64, mu: f64| -> f64 {
+        if mu <= 0.0 {
+            return 1.0;
+        }
+        let (mut log_term, mut sum) = (-mu, 0.0);
+        for i in 0..=k {
+            if i > 0 {
+                log_term += mu.ln() - (i as f64).ln();
+            }
+            sum += log_term.exp();
+        }
+        sum.min(1.0)
+    };
+    // The mean where `f` (falling in mu) crosses `p`, by bisection.
+    let solve = |f: &dyn Fn(f64) -> f64, p: f64| -> f64 {
+        let (mut lo, mut hi) = (0.0, k + 10.0 * (k + 1.0).sqrt() + 10.0);
+        for _ in 0..100 {
+            let mid = (lo + hi) / 2.0;
+            if f(mid) > p {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        (lo + hi) / 2.0
+    };
+    let high = solve(&|mu| cdf(events, mu), 0.025);
+    // P(X >= k) = 0.025 where P(X <= k - 1) = 0.975.
+    let low = match events {
+        0 => 0.0,
+        _ => solve(&|mu| cdf(events - 1, mu), 0.975),
+    };
+    [low, high]
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct EtcdFigures {
     pub quorum_unavailability: Estimate,
@@ -655,5 +697,32 @@ impl StudyReport {
 
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::poisson_interval;
+
+    /// Against published tables of the exact interval (e.g. Garwood 1936; Ulm 1990).
+    #[test]
+    fn the_poisson_interval_is_the_exact_one() {
+        for (k, low, high) in [
+            (0, 0.0, 3.689),
+            (1, 0.0253, 5.572),
+            (2, 0.2422, 7.225),
+            (10, 4.795, 18.39),
+            (100, 81.36, 121.63),
+        ] {
+            let [l, h] = poisson_interval(k);
+            assert!(
+                (l - low).abs() <= 0.001 * low.max(1.0),
+                "{k}: low {l} against {low}"
+            );
+            assert!(
+                (h - high).abs() <= 0.001 * high,
+                "{k}: high {h} against {high}"
+            );
+        }
     }
 }

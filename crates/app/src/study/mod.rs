@@ -109,7 +109,7 @@ pub struct StudyProps {
 
 /// The designs a study runs: the scenario under the chosen faults, and its variant if any.
 fn designs(base: &Scenario, st: &Settings) -> Vec<Scenario> {
-    let s = plan::with_preset(base, st.preset);
+    let s = plan::with_spot_model(&plan::with_preset(base, st.preset), &st.spot);
     let v = plan::variant_of(&s, st.variant);
     std::iter::once(s).chain(v).collect()
 }
@@ -211,6 +211,17 @@ pub fn study_page(props: &StudyProps) -> Html {
             s.seed = n;
         }
     });
+    let spot = SpotControls {
+        on_rate: set(|s, v| s.spot.rate = plan::SpotRate::from_key(&v).unwrap_or(s.spot.rate)),
+        on_replacement: set(|s, v| {
+            s.spot.replacement = plan::Replacement::from_key(&v).unwrap_or(s.spot.replacement)
+        }),
+        on_minutes: set(|s, v| {
+            if let Ok(m) = v.trim().parse::<u64>() {
+                s.spot.replace_after_min = m.clamp(1, 1440);
+            }
+        }),
+    };
 
     let run = {
         let (phase, pool, designs, st) = (phase.clone(), pool.clone(), designs.clone(), st.clone());
@@ -308,6 +319,9 @@ pub fn study_page(props: &StudyProps) -> Html {
                         <li>{ t("none: choose a preset, or add random faults in the playground's editor") }</li>
                     }
                 </ul>
+                if plan::has_spot_faults(&plan::with_preset(&start.scenario, st.preset)) {
+                    { spot_settings(&st.spot, &plan::with_preset(&start.scenario, st.preset), &spot, running) }
+                }
                 <label>{ t("Compare with") }
                     <select onchange={on_variant} disabled={running}>
                         { for VARIANTS.into_iter().map(|v| {
@@ -356,9 +370,85 @@ pub fn study_page(props: &StudyProps) -> Html {
             </section>
             { progress_view(&phase) }
             if let Phase::Done(outcomes) = &*phase {
-                <ResultsView outcomes={outcomes.clone()} metric={chart_metric.clone()} days={st.days} />
+                <ResultsView outcomes={outcomes.clone()} metric={chart_metric.clone()} days={st.days} variant={st.variant} />
             }
         </main>
+    }
+}
+
+/// The callbacks of the spot model's controls.
+struct SpotControls {
+    on_rate: Callback<Event>,
+    on_replacement: Callback<Event>,
+    on_minutes: Callback<Event>,
+}
+
+/// The spot interruption model in the reader's terms: how many instances of the type are
+/// interrupted a month (the buckets cloud providers quote), and how a reclaimed machine is
+/// replaced. `base`: the scenario under the chosen faults, for what it says itself.
+fn spot_settings(m: &plan::SpotModel, base: &Scenario, c: &SpotControls, running: bool) -> Html {
+    use plan::{Replacement, SpotRate, SPOT_BUCKETS};
+    let own = base.faults.iter().find_map(|f| match f.kind {
+        sim::scenario::FaultKind::SpotInterruptions { every, .. } => Some(every),
+        _ => None,
+    });
+    let bucket_name = |b: usize| -> String {
+        match b {
+            0 => t("under 5 % of instances a month").into(),
+            4 => t("over 20 % of instances a month").into(),
+            _ => {
+                let lo = (SPOT_BUCKETS[b].1 * 100.0 - 2.5) as u32;
+                tf(format_args!("{} – {} % of instances a month", lo, lo + 5))
+            }
+        }
+    };
+    let replacement_name = |r: Replacement| -> &'static str {
+        match r {
+            Replacement::Scenario => t("as the scenario says"),
+            Replacement::None => t("never: the cluster shrinks"),
+            Replacement::AfterTermination => t("after the termination (its etcd member removed then)"),
+            Replacement::OnNotice => t("on the notice: its etcd member removed at once, a new machine after the termination"),
+        }
+    };
+    let meaning = match m.rate {
+        SpotRate::Bucket(b) => tf(format_args!(
+            "Studied at {} % a month: each instance is interrupted every {} on average.",
+            crate::fmt::Short(SPOT_BUCKETS[b].1 * 100.0, 1),
+            span(SpotRate::mean_interval(SPOT_BUCKETS[b].1).as_secs_f64())
+        )),
+        SpotRate::Scenario => match own {
+            Some(every) => tf(format_args!(
+                "As the scenario says: each instance is interrupted every {} on average.",
+                span(every.as_secs_f64())
+            )),
+            None => String::new(),
+        },
+    };
+    html! {
+        <fieldset class="spot-model">
+            <legend>{ t("Spot instances") }</legend>
+            <label>{ t("Interrupted") }
+                <select onchange={c.on_rate.clone()} disabled={running}>
+                    <option value="scenario" selected={m.rate == SpotRate::Scenario}>{ t("as the scenario says") }</option>
+                    { for (0..SPOT_BUCKETS.len()).map(|b| html! {
+                        <option value={SPOT_BUCKETS[b].0} selected={m.rate == SpotRate::Bucket(b)}>{ bucket_name(b) }</option>
+                    }) }
+                </select>
+            </label>
+            <label>{ t("Replaced") }
+                <select onchange={c.on_replacement.clone()} disabled={running}>
+                    { for Replacement::ALL.into_iter().map(|r| html! {
+                        <option value={r.key()} selected={r == m.replacement}>{ replacement_name(r) }</option>
+                    }) }
+                </select>
+            </label>
+            if matches!(m.replacement, Replacement::AfterTermination | Replacement::OnNotice) {
+                <label>{ t("The new machine joins, minutes after the termination") }
+                    <input type="number" min="1" max="1440" value={m.replace_after_min.to_string()} onchange={c.on_minutes.clone()} disabled={running} />
+                </label>
+            }
+            <p class="hint">{ meaning }{ " " }{ t("Cloud providers quote interruptions as the share of instances of a type interrupted in a month (AWS's Spot Instance Advisor: under 5 %, 5–10 %, 10–15 %, 15–20 %, over 20 %); every interruption comes with a 2-minute notice.") }</p>
+        </fieldset>
     }
 }
 
@@ -580,11 +670,126 @@ fn per_year(x: f64) -> String {
     }
 }
 
+/// A stretch of time in words with its unit: "40 s", "4 h 28 min", "2 d 5 h", "3 months",
+/// "31 years".
+fn span(seconds: f64) -> String {
+    let s = seconds.max(0.0).round() as u64;
+    let (d, h, m) = (s / 86_400, s % 86_400 / 3600, s % 3600 / 60);
+    let years = seconds / plan::YEAR_S;
+    if years >= 2.0 {
+        tf(format_args!("{} years", significant(years)))
+    } else if d >= 60 {
+        tf(format_args!(
+            "{} months",
+            (seconds / (plan::YEAR_S / 12.0)).round() as u64
+        ))
+    } else if d > 0 {
+        tf(format_args!("{d} d {h} h"))
+    } else if h > 0 {
+        tf(format_args!("{h} h {m} min"))
+    } else if m > 0 {
+        tf(format_args!("{m} min {} s", s % 60))
+    } else {
+        tf(format_args!("{s} s"))
+    }
+}
+
+/// Two significant digits (a figure with an interval claims no more), in English digits.
+fn significant(x: f64) -> String {
+    if x >= 100.0 {
+        let scale = 10f64.powi(x.log10().floor() as i32 - 1);
+        format!("{}", ((x / scale).round() * scale) as u64)
+    } else if x >= 10.0 {
+        format!("{}", x.round() as u64)
+    } else {
+        format!("{:.1}", x)
+    }
+}
+
+/// How often design `i` first lost figure `m` (a trial that lost it without a known moment
+/// counts as lost at its end).
+fn first_loss(m: &Metric, i: usize, horizon_s: f64) -> plan::FirstLoss {
+    let firsts = m.per_trial[i]
+        .iter()
+        .map(|p| (p.value > 0.0).then(|| p.first.unwrap_or(horizon_s)));
+    plan::FirstLoss::of(firsts, horizon_s)
+}
+
+/// "etcd quorum lost: in 3.2 % of years [1.1 – 7.4 %]; mean time to the first loss 31 years
+/// [13 – 90 years]", or, when no trial lost it, at most how often that can be.
+fn how_often(name: &str, f: &plan::FirstLoss) -> String {
+    let (share, [lo, hi]) = f.share_of_years();
+    let in_years = |y: f64| span(y * plan::YEAR_S);
+    match f.mean_years() {
+        (Some(mean), [Some(short), Some(long)]) => tf(format_args!(
+            "{name}: in {} % of years [{} – {} %]; mean time to the first loss {} [{} – {}]",
+            pct(share),
+            pct(lo),
+            pct(hi),
+            in_years(mean),
+            in_years(short),
+            in_years(long)
+        )),
+        (_, [short, _]) => tf(format_args!(
+            "{name}: never, in {} simulated years: in at most {} % of years (95 %); mean time to the first loss more than {}",
+            significant(f.watched_s / plan::YEAR_S),
+            pct(hi),
+            in_years(short.unwrap_or(0.0))
+        )),
+    }
+}
+
+/// Why a design compared with the scenario differs, whatever the figures say.
+fn why(v: Variant) -> Option<&'static str> {
+    match v {
+        Variant::None => None,
+        Variant::TwoMoreMasters => Some(t("Why: five members keep quorum with two lost at once, three with one; but five machines meet faults more often, and a member lost for good (a reclaimed spot instance) still counts until it is removed, which itself needs a quorum.")),
+        Variant::ExternalEtcd => Some(t("Why: on machines of their own, etcd members no longer fall with a control-plane host, but there are more machines to fail.")),
+        Variant::TcpCheck => Some(t("Why: a TCP check keeps sending requests to an apiserver that cannot serve them (its etcd lost quorum); /readyz takes it out of the balancer.")),
+    }
+}
+
+/// The answer to "how often": for each design, the share of years in which quorum (and API
+/// writes) were lost at least once and the mean time to the first loss, each with its 95 %
+/// interval; then which design does better, when the intervals say so, and why such designs
+/// differ.
+fn answer(metrics: &[Metric], outcomes: &[Outcome], horizon_s: f64, variant: Variant) -> Html {
+    let figures = &metrics[..metrics.len().min(2)];
+    let verdict = (outcomes.len() == 2).then(|| {
+        let (a, b) = (
+            first_loss(&metrics[0], 0, horizon_s).share_of_years().1,
+            first_loss(&metrics[0], 1, horizon_s).share_of_years().1,
+        );
+        let (n0, n1) = (&outcomes[0].scenario.name, &outcomes[1].scenario.name);
+        let trials = metrics[0].per_trial[0].len();
+        if a[1] < b[0] {
+            tf(format_args!("“{n0}” loses quorum less often than “{n1}”: their intervals do not overlap."))
+        } else if b[1] < a[0] {
+            tf(format_args!("“{n1}” loses quorum less often than “{n0}”: their intervals do not overlap."))
+        } else {
+            tf(format_args!("With {trials} trials of each, “{n0}” and “{n1}” cannot be told apart: their intervals overlap. More trials, or longer ones, narrow them."))
+        }
+    });
+    html! {
+        <div class="study-answer" role="status">
+            { for outcomes.iter().enumerate().map(|(i, o)| html! {
+                <p><strong>{ o.scenario.name.clone() }</strong>
+                    { for figures.iter().map(|m| html! { <><br />{ how_often(&m.name, &first_loss(m, i, horizon_s)) }</> }) }
+                </p>
+            }) }
+            if let Some(v) = verdict {
+                <p class="verdict">{ v }{ " " }{ why(variant).unwrap_or_default() }</p>
+            }
+        </div>
+    }
+}
+
 #[derive(Properties, PartialEq)]
 struct ResultsProps {
     outcomes: Rc<Vec<Outcome>>,
     metric: UseStateHandle<usize>,
     days: u64,
+    variant: Variant,
 }
 
 #[function_component(ResultsView)]
@@ -610,9 +815,11 @@ fn results_view(p: &ResultsProps) -> Html {
             }
         })
     };
+    let horizon_s = (p.days * 86_400) as f64;
     html! {
         <section class="study-results" aria-label={t("Results")}>
             <h2>{ t("Results") }</h2>
+            { answer(&metrics, outcomes, horizon_s, p.variant) }
             <table class="study-figures">
                 <thead><tr>
                     <th>{ t("unavailability, mean and 95 % confidence interval") }</th>
@@ -730,7 +937,7 @@ fn worst_view(i: usize, o: &Outcome, m: &Metric, days: u64) -> Html {
                 }
                 { for worst.iter().map(|w| {
                     let what = tf(format_args!("trial {} (seed {}): {} %", w.trial, w.seed, pct(w.value)));
-                    let when = w.first.map(|f| tf(format_args!("first lost at {}", crate::fmt::fmt_t(f))));
+                    let when = w.first.map(|f| tf(format_args!("first lost after {}", span(f))));
                     let open = if days <= OPENABLE_DAYS {
                         let s = sim::study::with_seed_and_horizon(&o.scenario, w.seed, horizon);
                         // A little before the loss, to watch it come.
@@ -750,7 +957,7 @@ fn worst_view(i: usize, o: &Outcome, m: &Metric, days: u64) -> Html {
                     html! {
                         <li data-trial={w.trial.to_string()}>
                             <span>{ what }</span>
-                            if let Some(when) = when { { ", " }<span class="first-lost">{ when }</span> }
+                            if let Some(when) = when { { ", " }<span class="first-lost" data-first-s={w.first.map(|f| f.to_string())}>{ when }</span> }
                             { " " }{ open }
                         </li>
                     }

@@ -95,6 +95,147 @@ pub struct Settings {
     pub trials: u64,
     pub days: u64,
     pub seed: u64,
+    /// How often spot instances are interrupted and how they are replaced.
+    pub spot: SpotModel,
+}
+
+/// How often a spot instance is interrupted, as cloud providers quote it: the share of instances
+/// of a type interrupted in a month (AWS's Spot Instance Advisor gives it in buckets: under 5 %,
+/// 5 to 10 %, 10 to 15 %, 15 to 20 %, over 20 %).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpotRate {
+    /// The fault process's own mean interval, as the scenario says it.
+    Scenario,
+    /// One of [`SPOT_BUCKETS`], studied at the share it names.
+    Bucket(usize),
+}
+
+/// The buckets the study offers: their key in the link, and the share of instances interrupted
+/// in a month each is studied at (its middle; 25 % for "over 20 %").
+pub const SPOT_BUCKETS: [(&str, f64); 5] = [
+    ("under-5", 0.025),
+    ("5-10", 0.075),
+    ("10-15", 0.125),
+    ("15-20", 0.175),
+    ("over-20", 0.25),
+];
+
+/// What happens to a reclaimed spot instance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Replacement {
+    /// As the scenario's fault process says.
+    Scenario,
+    /// Never replaced: the cluster shrinks.
+    None,
+    /// A fresh machine joins a few minutes after the termination; it removes the reclaimed etcd
+    /// member first (that needs a quorum).
+    AfterTermination,
+    /// The automation that acts on the notice removes the etcd member at once, while it still
+    /// answers; a fresh machine joins after the termination.
+    OnNotice,
+}
+
+/// The spot interruption model a study applies to every spot fault process of its designs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpotModel {
+    pub rate: SpotRate,
+    pub replacement: Replacement,
+    /// Minutes from the termination until the replacement joins.
+    pub replace_after_min: u64,
+}
+
+impl Default for SpotModel {
+    /// A typical instance type (5 to 10 % a month), replaced 5 minutes after its termination.
+    fn default() -> Self {
+        SpotModel {
+            rate: SpotRate::Bucket(1),
+            replacement: Replacement::AfterTermination,
+            replace_after_min: 5,
+        }
+    }
+}
+
+impl SpotRate {
+    pub fn key(self) -> &'static str {
+        match self {
+            SpotRate::Scenario => "scenario",
+            SpotRate::Bucket(b) => SPOT_BUCKETS[b].0,
+        }
+    }
+
+    pub fn from_key(key: &str) -> Option<SpotRate> {
+        match key {
+            "scenario" => Some(SpotRate::Scenario),
+            _ => SPOT_BUCKETS
+                .iter()
+                .position(|b| b.0 == key)
+                .map(SpotRate::Bucket),
+        }
+    }
+
+    /// The mean time between interruptions of one instance when a share `p` of instances is
+    /// interrupted in a month (30 days): a rate of −ln(1 − p) a month; in whole hours, as the
+    /// scenario writes it.
+    pub fn mean_interval(p: f64) -> Duration {
+        let months = 1.0 / -(1.0 - p).ln();
+        Duration::from_secs((months * 30.0 * 24.0).round() as u64 * 3600)
+    }
+}
+
+impl Replacement {
+    pub const ALL: [Replacement; 4] = [
+        Replacement::Scenario,
+        Replacement::None,
+        Replacement::AfterTermination,
+        Replacement::OnNotice,
+    ];
+
+    pub fn key(self) -> &'static str {
+        match self {
+            Replacement::Scenario => "scenario",
+            Replacement::None => "none",
+            Replacement::AfterTermination => "after-termination",
+            Replacement::OnNotice => "on-notice",
+        }
+    }
+
+    pub fn from_key(key: &str) -> Option<Replacement> {
+        Replacement::ALL.into_iter().find(|r| r.key() == key)
+    }
+}
+
+/// `s` with `model` applied to each of its spot interruption processes.
+pub fn with_spot_model(s: &Scenario, model: &SpotModel) -> Scenario {
+    let mut t = s.clone();
+    for f in &mut t.faults {
+        if let FaultKind::SpotInterruptions {
+            every,
+            replace_after,
+            remove_on_notice,
+        } = &mut f.kind
+        {
+            if let SpotRate::Bucket(b) = model.rate {
+                *every = SpotRate::mean_interval(SPOT_BUCKETS[b].1);
+            }
+            let after = Some(Duration::from_secs(model.replace_after_min * 60));
+            match model.replacement {
+                Replacement::Scenario => {}
+                Replacement::None => (*replace_after, *remove_on_notice) = (None, false),
+                Replacement::AfterTermination => {
+                    (*replace_after, *remove_on_notice) = (after, false)
+                }
+                Replacement::OnNotice => (*replace_after, *remove_on_notice) = (after, true),
+            }
+        }
+    }
+    t
+}
+
+/// Whether any of the scenario's fault processes interrupts spot instances.
+pub fn has_spot_faults(s: &Scenario) -> bool {
+    s.faults
+        .iter()
+        .any(|f| matches!(f.kind, FaultKind::SpotInterruptions { .. }))
 }
 
 impl Default for Settings {
@@ -105,6 +246,7 @@ impl Default for Settings {
             trials: 52,
             days: 7,
             seed: 1,
+            spot: SpotModel::default(),
         }
     }
 }
@@ -146,6 +288,16 @@ impl Settings {
                 "seed" => number().map(|s| self.seed = s).is_some(),
                 "faults" => Preset::from_key(value).map(|p| self.preset = p).is_some(),
                 "vs" => Variant::from_key(value).map(|v| self.variant = v).is_some(),
+                "spot" => SpotRate::from_key(value)
+                    .map(|r| self.spot.rate = r)
+                    .is_some(),
+                "replace" => Replacement::from_key(value)
+                    .map(|r| self.spot.replacement = r)
+                    .is_some(),
+                "replace_min" => number()
+                    .filter(|m| (1..=1440).contains(m))
+                    .map(|m| self.spot.replace_after_min = m)
+                    .is_some(),
                 _ => true,
             };
             if !ok {
@@ -161,12 +313,15 @@ impl Settings {
     /// The study's parameters for the link (after `s=`).
     pub fn write(&self) -> String {
         format!(
-            "trials={}&days={}&seed={}&faults={}&vs={}",
+            "trials={}&days={}&seed={}&faults={}&vs={}&spot={}&replace={}&replace_min={}",
             self.trials,
             self.days,
             self.seed,
             self.preset.key(),
-            self.variant.key()
+            self.variant.key(),
+            self.spot.rate.key(),
+            self.spot.replacement.key(),
+            self.spot.replace_after_min
         )
     }
 }
@@ -356,6 +511,65 @@ pub fn runner_command(st: &Settings) -> String {
     )
 }
 
+/// A year, in seconds (365 days: the studies' horizons are whole days).
+pub const YEAR_S: f64 = 365.0 * 86_400.0;
+
+/// How often a design first loses a figure: trials that lost it, over the time the trials were
+/// watched until they did (or to their end). Faults are memoryless, so that time to a first
+/// loss is exponential and its rate is the number seen over the time watched (with the exact
+/// Poisson interval of that number).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FirstLoss {
+    pub events: u64,
+    pub trials: u64,
+    /// Seconds watched: each trial up to its first loss, or its whole horizon.
+    pub watched_s: f64,
+}
+
+impl FirstLoss {
+    /// From each trial's first loss (seconds from its start), if it had one.
+    pub fn of(firsts: impl IntoIterator<Item = Option<f64>>, horizon_s: f64) -> FirstLoss {
+        let (mut events, mut trials, mut watched_s) = (0, 0, 0.0);
+        for f in firsts {
+            trials += 1;
+            match f {
+                Some(t) => {
+                    events += 1;
+                    watched_s += t.min(horizon_s);
+                }
+                None => watched_s += horizon_s,
+            }
+        }
+        FirstLoss {
+            events,
+            trials,
+            watched_s,
+        }
+    }
+
+    /// First losses per year: the estimate, then its 95 % interval.
+    fn per_year(&self) -> (f64, [f64; 2]) {
+        let years = (self.watched_s / YEAR_S).max(f64::MIN_POSITIVE);
+        let [lo, hi] = sim::study::poisson_interval(self.events);
+        (self.events as f64 / years, [lo / years, hi / years])
+    }
+
+    /// The share of years with a loss: the estimate, then its 95 % interval.
+    pub fn share_of_years(&self) -> (f64, [f64; 2]) {
+        let share = |rate: f64| 1.0 - (-rate).exp();
+        let (r, [lo, hi]) = self.per_year();
+        (share(r), [share(lo), share(hi)])
+    }
+
+    /// The mean time to the first loss, in years: the estimate, then its 95 % interval (`None`:
+    /// without bound, from what was seen).
+    pub fn mean_years(&self) -> (Option<f64>, [Option<f64>; 2]) {
+        let years = |rate: f64| (rate > 0.0).then(|| 1.0 / rate);
+        let (r, [lo, hi]) = self.per_year();
+        (years(r), [years(hi), years(lo)])
+    }
+}
+
 /// The per-trial values of a figure as a cumulative distribution: `(value, share of trials at
 /// or below it)`, one point per distinct value, ascending.
 pub fn cdf(values: &[f64]) -> Vec<(f64, f64)> {
@@ -491,17 +705,114 @@ mod tests {
             trials: 200,
             days: 30,
             seed: 7,
+            spot: SpotModel {
+                rate: SpotRate::Bucket(3),
+                replacement: Replacement::OnNotice,
+                replace_after_min: 10,
+            },
         };
         let mut read = Settings::default();
         assert!(read.read(&format!("#s=1.abc&{}", st.write())).is_empty());
         assert_eq!(read, st);
         let mut bad = Settings::default();
-        let problems = bad.read("trials=0&days=3&faults=meteor&vs=x&seed=-1");
+        let problems = bad
+            .read("trials=0&days=3&faults=meteor&vs=x&seed=-1&spot=3&replace=later&replace_min=0");
         assert_eq!(
             problems,
-            ["trials=0", "days=3", "faults=meteor", "vs=x", "seed=-1"]
+            [
+                "trials=0",
+                "days=3",
+                "faults=meteor",
+                "vs=x",
+                "seed=-1",
+                "spot=3",
+                "replace=later",
+                "replace_min=0"
+            ]
         );
         assert_eq!(bad, Settings::default());
+    }
+
+    #[test]
+    fn first_losses_give_the_share_of_years_and_the_mean_time_to_one() {
+        // 10 first losses in 100 trial-years watched: a rate of 0.1 a year.
+        let firsts = (0..100).map(|i| (i < 10).then_some(YEAR_S / 2.0));
+        let f = FirstLoss::of(firsts, YEAR_S);
+        assert_eq!((f.events, f.trials), (10, 100));
+        assert!((f.watched_s / YEAR_S - 95.0).abs() < 1e-9);
+        let (share, [lo, hi]) = f.share_of_years();
+        let rate: f64 = 10.0 / 95.0;
+        assert!((share - (1.0 - (-rate).exp())).abs() < 1e-12);
+        // The exact interval of 10 events: [4.795, 18.39].
+        assert!((lo - (1.0 - (-4.795f64 / 95.0).exp())).abs() < 1e-4, "{lo}");
+        assert!((hi - (1.0 - (-18.39f64 / 95.0).exp())).abs() < 1e-4, "{hi}");
+        let (mean, [short, long]) = f.mean_years();
+        assert!((mean.unwrap() - 9.5).abs() < 1e-9);
+        assert!((short.unwrap() - 95.0 / 18.39).abs() < 0.01);
+        assert!((long.unwrap() - 95.0 / 4.795).abs() < 0.01);
+        // None in 100 years: at most 3.6 % of years, a mean time of at least 27 years.
+        let none = FirstLoss::of((0..100).map(|_| None), YEAR_S);
+        let (share, [lo, hi]) = none.share_of_years();
+        assert_eq!((share, lo), (0.0, 0.0));
+        assert!((hi - (1.0 - (-3.689f64 / 100.0).exp())).abs() < 1e-4);
+        let (mean, [short, long]) = none.mean_years();
+        assert_eq!((mean, long), (None, None));
+        assert!((short.unwrap() - 100.0 / 3.689).abs() < 0.01);
+    }
+
+    #[test]
+    fn the_spot_model_sets_every_spot_process_in_the_readers_terms() {
+        // 7.5 % of instances a month: one interruption every 12.8 months (384.8 days) on average.
+        let every = SpotRate::mean_interval(0.075);
+        assert!(
+            (every.as_secs_f64() / 86_400.0 - 384.8).abs() < 0.1,
+            "{every}"
+        );
+        // Over 20 % (25 %): every 3.5 months (104 days).
+        assert!((SpotRate::mean_interval(0.25).as_secs_f64() / 86_400.0 - 104.3).abs() < 0.5);
+        let s = with_preset(&stacked(), Preset::Spot);
+        let spot = |t: &Scenario| -> Vec<FaultKind> {
+            t.faults
+                .iter()
+                .filter(|f| matches!(f.kind, FaultKind::SpotInterruptions { .. }))
+                .map(|f| f.kind.clone())
+                .collect()
+        };
+        let model = |rate, replacement| SpotModel {
+            rate,
+            replacement,
+            replace_after_min: 5,
+        };
+        assert_eq!(
+            spot(&with_spot_model(
+                &s,
+                &model(SpotRate::Bucket(1), Replacement::OnNotice)
+            )),
+            [FaultKind::SpotInterruptions {
+                every,
+                replace_after: Some(Duration::from_secs(300)),
+                remove_on_notice: true
+            }]
+        );
+        assert_eq!(
+            spot(&with_spot_model(
+                &s,
+                &model(SpotRate::Scenario, Replacement::None)
+            )),
+            [FaultKind::SpotInterruptions {
+                every: days(14),
+                replace_after: None,
+                remove_on_notice: false
+            }]
+        );
+        // As the scenario says: unchanged. Other processes: unchanged.
+        assert_eq!(
+            with_spot_model(&s, &model(SpotRate::Scenario, Replacement::Scenario)),
+            s
+        );
+        let t = with_spot_model(&s, &SpotModel::default());
+        assert_eq!(t.faults[0], s.faults[0]);
+        assert!(has_spot_faults(&s) && !has_spot_faults(&stacked()));
     }
 
     #[test]
