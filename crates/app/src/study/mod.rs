@@ -715,6 +715,22 @@ fn first_loss(m: &Metric, i: usize, horizon_s: f64) -> plan::FirstLoss {
     plan::FirstLoss::of(firsts, horizon_s)
 }
 
+/// A share as a number of percent with the digits an interval's figure deserves: "100", "37",
+/// "3.2", "0.012" (in English digits: a piece of a translated text).
+fn share_pct(x: f64) -> String {
+    let p = x * 100.0;
+    if p <= 0.0 {
+        "0".into()
+    } else if p >= 10.0 {
+        format!("{}", p.round() as u64)
+    } else if p >= 1.0 {
+        format!("{:.1}", p)
+    } else {
+        let decimals = (1.0 - p.log10().floor()).clamp(2.0, 12.0) as usize;
+        format!("{p:.decimals$}")
+    }
+}
+
 /// "etcd quorum lost: in 3.2 % of years [1.1 – 7.4 %]; mean time to the first loss 31 years
 /// [13 – 90 years]", or, when no trial lost it, at most how often that can be.
 fn how_often(name: &str, f: &plan::FirstLoss) -> String {
@@ -723,9 +739,9 @@ fn how_often(name: &str, f: &plan::FirstLoss) -> String {
     match f.mean_years() {
         (Some(mean), [Some(short), Some(long)]) => tf(format_args!(
             "{name}: in {} % of years [{} – {} %]; mean time to the first loss {} [{} – {}]",
-            pct(share),
-            pct(lo),
-            pct(hi),
+            share_pct(share),
+            share_pct(lo),
+            share_pct(hi),
             in_years(mean),
             in_years(short),
             in_years(long)
@@ -733,7 +749,7 @@ fn how_often(name: &str, f: &plan::FirstLoss) -> String {
         (_, [short, _]) => tf(format_args!(
             "{name}: never, in {} simulated years: in at most {} % of years (95 %); mean time to the first loss more than {}",
             significant(f.watched_s / plan::YEAR_S),
-            pct(hi),
+            share_pct(hi),
             in_years(short.unwrap_or(0.0))
         )),
     }
