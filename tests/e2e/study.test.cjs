@@ -204,3 +204,22 @@ test('study: a broken setting is named, a long study shows the runner command', 
   assert.equal(JSON.parse(saved).faults[1].spot_interruptions_every, '9235h');
   assert.deepEqual(problems, []);
 });
+
+test('study: a ready study of spot masters opens with its question, and its run shows its answer', async () => {
+  const { page, problems } = await openPage(browser, `${server.url}study/`);
+  await page.getByRole('heading', { name: 'Availability study' }).waitFor({ timeout: 30000 });
+  await page.getByRole('combobox', { name: 'Ready studies' })
+    .selectOption({ label: 'Spot masters: replace a reclaimed one after its termination, or act on its notice?' });
+  // The ready scenario, with the study's settings in the link.
+  await until(async () => page.url(), /&trials=40&days=1&seed=1&faults=scenario&vs=on-notice&spot=scenario&replace=after-termination&replace_min=5$/, 'the ready study\'s address');
+  await page.getByRole('heading', { name: 'Availability study' }).waitFor({ timeout: 30000 });
+  await expectText(page.locator('.ready-answer'), /^What it shows: Acting on the notice loses quorum far less/);
+  await expectText(page.locator('.spot-model'), /As the scenario says: each instance is interrupted every 1 h 0 min on average/);
+  await page.getByRole('button', { name: 'Run the study' }).click();
+  await page.getByRole('region', { name: 'Results' }).waitFor({ timeout: 600000 });
+  // The page's own verdict agrees with the answer it showed.
+  await expectText(page.locator('.study-answer .verdict'),
+    /^“Control plane on spot, replaced automatically \(members removed on notice\)” loses quorum less often than “Control plane on spot, replaced automatically”: their intervals do not overlap\./);
+  await screenshot(page, 'study-spot-on-notice');
+  assert.deepEqual(problems, []);
+});

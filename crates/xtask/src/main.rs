@@ -603,8 +603,10 @@ fn test(args: &[String]) -> Result {
             .args(["test", "--workspace"])
             .env("PROPTEST_RNG_SEED", seed))
     });
-    layer("seed sweeps (release; SWEEP_COUNT etcd schedules, default 10000; K8S_SWEEP_COUNT clusters, default 1000; DRAIN_SWEEP_COUNT, default 200)", &|| {
-        run(cmd("cargo").args(["test", "--release", "-p", "sim", "--test", "sweep", "--test", "k8s_sweep", "--test", "drain_sweep", "--test", "study", "--", "--nocapture"]))
+    layer("seed sweeps and studies (release; SWEEP_COUNT etcd schedules, default 10000; K8S_SWEEP_COUNT clusters, default 1000; DRAIN_SWEEP_COUNT, default 200)", &|| {
+        run(cmd("cargo").args(["test", "--release", "-p", "sim", "--test", "sweep", "--test", "k8s_sweep", "--test", "drain_sweep", "--test", "study", "--", "--nocapture"]))?;
+        // The ready studies' answers, against their studies.
+        run(cmd("cargo").args(["test", "--release", "-p", "app", "--test", "ready_studies", "--", "--nocapture"]))
     });
     layer("wasm in headless Chromium (wasm-bindgen-test)", &|| {
         run(cmd("cargo")

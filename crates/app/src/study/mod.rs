@@ -107,13 +107,6 @@ pub struct StudyProps {
     pub start: Shared<StudyBoot>,
 }
 
-/// The designs a study runs: the scenario under the chosen faults, and its variant if any.
-fn designs(base: &Scenario, st: &Settings) -> Vec<Scenario> {
-    let s = plan::with_spot_model(&plan::with_preset(base, st.preset), &st.spot);
-    let v = plan::variant_of(&s, st.variant);
-    std::iter::once(s).chain(v).collect()
-}
-
 /// Refused before it starts: a design the core does not accept for a trial, named.
 fn check(designs: &[Scenario], st: &Settings) -> Result<(), String> {
     for d in designs {
@@ -139,7 +132,7 @@ pub fn study_page(props: &StudyProps) -> Html {
     let made = {
         let base = start.clone();
         use_memo(st.clone(), move |st| {
-            let designs = designs(&base.scenario, st);
+            let designs = plan::designs(&base.scenario, st);
             let checked = check(&designs, st);
             (designs, checked)
         })
@@ -305,6 +298,7 @@ pub fn study_page(props: &StudyProps) -> Html {
             if let Some(p) = &start.problem {
                 <div class="notice error" role="alert"><span>{ translate(p) }</span></div>
             }
+            { ready_picker(&start.scenario, &st, running) }
             <section class="study-settings" aria-label={t("Study settings")}>
                 <label>{ t("Faults") }
                     <select onchange={on_preset} disabled={running}>
@@ -373,6 +367,57 @@ pub fn study_page(props: &StudyProps) -> Html {
                 <ResultsView outcomes={outcomes.clone()} metric={chart_metric.clone()} days={st.days} variant={st.variant} />
             }
         </main>
+    }
+}
+
+/// The ready study these settings of this scenario are, if any.
+fn ready_study(scenario: &Scenario, st: &Settings) -> Option<plan::ReadyStudy> {
+    plan::ready_studies().into_iter().find(|r| {
+        r.settings == *st
+            && crate::catalog::Ready::by_id(r.scenario).is_some_and(|x| x.scenario() == *scenario)
+    })
+}
+
+/// The ready studies by the question each answers: choosing one opens it (its scenario and
+/// settings in the link); the one shown says what it shows.
+fn ready_picker(scenario: &Scenario, st: &Settings, running: bool) -> Html {
+    let shown = ready_study(scenario, st);
+    let on_pick = Callback::from(|e: Event| {
+        let id = e
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok())
+            .map(|s| s.value())
+            .unwrap_or_default();
+        let Some(r) = plan::ready_studies().into_iter().find(|r| r.id == id) else {
+            return;
+        };
+        let Some(ready) = crate::catalog::Ready::by_id(r.scenario) else {
+            return;
+        };
+        let s = ready.scenario();
+        wasm_bindgen_futures::spawn_local(async move {
+            if let Ok(encoded) = codec::encode_scenario(&s).await {
+                let location = gloo_utils::window().location();
+                let _ = location.set_hash(&format!("s={encoded}&{}", r.settings.write()));
+                let _ = location.reload();
+            }
+        });
+    });
+    let current = shown.as_ref().map(|r| r.id);
+    html! {
+        <section class="ready-studies" aria-label={t("Ready studies")}>
+            <label>{ t("Ready studies") }
+                <select onchange={on_pick} disabled={running}>
+                    <option value="" selected={current.is_none()}>{ t("choose a question…") }</option>
+                    { for plan::ready_studies().into_iter().map(|r| html! {
+                        <option value={r.id} selected={current == Some(r.id)}>{ t(r.question) }</option>
+                    }) }
+                </select>
+            </label>
+            if let Some(r) = shown {
+                <p class="ready-answer"><strong>{ t("What it shows:") }</strong>{ " " }{ t(r.answer) }</p>
+            }
+        </section>
     }
 }
 
@@ -468,6 +513,7 @@ fn variant_name(v: Variant, kubernetes: bool) -> &'static str {
         Variant::TwoMoreMasters => t("the same cluster with 5 etcd members"),
         Variant::TcpCheck => t("the same cluster, load balancer checking TCP"),
         Variant::ExternalEtcd => t("the same cluster with external etcd"),
+        Variant::OnNotice => t("the same cluster, each etcd member removed on its notice"),
     }
 }
 
@@ -762,6 +808,7 @@ fn why(v: Variant) -> Option<&'static str> {
         Variant::TwoMoreMasters => Some(t("Why: five members keep quorum with two lost at once, three with one; but five machines meet faults more often, and a member lost for good (a reclaimed spot instance) still counts until it is removed, which itself needs a quorum.")),
         Variant::ExternalEtcd => Some(t("Why: on machines of their own, etcd members no longer fall with a control-plane host, but there are more machines to fail.")),
         Variant::TcpCheck => Some(t("Why: a TCP check keeps sending requests to an apiserver that cannot serve them (its etcd lost quorum); /readyz takes it out of the balancer.")),
+        Variant::OnNotice => Some(t("Why: removed on its notice, a doomed member leaves while every vote is still there; removed by its replacement after the termination, it leaves only if a quorum is left to remove it.")),
     }
 }
 
@@ -773,14 +820,14 @@ fn answer(metrics: &[Metric], outcomes: &[Outcome], horizon_s: f64, variant: Var
     let figures = &metrics[..metrics.len().min(2)];
     let verdict = (outcomes.len() == 2).then(|| {
         let (a, b) = (
-            first_loss(&metrics[0], 0, horizon_s).share_of_years().1,
-            first_loss(&metrics[0], 1, horizon_s).share_of_years().1,
+            first_loss(&metrics[0], 0, horizon_s),
+            first_loss(&metrics[0], 1, horizon_s),
         );
         let (n0, n1) = (&outcomes[0].scenario.name, &outcomes[1].scenario.name);
         let trials = metrics[0].per_trial[0].len();
-        if a[1] < b[0] {
+        if a.less_often_than(&b) {
             tf(format_args!("“{n0}” loses quorum less often than “{n1}”: their intervals do not overlap."))
-        } else if b[1] < a[0] {
+        } else if b.less_often_than(&a) {
             tf(format_args!("“{n1}” loses quorum less often than “{n0}”: their intervals do not overlap."))
         } else {
             tf(format_args!("With {trials} trials of each, “{n0}” and “{n1}” cannot be told apart: their intervals overlap. More trials, or longer ones, narrow them."))

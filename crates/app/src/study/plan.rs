@@ -56,13 +56,17 @@ pub enum Variant {
     /// Stacked etcd moved to machines of its own: each control-plane host's member on a new
     /// etcd host in the same zone.
     ExternalEtcd,
+    /// Reclaimed spot machines replaced as before, but each etcd member removed on its notice
+    /// (while it still answers) instead of by its replacement.
+    OnNotice,
 }
 
-pub const VARIANTS: [Variant; 4] = [
+pub const VARIANTS: [Variant; 5] = [
     Variant::None,
     Variant::TwoMoreMasters,
     Variant::TcpCheck,
     Variant::ExternalEtcd,
+    Variant::OnNotice,
 ];
 
 impl Variant {
@@ -72,6 +76,7 @@ impl Variant {
             Variant::TwoMoreMasters => "two-more-masters",
             Variant::TcpCheck => "tcp-check",
             Variant::ExternalEtcd => "external-etcd",
+            Variant::OnNotice => "on-notice",
         }
     }
 
@@ -479,8 +484,116 @@ pub fn variant_of(s: &Scenario, v: Variant) -> Option<Scenario> {
             }
             t.name = format!("{} (external etcd)", s.name);
         }
+        Variant::OnNotice => {
+            let spot_etcd = s.hosts.iter().any(|h| h.spot && h.runs_etcd());
+            let mut changed = false;
+            for f in &mut t.faults {
+                if let FaultKind::SpotInterruptions {
+                    remove_on_notice, ..
+                } = &mut f.kind
+                {
+                    changed |= !*remove_on_notice;
+                    *remove_on_notice = true;
+                }
+            }
+            if !(spot_etcd && changed) {
+                return None;
+            }
+            t.name = format!("{} (members removed on notice)", s.name);
+        }
     }
     Some(t)
+}
+
+/// The designs a study runs: the scenario under the chosen faults and spot model, and the design
+/// it is compared with, if the variant applies.
+pub fn designs(base: &Scenario, st: &Settings) -> Vec<Scenario> {
+    let s = with_spot_model(&with_preset(base, st.preset), &st.spot);
+    let v = variant_of(&s, st.variant);
+    std::iter::once(s).chain(v).collect()
+}
+
+/// A study ready to open: a question about a design, the scenario and settings that answer it,
+/// and what the answer is (checked by `tests/ready_studies.rs` against a run of the study).
+pub struct ReadyStudy {
+    pub id: &'static str,
+    pub question: &'static str,
+    /// The ready scenario it studies (`catalog.rs`).
+    pub scenario: &'static str,
+    pub settings: Settings,
+    /// What the study shows, in words.
+    pub answer: &'static str,
+    /// The claim of `answer` about the two designs' quorum, as the test checks it.
+    pub claim: Claim,
+}
+
+/// What a ready study's answer claims about how often its two designs first lose quorum (as
+/// the page's verdict reads it: [`FirstLoss::less_often_than`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Claim {
+    /// The compared design loses quorum less often, beyond doubt.
+    VariantBetter,
+    /// The compared design does not lose it less often, beyond doubt.
+    VariantNoBetter,
+    /// The compared design never loses quorum in any trial.
+    VariantNever,
+}
+
+/// A stress test of a spot control plane: every master interrupted about once an hour (the
+/// ready scenario's own rate, far more often than any instance type), so a day of trials shows
+/// what the designs tolerate.
+fn spot_stress(variant: Variant, replacement: Replacement) -> Settings {
+    Settings {
+        preset: Preset::Scenario,
+        variant,
+        trials: 40,
+        days: 1,
+        seed: 1,
+        spot: SpotModel {
+            rate: SpotRate::Scenario,
+            replacement,
+            replace_after_min: 5,
+        },
+    }
+}
+
+/// The ready studies of "is a control plane on spot instances realistic?".
+pub fn ready_studies() -> Vec<ReadyStudy> {
+    const SPOT: &str = "6-spot-replaced-automatically";
+    vec![
+        ReadyStudy {
+            id: "spot-on-notice",
+            question: "Spot masters: replace a reclaimed one after its termination, or act on its notice?",
+            scenario: SPOT,
+            settings: spot_stress(Variant::OnNotice, Replacement::AfterTermination),
+            answer: "Acting on the notice loses quorum far less: the member is removed while every vote is still there, so a second reclaim soon after shrinks the cluster instead of breaking its quorum. Replaced after the termination, the removal comes when the quorum may already be gone, and then neither it nor the join can happen.",
+            claim: Claim::VariantBetter,
+        },
+        ReadyStudy {
+            id: "spot-five-masters",
+            question: "Spot masters replaced after their termination: do five do better than three?",
+            scenario: SPOT,
+            settings: spot_stress(Variant::TwoMoreMasters, Replacement::AfterTermination),
+            answer: "No: five members meet more interruptions, and every reclaimed member still counts until its replacement removes it, which itself needs a quorum; the extra members do not make up for it.",
+            claim: Claim::VariantNoBetter,
+        },
+        ReadyStudy {
+            id: "spot-five-on-notice",
+            question: "Spot masters that act on the notice: do five do better than three?",
+            scenario: SPOT,
+            settings: spot_stress(Variant::TwoMoreMasters, Replacement::OnNotice),
+            answer: "Yes: when each member is removed on its notice, five members shrink to three and still hold a quorum through reclaims that leave three members with none.",
+            claim: Claim::VariantBetter,
+        },
+        ReadyStudy {
+            id: "spot-external-etcd",
+            question: "Spot apiservers, etcd on on-demand machines: does a reclaim still cost the quorum?",
+            scenario: SPOT,
+            settings: spot_stress(Variant::ExternalEtcd, Replacement::AfterTermination),
+            answer: "Never: with etcd on machines of its own that are not spot, a reclaimed control-plane host takes only an apiserver with it.",
+            claim: Claim::VariantNever,
+        },
+    ]
 }
 
 /// Whether the scenario runs Kubernetes (else it is etcd alone).
@@ -548,10 +661,16 @@ impl FirstLoss {
     }
 
     /// First losses per year: the estimate, then its 95 % interval.
-    fn per_year(&self) -> (f64, [f64; 2]) {
+    pub fn per_year(&self) -> (f64, [f64; 2]) {
         let years = (self.watched_s / YEAR_S).max(f64::MIN_POSITIVE);
         let [lo, hi] = sim::study::poisson_interval(self.events);
         (self.events as f64 / years, [lo / years, hi / years])
+    }
+
+    /// Whether this design first loses the figure less often than `other`, beyond doubt: its
+    /// interval of the rate lies wholly below the other's.
+    pub fn less_often_than(&self, other: &FirstLoss) -> bool {
+        self.per_year().1[1] < other.per_year().1[0]
     }
 
     /// The share of years with a loss: the estimate, then its 95 % interval.
