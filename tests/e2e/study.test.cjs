@@ -100,7 +100,7 @@ test('study: 3 and 5 etcd members in workers, as the closed form and the runner 
     assert.ok(lo <= expected && expected <= hi, `${n} members: ${expected} h in [${lo}, ${hi}] (${mean} h)`);
   }
   await expectText(page.locator('.study-answer .verdict'),
-    /^“three etcd members \(5 etcd members\)” loses quorum less often than “three etcd members”: their intervals do not overlap\. Why: five members/);
+    /^“the same cluster with 5 etcd members” loses quorum less often than “this cluster”: their intervals do not overlap\. Why: five members/);
   // The same trials as `clustersim study`: the same mean, to the digits shown.
   const file = path.join(os.tmpdir(), 'study-etcd.json');
   fs.writeFileSync(file, JSON.stringify(ETCD));
@@ -115,7 +115,7 @@ test('study: 3 and 5 etcd members in workers, as the closed form and the runner 
   assert.equal(await worst.count(), 5);
   const most = report.per_trial.slice().sort((a, b) => b.etcd_quorum_lost_s - a.etcd_quorum_lost_s || a.trial - b.trial)[0];
   const [, trial, seed] = (await worst.first().textContent())
-    .match(/^trial (\d+) \(seed (\d+)\): [\d.]+ %, first lost after \d+ (?:d \d+ h|h \d+ min|min \d+ s|s) clustersim run scenario.json --seed (?:\2) --duration 720h$/);
+    .match(/^trial (\d+) \(seed (\d+)\): [\d.]+ %, first lost after \d+ (?:d \d+ h|d|h \d+ min|h|min \d+ s|min|s) clustersim run scenario.json --seed (?:\2) --duration 720h$/);
   assert.equal(Number(trial), most.trial);
   // Seeds are u64s: compared as the runner's text writes them.
   assert.match(text, new RegExp(`"trial": ${trial},\\s*"seed": ${seed},`));
@@ -139,7 +139,7 @@ test('study: from the playground, spot workers, and the worst trial opened as a 
   await page.getByRole('combobox', { name: 'Faults' }).selectOption('spot');
   // The spot model's defaults: an instance type of 5–10 % interruptions a month (studied at
   // 7.5 %: one every 9235 h), replaced 5 minutes after the termination.
-  await expectText(page.locator('.faults'), /spot hosts spot interrupted every 9235h on average, replaced after 5m/);
+  await expectText(page.locator('.faults'), /spot hosts \(every spot host\): each interrupted every 13 months on average \(a 2-minute notice\), replaced 5 min after the termination/);
   await expectText(page.locator('.spot-model'), /each instance is interrupted every 13 months on average/);
   await page.getByRole('combobox', { name: 'Compare with' }).selectOption('external-etcd');
   await page.getByRole('spinbutton', { name: 'Trials' }).fill('6');
@@ -150,14 +150,14 @@ test('study: from the playground, spot workers, and the worst trial opened as a 
   const rows = await page.locator('.study-figures tbody th').allTextContents();
   assert.deepEqual(rows, ['etcd quorum lost', 'API writes failed', 'Service web: requests failed']);
   const designs = await page.locator('.study-figures thead th').allTextContents();
-  assert.deepEqual(designs.slice(1), ['Three zones, three masters', 'Three zones, three masters (external etcd)']);
+  assert.deepEqual(designs.slice(1), ['this cluster', 'the same cluster with external etcd']);
   await screenshot(page, 'study-spot-workers');
   // The worst trial of the figure shown opens in the playground with its seed over its 7 days,
   // 10 s before it first lost that figure.
   const first = page.locator('.worst-design li').first();
   const seed = (await first.textContent()).match(/seed (\d+)/)[1];
   // In words with their units ("first lost after 2 d 5 h"), the exact second kept beside them.
-  await expectText(first.locator('.first-lost'), /first lost after \d+ (d \d+ h|h \d+ min|min \d+ s|s)$/);
+  await expectText(first.locator('.first-lost'), /first lost after \d+ (d \d+ h|d|h \d+ min|h|min \d+ s|min|s)$/);
   const lostAt = Number(await first.locator('.first-lost').getAttribute('data-first-s'));
   await first.getByRole('button', { name: 'Open it in the playground' }).click();
   await page.getByRole('heading', { level: 1, name: 'Kubernetes HA Playground' }).waitFor({ timeout: 30000 });
@@ -214,12 +214,40 @@ test('study: a ready study of spot masters opens with its question, and its run 
   await until(async () => page.url(), /&trials=40&days=1&seed=1&faults=scenario&vs=on-notice&spot=scenario&replace=after-termination&replace_min=5$/, 'the ready study\'s address');
   await page.getByRole('heading', { name: 'Availability study' }).waitFor({ timeout: 30000 });
   await expectText(page.locator('.ready-answer'), /^What it shows: Acting on the notice loses quorum far less/);
-  await expectText(page.locator('.spot-model'), /As the scenario says: each instance is interrupted every 1 h 0 min on average/);
+  await expectText(page.locator('.spot-model'), /As the scenario says: each instance is interrupted every 1 h on average/);
   await page.getByRole('button', { name: 'Run the study' }).click();
   await page.getByRole('region', { name: 'Results' }).waitFor({ timeout: 600000 });
   // The page's own verdict agrees with the answer it showed.
   await expectText(page.locator('.study-answer .verdict'),
-    /^“Control plane on spot, replaced automatically \(members removed on notice\)” loses quorum less often than “Control plane on spot, replaced automatically”: their intervals do not overlap\./);
+    /^“the same cluster, each etcd member removed on its notice” loses quorum less often than “this cluster”: their intervals do not overlap\./);
   await screenshot(page, 'study-spot-on-notice');
+  assert.deepEqual(problems, []);
+});
+
+test('study: in the reader\'s language, with a language picker, a trial opened in that language with its own description', async () => {
+  // The spot masters' scenario at its own rate (a reclaim an hour): a day's trial loses quorum.
+  const spot = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'web', 'scenarios', '6-spot-replaced-automatically.json'), 'utf8'));
+  const { page, problems } = await openPage(browser, `${server.url}study/?lang=ru${fragment(spot)}&trials=2&days=1&spot=scenario`);
+  await page.getByRole('heading', { name: 'Исследование доступности' }).waitFor({ timeout: 30000 });
+  assert.equal(await page.locator('select.language').inputValue(), 'ru');
+  const settings = await page.locator('.study-settings').innerText();
+  for (const english of ['Trials', 'Seed', 'Faults', 'Compare with', 'Each trial lasts', 'every host', 'fails every', 'on average']) {
+    assert.ok(!settings.includes(english), `"${english}" in: ${settings}`);
+  }
+  // Durations with their units, in Russian: no "1440h".
+  assert.doesNotMatch(settings, /\d+h\b/);
+  await page.locator('.study-run button.primary').click();
+  await page.locator('.study-results').waitFor({ timeout: 300000 });
+  await screenshot(page, 'study-ru');
+  const first = page.locator('.worst-design li button').first();
+  {
+    await first.click();
+    // The playground, in Russian still.
+    await until(async () => page.url(), /^(?!.*\/study\/).*\?lang=ru#s=/, 'the playground\'s address');
+    const raw = zlib.inflateRawSync(Buffer.from(new URL(page.url()).hash.match(/s=([^&]+)/)[1].slice(2), 'base64url')).toString();
+    const opened = JSON.parse(raw);
+    assert.match(opened.name, /прогон \d+ из исследования/);
+    assert.match(opened.description, /^Прогон \d+ \(seed \d+\) исследования доступности/);
+  }
   assert.deepEqual(problems, []);
 });

@@ -135,11 +135,35 @@ pub fn page_base() -> String {
         .to_string()
 }
 
+/// The page's query (`?lang=ru`, or nothing), for its links to its other pages.
+pub fn query() -> String {
+    gloo_utils::window().location().search().unwrap_or_default()
+}
+
 /// Reloads the page in `lang`, keeping the fragment (the scenario and the moment).
 pub fn switch_to(lang: Lang) {
     let _ = gloo_utils::window()
         .location()
         .set_search(&format!("lang={}", lang.code()));
+}
+
+/// The page's language; choosing one reloads the page in it, what it shows kept by the link.
+pub fn picker() -> yew::Html {
+    use yew::TargetCast;
+    let current = current();
+    let onchange = yew::Callback::from(|e: yew::Event| {
+        let code = e
+            .target_unchecked_into::<web_sys::HtmlSelectElement>()
+            .value();
+        if let Ok(l) = Lang::parse(&code) {
+            switch_to(l);
+        }
+    });
+    yew::html! {
+        <select class="language" aria-label={ t("Language") } {onchange}>
+            { for Lang::ALL.into_iter().map(|l| crate::option::option(l.code(), l.name(), l == current)) }
+        </select>
+    }
 }
 
 /// Writes this thread's texts in `c`'s language from now on (the page's for its life; a test's

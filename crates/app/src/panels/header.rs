@@ -5,7 +5,6 @@ use super::Share;
 use crate::codec;
 use crate::language::{self, t};
 use crate::session::use_session;
-use lang::Lang;
 use yew::prelude::*;
 
 #[function_component(Header)]
@@ -15,30 +14,12 @@ pub fn header() -> Html {
             <div>
                 <div class="headline">
                     <h1>{ t("Kubernetes HA Playground") }</h1>
-                    { language_picker() }
+                    { language::picker() }
                 </div>
                 <p class="tagline">{ t("Break a cluster and watch what really happens. Drag a zone or host to split the network; click a host to crash it.") }</p>
             </div>
             <Share />
         </header>
-    }
-}
-
-/// The page's language; choosing one reloads the page in it, the run kept by the link.
-fn language_picker() -> Html {
-    let current = language::current();
-    let onchange = Callback::from(|e: Event| {
-        let code = e
-            .target_unchecked_into::<web_sys::HtmlSelectElement>()
-            .value();
-        if let Ok(l) = Lang::parse(&code) {
-            language::switch_to(l);
-        }
-    });
-    html! {
-        <select class="language" aria-label={ t("Language") } {onchange}>
-            { for Lang::ALL.into_iter().map(|l| crate::option::option(l.code(), l.name(), l == current)) }
-        </select>
     }
 }
 

@@ -112,7 +112,8 @@ pub fn share() -> Html {
                 <button class="secondary" onclick={on_compare} title={t("Keep a copy of this run beside it, then change this run: the charts show where the two part")}>
                     { if comparing { t("Stop comparing") } else { t("Compare with a variant") } }
                 </button>
-                <a href={format!("study/#s={}", session.encoded)}>
+                // In the reader's language, as the page itself.
+                <a href={format!("study/{}#s={}", crate::language::query(), session.encoded)}>
                     { t("Availability study") }
                 </a>
             </div>

@@ -12,8 +12,7 @@ pub mod plan;
 pub mod pool;
 
 use crate::codec;
-use crate::editor::fault_text;
-use crate::language::{t, tf, translate};
+use crate::language::{query, t, tf, translate};
 use crate::shared::Shared;
 use plan::{
     Preset, Settings, Variant, HORIZONS_DAYS, MAX_TRIALS, OPENABLE_DAYS, PRESETS, VARIANTS,
@@ -83,6 +82,8 @@ pub async fn boot() -> StudyBoot {
 #[derive(PartialEq)]
 struct Outcome {
     scenario: Scenario,
+    /// What the page calls the design: "this cluster", or the change compared with.
+    label: String,
     report: StudyReport,
     /// By trial number: when it first lost each figure.
     first: BTreeMap<u64, FirstLosses>,
@@ -238,13 +239,15 @@ pub fn study_page(props: &StudyProps) -> Html {
                         let outcomes = designs
                             .iter()
                             .zip(results)
-                            .map(|(d, results)| {
+                            .enumerate()
+                            .map(|(i, (d, results))| {
                                 let first = (results.iter())
                                     .map(|(tr, f)| (tr.trial, f.clone()))
                                     .collect();
                                 let trials = results.into_iter().map(|(tr, _)| tr).collect();
                                 Outcome {
                                     scenario: d.clone(),
+                                    label: design_label(i, st.variant, plan::kubernetes(d)),
                                     report: StudyReport::new(
                                         &d.name,
                                         st.trials,
@@ -292,8 +295,9 @@ pub fn study_page(props: &StudyProps) -> Html {
         <main class="study">
             <header class="study-head">
                 <h1>{ t("Availability study") }</h1>
-                <p class="tagline">{ tf(format_args!("of “{}”: how often it is down, over many random trials", start.scenario.name)) }</p>
+                <p class="tagline">{ tf(format_args!("of “{}”: how often it is down, over many random trials", scenario_title(&start.scenario))) }</p>
                 <a class="back" href={back}>{ t("← Back to the playground") }</a>
+                { crate::language::picker() }
             </header>
             if let Some(p) = &start.problem {
                 <div class="notice error" role="alert"><span>{ translate(p) }</span></div>
@@ -308,7 +312,7 @@ pub fn study_page(props: &StudyProps) -> Html {
                     </select>
                 </label>
                 <ul class="faults">
-                    { for designs[0].faults.iter().map(|f| html! { <li>{ translate(&fault_text(f)) }</li> }) }
+                    { for designs[0].faults.iter().map(|f| html! { <li>{ fault_words(f) }</li> }) }
                     if designs[0].faults.is_empty() {
                         <li>{ t("none: choose a preset, or add random faults in the playground's editor") }</li>
                     }
@@ -494,6 +498,74 @@ fn spot_settings(m: &plan::SpotModel, base: &Scenario, c: &SpotControls, running
             }
             <p class="hint">{ meaning }{ " " }{ t("Cloud providers quote interruptions as the share of instances of a type interrupted in a month (AWS's Spot Instance Advisor: under 5 %, 5–10 %, 10–15 %, 15–20 %, over 20 %); every interruption comes with a 2-minute notice.") }</p>
         </fieldset>
+    }
+}
+
+/// What the study is of: a ready scenario by the question it answers (in the reader's
+/// language), another by its name.
+fn scenario_title(s: &Scenario) -> String {
+    crate::catalog::Ready::named(&s.name)
+        .find(|r| r.scenario() == *s)
+        .map_or_else(|| s.name.clone(), |r| t(r.question).to_string())
+}
+
+/// A fault process in the reader's words, its times with their units: "every host fails every
+/// 30 d 0 h on average and is repaired in 1 h 0 min".
+fn fault_words(f: &sim::scenario::Fault) -> String {
+    use sim::scenario::{FaultKind, Selector};
+    let hosts = match &f.targets {
+        Selector::All => t("every host").to_string(),
+        Selector::Spot => t("every spot host").to_string(),
+        Selector::Role(r) => tf(format_args!("every host with the role {}", r.name())),
+        Selector::Names(n) => n.join(", "),
+    };
+    let zones = match &f.targets {
+        Selector::Names(n) => n.join(", "),
+        _ => t("every zone").to_string(),
+    };
+    let d = |x: sim::kernel::time::Duration| span(x.as_secs_f64());
+    match f.kind {
+        FaultKind::HostFailures { mtbf, mttr } => tf(format_args!(
+            "hosts ({hosts}): each fails every {} on average and is repaired in {}",
+            d(mtbf),
+            d(mttr)
+        )),
+        FaultKind::ZoneOutages { mtbf, mttr } => tf(format_args!(
+            "zones ({zones}): each is cut off every {} on average, for {}",
+            d(mtbf),
+            d(mttr)
+        )),
+        FaultKind::SpotInterruptions {
+            every,
+            replace_after,
+            remove_on_notice,
+        } => {
+            let then = match (replace_after, remove_on_notice) {
+                (None, false) => t("never replaced").to_string(),
+                (None, true) => {
+                    t("its etcd member removed on the notice, never replaced").to_string()
+                }
+                (Some(r), false) => tf(format_args!("replaced {} after the termination", d(r))),
+                (Some(r), true) => tf(format_args!(
+                    "its etcd member removed on the notice, replaced {} after the termination",
+                    d(r)
+                )),
+            };
+            tf(format_args!(
+                "spot hosts ({hosts}): each interrupted every {} on average (a 2-minute notice), {then}",
+                d(every)
+            ))
+        }
+    }
+}
+
+/// The page's name for design `i` of a study: the scenario itself, or the change compared
+/// with (in the reader's language; the scenarios keep their own names for the runner and the
+/// playground).
+fn design_label(i: usize, v: Variant, kubernetes: bool) -> String {
+    match i {
+        0 => t("this cluster").into(),
+        _ => variant_name(v, kubernetes).into(),
     }
 }
 
@@ -694,11 +766,6 @@ fn pct(x: f64) -> String {
     format!("{p:.decimals$}")
 }
 
-/// The page's query (`?lang=ru`), kept by its links to the playground.
-fn query() -> String {
-    gloo_utils::window().location().search().unwrap_or_default()
-}
-
 fn percent(x: f64) -> String {
     tf(format_args!("{} %", pct(x)))
 }
@@ -716,7 +783,7 @@ fn per_year(x: f64) -> String {
     }
 }
 
-/// A stretch of time in words with its unit: "40 s", "4 h 28 min", "2 d 5 h", "3 months",
+/// A stretch of time in words with its unit: "40 s", "5 min", "4 h 28 min", "2 d 5 h", "3 months",
 /// "31 years".
 fn span(seconds: f64) -> String {
     let s = seconds.max(0.0).round() as u64;
@@ -729,12 +796,18 @@ fn span(seconds: f64) -> String {
             "{} months",
             (seconds / (plan::YEAR_S / 12.0)).round() as u64
         ))
-    } else if d > 0 {
+    } else if d > 0 && h > 0 {
         tf(format_args!("{d} d {h} h"))
-    } else if h > 0 {
+    } else if d > 0 {
+        tf(format_args!("{d} d"))
+    } else if h > 0 && m > 0 {
         tf(format_args!("{h} h {m} min"))
-    } else if m > 0 {
+    } else if h > 0 {
+        tf(format_args!("{h} h"))
+    } else if m > 0 && s % 60 > 0 {
         tf(format_args!("{m} min {} s", s % 60))
+    } else if m > 0 {
+        tf(format_args!("{m} min"))
     } else {
         tf(format_args!("{s} s"))
     }
@@ -823,7 +896,7 @@ fn answer(metrics: &[Metric], outcomes: &[Outcome], horizon_s: f64, variant: Var
             first_loss(&metrics[0], 0, horizon_s),
             first_loss(&metrics[0], 1, horizon_s),
         );
-        let (n0, n1) = (&outcomes[0].scenario.name, &outcomes[1].scenario.name);
+        let (n0, n1) = (&outcomes[0].label, &outcomes[1].label);
         let trials = metrics[0].per_trial[0].len();
         if a.less_often_than(&b) {
             tf(format_args!("“{n0}” loses quorum less often than “{n1}”: their intervals do not overlap."))
@@ -836,7 +909,7 @@ fn answer(metrics: &[Metric], outcomes: &[Outcome], horizon_s: f64, variant: Var
     html! {
         <div class="study-answer" role="status">
             { for outcomes.iter().enumerate().map(|(i, o)| html! {
-                <p><strong>{ o.scenario.name.clone() }</strong>
+                <p><strong>{ o.label.clone() }</strong>
                     { for figures.iter().map(|m| html! { <><br />{ how_often(&m.name, &first_loss(m, i, horizon_s)) }</> }) }
                 </p>
             }) }
@@ -887,7 +960,7 @@ fn results_view(p: &ResultsProps) -> Html {
                 <thead><tr>
                     <th>{ t("unavailability, mean and 95 % confidence interval") }</th>
                     { for outcomes.iter().enumerate().map(|(i, o)| html! {
-                        <th class={format!("d{i}")}>{ o.scenario.name.clone() }</th>
+                        <th class={format!("d{i}")}>{ o.label.clone() }</th>
                     }) }
                 </tr></thead>
                 <tbody>
@@ -974,7 +1047,7 @@ fn cdf_chart(m: &Metric, outcomes: &[Outcome]) -> Html {
             <figcaption>
                 { label }
                 { for outcomes.iter().enumerate().map(|(i, o)| html! {
-                    <span class={format!("key d{i}")}>{ o.scenario.name.clone() }</span>
+                    <span class={format!("key d{i}")}>{ o.label.clone() }</span>
                 }) }
             </figcaption>
         </figure>
@@ -989,7 +1062,7 @@ fn worst_view(i: usize, o: &Outcome, m: &Metric, days: u64) -> Html {
     let horizon = sim::kernel::time::Duration::from_secs(days * 86_400);
     html! {
         <div class={format!("worst-design d{i}")}>
-            <h3>{ o.scenario.name.clone() }</h3>
+            <h3>{ o.label.clone() }</h3>
             if days > OPENABLE_DAYS {
                 <p>{ tf(format_args!("A trial of {} days is too long to open in the playground (at most {} days); replay one natively:", days, OPENABLE_DAYS)) }
                     { " " }<a download="scenario.json" href={json_href(&o.scenario)}>{ t("Save scenario.json") }</a></p>
@@ -1002,7 +1075,14 @@ fn worst_view(i: usize, o: &Outcome, m: &Metric, days: u64) -> Html {
                     let what = tf(format_args!("trial {} (seed {}): {} %", w.trial, w.seed, pct(w.value)));
                     let when = w.first.map(|f| tf(format_args!("first lost after {}", span(f))));
                     let open = if days <= OPENABLE_DAYS {
-                        let s = sim::study::with_seed_and_horizon(&o.scenario, w.seed, horizon);
+                        let mut s = sim::study::with_seed_and_horizon(&o.scenario, w.seed, horizon);
+                        // It says which trial it is, of which study, under which faults.
+                        s.name = tf(format_args!("{} — trial {} of its study", o.scenario.name, w.trial));
+                        let faults: Vec<String> = s.faults.iter().map(fault_words).collect();
+                        s.description = Some(tf(format_args!(
+                            "Trial {} (seed {}) of an availability study of “{}”, over {} days: {}. Its random faults: {}.",
+                            w.trial, w.seed, o.scenario.name, days, m.name, faults.join("; ")
+                        )));
                         // A little before the loss, to watch it come.
                         let at = w.first.map(|f| (f - OPEN_BEFORE_S).max(0.0));
                         let go = Callback::from(move |_: MouseEvent| {
