@@ -804,7 +804,7 @@ fn span(seconds: f64) -> String {
         tf(format_args!("{h} h {m} min"))
     } else if h > 0 {
         tf(format_args!("{h} h"))
-    } else if m > 0 && s % 60 > 0 {
+    } else if m > 0 && !s.is_multiple_of(60) {
         tf(format_args!("{m} min {} s", s % 60))
     } else if m > 0 {
         tf(format_args!("{m} min"))
