@@ -23,6 +23,7 @@ function catalog(code) {
 
 const TAGLINE = 'Break a cluster and watch what really happens. Drag a zone or host to split the network; click a host to crash it.';
 const QUESTION = 'My only master died: does my app keep serving?';
+const RACK_SPLIT = 'Two racks split: who wins, and do pods run twice?';
 
 /** The log's texts of the ready scenario `id` at its moment, in the page opened at `query`. */
 async function logOf(page, id) {
@@ -83,6 +84,15 @@ for (const code of ['ru', 'zh', 'de']) {
         await page.locator('section.editor #editor-body').waitFor();
         const english = (await pageTexts(page)).filter((t) => ENGLISH.test(t));
         assert.deepEqual(english, [], `${code}: English left in the page`);
+        // An edit keeps the ready scenario's question and description in the language, marked
+        // as changed (the scenario has become the reader's own).
+        const zone = page.getByRole('form', { name: words.get('Add a zone') });
+        await zone.getByRole('textbox', { name: words.get('New zone name') }).fill('rack-c');
+        await zone.getByRole('button', { name: words.get('Add zone') }).click();
+        const changed = words.get('{} (changed)').replace('{0}', words.get(RACK_SPLIT));
+        await page.locator('.about .name strong', { hasText: changed }).waitFor({ timeout: 30000 });
+        const left = (await pageTexts(page)).filter((t) => ENGLISH.test(t));
+        assert.deepEqual(left, [], `${code}: English left in the page after an edit`);
       }
       assert.deepEqual(problems, []);
       await page.close();

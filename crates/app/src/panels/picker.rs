@@ -25,6 +25,11 @@ pub fn scenario_picker() -> Html {
             session.pick(&id);
         })
     };
+    // An edited ready scenario keeps its question in the reader's language, marked as changed.
+    let title = match named_after {
+        Some(from) => tf(format_args!("{} (changed)", t(from.question))),
+        None => scenario.name.clone(),
+    };
     html! {
         <section class="scenario" aria-labelledby="scenario-title">
             <h2 id="scenario-title" class="visually-hidden">{ t("Scenario") }</h2>
@@ -32,7 +37,7 @@ pub fn scenario_picker() -> Html {
                 <span>{ t("Scenario") }</span>
                 <select onchange={pick} aria-label={t("Ready scenario")}>
                     if ready.is_none() {
-                        { crate::option::option("", tf(format_args!("Your scenario: {}", scenario.name)), true) }
+                        { crate::option::option("", tf(format_args!("Your scenario: {}", title)), true) }
                     }
                     { for READY.iter().map(|r| crate::option::option(r.id, t(r.question), ready.is_some_and(|x| x.id == r.id))) }
                 </select>
@@ -53,8 +58,16 @@ pub fn scenario_picker() -> Html {
                         }
                     } }
                 } else {
-                    <p class="name"><strong>{ &scenario.name }</strong>
-                        { scenario.description.as_ref().map(|d| format!(" — {d}")).unwrap_or_default() }</p>
+                    // Its description too, in the reader's language.
+                    <p class="name"><strong>{ title.clone() }</strong>
+                        { match named_after {
+                            // The ready scenario's own words, as its catalog entries have them.
+                            Some(from) => {
+                                let (context, _) = from.texts(&scenario);
+                                if context.is_empty() { String::new() } else { format!(" — {}", translate(&context)) }
+                            }
+                            None => scenario.description.as_ref().map(|d| format!(" — {}", translate(d))).unwrap_or_default(),
+                        } }</p>
                     if let Some(from) = named_after {
                         <form class="rename" aria-label={t("Rename the scenario")} onsubmit={ {
                             let (session, input) = (session.clone(), rename.clone());
