@@ -126,7 +126,7 @@ pub fn run(world: &World, from: HostId, args: &[String], jobs: &mut Jobs) -> Out
             .unwrap_or(short);
         (short.to_string(), true, None)
     };
-    match world.service_request(from, &service, lookup, node) {
+    match world.service_request(from, &service, lookup, node, jobs.next_connection()) {
         ServiceHop::Served { pod } => Output {
             stdout: format!("Hostname: {pod}\n"),
             took_s: 0.002,

@@ -636,6 +636,27 @@ fn kubeadm_join_runs_on_a_standby_host_and_refuses_a_joined_one() {
         .contains("[ERROR FileAvailable--etc-kubernetes-kubelet.conf]"));
 }
 
+/// kube-proxy picks an endpoint at random for each connection: `curl` again and again at one
+/// moment reaches the Service's pods in turn, not always the same one; the same lines from the
+/// same start reach them in the same order (a run replays exactly).
+#[test]
+fn each_curl_is_a_new_connection_balanced_anew() {
+    let w = world_at(&ready("1-only-master-dies"), 30.0);
+    let (h, _) = w.scenario().host("users").unwrap();
+    let pods = |jobs: &mut console::Jobs| -> Vec<String> {
+        (0..12)
+            .map(|_| console::exec_with(&w, h as u32, "curl -s http://web", jobs).stdout)
+            .collect()
+    };
+    let first = pods(&mut console::Jobs::default());
+    let distinct: std::collections::BTreeSet<&String> = first.iter().collect();
+    assert!(
+        distinct.len() >= 2,
+        "12 connections all reached one pod: {first:?}"
+    );
+    assert_eq!(pods(&mut console::Jobs::default()), first);
+}
+
 #[test]
 fn curl_reaches_a_service_through_dns_and_kube_proxy_and_fails_as_curl_does() {
     let w = world_at(&ready("1-only-master-dies"), 30.0);

@@ -55,6 +55,8 @@ const GIVE_UP: Duration = Duration::from_secs(60);
 #[derive(Clone, Default)]
 pub struct Jobs {
     list: Vec<Job>,
+    /// Connections this host's console has opened to Services so far: each is balanced anew.
+    connections: u64,
 }
 
 #[derive(Clone)]
@@ -95,6 +97,13 @@ impl Jobs {
     /// The line ended: its foreground jobs with it.
     pub(crate) fn end_line(&mut self) {
         self.list.retain(|j| j.background);
+    }
+
+    /// A new connection to a Service: its number (kube-proxy picks an endpoint at random per
+    /// connection, so a second `curl` at the same moment may reach another pod).
+    pub(crate) fn next_connection(&mut self) -> u64 {
+        self.connections += 1;
+        self.connections
     }
 
     /// How many jobs the line has started.

@@ -72,14 +72,18 @@ impl World {
     /// each process's state now: the name looked up through CoreDNS (when `lookup`), then the
     /// rules of the entry node's kube-proxy (`node`, a NodePort; else `from` itself when it runs
     /// kube-proxy, else a worker `from` reaches), then the pod. The world does not move.
+    /// `connection` numbers the caller's connections: each is balanced anew.
     pub fn service_request(
         &self,
         from: HostId,
         service: &str,
         lookup: bool,
         node: Option<HostId>,
+        connection: u64,
     ) -> ServiceHop {
-        let mut rng = Rng::new(self.now.0 ^ (from as u64) << 40);
+        // Each connection its own draw, as kube-proxy balances each connection anew.
+        let mut rng =
+            Rng::new(self.now.0 ^ (from as u64) << 40).fork(&format!("connection/{connection}"));
         let procs = &self.procs.on;
         let usable = |h: HostId| {
             self.host_is_up(h) && procs[h as usize].proxy.is_some() && self.net.connected(from, h)
