@@ -125,9 +125,9 @@ pub struct ApiserverView {
 pub struct NodeView {
     pub ready: NodeReadiness,
     /// Set when the kubelet's Node Lease is overdue (not renewed for one and a half renew
-    /// intervals): the report seconds at which the stored lease runs out of
-    /// `node_monitor_grace_period`, after which the node lifecycle controller's next pass marks
-    /// the Node not ready.
+    /// intervals): the report seconds at which the node lifecycle controller's grace period
+    /// runs out, counted from when it saw the lease change (after a failover, from when the new
+    /// leader first saw it); its next pass then marks the Node not ready.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stale_after: Option<f64>,
     /// Whether a node lifecycle controller runs now to notice: a controller-manager leads on a

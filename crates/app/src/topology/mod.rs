@@ -702,8 +702,8 @@ fn node_badges(h: &HostView) -> Vec<(&'static str, String)> {
         Some(at) if n.ready == "Ready" => vec![
             ("warn", ts("Node Ready, lease stale")),
             if n.watched {
-                // The controller's probe time is when it saw the lease change: up to two
-                // monitor periods after the renewal.
+                // The controller's own grace period runs out at `at` (from when it saw the
+                // lease change); its next passes mark it.
                 (
                     "warn",
                     tf(format_args!(

@@ -221,8 +221,15 @@ impl World {
         let settings = &self.scenario.settings;
         let overdue = crate::kernel::time::Duration(settings.node_lease_renew_interval.0 * 3 / 2);
         let renewed = renewed.filter(|&t| t + overdue < self.now);
+        // The node lifecycle controller counts the grace period from when it saw the lease
+        // change (its probe time: a new leader's starts when it took over), not from the renewal.
+        let heard = (self.procs.on.iter())
+            .filter_map(|p| p.kcm.as_ref()?.work()?.heard_from(name))
+            .max();
+        let since = |renewed: crate::kernel::time::SimTime| heard.unwrap_or(renewed).max(renewed);
         Some(crate::view::NodeView {
-            stale_after: renewed.map(|t| self.obs.secs(t + settings.node_monitor_grace_period)),
+            stale_after: renewed
+                .map(|t| self.obs.secs(since(t) + settings.node_monitor_grace_period)),
             watched,
             ready: match node.ready {
                 Condition::True => NodeReadiness::Ready,
