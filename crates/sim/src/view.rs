@@ -174,4 +174,10 @@ impl EtcdView {
         };
         format!("etcd: {} of {} — {state}", self.connected, self.voters)
     }
+
+    /// How many more voters may fail with the quorum kept (0 without one): two members of two,
+    /// or two of three, tolerate none.
+    pub fn tolerates(&self) -> usize {
+        self.connected.saturating_sub(self.quorum_size)
+    }
 }

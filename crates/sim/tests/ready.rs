@@ -181,6 +181,12 @@ fn three_masters_two_die_no_quorum_until_force_new_cluster() {
         .expect("writes return");
     assert!(back < 300, "API writable again at {back} s");
     assert!(s.etcd_quorum[301..].iter().all(|&q| q));
+    // After the fresh master's join: two members, which tolerate no failure.
+    let mut w = World::new(sim::scenario::parse(&load("3-three-masters-two-die")).unwrap());
+    w.run_until(w.at_report_secs(340.0), u64::MAX);
+    let etcd = w.snapshot().etcd;
+    assert_eq!((etcd.voters, etcd.connected, etcd.has_quorum), (2, 2, true));
+    assert_eq!(etcd.tolerates(), 0);
     // The old masters come back at 6 min: their etcd members are answered "removed member" by
     // the survivor as they connect and stop; no second cluster, no second leader of anything.
     let removed = events(&r, "etcd.member_removed");

@@ -60,6 +60,13 @@ pub fn status_bar() -> Html {
                 { format!("t = {}{going}", fmt_t_precise(view_t)) }<small>{ format!(" / {}", fmt_t(duration)) }</small>
             </span>
             <span class={quorum_class} role="status" aria-live="polite" data-testid="quorum">{ quorum }</span>
+            if started && e.has_quorum {
+                <span class="tolerance">{ match e.tolerates() {
+                    0 => ts("tolerates no more failures"),
+                    1 => ts("tolerates 1 more failure"),
+                    k => tf(format_args!("tolerates {k} more failures")),
+                } }</span>
+            }
             <span class="leader" data-testid="leader">{ leader }</span>
             <span class="network">{ network }</span>
             // The engine said it cannot go on (its worker stopped, a message was unreadable).
