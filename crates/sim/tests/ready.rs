@@ -114,6 +114,37 @@ fn the_only_master_dies_apps_keep_serving_but_nothing_heals() {
 
 #[test]
 fn three_masters_one_dies_quorum_holds_and_the_controller_manager_moves() {
+    // Before the crash: all three apiservers serve (in the balancer's service), and etcd, the
+    // controller-manager and the scheduler each have one leader.
+    let mut w = World::new(sim::scenario::parse(&load("2-three-masters-one-dies")).unwrap());
+    w.run_until(w.at_report_secs(30.0), u64::MAX);
+    let snap = w.snapshot();
+    let lb = snap
+        .hosts
+        .iter()
+        .find(|h| !h.lb_backends.is_empty())
+        .expect("a load balancer");
+    assert_eq!(lb.lb_backends.iter().filter(|(_, up)| *up).count(), 3);
+    let masters = || snap.hosts.iter().filter(|h| h.apiserver.is_some());
+    assert!(masters().all(|h| h.apiserver.as_ref().is_some_and(|a| a.running && a.ready)));
+    let leaders =
+        |role: &dyn Fn(&sim::view::HostView) -> bool| masters().filter(|h| role(h)).count();
+    assert_eq!(
+        leaders(&|h| h
+            .etcd
+            .as_ref()
+            .is_some_and(|m| m.role == sim::view::MemberRole::Leader)),
+        1
+    );
+    assert_eq!(
+        leaders(&|h| h.controller_manager == Some(LeaderRole::Leader)),
+        1
+    );
+    assert_eq!(leaders(&|h| h.scheduler == Some(LeaderRole::Leader)), 1);
+    assert_eq!(
+        leaders(&|h| h.controller_manager == Some(LeaderRole::Standby)),
+        2
+    );
     let r = run("2-three-masters-one-dies");
     let first = events(&r, "lease.acquired");
     let kcm0 = first
