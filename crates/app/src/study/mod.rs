@@ -138,7 +138,7 @@ pub fn study_page(props: &StudyProps) -> Html {
             (designs, checked)
         })
     };
-    let (designs, checked) = (&made.0, &made.1);
+    let designs = &made.0;
     let workers = pool::workers_for(st.trials * designs.len() as u64);
     let estimate = plan::estimate_seconds(&designs[0], st.trials, st.horizon(), workers)
         * designs.len() as f64;
@@ -217,69 +217,7 @@ pub fn study_page(props: &StudyProps) -> Html {
         }),
     };
 
-    let run = {
-        let (phase, pool, designs, st) = (phase.clone(), pool.clone(), designs.clone(), st.clone());
-        Callback::from(move |_: MouseEvent| {
-            let started_ms = js_sys::Date::now();
-            let on = {
-                let (phase, designs, st) = (phase.clone(), designs.clone(), st.clone());
-                Rc::new(move |news: pool::News| match news {
-                    pool::News::Progress {
-                        done,
-                        total,
-                        fraction,
-                    } => phase.set(Phase::Running {
-                        done,
-                        total,
-                        fraction,
-                        started_ms,
-                        now_ms: js_sys::Date::now(),
-                    }),
-                    pool::News::Finished(results) => {
-                        let outcomes = designs
-                            .iter()
-                            .zip(results)
-                            .enumerate()
-                            .map(|(i, (d, results))| {
-                                let first = (results.iter())
-                                    .map(|(tr, f)| (tr.trial, f.clone()))
-                                    .collect();
-                                let trials = results.into_iter().map(|(tr, _)| tr).collect();
-                                Outcome {
-                                    scenario: d.clone(),
-                                    label: design_label(i, st.variant, plan::kubernetes(d)),
-                                    report: StudyReport::new(
-                                        &d.name,
-                                        st.trials,
-                                        st.horizon(),
-                                        st.seed,
-                                        "1/1".into(),
-                                        trials,
-                                    ),
-                                    first,
-                                }
-                            })
-                            .collect();
-                        phase.set(Phase::Done(Rc::new(outcomes)));
-                    }
-                    pool::News::Failed(why) => phase.set(Phase::Failed(why)),
-                }) as Rc<dyn Fn(pool::News)>
-            };
-            match pool::start(&designs, st.seed, st.trials, st.horizon(), on) {
-                Ok(p) => {
-                    *pool.borrow_mut() = Some(p);
-                    phase.set(Phase::Running {
-                        done: 0,
-                        total: st.trials * designs.len() as u64,
-                        fraction: 0.0,
-                        started_ms,
-                        now_ms: started_ms,
-                    });
-                }
-                Err(why) => phase.set(Phase::Failed(why)),
-            }
-        })
-    };
+    let run = run_study(phase.clone(), pool.clone(), designs.clone(), st.clone());
     let cancel = {
         let (phase, pool) = (phase.clone(), pool.clone());
         Callback::from(move |_: MouseEvent| {
@@ -290,7 +228,18 @@ pub fn study_page(props: &StudyProps) -> Html {
 
     let back = format!("../{}#s={}", query(), start.encoded);
     let running = matches!(*phase, Phase::Running { .. });
-    let too_long = estimate > TOO_LONG_S;
+    let controls = Controls {
+        on_preset,
+        on_variant,
+        on_trials,
+        on_days,
+        on_seed,
+        spot,
+        run,
+        cancel,
+        workers,
+        estimate,
+    };
     html! {
         <main class="study">
             <header class="study-head">
@@ -303,75 +252,183 @@ pub fn study_page(props: &StudyProps) -> Html {
                 <div class="notice error" role="alert"><span>{ translate(p) }</span></div>
             }
             { ready_picker(&start.scenario, &st, running) }
-            <section class="study-settings" aria-label={t("Study settings")}>
-                <label>{ t("Faults") }
-                    <select onchange={on_preset} disabled={running}>
-                        { for PRESETS.into_iter().map(|p| html! {
-                            <option value={p.key()} selected={p == st.preset}>{ preset_name(p) }</option>
-                        }) }
-                    </select>
-                </label>
-                <ul class="faults">
-                    { for designs[0].faults.iter().map(|f| html! { <li>{ fault_words(f) }</li> }) }
-                    if designs[0].faults.is_empty() {
-                        <li>{ t("none: choose a preset, or add random faults in the playground's editor") }</li>
-                    }
-                </ul>
-                if plan::has_spot_faults(&plan::with_preset(&start.scenario, st.preset)) {
-                    { spot_settings(&st.spot, &plan::with_preset(&start.scenario, st.preset), &spot, running) }
-                }
-                <label>{ t("Compare with") }
-                    <select onchange={on_variant} disabled={running}>
-                        { for VARIANTS.into_iter().map(|v| {
-                            let applies = v == Variant::None || plan::variant_of(&designs[0], v).is_some();
-                            html! { <option value={v.key()} selected={v == st.variant} disabled={!applies}>{ variant_name(v, plan::kubernetes(&designs[0])) }</option> }
-                        }) }
-                    </select>
-                </label>
-                <div class="study-size">
-                    <label>{ t("Trials") }
-                        <input type="number" min="1" max={MAX_TRIALS.to_string()} value={st.trials.to_string()} onchange={on_trials} disabled={running} />
-                    </label>
-                    <label>{ t("Each trial lasts") }
-                        <select onchange={on_days} disabled={running}>
-                            { for HORIZONS_DAYS.into_iter().map(|d| html! {
-                                <option value={d.to_string()} selected={d == st.days}>{ days_name(d) }</option>
-                            }) }
-                        </select>
-                    </label>
-                    <label>{ t("Seed") }
-                        <input type="number" min="0" value={st.seed.to_string()} onchange={on_seed} disabled={running} />
-                    </label>
-                </div>
-                <p class="study-estimate">{ tf(format_args!(
-                    "{} simulated years per design, on {} workers: about {}.",
-                    years(st.trials * st.days), workers, duration_words(estimate)
-                )) }</p>
-                if let Err(why) = &checked {
-                    <p class="notice error" role="alert">{ translate(why) }</p>
-                } else if too_long && !running {
-                    <div class="notice info too-long" role="status">
-                        <span>{ t("This study is long for a browser tab. Run it natively instead, with the scenario saved as scenario.json:") }</span>
-                        <code>{ plan::runner_command(&st) }</code>
-                        <a download="scenario.json" href={json_href(&designs[0])}>{ t("Save scenario.json") }</a>
-                    </div>
-                }
-                <div class="study-run">
-                    if running {
-                        <button class="cancel" onclick={cancel}>{ t("Cancel") }</button>
-                    } else {
-                        <button class="primary" onclick={run} disabled={checked.is_err()}>
-                            { if too_long { t("Run it here anyway") } else { t("Run the study") } }
-                        </button>
-                    }
-                </div>
-            </section>
+            { settings_view(&start.scenario, &st, &made, &controls, running) }
             { progress_view(&phase) }
             if let Phase::Done(outcomes) = &*phase {
                 <ResultsView outcomes={outcomes.clone()} metric={chart_metric.clone()} days={st.days} variant={st.variant} />
             }
         </main>
     }
+}
+
+/// Run: the trials of every design in the page's workers, the phase following their news.
+fn run_study(
+    phase: UseStateHandle<Phase>,
+    pool: Rc<std::cell::RefCell<Option<pool::Pool>>>,
+    designs: Vec<Scenario>,
+    st: Settings,
+) -> Callback<MouseEvent> {
+    Callback::from(move |_: MouseEvent| {
+        let started_ms = js_sys::Date::now();
+        let on = {
+            let (phase, designs, st) = (phase.clone(), designs.clone(), st.clone());
+            Rc::new(move |news: pool::News| match news {
+                pool::News::Progress {
+                    done,
+                    total,
+                    fraction,
+                } => phase.set(Phase::Running {
+                    done,
+                    total,
+                    fraction,
+                    started_ms,
+                    now_ms: js_sys::Date::now(),
+                }),
+                pool::News::Finished(results) => {
+                    let outcomes = outcomes(&designs, results, &st);
+                    phase.set(Phase::Done(Rc::new(outcomes)));
+                }
+                pool::News::Failed(why) => phase.set(Phase::Failed(why)),
+            }) as Rc<dyn Fn(pool::News)>
+        };
+        match pool::start(&designs, st.seed, st.trials, st.horizon(), on) {
+            Ok(p) => {
+                *pool.borrow_mut() = Some(p);
+                phase.set(Phase::Running {
+                    done: 0,
+                    total: st.trials * designs.len() as u64,
+                    fraction: 0.0,
+                    started_ms,
+                    now_ms: started_ms,
+                });
+            }
+            Err(why) => phase.set(Phase::Failed(why)),
+        }
+    })
+}
+
+/// What the study page's settings call back, and what it works out from them.
+struct Controls {
+    on_preset: Callback<Event>,
+    on_variant: Callback<Event>,
+    on_trials: Callback<Event>,
+    on_days: Callback<Event>,
+    on_seed: Callback<Event>,
+    spot: SpotControls,
+    run: Callback<MouseEvent>,
+    cancel: Callback<MouseEvent>,
+    workers: u64,
+    /// Seconds the study should take here.
+    estimate: f64,
+}
+
+/// The study's settings: the faults (a preset, the spot model), the design to compare with,
+/// the trials, the estimate, and Run (or the runner's command, when too long for a tab).
+fn settings_view(
+    base: &Scenario,
+    st: &Settings,
+    (designs, checked): &(Vec<Scenario>, Result<(), String>),
+    c: &Controls,
+    running: bool,
+) -> Html {
+    let too_long = c.estimate > TOO_LONG_S;
+    html! {
+        <section class="study-settings" aria-label={t("Study settings")}>
+            <label>{ t("Faults") }
+                <select onchange={c.on_preset.clone()} disabled={running}>
+                    { for PRESETS.into_iter().map(|p| html! {
+                        <option value={p.key()} selected={p == st.preset}>{ preset_name(p) }</option>
+                    }) }
+                </select>
+            </label>
+            <ul class="faults">
+                { for designs[0].faults.iter().map(|f| html! { <li>{ fault_words(f) }</li> }) }
+                if designs[0].faults.is_empty() {
+                    <li>{ t("none: choose a preset, or add random faults in the playground's editor") }</li>
+                }
+            </ul>
+            if plan::has_spot_faults(&plan::with_preset(base, st.preset)) {
+                { spot_settings(&st.spot, &plan::with_preset(base, st.preset), &c.spot, running) }
+            }
+            <label>{ t("Compare with") }
+                <select onchange={c.on_variant.clone()} disabled={running}>
+                    { for VARIANTS.into_iter().map(|v| {
+                        let applies = v == Variant::None || plan::variant_of(&designs[0], v).is_some();
+                        html! { <option value={v.key()} selected={v == st.variant} disabled={!applies}>{ variant_name(v, plan::kubernetes(&designs[0])) }</option> }
+                    }) }
+                </select>
+            </label>
+            <div class="study-size">
+                <label>{ t("Trials") }
+                    <input type="number" min="1" max={MAX_TRIALS.to_string()} value={st.trials.to_string()} onchange={c.on_trials.clone()} disabled={running} />
+                </label>
+                <label>{ t("Each trial lasts") }
+                    <select onchange={c.on_days.clone()} disabled={running}>
+                        { for HORIZONS_DAYS.into_iter().map(|d| html! {
+                            <option value={d.to_string()} selected={d == st.days}>{ days_name(d) }</option>
+                        }) }
+                    </select>
+                </label>
+                <label>{ t("Seed") }
+                    <input type="number" min="0" value={st.seed.to_string()} onchange={c.on_seed.clone()} disabled={running} />
+                </label>
+            </div>
+            <p class="study-estimate">{ tf(format_args!(
+                "{} simulated years per design, on {} workers: about {}.",
+                years(st.trials * st.days), c.workers, duration_words(c.estimate)
+            )) }</p>
+            if let Err(why) = &checked {
+                <p class="notice error" role="alert">{ translate(why) }</p>
+            } else if too_long && !running {
+                <div class="notice info too-long" role="status">
+                    <span>{ t("This study is long for a browser tab. Run it natively instead, with the scenario saved as scenario.json:") }</span>
+                    <code>{ plan::runner_command(st) }</code>
+                    <a download="scenario.json" href={json_href(&designs[0])}>{ t("Save scenario.json") }</a>
+                </div>
+            }
+            <div class="study-run">
+                if running {
+                    <button class="cancel" onclick={c.cancel.clone()}>{ t("Cancel") }</button>
+                } else {
+                    <button class="primary" onclick={c.run.clone()} disabled={checked.is_err()}>
+                        { if too_long { t("Run it here anyway") } else { t("Run the study") } }
+                    </button>
+                }
+            </div>
+        </section>
+    }
+}
+
+/// The designs' outcomes from their trials' results, as the page shows them.
+fn outcomes(
+    designs: &[Scenario],
+    results: Vec<Vec<(Trial, FirstLosses)>>,
+    st: &Settings,
+) -> Vec<Outcome> {
+    designs
+        .iter()
+        .zip(results)
+        .enumerate()
+        .map(|(i, (d, results))| {
+            let first = (results.iter())
+                .map(|(tr, f)| (tr.trial, f.clone()))
+                .collect();
+            let trials = results.into_iter().map(|(tr, _)| tr).collect();
+            Outcome {
+                scenario: d.clone(),
+                label: design_label(i, st.variant, plan::kubernetes(d)),
+                report: StudyReport::new(
+                    &d.name,
+                    st.trials,
+                    st.horizon(),
+                    st.seed,
+                    "1/1".into(),
+                    trials,
+                ),
+                first,
+            }
+        })
+        .collect()
 }
 
 /// The ready study these settings of this scenario are, if any.
