@@ -168,13 +168,13 @@ test('the editor adds random faults: the run fails at random, each failure expla
   await form.getByRole('button', { name: 'Add random faults' }).click();
   await notice(page, /random faults added: hosts role:worker fail every 20m on average, repaired in 2m/);
   // The run applies them: the log says which failures were random.
-  await page.locator('.log li').filter({ hasText: 'a random failure struck it (faults[0])' }).first().waitFor({ timeout: 30000 });
+  await page.locator('.log li').filter({ hasText: 'a random failure struck it (random faults, process 1)' }).first().waitFor({ timeout: 30000 });
   await screenshot(page, 'editor-random-faults');
   // The link carries them: a fresh page lists the process and fails the same way.
   const fresh = await open(new URL(page.url()).hash);
   await fresh.page.getByRole('button', { name: /Edit the topology/ }).click();
   await expectText(fresh.page.locator('fieldset', { hasText: 'Random faults' }), /hosts role:worker fail every 20m on average, repaired in 2m/);
-  await fresh.page.locator('.log li').filter({ hasText: 'a random failure struck it (faults[0])' }).first().waitFor({ timeout: 30000 });
+  await fresh.page.locator('.log li').filter({ hasText: 'a random failure struck it (random faults, process 1)' }).first().waitFor({ timeout: 30000 });
   await fresh.page.close();
   assert.deepEqual(problems, []);
 });

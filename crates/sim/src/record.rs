@@ -450,6 +450,24 @@ pub struct Recorder {
     pub api_events: std::collections::VecDeque<(SimTime, ApiEvent)>,
 }
 
+/// The command an operator runs for an operation (`etcd_force_new_cluster`: `etcd
+/// --force-new-cluster`): the words a reader knows, the same in every language.
+fn command_of(action: &str) -> &str {
+    match action {
+        "join" => "kubeadm join",
+        "etcd_member_add" => "etcdctl member add",
+        "etcd_member_promote" => "etcdctl member promote",
+        "etcd_member_remove" => "etcdctl member remove",
+        "etcd_force_new_cluster" => "etcd --force-new-cluster",
+        "delete_pod" => "kubectl delete pod",
+        "scale" => "kubectl scale",
+        "cordon" => "kubectl cordon",
+        "uncordon" => "kubectl uncordon",
+        "drain" => "kubectl drain",
+        other => other,
+    }
+}
+
 impl Recorder {
     pub fn new(host_names: Vec<String>) -> Self {
         Recorder {
@@ -877,9 +895,11 @@ impl crate::k8s::Observe for Recorder {
             Ok(()) => (true, None),
             Err(r) => (false, Some(r)),
         };
+        // As the operator typed it, not the format's name for it.
+        let command = command_of(action);
         let text = match &reason {
-            None => format!("operator: {action}{target} succeeded"),
-            Some(r) => format!("operator: {action}{target} failed: {r}"),
+            None => format!("operator: {command}{target} succeeded"),
+            Some(r) => format!("operator: {command}{target} failed: {r}"),
         };
         self.operations.push(Operation {
             t,

@@ -610,9 +610,9 @@ mod tests {
         // The run applies them: a worker fails at random within the scenario.
         let r = sim::run_scenario(&s2.to_json()).unwrap();
         assert!(
-            r.events
-                .iter()
-                .any(|e| e.text.contains("a random failure struck it (faults[0])")),
+            r.events.iter().any(|e| e
+                .text
+                .contains("a random failure struck it (random faults, process 1)")),
             "no random failure in {} events",
             r.events.len()
         );

@@ -226,7 +226,8 @@ impl World {
     }
 
     fn apply_fault(&mut self, d: Draw) {
-        let why = format!("faults[{}]", d.process);
+        // Counted from one, as a reader counts the scenario's processes (`faults[0]` is the first).
+        let why = format!("random faults, process {}", d.process + 1);
         match d.action {
             FaultAction::Fail(h) => {
                 if self.host_is_up(h) {
