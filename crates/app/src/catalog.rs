@@ -46,6 +46,13 @@ pub const READY: &[Ready] = &[
         json: doc!("2-three-masters-one-dies"),
     },
     Ready {
+        id: "2-three-masters-failed-one-comes-back",
+        moment: 195.0,
+        question: "The failed master comes back: what happens?",
+        watch: "",
+        json: doc!("2-three-masters-failed-one-comes-back"),
+    },
+    Ready {
         id: "3-three-masters-two-die",
         moment: 150.0,
         question: "Three masters, two die: why does the last one stop?",

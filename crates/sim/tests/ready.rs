@@ -171,6 +171,80 @@ fn three_masters_one_dies_quorum_holds_and_the_controller_manager_moves() {
     assert!(r.summary.violations.is_empty());
 }
 
+/// The failed master comes back: while away m1 leads etcd and takes both leases; back, m2's
+/// member catches up from the leader's log (no snapshot), its apiserver returns to the load
+/// balancer, its Node is Ready about 12 s after the boot, and nothing moves back.
+#[test]
+fn a_failed_master_comes_back_and_nothing_moves_back() {
+    let name = "2-three-masters-failed-one-comes-back";
+    let r = run(name);
+    let at0 = |lease: &str| {
+        events(&r, "lease.acquired")
+            .into_iter()
+            .find(|e| e.lease == Some(lease) && e.t == 0.0)
+            .and_then(|e| e.host.clone())
+    };
+    assert_eq!(at0("kube-controller-manager").as_deref(), Some("m2"));
+    assert_eq!(at0("kube-scheduler").as_deref(), Some("m2"));
+    let elected = events(&r, "etcd.leader_elected");
+    assert_eq!(
+        elected[0].host.as_deref(),
+        Some("m2"),
+        "m2 leads etcd first"
+    );
+    // While away: m1 leads etcd and takes both leases; nothing changes hands after it returns.
+    assert!(elected
+        .iter()
+        .filter(|e| e.t > 60.0)
+        .all(|e| e.host.as_deref() == Some("m1") && e.t < 180.0));
+    for lease in ["kube-controller-manager", "kube-scheduler"] {
+        let moved: Vec<_> = events(&r, "lease.acquired")
+            .into_iter()
+            .filter(|e| e.lease == Some(lease) && e.t > 0.0)
+            .collect();
+        assert_eq!(moved.len(), 1, "{lease}: {moved:?}");
+        assert!(moved[0].host.as_deref() == Some("m1") && moved[0].t < 180.0);
+        assert_eq!(r.summary.leaders[lease].final_holder.as_deref(), Some("m1"));
+    }
+    // No snapshot: the leader's log still holds what m2 missed.
+    assert!(!r
+        .events
+        .iter()
+        .any(|e| e.text.contains("installed a snapshot")));
+    let mut w = World::new(sim::scenario::parse(&load(name)).unwrap());
+    w.run_until(w.at_report_secs(186.0), u64::MAX);
+    let snap = w.snapshot();
+    let member = |h: &str| {
+        snap.hosts
+            .iter()
+            .find(|x| x.name == h)
+            .unwrap()
+            .etcd
+            .clone()
+            .unwrap()
+    };
+    let (m1, m2) = (member("m1"), member("m2"));
+    assert_eq!(m1.role, sim::view::MemberRole::Leader);
+    assert!(
+        m2.applied + 5 >= m1.commit,
+        "m2 caught up: applied {} of {}",
+        m2.applied,
+        m1.commit
+    );
+    // Its apiserver back in service, its Node Ready about 12 s after the boot.
+    let back = events(&r, "lb.backend_up");
+    assert!(back.iter().any(|e| e.t > 180.0 && e.t < 190.0), "{back:?}");
+    let ready = events(&r, "node.ready");
+    assert!(
+        ready
+            .iter()
+            .any(|e| e.node.as_deref() == Some("m2") && (190.0..=195.0).contains(&e.t)),
+        "{ready:?}"
+    );
+    assert_eq!(r.summary.etcd.quorum_lost_s, 0.0);
+    assert!(r.summary.violations.is_empty());
+}
+
 #[test]
 fn three_masters_two_die_no_quorum_until_force_new_cluster() {
     let r = run("3-three-masters-two-die");
