@@ -224,30 +224,52 @@ test('study: a ready study of spot masters opens with its question, and its run 
   assert.deepEqual(problems, []);
 });
 
-test('study: in the reader\'s language, with a language picker, a trial opened in that language with its own description', async () => {
-  // The spot masters' scenario at its own rate (a reclaim an hour): a day's trial loses quorum.
-  const spot = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'web', 'scenarios', '6-spot-replaced-automatically.json'), 'utf8'));
-  const { page, problems } = await openPage(browser, `${server.url}study/?lang=ru${fragment(spot)}&trials=2&days=1&spot=scenario`);
-  await page.getByRole('heading', { name: 'Исследование доступности' }).waitFor({ timeout: 30000 });
-  assert.equal(await page.locator('select.language').inputValue(), 'ru');
-  const settings = await page.locator('.study-settings').innerText();
-  for (const english of ['Trials', 'Seed', 'Faults', 'Compare with', 'Each trial lasts', 'every host', 'fails every', 'on average']) {
-    assert.ok(!settings.includes(english), `"${english}" in: ${settings}`);
-  }
-  // Durations with their units, in Russian: no "1440h".
-  assert.doesNotMatch(settings, /\d+h\b/);
-  await page.locator('.study-run button.primary').click();
-  await page.locator('.study-results').waitFor({ timeout: 300000 });
-  await screenshot(page, 'study-ru');
-  const first = page.locator('.worst-design li button').first();
-  {
-    await first.click();
-    // The playground, in Russian still.
-    await until(async () => page.url(), /^(?!.*\/study\/).*\?lang=ru#s=/, 'the playground\'s address');
-    const raw = zlib.inflateRawSync(Buffer.from(new URL(page.url()).hash.match(/s=([^&]+)/)[1].slice(2), 'base64url')).toString();
-    const opened = JSON.parse(raw);
-    assert.match(opened.name, /прогон \d+ из исследования/);
-    assert.match(opened.description, /^Прогон \d+ \(seed \d+\) исследования доступности/);
-  }
-  assert.deepEqual(problems, []);
-});
+/** A catalog as a map from English to its translation (the format of web/lang/*.txt). */
+function catalog(code) {
+  const lines = fs.readFileSync(path.join(__dirname, '../../web/lang', `${code}.txt`), 'utf8')
+    .split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#'));
+  const map = new Map();
+  for (let i = 0; i + 1 < lines.length; i += 2) map.set(lines[i], lines[i + 1]);
+  return map;
+}
+
+/** A translated template as a regular expression: `{0}`, `{1}`… stand for anything. */
+const template = (text) => new RegExp(text.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\d\}/g, '.+?'));
+
+for (const code of ['ru', 'zh', 'de']) {
+  test(`study: in ${code}, with a language picker, at 1400 and 390 px, a trial opened in ${code} with its own description`, async () => {
+    const words = catalog(code);
+    // The spot masters' scenario at its own rate (a reclaim an hour): a day's trial loses quorum.
+    const spot = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'web', 'scenarios', '6-spot-replaced-automatically.json'), 'utf8'));
+    for (const width of [390, 1400]) {
+      const { page, problems } = await openPage(browser, `${server.url}study/?lang=${code}${fragment(spot)}&trials=2&days=1&spot=scenario`, { width, height: 900 });
+      await page.getByRole('heading', { name: words.get('Availability study') }).waitFor({ timeout: 30000 });
+      assert.equal(await page.locator('select.language').inputValue(), code);
+      const settings = await page.locator('.study-settings').innerText();
+      for (const english of ['Trials', 'Seed', 'Faults', 'Compare with', 'Each trial lasts', 'every host', 'fails every', 'on average']) {
+        assert.ok(!settings.includes(english), `${code}: "${english}" in: ${settings}`);
+      }
+      // Durations with their units, in the language: no "1440h".
+      assert.doesNotMatch(settings, /\d+h\b/);
+      await page.locator('.study-run button.primary').click();
+      await page.locator('.study-results').waitFor({ timeout: 300000 });
+      await screenshot(page, `study-${code}-${width}`);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      const wide = await page.evaluate(() => [...document.querySelectorAll('main *')]
+        .filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
+        .slice(0, 5).map((e) => `${e.tagName}.${e.className}`));
+      assert.equal(overflow, 0, `${code}: the study page scrolls sideways at ${width} px: ${wide}`);
+      if (width === 1400) {
+        await page.locator('.worst-design li button').first().click();
+        // The playground, in the language still.
+        await until(async () => page.url(), new RegExp(`^(?!.*/study/).*\\?lang=${code}#s=`), 'the playground\'s address');
+        const raw = zlib.inflateRawSync(Buffer.from(new URL(page.url()).hash.match(/s=([^&]+)/)[1].slice(2), 'base64url')).toString();
+        const opened = JSON.parse(raw);
+        assert.match(opened.name, template(words.get('{} — trial {} of its study')));
+        assert.match(opened.description, template(words.get('Trial {} (seed {}) of an availability study of “{}”, over {} days: {}. Its random faults: {}.')));
+      }
+      assert.deepEqual(problems, []);
+      await page.close();
+    }
+  });
+}
