@@ -122,6 +122,12 @@ test('console: kubectl get nodes at the moment a worker is NotReady, from the ch
     return prompt.bottom <= box.bottom + 1 && prompt.top >= box.top - 1;
   }), true, 'the prompt scrolled into view');
   await screenshot(page, 'console-worker-notready');
+  // Another scenario is another session: an empty screen, no history.
+  await pick(page, '1-only-master-dies');
+  await until(() => page.locator('.console-screen .entry').count(), 0, 'the screen emptied');
+  await input.fill('');
+  await input.press('ArrowUp');
+  assert.equal(await input.inputValue(), '');
   assert.deepEqual(problems, []);
 });
 

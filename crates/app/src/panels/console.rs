@@ -131,6 +131,20 @@ pub fn console_panel() -> Html {
         entries.borrow().len() + entries.borrow().iter().filter(|e| e.out.is_some()).count();
     let history = use_mut_ref(Vec::<String>::new);
     let back = use_mut_ref(|| 0usize);
+    // Another scenario (another name: an edit or a recorded command keeps it) is another
+    // terminal session: its screen and history start empty.
+    {
+        let (entries, history, back) = (entries.clone(), history.clone(), back.clone());
+        let redraw = redraw.clone();
+        use_effect_with(scenario.name.clone(), move |_| {
+            if !entries.borrow().is_empty() || !history.borrow().is_empty() {
+                entries.borrow_mut().clear();
+                history.borrow_mut().clear();
+                *back.borrow_mut() = 0;
+                redraw.force_update();
+            }
+        });
+    }
     let input = use_node_ref();
     let screen = use_node_ref();
     // The newest output and the prompt stay in view, as in a terminal.
