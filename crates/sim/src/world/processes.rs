@@ -136,6 +136,14 @@ impl Procs {
 }
 
 impl Processes {
+    /// When a node lifecycle controller running now last saw `node`'s lease change (its probe
+    /// time, the latest of them): `None` if none counts the node Ready or has seen it yet.
+    pub(crate) fn node_heard_from(&self, node: &str) -> Option<crate::kernel::time::SimTime> {
+        (self.on.iter())
+            .filter_map(|p| p.kcm.as_ref()?.work()?.heard_from(node))
+            .max()
+    }
+
     pub fn new(hosts: usize, rng: Rng) -> Processes {
         Processes {
             on: (0..hosts).map(|_| Procs::default()).collect(),

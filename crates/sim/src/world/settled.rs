@@ -111,17 +111,14 @@ impl World {
         let k = &self.scenario.settings;
         let stale =
             k.node_lease_renew_interval + k.node_lease_renew_interval + k.node_monitor_period;
-        let heard = |name: &str| {
-            (self.procs.on.iter())
-                .filter_map(|p| p.kcm.as_ref()?.work()?.heard_from(name))
-                .max()
-        };
         (self.scenario.hosts.iter().enumerate())
             .map(|(i, h)| {
                 h.is_node() && {
                     let h_id = i as HostId;
                     let cut_off = !self.host_is_up(h_id) || !self.api_serves_from(h_id);
-                    cut_off || heard(&h.name).is_some_and(|t| self.now - t > stale)
+                    cut_off
+                        || (self.procs.node_heard_from(&h.name))
+                            .is_some_and(|t| self.now - t > stale)
                 }
             })
             .collect()

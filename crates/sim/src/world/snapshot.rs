@@ -223,10 +223,11 @@ impl World {
         let renewed = renewed.filter(|&t| t + overdue < self.now);
         // The node lifecycle controller counts the grace period from when it saw the lease
         // change (its probe time: a new leader's starts when it took over), not from the renewal.
-        let heard = (self.procs.on.iter())
-            .filter_map(|p| p.kcm.as_ref()?.work()?.heard_from(name))
-            .max();
-        let since = |renewed: crate::kernel::time::SimTime| heard.unwrap_or(renewed).max(renewed);
+        // Asked of overdue leases only: the snapshot of a large cluster looks at every node.
+        let since = |renewed: crate::kernel::time::SimTime| {
+            let heard = self.procs.node_heard_from(name);
+            heard.unwrap_or(renewed).max(renewed)
+        };
         Some(crate::view::NodeView {
             stale_after: renewed
                 .map(|t| self.obs.secs(since(t) + settings.node_monitor_grace_period)),
