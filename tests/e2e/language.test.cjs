@@ -3,23 +3,12 @@
 // Screenshots (tests/e2e/screenshots/lang-*.png) are for looking at long German words and CJK text.
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const fs = require('node:fs');
-const path = require('node:path');
-const { serve, launch, openPage, started, settled, computed, until, screenshot } = require('./lib.cjs');
+const { serve, launch, openPage, started, settled, computed, until, screenshot, catalog } = require('./lib.cjs');
 
 let server;
 let browser;
 test.before(async () => { server = await serve(); browser = await launch(); });
 test.after(async () => { await browser.close(); server.close(); });
-
-/** A catalog as a map from English to its translation (the format of web/lang/*.txt). */
-function catalog(code) {
-  const lines = fs.readFileSync(path.join(__dirname, '../../web/lang', `${code}.txt`), 'utf8')
-    .split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#'));
-  const map = new Map();
-  for (let i = 0; i + 1 < lines.length; i += 2) map.set(lines[i], lines[i + 1]);
-  return map;
-}
 
 const TAGLINE = 'Break a cluster and watch what really happens. Drag a zone or host to split the network; click a host to crash it.';
 const QUESTION = 'My only master died: does my app keep serving?';

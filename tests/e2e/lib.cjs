@@ -156,7 +156,18 @@ async function linkChangedFrom(page, before) {
   }, before);
 }
 
+
+/** A catalog as a map from English to its translation (the format of web/lang/*.txt). */
+function catalog(code) {
+  const lines = fs.readFileSync(path.join(__dirname, '../../web/lang', `${code}.txt`), 'utf8')
+    .split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#'));
+  const map = new Map();
+  for (let i = 0; i + 1 < lines.length; i += 2) map.set(lines[i], lines[i + 1]);
+  return map;
+}
+
 module.exports = {
+  catalog,
   serve, launch, openPage, openApp, started, settled, computed, pick, scrubTo, until, expectText, expectAttr,
   clockSeconds, linkScenario, linkChangedFrom, screenshot, DIST,
 };

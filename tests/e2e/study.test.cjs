@@ -7,7 +7,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
-const { serve, launch, openPage, openApp, scrubTo, until, expectText, screenshot } = require('./lib.cjs');
+const { serve, launch, openPage, openApp, scrubTo, until, expectText, screenshot, catalog } = require('./lib.cjs');
 const { fragment, clock } = require('./bench.cjs');
 
 let server;
@@ -223,15 +223,6 @@ test('study: a ready study of spot masters opens with its question, and its run 
   await screenshot(page, 'study-spot-on-notice');
   assert.deepEqual(problems, []);
 });
-
-/** A catalog as a map from English to its translation (the format of web/lang/*.txt). */
-function catalog(code) {
-  const lines = fs.readFileSync(path.join(__dirname, '../../web/lang', `${code}.txt`), 'utf8')
-    .split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#'));
-  const map = new Map();
-  for (let i = 0; i + 1 < lines.length; i += 2) map.set(lines[i], lines[i + 1]);
-  return map;
-}
 
 /** A translated template as a regular expression: `{0}`, `{1}`… stand for anything. */
 const template = (text) => new RegExp(text.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\d\}/g, '.+?'));

@@ -332,17 +332,25 @@ fn toggle_role(h: &mut Host, r: Role) -> String {
     format!("{}: role {} {done}", h.name, r.name())
 }
 
-/// A host's allocatable cpu (or memory) as typed; empty: the default.
-fn set_allocatable(h: &mut Host, i: usize, text: &str, cpu: bool) -> Result<String, String> {
-    let t = text.trim();
+/// A cpu (or memory) quantity as typed, refused under the field `{path}.cpu` (or `.memory`);
+/// `None` for an empty field.
+fn quantity(text: &str, cpu: bool, path: &str) -> Result<Option<u64>, String> {
     let (field, parse) = match cpu {
         true => ("cpu", parse_cpu as fn(&str) -> Result<u64, String>),
         false => ("memory", parse_memory as fn(&str) -> Result<u64, String>),
     };
-    let value = match t {
-        "" => None,
-        _ => Some(parse(t).map_err(|e| format!("hosts[{i}].{field}: {e}"))?),
-    };
+    match text.trim() {
+        "" => Ok(None),
+        t => parse(t)
+            .map(Some)
+            .map_err(|e| format!("{path}.{field}: {e}")),
+    }
+}
+
+/// A host's allocatable cpu (or memory) as typed; empty: the default.
+fn set_allocatable(h: &mut Host, i: usize, text: &str, cpu: bool) -> Result<String, String> {
+    let value = quantity(text, cpu, &format!("hosts[{i}]"))?;
+    let field = if cpu { "cpu" } else { "memory" };
     let shown = if cpu {
         h.cpu = value;
         fmt_cpu(h.allocatable().cpu)
@@ -379,15 +387,7 @@ fn add_workload(
 
 /// What each pod of a workload requests, cpu (or memory) as typed; empty: nothing.
 fn set_request(w: &mut Workload, i: usize, text: &str, cpu: bool) -> Result<String, String> {
-    let t = text.trim();
-    let (field, parse) = match cpu {
-        true => ("cpu", parse_cpu as fn(&str) -> Result<u64, String>),
-        false => ("memory", parse_memory as fn(&str) -> Result<u64, String>),
-    };
-    let n = match t {
-        "" => 0,
-        _ => parse(t).map_err(|e| format!("workloads[{i}].requests.{field}: {e}"))?,
-    };
+    let n = quantity(text, cpu, &format!("workloads[{i}].requests"))?.unwrap_or(0);
     let mut r = w.requests.unwrap_or(Resources { cpu: 0, memory: 0 });
     if cpu {
         r.cpu = n;

@@ -138,6 +138,15 @@ pub fn study_page(props: &StudyProps) -> Html {
             (designs, checked)
         })
     };
+    // Found by comparing whole scenarios: once per scenario or settings, not per render.
+    let title = {
+        let base = start.clone();
+        use_memo((), move |_| scenario_title(&base.scenario))
+    };
+    let ready = {
+        let base = start.clone();
+        use_memo(st.clone(), move |st| ready_study(&base.scenario, st))
+    };
     let designs = &made.0;
     let workers = pool::workers_for(st.trials * designs.len() as u64);
     let estimate = plan::estimate_seconds(&designs[0], st.trials, st.horizon(), workers)
@@ -244,14 +253,14 @@ pub fn study_page(props: &StudyProps) -> Html {
         <main class="study">
             <header class="study-head">
                 <h1>{ t("Availability study") }</h1>
-                <p class="tagline">{ tf(format_args!("of “{}”: how often it is down, over many random trials", scenario_title(&start.scenario))) }</p>
+                <p class="tagline">{ tf(format_args!("of “{}”: how often it is down, over many random trials", *title)) }</p>
                 <a class="back" href={back}>{ t("← Back to the playground") }</a>
                 { crate::language::picker() }
             </header>
             if let Some(p) = &start.problem {
                 <div class="notice error" role="alert"><span>{ translate(p) }</span></div>
             }
-            { ready_picker(&start.scenario, &st, running) }
+            { ready_picker(*ready, running) }
             { settings_view(&start.scenario, &st, &made, &controls, running) }
             { progress_view(&phase) }
             if let Phase::Done(outcomes) = &*phase {
@@ -347,7 +356,7 @@ fn settings_view(
                     <li>{ t("none: choose a preset, or add random faults in the playground's editor") }</li>
                 }
             </ul>
-            if plan::has_spot_faults(&plan::with_preset(base, st.preset)) {
+            if plan::has_spot_faults(&designs[0]) {
                 { spot_settings(&st.spot, &plan::with_preset(base, st.preset), &c.spot, running) }
             }
             <label>{ t("Compare with") }
@@ -431,18 +440,21 @@ fn outcomes(
         .collect()
 }
 
-/// The ready study these settings of this scenario are, if any.
-fn ready_study(scenario: &Scenario, st: &Settings) -> Option<plan::ReadyStudy> {
-    plan::ready_studies().into_iter().find(|r| {
+/// The ready study (its id) these settings of this scenario are, if any.
+fn ready_study(scenario: &Scenario, st: &Settings) -> Option<&'static str> {
+    let r = plan::ready_studies().into_iter().find(|r| {
         r.settings == *st
             && crate::catalog::Ready::by_id(r.scenario).is_some_and(|x| x.scenario() == *scenario)
-    })
+    })?;
+    Some(r.id)
 }
 
 /// The ready studies by the question each answers: choosing one opens it (its scenario and
-/// settings in the link); the one shown says what it shows.
-fn ready_picker(scenario: &Scenario, st: &Settings, running: bool) -> Html {
-    let shown = ready_study(scenario, st);
+/// settings in the link); the one shown (`current`) says what it shows.
+fn ready_picker(current: Option<&'static str>, running: bool) -> Html {
+    let shown = plan::ready_studies()
+        .into_iter()
+        .find(|r| Some(r.id) == current);
     let on_pick = Callback::from(|e: Event| {
         let id = e
             .target()
@@ -464,7 +476,6 @@ fn ready_picker(scenario: &Scenario, st: &Settings, running: bool) -> Html {
             }
         });
     });
-    let current = shown.as_ref().map(|r| r.id);
     html! {
         <section class="ready-studies" aria-label={t("Ready studies")}>
             <label>{ t("Ready studies") }
