@@ -187,3 +187,26 @@ test('console: a port-forward started before the master dies ends with it; the N
   await screenshot(page, 'console-port-forward');
   assert.deepEqual(problems, []);
 });
+
+test('console: crictl on a cut-off node lists the pod the API replaced; nslookup and dig ask CoreDNS', async () => {
+  // Rack B is cut off at 2:00; at 9:00 its web pod has been evicted and replaced on rack A.
+  const { page, problems } = await consoleAt('4-rack-split', 540, '9:00.0');
+  const hosts = page.getByRole('combobox', { name: 'Console host' });
+  await hosts.selectOption({ label: 'w2' });
+  const ps = await run(page, 'crictl ps');
+  assert.match(ps, /CONTAINER\s+IMAGE\s+CREATED\s+STATE\s+NAME\s+ATTEMPT\s+POD ID\s+POD/);
+  const pod = ps.match(/Running\s+web\s+0\s+[0-9a-f]{13}\s+(web-[\w-]+)/)?.[1];
+  assert.ok(pod, ps);
+  // The API (from rack A) has it Terminating: only the runtime on w2 still runs it.
+  await hosts.selectOption({ label: 'w1' });
+  const pods = await run(page, 'kubectl get pods');
+  assert.match(pods, new RegExp(`${pod}\\s+0/1\\s+Terminating`), pods);
+  // A pod's resolver goes through the search list; dig asks for the name as written.
+  assert.match(await run(page, 'nslookup web'), /Name:\s+web\.default\.svc\.cluster\.local\s+Address: 10\.96\.\d+\.\d+/);
+  assert.match(await run(page, 'dig web'), /status: NXDOMAIN/);
+  const short = await run(page, 'dig +short web.default.svc.cluster.local');
+  assert.match(short, /10\.96\.\d+\.\d+/);
+  assert.doesNotMatch(short, /HEADER/);
+  await screenshot(page, 'console-crictl');
+  assert.deepEqual(problems, []);
+});

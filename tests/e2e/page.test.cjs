@@ -30,6 +30,9 @@ test('the built playground renders in Chromium without errors', async (t) => {
   for (const host of ['m1', 'm2', 'm3']) {
     assert.match(await page.locator(`[data-host="${host}"]`).getAttribute('aria-label'), /up, etcd (leader|follower).*apiserver: ready.*Node Ready/);
   }
+  // Three masters drawn alike, and one sentence saying they are not.
+  assert.match(await page.locator('.legend-note.masters').textContent(),
+    /^3 masters: every apiserver serves at once; etcd, the controller-manager and the scheduler each have one leader/);
   for (const host of ['w1', 'w2', 'w3']) {
     assert.ok(await page.locator(`[data-host="${host}"] .pod[data-workload="web"]`).count() >= 1, `a web pod on ${host}`);
   }

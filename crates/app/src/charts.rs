@@ -22,7 +22,13 @@ fn geometry(pixels: f64) -> (f64, f64) {
     } else {
         960.0
     };
-    (w, if w < 620.0 { 100.0 } else { 150.0 })
+    // Wide figures give the row titles room for the longer languages ("etcd-Schreibvorgänge").
+    let left = match w {
+        w if w < 620.0 => 100.0,
+        w if w < 900.0 => 150.0,
+        _ => 175.0,
+    };
+    (w, left)
 }
 const ROW: f64 = 26.0;
 const LANE: f64 = 17.0;
@@ -381,7 +387,7 @@ fn rows<'a>(report: &'a Report, lanes: &'a Lanes, end: f64) -> Vec<Row<'a>> {
     if s.dns_lookups.iter().any(Option::is_some) {
         rows.push(Row::Band {
             title: trs("DNS lookups"),
-            sub: trs("(users' name lookups)"),
+            sub: trs("(uncached, 10 per s)"),
             cells: share_cells(&s.t, &s.dns_lookups, end, mark("lookups")),
         });
     }
@@ -632,7 +638,7 @@ fn row_view(report: &Report, row: Row, y: f64, sc: Scale) -> Html {
         Row::Band { title, sub, cells } => html! {
             <g class="row">
                 <text class="row-title" x="8" y={(y + if sub.is_empty() { 17.0 } else { 12.0 }).px()}>{ clip_text(&title, (left - 10.0) * TITLE_FONT) }<title>{ &title }</title></text>
-                <text class="row-sub" x="8" y={(y + 24.0).px()}>{ clip_text(&sub, left - 10.0) }</text>
+                <text class="row-sub" x="8" y={(y + 24.0).px()}>{ clip_text(&sub, left - 10.0) }<title>{ &sub }</title></text>
                 { for cells.into_iter().map(|(t0, t1, class, label)| {
                     let text_class = match class { "lost" => "on-lost", "dup" => "on-dup", _ => "on-ok" };
                     let tip = format!("{}–{}: {}", fmt_t(t0), fmt_t(t1), if label.is_empty() { trs("not known yet") } else { label.clone() });

@@ -6,7 +6,7 @@ use crate::gesture::{island_label, islands, Item, Target};
 use crate::language::{t, tf, ts};
 use crate::ui::Selection;
 use sim::scenario::{Action, DEFAULT_REBOOT_DOWNTIME};
-use sim::view::{HostState, Snapshot};
+use sim::view::{HostState, HostView, Snapshot};
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -100,33 +100,8 @@ pub fn menu(props: &Props) -> Html {
                     Action::SpotInterrupt { host: host() },
                 ));
             }
-            if h.roles.contains(&"etcd") && h.state != HostState::Terminated {
-                b.push(act(
-                    ts("etcd: add this member"),
-                    Action::EtcdMemberAdd {
-                        host: host(),
-                        learner: false,
-                    },
-                ));
-                b.push(act(
-                    ts("etcd: add this member as a learner"),
-                    Action::EtcdMemberAdd {
-                        host: host(),
-                        learner: true,
-                    },
-                ));
-                b.push(act(
-                    ts("etcd: promote this learner"),
-                    Action::EtcdMemberPromote { host: host() },
-                ));
-                b.push(act(
-                    ts("etcd: remove this member"),
-                    Action::EtcdMemberRemove { host: host() },
-                ));
-                b.push(act(
-                    ts("etcd: force new cluster here"),
-                    Action::EtcdForceNewCluster { host: host() },
-                ));
+            if h.state != HostState::Terminated {
+                b.extend(etcd_actions(h).into_iter().map(|(words, a)| act(words, a)));
             }
             (format!("{name} ({})", h.zone), Item::Host(name.clone()), b)
         }
@@ -201,7 +176,7 @@ pub fn menu(props: &Props) -> Html {
     };
     html! {
         <div class="menu" role="menu" aria-label={tf(format_args!("Actions for {title}"))} ref={menu_ref} {onkeydown}>
-            <div class="menu-title">{ format!("{title} — at {}", props.when) }</div>
+            <div class="menu-title">{ tf(format_args!("{title} — at {}", props.when)) }</div>
             { for buttons.into_iter().enumerate().map(|(i, (label, onclick))| {
                 let r = if i == 0 { first.clone() } else { NodeRef::default() };
                 html! { <button ref={r} role="menuitem" {onclick}>{ label }</button> }
@@ -247,5 +222,99 @@ fn move_focus(menu: &NodeRef, key: &str) {
     };
     if let Some(el) = items.item(next) {
         let _ = el.unchecked_ref::<web_sys::HtmlElement>().focus();
+    }
+}
+
+/// The etcd membership changes that apply to `h` as its member stands: a host with the etcd
+/// role and no member of the current cluster may be added; a learner promoted; a member of the
+/// current cluster removed, or made a new cluster of one (the disaster recovery).
+fn etcd_actions(h: &HostView) -> Vec<(String, Action)> {
+    if !h.roles.contains(&"etcd") {
+        return Vec::new();
+    }
+    let host = || h.name.clone();
+    let member = h.etcd.as_ref().filter(|m| m.voter || m.learner);
+    let Some(m) = member else {
+        return vec![
+            (
+                ts("etcd: add this member"),
+                Action::EtcdMemberAdd {
+                    host: host(),
+                    learner: false,
+                },
+            ),
+            (
+                ts("etcd: add this member as a learner"),
+                Action::EtcdMemberAdd {
+                    host: host(),
+                    learner: true,
+                },
+            ),
+        ];
+    };
+    let mut b = Vec::new();
+    if m.learner {
+        b.push((
+            ts("etcd: promote this learner"),
+            Action::EtcdMemberPromote { host: host() },
+        ));
+    }
+    b.push((
+        ts("etcd: remove this member"),
+        Action::EtcdMemberRemove { host: host() },
+    ));
+    if m.voter {
+        b.push((
+            ts("etcd: force new cluster here"),
+            Action::EtcdForceNewCluster { host: host() },
+        ));
+    }
+    b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim::world::World;
+
+    /// The etcd actions the menu offers on `host` at `t` seconds of `scenario`, by their words.
+    fn offered(scenario: &str, host: &str, t: f64) -> Vec<String> {
+        let mut w = World::new(sim::scenario::parse(scenario).unwrap());
+        let until = w.at_report_secs(t);
+        w.run_until(until, u64::MAX);
+        let snap = w.snapshot();
+        let h = snap.hosts.iter().find(|h| h.name == host).unwrap();
+        etcd_actions(h).into_iter().map(|(w, _)| w).collect()
+    }
+
+    #[test]
+    fn the_menu_offers_the_etcd_changes_that_apply_to_the_member_as_it_stands() {
+        let grow = crate::catalog::Ready::by_id("9-grow-one-master-to-three")
+            .unwrap()
+            .json;
+        // A voter: removed, or made a new cluster; not added again.
+        assert_eq!(
+            offered(grow, "m1", 30.0),
+            ["etcd: remove this member", "etcd: force new cluster here"]
+        );
+        // A control-plane host not joined yet: no member, so it can only be added.
+        assert_eq!(
+            offered(grow, "m3", 30.0),
+            [
+                "etcd: add this member",
+                "etcd: add this member as a learner"
+            ]
+        );
+        // A worker has no etcd.
+        assert!(offered(grow, "w1", 30.0).is_empty());
+        // A learner can be promoted (or removed), not forced into a new cluster.
+        let learner = r#"{"version": 1, "name": "learner", "seed": 1, "duration": "1m",
+            "hosts": [{"name": "a", "roles": ["etcd"]}, {"name": "b", "roles": ["etcd"]},
+                      {"name": "c", "roles": ["etcd"]}, {"name": "d", "roles": ["etcd"], "standby": true}],
+            "events": [{"at": "10s", "action": "etcd_member_add", "host": "d", "learner": true}]}"#;
+        assert_eq!(
+            offered(learner, "d", 40.0),
+            ["etcd: promote this learner", "etcd: remove this member"]
+        );
     }
 }

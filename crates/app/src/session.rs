@@ -321,14 +321,11 @@ impl Session {
         }
     }
 
-    /// Loads the ready scenario `id` from the start (an unknown id changes nothing).
+    /// Loads the ready scenario `id` with the cursor at the moment that answers its question,
+    /// whether it was picked from the drop-down or from its card (an unknown id changes nothing).
     pub fn pick(&self, id: &str) {
-        self.pick_at(id, 0.0);
-    }
-
-    /// Loads the ready scenario `id` with the cursor at `t` seconds.
-    pub fn pick_at(&self, id: &str, t: f64) {
         if let Some(r) = Ready::by_id(id) {
+            let t = r.moment;
             let s = r.scenario();
             let d = s.duration.as_secs_f64();
             self.sim.load(s, t);

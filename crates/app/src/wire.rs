@@ -344,7 +344,7 @@ wire_struct! {
     ApiserverView { running, ready }
     NodeView { ready, stale_after, watched, taints }
     PodView { name, workload }
-    MemberView { role, term, commit, applied, voter }
+    MemberView { role, term, commit, applied, voter, learner }
     EtcdView { voters, connected, quorum_size, has_quorum, leader, term }
     Summary { etcd, api, leaders, services, workloads, operations, violations }
     EtcdSummary { quorum_lost_s, leader_changes, writes_ok, writes_failed }

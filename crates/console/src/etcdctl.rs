@@ -386,25 +386,28 @@ fn cluster_id(world: &World) -> u64 {
 
 /// `etcdctl member add NAME --peer-urls=URL [--learner]`.
 fn member_add(world: &World, from: HostId, flags: &Flags, name: &str, peer: &str) -> Output {
-    if !world.scenario().hosts.iter().any(|h| h.name == name) {
+    // etcd knows a member by its peer URL; the name is a label. The member runs where an etcd
+    // started with that peer URL runs: the host with that address, else the host so named.
+    let hosts = &world.scenario().hosts;
+    let address = peer.split("://").nth(1).and_then(|a| a.split(':').next());
+    let at = (0..hosts.len()).find(|&h| Some(ip_of(h as HostId).as_str()) == address);
+    let Some(h) = at.or_else(|| hosts.iter().position(|h| h.name == name)) else {
         return error(
             &format!(
-                "console: no host {} in this scenario to run the member",
-                clip(name)
+                "no etcd can start for member {} here: neither its peer URL {} nor its name is a host of this scenario (a real cluster would add the member anyway, and a member that never starts counts against the quorum)",
+                clip(name),
+                clip(peer)
             ),
             1,
         );
-    }
+    };
+    let name = hosts[h].name.as_str();
     let action = Action::EtcdMemberAdd {
         host: name.to_string(),
         learner: flags.learner,
     };
     // The ID the add gives the new member (taken from the world before the change).
-    let added = (world.scenario().hosts.iter())
-        .position(|h| h.name == name)
-        .map_or(0, |h| {
-            shown_id(world, world.etcd_next_member_id(h as HostId))
-        });
+    let added = shown_id(world, world.etcd_next_member_id(h as HostId));
     let mut out = change(world, from, flags, action);
     if out.record.is_some() {
         let (members, _) = members(world, from, flags).unwrap_or_default();

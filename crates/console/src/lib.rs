@@ -13,7 +13,9 @@
 //! commands with `;`, `&&` and `&`. The changing commands become scenario events.
 
 mod calendar;
+mod crictl;
 mod curl;
+mod dns;
 mod etcd;
 mod etcdctl;
 mod kubeadm;
@@ -136,6 +138,9 @@ fn command(
         "etcd" => etcd::run(world, from, args),
         "kubeadm" => kubeadm::run(world, from, args),
         "curl" => curl::run(world, from, args, jobs),
+        "nslookup" => dns::nslookup(world, from, args, jobs),
+        "dig" => dns::dig(world, from, args, jobs),
+        "crictl" => crictl::run(world, from, args),
         "sleep" => sleep(args),
         other => Output::error(format!("{}: command not found\n", words::clip(other)), 127),
     };

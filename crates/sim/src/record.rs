@@ -149,9 +149,10 @@ pub struct Series {
     /// capacity).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub pending_pods: BTreeMap<String, Vec<u32>>,
-    /// The share of the clients' name lookups (through CoreDNS) that succeeded each second;
-    /// `None` in a second without a lookup (answers are cached for `dns_cache_ttl`). For the
-    /// page only: not part of the report format.
+    /// The share of name lookups (through CoreDNS) that succeeded each second: the clients
+    /// look each Service up every round past their cache, as a client whose cached answer just
+    /// expired would, so that the row shows what a lookup meets at every moment. `None` in a
+    /// second without a lookup. For the page only: not part of the report format.
     #[serde(skip)]
     pub dns_lookups: Vec<Option<f64>>,
 }

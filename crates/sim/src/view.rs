@@ -151,6 +151,9 @@ pub struct MemberView {
     pub applied: u64,
     /// A voter of the current cluster (false for members of an abandoned cluster or removed ones).
     pub voter: bool,
+    /// A learner of the current cluster (it replicates, does not vote, can be promoted).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub learner: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

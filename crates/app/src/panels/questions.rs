@@ -28,7 +28,7 @@ pub fn questions() -> Html {
     }
     let button = |r: &'static Ready| {
         let session = session.clone();
-        let onclick = Callback::from(move |_| session.pick_at(r.id, r.moment));
+        let onclick = Callback::from(move |_| session.pick(r.id));
         let at = if r.moment > 0.0 {
             tf(format_args!("opens at {}", fmt_t(r.moment)))
         } else {

@@ -32,6 +32,9 @@ const ZONE_GAP: f64 = 14.0;
 const HEADER_H: f64 = 22.0;
 const ISLAND_GAP: f64 = 12.0;
 const NEW_W: f64 = 128.0;
+/// Below this width the "new island" drop area is a strip under the islands, this high.
+const NARROW: f64 = 560.0;
+const NEW_STRIP_H: f64 = 48.0;
 /// Full boxes: the name, roles and state lines, then one badge line per component.
 const HOST_TOP: f64 = 52.0;
 const BADGE_H: f64 = 18.0;
@@ -556,14 +559,21 @@ pub fn layout(snap: &Snapshot, avail: f64, zoomed: Option<&str>) -> Layout {
         width = width.max(x - ISLAND_GAP);
         row_h = row_h.max(b.rect.h);
     }
-    if x > PAD && x + NEW_W > avail - PAD {
+    // On a narrow screen "new island" is a short strip under the islands, across the width,
+    // instead of a column that would take half of it.
+    let narrow = avail < NARROW;
+    if narrow || (x > PAD && x + NEW_W > avail - PAD) {
         rows.push((row_start, boxes.len(), row_h));
         row_start = boxes.len();
         x = PAD;
         y += row_h + ISLAND_GAP;
-        row_h = 90.0;
+        row_h = if narrow { NEW_STRIP_H } else { 90.0 };
     }
-    rows.push((row_start, boxes.len(), row_h.max(90.0)));
+    rows.push((
+        row_start,
+        boxes.len(),
+        row_h.max(if narrow { NEW_STRIP_H } else { 90.0 }),
+    ));
     // Islands of a row share its height (the row reads as one band).
     for &(a, b, h) in &rows {
         for isl in &mut boxes[a..b] {
@@ -571,13 +581,18 @@ pub fn layout(snap: &Snapshot, avail: f64, zoomed: Option<&str>) -> Layout {
         }
     }
     let last_h = rows.last().map_or(90.0, |r| r.2);
+    let new_w = if narrow {
+        (width - PAD).max(NEW_W)
+    } else {
+        NEW_W
+    };
     let new_island = Rect {
         x,
         y,
-        w: NEW_W,
+        w: new_w,
         h: last_h,
     };
-    width = width.max(x + NEW_W);
+    width = width.max(x + new_w);
     Layout {
         width: width + PAD,
         height: y + last_h + PAD,
@@ -986,7 +1001,7 @@ pub fn topology(props: &Props) -> Html {
     let ghost = dragging.as_ref().map(|(item, x, y, _)| {
         let label = match item {
             Item::Host(h) => h.clone(),
-            Item::Zone(z) => format!("zone {z}"),
+            Item::Zone(z) => tf(format_args!("zone {z}")),
         };
         html! {
             <g class="ghost" pointer-events="none">
@@ -1051,10 +1066,19 @@ fn legend(snap: &Snapshot, wl: &[WorkloadInfo], dups: &[(String, u32, u32)]) -> 
                 .any(|h| h.pods.iter().any(|p| p.workload == w.name))
         })
         .collect();
-    (!present.is_empty()).then(|| {
+    // Where several masters are drawn, say at once that they are not all alike.
+    let masters = snap.hosts.iter().filter(|h| h.apiserver.is_some()).count();
+    (!present.is_empty() || masters > 1).then(|| {
         html! {
             <div class="legend" aria-label={t("Pods by workload")}>
-                <span class="legend-title">{ t("Pods:") }</span>
+                if masters > 1 {
+                    <span class="legend-note masters">{ tf(format_args!(
+                        "{masters} masters: every apiserver serves at once; etcd, the controller-manager and the scheduler each have one leader, the others stand by."
+                    )) }</span>
+                }
+                if !present.is_empty() {
+                    <span class="legend-title">{ t("Pods:") }</span>
+                }
                 { for present.iter().map(|w| {
                     let dup = dups.iter().find(|(n, _, _)| n == &w.name);
                     html! {

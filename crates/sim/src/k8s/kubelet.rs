@@ -57,6 +57,8 @@ enum Req {
 pub struct Container {
     pub workload: String,
     pub kind: Kind,
+    /// When the kubelet started it.
+    pub started: SimTime,
 }
 
 /// The fields every timer and answer looks at come first, and in this order (`repr(C)`):
@@ -355,6 +357,7 @@ impl Kubelet {
                 Container {
                     workload: pod.workload.clone(),
                     kind: pod.kind,
+                    started: now,
                 },
             );
         }

@@ -141,6 +141,11 @@ impl DnsServer {
         self.services.on_timeout(ctx, sub);
     }
 
+    /// When this server (its container) started.
+    pub fn started(&self) -> SimTime {
+        self.started
+    }
+
     pub fn resolve(&self, service: &str, now: SimTime) -> DnsAnswer {
         if !self.services.synced {
             return if now - self.started < DNS_SYNC_WAIT {

@@ -17,6 +17,9 @@ pub const REQUEST_PERIOD: Duration = Duration::from_millis(100);
 #[derive(Clone)]
 pub struct Client {
     pub rng: Rng,
+    /// Draws of the uncached lookup made every round for the DNS row, apart from `rng` so
+    /// that watching does not change which routes the requests take.
+    pub probe: Rng,
     /// DNS answers cached until, per Service.
     pub dns_cache: crate::kernel::members::MemberMap<String, SimTime>,
 }

@@ -217,6 +217,11 @@ impl Hosts {
         backoff
     }
 
+    /// How many times the process restarted since its host booted, and when it last started.
+    pub fn restarts(&self, h: HostId, port: Port) -> Option<(u32, SimTime)> {
+        self.restarts.get(&(h, port)).copied()
+    }
+
     /// The host booted: its processes' back-offs start again.
     pub fn booted(&mut self, h: HostId) {
         self.restarts.retain(|(host, _), _| *host != h);

@@ -57,6 +57,9 @@ impl World {
                     commit: m.raft.commit_index(),
                     applied: m.raft.applied_index(),
                     voter: m.cluster == self.etcd.current && voters.contains(&m.raft.id()),
+                    learner: m.cluster == self.etcd.current
+                        && !m.removed
+                        && m.raft.learners().contains(&m.raft.id()),
                 });
                 let procs = &self.procs.on[i];
                 let up = rt.up && rt.joined;

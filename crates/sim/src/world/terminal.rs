@@ -14,6 +14,7 @@ use crate::k8s::wire::{EtcdMsg, EtcdRequest, EtcdResponse, Payload};
 use crate::kernel::net::HostId;
 use crate::kernel::process::{Addr, Port, Sub};
 use crate::kernel::time::Duration;
+use crate::kernel::time::SimTime;
 use crate::record::Operation;
 use crate::scenario::{Action, Event};
 
@@ -185,6 +186,74 @@ impl World {
         })
     }
 
+    /// The containers the container runtime of `h` runs now, as `crictl ps` lists them: the
+    /// kubeadm static pods of a control-plane host (etcd, apiserver, controller-manager,
+    /// scheduler, kube-vip), kube-proxy, and the pods' containers. Empty on a host that is no
+    /// Node (no kubelet, no container runtime) or is down.
+    pub fn running_containers(&self, h: HostId) -> Vec<RunningContainer> {
+        let (Some(host), Some(procs)) = (
+            self.scenario.hosts.get(h as usize),
+            self.procs.on.get(h as usize),
+        ) else {
+            return Vec::new();
+        };
+        if !host.is_node() || !self.host_is_up(h) {
+            return Vec::new();
+        }
+        let name = self.hosts.name(h);
+        let etcd = self.etcd.members[h as usize]
+            .as_ref()
+            .is_some_and(|m| !m.removed);
+        let system = [
+            (Port::Etcd, "etcd", etcd),
+            (Port::Apiserver, "kube-apiserver", procs.apiserver.is_some()),
+            (
+                Port::ControllerManager,
+                "kube-controller-manager",
+                procs.kcm.is_some(),
+            ),
+            (Port::Scheduler, "kube-scheduler", procs.scheduler.is_some()),
+            (Port::KubeVip, "kube-vip", procs.kube_vip.is_some()),
+            (Port::KubeProxy, "kube-proxy", procs.proxy.is_some()),
+        ];
+        let mut out: Vec<RunningContainer> = system
+            .into_iter()
+            .filter(|&(_, _, runs)| runs)
+            .filter_map(|(port, container, _)| {
+                let (attempt, created) = self.hosts.restarts(h, port)?;
+                // kube-proxy is a DaemonSet's pod; the others are static pods named after the host.
+                let pod = match port {
+                    Port::KubeProxy => format!("kube-proxy-{}", pod_suffix(name)),
+                    _ => format!("{container}-{name}"),
+                };
+                Some(RunningContainer {
+                    name: container.to_string(),
+                    pod,
+                    namespace: "kube-system",
+                    created,
+                    attempt,
+                })
+            })
+            .collect();
+        if let Some(kubelet) = &procs.kubelet {
+            for (pod, c) in kubelet.containers.iter() {
+                let coredns = c.workload == crate::scenario::COREDNS;
+                // A restarted CoreDNS is a new container of the same pod.
+                let server = procs.dns.get(pod.as_str()).filter(|_| coredns);
+                let created = server.map_or(c.started, |s| s.started().max(c.started));
+                let attempt = u32::from(created > c.started);
+                out.push(RunningContainer {
+                    name: c.workload.clone(),
+                    pod: pod.clone(),
+                    namespace: if coredns { "kube-system" } else { "default" },
+                    created,
+                    attempt,
+                });
+            }
+        }
+        out
+    }
+
     /// An apiserver took the terminal's request.
     pub(super) fn terminal_request_at(&mut self, h: HostId) {
         if let Some(t) = self.procs.terminal.as_mut() {
@@ -203,4 +272,30 @@ impl World {
             t.answer = Some(answer);
         }
     }
+}
+
+/// A container as the runtime lists it (`World::running_containers`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunningContainer {
+    pub name: String,
+    pub pod: String,
+    pub namespace: &'static str,
+    pub created: SimTime,
+    /// Restarts of the container in its pod.
+    pub attempt: u32,
+}
+
+/// The five characters a DaemonSet's controller appends to a pod's name, fixed per node here.
+fn pod_suffix(node: &str) -> String {
+    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    let mut x = node.bytes().fold(0xcbf29ce484222325u64, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x100000001b3)
+    });
+    (0..5)
+        .map(|_| {
+            let c = ALPHABET[(x % ALPHABET.len() as u64) as usize] as char;
+            x /= ALPHABET.len() as u64;
+            c
+        })
+        .collect()
 }

@@ -1,7 +1,8 @@
 //! Users' requests, as the scenario format defines them (see `k8s::traffic`): every 100 ms a
 //! `client` host resolves each Service through a CoreDNS pod and sends to a NodePort of a
 //! worker it can reach, whose kube-proxy picks an endpoint from its own rules. Every step
-//! consults a process's own state, at the moment the request is sent.
+//! consults a process's own state, at the moment the request is sent. Each round also makes
+//! one uncached lookup per Service for the page's DNS row.
 
 use super::processes::Procs;
 use super::World;
@@ -13,6 +14,7 @@ use crate::kernel::members::MemberMap;
 use crate::kernel::net::{HostId, Network};
 use crate::kernel::process::{Addr, Port, Timer};
 use crate::kernel::rng::Rng;
+use crate::kernel::time::SimTime;
 use crate::record::Traffic;
 use crate::scenario::COREDNS;
 
@@ -57,14 +59,23 @@ impl Users {
     }
 
     fn client(&mut self, client: HostId) -> &mut Client {
-        let rng = &self.rng;
-        self.clients
-            .get_or_insert_with(client, || Client {
-                rng: rng.fork(&format!("client/{client}")),
-                dns_cache: Default::default(),
-            })
-            .0
+        client_of(&mut self.clients, &self.rng, client)
     }
+}
+
+/// `client`'s state in `clients`, made on first use with its streams forked from `rng`.
+fn client_of<'a>(
+    clients: &'a mut MemberMap<HostId, Client>,
+    rng: &Rng,
+    client: HostId,
+) -> &'a mut Client {
+    clients
+        .get_or_insert_with(client, || Client {
+            rng: rng.fork(&format!("client/{client}")),
+            probe: rng.fork(&format!("dns-probe/{client}")),
+            dns_cache: Default::default(),
+        })
+        .0
 }
 
 impl World {
@@ -81,14 +92,57 @@ impl World {
         node: Option<HostId>,
         connection: u64,
     ) -> ServiceHop {
-        // Each connection its own draw, as kube-proxy balances each connection anew.
-        let mut rng =
-            Rng::new(self.now.0 ^ (from as u64) << 40).fork(&format!("connection/{connection}"));
+        let mut rng = connection_rng(self.now, from, connection);
+        let Some(entry) = self.entry_node(from, node, &mut rng) else {
+            return ServiceHop::Unreachable;
+        };
+        if lookup {
+            match self.lookup_through(entry, service, &mut rng) {
+                DnsAnswer::Answer => {}
+                DnsAnswer::ServFail | DnsAnswer::NxDomain => return ServiceHop::DnsFailed,
+                DnsAnswer::Silent => return ServiceHop::DnsTimeout,
+            }
+        }
+        let procs = &self.procs.on;
+        let rules = procs[entry as usize]
+            .proxy
+            .as_ref()
+            .map_or(&[][..], |p| p.rules(service));
+        if rules.is_empty() {
+            return ServiceHop::NoEndpoints;
+        }
+        let e = &rules[rng.below(rules.len() as u64) as usize];
+        match self.hosts.index().get(&e.node) {
+            Some(&h) if self.host_is_up(h) && self.net.connected(entry, h) => {
+                match self.runs_pod(h, &e.pod) {
+                    true => ServiceHop::Served { pod: e.pod.clone() },
+                    false => ServiceHop::Refused,
+                }
+            }
+            _ => ServiceHop::Unreachable,
+        }
+    }
+
+    /// A name lookup of `service` from `from` to the cluster DNS Service, as a pod's resolver
+    /// makes it (one query, over connection number `connection`): kube-proxy on `from`, or on a
+    /// worker it reaches, sends it to a CoreDNS pod, which answers from its informer's cache.
+    /// `Silent` when no CoreDNS pod can be reached or none answers.
+    pub fn name_lookup(&self, from: HostId, service: &str, connection: u64) -> DnsAnswer {
+        let mut rng = connection_rng(self.now, from, connection);
+        match self.entry_node(from, None, &mut rng) {
+            Some(entry) => self.lookup_through(entry, service, &mut rng),
+            None => DnsAnswer::Silent,
+        }
+    }
+
+    /// The node whose kube-proxy routes a connection of `from`: `node` (a NodePort) if usable,
+    /// else `from` itself when it runs kube-proxy, else a worker `from` reaches.
+    fn entry_node(&self, from: HostId, node: Option<HostId>, rng: &mut Rng) -> Option<HostId> {
         let procs = &self.procs.on;
         let usable = |h: HostId| {
             self.host_is_up(h) && procs[h as usize].proxy.is_some() && self.net.connected(from, h)
         };
-        let entry = match node {
+        match node {
             Some(h) => Some(h).filter(|&h| usable(h)),
             None if procs[from as usize].proxy.is_some() => Some(from),
             None => {
@@ -101,39 +155,18 @@ impl World {
                     .collect();
                 (!workers.is_empty()).then(|| workers[rng.below(workers.len() as u64) as usize])
             }
-        };
-        let Some(entry) = entry else {
-            return ServiceHop::Unreachable;
-        };
-        let index = self.hosts.index();
-        if lookup {
-            let coredns = &self.users.coredns_key;
-            let answer = pick_endpoint(procs, &self.net, &mut rng, entry, coredns, index)
-                .and_then(|(pod, host)| procs[host as usize].dns.get(pod))
-                .map(|server| server.resolve(service, self.now));
-            match answer {
-                Some(DnsAnswer::Answer) => {}
-                Some(DnsAnswer::ServFail | DnsAnswer::NxDomain) => return ServiceHop::DnsFailed,
-                Some(DnsAnswer::Silent) | None => return ServiceHop::DnsTimeout,
-            }
         }
-        let rules = procs[entry as usize]
-            .proxy
-            .as_ref()
-            .map_or(&[][..], |p| p.rules(service));
-        if rules.is_empty() {
-            return ServiceHop::NoEndpoints;
-        }
-        let e = &rules[rng.below(rules.len() as u64) as usize];
-        match index.get(&e.node) {
-            Some(&h) if self.host_is_up(h) && self.net.connected(entry, h) => {
-                match self.runs_pod(h, &e.pod) {
-                    true => ServiceHop::Served { pod: e.pod.clone() },
-                    false => ServiceHop::Refused,
-                }
-            }
-            _ => ServiceHop::Unreachable,
-        }
+    }
+
+    /// A query of `service` sent by `entry`'s kube-proxy to a CoreDNS pod in its rules.
+    fn lookup_through(&self, entry: HostId, service: &str, rng: &mut Rng) -> DnsAnswer {
+        let procs = &self.procs.on;
+        let coredns = &self.users.coredns_key;
+        pick_endpoint(procs, &self.net, rng, entry, coredns, self.hosts.index())
+            .and_then(|(pod, host)| procs[host as usize].dns.get(pod))
+            .map_or(DnsAnswer::Silent, |server| {
+                server.resolve(service, self.now)
+            })
     }
 
     /// Whether every route the users' requests may take ends where it should: every rule of a
@@ -181,8 +214,10 @@ impl World {
             // The names are lent out of `traffic` for the round, which `request` does not touch.
             let services = std::mem::take(&mut self.users.traffic.services);
             for (i, service) in services.iter().enumerate() {
-                let ok = self.request(h, i, service, second as usize);
+                let ok = self.request(h, i, service);
                 self.users.traffic.record(i, second as usize, ok);
+                let answered = self.lookup(h, service, Draws::Probe);
+                self.users.traffic.record_lookup(second as usize, answered);
             }
             self.users.traffic.services = services;
         }
@@ -195,14 +230,14 @@ impl World {
 
     /// A worker the client can reach whose kube-proxy runs, chosen uniformly (by rejection:
     /// draws among all workers until one is reachable, then a full scan if none was found).
-    fn pick_worker(&mut self, client: HostId) -> Option<HostId> {
+    fn pick_worker(&mut self, client: HostId, draws: Draws) -> Option<HostId> {
         let (procs, net) = (&self.procs.on, &self.net);
         let usable = |h: HostId| procs[h as usize].proxy.is_some() && net.connected(client, h);
         let workers = &self.hosts.worker_ids;
-        let c = self.users.client(client);
+        let rng = draws.of(self.users.client(client));
         let n = workers.len() as u64;
         for _ in 0..16.min(n) {
-            let h = workers[c.rng.below(n) as usize];
+            let h = workers[rng.below(n) as usize];
             if usable(h) {
                 return Some(h);
             }
@@ -218,11 +253,38 @@ impl World {
         if reachable.is_empty() {
             return None;
         }
-        Some(reachable[c.rng.below(reachable.len() as u64) as usize])
+        Some(reachable[rng.below(reachable.len() as u64) as usize])
+    }
+
+    /// A name lookup of `service` by `client` through a worker's kube-proxy to a CoreDNS pod:
+    /// whether it was answered.
+    fn lookup(&mut self, client: HostId, service: &str, draws: Draws) -> bool {
+        let Some(worker) = self.pick_worker(client, draws) else {
+            return false;
+        };
+        let Users {
+            clients,
+            rng,
+            coredns_key,
+            ..
+        } = &mut self.users;
+        let rng = draws.of(client_of(clients, rng, client));
+        let Some((pod, host)) = pick_endpoint(
+            &self.procs.on,
+            &self.net,
+            rng,
+            worker,
+            coredns_key,
+            self.hosts.index(),
+        ) else {
+            return false;
+        };
+        let server = self.procs.on[host as usize].dns.get(pod);
+        server.is_some_and(|s| s.resolve(service, self.now) == DnsAnswer::Answer)
     }
 
     /// A request of `client` to the `i`th Service of the traffic, `service`.
-    fn request(&mut self, client: HostId, i: usize, service: &str, second: usize) -> bool {
+    fn request(&mut self, client: HostId, i: usize, service: &str) -> bool {
         let now = self.now;
         let cached = self
             .users
@@ -231,22 +293,7 @@ impl World {
             .and_then(|c| c.dns_cache.get(service))
             .is_some_and(|&t| t > now);
         if !cached {
-            let answered = (|| {
-                let worker = self.pick_worker(client)?;
-                let rng = &mut self.users.clients.get_mut(&client)?.rng;
-                let (pod, host) = pick_endpoint(
-                    &self.procs.on,
-                    &self.net,
-                    rng,
-                    worker,
-                    &self.users.coredns_key,
-                    self.hosts.index(),
-                )?;
-                let server = self.procs.on[host as usize].dns.get(pod)?;
-                (server.resolve(service, now) == DnsAnswer::Answer).then_some(())
-            })();
-            self.users.traffic.record_lookup(second, answered.is_some());
-            if answered.is_none() {
+            if !self.lookup(client, service, Draws::Requests) {
                 return false;
             }
             let ttl = self.scenario.settings.dns_cache_ttl;
@@ -254,7 +301,7 @@ impl World {
                 c.dns_cache.insert(service.to_string(), now + ttl);
             }
         }
-        let Some(worker) = self.pick_worker(client) else {
+        let Some(worker) = self.pick_worker(client, Draws::Requests) else {
             return false;
         };
         let Some(rng) = self.users.clients.get_mut(&client).map(|c| &mut c.rng) else {
@@ -271,6 +318,29 @@ impl World {
             return false;
         };
         self.runs_pod(host, pod)
+    }
+}
+
+/// Each connection its own draw, as kube-proxy balances each connection anew.
+fn connection_rng(now: SimTime, from: HostId, connection: u64) -> Rng {
+    Rng::new(now.0 ^ (from as u64) << 40).fork(&format!("connection/{connection}"))
+}
+
+/// Which of a client's random streams a lookup draws from.
+#[derive(Clone, Copy)]
+enum Draws {
+    /// The users' requests (and their cached lookups).
+    Requests,
+    /// The DNS row's uncached lookup of every round.
+    Probe,
+}
+
+impl Draws {
+    fn of(self, c: &mut Client) -> &mut Rng {
+        match self {
+            Draws::Requests => &mut c.rng,
+            Draws::Probe => &mut c.probe,
+        }
     }
 }
 
