@@ -217,11 +217,14 @@ fn flicker(end: f64) -> f64 {
 /// Stretches of a per-second success share: all ok, some failing, all failing. A stretch of
 /// partial seconds is one cell labelled with its mean share, so a flickering second-by-second
 /// figure reads as one number. A second without data (`None`) continues the stretch before it.
+/// No stretch spans one of the `breaks` (a fault beginning or ending, a component restarted):
+/// the share changes there, and each figure belongs to one state of the cluster.
 fn share_cells(
     t: &[f64],
     v: &[Option<f64>],
     end: f64,
     what: &str,
+    breaks: &[f64],
 ) -> Vec<(f64, f64, &'static str, String)> {
     #[derive(Clone, Copy, PartialEq)]
     enum Class {
@@ -239,35 +242,48 @@ fn share_cells(
             Class::Partial
         }
     };
-    // (from, to, class, sum of shares, seconds with data)
-    let mut stretches: Vec<(f64, f64, Class, f64, u32)> = Vec::new();
+    // (from, to, class, sum of shares, seconds with data, begins at a break)
+    let mut stretches: Vec<(f64, f64, Class, f64, u32, bool)> = Vec::new();
+    let mut next_break = 0;
     for (i, a) in v.iter().enumerate() {
         let (t0, t1) = (t[i], (t[i] + 1.0).min(end));
+        let mut broke = false;
+        while breaks.get(next_break).is_some_and(|&b| b <= t0) {
+            broke = i > 0;
+            next_break += 1;
+        }
         match (a, stretches.last_mut()) {
+            (Some(a), _) if broke => stretches.push((t0, t1, class(*a), *a, 1, true)),
+            (None, _) if broke => stretches.push((t0, t1, Class::None, 0.0, 0, true)),
             (None, Some(last)) => last.1 = t1,
-            (None, None) => stretches.push((t0, t1, Class::None, 0.0, 0)),
+            (None, None) => stretches.push((t0, t1, Class::None, 0.0, 0, false)),
             (Some(a), Some(last)) if last.2 == class(*a) || last.2 == Class::None => {
                 last.1 = t1;
                 last.2 = class(*a);
                 last.3 += a;
                 last.4 += 1;
             }
-            (Some(a), _) => stretches.push((t0, t1, class(*a), *a, 1)),
+            (Some(a), _) => stretches.push((t0, t1, class(*a), *a, 1, false)),
         }
     }
     // Flicker (a second ok, a second failing) becomes one stretch, so it reads as one figure;
     // a long stretch of all ok or all failing stays apart.
     let short = flicker(end);
-    let is_short = |st: &(f64, f64, Class, f64, u32)| st.2 != Class::None && st.1 - st.0 < short;
-    let mut merged: Vec<(f64, f64, Class, f64, u32)> = Vec::new();
+    let is_short =
+        |st: &(f64, f64, Class, f64, u32, bool)| st.2 != Class::None && st.1 - st.0 < short;
+    let mut merged: Vec<(f64, f64, Class, f64, u32, bool)> = Vec::new();
     let mut last_short = false;
     for st in stretches {
         let this_short = is_short(&st);
         match merged.last_mut() {
             // A short stretch joins a failing stretch or other short ones before it; a stretch
             // of the same kind joins the one before it.
+            // Across a break only all-ok or all-failing stretches join: they read the same.
             Some(last)
-                if (this_short && (last_short || last.2 == Class::Partial)) || last.2 == st.2 =>
+                if (!st.5
+                    && ((this_short && (last_short || last.2 == Class::Partial))
+                        || last.2 == st.2))
+                    || (last.2 == st.2 && st.2 != Class::Partial) =>
             {
                 last.1 = st.1;
                 if last.2 != st.2 {
@@ -282,7 +298,7 @@ fn share_cells(
     }
     merged
         .into_iter()
-        .map(|(t0, t1, c, sum, n)| match c {
+        .map(|(t0, t1, c, sum, n, _)| match c {
             Class::None => (t0, t1, "unknown", trf(format_args!("no {what} yet"))),
             Class::Ok => (t0, t1, "ok", trf(format_args!("100 % of {what} ok"))),
             Class::Lost => (t0, t1, "lost", trf(format_args!("all {what} FAIL"))),
@@ -374,13 +390,25 @@ fn rows<'a>(report: &'a Report, lanes: &'a Lanes, end: f64) -> Vec<Row<'a>> {
             });
         }
     }
+    // Where the cluster's state changed by a fault or a restart: the shares are told apart there.
+    let mut breaks: Vec<f64> = fault_windows(report, end)
+        .iter()
+        .flat_map(|w| [w.t0, w.t1])
+        .chain(
+            (report.events.iter())
+                .filter(|e| e.kind == EventKind::ComponentRestarted)
+                .map(|e| e.t),
+        )
+        .filter(|&b| b < end)
+        .collect();
+    breaks.sort_by(f64::total_cmp);
     // Services: the share of the users' requests that succeeded each second.
     for (name, v) in &s.service_availability {
         let v: Vec<Option<f64>> = v.iter().map(|&a| Some(a)).collect();
         rows.push(Row::Band {
             title: trf(format_args!("service {name}")),
             sub: trs("(users' requests)"),
-            cells: share_cells(&s.t, &v, end, mark("requests")),
+            cells: share_cells(&s.t, &v, end, mark("requests"), &breaks),
         });
     }
     // Name resolution through CoreDNS, apart from the CoreDNS pods: pods can run and not answer.
@@ -388,7 +416,7 @@ fn rows<'a>(report: &'a Report, lanes: &'a Lanes, end: f64) -> Vec<Row<'a>> {
         rows.push(Row::Band {
             title: trs("DNS lookups"),
             sub: trs("(uncached, 10 per s)"),
-            cells: share_cells(&s.t, &s.dns_lookups, end, mark("lookups")),
+            cells: share_cells(&s.t, &s.dns_lookups, end, mark("lookups"), &breaks),
         });
     }
     // Workloads: pods running against desired; more than desired (duplicates) stands out.
@@ -890,6 +918,40 @@ mod tests {
         assert!((60.0..=61.0).contains(&t), "{t}");
         // A run does not differ from itself.
         assert_eq!(first_difference(&three.series, &three.series), None);
+    }
+
+    #[test]
+    fn a_share_is_told_apart_where_a_fault_or_restart_changed_the_cluster() {
+        // 60 s all ok, 60 s near two in three, then (a restart at 120 s) near one in three.
+        let t: Vec<f64> = (0..180).map(f64::from).collect();
+        let v: Vec<Option<f64>> = (0..180)
+            .map(|i| {
+                Some(match i {
+                    0..60 => 1.0,
+                    60..120 => [0.6, 0.7, 0.7][i % 3],
+                    _ => [0.3, 0.4, 0.3][i % 3],
+                })
+            })
+            .collect();
+        let labels = |breaks: &[f64]| -> Vec<String> {
+            share_cells(&t, &v, 180.0, "lookups", breaks)
+                .into_iter()
+                .map(|c| c.3)
+                .collect()
+        };
+        assert_eq!(
+            labels(&[60.0, 120.0]),
+            [
+                "100 % of lookups ok",
+                "67 % of lookups ok",
+                "33 % of lookups ok"
+            ]
+        );
+        // Without the restart the two levels read as one mean, hiding the change.
+        assert_eq!(
+            labels(&[60.0]),
+            ["100 % of lookups ok", "50 % of lookups ok"]
+        );
     }
 
     #[test]

@@ -456,7 +456,7 @@ fn workloads(f: &Form) -> Html {
         <fieldset class="group">
             <legend>{ tr("Workloads") }</legend>
             <table class="edit-table">
-                <thead><tr><th>{ tr("name") }</th><th>{ tr("kind") }</th><th>{ tr("replicas") }</th><th>{ tr("Service") }</th><th title={tr("What each pod requests: the scheduler places it only where it fits. Empty: nothing.")}>{ tr("requests") }</th><th title={tr("A PodDisruptionBudget: drains and spot notices evict only while it allows.")}>{ tr("disruption budget") }</th><th title={tr("A topology spread constraint (maxSkew 1, DoNotSchedule): every Node's zone or host is a domain, control-plane Nodes included.")}>{ tr("spread") }</th><th></th></tr></thead>
+                <thead><tr><th>{ tr("name") }</th><th>{ tr("kind") }</th><th>{ tr("replicas") }</th><th>{ tr("Service") }</th><th title={tr("What each pod requests: the scheduler places it only where it fits. Empty: nothing.")}>{ tr("pod requests") }</th><th title={tr("A PodDisruptionBudget: drains and spot notices evict only while it allows.")}>{ tr("disruption budget") }</th><th title={tr("A topology spread constraint (maxSkew 1, DoNotSchedule): every Node's zone or host is a domain, control-plane Nodes included.")}>{ tr("spread") }</th><th></th></tr></thead>
                 <tbody>{ for s.workloads.iter().enumerate().map(|(i, w)| workload_row(f, i, w)) }</tbody>
             </table>
             { add_workload(f) }
