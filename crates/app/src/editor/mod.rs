@@ -13,8 +13,8 @@ pub use form::{Editor, Props};
 
 use crate::language::mark;
 use sim::scenario::{
-    fmt_cpu, fmt_memory, parse_cpu, parse_memory, Budget, Fault, FaultKind, Host, LbHealthCheck,
-    Resources, Role, Scenario, Selector, SettingKey, SettingValue, Spread, Workload, WorkloadKind,
+    fmt_cpu, fmt_memory, parse_cpu, parse_memory, Budget, Fault, FaultKind, Host, Resources, Role,
+    Scenario, Selector, SettingKey, Spread, Workload, WorkloadKind,
 };
 use sim::time::parse_duration;
 
@@ -479,33 +479,13 @@ fn fault(
     Ok(Fault { targets, kind })
 }
 
-/// A setting from its text: a duration, `true`/`false`, `readyz`/`tcp`, an endpoint, a count.
+/// A setting from its text, read as the document reads its kind (a duration, `true`/`false`,
+/// one of an enum's words, a count, a decimal).
 fn set_setting(s: &mut Scenario, key: SettingKey, text: &str) -> Result<String, String> {
-    let path = format!("settings.{}", key.name());
-    let t = text.trim();
-    let value = match s.settings.get(key) {
-        SettingValue::Duration(_) => {
-            SettingValue::Duration(parse_duration(t).map_err(|e| format!("{path}: {e}"))?)
-        }
-        SettingValue::Bool(_) => SettingValue::Bool(match t {
-            "true" => true,
-            "false" => false,
-            _ => return Err(format!("{path}: expected true or false (found \"{t}\")")),
-        }),
-        SettingValue::LbHealthCheck(_) => {
-            SettingValue::LbHealthCheck(LbHealthCheck::from_name(t).ok_or_else(|| {
-                format!("{path}: expected \"readyz\" or \"tcp\" (found \"{t}\")")
-            })?)
-        }
-        SettingValue::ApiEndpoint(_) => {
-            SettingValue::ApiEndpoint(sim::scenario::ApiEndpoint::from_name(t).ok_or_else(|| {
-                format!("{path}: expected \"load-balancer\", \"kube-vip\" or \"keepalived\" (found \"{t}\")")
-            })?)
-        }
-        SettingValue::Count(_) => SettingValue::Count(count(&path, t)?),
-    };
+    let value = (s.settings.get(key).parse_like(text))
+        .map_err(|e| format!("settings.{}: {e}", key.name()))?;
     s.settings.set(key, value);
-    Ok(format!("{} = {t}", key.name()))
+    Ok(format!("{} = {}", key.name(), text.trim()))
 }
 
 /// A budget in words, as Kubernetes names its fields.
@@ -563,13 +543,7 @@ fn count(path: &str, text: &str) -> Result<u32, String> {
 
 /// A setting's value as the form shows it.
 pub fn setting_text(s: &Scenario, key: SettingKey) -> String {
-    match s.settings.get(key) {
-        SettingValue::Duration(d) => d.to_string(),
-        SettingValue::Bool(b) => b.to_string(),
-        SettingValue::LbHealthCheck(c) => c.name().to_string(),
-        SettingValue::ApiEndpoint(e) => e.name().to_string(),
-        SettingValue::Count(n) => n.to_string(),
-    }
+    s.settings.get(key).words()
 }
 
 /// A free host name: `prefix-N` for the smallest N not taken.

@@ -14,7 +14,7 @@ use super::tree::{
 };
 use super::validate::unsupported_version;
 use super::{
-    Action, ApiEndpoint, Budget, Component, Event, Fault, FaultKind, Host, LbHealthCheck, Role,
+    Action, Budget, Component, Event, Fault, FaultKind, Host, LbHealthCheck, Milli, Range, Role,
     Scenario, Selector, SettingKey, SettingValue, Settings, Spread, Workload, WorkloadKind,
     DEFAULT_REBOOT_DOWNTIME, DEFAULT_SEED, DEFAULT_ZONE, MAX_DURATION, MAX_EVENTS, MAX_FAULTS,
     MAX_HOSTS, MAX_INPUT_BYTES, MAX_WORKLOADS, MAX_ZONES, VERSION,
@@ -535,51 +535,6 @@ impl Workload {
 // Settings
 // ---------------------------------------------------------------------------------------------
 
-impl SettingKey {
-    /// In the order of the contract page, which is also the order they are written in.
-    pub const ALL: [SettingKey; 16] = [
-        SettingKey::EtcdHeartbeatInterval,
-        SettingKey::EtcdElectionTimeout,
-        SettingKey::EtcdPreVote,
-        SettingKey::LeaseDuration,
-        SettingKey::RenewDeadline,
-        SettingKey::RetryPeriod,
-        SettingKey::NodeLeaseRenewInterval,
-        SettingKey::NodeMonitorPeriod,
-        SettingKey::NodeMonitorGracePeriod,
-        SettingKey::TolerationSeconds,
-        SettingKey::LbHealthCheck,
-        SettingKey::DnsCacheTtl,
-        SettingKey::CorednsReplicas,
-        SettingKey::NetworkLatency,
-        SettingKey::CloudControllerManager,
-        SettingKey::ApiEndpoint,
-    ];
-    pub fn name(self) -> &'static str {
-        match self {
-            SettingKey::EtcdHeartbeatInterval => "etcd_heartbeat_interval",
-            SettingKey::EtcdElectionTimeout => "etcd_election_timeout",
-            SettingKey::EtcdPreVote => "etcd_pre_vote",
-            SettingKey::LeaseDuration => "lease_duration",
-            SettingKey::RenewDeadline => "renew_deadline",
-            SettingKey::RetryPeriod => "retry_period",
-            SettingKey::NodeLeaseRenewInterval => "node_lease_renew_interval",
-            SettingKey::NodeMonitorPeriod => "node_monitor_period",
-            SettingKey::NodeMonitorGracePeriod => "node_monitor_grace_period",
-            SettingKey::TolerationSeconds => "toleration_seconds",
-            SettingKey::LbHealthCheck => "lb_health_check",
-            SettingKey::DnsCacheTtl => "dns_cache_ttl",
-            SettingKey::CorednsReplicas => "coredns_replicas",
-            SettingKey::NetworkLatency => "network_latency",
-            SettingKey::CloudControllerManager => "cloud_controller_manager",
-            SettingKey::ApiEndpoint => "api_endpoint",
-        }
-    }
-    pub fn from_name(s: &str) -> Option<SettingKey> {
-        SettingKey::ALL.into_iter().find(|k| k.name() == s)
-    }
-}
-
 impl LbHealthCheck {
     pub fn name(self) -> &'static str {
         match self {
@@ -604,40 +559,28 @@ fn settings_from(j: &J, path: &str) -> R<Settings> {
         let Some(key) = SettingKey::from_name(k) else {
             return fail(p, "unknown setting");
         };
-        let value = match key {
-            SettingKey::EtcdPreVote | SettingKey::CloudControllerManager => {
-                SettingValue::Bool(as_bool(v, &p)?)
-            }
-            SettingKey::CorednsReplicas => SettingValue::Count(as_u32(v, &p)?),
-            SettingKey::ApiEndpoint => {
-                let name = as_str(v, &p, "\"load-balancer\", \"kube-vip\" or \"keepalived\"")?;
-                match ApiEndpoint::from_name(name) {
-                    Some(e) => SettingValue::ApiEndpoint(e),
-                    None => {
-                        return fail(
-                            p,
-                            format!(
-                                "unknown endpoint {} (known: load-balancer, kube-vip, keepalived)",
-                                quote(name)
-                            ),
-                        )
-                    }
-                }
-            }
-            SettingKey::LbHealthCheck => {
-                let name = as_str(v, &p, "\"readyz\" or \"tcp\"")?;
-                match LbHealthCheck::from_name(name) {
-                    Some(c) => SettingValue::LbHealthCheck(c),
-                    None => {
-                        return fail(
-                            p,
-                            format!("unknown health check {} (known: readyz, tcp)", quote(name)),
-                        )
-                    }
+        let like = s.get(key);
+        let value = match (like, key.range()) {
+            (SettingValue::Bool(_), _) => SettingValue::Bool(as_bool(v, &p)?),
+            (SettingValue::Count(_), _) => SettingValue::Count(as_u32(v, &p)?),
+            (SettingValue::Milli(_), _) => {
+                // Written as a string ("0.55", as fractions are), read as a number too.
+                let x = match v {
+                    J::U(n) => *n as f64,
+                    J::F(x) => *x,
+                    J::Str(t) => match crate::kernel::decimal::parse_decimal(t) {
+                        Some(x) => x,
+                        None => return fail(p, format!("expected a number, found {}", quote(t))),
+                    },
+                    _ => return fail(p, format!("expected a number, found {}", v.found())),
+                };
+                match Milli::from_f64(x) {
+                    Some(m) => SettingValue::Milli(m),
+                    None => return fail(p, "expected a number ≥ 0 with at most three decimals"),
                 }
             }
             // The Kubernetes flag is an integer number of seconds; accept that form too.
-            SettingKey::TolerationSeconds => match v {
+            (SettingValue::Duration(_), Range::Seconds) => match v {
                 J::U(n) if *n <= MAX_DURATION.as_micros() / 1_000_000 => {
                     SettingValue::Duration(Duration::from_secs(*n))
                 }
@@ -646,7 +589,15 @@ fn settings_from(j: &J, path: &str) -> R<Settings> {
                 }
                 _ => SettingValue::Duration(as_duration(v, &p)?),
             },
-            _ => SettingValue::Duration(as_duration(v, &p)?),
+            (SettingValue::Duration(_), _) => SettingValue::Duration(as_duration(v, &p)?),
+            // The enums: one of their words.
+            _ => {
+                let word = as_str(v, &p, "a string")?;
+                match like.parse_like(word) {
+                    Ok(value) => value,
+                    Err(e) => return fail(p, e),
+                }
+            }
         };
         s.set(key, value);
     }
@@ -654,24 +605,17 @@ fn settings_from(j: &J, path: &str) -> R<Settings> {
 }
 
 impl Settings {
-    /// Whether serialisation writes this setting: the document named it, or code changed it
-    /// away from the default without going through [`Settings::set`].
-    pub fn is_written(&self, key: SettingKey) -> bool {
-        self.explicit.contains_key(&key) || self.get(key) != Settings::default().get(key)
-    }
-
     fn tree(&self) -> J {
         let mut fields = Vec::new();
-        for key in SettingKey::ALL {
+        for &key in SettingKey::ALL {
             if !self.is_written(key) {
                 continue;
             }
             let v = match self.get(key) {
                 SettingValue::Duration(d) => dur(d),
                 SettingValue::Bool(b) => J::Bool(b),
-                SettingValue::ApiEndpoint(e) => J::str(e.name()),
-                SettingValue::LbHealthCheck(c) => J::str(c.name()),
                 SettingValue::Count(n) => J::U(n as u64),
+                other => J::Str(other.words()),
             };
             fields.push((key.name(), v));
         }

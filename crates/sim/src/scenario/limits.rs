@@ -3,7 +3,6 @@
 //! message naming the field.
 
 use super::error::{fail, R};
-use super::SettingKey;
 use crate::kernel::time::Duration;
 
 /// Largest accepted document, in bytes (before any parsing, so a huge paste costs nothing).
@@ -41,20 +40,6 @@ pub const MAX_POD_NAME_LEN: usize = 253;
 pub const MIN_PERIOD: Duration = Duration::from_millis(1);
 /// Longest value of a settings duration, except `toleration_seconds` (up to [`MAX_DURATION`]).
 pub const MAX_SETTING_DURATION: Duration = Duration::from_secs(3600);
-
-impl SettingKey {
-    /// The accepted range of a duration setting. Periodic timers must be positive (a zero
-    /// period would spin forever); the others may be zero.
-    pub(super) fn duration_range(self) -> (Duration, Duration) {
-        match self {
-            SettingKey::TolerationSeconds => (Duration::ZERO, MAX_DURATION),
-            SettingKey::DnsCacheTtl | SettingKey::NetworkLatency => {
-                (Duration::ZERO, MAX_SETTING_DURATION)
-            }
-            _ => (MIN_PERIOD, MAX_SETTING_DURATION),
-        }
-    }
-}
 
 /// The one wording of every count limit, whether reading or validation finds it exceeded.
 pub(super) fn check_count(path: &str, n: usize, max: usize, noun: &str) -> R<()> {

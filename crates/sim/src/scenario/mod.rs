@@ -33,6 +33,7 @@ mod json;
 mod limits;
 pub mod link;
 mod quantity;
+mod settings;
 mod tree;
 mod validate;
 
@@ -45,8 +46,7 @@ pub use limits::{
     MAX_WORKLOADS, MAX_ZONES, MIN_FAULT_MEAN, MIN_PERIOD,
 };
 pub use quantity::{fmt_cpu, fmt_memory, parse_cpu, parse_memory, MAX_CPU_MILLI, MAX_MEMORY};
-
-use crate::kernel::members::MemberMap;
+pub use settings::{Milli, Range, SettingKey, SettingValue, Settings};
 
 use crate::kernel::time::Duration;
 
@@ -299,67 +299,6 @@ pub enum LbHealthCheck {
     Tcp,
 }
 
-/// The tunables of the simulation, with the defaults of `docs/behaviour.md`.
-///
-/// `explicit` remembers which settings the document set, so that serialisation writes back
-/// only those (plus any that code changed away from the default) and a document does not
-/// freeze today's defaults.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Settings {
-    pub etcd_heartbeat_interval: Duration,
-    pub etcd_election_timeout: Duration,
-    pub etcd_pre_vote: bool,
-    pub lease_duration: Duration,
-    pub renew_deadline: Duration,
-    pub retry_period: Duration,
-    pub node_lease_renew_interval: Duration,
-    pub node_monitor_period: Duration,
-    pub node_monitor_grace_period: Duration,
-    /// `default-not-ready/unreachable-toleration-seconds`, as a duration.
-    pub toleration_seconds: Duration,
-    pub lb_health_check: LbHealthCheck,
-    pub dns_cache_ttl: Duration,
-    pub coredns_replicas: u32,
-    /// One-way network latency.
-    pub network_latency: Duration,
-    /// A cloud-controller-manager deletes the Node of a terminated spot instance.
-    pub cloud_controller_manager: bool,
-    pub api_endpoint: ApiEndpoint,
-    /// The settings the document named (written back even when equal to the default).
-    pub explicit: MemberMap<SettingKey, ()>,
-}
-
-/// The name of one setting.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum SettingKey {
-    EtcdHeartbeatInterval,
-    EtcdElectionTimeout,
-    EtcdPreVote,
-    LeaseDuration,
-    RenewDeadline,
-    RetryPeriod,
-    NodeLeaseRenewInterval,
-    NodeMonitorPeriod,
-    NodeMonitorGracePeriod,
-    TolerationSeconds,
-    LbHealthCheck,
-    DnsCacheTtl,
-    CorednsReplicas,
-    NetworkLatency,
-    CloudControllerManager,
-    ApiEndpoint,
-}
-
-/// The value of one setting, for generic access ([`Settings::get`], [`Settings::set`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SettingValue {
-    Duration(Duration),
-    Bool(bool),
-    LbHealthCheck(LbHealthCheck),
-    ApiEndpoint(ApiEndpoint),
-    Count(u32),
-}
-
 /// One timed event.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Event {
@@ -465,92 +404,6 @@ pub enum Component {
 // ---------------------------------------------------------------------------------------------
 // Queries
 // ---------------------------------------------------------------------------------------------
-
-impl Settings {
-    /// The current value of one setting.
-    pub fn get(&self, key: SettingKey) -> SettingValue {
-        use SettingValue as V;
-        match key {
-            SettingKey::EtcdHeartbeatInterval => V::Duration(self.etcd_heartbeat_interval),
-            SettingKey::EtcdElectionTimeout => V::Duration(self.etcd_election_timeout),
-            SettingKey::EtcdPreVote => V::Bool(self.etcd_pre_vote),
-            SettingKey::LeaseDuration => V::Duration(self.lease_duration),
-            SettingKey::RenewDeadline => V::Duration(self.renew_deadline),
-            SettingKey::RetryPeriod => V::Duration(self.retry_period),
-            SettingKey::NodeLeaseRenewInterval => V::Duration(self.node_lease_renew_interval),
-            SettingKey::NodeMonitorPeriod => V::Duration(self.node_monitor_period),
-            SettingKey::NodeMonitorGracePeriod => V::Duration(self.node_monitor_grace_period),
-            SettingKey::TolerationSeconds => V::Duration(self.toleration_seconds),
-            SettingKey::LbHealthCheck => V::LbHealthCheck(self.lb_health_check),
-            SettingKey::DnsCacheTtl => V::Duration(self.dns_cache_ttl),
-            SettingKey::CorednsReplicas => V::Count(self.coredns_replicas),
-            SettingKey::NetworkLatency => V::Duration(self.network_latency),
-            SettingKey::CloudControllerManager => V::Bool(self.cloud_controller_manager),
-            SettingKey::ApiEndpoint => V::ApiEndpoint(self.api_endpoint),
-        }
-    }
-
-    /// Sets one setting and marks it explicit. Returns false (and changes nothing) when the
-    /// value has the wrong type for the key. Ranges are checked by [`Scenario::validate`].
-    pub fn set(&mut self, key: SettingKey, value: SettingValue) -> bool {
-        use SettingValue as V;
-        let slot_ok = match (key, value) {
-            (SettingKey::EtcdPreVote, V::Bool(b)) => {
-                self.etcd_pre_vote = b;
-                true
-            }
-            (SettingKey::CloudControllerManager, V::Bool(b)) => {
-                self.cloud_controller_manager = b;
-                true
-            }
-            (SettingKey::ApiEndpoint, V::ApiEndpoint(e)) => {
-                self.api_endpoint = e;
-                true
-            }
-            (SettingKey::LbHealthCheck, V::LbHealthCheck(c)) => {
-                self.lb_health_check = c;
-                true
-            }
-            (SettingKey::CorednsReplicas, V::Count(n)) => {
-                self.coredns_replicas = n;
-                true
-            }
-            (k, V::Duration(d)) => match self.duration_slot(k) {
-                Some(slot) => {
-                    *slot = d;
-                    true
-                }
-                None => false,
-            },
-            _ => false,
-        };
-        if slot_ok {
-            self.explicit.insert(key, ());
-        }
-        slot_ok
-    }
-
-    fn duration_slot(&mut self, key: SettingKey) -> Option<&mut Duration> {
-        Some(match key {
-            SettingKey::EtcdHeartbeatInterval => &mut self.etcd_heartbeat_interval,
-            SettingKey::EtcdElectionTimeout => &mut self.etcd_election_timeout,
-            SettingKey::LeaseDuration => &mut self.lease_duration,
-            SettingKey::RenewDeadline => &mut self.renew_deadline,
-            SettingKey::RetryPeriod => &mut self.retry_period,
-            SettingKey::NodeLeaseRenewInterval => &mut self.node_lease_renew_interval,
-            SettingKey::NodeMonitorPeriod => &mut self.node_monitor_period,
-            SettingKey::NodeMonitorGracePeriod => &mut self.node_monitor_grace_period,
-            SettingKey::TolerationSeconds => &mut self.toleration_seconds,
-            SettingKey::DnsCacheTtl => &mut self.dns_cache_ttl,
-            SettingKey::NetworkLatency => &mut self.network_latency,
-            SettingKey::EtcdPreVote
-            | SettingKey::LbHealthCheck
-            | SettingKey::CorednsReplicas
-            | SettingKey::CloudControllerManager
-            | SettingKey::ApiEndpoint => return None,
-        })
-    }
-}
 
 impl Action {
     /// The host named by the `host` field, for the actions that have one.

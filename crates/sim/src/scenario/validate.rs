@@ -12,10 +12,11 @@ type Names<'a> = MemberMap<&'a str, ()>;
 use super::error::{fail, index_path, quote, ScenarioError, R};
 use super::limits::check_count;
 use super::{
-    Action, ApiEndpoint, FaultKind, Scenario, Selector, SettingKey, SettingValue, WorkloadKind,
-    COREDNS, DEFAULT_ZONE, MAX_DESCRIPTION_LEN, MAX_DURATION, MAX_EVENTS, MAX_FAULTS,
+    Action, ApiEndpoint, FaultKind, Milli, Range, Scenario, Selector, SettingKey, SettingValue,
+    WorkloadKind, COREDNS, DEFAULT_ZONE, MAX_DESCRIPTION_LEN, MAX_DURATION, MAX_EVENTS, MAX_FAULTS,
     MAX_FAULT_DRAWS, MAX_HOSTS, MAX_LABEL_LEN, MAX_NAME_LEN, MAX_PODS, MAX_POD_NAME_LEN,
-    MAX_WORKLOADS, MAX_ZONES, MIN_FAULT_MEAN, SPOT_NOTICE, VERSION,
+    MAX_SETTING_DURATION, MAX_WORKLOADS, MAX_ZONES, MIN_FAULT_MEAN, MIN_PERIOD, SPOT_NOTICE,
+    VERSION,
 };
 use crate::kernel::decimal::Fixed;
 use crate::kernel::time::Duration;
@@ -351,25 +352,38 @@ impl Scenario {
                 ),
             );
         }
-        for key in SettingKey::ALL {
-            if let SettingValue::Duration(d) = s.get(key) {
-                let (min, max) = key.duration_range();
-                if d < min {
-                    return fail(path(key), format!("must be at least {min} (found {d})"));
+        for &key in SettingKey::ALL {
+            let value = s.get(key);
+            let (d, min, max) = match (value, key.range()) {
+                (SettingValue::Duration(d), Range::Period) => (d, MIN_PERIOD, MAX_SETTING_DURATION),
+                (SettingValue::Duration(d), Range::Wait) => {
+                    (d, Duration::ZERO, MAX_SETTING_DURATION)
                 }
-                if d > max {
-                    return fail(path(key), format!("must be at most {max} (found {d})"));
+                (SettingValue::Duration(d), Range::Seconds) => (d, Duration::ZERO, MAX_DURATION),
+                (SettingValue::Count(n), Range::Count(min, max, noun)) => {
+                    if n > max {
+                        return fail(path(key), format!("{n} exceeds the limit of {max} {noun}"));
+                    }
+                    if n < min {
+                        return fail(path(key), format!("must be at least {min} (found {n})"));
+                    }
+                    continue;
                 }
+                (SettingValue::Milli(m), Range::Milli(min, max)) => {
+                    let (lo, hi) = (Milli(min), Milli(max));
+                    if m < lo || m > hi {
+                        return fail(path(key), format!("must be from {lo} to {hi} (found {m})"));
+                    }
+                    continue;
+                }
+                _ => continue,
+            };
+            if d < min {
+                return fail(path(key), format!("must be at least {min} (found {d})"));
             }
-        }
-        if s.coredns_replicas > MAX_PODS {
-            return fail(
-                path(SettingKey::CorednsReplicas),
-                format!(
-                    "{} exceeds the limit of {MAX_PODS} pods",
-                    s.coredns_replicas
-                ),
-            );
+            if d > max {
+                return fail(path(key), format!("must be at most {max} (found {d})"));
+            }
         }
         // client-go refuses these combinations (leaderelection.NewLeaderElector): the leader
         // must give up before others may take over, and retries must fit in the deadline.

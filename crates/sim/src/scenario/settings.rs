@@ -1,0 +1,318 @@
+//! The tunables of a scenario: every default of `docs/behaviour.md` an operator can change in a
+//! real cluster, named after its flag or manifest field in snake_case. One table below is the
+//! only list of them: the struct's fields, the key names of the document, the defaults, the
+//! accepted ranges and the generic access the editor and the parser use all come from it.
+
+use super::{ApiEndpoint, LbHealthCheck};
+use crate::kernel::members::MemberMap;
+use crate::kernel::time::Duration;
+
+/// What a setting's value may be, besides its type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Range {
+    /// A period of a timer: at least [`MIN_PERIOD`](super::MIN_PERIOD), at most an hour.
+    Period,
+    /// A wait that may be zero, at most an hour.
+    Wait,
+    /// A long wait, zero to the longest run; the document may give it as whole seconds, as the
+    /// Kubernetes flag does.
+    Seconds,
+    /// A whole number from `.0` to `.1` (`.2` names what is counted in the refusal).
+    Count(u32, u32, &'static str),
+    /// A decimal from `.0` to `.1` thousandths.
+    Milli(u32, u32),
+    /// One of the enum's words.
+    Word,
+}
+
+/// A decimal with three places, exact (so that a document reads back as it was written).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Milli(pub u32);
+
+impl Milli {
+    pub fn as_f64(self) -> f64 {
+        self.0 as f64 / 1000.0
+    }
+
+    /// From a decimal number, if it has at most three places.
+    pub fn from_f64(x: f64) -> Option<Milli> {
+        let m = (x * 1000.0).round();
+        ((x * 1000.0 - m).abs() < 1e-6 && (0.0..=u32::MAX as f64).contains(&m))
+            .then_some(Milli(m as u32))
+    }
+}
+
+impl std::fmt::Display for Milli {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        let (whole, part) = (self.0 / 1000, self.0 % 1000);
+        if part == 0 {
+            return write!(f, "{whole}");
+        }
+        let digits = format!("{part:03}");
+        write!(f, "{whole}.{}", digits.trim_end_matches('0'))
+    }
+}
+
+/// The value of one setting, for generic access ([`Settings::get`], [`Settings::set`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SettingValue {
+    Duration(Duration),
+    Bool(bool),
+    Count(u32),
+    Milli(Milli),
+    LbHealthCheck(LbHealthCheck),
+    ApiEndpoint(ApiEndpoint),
+}
+
+/// A type a setting can have: how it goes in and out of a [`SettingValue`].
+trait SettingType: Sized {
+    fn wrap(self) -> SettingValue;
+    fn unwrap(v: SettingValue) -> Option<Self>;
+}
+
+macro_rules! setting_types {
+    ($($ty:ident),*) => {$(
+        impl SettingType for $ty {
+            fn wrap(self) -> SettingValue {
+                SettingValue::$ty(self)
+            }
+            fn unwrap(v: SettingValue) -> Option<Self> {
+                match v {
+                    SettingValue::$ty(x) => Some(x),
+                    _ => None,
+                }
+            }
+        }
+    )*};
+}
+setting_types!(Duration, Milli, LbHealthCheck, ApiEndpoint);
+
+impl SettingType for bool {
+    fn wrap(self) -> SettingValue {
+        SettingValue::Bool(self)
+    }
+    fn unwrap(v: SettingValue) -> Option<Self> {
+        match v {
+            SettingValue::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+}
+
+impl SettingType for u32 {
+    fn wrap(self) -> SettingValue {
+        SettingValue::Count(self)
+    }
+    fn unwrap(v: SettingValue) -> Option<Self> {
+        match v {
+            SettingValue::Count(n) => Some(n),
+            _ => None,
+        }
+    }
+}
+
+macro_rules! settings {
+    ($(
+        $(#[doc = $doc:literal])*
+        $field:ident / $key:ident: $ty:ty = $default:expr, $range:expr;
+    )*) => {
+        /// The tunables of the simulation, with the defaults of `docs/behaviour.md`.
+        ///
+        /// `explicit` remembers which settings the document set, so that serialisation writes
+        /// back only those (plus any that code changed away from the default) and a document
+        /// does not freeze today's defaults.
+        #[derive(Clone, Debug, PartialEq, Eq)]
+        pub struct Settings {
+            $( $(#[doc = $doc])* pub $field: $ty, )*
+            /// The settings the document named (written back even when equal to the default).
+            pub explicit: MemberMap<SettingKey, ()>,
+        }
+
+        /// The name of one setting.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum SettingKey { $($key,)* }
+
+        impl SettingKey {
+            /// Every setting, in the order the document writes them.
+            pub const ALL: &'static [SettingKey] = &[$(SettingKey::$key,)*];
+
+            /// Its key in the document.
+            pub fn name(self) -> &'static str {
+                match self { $(SettingKey::$key => stringify!($field),)* }
+            }
+
+            pub fn from_name(s: &str) -> Option<SettingKey> {
+                SettingKey::ALL.iter().copied().find(|k| k.name() == s)
+            }
+
+            /// What its value may be.
+            pub fn range(self) -> Range {
+                match self { $(SettingKey::$key => $range,)* }
+            }
+        }
+
+        impl Default for Settings {
+            /// The defaults of `docs/behaviour.md`.
+            fn default() -> Self {
+                Settings { $($field: $default,)* explicit: MemberMap::default() }
+            }
+        }
+
+        impl Settings {
+            /// The current value of one setting.
+            pub fn get(&self, key: SettingKey) -> SettingValue {
+                match key { $(SettingKey::$key => self.$field.wrap(),)* }
+            }
+
+            /// Sets one setting and marks it explicit. Returns false (and changes nothing) when
+            /// the value has the wrong type for the key. Ranges are checked by
+            /// [`Scenario::validate`](super::Scenario::validate).
+            pub fn set(&mut self, key: SettingKey, value: SettingValue) -> bool {
+                let ok = match key {
+                    $(SettingKey::$key => match <$ty>::unwrap(value) {
+                        Some(v) => {
+                            self.$field = v;
+                            true
+                        }
+                        None => false,
+                    },)*
+                };
+                if ok {
+                    self.explicit.insert(key, ());
+                }
+                ok
+            }
+        }
+    };
+}
+
+const fn secs(s: u64) -> Duration {
+    Duration::from_secs(s)
+}
+
+const fn millis(ms: u64) -> Duration {
+    Duration::from_millis(ms)
+}
+
+settings! {
+    /// etcd `--heartbeat-interval`.
+    etcd_heartbeat_interval / EtcdHeartbeatInterval: Duration = millis(100), Range::Period;
+    /// etcd `--election-timeout`.
+    etcd_election_timeout / EtcdElectionTimeout: Duration = millis(1000), Range::Period;
+    /// etcd `--pre-vote`.
+    etcd_pre_vote / EtcdPreVote: bool = true, Range::Word;
+    /// The controller-manager's and scheduler's `--leader-elect-lease-duration`.
+    lease_duration / LeaseDuration: Duration = secs(15), Range::Period;
+    /// `--leader-elect-renew-deadline`.
+    renew_deadline / RenewDeadline: Duration = secs(10), Range::Period;
+    /// `--leader-elect-retry-period`.
+    retry_period / RetryPeriod: Duration = secs(2), Range::Period;
+    /// The kubelet's Node Lease renewal period (`nodeLeaseDurationSeconds` / 4).
+    node_lease_renew_interval / NodeLeaseRenewInterval: Duration = secs(10), Range::Period;
+    /// kube-controller-manager `--node-monitor-period`.
+    node_monitor_period / NodeMonitorPeriod: Duration = secs(5), Range::Period;
+    /// kube-controller-manager `--node-monitor-grace-period`.
+    node_monitor_grace_period / NodeMonitorGracePeriod: Duration = secs(50), Range::Period;
+    /// `default-not-ready/unreachable-toleration-seconds`, as a duration.
+    toleration_seconds / TolerationSeconds: Duration = secs(300), Range::Seconds;
+    /// How the load balancer checks apiservers.
+    lb_health_check / LbHealthCheck: LbHealthCheck = LbHealthCheck::Readyz, Range::Word;
+    /// How long a client keeps a name's answer (kubeadm's Corefile: `ttl 30`, `cache 30`).
+    dns_cache_ttl / DnsCacheTtl: Duration = secs(30), Range::Wait;
+    /// kubeadm's CoreDNS Deployment's replicas.
+    coredns_replicas / CorednsReplicas: u32 = 2, Range::Count(0, crate::scenario::MAX_PODS, "pods");
+    /// One-way network latency.
+    network_latency / NetworkLatency: Duration = millis(1), Range::Wait;
+    /// A cloud-controller-manager deletes the Node of a terminated spot instance.
+    cloud_controller_manager / CloudControllerManager: bool = false, Range::Word;
+    /// How clients and kubelets reach the apiservers.
+    api_endpoint / ApiEndpoint: ApiEndpoint = ApiEndpoint::LoadBalancer, Range::Word;
+}
+
+impl Settings {
+    /// Whether serialisation writes this setting: the document named it, or code changed it
+    /// away from the default without going through [`Settings::set`].
+    pub fn is_written(&self, key: SettingKey) -> bool {
+        self.explicit.contains_key(&key) || self.get(key) != Settings::default().get(key)
+    }
+}
+
+impl SettingValue {
+    /// A value of the same kind as this one, from its words (`"10s"`, `"true"`, `"tcp"`,
+    /// `"0.55"`); Err says what was expected.
+    pub fn parse_like(self, text: &str) -> Result<SettingValue, String> {
+        let t = text.trim();
+        let quoted = super::error::quote(t);
+        Ok(match self {
+            SettingValue::Duration(_) => {
+                SettingValue::Duration(crate::kernel::time::parse_duration(t)?)
+            }
+            SettingValue::Bool(_) => SettingValue::Bool(match t {
+                "true" => true,
+                "false" => false,
+                _ => return Err(format!("expected true or false, found {quoted}")),
+            }),
+            SettingValue::Count(_) => SettingValue::Count(
+                t.parse()
+                    .map_err(|_| format!("expected a whole number, found {quoted}"))?,
+            ),
+            SettingValue::Milli(_) => SettingValue::Milli(
+                crate::kernel::decimal::parse_decimal(t)
+                    .and_then(Milli::from_f64)
+                    .ok_or_else(|| {
+                        format!("expected a number with at most three decimals, found {quoted}")
+                    })?,
+            ),
+            SettingValue::LbHealthCheck(_) => SettingValue::LbHealthCheck(
+                LbHealthCheck::from_name(t)
+                    .ok_or_else(|| format!("unknown health check {quoted} (known: readyz, tcp)"))?,
+            ),
+            SettingValue::ApiEndpoint(_) => {
+                SettingValue::ApiEndpoint(ApiEndpoint::from_name(t).ok_or_else(|| {
+                    format!(
+                        "unknown endpoint {quoted} (known: load-balancer, kube-vip, keepalived)"
+                    )
+                })?)
+            }
+        })
+    }
+
+    /// Its words, as [`SettingValue::parse_like`] reads them.
+    pub fn words(self) -> String {
+        match self {
+            SettingValue::Duration(d) => d.to_string(),
+            SettingValue::Bool(b) => b.to_string(),
+            SettingValue::Count(n) => n.to_string(),
+            SettingValue::Milli(m) => m.to_string(),
+            SettingValue::LbHealthCheck(c) => c.name().to_string(),
+            SettingValue::ApiEndpoint(e) => e.name().to_string(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_setting_reads_back_its_default_words() {
+        let d = Settings::default();
+        for &key in SettingKey::ALL {
+            let v = d.get(key);
+            assert_eq!(v.parse_like(&v.words()), Ok(v), "{}", key.name());
+            assert_eq!(SettingKey::from_name(key.name()), Some(key));
+        }
+    }
+
+    #[test]
+    fn a_milli_keeps_three_places_exactly() {
+        assert_eq!(Milli::from_f64(0.55), Some(Milli(550)));
+        assert_eq!(
+            Milli::from_f64(0.01).map(|m| m.to_string()),
+            Some("0.01".into())
+        );
+        assert_eq!(Milli(1000).to_string(), "1");
+        assert_eq!(Milli::from_f64(0.0005), None);
+        assert_eq!(Milli::from_f64(-1.0), None);
+    }
+}
