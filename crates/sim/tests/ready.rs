@@ -1193,6 +1193,34 @@ fn kube_vip_moves_the_api_within_seconds_when_its_holder_dies() {
     let not_ready = events(&r, "node.not_ready");
     assert_eq!(not_ready.len(), 1);
     assert_eq!(not_ready[0].node.as_deref(), Some("m1"));
+    // With kube-vip's own manifests (15 s, 10 s, 2 s: the settings' defaults) a crash of the
+    // holder leaves the VIP down until its lease expires: 15 s after its last renewal (at most
+    // 2 s before the crash), plus up to a retry period of 2.4 s (client-go's jitter): 13-17.4 s.
+    let mut s = sim::scenario::parse(&load("15-kube-vip-holder-dies")).unwrap();
+    for key in [
+        "kube_vip_lease_duration",
+        "kube_vip_renew_deadline",
+        "kube_vip_retry_period",
+    ] {
+        let key = sim::scenario::SettingKey::from_name(key).unwrap();
+        let default = sim::scenario::Settings::default().get(key);
+        s.settings.set(key, default);
+    }
+    let booted = sim::run_scenario(&s.to_json()).unwrap();
+    let holder = events(&booted, "vip.moved")[0].host.clone().unwrap();
+    for e in &mut s.events {
+        e.action = sim::scenario::Action::Crash {
+            host: holder.clone(),
+        };
+    }
+    let r = sim::run_scenario(&s.to_json()).unwrap();
+    let moved = events(&r, "vip.moved");
+    assert_eq!(moved.len(), 2, "{holder}");
+    let delay = moved[1].t - 60.0;
+    assert!(
+        (13.0..=17.4).contains(&delay),
+        "today's manifests: moved {delay} s after the crash"
+    );
 }
 
 /// Every ready scenario: its file name and text.

@@ -328,3 +328,17 @@ fn every_source_file_is_in_the_map() {
     let new = PathBuf::from("crates/sim/src/kernel/brand_new_concept.rs");
     assert_eq!(missing_from_map(&map, &[new]).len(), 1);
 }
+
+/// The format's page lists every setting the parser takes, by its key.
+#[test]
+fn every_setting_is_documented() {
+    let doc = std::fs::read_to_string(sim_dir().join("../../docs/scenario-format.md")).unwrap();
+    let missing: Vec<&str> = (sim::scenario::SettingKey::ALL.iter())
+        .map(|k| k.name())
+        .filter(|name| !doc.contains(&format!("`{name}`")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "settings missing from docs/scenario-format.md: {missing:?}"
+    );
+}

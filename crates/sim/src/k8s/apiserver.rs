@@ -38,10 +38,16 @@ use std::collections::BTreeMap;
 pub const ETCD_REQUEST_TIMEOUT: Duration = Duration::from_secs(7);
 /// The health checks' etcd timeout.
 pub const ETCD_CHECK_TIMEOUT: Duration = Duration::from_secs(2);
-/// kubeadm's probes of `/livez`: the period (startup and liveness alike) and failure thresholds.
+/// kubeadm's probes of `/livez`: the period, startup and liveness alike.
 pub const LIVENESS_PERIOD: Duration = Duration::from_secs(10);
-pub const LIVENESS_FAILURES: u32 = 8;
-pub const STARTUP_FAILURES: u32 = 24;
+
+/// kubeadm's failure thresholds of the apiserver's probes (settings
+/// `apiserver_liveness_failure_threshold`, `apiserver_startup_failure_threshold`).
+#[derive(Clone, Copy, Debug)]
+pub struct ProbeThresholds {
+    pub liveness: u32,
+    pub startup: u32,
+}
 /// How long the cache waits for any message (events or progress notifications) before
 /// it gives up on its etcd watch.
 const ETCD_WATCH_SILENCE: Duration = Duration::from_secs(15);
@@ -249,6 +255,7 @@ pub struct Apiserver {
     watch_endpoint: usize,
     watchers: Watchers,
     livez_failures: u32,
+    probes: ProbeThresholds,
     /// The startup probe has passed: from now on the liveness probe judges.
     started: bool,
     last_heartbeat: SimTime,
@@ -257,7 +264,7 @@ pub struct Apiserver {
 
 impl Apiserver {
     /// `endpoints`: the etcd members this apiserver may use, in preference order.
-    pub fn new(host: HostId, endpoints: Vec<HostId>) -> Self {
+    pub fn new(host: HostId, endpoints: Vec<HostId>, probes: ProbeThresholds) -> Self {
         let n = endpoints.len();
         Apiserver {
             host,
@@ -274,6 +281,7 @@ impl Apiserver {
             watch_endpoint: 0,
             watchers: Watchers::default(),
             livez_failures: 0,
+            probes,
             started: false,
             last_heartbeat: SimTime::ZERO,
             verdict: Verdict::Running,
@@ -815,9 +823,9 @@ impl Apiserver {
     fn livez_failed(&mut self, ctx: &mut Ctx) {
         self.livez_failures += 1;
         let (probe, threshold) = if self.started {
-            ("liveness", LIVENESS_FAILURES)
+            ("liveness", self.probes.liveness)
         } else {
-            ("startup", STARTUP_FAILURES)
+            ("startup", self.probes.startup)
         };
         if self.livez_failures >= threshold && self.verdict == Verdict::Running {
             self.verdict = Verdict::KilledByLiveness;

@@ -16,7 +16,7 @@ use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
 use crate::k8s::client::ApiClient;
 use crate::k8s::events::{Event, Pending, Reason};
 use crate::k8s::informer::Informer;
-use crate::k8s::node_lease::{Heartbeat, NodeLease};
+use crate::k8s::node_lease::{Heartbeat, NodeLease, NodeLeaseTimings};
 use crate::k8s::objects::{
     lease_key, node_key, pod_key, Condition, Effect, Kind, Node, Object, Taint, TaintKey, PODS,
 };
@@ -99,7 +99,7 @@ impl Kubelet {
         zone: String,
         control_plane: bool,
         api: Addr,
-        renew_interval: Duration,
+        lease: NodeLeaseTimings,
         rng: Rng,
     ) -> Self {
         let me = Addr {
@@ -118,7 +118,7 @@ impl Kubelet {
                 api,
                 lease_key("kube-node-lease", &node).into(),
                 node.clone(),
-                renew_interval,
+                lease,
                 rng,
             ),
             node,
@@ -499,8 +499,11 @@ mod tests {
             port: Port::Lb,
         };
         let rng = Rng::new(1);
-        let ten = Duration::from_secs(10);
-        let mut k = Kubelet::new(1, "w1".into(), "a".into(), false, api, ten, rng);
+        let lease = NodeLeaseTimings {
+            renew_interval: Duration::from_secs(10),
+            lease_duration: Duration::from_secs(40),
+        };
+        let mut k = Kubelet::new(1, "w1".into(), "a".into(), false, api, lease, rng);
         let t0 = SimTime::ZERO;
         sent(t0, |ctx| k.start(ctx, Duration::from_secs(5)));
         sent(t0, |ctx| k.on_timer(ctx, Timer::Housekeeping));
@@ -561,7 +564,9 @@ mod tests {
         let t3 = t2 + REQUEST_TIMEOUT;
         let (_, again) = sent(t3, |ctx| k.on_timer(ctx, Timer::ApiTimeout { sub: Sub(0) }));
         assert!(again.is_empty(), "not at once: {again:?}");
-        let (_, again) = sent(t3 + ten, |ctx| k.on_timer(ctx, Timer::Housekeeping));
+        let (_, again) = sent(t3 + Duration::from_secs(10), |ctx| {
+            k.on_timer(ctx, Timer::Housekeeping)
+        });
         assert!(
             matches!(&again[..], [p] if p.name == "web-1" && p.running && p.ready),
             "the status is sent again at the next sync: {again:?}"

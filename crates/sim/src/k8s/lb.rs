@@ -1,6 +1,6 @@
 //! The load balancer in front of the apiservers (kubeadm's haproxy example): a health
 //! check of every backend every 2 s, a backend marked down after 3 failed checks and up
-//! after 2 good ones, requests spread round-robin over the backends marked up.
+//! after 2 good ones (settings `lb_check_interval`, `lb_fall`, `lb_rise`), requests spread round-robin over the backends marked up.
 //!
 //! With `readyz` checks a backend whose etcd lost quorum is taken out; with plain `tcp`
 //! checks it stays in as long as the process accepts connections, and requests sent to
@@ -22,12 +22,19 @@ use crate::kernel::net::HostId;
 use crate::kernel::process::{Addr, Port, Sub, Timer};
 use crate::kernel::time::Duration;
 
-pub const CHECK_INTERVAL: Duration = Duration::from_secs(2);
 /// What a request gets when no backend is in service (the balancer closes the connection).
 pub const NO_BACKEND: &str = "no apiserver in service behind the load balancer";
 pub const CHECK_TIMEOUT: Duration = Duration::from_secs(2);
-pub const FALL: u32 = 3;
-pub const RISE: u32 = 2;
+
+/// haproxy's check of the backends (settings `lb_health_check`, `lb_check_interval`, `lb_fall`,
+/// `lb_rise`): kubeadm's example checks every 2 s, 3 failures mark a backend down, 2 passes up.
+#[derive(Clone, Copy, Debug)]
+pub struct LbConfig {
+    pub check: HealthCheck,
+    pub check_interval: Duration,
+    pub fall: u32,
+    pub rise: u32,
+}
 
 /// How the load balancer checks an apiserver.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,7 +56,7 @@ struct Backend {
 #[derive(Clone)]
 pub struct LoadBalancer {
     addr: Addr,
-    check: HealthCheck,
+    config: LbConfig,
     backends: Vec<Backend>,
     next_id: u64,
     checks: MemberMap<u64, usize>,
@@ -57,13 +64,13 @@ pub struct LoadBalancer {
 }
 
 impl LoadBalancer {
-    pub fn new(host: HostId, backends: Vec<HostId>, check: HealthCheck) -> Self {
+    pub fn new(host: HostId, backends: Vec<HostId>, config: LbConfig) -> Self {
         LoadBalancer {
             addr: Addr {
                 host,
                 port: Port::Lb,
             },
-            check,
+            config,
             // A settled cluster starts with every backend in service.
             backends: backends
                 .into_iter()
@@ -80,7 +87,7 @@ impl LoadBalancer {
     }
 
     pub fn start(&mut self, ctx: &mut Ctx) {
-        ctx.set_timer(Port::Lb, CHECK_INTERVAL, Timer::LbCheck);
+        ctx.set_timer(Port::Lb, self.config.check_interval, Timer::LbCheck);
     }
 
     /// Every backend and whether it is in service.
@@ -98,7 +105,7 @@ impl LoadBalancer {
             self.next_id += 1;
             let id = self.next_id;
             self.checks.insert(id, i);
-            let req = match self.check {
+            let req = match self.config.check {
                 HealthCheck::Readyz => ApiRequest::Readyz,
                 HealthCheck::Tcp => ApiRequest::Tcp,
             };
@@ -118,7 +125,7 @@ impl LoadBalancer {
             );
             ctx.set_timer(Port::Lb, CHECK_TIMEOUT, Timer::LbCheckTimeout { id });
         }
-        ctx.set_timer(Port::Lb, CHECK_INTERVAL, Timer::LbCheck);
+        ctx.set_timer(Port::Lb, self.config.check_interval, Timer::LbCheck);
     }
 
     pub fn on_check_timeout(&mut self, ctx: &mut Ctx, id: u64) {
@@ -134,21 +141,22 @@ impl LoadBalancer {
             return;
         }
         b.streak += 1;
-        let threshold = if b.up { FALL } else { RISE };
+        let (fall, rise) = (self.config.fall, self.config.rise);
+        let threshold = if b.up { fall } else { rise };
         if b.streak < threshold {
             return;
         }
         b.up = ok;
         b.streak = 0;
         let name = ctx.obs.name(b.host).to_string();
-        let check = match self.check {
+        let check = match self.config.check {
             HealthCheck::Readyz => "/readyz",
             HealthCheck::Tcp => "the TCP check",
         };
         let (kind, text) = if ok {
-            (Note::LbBackendUp, format!("the load balancer puts the apiserver on {name} back in service: {check} passed {RISE} times"))
+            (Note::LbBackendUp, format!("the load balancer puts the apiserver on {name} back in service: {check} passed {rise} times"))
         } else {
-            (Note::LbBackendDown, format!("the load balancer stops sending to the apiserver on {name}: {check} {why} {FALL} times"))
+            (Note::LbBackendDown, format!("the load balancer stops sending to the apiserver on {name}: {check} {why} {fall} times"))
         };
         ctx.obs.note(ctx.now, kind, Some(b.host), text);
     }

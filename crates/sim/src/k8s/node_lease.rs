@@ -23,8 +23,13 @@ use crate::kernel::rng::Rng;
 use crate::kernel::time::{Duration, SimTime};
 use std::sync::Arc;
 
-/// The node lease's duration (`nodeLeaseDurationSeconds`).
-pub const NODE_LEASE_DURATION: Duration = Duration::from_secs(40);
+/// The kubelet's Node Lease settings: how often it renews (`node_lease_renew_interval`) and
+/// the duration it writes into the Lease (`nodeLeaseDurationSeconds`, `node_lease_duration`).
+#[derive(Clone, Copy, Debug)]
+pub struct NodeLeaseTimings {
+    pub renew_interval: Duration,
+    pub lease_duration: Duration,
+}
 /// The heartbeat client's timeout: `nodeStatusUpdateFrequency`, 10 s.
 const HEARTBEAT_TIMEOUT: Duration = Duration::from_secs(10);
 /// `maxUpdateRetries`: updates tried at once, one after the other, before falling back to a read.
@@ -80,6 +85,7 @@ pub struct NodeLease {
     /// When the Lease was created (kept by every renewal).
     created: SimTime,
     renew_interval: Duration,
+    lease_duration: Duration,
     /// The kubelet's own stream, for the waits' stretch.
     rng: Rng,
     client: ApiClient<Req>,
@@ -93,14 +99,15 @@ impl NodeLease {
         api: Addr,
         key: Key,
         holder: String,
-        renew_interval: Duration,
+        timings: NodeLeaseTimings,
         rng: Rng,
     ) -> Self {
         NodeLease {
             sync: Sync::Waiting,
             latest: None,
             created: SimTime::ZERO,
-            renew_interval,
+            renew_interval: timings.renew_interval,
+            lease_duration: timings.lease_duration,
             rng,
             client: ApiClient::at(me, api, HEARTBEAT),
             key,
@@ -292,7 +299,7 @@ impl NodeLease {
     fn value(&self, now: SimTime) -> Value {
         Arc::new(Object::Lease(Lease {
             holder: self.holder.clone(),
-            lease_duration: NODE_LEASE_DURATION,
+            lease_duration: self.lease_duration,
             acquire_time: now,
             renew_time: now,
             transitions: 0,
@@ -338,7 +345,10 @@ mod tests {
                 api,
                 crate::k8s::objects::lease_key("kube-node-lease", "w1").into(),
                 "w1".into(),
-                Duration::from_secs(10),
+                NodeLeaseTimings {
+                    renew_interval: Duration::from_secs(10),
+                    lease_duration: Duration::from_secs(40),
+                },
                 Rng::new(seed),
             );
             Bench {

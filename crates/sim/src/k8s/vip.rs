@@ -8,19 +8,11 @@
 //! Left out: the gratuitous ARP's own delay, Services of type LoadBalancer, BGP mode.
 
 use crate::k8s::api::ApiPayload;
-use crate::k8s::leader::LeaseTimings;
 use crate::k8s::leading::Work;
 use crate::k8s::self_timed::{Quiet, SelfTimed, Stand};
 use crate::k8s::wire::Ctx;
 use crate::kernel::process::Sub;
 use crate::kernel::time::Duration;
-
-/// `vip_leaseduration`, `vip_renewdeadline`, `vip_retryperiod` of kube-vip's manifests.
-pub const KUBE_VIP_TIMINGS: LeaseTimings = LeaseTimings {
-    lease_duration: Duration::from_secs(5),
-    renew_deadline: Duration::from_secs(3),
-    retry_period: Duration::from_secs(1),
-};
 
 /// What the lease holder does: hold the VIP. It needs no client of its own.
 #[derive(Clone, Debug)]

@@ -56,9 +56,6 @@ pub const VERSION: u32 = 1;
 /// The Deployment that runs cluster DNS; no workload may take this name.
 pub const COREDNS: &str = "coredns";
 
-/// A spot instance is terminated this long after its interruption notice (AWS: 2 minutes).
-pub const SPOT_NOTICE: Duration = Duration::from_secs(120);
-
 // ---------------------------------------------------------------------------------------------
 // The data model
 // ---------------------------------------------------------------------------------------------

@@ -227,6 +227,36 @@ settings! {
     cloud_controller_manager / CloudControllerManager: bool = false, Range::Word;
     /// How clients and kubelets reach the apiservers.
     api_endpoint / ApiEndpoint: ApiEndpoint = ApiEndpoint::LoadBalancer, Range::Word;
+    /// kube-vip's `vip_leaseduration` (kube-vip ≥ 1.1.0 manifests; kubeadm's example: 5 s).
+    kube_vip_lease_duration / KubeVipLeaseDuration: Duration = secs(15), Range::Period;
+    /// kube-vip's `vip_renewdeadline` (kubeadm's example: 3 s).
+    kube_vip_renew_deadline / KubeVipRenewDeadline: Duration = secs(10), Range::Period;
+    /// kube-vip's `vip_retryperiod` (kubeadm's example: 1 s).
+    kube_vip_retry_period / KubeVipRetryPeriod: Duration = secs(2), Range::Period;
+    /// haproxy's `inter`: how often the load balancer checks each apiserver.
+    lb_check_interval / LbCheckInterval: Duration = secs(2), Range::Period;
+    /// haproxy's `fall`: failed checks in a row that take a backend out.
+    lb_fall / LbFall: u32 = 3, Range::Count(1, 100, "checks");
+    /// haproxy's `rise`: passed checks in a row that put it back.
+    lb_rise / LbRise: u32 = 2, Range::Count(1, 100, "checks");
+    /// The Node Lease's `leaseDurationSeconds` (the kubelet's `nodeLeaseDurationSeconds`).
+    node_lease_duration / NodeLeaseDuration: Duration = secs(40), Range::Period;
+    /// kube-controller-manager `--node-eviction-rate`, nodes per second.
+    node_eviction_rate / NodeEvictionRate: Milli = Milli(100), Range::Milli(0, 1_000_000);
+    /// `--secondary-node-eviction-rate`, in a partially disrupted large zone.
+    secondary_node_eviction_rate / SecondaryNodeEvictionRate: Milli = Milli(10), Range::Milli(0, 1_000_000);
+    /// `--unhealthy-zone-threshold`: the share of NotReady nodes of a partially disrupted zone.
+    unhealthy_zone_threshold / UnhealthyZoneThreshold: Milli = Milli(550), Range::Milli(0, 1000);
+    /// `--large-cluster-size-threshold`: above it a partially disrupted zone is still tainted,
+    /// at the secondary rate.
+    large_cluster_size_threshold / LargeClusterSizeThreshold: u32 = 50, Range::Count(0, crate::scenario::MAX_HOSTS as u32, "nodes");
+    /// kubeadm's liveness probe of the apiserver: failures in a row (every 10 s) before the
+    /// kubelet kills it.
+    apiserver_liveness_failure_threshold / ApiserverLivenessFailureThreshold: u32 = 8, Range::Count(1, 1000, "failures");
+    /// kubeadm's startup probe of the apiserver: failures in a row before it is killed.
+    apiserver_startup_failure_threshold / ApiserverStartupFailureThreshold: u32 = 24, Range::Count(1, 1000, "failures");
+    /// The warning time before a spot host is terminated.
+    spot_notice / SpotNotice: Duration = secs(120), Range::Wait;
 }
 
 impl Settings {

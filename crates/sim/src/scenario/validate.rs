@@ -15,8 +15,7 @@ use super::{
     Action, ApiEndpoint, FaultKind, Milli, Range, Scenario, Selector, SettingKey, SettingValue,
     WorkloadKind, COREDNS, DEFAULT_ZONE, MAX_DESCRIPTION_LEN, MAX_DURATION, MAX_EVENTS, MAX_FAULTS,
     MAX_FAULT_DRAWS, MAX_HOSTS, MAX_LABEL_LEN, MAX_NAME_LEN, MAX_PODS, MAX_POD_NAME_LEN,
-    MAX_SETTING_DURATION, MAX_WORKLOADS, MAX_ZONES, MIN_FAULT_MEAN, MIN_PERIOD, SPOT_NOTICE,
-    VERSION,
+    MAX_SETTING_DURATION, MAX_WORKLOADS, MAX_ZONES, MIN_FAULT_MEAN, MIN_PERIOD, VERSION,
 };
 use crate::kernel::decimal::Fixed;
 use crate::kernel::time::Duration;
@@ -250,7 +249,7 @@ impl Scenario {
                         every,
                         replace_after: Some(r),
                         ..
-                    } => (false, every + SPOT_NOTICE + r, 2.0),
+                    } => (false, every + self.settings.spot_notice + r, 2.0),
                 };
                 let targets = if on_zones {
                     self.selected_zones(&f.targets).len()
@@ -620,7 +619,7 @@ impl Scenario {
                         return fail(hp, crashed_msg(by, "", &what));
                     }
                     (Action::SpotInterrupt { .. }, _) => {
-                        terminated_by[hi] = Some((i, t + SPOT_NOTICE))
+                        terminated_by[hi] = Some((i, t + self.settings.spot_notice))
                     }
                     (Action::Join { .. }, None) => join_tried[hi] = true,
                     // A standby host runs no component before its first join (whether a join

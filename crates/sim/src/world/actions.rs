@@ -10,7 +10,7 @@ use crate::k8s::operator::Operator;
 use crate::k8s::Observe as _;
 use crate::kernel::net::HostId;
 use crate::record::{Event, EventKind};
-use crate::scenario::{Action, Role, SPOT_NOTICE};
+use crate::scenario::{Action, Role};
 
 impl World {
     pub(super) fn apply_scenario_event(&mut self, i: usize) {
@@ -182,7 +182,7 @@ impl World {
     }
 
     /// A spot interruption notice (from the scenario's event, or from the fault process
-    /// `process`): the node is drained if it can be, and the host terminated after [`SPOT_NOTICE`].
+    /// `process`): the node is drained if it can be, and the host terminated after the `spot_notice` setting.
     pub(super) fn spot_notice(&mut self, h: HostId, process: Option<&str>) {
         // The node termination handler runs on the node: it drains only if the API answers there.
         let node = self.scenario.hosts[h as usize].is_node();
@@ -199,8 +199,9 @@ impl World {
             Some(h),
             format!("{host} got a spot interruption notice{from}: {what}"),
         );
-        self.hosts[h as usize].terminate_at = Some(self.now + SPOT_NOTICE);
-        self.queue.push(self.now + SPOT_NOTICE, Ev::Terminate(h));
+        let notice = self.scenario.settings.spot_notice;
+        self.hosts[h as usize].terminate_at = Some(self.now + notice);
+        self.queue.push(self.now + notice, Ev::Terminate(h));
         if drains {
             self.with_operator(|o, ctx| o.drain(ctx, &host, h, false));
         }

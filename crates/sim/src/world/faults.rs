@@ -23,7 +23,7 @@ use crate::kernel::net::HostId;
 use crate::kernel::rng::Rng;
 use crate::kernel::time::{Duration, SimTime};
 use crate::record::EventKind;
-use crate::scenario::{FaultKind, Scenario, SPOT_NOTICE};
+use crate::scenario::{FaultKind, Scenario};
 use std::rc::Rc;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -140,7 +140,7 @@ pub(super) fn draw(s: &Scenario) -> FaultState {
                         }
                         push(t, FaultAction::SpotNotice(h_id));
                         let Some(after) = replace_after else { break };
-                        t += (SPOT_NOTICE + after).as_secs_f64();
+                        t += (s.settings.spot_notice + after).as_secs_f64();
                         push(t, FaultAction::Replace(h_id));
                     }
                 }

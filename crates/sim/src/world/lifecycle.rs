@@ -5,16 +5,17 @@
 
 use super::membership::AfterStop;
 use super::{K8sCtx, World};
-use crate::k8s::apiserver::Apiserver;
+use crate::k8s::apiserver::{Apiserver, ProbeThresholds};
 use crate::k8s::controllers::{Controllers, ControllersSpec, NodeTimings};
 use crate::k8s::keepalived::Keepalived;
 use crate::k8s::kubelet::Kubelet;
-use crate::k8s::lb::{HealthCheck, LoadBalancer};
+use crate::k8s::lb::{HealthCheck, LbConfig, LoadBalancer};
 use crate::k8s::leader::{LeaderElector, LeaseTimings, KCM_LEASE, KUBE_VIP_LEASE, SCHEDULER_LEASE};
 use crate::k8s::leading::Leading;
+use crate::k8s::node_lease::NodeLeaseTimings;
 use crate::k8s::proxy::KubeProxy;
 use crate::k8s::scheduler::{Scheduler, SchedulerSpec, Spread};
-use crate::k8s::vip::{HoldVip, KUBE_VIP_TIMINGS};
+use crate::k8s::vip::HoldVip;
 use crate::k8s::Observe as _;
 use crate::kernel::net::HostId;
 use crate::kernel::process::{Addr, Port, Timer};
@@ -97,7 +98,11 @@ impl World {
                         .map(|(i, _)| i as HostId)
                         .collect()
                 };
-                let mut a = Apiserver::new(h, endpoints);
+                let probes = ProbeThresholds {
+                    liveness: s.apiserver_liveness_failure_threshold,
+                    startup: s.apiserver_startup_failure_threshold,
+                };
+                let mut a = Apiserver::new(h, endpoints, probes);
                 a.start(&mut ctx);
                 procs.apiserver = Some(Box::new(a));
             }
@@ -107,7 +112,13 @@ impl World {
                     LbHealthCheck::Readyz => HealthCheck::Readyz,
                     LbHealthCheck::Tcp => HealthCheck::Tcp,
                 };
-                let mut lb = LoadBalancer::new(h, backends, check);
+                let config = LbConfig {
+                    check,
+                    check_interval: s.lb_check_interval,
+                    fall: s.lb_fall,
+                    rise: s.lb_rise,
+                };
+                let mut lb = LoadBalancer::new(h, backends, config);
                 lb.start(&mut ctx);
                 procs.lb = Some(lb);
             }
@@ -117,8 +128,12 @@ impl World {
                     .procs
                     .rng
                     .fork(&format!("{KUBE_VIP_LEASE}/{name}/{life}"));
-                let elector =
-                    LeaderElector::new(KUBE_VIP_LEASE, h, name, me, api, KUBE_VIP_TIMINGS, rng);
+                let timings = LeaseTimings {
+                    lease_duration: s.kube_vip_lease_duration,
+                    renew_deadline: s.kube_vip_renew_deadline,
+                    retry_period: s.kube_vip_retry_period,
+                };
+                let elector = LeaderElector::new(KUBE_VIP_LEASE, h, name, me, api, timings, rng);
                 let mut p: Leading<HoldVip> = Leading::new(elector, port, ());
                 p.start(&mut ctx);
                 procs.kube_vip = Some(Box::new(p));
@@ -146,6 +161,10 @@ impl World {
                         node_monitor_period: s.node_monitor_period,
                         node_monitor_grace_period: s.node_monitor_grace_period,
                         toleration_seconds: s.toleration_seconds,
+                        node_eviction_rate: s.node_eviction_rate.as_f64(),
+                        secondary_node_eviction_rate: s.secondary_node_eviction_rate.as_f64(),
+                        large_cluster_size_threshold: s.large_cluster_size_threshold as usize,
+                        unhealthy_zone_threshold: s.unhealthy_zone_threshold.as_f64(),
                     };
                     let budgets = self.scenario.workloads.iter().any(|w| w.pdb.is_some());
                     let cloud = s.cloud_controller_manager.then(|| {
@@ -213,7 +232,10 @@ impl World {
                     host.zone.clone(),
                     host.is_control_plane(),
                     api,
-                    s.node_lease_renew_interval,
+                    NodeLeaseTimings {
+                        renew_interval: s.node_lease_renew_interval,
+                        lease_duration: s.node_lease_duration,
+                    },
                     rng,
                 );
                 k.start(&mut ctx, first_sync);

@@ -56,20 +56,22 @@ use node_table::NodeTable;
 use std::sync::Arc;
 
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
-/// `--node-eviction-rate`: nodes tainted per second in a zone.
-const EVICTION_RATE: f64 = 0.1;
-/// `--secondary-node-eviction-rate`, for partially disrupted zones larger than
-/// `--large-cluster-size-threshold` (50 nodes).
-const SECONDARY_EVICTION_RATE: f64 = 0.01;
-const LARGE_ZONE: usize = 50;
-/// `--unhealthy-zone-threshold`
-const UNHEALTHY_ZONE: f64 = 0.55;
 
+/// kube-controller-manager's node lifecycle flags (the scenario's settings of the same names).
 #[derive(Clone, Copy, Debug)]
 pub struct NodeTimings {
     pub node_monitor_period: Duration,
     pub node_monitor_grace_period: Duration,
     pub toleration_seconds: Duration,
+    /// `--node-eviction-rate`: nodes tainted per second in a zone.
+    pub node_eviction_rate: f64,
+    /// `--secondary-node-eviction-rate`, for partially disrupted zones larger than
+    /// `--large-cluster-size-threshold` nodes.
+    pub secondary_node_eviction_rate: f64,
+    pub large_cluster_size_threshold: usize,
+    /// `--unhealthy-zone-threshold`: the share of NotReady nodes that makes a zone partially
+    /// disrupted.
+    pub unhealthy_zone_threshold: f64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -2,13 +2,11 @@
 //! the node leases; `probeTimestamp` is when *it* saw a lease change (or a Ready status posted
 //! by the kubelet), so a new leader starts every node at "now". A node silent for more than `node_monitor_grace_period` becomes
 //! Ready=Unknown, gets the `unreachable:NoExecute` taint, and its pods Ready=False. Tainting is
-//! rate limited per zone (0.1 node/s; 0 in a partially disrupted small zone) and stops, with
+//! rate limited per zone (`node_eviction_rate`, 0.1 node/s; 0 in a partially disrupted small zone) and stops, with
 //! every such taint removed, when every zone is fully disrupted ("master disruption mode").
 
 use super::node_table::{NodeHealth, Probe};
-use super::{
-    Controllers, ZoneState, EVICTION_RATE, LARGE_ZONE, SECONDARY_EVICTION_RATE, UNHEALTHY_ZONE,
-};
+use super::{Controllers, NodeTimings, ZoneState};
 use crate::k8s::api::ApiRequest;
 use crate::k8s::events::{Event, Reason};
 use crate::k8s::objects::{node_key, Condition, Effect, Node, Object, Pod, Taint, TaintKey};
@@ -91,7 +89,9 @@ impl Controllers {
         let state = |(total, not_ready): (usize, usize)| {
             if not_ready == total {
                 ZoneState::Full
-            } else if not_ready > 2 && not_ready as f64 / total as f64 >= UNHEALTHY_ZONE {
+            } else if not_ready > 2
+                && not_ready as f64 / total as f64 >= self.timings.unhealthy_zone_threshold
+            {
                 ZoneState::Partial
             } else {
                 ZoneState::Normal
@@ -111,10 +111,10 @@ impl Controllers {
             silent.iter_mut().for_each(|s| *s = false);
         }
         let rows = &self.node_table.rows;
-        let (tokens, zone_names) = (&mut self.tokens, &self.node_table.zones);
+        let (tokens, zone_names, flags) = (&mut self.tokens, &self.node_table.zones, &self.timings);
         let mut take_token = |zone: usize| {
             let z = zones[zone];
-            take_token(tokens, &zone_names[zone], state(z), z.0, now)
+            take_token(tokens, &zone_names[zone], state(z), z.0, now, flags)
         };
         let nodes = self.nodes.items();
         // A copy of the node to write, and the resourceVersion it has.
@@ -220,10 +220,13 @@ pub(super) fn take_token(
     state: ZoneState,
     size: usize,
     now: SimTime,
+    flags: &NodeTimings,
 ) -> bool {
     let rate = match state {
-        ZoneState::Normal | ZoneState::Full => EVICTION_RATE,
-        ZoneState::Partial if size > LARGE_ZONE => SECONDARY_EVICTION_RATE,
+        ZoneState::Normal | ZoneState::Full => flags.node_eviction_rate,
+        ZoneState::Partial if size > flags.large_cluster_size_threshold => {
+            flags.secondary_node_eviction_rate
+        }
         ZoneState::Partial => 0.0,
     };
     let ((tokens, last), _) = tokens.get_or_insert_with(zone.to_string(), || (1.0, now));
