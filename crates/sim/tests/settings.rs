@@ -137,7 +137,10 @@ fn the_node_eviction_rate_spaces_the_taints_of_a_zone() {
     };
     let (slow, fast) = (spread("0.1"), spread("1"));
     assert!((19.0..=21.0).contains(&slow), "0.1 node/s: {slow} s");
-    assert!(fast < slow - 4.0, "1 node/s: {fast} s, 0.1 node/s: {slow} s");
+    assert!(
+        fast < slow - 4.0,
+        "1 node/s: {fast} s, 0.1 node/s: {slow} s"
+    );
 }
 
 /// Three of zone a's six workers crash at 1:00 (one web pod a worker), with `settings` (JSON

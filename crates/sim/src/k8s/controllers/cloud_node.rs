@@ -1,16 +1,15 @@
 //! The cloud node lifecycle controller of a cloud-controller-manager (setting
-//! `cloud_controller_manager`), with the pod garbage collector's part it sets off: every 5 s, a
-//! Node that is not Ready and whose instance the cloud says no longer exists (a spot instance
-//! reclaimed) is deleted, and the pods bound to it are deleted at once (orphaned pods), so their
-//! controllers replace them without waiting for the 300 s taint-based eviction.
+//! `cloud_controller_manager`): every 5 s, a Node that is not Ready and whose instance the cloud
+//! says no longer exists (a spot instance reclaimed) is deleted. Its pods are then orphans, which
+//! the pod garbage collector (`pod_gc`) deletes 40 to 60 s later, so their controllers replace
+//! them without waiting for the 300 s taint-based eviction.
 //!
 //! Left out: the cloud-controller-manager as a process of its own with its own lease (it runs
 //! here with the controller-manager's leader), shutdown taints, and instances that come back.
 
 use super::Controllers;
 use crate::k8s::api::ApiRequest;
-use crate::k8s::objects::{node_key, pod_key, Condition};
-use crate::k8s::observe::PodChange;
+use crate::k8s::objects::{node_key, Condition};
 use crate::k8s::wire::Ctx;
 use crate::kernel::time::Duration;
 
@@ -34,31 +33,12 @@ impl Controllers {
             if n.ready == Condition::True || !gone.contains(&n.name) {
                 continue;
             }
-            writes.push((
-                ApiRequest::Delete {
-                    key: node_key(&n.name).into(),
-                    resource_version: kv.mod_revision,
-                },
-                None,
-            ));
-            for p in self.pods.pods_on(&n.name) {
-                let Some(pod) = p.value.as_pod() else {
-                    continue;
-                };
-                let req = ApiRequest::Delete {
-                    key: pod_key(&pod.name).into(),
-                    resource_version: p.mod_revision,
-                };
-                let what = (pod.name.clone(), n.name.clone(), pod.workload.clone());
-                writes.push((req, Some(what)));
-            }
+            writes.push(ApiRequest::Delete {
+                key: node_key(&n.name).into(),
+                resource_version: kv.mod_revision,
+            });
         }
-        for (req, pod) in writes {
-            if let Some((pod, node, workload)) = pod {
-                let text = format!("{pod} was deleted by the pod garbage collector: its Node {node} was deleted by the cloud controller (the instance no longer exists)");
-                ctx.obs
-                    .pod_event(ctx.now, PodChange::Deleted, &pod, &node, &workload, text);
-            }
+        for req in writes {
             self.write(ctx, req);
         }
     }

@@ -32,6 +32,7 @@ mod disruption;
 mod endpoints;
 mod node_lifecycle;
 mod node_table;
+mod pod_gc;
 mod taint_eviction;
 mod workloads;
 
@@ -41,8 +42,8 @@ use crate::k8s::events::Event;
 use crate::k8s::informer::Informer;
 use crate::k8s::leading::{Work, WORK};
 use crate::k8s::objects::{
-    name_of, pod_key, Condition, Object, Pod, ENDPOINT_SLICES, NODES, NODE_LEASES, PDBS, PODS,
-    WORKLOADS,
+    name_of, node_key, pod_key, Condition, Object, Pod, ENDPOINT_SLICES, NODES, NODE_LEASES, PDBS,
+    PODS, WORKLOADS,
 };
 use crate::k8s::self_timed::{Quiet, SelfTimed, Stand};
 use crate::k8s::wire::Ctx;
@@ -98,6 +99,7 @@ pub struct Controllers {
     /// With a cloud-controller-manager: the Nodes whose instances no longer exist.
     cloud: Option<MemberSet<String>>,
     last_cloud_check: SimTime,
+    pod_gc: pod_gc::PodGc,
     /// Node lifecycle: what it knows of each node (see [`NodeTable`]).
     node_table: NodeTable,
     /// Probe times of nodes no longer in the table (a node that comes back keeps them).
@@ -143,6 +145,7 @@ impl Controllers {
             budgets_due: None,
             cloud,
             last_cloud_check: now,
+            pod_gc: pod_gc::PodGc::new(now),
             node_table: NodeTable::default(),
             probe: Default::default(),
             tokens: MemberMap::default(),
@@ -204,8 +207,9 @@ impl SelfTimed for Controllers {
     /// the pods of a Node whose host does not run once their tolerations run out (or before
     /// that, taint it once its grace period ends). Not quiet if such a Node is one they have
     /// not seen yet (they will act at a time they do not know), while a write of theirs or a
-    /// pod they created is on its way, or while a NotReady Node whose instance is gone waits
-    /// for the cloud controller's next look (within 5 s).
+    /// pod they created is on its way, while a NotReady Node whose instance is gone waits
+    /// for the cloud controller's next look (within 5 s), or while a pod's Node is gone (the pod
+    /// garbage collector deletes it within a minute).
     fn quiet(&self, stand: &Stand) -> Quiet {
         let gone = |n: &str| self.cloud.as_ref().is_some_and(|g| g.contains(n));
         let cloud_due = (self.nodes.items().values())
@@ -230,6 +234,10 @@ impl SelfTimed for Controllers {
             let Some(node) = p.node.as_deref() else {
                 continue;
             };
+            // An orphan: the pod garbage collector deletes it within a minute.
+            if self.nodes.items().get(&node_key(node)).is_none() {
+                return Quiet::No;
+            }
             if p.tolerates_everything() || p.deletion.is_some() || stand.runs(node) {
                 continue;
             }
@@ -371,6 +379,7 @@ impl Work for Controllers {
         }
         self.evict_tainted(ctx);
         self.delete_gone_nodes(ctx);
+        self.collect_orphans(ctx);
         if self.dirty || self.budgets_due.is_some_and(|t| t <= ctx.now) {
             self.sync_budgets(ctx);
         }
