@@ -123,6 +123,9 @@ pub struct Controllers {
     taints_changed: bool,
     /// Every zone was fully disrupted at the last node monitor pass ("master disruption mode").
     all_disrupted: bool,
+    /// Nodes whose Ready condition was Unknown when this controller first saw them and that it
+    /// has not tainted since (see `node_lifecycle`).
+    first_seen_unknown: MemberSet<String>,
     rng: Rng,
 }
 
@@ -157,6 +160,7 @@ impl Controllers {
             taint_seen: Default::default(),
             taints_changed: true,
             all_disrupted: false,
+            first_seen_unknown: MemberSet::new(),
             rng,
         }
     }

@@ -45,6 +45,8 @@ impl Controllers {
             .refresh(self.nodes.items(), self.leases.items(), &mut self.probe);
         let leases = self.leases.items();
         let rows = &mut self.node_table.rows;
+        // Nodes this controller sees for the first time (all of them for a new leader).
+        let fresh: Vec<bool> = rows.iter().map(|row| row.probe.is_none()).collect();
         // probeTimestamp: when this controller saw each node's lease change (a node seen for
         // the first time starts at now).
         let mut silent: Vec<bool> = rows
@@ -110,7 +112,17 @@ impl Controllers {
             }
             silent.iter_mut().for_each(|s| *s = false);
         }
+        // Nodes first seen Unknown by this controller wait for the zone's rate limiter, not for a
+        // grace period of their own (upstream marks them for tainting at every pass).
         let rows = &self.node_table.rows;
+        for (row, &fresh) in rows.iter().zip(&fresh) {
+            if fresh && row.ready == Condition::Unknown {
+                self.first_seen_unknown.insert(row.name.clone());
+            } else if row.ready != Condition::Unknown {
+                self.first_seen_unknown.remove(row.name.as_str());
+            }
+        }
+        let first_seen_unknown = &mut self.first_seen_unknown;
         let (tokens, zone_names, flags) = (&mut self.tokens, &self.node_table.zones, &self.timings);
         let mut take_token = |zone: usize| {
             let z = zones[zone];
@@ -126,9 +138,38 @@ impl Controllers {
         // Decided in node order, written below once the cache is no longer borrowed.
         let mut writes = Vec::new();
         let mut marked_unknown = Vec::new();
+        let mut retainted = Vec::new();
+        let unreachable = || Taint {
+            key: TaintKey::Unreachable,
+            effect: Effect::NoExecute,
+            time_added: now,
+        };
         for (i, (row, &silent)) in rows.iter().zip(&silent).enumerate() {
             let tainted = row.tainted;
-            if silent {
+            if fresh[i] && tainted {
+                // `markNodeAsReachable`: a node newly seen loses its taint; one whose Ready
+                // condition is Unknown is tainted again through the zone's rate limiter (0 in a
+                // partially disrupted small zone: it then stays untainted), and the pods'
+                // eviction clocks start again from the new taint.
+                let (mut n, rv) = node_of(row);
+                n.taints.retain(|t| t.key != TaintKey::Unreachable);
+                if row.ready == Condition::Unknown && !all_full && take_token(row.zone) {
+                    n.taints.push(unreachable());
+                    retainted.push(n.name.clone());
+                    first_seen_unknown.remove(n.name.as_str());
+                }
+                writes.push((update_node(n, rv), None));
+            } else if !silent && first_seen_unknown.contains(row.name.as_str()) {
+                // Unknown when this controller first saw it, its lease not yet stale to it (a
+                // new leader's first grace period): tainted as soon as the rate limiter allows.
+                if !tainted && !all_full && take_token(row.zone) {
+                    let (mut n, rv) = node_of(row);
+                    n.taints.push(unreachable());
+                    retainted.push(n.name.clone());
+                    writes.push((update_node(n, rv), None));
+                    first_seen_unknown.remove(row.name.as_str());
+                }
+            } else if silent {
                 if row.ready != Condition::Unknown {
                     marked_unknown.push(i);
                     let (mut n, rv) = node_of(row);
@@ -202,6 +243,10 @@ impl Controllers {
         }
         for (w, event) in writes {
             self.write_with(ctx, w, event);
+        }
+        // A taint removed and added again: the taint-eviction clock starts from now.
+        for node in retainted {
+            self.taint_seen.insert(node, now);
         }
         // `MarkPodsNotReady` warns on each pod it marks.
         for (mut p, rv) in stale {
