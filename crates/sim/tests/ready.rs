@@ -746,6 +746,13 @@ fn a_single_master_grows_to_three_through_learners_without_an_outage() {
 fn a_graceful_etcd_restart_costs_no_election_a_crash_does() {
     let r = run("10-etcd-graceful-restart-vs-crash");
     let s = &r.series;
+    // The apiserver on m1 watched its local member: the clean restart closes the stream and
+    // clientv3 opens it again from its last revision; its cache sees no gap, its clients'
+    // watches stay open and it stays ready (no apiserver.cache_lost, m1 never leaves the LB).
+    assert!(events(&r, "apiserver.cache_lost").is_empty());
+    assert!(events(&r, "lb.backend_down")
+        .iter()
+        .all(|e| e.host.as_deref() != Some("m1")));
     let elected = events(&r, "etcd.leader_elected");
     // 1:00.5: m1 hands over to m2, which leads within milliseconds; no write fails.
     let handed = elected.iter().find(|e| e.t > 60.0).expect("m2 leads");

@@ -283,6 +283,13 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
         ctx.set_timer(Port::Etcd, self.cfg.heartbeat_interval, Timer::RaftTick);
     }
 
+    /// The process stops cleanly: each watch stream's connection closes (the clients resume).
+    pub fn close_watch_streams<P: From<Msg<V>>>(&mut self, ctx: &mut Ctx<P>) {
+        for w in self.watchers.drain(..) {
+            ctx.send(Port::Etcd, w.client, Msg::WatchReset { id: w.id });
+        }
+    }
+
     fn cancel_watches<P: From<Msg<V>>>(&mut self, ctx: &mut Ctx<P>) {
         for w in self.watchers.drain(..) {
             ctx.send(Port::Etcd, w.client, Msg::WatchCancelled { id: w.id });

@@ -119,6 +119,11 @@ pub enum Msg<V> {
     WatchCancelled {
         id: u64,
     },
+    /// The member's process stopped cleanly: the watch stream's connection closed, and the
+    /// client may open it again from its last revision (clientv3 does, on any endpoint).
+    WatchReset {
+        id: u64,
+    },
     /// A member that (re)starts connects to each peer it knows (etcd's peer streams).
     Dial {
         from: super::raft::MemberId,

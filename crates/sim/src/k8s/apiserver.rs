@@ -27,6 +27,7 @@ use crate::k8s::wire::{Ctx, EtcdError, EtcdMsg, EtcdRequest, EtcdResponse, Paylo
 use crate::k8s::wire::{Key, KeyValue, KvOp, KvResult};
 use crate::kernel::inflight::InFlight;
 use crate::kernel::keymap::KeyMap;
+use crate::kernel::keymap::KeySet;
 use crate::kernel::members::MemberMap;
 use crate::kernel::members::MemberSet;
 use crate::kernel::net::HostId;
@@ -112,6 +113,9 @@ enum CacheState {
         retry_at: SimTime,
     },
     Starting,
+    /// Its watch stream closed (a clean restart of the member): opened again, the cache and
+    /// the clients' watches kept; the answer's differences are delivered as changes.
+    Resuming,
     Watching {
         id: u64,
         last_heard: SimTime,
@@ -295,7 +299,10 @@ impl Apiserver {
     }
 
     pub fn cache_synced(&self) -> bool {
-        matches!(self.cache_state, CacheState::Watching { .. })
+        matches!(
+            self.cache_state,
+            CacheState::Watching { .. } | CacheState::Resuming
+        )
     }
 
     /// `/readyz` once its etcd check has ended: the verdict, or each check.
@@ -366,6 +373,19 @@ impl Apiserver {
             Payload::Etcd(EtcdMsg::WatchCancelled { id }) => {
                 if matches!(self.cache_state, CacheState::Watching { id: w, .. } if w == id) {
                     self.cache_lost(ctx, "etcd cancelled the watch: its member has no leader");
+                }
+            }
+            Payload::Etcd(EtcdMsg::WatchReset { id }) => {
+                if matches!(self.cache_state, CacheState::Watching { id: w, .. } if w == id) {
+                    // clientv3 opens the stream again from its last revision: no gap.
+                    let watched = self.watch_endpoint;
+                    self.endpoint_failed(watched, ctx.now);
+                    self.watch_endpoint = self.pinned;
+                    self.cache_state = CacheState::Resuming;
+                    let req = EtcdRequest::Watch {
+                        prefix: REGISTRY.into(),
+                    };
+                    self.etcd(ctx, req, EtcdPending::Watch, ETCD_REQUEST_TIMEOUT);
                 }
             }
             _ => {}
@@ -613,12 +633,21 @@ impl Apiserver {
                 }
             }
             EtcdPending::Watch => match resp {
-                EtcdResponse::WatchStarted { kvs, .. } => {
-                    self.cache.replace(kvs);
+                EtcdResponse::WatchStarted { kvs, revision } => {
+                    let resumed = matches!(self.cache_state, CacheState::Resuming);
                     self.cache_state = CacheState::Watching {
                         id,
                         last_heard: ctx.now,
                     };
+                    if resumed {
+                        let changes = self.differences(kvs, revision);
+                        self.on_etcd_watch(ctx, id, changes);
+                    } else {
+                        self.cache.replace(kvs);
+                    }
+                }
+                _ if matches!(self.cache_state, CacheState::Resuming) => {
+                    self.cache_lost(ctx, "its etcd watch could not be opened again");
                 }
                 _ => {
                     self.cache_state = CacheState::Idle {
@@ -682,8 +711,40 @@ impl Apiserver {
                 ApiResponse::Failed("etcdserver: request timed out"),
             ),
             EtcdPending::Livez => self.livez_failed(ctx),
+            EtcdPending::Watch if matches!(self.cache_state, CacheState::Resuming) => {
+                self.cache_lost(ctx, "its etcd watch could not be opened again");
+            }
             EtcdPending::Watch => self.cache_state = CacheState::Idle { retry_at: ctx.now },
         }
+    }
+
+    /// What changed between the cache and `kvs`, the registry at `revision`, as watch events:
+    /// what a watch resumed from the cache's last revision would have delivered.
+    fn differences(&self, kvs: Vec<(Key, KeyValue)>, revision: u64) -> Vec<WatchEvent> {
+        let mut seen = KeySet::default();
+        let mut changes = Vec::new();
+        for (key, kv) in kvs {
+            let same = (self.cache.items().get(&key))
+                .is_some_and(|old| old.mod_revision == kv.mod_revision);
+            seen.insert(key.clone());
+            if !same {
+                changes.push(WatchEvent {
+                    key,
+                    kv: Some(kv),
+                    revision,
+                });
+            }
+        }
+        for (key, _) in self.cache.items().iter() {
+            if !seen.contains(key) {
+                changes.push(WatchEvent {
+                    key: key.clone(),
+                    kv: None,
+                    revision,
+                });
+            }
+        }
+        changes
     }
 
     fn on_etcd_watch(&mut self, ctx: &mut Ctx, id: u64, events: Vec<WatchEvent>) {

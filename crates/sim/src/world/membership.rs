@@ -73,6 +73,14 @@ impl World {
     }
 
     fn after_etcd_stop(&mut self, h: HostId, then: AfterStop) {
+        // A clean stop closes the member's connections: its watchers see their streams end.
+        if let Some(m) = self.etcd.members[h as usize].as_mut() {
+            if self.hosts[h as usize].up {
+                let mut ctx: EtcdCtx = ctx!(self, h);
+                m.close_watch_streams(&mut ctx);
+            }
+        }
+        self.apply_effects(h);
         match then {
             AfterStop::Reboot { downtime } => {
                 self.crash_host(h, "it is rebooting");
