@@ -141,26 +141,50 @@ fn the_api_endpoint_is_checked_when_loaded() {
 
 const KEEPALIVED: &str = r#""settings": {"api_endpoint": "keepalived"},"#;
 
-/// keepalived: m1 (priority 255) is master from the start. It dies: the VIP is gone until m2
-/// (254) has heard no advert for 3 × 1 s + 2/256 s, counted from m1's last advert (0–1 s before
-/// the crash). Back up, m1 owns the address again at once and m2 steps down.
+/// The hosts holding the VIP `secs` into the run of `json`.
+fn vip_holders(json: &str, secs: f64) -> Vec<String> {
+    let mut w = sim::world::World::new(sim::scenario::parse(json).unwrap());
+    w.run_until(w.at_report_secs(secs), u64::MAX);
+    w.snapshot()
+        .hosts
+        .into_iter()
+        .filter(|h| h.vip)
+        .map(|h| h.name)
+        .collect()
+}
+
+/// keepalived with kubeadm's example priorities: m1 (101, `state MASTER`) is master from the
+/// start. It dies: the VIP is gone until m2 and m3 (100) have heard no advert for 3 × 1 s +
+/// 156/256 s, counted from m1's last advert (0-1 s before the crash); both claim it, and m3, the
+/// higher address at the same priority, keeps it. Back up, m1 is master at once and m3 yields.
 #[test]
 fn keepalived_moves_the_vip_after_three_missed_adverts() {
     let events = r#"{"at": "1m", "action": "crash", "host": "m1"}, {"at": "3m", "action": "restart", "host": "m1"}"#;
-    let r = run(&cluster(KEEPALIVED, "", events));
+    let json = cluster(KEEPALIVED, "", events);
+    let r = run(&json);
     let moved = of(&r, EventKind::VipMoved);
     assert_eq!((moved[0].t, moved[0].host.as_deref()), (0.0, Some("m1")));
     let lost = of(&r, EventKind::VipLost);
     assert_eq!(lost.len(), 1, "{lost:?}");
     assert_eq!((lost[0].t, lost[0].host.as_deref()), (60.0, Some("m1")));
-    let m2 = moved
-        .iter()
-        .find(|e| e.t > 60.0)
-        .expect("a backup takes over");
-    assert_eq!(m2.host.as_deref(), Some("m2"), "the next priority");
-    let after = m2.t - 60.0;
-    assert!((2.0..3.01).contains(&after), "{after} s after the crash");
-    assert!(m2.text.contains("3 × advert + skew"), "{}", m2.text);
+    let takers: Vec<_> = moved.iter().filter(|e| e.t > 60.0 && e.t < 180.0).collect();
+    let mut names: Vec<_> = takers.iter().map(|e| e.host.clone().unwrap()).collect();
+    names.sort();
+    assert_eq!(names, ["m2", "m3"], "both backups at priority 100");
+    for e in &takers {
+        let after = e.t - 60.0;
+        assert!((2.6..3.61).contains(&after), "{after} s after the crash");
+        assert!(
+            e.text.contains("3 × advert + skew at priority 100"),
+            "{}",
+            e.text
+        );
+    }
+    assert_eq!(
+        vip_holders(&json, 90.0),
+        ["m3"],
+        "the higher address keeps it"
+    );
     assert!(api_down(&r, 55, 180) <= 4, "failover within seconds");
     assert_eq!(api_down(&r, 65, 180), 0);
     let back = moved
@@ -168,22 +192,31 @@ fn keepalived_moves_the_vip_after_three_missed_adverts() {
         .find(|e| e.t >= 180.0)
         .expect("m1 takes it back");
     assert_eq!((back.t, back.host.as_deref()), (180.0, Some("m1")));
-
-    let mut w =
-        sim::world::World::new(sim::scenario::parse(&cluster(KEEPALIVED, "", events)).unwrap());
-    w.run_until(w.at_report_secs(182.0), u64::MAX);
-    let holders: Vec<_> = w
-        .snapshot()
-        .hosts
-        .into_iter()
-        .filter(|h| h.vip)
-        .map(|h| h.name)
-        .collect();
     assert_eq!(
-        holders,
+        vip_holders(&json, 182.0),
         ["m1"],
-        "m2 heard the owner's advert and stepped down"
+        "m3 heard m1's higher advert and yielded"
     );
+}
+
+/// A master that stops cleanly (a reboot) sends a priority-0 advert: the backups take over after
+/// their skew time (156/256 s at priority 100), not after three missed adverts.
+#[test]
+fn a_rebooting_keepalived_master_hands_the_vip_on_within_its_skew_time() {
+    let events = r#"{"at": "1m", "action": "reboot", "host": "m1", "downtime": "60s"}"#;
+    let r = run(&cluster(KEEPALIVED, "", events));
+    let first = of(&r, EventKind::VipMoved)
+        .into_iter()
+        .find(|e| e.t > 60.0)
+        .expect("a takeover");
+    let after = first.t - 60.0;
+    assert!((0.6..0.7).contains(&after), "{after} s after the reboot");
+    assert!(
+        first.text.contains("m1 sent a priority-0 advert"),
+        "{}",
+        first.text
+    );
+    assert_eq!(api_down(&r, 62, 120), 0);
 }
 
 /// External etcd; m1's apiserver stops hearing etcd while its VRRP adverts still reach the
@@ -203,20 +236,26 @@ fn a_failing_track_script_hands_the_vip_on_after_ten_checks() {
                  {"at": "3m", "action": "heal"}]}"#;
     let r = run(json);
     let moved = of(&r, EventKind::VipMoved);
-    let m2 = moved.iter().find(|e| e.t > 60.0).expect("m2 preempts");
+    // After 10 failed checks m1's priority is 101 - 2 = 99, below the backups' 100: both
+    // preempt one master-down interval later, and m3, the higher address, keeps the VIP.
+    let m2 = moved
+        .iter()
+        .find(|e| e.t > 60.0)
+        .expect("the backups preempt");
     assert_eq!(m2.host.as_deref(), Some("m2"));
     // 10 checks 3 s apart, the first up to 3 s after the cut, then ≤ 1 s to the next advert
     // and 3 s + skew.
     assert!(
-        (60.0 + 27.0 + 3.0..60.0 + 30.0 + 3.0 + 4.1).contains(&m2.t),
+        (60.0 + 27.0 + 3.0..60.0 + 30.0 + 3.0 + 4.7).contains(&m2.t),
         "{m2:?}"
     );
     assert!(
         m2.text
-            .contains("m1's adverts carry priority 252, below its own 254"),
+            .contains("m1's adverts carry priority 99, below its own 100"),
         "{}",
         m2.text
     );
+    assert_eq!(vip_holders(json, m2.t + 5.0), ["m3"]);
     assert!(
         api_down(&r, 61, m2.t as usize - 3) >= 20,
         "the VIP still leads to m1's apiserver"

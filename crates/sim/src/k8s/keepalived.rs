@@ -5,16 +5,20 @@
 //! The master sends an advertisement every second to the other hosts. A backup that hears none
 //! for the master-down interval (3 × advert + skew, skew = (256 − priority)/256 s) becomes master;
 //! with preemption on, a backup ignores adverts of a lower priority than its own, so it takes over
-//! after that interval too, and a master that hears a higher priority steps down. Priorities go
-//! by host order: 255, 254, … The track script asks the local apiserver for its health (the etcd
-//! check included, 2 s at most) every 3 s; after 10 failures in a row the host's priority drops
-//! below every other host's, after 2 successes it is restored. Nothing here needs the API to hold
+//! after that interval too, and a master that hears a higher priority steps down; between equal
+//! priorities the higher address wins. Priorities as in kubeadm's example: the first
+//! control-plane host (`state MASTER`, master from its start) 101, the others 100. The track
+//! script asks the local apiserver for its health (the etcd check included, 2 s at most) every
+//! 3 s; after 10 failures in a row it takes its `weight` (2) off the host's priority, after 2
+//! successes it gives it back. A master that stops cleanly (a reboot) sends a priority-0 advert:
+//! a backup then takes over after its skew time, not the whole interval. A weighted track script
+//! is ignored on an address owner (priority 255). Nothing here needs the API to hold
 //! the VIP: a master whose etcd lost quorum keeps it while no healthier host advertises. During a
 //! network split each side elects its own master; the world routes the VIP to the holder a sender
 //! can reach.
 //!
-//! Left out: the gratuitous ARP and ARP caches (a client reaches the new holder at once), the
-//! priority-0 advert of a stopping master, authentication, unicast peers.
+//! Left out: the gratuitous ARP and ARP caches (a client reaches the new holder at once),
+//! authentication, unicast peers.
 
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse, RequestId};
 use crate::k8s::observe::Note;
@@ -31,6 +35,12 @@ pub const CHECK_EVERY: u32 = 3;
 pub const CHECK_TIMEOUT: Duration = Duration::from_secs(2);
 pub const FALL: u32 = 10;
 pub const RISE: u32 = 2;
+/// kubeadm's example: `priority 101` on the first host, `100` on the others, `weight -2`.
+pub const MASTER_PRIORITY: u32 = 101;
+pub const BACKUP_PRIORITY: u32 = 100;
+pub const WEIGHT: u32 = 2;
+/// RFC 3768's address owner: master at once, and no track script lowers it.
+const OWNER: u32 = 255;
 
 #[derive(Clone)]
 pub struct Keepalived {
@@ -50,6 +60,8 @@ pub struct Keepalived {
     master_down_at: SimTime,
     /// The last advert a backup ignored (a lower priority than its own), for the log.
     ignored: Option<Advert>,
+    /// The master that said it is leaving (a priority-0 advert), for the log.
+    resigned: Option<HostId>,
 }
 
 impl Keepalived {
@@ -61,8 +73,12 @@ impl Keepalived {
             .expect("keepalived runs on a host of its group") as u32;
         Keepalived {
             host,
-            base: 255 - index,
-            penalty: group.len() as u32,
+            base: if index == 0 {
+                MASTER_PRIORITY
+            } else {
+                BACKUP_PRIORITY
+            },
+            penalty: WEIGHT,
             group,
             master: false,
             healthy: true,
@@ -71,11 +87,12 @@ impl Keepalived {
             ticks: 0,
             master_down_at: SimTime(0),
             ignored: None,
+            resigned: None,
         }
     }
 
     pub fn priority(&self) -> u32 {
-        if self.healthy {
+        if self.healthy || self.base == OWNER {
             self.base
         } else {
             self.base.saturating_sub(self.penalty).max(1)
@@ -87,13 +104,18 @@ impl Keepalived {
         Duration(3 * ADVERT_INTERVAL.0 + ADVERT_INTERVAL.0 * (256 - self.priority() as u64) / 256)
     }
 
-    /// RFC 3768's start-up: the address owner (priority 255) is master at once, the others wait.
+    /// 3 × advert + skew: how long a backup waits without adverts; the skew alone after a
+    /// priority-0 advert.
+    fn skew(&self) -> Duration {
+        Duration(ADVERT_INTERVAL.0 * (256 - self.priority() as u64) / 256)
+    }
+
+    /// The start-up: the host configured `state MASTER` (the first, priority 101) or an address
+    /// owner is master at once, the others wait.
     pub fn start(&mut self, ctx: &mut Ctx) {
-        if self.base == 255 {
-            self.become_master(
-                ctx,
-                "it starts with priority 255, the address owner's".into(),
-            );
+        if self.base >= MASTER_PRIORITY {
+            let why = format!("it starts as master (state MASTER, priority {})", self.base);
+            self.become_master(ctx, why);
         } else {
             self.wait_for_master(ctx);
         }
@@ -102,6 +124,7 @@ impl Keepalived {
 
     fn wait_for_master(&mut self, ctx: &mut Ctx) {
         self.ignored = None;
+        self.resigned = None;
         let after = self.master_down_interval();
         self.master_down_at = ctx.now + after;
         ctx.set_timer(Port::Keepalived, after, Timer::Wake);
@@ -167,14 +190,20 @@ impl Keepalived {
         match timer {
             Timer::Housekeeping => self.on_tick(ctx),
             Timer::Wake if !self.master && ctx.now >= self.master_down_at => {
-                let why = match self.ignored {
-                    Some(a) => format!(
+                let why = match (self.resigned, self.ignored) {
+                    (Some(from), _) => format!(
+                        "{} sent a priority-0 advert (it is stopping): after the skew time, {} s at priority {}",
+                        ctx.obs.name(from),
+                        crate::kernel::decimal::Fixed(self.skew().as_secs_f64(), 2),
+                        self.priority()
+                    ),
+                    (None, Some(a)) => format!(
                         "{}'s adverts carry priority {}, below its own {} (preemption)",
                         ctx.obs.name(a.from),
                         a.priority,
                         self.priority()
                     ),
-                    None => format!(
+                    (None, None) => format!(
                         "no advertisement for {} s (3 × advert + skew at priority {})",
                         crate::kernel::decimal::Fixed(self.master_down_interval().as_secs_f64(), 1),
                         self.priority()
@@ -199,7 +228,37 @@ impl Keepalived {
         }
     }
 
+    /// keepalived stops cleanly: a master says so with a priority-0 advert. Whether it sent one.
+    pub fn stop(&mut self, ctx: &mut Ctx) -> bool {
+        let master = self.master;
+        if master {
+            let advert = Advert {
+                from: self.host,
+                priority: 0,
+            };
+            for &peer in self.group.iter().filter(|&&h| h != self.host) {
+                let to = Addr {
+                    host: peer,
+                    port: Port::Keepalived,
+                };
+                ctx.send(Port::Keepalived, to, Payload::Vrrp(advert));
+            }
+            self.master = false;
+        }
+        master
+    }
+
     fn on_advert(&mut self, ctx: &mut Ctx, advert: Advert) {
+        if advert.priority == 0 {
+            // The master is leaving: a backup waits only its skew time.
+            if !self.master {
+                self.ignored = None;
+                self.resigned = Some(advert.from);
+                self.master_down_at = ctx.now + self.skew();
+                ctx.set_timer(Port::Keepalived, self.skew(), Timer::Wake);
+            }
+            return;
+        }
         let mine = self.priority();
         let higher = advert.priority > mine || (advert.priority == mine && advert.from > self.host);
         if self.master {

@@ -4,7 +4,7 @@
 //! member's clean stop (a leader hands its leadership over first); and each member's tick loop.
 
 use super::etcd_cluster::MemberChange;
-use super::{EtcdCtx, Ev, World};
+use super::{EtcdCtx, Ev, K8sCtx, World};
 use crate::etcd::member::member_host;
 use crate::etcd::raft::{ConfChange, Role as RaftRole};
 use crate::k8s::wire::EtcdMember;
@@ -83,9 +83,21 @@ impl World {
         self.apply_effects(h);
         match then {
             AfterStop::Reboot { downtime } => {
-                self.crash_host(h, "it is rebooting");
-                self.hosts[h as usize].boot_at = Some(self.now + downtime);
-                self.queue.push(self.now + downtime, Ev::Boot(h));
+                // keepalived stops cleanly too: a master says so (a priority-0 advert), and the
+                // machine goes down once that advert is on its way to the others.
+                let said_goodbye = self.procs.on[h as usize].keepalived.as_mut().is_some_and(|k| {
+                    let mut ctx: K8sCtx = ctx!(self, h);
+                    k.stop(&mut ctx)
+                });
+                self.apply_effects(h);
+                if said_goodbye {
+                    // A message takes the latency and up to half of it again (`Network::arrival`).
+                    let latency = self.scenario.settings.network_latency.as_micros();
+                    let off = self.now + Duration(2 * latency + 1);
+                    self.queue.push(off, Ev::PowerOff { h, downtime });
+                } else {
+                    self.power_off(h, downtime);
+                }
             }
             AfterStop::Restart => {
                 if let Some(m) = self.etcd.members[h as usize].as_mut() {
@@ -101,6 +113,13 @@ impl World {
                 );
             }
         }
+    }
+
+    /// The second half of a clean reboot: the machine goes down, to boot after `downtime`.
+    pub(super) fn power_off(&mut self, h: HostId, downtime: Duration) {
+        self.crash_host(h, "it is rebooting");
+        self.hosts[h as usize].boot_at = Some(self.now + downtime);
+        self.queue.push(self.now + downtime, Ev::Boot(h));
     }
 
     pub(super) fn start_etcd_ticks(&mut self, h: HostId) {

@@ -116,6 +116,11 @@ enum Ev {
         host: HostId,
         attempt: u32,
     },
+    /// A rebooting machine goes down (after its goodbye messages left).
+    PowerOff {
+        h: HostId,
+        downtime: Duration,
+    },
     /// Poll whether the etcd member stopping cleanly on `h` has handed its leadership over.
     EtcdStopping {
         h: HostId,
@@ -401,6 +406,7 @@ impl World {
             }
             Ev::MemberChangeCheck { op } => self.check_member_change(op),
             Ev::EtcdStopping { h, then, deadline } => self.check_etcd_stopping(h, then, deadline),
+            Ev::PowerOff { h, downtime } => self.power_off(h, downtime),
             Ev::AddLearner { host, attempt } => self.add_joining_learner(host, attempt),
             Ev::Promote { host, attempt } => self.promote_joined_learner(host, attempt),
             Ev::Sample => self.sample(),
