@@ -88,8 +88,10 @@ impl Controllers {
     pub(super) fn collect_orphans(&mut self, ctx: &mut Ctx) {
         for o in self.pod_gc.orphans(ctx.now, &self.nodes, &self.pods) {
             let text = format!(
-                "{} was deleted by the pod garbage collector: its Node {} has been gone for {}",
-                o.pod, o.node, QUARANTINE_TIME
+                "{} was deleted by the pod garbage collector: its Node {} has been gone for {} s",
+                o.pod,
+                o.node,
+                QUARANTINE_TIME.secs()
             );
             (ctx.obs).pod_event(
                 ctx.now,
