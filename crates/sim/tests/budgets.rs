@@ -230,3 +230,34 @@ fn a_drain_evicts_only_the_pods_it_listed() {
     assert!(drain.ok, "{drain:?}");
     assert_eq!(r.summary.workloads["web"].final_running, 4);
 }
+
+/// An evicted pod leaves its Service's endpoints at once and gets SIGTERM. The simulated echo
+/// server stops at once, so the requests kube-proxy still sends it before it hears of the
+/// change fail (the drain's blips); an app that takes 5 s to stop serves them.
+#[test]
+fn an_app_that_stops_gracefully_serves_through_a_drain() {
+    let path = format!(
+        "{}/../../web/scenarios/13-drain-two-workers-with-a-budget.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut s = sim::scenario::parse(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let web = |r: &Report| r.summary.services["web"].availability;
+    let abrupt = run(&s.to_json());
+    assert!(web(&abrupt) < 1.0, "the echo server stops at once: {}", web(&abrupt));
+    let w = s.workloads.iter_mut().find(|w| w.name == "web").unwrap();
+    w.stop_takes = sim::time::Duration::from_secs(5);
+    let graceful = run(&s.to_json());
+    assert_eq!(web(&graceful), 1.0);
+    // It stopped 5 s after its eviction, then the kubelet confirmed the deletion.
+    let evicted = of(&graceful, EventKind::PodEvicted)[0];
+    let pod = evicted.pod.clone().unwrap();
+    let killed = (graceful.events.iter())
+        .find(|e| e.kind == EventKind::PodKilled && e.pod.as_deref() == Some(&*pod))
+        .expect("its container stopped");
+    assert!((5.0..5.5).contains(&(killed.t - evicted.t)), "{killed:?}");
+    // Longer than the grace period is refused, naming the field.
+    let w = s.workloads.iter_mut().find(|w| w.name == "web").unwrap();
+    w.stop_takes = sim::time::Duration::from_secs(31);
+    let e = sim::scenario::parse(&s.to_json()).unwrap_err().to_string();
+    assert!(e.starts_with("workloads[0].stop_takes: 31s is longer than the termination grace period (30s)"), "{e}");
+}

@@ -381,6 +381,8 @@ fn add_workload(
         requests: None,
         pdb: None,
         spread: None,
+        termination_grace_period: sim::scenario::DEFAULT_TERMINATION_GRACE_PERIOD,
+        stop_takes: sim::time::Duration::ZERO,
     });
     Ok(format!("{} {} added", kind.name(), name.trim()))
 }

@@ -8,9 +8,12 @@
 //! ordinal). After a reboot it starts only what it can fetch from the API, so without
 //! the API it runs nothing.
 //!
+//! A pod being deleted gets SIGTERM: its container serves on for as long as its app takes to
+//! stop (the workload's `stop_takes`, at most its `termination_grace_period`; the simulated
+//! echo server stops at once), then the kubelet confirms the deletion.
+//!
 //! Left out: static pods (the control-plane components are processes of their own here),
-//! images, probes of application pods, resource accounting, graceful termination periods
-//! beyond a short stop time.
+//! images, probes of application pods, resource accounting, preStop hooks.
 
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
 use crate::k8s::client::ApiClient;
@@ -86,6 +89,10 @@ pub struct Kubelet {
     zone: String,
     pub containers: crate::kernel::members::MemberMap<String, Container>,
     starting: crate::kernel::members::MemberMap<String, SimTime>,
+    /// Containers told to stop (SIGTERM), and when they will have stopped.
+    stopping: crate::kernel::members::MemberMap<String, SimTime>,
+    /// How long each workload's app takes to stop (only those that take any time).
+    stop_takes: Vec<(String, Duration)>,
     /// Pods with a status update or delete in flight (one at a time per pod).
     busy: MemberSet<String>,
     /// Its Events not yet written: they go with its next successful write.
@@ -125,6 +132,8 @@ impl Kubelet {
             containers: Default::default(),
             containers_version: 0,
             starting: Default::default(),
+            stopping: Default::default(),
+            stop_takes: Vec::new(),
             busy: MemberSet::new(),
             events: Pending::default(),
             node_busy: false,
@@ -192,7 +201,7 @@ impl Kubelet {
             Timer::Wake => {
                 self.informer_check.rang(ctx.now);
                 self.pods.tick(ctx);
-                if self.dirty || !self.starting.is_empty() {
+                if self.dirty || !self.starting.is_empty() || !self.stopping.is_empty() {
                     self.sync_pods(ctx);
                 }
             }
@@ -313,11 +322,23 @@ impl Kubelet {
 
     /// Brings the containers in line with the pods the API binds to this node, as far as
     /// the kubelet knows them.
+    /// With the time each workload's app takes to stop after SIGTERM (those not listed: none).
+    pub fn with_stop_times(mut self, stop_takes: Vec<(String, Duration)>) -> Self {
+        self.stop_takes = stop_takes;
+        self
+    }
+
+    fn stop_time(&self, workload: &str) -> Duration {
+        (self.stop_takes.iter())
+            .find(|(w, _)| w == workload)
+            .map_or(Duration::ZERO, |&(_, d)| d)
+    }
+
     fn sync_pods(&mut self, ctx: &mut Ctx) {
         if !self.pods.synced {
             return;
         }
-        self.dirty = !self.starting.is_empty();
+        self.dirty = !self.starting.is_empty() || !self.stopping.is_empty();
         let now = ctx.now;
         // Containers whose start time has come are running now.
         let ready: Vec<String> = self
@@ -380,6 +401,24 @@ impl Kubelet {
             }
         }
         for (name, why) in gone {
+            // SIGTERM first: an app that takes time to stop serves on until it has.
+            let workload = &self.containers.get(&name).expect("listed").workload;
+            let stop = self.stop_time(workload);
+            if stop > Duration::ZERO {
+                match self.stopping.get(&name) {
+                    None => {
+                        self.stopping.insert(name.clone(), now + stop);
+                        let message = format!("Stopping container {workload}");
+                        let event = Event::on_pod(Reason::Killing, &name, workload, message, now);
+                        self.events.record(event);
+                        ctx.set_timer(Port::Kubelet, stop, Timer::Wake);
+                        continue;
+                    }
+                    Some(&at) if at > now => continue,
+                    Some(_) => {}
+                }
+            }
+            let graceful = self.stopping.remove(&name).is_some();
             let c = self.containers.remove(&name).expect("listed");
             self.containers_version += 1;
             ctx.obs.pod_event(
@@ -390,9 +429,11 @@ impl Kubelet {
                 &c.workload,
                 format!("the kubelet on {} stopped {name}: {why}", self.node),
             );
-            let message = format!("Stopping container {}", c.workload);
-            let event = Event::on_pod(Reason::Killing, &name, &c.workload, message, now);
-            self.events.record(event);
+            if !graceful {
+                let message = format!("Stopping container {}", c.workload);
+                let event = Event::on_pod(Reason::Killing, &name, &c.workload, message, now);
+                self.events.record(event);
+            }
         }
         for kv in self.pods.items().values() {
             let Some(pod) = kv.value.as_pod() else {
@@ -452,7 +493,10 @@ impl SelfTimed for Kubelet {
             .get(&self.node_key)
             .and_then(|kv| kv.value.as_node());
         let not_ready = node.is_some_and(|n| n.ready != Condition::True);
-        let pods_owed = self.dirty || !self.busy.is_empty() || !self.starting.is_empty();
+        let pods_owed = self.dirty
+            || !self.busy.is_empty()
+            || !self.starting.is_empty()
+            || !self.stopping.is_empty();
         Quiet::when(!not_ready && !pods_owed)
     }
 

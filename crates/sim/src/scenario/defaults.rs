@@ -9,5 +9,8 @@ pub const DEFAULT_ZONE: &str = "default";
 /// Default `seed`.
 pub const DEFAULT_SEED: u64 = 1;
 
+/// Default `termination_grace_period` of a workload (Kubernetes' `terminationGracePeriodSeconds`).
+pub const DEFAULT_TERMINATION_GRACE_PERIOD: Duration = Duration::from_secs(30);
+
 /// Default `downtime` of a `reboot`.
 pub const DEFAULT_REBOOT_DOWNTIME: Duration = Duration::from_secs(30);

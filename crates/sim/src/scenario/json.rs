@@ -16,8 +16,9 @@ use super::validate::unsupported_version;
 use super::{
     Action, Budget, Component, Event, Fault, FaultKind, Host, LbHealthCheck, Milli, Range, Role,
     Scenario, Selector, SettingKey, SettingValue, Settings, Spread, Workload, WorkloadKind,
-    DEFAULT_REBOOT_DOWNTIME, DEFAULT_SEED, DEFAULT_ZONE, MAX_DURATION, MAX_EVENTS, MAX_FAULTS,
-    MAX_HOSTS, MAX_INPUT_BYTES, MAX_WORKLOADS, MAX_ZONES, VERSION,
+    DEFAULT_REBOOT_DOWNTIME, DEFAULT_SEED, DEFAULT_TERMINATION_GRACE_PERIOD, DEFAULT_ZONE,
+    MAX_DURATION, MAX_EVENTS, MAX_FAULTS, MAX_HOSTS, MAX_INPUT_BYTES, MAX_WORKLOADS, MAX_ZONES,
+    VERSION,
 };
 use crate::kernel::time::Duration;
 
@@ -388,7 +389,15 @@ impl WorkloadKind {
 
 /// Known fields of a workload, in the order they are written back.
 const WORKLOAD_FIELDS: &[&str] = &[
-    "kind", "name", "replicas", "service", "requests", "pdb", "spread",
+    "kind",
+    "name",
+    "replicas",
+    "service",
+    "requests",
+    "pdb",
+    "spread",
+    "termination_grace_period",
+    "stop_takes",
 ];
 
 fn workload_from(j: &J, path: &str) -> R<Workload> {
@@ -482,6 +491,10 @@ fn workload_from(j: &J, path: &str) -> R<Workload> {
             }
         }
     };
+    let duration = |key: &str, default: Duration| -> R<Duration> {
+        o.get(key)
+            .map_or(Ok(default), |j| as_duration(j, &o.at(key)))
+    };
     Ok(Workload {
         kind,
         name,
@@ -490,6 +503,11 @@ fn workload_from(j: &J, path: &str) -> R<Workload> {
         requests,
         pdb,
         spread,
+        termination_grace_period: duration(
+            "termination_grace_period",
+            DEFAULT_TERMINATION_GRACE_PERIOD,
+        )?,
+        stop_takes: duration("stop_takes", Duration::ZERO)?,
     })
 }
 
@@ -526,6 +544,15 @@ impl Workload {
         }
         if let Some(s) = self.spread {
             f.push(("spread", J::str(s.name())));
+        }
+        if self.termination_grace_period != DEFAULT_TERMINATION_GRACE_PERIOD {
+            f.push((
+                "termination_grace_period",
+                dur(self.termination_grace_period),
+            ));
+        }
+        if self.stop_takes != Duration::ZERO {
+            f.push(("stop_takes", dur(self.stop_takes)));
         }
         J::obj(f)
     }

@@ -37,7 +37,9 @@ mod settings;
 mod tree;
 mod validate;
 
-pub use defaults::{DEFAULT_REBOOT_DOWNTIME, DEFAULT_SEED, DEFAULT_ZONE};
+pub use defaults::{
+    DEFAULT_REBOOT_DOWNTIME, DEFAULT_SEED, DEFAULT_TERMINATION_GRACE_PERIOD, DEFAULT_ZONE,
+};
 pub use error::ScenarioError;
 pub use json::parse;
 pub use limits::{
@@ -225,6 +227,11 @@ pub struct Workload {
     pub pdb: Option<Budget>,
     /// A topology spread constraint over its pods (maxSkew 1, DoNotSchedule).
     pub spread: Option<Spread>,
+    /// `terminationGracePeriodSeconds`: how long a pod may take to stop after SIGTERM.
+    pub termination_grace_period: Duration,
+    /// How long its app takes to stop after SIGTERM (at most the grace period; the simulated
+    /// echo server stops at once). It serves meanwhile.
+    pub stop_takes: Duration,
 }
 
 /// The topology a workload's pods are spread over: `topology.kubernetes.io/zone` or

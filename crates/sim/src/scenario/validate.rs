@@ -214,6 +214,22 @@ impl Scenario {
                 }
                 (_, Some(_)) => {}
             }
+            let grace = w.termination_grace_period;
+            if grace > MAX_SETTING_DURATION {
+                return fail(
+                    format!("{p}.termination_grace_period"),
+                    format!("must be at most {MAX_SETTING_DURATION} (found {grace})"),
+                );
+            }
+            if w.stop_takes > grace {
+                return fail(
+                    format!("{p}.stop_takes"),
+                    format!(
+                        "{} is longer than the termination grace period ({grace}): the kubelet kills the container then",
+                        w.stop_takes
+                    ),
+                );
+            }
         }
 
         self.validate_settings()?;

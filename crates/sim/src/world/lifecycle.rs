@@ -226,7 +226,7 @@ impl World {
                 } else {
                     Duration::ZERO
                 };
-                let mut k = Kubelet::new(
+                let k = Kubelet::new(
                     h,
                     name,
                     host.zone.clone(),
@@ -238,6 +238,11 @@ impl World {
                     },
                     rng,
                 );
+                let stop_takes = (self.scenario.workloads.iter())
+                    .filter(|w| w.stop_takes > Duration::ZERO)
+                    .map(|w| (w.name.clone(), w.stop_takes))
+                    .collect();
+                let mut k = k.with_stop_times(stop_takes);
                 k.start(&mut ctx, first_sync);
                 procs.kubelet = Some(k);
             }

@@ -85,10 +85,13 @@ impl World {
             AfterStop::Reboot { downtime } => {
                 // keepalived stops cleanly too: a master says so (a priority-0 advert), and the
                 // machine goes down once that advert is on its way to the others.
-                let said_goodbye = self.procs.on[h as usize].keepalived.as_mut().is_some_and(|k| {
-                    let mut ctx: K8sCtx = ctx!(self, h);
-                    k.stop(&mut ctx)
-                });
+                let said_goodbye = self.procs.on[h as usize]
+                    .keepalived
+                    .as_mut()
+                    .is_some_and(|k| {
+                        let mut ctx: K8sCtx = ctx!(self, h);
+                        k.stop(&mut ctx)
+                    });
                 self.apply_effects(h);
                 if said_goodbye {
                     // A message takes the latency and up to half of it again (`Network::arrival`).
