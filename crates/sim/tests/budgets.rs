@@ -243,7 +243,11 @@ fn an_app_that_stops_gracefully_serves_through_a_drain() {
     let mut s = sim::scenario::parse(&std::fs::read_to_string(path).unwrap()).unwrap();
     let web = |r: &Report| r.summary.services["web"].availability;
     let abrupt = run(&s.to_json());
-    assert!(web(&abrupt) < 1.0, "the echo server stops at once: {}", web(&abrupt));
+    assert!(
+        web(&abrupt) < 1.0,
+        "the echo server stops at once: {}",
+        web(&abrupt)
+    );
     let w = s.workloads.iter_mut().find(|w| w.name == "web").unwrap();
     w.stop_takes = sim::time::Duration::from_secs(5);
     let graceful = run(&s.to_json());
@@ -259,5 +263,10 @@ fn an_app_that_stops_gracefully_serves_through_a_drain() {
     let w = s.workloads.iter_mut().find(|w| w.name == "web").unwrap();
     w.stop_takes = sim::time::Duration::from_secs(31);
     let e = sim::scenario::parse(&s.to_json()).unwrap_err().to_string();
-    assert!(e.starts_with("workloads[0].stop_takes: 31s is longer than the termination grace period (30s)"), "{e}");
+    assert!(
+        e.starts_with(
+            "workloads[0].stop_takes: 31s is longer than the termination grace period (30s)"
+        ),
+        "{e}"
+    );
 }

@@ -13,7 +13,8 @@
 //!   **and** it belongs to the leader's current term (older entries are committed indirectly).
 //! - Linearizable reads by ReadIndex (etcd-raft's `ReadOnlySafe`): the leader records its commit
 //!   index, confirms it is still leader with a heartbeat round acknowledged by a majority, then
-//!   releases the read.
+//!   releases the read; a read that reaches a new leader before an entry of its term commits
+//!   waits for that commit.
 //! - Membership changes one at a time through the log (`AddVoter`, `AddLearner`,
 //!   `PromoteLearner`, `Remove`), applied when committed; learners replicate but never vote in a
 //!   tally nor count for quorum; a member that is not a voter never campaigns.
@@ -22,7 +23,8 @@
 //! - Leadership transfer ([`Raft::transfer_leadership`], etcd's `MoveLeader`): the leader
 //!   stops taking proposals, brings the most up-to-date voter up to its last index, then sends
 //!   it `TimeoutNow`; that member campaigns at once, skipping PreVote, and its vote requests
-//!   pass the others' leader lease. A transfer not done within an election timeout is dropped.
+//!   pass the others' leader lease. A transfer not done within an election timeout is dropped;
+//!   one to the member already chosen is ignored; removing that member gives it up.
 //!
 //! - Log compaction and snapshots: the host compacts the log after it applied entries
 //!   ([`Raft::compact`], keeping the latest entries for members that lag a little); a leader that
@@ -490,6 +492,9 @@ pub struct Raft<T> {
     /// The voter this leader is handing its leadership to (no proposals meanwhile).
     lead_transferee: Option<MemberId>,
     pending_reads: VecDeque<PendingRead>,
+    /// ReadIndex requests (origin, context) that came before this leader committed an entry of
+    /// its term: answered at that commit (etcd-raft's `pendingReadIndexMessages`).
+    reads_before_commit: Vec<(MemberId, u64)>,
     read_seq: u64,
     /// Ticks seen by this member, for activity bookkeeping.
     ticks: u64,
@@ -570,6 +575,7 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
             pending_conf_index: 0,
             lead_transferee: None,
             pending_reads: VecDeque::new(),
+            reads_before_commit: Vec::new(),
             read_seq: 0,
             ticks: 0,
             msgs: Vec::new(),
@@ -790,6 +796,11 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
             .filter_map(|v| self.progress.get(v).map(|pr| (pr.matched, *v)))
             .max_by_key(|&(matched, v)| (matched, std::cmp::Reverse(v)))?
             .1;
+        // A transfer to the same member already under way is not started again (nor its
+        // timeout extended).
+        if self.lead_transferee == Some(to) {
+            return Some(to);
+        }
         self.lead_transferee = Some(to);
         self.election_elapsed = 0;
         if self
@@ -1013,6 +1024,7 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
         self.pending_conf_index = 0;
         self.lead_transferee = None;
         self.pending_reads.clear();
+        self.reads_before_commit.clear();
     }
 
     /// `why` is reported only if this member was the leader.
@@ -1497,7 +1509,10 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
             return; // acknowledges entries we never sent
         }
         let was_paused = pr.is_paused();
-        if !pr.maybe_update(index) {
+        // A probing follower that acknowledges its match index (nothing new) is in step with
+        // us too: it moves to replicate (etcd-raft `MsgAppResp`).
+        let in_step = pr.state == ProgressState::Probe && index == pr.matched;
+        if !pr.maybe_update(index) && !in_step {
             return;
         }
         match pr.state {
@@ -1573,6 +1588,12 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
                 break;
             }
         }
+        // The first commit of this term: the reads that waited for it go out now.
+        if advanced && !self.reads_before_commit.is_empty() {
+            for (origin, ctx) in std::mem::take(&mut self.reads_before_commit) {
+                self.leader_read_index(origin, ctx);
+            }
+        }
         advanced
     }
 
@@ -1586,8 +1607,9 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
             return;
         }
         // Until an entry of our term is committed, our commit index may lag behind what a
-        // previous leader committed: a read at it could miss an acknowledged write.
+        // previous leader committed: a read at it could miss an acknowledged write. It waits.
         if self.term_at(self.commit) != Some(self.term) {
+            self.reads_before_commit.push((origin, ctx));
             return;
         }
         self.read_seq += 1;
@@ -1806,6 +1828,10 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
             ConfChange::Remove(id) => {
                 self.voters.remove(&id);
                 self.learners.remove(&id);
+                // A transfer to a member that is no longer there is given up.
+                if self.lead_transferee == Some(id) {
+                    self.lead_transferee = None;
+                }
             }
         }
         self.events

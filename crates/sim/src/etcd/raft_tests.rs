@@ -934,8 +934,10 @@ fn read_index_is_never_served_in_a_minority() {
     assert_eq!(net.reads[&nl].len(), 1);
 }
 
+/// etcd-raft `TestReadOnlyForNewLeader`: a ReadIndex that reaches a new leader before an entry
+/// of its term commits is held, and answered at that commit (at the new commit index).
 #[test]
-fn read_index_is_dropped_before_the_leader_commits_in_its_term() {
+fn read_index_waits_for_the_leaders_first_commit_in_its_term() {
     let mut net = Net::new(3, cfg(false), 43);
     net.node_mut(1).campaign();
     // Deliver only the vote requests and their answers, holding back the leader's appends.
@@ -954,20 +956,30 @@ fn read_index_is_dropped_before_the_leader_commits_in_its_term() {
             .map(|e| e.term),
         Some(net.node(1).term())
     );
+    let before = net.node(1).commit_index();
     net.node_mut(1).read_index(77);
-    net.deliver(); // now the no-op commits
     assert!(
         net.reads[&1].is_empty(),
-        "a read was served before a commit in the leader's term"
+        "not served before a commit in the leader's term"
+    );
+    net.deliver(); // now the no-op commits, and the read is confirmed
+    let after = net.node(1).commit_index();
+    assert!(after > before);
+    assert_eq!(
+        net.reads[&1],
+        vec![ReadState {
+            ctx: 77,
+            index: after
+        }]
     );
     net.node_mut(1).read_index(78);
     net.deliver();
     assert_eq!(
-        net.reads[&1],
-        vec![ReadState {
+        net.reads[&1][1],
+        ReadState {
             ctx: 78,
-            index: net.node(1).commit_index()
-        }]
+            index: after
+        }
     );
 }
 
@@ -1758,4 +1770,71 @@ fn a_leader_hands_over_without_an_election_timeout() {
     let l = net.wait_leader();
     let f = (l % 3) + 1;
     assert_eq!(net.node_mut(f).transfer_leadership(), None);
+}
+
+/// etcd-raft `TestLeaderTransferToSameNodeInProgress`-like: a second request to hand over to
+/// the member already chosen neither starts it again nor extends its timeout.
+#[test]
+fn a_second_transfer_to_the_same_member_is_ignored() {
+    let mut net = Net::new(3, cfg(true), 13);
+    let l = net.wait_leader();
+    let to = net.node_mut(l).transfer_leadership().unwrap();
+    // The transferee never answers: cut it off before anything is delivered.
+    net.isolate(to);
+    net.ticks(E / 2);
+    let elapsed = net.node(l).election_elapsed;
+    assert_eq!(net.node_mut(l).transfer_leadership(), Some(to));
+    assert_eq!(
+        net.node(l).election_elapsed,
+        elapsed,
+        "the transfer's clock is not reset"
+    );
+    // The transfer is given up one election timeout after the first request, not the second.
+    net.ticks(E / 2 + 1);
+    assert_eq!(net.node(l).lead_transferee, None);
+}
+
+/// etcd-raft `TestLeaderTransferRemoveNode`: removing the member a transfer goes to gives the
+/// transfer up.
+#[test]
+fn removing_the_transfer_target_cancels_the_transfer() {
+    let mut net = Net::new(3, cfg(true), 14);
+    let l = net.wait_leader();
+    let to = net.node_mut(l).transfer_leadership().unwrap();
+    net.isolate(to);
+    net.node_mut(l).lead_transferee = None; // proposals are refused during a transfer
+    assert!(net.node_mut(l).propose_conf_change(ConfChange::Remove(to)));
+    net.node_mut(l).lead_transferee = Some(to);
+    net.deliver();
+    assert!(!net.node(l).voters().contains(&to));
+    assert_eq!(net.node(l).lead_transferee, None);
+    assert_eq!(net.node(l).role(), Role::Leader);
+}
+
+/// etcd-raft `MsgAppResp` in `stepLeader`: a probing follower that acknowledges the index the
+/// leader already knows it has is in step: it moves to replicate.
+#[test]
+fn a_probing_follower_that_acknowledges_its_match_moves_to_replicate() {
+    let mut net = Net::new(3, cfg(true), 15);
+    let l = net.wait_leader();
+    net.deliver();
+    let f = (l % 3) + 1;
+    let matched = net.node(l).progress.get(&f).unwrap().matched;
+    net.node_mut(l).progress.get_mut(&f).unwrap().become_probe();
+    let ack = Message {
+        from: f,
+        to: l,
+        term: net.node(l).term(),
+        kind: MsgKind::AppendResp {
+            reject: false,
+            index: matched,
+            reject_hint: 0,
+            hint_term: 0,
+        },
+    };
+    net.node_mut(l).step(ack);
+    assert_eq!(
+        net.node(l).progress.get(&f).unwrap().state,
+        ProgressState::Replicate
+    );
 }
