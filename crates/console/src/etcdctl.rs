@@ -1,5 +1,5 @@
-//! `etcdctl` (v3.5) on the simulated cluster: `member list` and `endpoint health|status`, from the
-//! vantage host to its endpoints (`--endpoints`, by default the member on the same host,
+//! `etcdctl` (v3.5) on the simulated cluster: `member list|add|remove|promote`, `endpoint
+//! health|status`, `put` and `get`, from the vantage host to its endpoints (`--endpoints`, by default the member on the same host,
 //! 127.0.0.1:2379, as kubeadm's control-plane hosts run it). Output follows etcd
 //! `etcdctl/ctlv3/command/printer_simple.go`, `printer_table.go` and `ep_command.go`; errors
 //! `Error: …` on stderr (`cobrautl.ExitWithError`), exit 1.
@@ -8,8 +8,13 @@
 //! when the 5 s command timeout runs out (`context deadline exceeded`). Member IDs are the
 //! simulation's (a hash of the member's name), addresses are the simulation's.
 //! Membership changes are carried out as the scenario's operator does them (`World::operate`),
-//! once the endpoint answers; they become the scenario's `etcd_member_*` events.
-//! Left out for now: `-w json`.
+//! once the endpoint answers; they become the scenario's `etcd_member_*` events. `member list`
+//! is linearizable, as in etcd 3.5: without a quorum it fails after the command timeout, and so
+//! does every `--cluster` command. `put` changes only the console line's copy of the cluster (a
+//! key of one's own is no event of the scenario); `get` reads linearizably (`--consistency=l`,
+//! the default: no answer without a quorum) or from the member alone (`s`); Kubernetes' objects
+//! are stored in protobuf, shown here as one line naming the object.
+//! Left out for now: `-w json`, `del`, `watch`, revisions and leases of keys.
 
 use super::words::clip;
 use super::{host_named, ip_of, Output};
@@ -23,6 +28,8 @@ use sim::scenario::Action;
 use sim::world::terminal::{Answer, Call, Outcome};
 use sim::world::World;
 
+/// A key nothing holds: the quorum read that makes `member list` linearizable.
+const MEMBER_LIST_CHECK: &str = "\0member-list";
 /// etcdctl's `--command-timeout` (its 2 s `--dial-timeout` only bounds starting the dial).
 const COMMAND_TIMEOUT: Duration = Duration::from_secs(5);
 /// The etcd release kubeadm v1.32 installs.
@@ -35,6 +42,11 @@ struct Flags {
     /// `member add --peer-urls`, `--learner`.
     peer_urls: Option<String>,
     learner: bool,
+    /// `get --consistency=s`: served by the member alone.
+    serializable: bool,
+    /// `get --prefix`, `--keys-only`.
+    prefix: bool,
+    keys_only: bool,
 }
 
 pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
@@ -44,6 +56,9 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
         cluster: false,
         peer_urls: None,
         learner: false,
+        serializable: false,
+        prefix: false,
+        keys_only: false,
     };
     let mut words = Vec::new();
     let mut it = args.iter();
@@ -73,6 +88,16 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
                 None => return error("flag needs an argument: 'w' in -w", 1),
             },
             "--cluster" => flags.cluster = true,
+            "--prefix" => flags.prefix = true,
+            "--keys-only" => flags.keys_only = true,
+            "--consistency" => match value().as_deref() {
+                Some("l") => flags.serializable = false,
+                Some("s") => flags.serializable = true,
+                Some(other) => {
+                    return error(&format!("unknown consistency flag {:?}", clip(other)), 1)
+                }
+                None => return error("flag needs an argument: --consistency", 1),
+            },
             "--learner" => flags.learner = true,
             "--peer-urls" => match value() {
                 Some(v) => flags.peer_urls = Some(v),
@@ -97,8 +122,12 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
         ["member", "add"] => error("member name not provided", 1),
         ["member", verb @ ("remove" | "promote"), id] => member_change(world, from, &flags, verb, id),
         ["member", "remove" | "promote"] => error("member ID is not provided", 1),
+        ["put", key, value] => put(world, from, &flags, key, value),
+        ["put", ..] => error("put command needs 1 argument and input from stdin or 2 arguments", 1),
+        ["get", key] => get(world, from, &flags, key),
+        ["get", ..] => error("get command needs one argument as key and an optional argument as range_end", 1),
         [] => Output {
-            stdout: "etcdctl is a command line client for etcd.\n\nIn this console: etcdctl member list|add|remove|promote, etcdctl endpoint health|status [--cluster] [-w table]\n".into(),
+            stdout: "etcdctl is a command line client for etcd.\n\nIn this console: etcdctl member list|add|remove|promote, etcdctl endpoint health|status [--cluster] [-w table], etcdctl put KEY VALUE, etcdctl get KEY [--prefix] [--keys-only] [--consistency=l|s]\n".into(),
             ..Output::default()
         },
         [command, ..] => error(&format!("unknown command \"{}\" for \"etcdctl\"\nRun 'etcdctl --help' for usage.", clip(command)), 1),
@@ -164,8 +193,31 @@ fn members(
     from: HostId,
     flags: &Flags,
 ) -> Result<(Vec<(MemberId, bool)>, f64), Output> {
+    listed(world, from, flags, true)
+}
+
+/// The members an endpoint lists, and the seconds it took; `linearizable` as `member list` asks
+/// (the member confirms it is current with a quorum read first), else its local view (what
+/// `member remove|promote` and `add` look IDs up in).
+fn listed(
+    world: &World,
+    from: HostId,
+    flags: &Flags,
+    linearizable: bool,
+) -> Result<(Vec<(MemberId, bool)>, f64), Output> {
     let mut took = 0.0;
     for e in &flags.endpoints {
+        if linearizable {
+            let check = EtcdRequest::Read {
+                prefix: MEMBER_LIST_CHECK.into(),
+                linearizable: true,
+            };
+            let out = ask(world, from, e, check);
+            took += out.elapsed.as_secs_f64();
+            if !matches!(out.answer, Answer::Etcd(EtcdResponse::Read { .. })) {
+                continue;
+            }
+        }
         let out = ask(world, from, e, EtcdRequest::MemberList);
         took += out.elapsed.as_secs_f64();
         if let Answer::Etcd(EtcdResponse::Members(m)) = out.answer {
@@ -410,7 +462,7 @@ fn member_add(world: &World, from: HostId, flags: &Flags, name: &str, peer: &str
     let added = shown_id(world, world.etcd_next_member_id(h as HostId));
     let mut out = change(world, from, flags, action);
     if out.record.is_some() {
-        let (members, _) = members(world, from, flags).unwrap_or_default();
+        let (members, _) = listed(world, from, flags, false).unwrap_or_default();
         let mut cluster: Vec<String> = members
             .iter()
             .filter(|&&(m, _)| world.etcd_member_started(m))
@@ -441,7 +493,7 @@ fn member_change(world: &World, from: HostId, flags: &Flags, verb: &str, id: &st
     };
     // A host has at most one member listed (an add of a listed host is refused), so the
     // action names the member by its host.
-    let listed = match members(world, from, flags) {
+    let listed = match listed(world, from, flags, false) {
         Ok((m, _)) => m,
         Err(e) => return e,
     };
@@ -590,5 +642,103 @@ mod tests {
              | 8e9e05c52164694d |      false |\n\
              +------------------+------------+\n"
         );
+    }
+}
+
+/// What etcdctl prints for an error the member answered.
+fn etcd_error(e: sim::etcd::wire::EtcdError) -> &'static str {
+    use sim::etcd::wire::EtcdError;
+    match e {
+        EtcdError::NoLeader => "etcdserver: no leader",
+        EtcdError::NotServing => "etcdserver: not serving",
+        EtcdError::Timeout => "etcdserver: request timed out",
+    }
+}
+
+/// The first endpoint's answer to `req` (etcdctl's client tries the next one only to dial).
+fn first_answer(world: &World, from: HostId, flags: &Flags, req: EtcdRequest) -> Outcome {
+    let endpoint = flags
+        .endpoints
+        .first()
+        .map_or("127.0.0.1:2379", String::as_str);
+    ask(world, from, endpoint, req)
+}
+
+/// `etcdctl put KEY VALUE`: a write through the Raft log, "OK" once committed.
+fn put(world: &World, from: HostId, flags: &Flags, key: &str, value: &str) -> Output {
+    let op = sim::etcd::kv::KvOp::Put {
+        key: key.into(),
+        value: sim::k8s::wire::Value::new(sim::k8s::objects::Object::Opaque(value.into())),
+    };
+    let out = first_answer(world, from, flags, EtcdRequest::Write(op));
+    let took_s = out.elapsed.as_secs_f64();
+    match out.answer {
+        Answer::Etcd(EtcdResponse::Written(sim::etcd::kv::KvResult::Ok { .. })) => Output {
+            stdout: "OK\n".into(),
+            took_s,
+            ..Output::default()
+        },
+        Answer::Etcd(EtcdResponse::Failed(e)) => Output {
+            took_s,
+            ..error(etcd_error(e), 1)
+        },
+        _ => Output {
+            took_s,
+            ..error("context deadline exceeded", 1)
+        },
+    }
+}
+
+/// `etcdctl get KEY [--prefix] [--keys-only] [--consistency=l|s]`: each key, then its value.
+fn get(world: &World, from: HostId, flags: &Flags, key: &str) -> Output {
+    let req = EtcdRequest::Read {
+        prefix: key.into(),
+        linearizable: !flags.serializable,
+    };
+    let out = first_answer(world, from, flags, req);
+    let took_s = out.elapsed.as_secs_f64();
+    let Answer::Etcd(EtcdResponse::Read { kvs, .. }) = out.answer else {
+        let why = match out.answer {
+            Answer::Etcd(EtcdResponse::Failed(e)) => etcd_error(e).to_string(),
+            _ => "context deadline exceeded".into(),
+        };
+        return Output {
+            took_s,
+            ..error(&why, 1)
+        };
+    };
+    let mut stdout = String::new();
+    for (k, kv) in kvs.iter().filter(|(k, _)| flags.prefix || &**k == key) {
+        stdout.push_str(k);
+        stdout.push('\n');
+        if !flags.keys_only {
+            stdout.push_str(&stored(&kv.value));
+            stdout.push('\n');
+        }
+    }
+    Output {
+        stdout,
+        took_s,
+        ..Output::default()
+    }
+}
+
+/// A stored value as `get` shows it: a key of one's own as written; a Kubernetes object, which
+/// the apiserver stores in protobuf, as one line naming it.
+fn stored(value: &sim::k8s::wire::Value) -> String {
+    use sim::k8s::objects::Object;
+    match &**value {
+        Object::Opaque(s) => s.to_string(),
+        Object::Lease(l) => format!(
+            "(protobuf: coordination.k8s.io/v1 Lease, holder {})",
+            l.holder
+        ),
+        Object::Node(n) => format!("(protobuf: v1 Node {})", n.name),
+        Object::Pod(p) => format!("(protobuf: v1 Pod {})", p.name),
+        Object::EndpointSlice(_) => "(protobuf: discovery.k8s.io/v1 EndpointSlice)".into(),
+        Object::Workload(w) => format!("(protobuf: apps/v1 {:?} {})", w.kind, w.name),
+        Object::PodDisruptionBudget(b) => {
+            format!("(protobuf: policy/v1 PodDisruptionBudget {})", b.name)
+        }
     }
 }

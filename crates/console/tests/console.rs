@@ -588,14 +588,15 @@ fn etcd_member_changes_need_quorum_and_become_events() {
             learner: true
         })
     );
-    // Without quorum the change cannot commit: etcdctl's deadline, nothing recorded.
-    let w = world_at(NO_LB, 90.0);
-    let id = run(&w, "m1", "etcdctl member list")
+    // Without quorum the change cannot commit: etcdctl's deadline, nothing recorded. (The ID
+    // is read while the cluster has its quorum: `member list` is linearizable.)
+    let id = run(&world_at(NO_LB, 30.0), "m1", "etcdctl member list")
         .stdout
         .lines()
         .find(|l| l.contains(", m2,"))
         .map(|l| l.split(',').next().unwrap().to_string())
         .unwrap();
+    let w = world_at(NO_LB, 90.0);
     let out = run(&w, "m1", &format!("etcdctl member remove {id}"));
     assert_eq!(
         (out.status, out.stderr.as_str(), out.record.is_none()),
@@ -1878,12 +1879,14 @@ fn a_replaced_member_is_listed_with_a_new_id() {
         id_of(900.0, "m2"),
         "m2 was not replaced"
     );
-    // After 1:02:14 the replacements of m3 and m1 could not remove the reclaimed members: they
-    // are still listed, dead, under their names (the cluster keeps a member's published name).
+    // After 1:02:14 the replacements of m3 and m1 could not remove the reclaimed members, and
+    // quorum never comes back: `member list`, linearizable in etcd 3.5, fails at etcdctl's 5 s
+    // command timeout.
     let w = world_at(&json, 3800.0);
-    let mut listed: Vec<String> = (run(&w, "m2", "etcdctl member list").stdout.lines())
-        .map(|l| l.split(", ").skip(1).take(2).collect::<Vec<_>>().join(" "))
-        .collect();
-    listed.sort();
-    assert_eq!(listed, ["started m1", "started m2", "started m3"]);
+    let out = run(&w, "m2", "etcdctl member list");
+    assert_eq!(
+        (out.status, out.stderr.as_str()),
+        (1, "Error: context deadline exceeded\n")
+    );
+    assert_eq!(out.took_s, 5.0);
 }
