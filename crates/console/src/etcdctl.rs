@@ -615,35 +615,6 @@ pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn durations_print_as_go_prints_them() {
-        assert_eq!(go_duration(Duration(850)), "850µs");
-        assert_eq!(go_duration(Duration(2_001)), "2.001ms");
-        assert_eq!(go_duration(Duration(2_000)), "2ms");
-        assert_eq!(go_duration(Duration(1_500_000)), "1.5s");
-        assert_eq!(go_duration(Duration(5_000_000)), "5s");
-    }
-
-    #[test]
-    fn tables_centre_headers_and_right_align_cells() {
-        let t = table(
-            &["ID", "IS LEARNER"],
-            &[vec!["8e9e05c52164694d".into(), "false".into()]],
-        );
-        assert_eq!(
-            t,
-            "+------------------+------------+\n\
-             |        ID        | IS LEARNER |\n\
-             +------------------+------------+\n\
-             | 8e9e05c52164694d |      false |\n\
-             +------------------+------------+\n"
-        );
-    }
-}
 
 /// What etcdctl prints for an error the member answered.
 fn etcd_error(e: sim::etcd::wire::EtcdError) -> &'static str {
@@ -740,5 +711,35 @@ fn stored(value: &sim::k8s::wire::Value) -> String {
         Object::PodDisruptionBudget(b) => {
             format!("(protobuf: policy/v1 PodDisruptionBudget {})", b.name)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_print_as_go_prints_them() {
+        assert_eq!(go_duration(Duration(850)), "850µs");
+        assert_eq!(go_duration(Duration(2_001)), "2.001ms");
+        assert_eq!(go_duration(Duration(2_000)), "2ms");
+        assert_eq!(go_duration(Duration(1_500_000)), "1.5s");
+        assert_eq!(go_duration(Duration(5_000_000)), "5s");
+    }
+
+    #[test]
+    fn tables_centre_headers_and_right_align_cells() {
+        let t = table(
+            &["ID", "IS LEARNER"],
+            &[vec!["8e9e05c52164694d".into(), "false".into()]],
+        );
+        assert_eq!(
+            t,
+            "+------------------+------------+\n\
+             |        ID        | IS LEARNER |\n\
+             +------------------+------------+\n\
+             | 8e9e05c52164694d |      false |\n\
+             +------------------+------------+\n"
+        );
     }
 }
