@@ -227,7 +227,9 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
         self.watchers.clear();
         self.cluster = new_cluster;
         self.removed = false;
-        self.raft.force_new_cluster()
+        let discarded = self.raft.force_new_cluster();
+        self.raft.advance_ticks_alone();
+        discarded
     }
 
     pub fn on_tick<P: From<Msg<V>>>(&mut self, ctx: &mut Ctx<P>) {

@@ -741,6 +741,17 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
         }
     }
 
+    /// etcd's `adjustTicks` for a member that is the only voter (a fresh single-member start, a
+    /// force-new-cluster survivor): `election_ticks - 1` ticks pass at once, so it campaigns,
+    /// and leads, within a few ticks instead of a whole election timeout.
+    pub fn advance_ticks_alone(&mut self) {
+        if self.voters.len() == 1 && self.voters.contains(&self.id) {
+            for _ in 1..self.cfg.election_ticks {
+                self.tick();
+            }
+        }
+    }
+
     /// Start an election now, as if the election timeout had elapsed (etcd `Node.Campaign`).
     /// Does nothing on a leader or on a member that is not a voter.
     pub fn campaign(&mut self) {
@@ -830,8 +841,9 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
     /// the commit index, then (like etcd) append and force-commit conf entries that make this
     /// member the only voter — `Remove` for every other member (and `AddVoter`/`PromoteLearner`
     /// for itself if needed) — so that a member added later learns the new configuration by
-    /// replaying the log. Stays in the current term as a follower; it elects itself after an
-    /// election timeout. Returns the number of discarded entries.
+    /// replaying the log. Stays in the current term as a follower; it elects itself once its
+    /// election timeout has passed ([`Raft::advance_ticks_alone`] brings that within a few ticks,
+    /// as etcd does). Returns the number of discarded entries.
     pub fn force_new_cluster(&mut self) -> u64 {
         self.restart();
         let discarded = self.last_index().saturating_sub(self.commit);

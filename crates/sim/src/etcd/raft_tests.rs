@@ -1838,3 +1838,27 @@ fn a_probing_follower_that_acknowledges_its_match_moves_to_replicate() {
         ProgressState::Replicate
     );
 }
+
+/// etcd's `adjustTicks`: a member that is the only voter (here after `--force-new-cluster`)
+/// lets `election_ticks - 1` ticks pass at once, so it leads within an election timeout's
+/// randomization (1 to `election_ticks` ticks) instead of after a whole timeout or two.
+#[test]
+fn a_lone_voter_advances_its_ticks_and_leads_within_an_election_timeout() {
+    for seed in 0..20 {
+        let mut net = Net::new(3, cfg(true), seed);
+        net.wait_leader();
+        net.crash(2);
+        net.crash(3);
+        let lone = net.node_mut(1);
+        lone.force_new_cluster();
+        lone.advance_ticks_alone();
+        let mut ticks = 0;
+        while net.node(1).role() != Role::Leader {
+            net.node_mut(1).tick();
+            net.deliver();
+            ticks += 1;
+            assert!(ticks <= E, "seed {seed}: not leading after {ticks} ticks");
+        }
+        assert!(ticks >= 1, "seed {seed}");
+    }
+}
