@@ -615,7 +615,6 @@ pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
     out
 }
 
-
 /// What etcdctl prints for an error the member answered.
 fn etcd_error(e: sim::etcd::wire::EtcdError) -> &'static str {
     use sim::etcd::wire::EtcdError;

@@ -65,7 +65,9 @@ pub fn exec(world: &World, from: HostId, line: &str) -> Output {
 
 /// Runs `line` from host `from` against `world` as it is now (on a copy of it). A line of
 /// several commands (`;`, `&&`, `&`) runs them one after another on one copy, which moves on by
-/// the time each took, and prints what they wrote, both streams in order, on stdout. `jobs` are
+/// the time each took in the foreground (`A & B` runs B at once, as a shell does), and prints
+/// what they wrote, both streams in order, on stdout. A line stops once it has taken the
+/// longest simulated time a run may last. `jobs` are
 /// the host's: background jobs (`kubectl port-forward … &`, `kubectl proxy &`) stay in it for
 /// the next lines, a foreground one ends with its line.
 pub fn exec_with(world: &World, from: HostId, line: &str, jobs: &mut Jobs) -> Output {
@@ -91,6 +93,14 @@ fn run_line(world: &World, from: HostId, line: &str, jobs: &mut Jobs) -> Output 
             skipping = *sep == Sep::And;
             continue;
         }
+        if out.took_s >= LINE_LIMIT.as_secs_f64() {
+            let days = LINE_LIMIT.as_secs_f64() / 86_400.0;
+            out.stdout.push_str(&format!(
+                "console: this line has taken {days} days of simulated time, the longest a run may last: the rest of it is not run\n"
+            ));
+            out.status = 2;
+            break;
+        }
         let background = *sep == Sep::Background;
         let (one, goes_on) = command(&copy, from, words, jobs, background);
         if one.record.is_some() {
@@ -102,12 +112,13 @@ fn run_line(world: &World, from: HostId, line: &str, jobs: &mut Jobs) -> Output 
         // As a terminal shows them: both streams, in the order they were written.
         out.stdout.push_str(&one.stdout);
         out.stdout.push_str(&one.stderr);
-        out.took_s += one.took_s;
+        // A command sent to the background takes no time of the line's: the next one runs now.
         if !background {
             out.status = one.status;
+            out.took_s += one.took_s;
+            let until = copy.now() + Duration((one.took_s * 1e6).round() as u64);
+            copy.run_until(until, u64::MAX);
         }
-        let until = copy.now() + Duration((one.took_s * 1e6).round() as u64);
-        copy.run_until(until, u64::MAX);
         if !goes_on {
             break;
         }
@@ -115,6 +126,9 @@ fn run_line(world: &World, from: HostId, line: &str, jobs: &mut Jobs) -> Output 
     }
     out
 }
+
+/// The most simulated time one console line may take: the longest run.
+const LINE_LIMIT: Duration = sim::scenario::MAX_DURATION;
 
 /// The longest `sleep` on a console line.
 const SLEEP_LIMIT: Duration = Duration::from_secs(3_600);
