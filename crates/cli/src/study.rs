@@ -14,6 +14,11 @@ use std::sync::Mutex;
 
 use super::USAGE;
 
+/// The most trials one study may have (shards included), and one process may run: each trial's
+/// result is kept until the report (about 100 bytes), and a trial of a year takes milliseconds.
+const MAX_TRIALS: u64 = 1_000_000_000;
+const MAX_TRIALS_HERE: u64 = 1_000_000;
+
 fn refuse(m: impl std::fmt::Display) -> ExitCode {
     eprintln!("clustersim: {m}");
     ExitCode::from(2)
@@ -43,7 +48,7 @@ pub fn study(args: &[String]) -> ExitCode {
                     horizon = Some(parse_duration(&v).map_err(|m| format!("--horizon: {m}"))?)
                 }
                 "--seed" => seed = Some(count("--seed", &value("--seed")?)?),
-                "--threads" => threads = Some(count("--threads", &value("--threads")?)?.max(1)),
+                "--threads" => threads = Some(count("--threads", &value("--threads")?)?),
                 "--shard" => {
                     let v = value("--shard")?;
                     let parsed = v
@@ -70,6 +75,28 @@ pub fn study(args: &[String]) -> ExitCode {
     let (Some(file), Some(trials), Some(horizon)) = (file, trials, horizon) else {
         return refuse(format!("study needs FILE, --trials and --horizon\n{USAGE}"));
     };
+    // Degenerate or huge requests are refused before anything is read or allocated.
+    if trials == 0 {
+        return refuse("--trials: must be at least 1");
+    }
+    if trials > MAX_TRIALS {
+        return refuse(format!(
+            "--trials: {trials} exceeds the limit of {MAX_TRIALS} trials"
+        ));
+    }
+    let here = trials.div_ceil(shard.1);
+    if here > MAX_TRIALS_HERE {
+        return refuse(format!(
+            "--trials: {here} trials in this process exceed the limit of {MAX_TRIALS_HERE}: split the study with --shard K/M (M ≥ {})",
+            trials.div_ceil(MAX_TRIALS_HERE)
+        ));
+    }
+    if horizon == Duration::ZERO {
+        return refuse("--horizon: must be longer than 0s");
+    }
+    if threads == Some(0) {
+        return refuse("--threads: must be at least 1");
+    }
     let text = match super::read_input(&file) {
         Ok(t) => t,
         Err(code) => return code,

@@ -342,6 +342,17 @@ fn bad_faults_and_study_requests_exit_2_naming_the_problem() {
          "clustersim: --trials: expected a whole number, found \"two\"\n"),
         (vec!["--trials", "2", "--horizon", "1h", "--shard", "3/2"],
          "clustersim: --shard: expected K/M with 1 ≤ K ≤ M, found \"3/2\"\n"),
+        // Degenerate and huge requests: refused before anything runs or is allocated.
+        (vec!["--trials", "0", "--horizon", "1h"],
+         "clustersim: --trials: must be at least 1\n"),
+        (vec!["--trials", "2", "--horizon", "0s"],
+         "clustersim: --horizon: must be longer than 0s\n"),
+        (vec!["--trials", "2", "--horizon", "1h", "--threads", "0"],
+         "clustersim: --threads: must be at least 1\n"),
+        (vec!["--trials", "1000000000000", "--horizon", "1h"],
+         "clustersim: --trials: 1000000000000 exceeds the limit of 1000000000 trials\n"),
+        (vec!["--trials", "5000000", "--horizon", "1h"],
+         "clustersim: --trials: 5000000 trials in this process exceed the limit of 1000000: split the study with --shard K/M (M ≥ 5)\n"),
     ] {
         let mut a = vec!["study", "-"];
         a.extend(args);
