@@ -94,7 +94,7 @@ fn run_line(world: &World, from: HostId, line: &str, jobs: &mut Jobs) -> Output 
             continue;
         }
         if out.took_s >= LINE_LIMIT.as_secs_f64() {
-            let days = LINE_LIMIT.as_secs_f64() / 86_400.0;
+            let days = LINE_LIMIT.as_micros() / 86_400_000_000;
             out.stdout.push_str(&format!(
                 "console: this line has taken {days} days of simulated time, the longest a run may last: the rest of it is not run\n"
             ));
