@@ -218,8 +218,10 @@ pub async fn decode_scenario(value: &str) -> Result<Scenario, String> {
             )
         }
     };
-    let json = String::from_utf8(json)
-        .map_err(|_| "The scenario in this link is damaged: it is not text.".to_string())?;
+    let json = String::from_utf8(json).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        format!("The scenario in this link is damaged: it is not text (an invalid byte at byte offset {at}).")
+    })?;
     scenario::parse(&json).map_err(|e| format!("The scenario in this link is not valid: {e}."))
 }
 

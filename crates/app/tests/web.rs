@@ -120,6 +120,14 @@ async fn broken_links_name_their_problem() {
     let cut = &good[..good.len() / 2];
     let p = problem(&format!("#s={cut}")).await;
     assert!(p.contains("damaged"), "{p}");
+    // Compressed bytes that are not UTF-8: the first bad byte's offset is named.
+    let packed = codec::deflate(b"{\"v\xff").await.unwrap();
+    let not_text = format!("#s=1.{}", sim::scenario::link::base64url_encode(&packed));
+    let p = problem(&not_text).await;
+    assert!(
+        p.contains("it is not text (an invalid byte at byte offset 3)"),
+        "{p}"
+    );
     assert!(
         problem("#s=2.AAAA").await.contains("encoding \"2\""),
         "{}",

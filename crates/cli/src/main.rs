@@ -227,16 +227,25 @@ fn refuse(m: impl std::fmt::Display) -> ExitCode {
 
 /// The scenario text of FILE, or of stdin for `-` (a problem is printed, and exits 2).
 fn read_input(file: &str) -> Result<String, ExitCode> {
-    let read = if file == "-" {
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s).map(|_| s)
-    } else {
-        std::fs::read_to_string(file)
-    };
-    read.map_err(|e| {
-        let name = if file == "-" { "stdin" } else { file };
-        eprintln!("clustersim: {name}: {e}");
+    let name = if file == "-" { "stdin" } else { file };
+    let fail = |m: String| {
+        eprintln!("clustersim: {name}: {m}");
         ExitCode::from(2)
+    };
+    let read = if file == "-" {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes).map(|_| bytes)
+    } else {
+        std::fs::read(file)
+    };
+    let bytes = read.map_err(|e| fail(e.to_string()))?;
+    // A document is UTF-8: a bad byte is named by its offset, as a JSON error names its line.
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        fail(format!(
+            "not UTF-8: invalid byte 0x{:02x} at byte offset {at}",
+            e.as_bytes()[at]
+        ))
     })
 }
 

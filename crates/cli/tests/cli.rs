@@ -445,3 +445,22 @@ fn run_lang_writes_the_event_texts_in_that_language_and_nothing_else() {
         "clustersim: --lang: unknown language \"fr\" (the languages are en, ru, zh, de)\n"
     );
 }
+
+/// A document that is not UTF-8 is refused naming the first bad byte and its offset.
+#[test]
+fn invalid_utf8_is_refused_naming_its_byte_offset() {
+    let path = std::env::temp_dir().join(format!("clustersim-bad-{}.json", std::process::id()));
+    std::fs::write(
+        &path,
+        b"{\"version\": 1, \"name\": \"bad\xff\xfe\", \"seed\": 1}",
+    )
+    .unwrap();
+    let file = path.to_str().unwrap();
+    let out = clustersim(&["run", file, "--json"], "");
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!("clustersim: {file}: not UTF-8: invalid byte 0xff at byte offset 27\n")
+    );
+}
