@@ -122,6 +122,10 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
         ["member", "add"] => error("member name not provided", 1),
         ["member", verb @ ("remove" | "promote"), id] => member_change(world, from, &flags, verb, id),
         ["member", "remove" | "promote"] => error("member ID is not provided", 1),
+        ["version"] => Output {
+            stdout: format!("etcdctl version: {ETCD_VERSION}\nAPI version: 3.5\n"),
+            ..Output::default()
+        },
         ["put", key, value] => put(world, from, &flags, key, value),
         ["put", ..] => error("put command needs 1 argument and input from stdin or 2 arguments", 1),
         ["get", key] => get(world, from, &flags, key),

@@ -26,6 +26,8 @@ pub(crate) struct Flags {
     /// `--field-selector` (events' fields) and `--sort-by` (events' times).
     pub(super) fields: Option<String>,
     pub(super) sort_by: Option<String>,
+    /// `--no-headers`: tables without their header line.
+    pub(super) no_headers: bool,
 }
 
 /// Whether `labels` meet a label selector of equality requirements, all of which must hold:
@@ -85,6 +87,7 @@ impl Flags {
         while let Some(a) = it.next() {
             match a.as_str() {
                 "-A" | "--all-namespaces" => flags.all_namespaces = true,
+                "--no-headers" | "--no-headers=true" => flags.no_headers = true,
                 "-o" | "--output" => match it.next().map(String::as_str) {
                     Some("wide") => flags.wide = true,
                     Some("json") => flags.document = Some(true),

@@ -90,6 +90,8 @@ fn list_prefix(kind: Option<Resource>, flags: &Flags, namespace: &str) -> String
         Some(Resource::Budgets) => sim::k8s::objects::PDBS.to_string(),
         // A consistent list like any other; the Events themselves are kept beside etcd.
         Some(Resource::Events) => "/registry/events/".to_string(),
+        // kubeadm's namespaces are not kept as objects here: a list that only asks the API.
+        Some(Resource::Namespaces) => "/registry/namespaces/".to_string(),
         // The workloads and, for their READY counts, the pods and nodes: one read of it all.
         Some(Resource::Workloads(_) | Resource::ReplicaSets) => "/registry/".to_string(),
         // The slices, and the pods and workloads they name (addresses, the Service's age).
@@ -211,6 +213,17 @@ fn table(
                 Err(e) => return Err(e.0),
             }
         }
+        Resource::Namespaces => {
+            let mut rows = vec![["NAME", "STATUS", "AGE"].map(String::from).to_vec()];
+            let age = super::rows::age(now, sim::kernel::time::SimTime::ZERO);
+            for ns in NAMESPACES
+                .iter()
+                .filter(|ns| names.is_empty() || names.contains(ns))
+            {
+                rows.push(vec![ns.to_string(), "Active".into(), age.clone()]);
+            }
+            (rows, "namespaces")
+        }
         Resource::Budgets => {
             // The scenario's budgets live in `default`, beside their workloads.
             let budgets: Vec<&PodDisruptionBudget> = objects
@@ -281,12 +294,21 @@ fn shown(
             ..Output::default()
         };
     }
+    // `--no-headers`: the columns as wide as their values alone.
+    let rows = if flags.no_headers {
+        &rows[1..]
+    } else {
+        &rows[..]
+    };
     Output {
-        stdout: layout(&rows),
+        stdout: layout(rows),
         took_s,
         ..Output::default()
     }
 }
+
+/// The namespaces of a kubeadm cluster, all there from its start.
+const NAMESPACES: [&str; 4] = ["default", "kube-node-lease", "kube-public", "kube-system"];
 
 /// `-o json|yaml`: one object asked for by name as itself, else a `List`.
 pub(super) fn printed(docs: Vec<Doc>, one_named: bool, json: bool) -> String {

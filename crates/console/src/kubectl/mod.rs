@@ -137,6 +137,8 @@ enum Resource {
     Slices,
     Budgets,
     Events,
+    /// kubeadm's four namespaces.
+    Namespaces,
 }
 
 fn resource(word: &str) -> Option<Resource> {
@@ -153,6 +155,7 @@ fn resource(word: &str) -> Option<Resource> {
         "daemonsets" | "daemonset" | "ds" => Some(Resource::Workloads(Kind::DaemonSet)),
         "replicasets" | "replicaset" | "rs" => Some(Resource::ReplicaSets),
         "events" | "event" | "ev" => Some(Resource::Events),
+        "namespaces" | "namespace" | "ns" => Some(Resource::Namespaces),
         _ => None,
     }
 }
