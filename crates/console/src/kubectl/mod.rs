@@ -53,6 +53,21 @@ pub fn run(
         ["get", resource, ..] if resource.contains(',') => error(
             "this console gets one resource type at a time (kubectl get deploy, then kubectl get sts)",
         ),
+        // `get TYPE/NAME …`: the names of one type in kubectl's other form.
+        ["get", first, rest @ ..] if first.contains('/') => {
+            let pairs: Vec<Option<(&str, &str)>> =
+                std::iter::once(first).chain(rest).map(|w| w.split_once('/')).collect();
+            let kinds: Vec<_> = pairs.iter().map(|p| p.map(|(k, _)| resource(k))).collect();
+            match (pairs.iter().all(Option::is_some), kinds.windows(2).all(|w| w[0] == w[1])) {
+                (true, true) => {
+                    let names: Vec<&str> = pairs.iter().flatten().map(|(_, n)| *n).collect();
+                    get(world, from, first.split('/').next().unwrap_or_default(), &names, &flags)
+                }
+                (true, false) => error("this console gets one resource type at a time (kubectl get pod/a pod/b, then kubectl get node/c)"),
+                (false, _) => error("arguments in resource/name form must have a single resource and name"),
+            }
+        }
+        ["get", _, names @ ..] if names.iter().any(|n| n.contains('/')) => error("there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'kubectl get resource/<resource_name>' instead of 'kubectl get resource resource/<resource_name>'"),
         ["get", resource, names @ ..] => get(world, from, resource, names, &flags),
         ["scale", target @ ..] => scale(world, from, target, args, &flags),
         ["port-forward", rest @ ..] => forward::port_forward(world, from, rest, &flags, jobs, background),
