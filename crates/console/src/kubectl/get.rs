@@ -327,6 +327,28 @@ pub(super) fn printed(docs: Vec<Doc>, one_named: bool, json: bool) -> String {
 /// `kubectl cluster-info`: the control plane's address and the cluster services in kube-system
 /// (kubeadm's kube-dns, labelled `kubernetes.io/name: CoreDNS`), read through the API; the hint
 /// line is printed whatever happened (kubectl `clusterinfo.go`).
+/// `kubectl version`: the client's versions, then the server's once it answers (kubeadm v1.32).
+pub(super) fn version(world: &World, from: HostId, flags: &Flags) -> Output {
+    const CLIENT: &str = "Client Version: v1.32.0\nKustomize Version: v5.5.0\n";
+    let mut client = Client::new(world, from, flags);
+    let answer = client.list("/registry/namespaces/", "version");
+    let took_s = client.took_s();
+    match answer {
+        Ok(_) => Output {
+            stdout: format!("{CLIENT}Server Version: v1.32.0\n"),
+            took_s,
+            ..Output::default()
+        },
+        Err((stderr, status)) => Output {
+            stdout: CLIENT.into(),
+            stderr,
+            status,
+            took_s,
+            ..Output::default()
+        },
+    }
+}
+
 pub(super) fn cluster_info(world: &World, from: HostId, flags: &Flags) -> Output {
     const HINT: &str =
         "\nTo further debug and diagnose cluster problems, use 'kubectl cluster-info dump'.\n";

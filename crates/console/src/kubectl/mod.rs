@@ -73,6 +73,7 @@ pub fn run(
         ["port-forward", rest @ ..] => forward::port_forward(world, from, rest, &flags, jobs, background),
         ["proxy"] => forward::proxy(world, from, args, jobs, background),
         ["cluster-info"] => cluster_info(world, from, &flags),
+        ["version"] => get::version(world, from, &flags),
         ["cordon", node] => cordon(world, from, node, true, &flags),
         ["uncordon", node] => cordon(world, from, node, false, &flags),
         ["drain", node] => drain(world, from, node, args, &flags),
@@ -124,7 +125,6 @@ const KNOWN: &[&str] = &[
     "logs",
     "exec",
     "top",
-    "version",
     "api-resources",
 ];
 
