@@ -317,7 +317,8 @@ fn share_cells(
 
 /// The rows the report has data for: etcd always; the API, the Kubernetes leaders, Services
 /// and workloads when the core reports them (they appear by themselves as the core grows).
-fn rows<'a>(report: &'a Report, lanes: &'a Lanes, end: f64) -> Vec<Row<'a>> {
+/// `windows` are the report's fault windows, which the shares are told apart at.
+fn rows<'a>(report: &'a Report, lanes: &'a Lanes, end: f64, windows: &[Window]) -> Vec<Row<'a>> {
     let s = &report.series;
     let marks = |pred: &dyn Fn(&sim::record::Event) -> bool| -> Vec<(f64, &'a str, &'a str)> {
         report
@@ -391,8 +392,7 @@ fn rows<'a>(report: &'a Report, lanes: &'a Lanes, end: f64) -> Vec<Row<'a>> {
         }
     }
     // Where the cluster's state changed by a fault or a restart: the shares are told apart there.
-    let mut breaks: Vec<f64> = fault_windows(report, end)
-        .iter()
+    let mut breaks: Vec<f64> = (windows.iter())
         .flat_map(|w| [w.t0, w.t1])
         .chain(
             (report.events.iter())
@@ -599,7 +599,7 @@ fn drawing(report: &Report, lanes: &Lanes, sc: Scale, complete: bool) -> (Html, 
     let fault_lanes = assign_lanes(&windows);
     let nf = fault_lanes.iter().max().map_or(1, |m| m + 1).min(4) as f64;
     let first_y = faults_y + nf * LANE + GAP;
-    let all_rows = rows(report, lanes, duration);
+    let all_rows = rows(report, lanes, duration, &windows);
     let axis_y = first_y + all_rows.iter().map(|r| r.height(left) + GAP).sum::<f64>() - GAP + 6.0;
     let windows_html = windows.iter().zip(&fault_lanes).filter(|(_, l)| **l < 4).map(|(w, l)| {
         let y = faults_y + *l as f64 * LANE;

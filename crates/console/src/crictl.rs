@@ -114,10 +114,7 @@ fn tabwriter(rows: &[Vec<String>]) -> String {
 
 /// The first 13 hex digits of an id made from `seed`, as crictl truncates container ids.
 fn hex13(seed: &str) -> String {
-    let h = seed.bytes().fold(0xcbf29ce484222325u64, |h, b| {
-        (h ^ b as u64).wrapping_mul(0x100000001b3)
-    });
-    format!("{:016x}", h)[..13].to_string()
+    format!("{:016x}", sim::kernel::rng::hash_label(seed))[..13].to_string()
 }
 
 /// docker/go-units' `HumanDuration`, which crictl prints before " ago".

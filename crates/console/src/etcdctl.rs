@@ -172,9 +172,7 @@ fn ask(world: &World, from: HostId, endpoint: &str, req: EtcdRequest) -> Outcome
 /// A simulated member ID: 64 bits from the member's name (FNV-1a, then mixed as splitmix64
 /// does, so that similar names give unrelated IDs as etcd's do).
 pub fn member_id(name: &str) -> u64 {
-    let h = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
-    });
+    let h = sim::kernel::rng::hash_label(name);
     let z = (h ^ (h >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     let z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)

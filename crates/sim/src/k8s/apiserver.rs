@@ -380,12 +380,7 @@ impl Apiserver {
                     // clientv3 opens the stream again from its last revision: no gap.
                     let watched = self.watch_endpoint;
                     self.endpoint_failed(watched, ctx.now);
-                    self.watch_endpoint = self.pinned;
-                    self.cache_state = CacheState::Resuming;
-                    let req = EtcdRequest::Watch {
-                        prefix: REGISTRY.into(),
-                    };
-                    self.etcd(ctx, req, EtcdPending::Watch, ETCD_REQUEST_TIMEOUT);
+                    self.open_watch(ctx, CacheState::Resuming);
                 }
             }
             _ => {}
@@ -835,15 +830,21 @@ impl Apiserver {
         self.housekeeping(ctx);
     }
 
+    /// The cache's watch of the whole registry, on the pinned endpoint; `state` says whether
+    /// it starts the cache (`Starting`) or resumes it (`Resuming`).
+    fn open_watch(&mut self, ctx: &mut Ctx, state: CacheState) {
+        self.watch_endpoint = self.pinned;
+        self.cache_state = state;
+        let req = EtcdRequest::Watch {
+            prefix: REGISTRY.into(),
+        };
+        self.etcd(ctx, req, EtcdPending::Watch, ETCD_REQUEST_TIMEOUT);
+    }
+
     fn housekeeping(&mut self, ctx: &mut Ctx) {
         match self.cache_state {
             CacheState::Idle { retry_at } if ctx.now >= retry_at => {
-                self.watch_endpoint = self.pinned;
-                self.cache_state = CacheState::Starting;
-                let req = EtcdRequest::Watch {
-                    prefix: REGISTRY.into(),
-                };
-                self.etcd(ctx, req, EtcdPending::Watch, ETCD_REQUEST_TIMEOUT);
+                self.open_watch(ctx, CacheState::Starting);
             }
             CacheState::Watching { last_heard, .. }
                 if ctx.now - last_heard > ETCD_WATCH_SILENCE =>

@@ -101,7 +101,7 @@ impl Keepalived {
 
     /// 3 × advert + skew: how long a backup waits without adverts.
     fn master_down_interval(&self) -> Duration {
-        Duration(3 * ADVERT_INTERVAL.0 + ADVERT_INTERVAL.0 * (256 - self.priority() as u64) / 256)
+        Duration(3 * ADVERT_INTERVAL.0) + self.skew()
     }
 
     /// 3 × advert + skew: how long a backup waits without adverts; the skew alone after a
@@ -139,9 +139,14 @@ impl Keepalived {
     }
 
     fn advertise(&self, ctx: &mut Ctx) {
+        self.advertise_priority(ctx, self.priority());
+    }
+
+    /// An advert of `priority` to every other host of the group (0: the master is leaving).
+    fn advertise_priority(&self, ctx: &mut Ctx, priority: u32) {
         let advert = Advert {
             from: self.host,
-            priority: self.priority(),
+            priority,
         };
         for &peer in self.group.iter().filter(|&&h| h != self.host) {
             let to = Addr {
@@ -232,17 +237,7 @@ impl Keepalived {
     pub fn stop(&mut self, ctx: &mut Ctx) -> bool {
         let master = self.master;
         if master {
-            let advert = Advert {
-                from: self.host,
-                priority: 0,
-            };
-            for &peer in self.group.iter().filter(|&&h| h != self.host) {
-                let to = Addr {
-                    host: peer,
-                    port: Port::Keepalived,
-                };
-                ctx.send(Port::Keepalived, to, Payload::Vrrp(advert));
-            }
+            self.advertise_priority(ctx, 0);
             self.master = false;
         }
         master

@@ -17,8 +17,9 @@ fn mix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// FNV-1a, stable across platforms and Rust versions (unlike `DefaultHasher`).
-fn hash_label(label: &str) -> u64 {
+/// FNV-1a, stable across platforms and Rust versions (unlike `DefaultHasher`): for streams
+/// forked by label, and for names and ids made from a text.
+pub fn hash_label(label: &str) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in label.bytes() {
         h ^= b as u64;

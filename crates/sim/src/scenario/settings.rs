@@ -71,45 +71,28 @@ trait SettingType: Sized {
 }
 
 macro_rules! setting_types {
-    ($($ty:ident),*) => {$(
+    ($($ty:ident => $variant:ident),*) => {$(
         impl SettingType for $ty {
             fn wrap(self) -> SettingValue {
-                SettingValue::$ty(self)
+                SettingValue::$variant(self)
             }
             fn unwrap(v: SettingValue) -> Option<Self> {
                 match v {
-                    SettingValue::$ty(x) => Some(x),
+                    SettingValue::$variant(x) => Some(x),
                     _ => None,
                 }
             }
         }
     )*};
 }
-setting_types!(Duration, Milli, LbHealthCheck, ApiEndpoint);
-
-impl SettingType for bool {
-    fn wrap(self) -> SettingValue {
-        SettingValue::Bool(self)
-    }
-    fn unwrap(v: SettingValue) -> Option<Self> {
-        match v {
-            SettingValue::Bool(b) => Some(b),
-            _ => None,
-        }
-    }
-}
-
-impl SettingType for u32 {
-    fn wrap(self) -> SettingValue {
-        SettingValue::Count(self)
-    }
-    fn unwrap(v: SettingValue) -> Option<Self> {
-        match v {
-            SettingValue::Count(n) => Some(n),
-            _ => None,
-        }
-    }
-}
+setting_types!(
+    Duration => Duration,
+    Milli => Milli,
+    LbHealthCheck => LbHealthCheck,
+    ApiEndpoint => ApiEndpoint,
+    bool => Bool,
+    u32 => Count
+);
 
 macro_rules! settings {
     ($(

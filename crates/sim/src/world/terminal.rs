@@ -288,9 +288,7 @@ pub struct RunningContainer {
 /// The five characters a DaemonSet's controller appends to a pod's name, fixed per node here.
 fn pod_suffix(node: &str) -> String {
     const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
-    let mut x = node.bytes().fold(0xcbf29ce484222325u64, |h, b| {
-        (h ^ b as u64).wrapping_mul(0x100000001b3)
-    });
+    let mut x = crate::kernel::rng::hash_label(node);
     (0..5)
         .map(|_| {
             let c = ALPHABET[(x % ALPHABET.len() as u64) as usize] as char;

@@ -58,24 +58,17 @@ impl Users {
         }
     }
 
+    /// `client`'s state, made on first use with its streams forked from the users' stream.
     fn client(&mut self, client: HostId) -> &mut Client {
-        client_of(&mut self.clients, &self.rng, client)
+        let rng = &self.rng;
+        self.clients
+            .get_or_insert_with(client, || Client {
+                rng: rng.fork(&format!("client/{client}")),
+                probe: rng.fork(&format!("dns-probe/{client}")),
+                dns_cache: Default::default(),
+            })
+            .0
     }
-}
-
-/// `client`'s state in `clients`, made on first use with its streams forked from `rng`.
-fn client_of<'a>(
-    clients: &'a mut MemberMap<HostId, Client>,
-    rng: &Rng,
-    client: HostId,
-) -> &'a mut Client {
-    clients
-        .get_or_insert_with(client, || Client {
-            rng: rng.fork(&format!("client/{client}")),
-            probe: rng.fork(&format!("dns-probe/{client}")),
-            dns_cache: Default::default(),
-        })
-        .0
 }
 
 impl World {
@@ -262,25 +255,11 @@ impl World {
         let Some(worker) = self.pick_worker(client, draws) else {
             return false;
         };
-        let Users {
-            clients,
-            rng,
-            coredns_key,
-            ..
-        } = &mut self.users;
-        let rng = draws.of(client_of(clients, rng, client));
-        let Some((pod, host)) = pick_endpoint(
-            &self.procs.on,
-            &self.net,
-            rng,
-            worker,
-            coredns_key,
-            self.hosts.index(),
-        ) else {
-            return false;
-        };
-        let server = self.procs.on[host as usize].dns.get(pod);
-        server.is_some_and(|s| s.resolve(service, self.now) == DnsAnswer::Answer)
+        // The client's stream, lent to the query and given back with the draws it made.
+        let mut rng = draws.of(self.users.client(client)).clone();
+        let answer = self.lookup_through(worker, service, &mut rng);
+        *draws.of(self.users.client(client)) = rng;
+        answer == DnsAnswer::Answer
     }
 
     /// A request of `client` to the `i`th Service of the traffic, `service`.

@@ -238,11 +238,15 @@ impl SelfTimed for Controllers {
             let Some(node) = p.node.as_deref() else {
                 continue;
             };
-            // An orphan: the pod garbage collector deletes it within a minute.
+            if stand.runs(node) {
+                continue;
+            }
+            // An orphan (only a Node whose host is gone is ever deleted): the pod garbage
+            // collector deletes it within a minute.
             if self.nodes.items().get(&node_key(node)).is_none() {
                 return Quiet::No;
             }
-            if p.tolerates_everything() || p.deletion.is_some() || stand.runs(node) {
+            if p.tolerates_everything() || p.deletion.is_some() {
                 continue;
             }
             let grace_end = || self.heard_from(node).map(|t| t + grace);

@@ -181,11 +181,7 @@ impl Controllers {
                         grace.secs()
                     ));
                     if !all_full && take_token(row.zone) {
-                        n.taints.push(Taint {
-                            key: TaintKey::Unreachable,
-                            effect: Effect::NoExecute,
-                            time_added: now,
-                        });
+                        n.taints.push(unreachable());
                     }
                     let event = Event {
                         reason: Reason::NodeNotReady,
@@ -198,11 +194,7 @@ impl Controllers {
                     writes.push((update_node(n, rv), Some(event)));
                 } else if !tainted && !all_full && take_token(row.zone) {
                     let (mut n, rv) = node_of(row);
-                    n.taints.push(Taint {
-                        key: TaintKey::Unreachable,
-                        effect: Effect::NoExecute,
-                        time_added: now,
-                    });
+                    n.taints.push(unreachable());
                     writes.push((update_node(n, rv), None));
                 } else if tainted && all_full {
                     let (mut n, rv) = node_of(row);
