@@ -121,7 +121,8 @@ pub const READY: &[Ready] = &[
         moment: 120.0,
         question: "Load balancer with kubeadm's /readyz check: the same cut",
         watch: "At 1:00 m1's etcd member is cut off. Watch API writes: m1 reports unready and the \
-                balancer drops it within seconds, so writes keep succeeding.",
+                balancer gives it no new connection within seconds, so writes keep succeeding. \
+                The events show a kubelet still connected to m1 dialling again.",
         json: doc!("8-lb-health-check-readyz"),
     },
     Ready {

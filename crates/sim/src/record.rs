@@ -58,6 +58,8 @@ kinds! {
         LbBackendDown = "lb.backend_down",
         ApiserverKilled = "apiserver.killed",
         ApiserverCacheLost = "apiserver.cache_lost",
+        /// A kubelet closed its connections after failed heartbeats (`onRepeatedHeartbeatFailure`).
+        KubeletConnectionsClosed = "kubelet.connections_closed",
     }
 }
 

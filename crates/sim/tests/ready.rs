@@ -589,6 +589,32 @@ fn a_tcp_check_keeps_routing_to_the_minority_apiserver_readyz_does_not() {
     let down = events(&readyz, "lb.backend_down");
     assert_eq!(down[0].host.as_deref(), Some("m1"));
     assert!(down[0].t - 60.0 < 12.0);
+    // The balancer balances connections: the kubelet on m3 had been given m1 and stays there
+    // until two lease updates failed (each within its 10 s timeout, the first renewal ≤ 10.4 s
+    // after the cut); then it dials again and reaches a healthy apiserver ("about 8 s after the
+    // cut"), so no Node goes NotReady and nothing closes on m1 again. Both descriptions say so.
+    for r in [&tcp, &readyz] {
+        let closed = events(r, "kubelet.connections_closed");
+        let on_m1: Vec<_> = closed
+            .iter()
+            .filter(|e| e.text.contains("apiserver on m1"))
+            .collect();
+        assert_eq!(on_m1.len(), 1, "{closed:?}");
+        assert_eq!(on_m1[0].host.as_deref(), Some("m3"));
+        assert!((60.0..=90.4).contains(&on_m1[0].t), "{}", on_m1[0].t);
+        assert!(events(r, "node.not_ready").is_empty());
+    }
+    let t = events(&readyz, "kubelet.connections_closed")[0].t - 60.0;
+    assert!((6.0..=10.0).contains(&t), "about 8 s after the cut: {t}");
+    for (name, says) in [
+        (
+            "8-lb-health-check-tcp",
+            "closes it after two failed lease updates",
+        ),
+        ("8-lb-health-check-readyz", "about 8 s after the cut"),
+    ] {
+        assert!(load(name).contains(says), "{name}");
+    }
 }
 
 fn with_events(name: &str, events: &str) -> Report {

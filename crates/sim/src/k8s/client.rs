@@ -9,8 +9,19 @@
 use crate::k8s::api::{ApiPayload, ApiRequest, RequestId};
 use crate::k8s::wire::{Ctx, Payload};
 use crate::kernel::inflight::InFlight;
-use crate::kernel::process::{Addr, Alarm, Sub, Timer};
+use crate::kernel::process::{Addr, Alarm, Port, Sub, Timer};
 use crate::kernel::time::{Duration, SimTime};
+
+/// client-go's HTTP/2 health check: a connection it read nothing on for 30 s is pinged, and
+/// closed when 15 s more pass without the answer.
+pub const HTTP2_HEALTH_CHECK: Duration = Duration::from_secs(45);
+
+/// Whether the process at `port` keeps one connection to the API endpoint for all its requests
+/// (client-go's programs: the kubelet, kube-proxy, the controllers, the operator) or dials anew
+/// for each (kubectl and curl at a terminal, the API write probe).
+pub fn keeps_its_connection(port: Port) -> bool {
+    !matches!(port, Port::ApiProbe | Port::Terminal)
+}
 
 /// In this order (`repr(C)`), so that a cold client is one or two cache lines to its owner.
 #[derive(Clone)]

@@ -11,9 +11,9 @@ use crate::k8s::wire::KeyValue;
 use crate::kernel::process::{Addr, Sub};
 use crate::kernel::time::{Duration, SimTime};
 
-/// A watch with no message (not even a heartbeat) for this long is given up
-/// (client-go's HTTP/2 health check: 30 s idle + 15 s ping timeout).
-pub const WATCH_SILENCE: Duration = Duration::from_secs(45);
+/// A watch with no message (not even a heartbeat) for this long is given up (its
+/// connection's health check closed it).
+pub const WATCH_SILENCE: Duration = crate::k8s::client::HTTP2_HEALTH_CHECK;
 /// Wait before listing again after a failure.
 pub const RELIST_BACKOFF: Duration = Duration::from_secs(1);
 const LIST_TIMEOUT: Duration = Duration::from_secs(10);

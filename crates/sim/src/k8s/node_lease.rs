@@ -73,7 +73,8 @@ enum Sync {
 pub enum Heartbeat {
     /// The Lease was written (updated, or created).
     Renewed,
-    /// An update failed again: close the kubelet's connections (`onRepeatedHeartbeatFailure`).
+    /// An update failed again: the kubelet's connections are closed (`onRepeatedHeartbeatFailure`;
+    /// the lease controller hangs up before its next attempt, the kubelet ends the rest).
     Failing,
 }
 
@@ -258,12 +259,17 @@ impl NodeLease {
     fn failed(&mut self, ctx: &mut Ctx, req: Req) -> Option<Heartbeat> {
         match (req, self.sync) {
             (Req::Update, Sync::Update { attempt, last }) => {
+                let failing = attempt > 0;
+                if failing {
+                    // Before the next attempt, which dials again.
+                    ctx.hang_up(Port::Kubelet);
+                }
                 if attempt + 1 < MAX_UPDATE_RETRIES {
                     self.update(ctx, attempt + 1, last);
                 } else {
                     self.updates_failed(ctx, last);
                 }
-                (attempt > 0).then_some(Heartbeat::Failing)
+                failing.then_some(Heartbeat::Failing)
             }
             (Req::Get | Req::Create, Sync::Ensure { sleep, resume, .. }) => {
                 let sleep = (sleep + sleep).min(ENSURE_BACKOFF_MAX);

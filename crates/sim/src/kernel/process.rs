@@ -109,6 +109,10 @@ pub enum Effect<P> {
         after: Duration,
         timer: Timer,
     },
+    /// The process closes its connections: its next request dials again.
+    HangUp {
+        port: Port,
+    },
 }
 
 /// A wake-up at the earliest moment a process asked for, with one timer in flight rather
@@ -158,5 +162,9 @@ impl<P, O: ?Sized> Ctx<'_, P, O> {
 
     pub fn set_timer(&mut self, port: Port, after: Duration, timer: Timer) {
         self.effects.push_back(Effect::Timer { port, after, timer });
+    }
+
+    pub fn hang_up(&mut self, port: Port) {
+        self.effects.push_back(Effect::HangUp { port });
     }
 }

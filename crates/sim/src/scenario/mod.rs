@@ -294,6 +294,30 @@ impl ApiEndpoint {
     }
 }
 
+/// What the load balancer balances.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LbBalance {
+    /// haproxy `mode tcp` (kubeadm's example): a client's connection stays on the backend it
+    /// was given when it dialled; the default.
+    Connection,
+    /// Every request balanced anew (an HTTP-level balancer without connection reuse).
+    Request,
+}
+
+impl LbBalance {
+    pub fn name(self) -> &'static str {
+        match self {
+            LbBalance::Connection => "connection",
+            LbBalance::Request => "request",
+        }
+    }
+    pub fn from_name(s: &str) -> Option<LbBalance> {
+        [LbBalance::Connection, LbBalance::Request]
+            .into_iter()
+            .find(|b| b.name() == s)
+    }
+}
+
 /// How the load balancer checks apiservers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum LbHealthCheck {

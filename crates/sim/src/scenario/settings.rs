@@ -3,7 +3,7 @@
 //! only list of them: the struct's fields, the key names of the document, the defaults, the
 //! accepted ranges and the generic access the editor and the parser use all come from it.
 
-use super::{ApiEndpoint, LbHealthCheck};
+use super::{ApiEndpoint, LbBalance, LbHealthCheck};
 use crate::kernel::members::MemberMap;
 use crate::kernel::time::Duration;
 
@@ -61,6 +61,7 @@ pub enum SettingValue {
     Count(u32),
     Milli(Milli),
     LbHealthCheck(LbHealthCheck),
+    LbBalance(LbBalance),
     ApiEndpoint(ApiEndpoint),
 }
 
@@ -89,6 +90,7 @@ setting_types!(
     Duration => Duration,
     Milli => Milli,
     LbHealthCheck => LbHealthCheck,
+    LbBalance => LbBalance,
     ApiEndpoint => ApiEndpoint,
     bool => Bool,
     u32 => Count
@@ -222,6 +224,10 @@ settings! {
     lb_fall / LbFall: u32 = 3, Range::Count(1, 100, "checks");
     /// haproxy's `rise`: passed checks in a row that put it back.
     lb_rise / LbRise: u32 = 2, Range::Count(1, 100, "checks");
+    /// What the load balancer balances: clients' connections (haproxy `mode tcp`) or requests.
+    lb_balance / LbBalance: LbBalance = LbBalance::Connection, Range::Word;
+    /// haproxy's `on-marked-down shutdown-sessions`: a backend taken out loses its connections.
+    lb_shutdown_sessions / LbShutdownSessions: bool = false, Range::Word;
     /// The Node Lease's `leaseDurationSeconds` (the kubelet's `nodeLeaseDurationSeconds`).
     node_lease_duration / NodeLeaseDuration: Duration = secs(40), Range::Period;
     /// kube-controller-manager `--node-eviction-rate`, nodes per second.
@@ -280,6 +286,11 @@ impl SettingValue {
                 LbHealthCheck::from_name(t)
                     .ok_or_else(|| format!("unknown health check {quoted} (known: readyz, tcp)"))?,
             ),
+            SettingValue::LbBalance(_) => {
+                SettingValue::LbBalance(LbBalance::from_name(t).ok_or_else(|| {
+                    format!("unknown balance {quoted} (known: connection, request)")
+                })?)
+            }
             SettingValue::ApiEndpoint(_) => {
                 SettingValue::ApiEndpoint(ApiEndpoint::from_name(t).ok_or_else(|| {
                     format!(
@@ -298,6 +309,7 @@ impl SettingValue {
             SettingValue::Count(n) => n.to_string(),
             SettingValue::Milli(m) => m.to_string(),
             SettingValue::LbHealthCheck(c) => c.name().to_string(),
+            SettingValue::LbBalance(b) => b.name().to_string(),
             SettingValue::ApiEndpoint(e) => e.name().to_string(),
         }
     }

@@ -21,7 +21,7 @@ use crate::kernel::net::HostId;
 use crate::kernel::process::{Addr, Port, Timer};
 use crate::kernel::time::Duration;
 use crate::record::EventKind;
-use crate::scenario::{self, ApiEndpoint, Component, LbHealthCheck, Role};
+use crate::scenario::{self, ApiEndpoint, Component, LbBalance, LbHealthCheck, Role};
 
 impl World {
     /// Starts every Kubernetes process the host's roles call for (at boot and when it joins).
@@ -117,6 +117,8 @@ impl World {
                     check_interval: s.lb_check_interval,
                     fall: s.lb_fall,
                     rise: s.lb_rise,
+                    connections: s.lb_balance == LbBalance::Connection,
+                    shutdown_sessions: s.lb_shutdown_sessions,
                 };
                 let mut lb = LoadBalancer::new(h, backends, config);
                 lb.start(&mut ctx);

@@ -50,6 +50,7 @@ pub use settled::Quiet;
 use crate::etcd::member::EtcdConfig;
 use crate::etcd::probe::PROBE_TIMEOUT;
 use crate::k8s::api::ApiPayload;
+use crate::k8s::lb::Peer;
 use crate::k8s::leader::KUBE_VIP_LEASE;
 use crate::k8s::objects::{
     pdb_key, workload_key, Budget, Kind, Object, PodDisruptionBudget, Workload,
@@ -536,6 +537,7 @@ impl World {
                     let to = Addr { host, port };
                     self.set_timer(self.now + after, to, timer);
                 }
+                Effect::HangUp { port } => self.hang_up(Addr { host, port }),
             }
         }
         // Emptied: back to the start of the buffer, whose first slots stay in cache.
@@ -582,21 +584,54 @@ impl World {
             other => return self.send_at(from, lb, at, other),
         };
         let running = self.hosts.get(lb.host as usize).is_some_and(|h| h.up);
-        let balancer = self
-            .procs
-            .on
-            .get_mut(lb.host as usize)
-            .and_then(|p| p.lb.as_mut())
-            .filter(|b| b.relays(&msg));
-        let Some(balancer) = balancer else {
+        let procs = self.procs.on.get_mut(lb.host as usize);
+        // Out for the moment, so that the balancer can look at its backends' hosts.
+        let taken = procs.and_then(|p| p.lb.take_if(|b| b.relays(&msg)));
+        let Some(mut balancer) = taken else {
             return self.send_at(from, lb, at, Payload::Api(msg));
         };
-        if !running {
-            return;
-        }
-        if let Some((next, msg)) = balancer.route(msg) {
+        let peer = |h: HostId| {
+            let up = self.hosts.get(h as usize).is_some_and(|x| x.up);
+            let listens = self.procs.on[h as usize].apiserver.is_some();
+            Peer {
+                up,
+                reachable: self.net.connected(lb.host, h),
+                listening: up && listens,
+                life: self.hosts.generation(Addr {
+                    host: h,
+                    port: Port::Apiserver,
+                }),
+            }
+        };
+        let from_life = self.hosts.generation(from);
+        let next = if running {
+            balancer.route(msg, from, from_life, at, peer)
+        } else {
+            None
+        };
+        self.procs.on[lb.host as usize].lb = Some(balancer);
+        if let Some((next, msg)) = next {
             self.transmit(lb, next, at, Payload::Api(msg));
         }
+    }
+
+    /// `client` (a kubelet) closed its connections: the load balancer forgets the one it had,
+    /// and the next request is balanced anew.
+    fn hang_up(&mut self, client: Addr) {
+        let Some(lb) = self.api_endpoint().filter(|e| e.port == Port::Lb) else {
+            return;
+        };
+        let balancer = self.procs.on[lb.host as usize].lb.as_mut();
+        let Some(backend) = balancer.and_then(|b| b.hang_up(client)) else {
+            return;
+        };
+        let text = format!(
+            "the kubelet on {} closes its connection to the apiserver on {}: an update of its Node Lease failed again; its next request dials again, and the load balancer picks the next apiserver in service for it",
+            self.hosts.name(client.host),
+            self.hosts.name(backend)
+        );
+        let kind = EventKind::KubeletConnectionsClosed;
+        self.obs.note(self.now, kind, Some(client.host), text);
     }
 
     /// Queues `timer` for the process at `to`, in its current life.
