@@ -182,7 +182,7 @@ pub async fn decode_scenario(value: &str) -> Result<Scenario, String> {
         );
     };
     if version != ENCODING.to_string() {
-        let shown: String = version.chars().take(12).collect();
+        let shown = clip(version);
         return Err(format!(
             "This link uses scenario encoding \"{shown}\", but this playground reads encoding \
              {ENCODING}. It may come from a newer version of the playground."
@@ -285,10 +285,18 @@ pub async fn decode_fragment(hash: &str) -> Link {
     link
 }
 
-/// Untrusted text inside a message: cut short, so a long fragment gives a one-line message.
+/// Untrusted text inside a message: cut short and its control characters escaped (`\n`), so a
+/// long or broken fragment gives a one-line message.
 fn clip(s: &str) -> String {
     const MAX: usize = 40;
-    let mut t: String = s.chars().take(MAX).collect();
+    let mut t = String::new();
+    for c in s.chars().take(MAX) {
+        if c.is_control() {
+            t.extend(c.escape_debug());
+        } else {
+            t.push(c);
+        }
+    }
     if s.chars().nth(MAX).is_some() {
         t.push('…');
     }

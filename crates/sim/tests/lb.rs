@@ -32,7 +32,7 @@ fn closed_on(r: &Report, apiserver: &str) -> Vec<f64> {
 
 /// Balancing requests, the kubelet's retries reach another apiserver at once and no connection
 /// is ever closed; balancing connections, the kubelet given m1 fails there and redials. API
-/// writes open a connection each, so they fare the same either way.
+/// writes open a connection each, so they succeed either way once m1 is out.
 #[test]
 fn kubelets_redial_after_two_failed_renewals_only_when_the_balancer_keeps_connections() {
     let readyz = load("8-lb-health-check-readyz");
@@ -43,10 +43,10 @@ fn kubelets_redial_after_two_failed_renewals_only_when_the_balancer_keeps_connec
         .events
         .iter()
         .all(|e| e.kind != "kubelet.connections_closed"));
-    assert_eq!(
-        connection.series.api_writable[60..],
-        request.series.api_writable[60..]
-    );
+    // Once m1 is out (at 1:06), every write succeeds either way.
+    for r in [&connection, &request] {
+        assert!(r.series.api_writable[68..].iter().all(|w| *w == Some(true)));
+    }
     let down = |r: &Report| {
         let e = r
             .events

@@ -242,7 +242,8 @@ fn a_failing_track_script_hands_the_vip_on_after_ten_checks() {
         .iter()
         .find(|e| e.t > 60.0)
         .expect("the backups preempt");
-    assert_eq!(m2.host.as_deref(), Some("m2"));
+    // Whichever backup's timer runs out first takes it first.
+    assert!(matches!(m2.host.as_deref(), Some("m2" | "m3")), "{m2:?}");
     // 10 checks 3 s apart, the first up to 3 s after the cut, then ≤ 1 s to the next advert
     // and 3 s + skew.
     assert!(

@@ -2,7 +2,10 @@
 //! committed entries to, and the client API on top.
 //!
 //! Writes are proposed to Raft (forwarded to the leader by Raft itself) and answered
-//! by the member that received them once applied. Linearizable reads go through
+//! by the member that received them once applied. A member that knows no leader holds a write
+//! until it learns one (etcd-raft reads no proposal meanwhile), so a write during an election
+//! is late, not refused; a write not applied within 5 s + 2 × election timeout is answered
+//! "request timed out", as etcd's request timeout does. Linearizable reads go through
 //! ReadIndex: they are answered only after the leader confirmed a majority. A member
 //! without a leader does not fail them fast: it sends the ReadIndex again every 500 ms and
 //! at the first commit of a new term, and answers "request timed out" after 5 s + 2 ×
@@ -45,6 +48,7 @@ use crate::kernel::net::HostId;
 use crate::kernel::process::{Addr, Port, Timer};
 use crate::kernel::rng::Rng;
 use crate::kernel::time::{Duration, SimTime};
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 /// etcd's `--snapshot-count` (default since 3.6): applied entries between two snapshots.
@@ -145,6 +149,10 @@ pub struct EtcdMember<V> {
     reads_waiting_apply: Vec<(u64, u64)>,
     /// Reads whose ReadIndex is not known yet, oldest first.
     unconfirmed: Vec<Unconfirmed>,
+    /// Writes waiting for a leader to be known, oldest first.
+    held: Vec<(u64, EtcdCmd<V>)>,
+    /// When each write times out, oldest first.
+    write_deadlines: VecDeque<(SimTime, u64)>,
     /// The term of the last entry applied (a higher one is the first commit of a new term).
     applied_term: u64,
     /// Removed from the configuration: etcd shuts itself down.
@@ -191,6 +199,8 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
             pending: InFlight::default(),
             reads_waiting_apply: Vec::new(),
             unconfirmed: Vec::new(),
+            held: Vec::new(),
+            write_deadlines: VecDeque::new(),
             applied_term: 0,
             removed: false,
             removed_peers: MemberSet::new(),
@@ -214,6 +224,8 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
         self.pending.clear();
         self.reads_waiting_apply.clear();
         self.unconfirmed.clear();
+        self.held.clear();
+        self.write_deadlines.clear();
         self.watchers.clear();
         self.leaderless_ticks = 0;
     }
@@ -224,6 +236,8 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
         self.pending.clear();
         self.reads_waiting_apply.clear();
         self.unconfirmed.clear();
+        self.held.clear();
+        self.write_deadlines.clear();
         self.watchers.clear();
         self.cluster = new_cluster;
         self.removed = false;
@@ -267,6 +281,7 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
             self.cancel_watches(ctx);
         }
         self.chase_reads(ctx, false);
+        self.expire_writes(ctx);
         let notify_every =
             PROGRESS_NOTIFY.as_micros() / self.cfg.heartbeat_interval.as_micros().max(1);
         if self.ticks.is_multiple_of(notify_every.max(1)) {
@@ -371,15 +386,19 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
         match req {
             EtcdRequest::Write(op) => {
                 let c = self.new_ctx();
-                let cmd = Cmd {
+                let cmd = Arc::new(Cmd {
                     origin: self.host,
                     ctx: c,
                     op,
-                };
-                if self.raft.propose(Arc::new(cmd), c) {
-                    self.pending.insert(c, Pending::Write { client, id });
+                });
+                self.pending.insert(c, Pending::Write { client, id });
+                let deadline = ctx.now + self.request_timeout();
+                self.write_deadlines.push_back((deadline, c));
+                if self.raft.leader().is_none() {
+                    self.held.push((c, cmd));
                 } else {
-                    reply(ctx, client, id, EtcdResponse::Failed(EtcdError::NoLeader));
+                    // Refused by a leader handing over: answered as its dropped proposal.
+                    self.raft.propose(cmd, c);
                 }
             }
             EtcdRequest::Read {
@@ -515,8 +534,7 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
         if self.unconfirmed.is_empty() {
             return;
         }
-        let timeout =
-            Duration::from_secs(5) + self.cfg.election_timeout + self.cfg.election_timeout;
+        let timeout = self.request_timeout();
         let now = ctx.now;
         let mut expired = Vec::new();
         let mut resend = Vec::new();
@@ -543,6 +561,25 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
         }
     }
 
+    /// etcd's request timeout: 5 s + 2 × election timeout (7 s with the defaults).
+    fn request_timeout(&self) -> Duration {
+        Duration::from_secs(5) + self.cfg.election_timeout + self.cfg.election_timeout
+    }
+
+    /// The writes past their request timeout, held or proposed, are answered "request timed out".
+    fn expire_writes<P: From<Msg<V>>>(&mut self, ctx: &mut Ctx<P>) {
+        while let Some(&(at, c)) = self.write_deadlines.front() {
+            if at > ctx.now {
+                break;
+            }
+            self.write_deadlines.pop_front();
+            if let Some(Pending::Write { client, id }) = self.pending.remove(c) {
+                self.held.retain(|(h, _)| *h != c);
+                reply(ctx, client, id, EtcdResponse::Failed(EtcdError::Timeout));
+            }
+        }
+    }
+
     fn new_ctx(&mut self) -> u64 {
         self.next_ctx += 1;
         ((self.host as u64) << 40) | self.next_ctx
@@ -562,6 +599,11 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
 
     /// Hands Raft's outputs to the world: messages, applied entries, read states, events.
     fn drain<P: From<Msg<V>>>(&mut self, ctx: &mut Ctx<P>) {
+        if !self.held.is_empty() && self.raft.leader().is_some() {
+            for (c, cmd) in std::mem::take(&mut self.held) {
+                self.raft.propose(cmd, c);
+            }
+        }
         let (cluster, applied) = (self.cluster, self.raft.applied_index());
         for msg in self.raft.drain_messages() {
             let to = Addr {
@@ -927,6 +969,37 @@ mod tests {
             panic!("{:?}", c.replies)
         };
         assert_eq!(kvs[0].1.value, "v1");
+    }
+
+    /// etcd-raft reads no proposal while it knows no leader: a write is held until one is known
+    /// (during the first election here), and one that finds none is answered "request timed
+    /// out" at etcd's request timeout (5 s + 2 × election timeout = 7 s), not refused at once.
+    #[test]
+    fn a_write_waits_for_a_leader_or_its_request_timeout() {
+        let mut c = Cluster::new();
+        c.request(0, 1, EtcdRequest::Write(put("/k", "early")));
+        assert!(c.replies.is_empty(), "{:?}", c.replies);
+        c.tick_all(30);
+        assert!(
+            matches!(
+                c.replies[..],
+                [(1, EtcdResponse::Written(KvResult::Ok { .. }))]
+            ),
+            "{:?}",
+            c.replies
+        );
+        let lonely = (c.leader() + 1) % 3;
+        c.cut = vec![lonely];
+        c.tick_all(30);
+        assert!(c.members[lonely as usize].raft.leader().is_none());
+        c.request(lonely, 2, EtcdRequest::Write(put("/k", "late")));
+        c.tick_all(69);
+        assert!(c.replies.iter().all(|(id, _)| *id != 2), "{:?}", c.replies);
+        c.tick_all(2);
+        assert_eq!(
+            c.replies.last(),
+            Some(&(2, EtcdResponse::Failed(EtcdError::Timeout)))
+        );
     }
 
     #[test]

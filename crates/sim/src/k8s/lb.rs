@@ -253,55 +253,61 @@ impl LoadBalancer {
         msg.client() != Some(self.addr)
     }
 
-    /// Where a message passing through goes next: a request from `from` (in its life
-    /// `from_life`) to the backend of its connection, or to the next backend in service (with
-    /// none, a failure back to its client); a response or watch stream on to its client. `peer`
-    /// tells how a backend's apiserver stands.
+    /// Where a request from `from` (in its life `from_life`) goes: to the backend of its
+    /// connection, or to the next backend in service (with none, a failure back to its client).
+    /// `peer` tells how a backend's apiserver stands. Anything else is not a request: None.
     pub fn route(
         &mut self,
         msg: ApiPayload,
-        from: Addr,
         from_life: u64,
         now: SimTime,
         peer: impl Fn(HostId) -> Peer,
     ) -> Option<(Addr, ApiPayload)> {
-        match msg {
-            ApiPayload::Request {
-                id, client, req, ..
-            } => {
-                let backend = if !self.config.connections {
-                    self.next_backend()
-                } else if keeps_its_connection(client.port) {
-                    self.connection(client, from_life, now, peer)
-                } else {
-                    self.dial(&peer, |p| !p.refuses())
-                };
-                let Some(backend) = backend else {
-                    let resp = ApiResponse::Failed(NO_BACKEND);
-                    return Some((client, ApiPayload::Response { id, client, resp }));
-                };
-                let backend = Addr {
-                    host: self.backends[backend].host,
-                    port: Port::Apiserver,
-                };
-                let fwd = ApiPayload::Request {
-                    id,
-                    client,
-                    via: Some(self.addr),
-                    req,
-                };
-                Some((backend, fwd))
-            }
-            other => {
-                let client = other.client()?;
-                if let Some(c) = self.connections.get_mut(&client) {
-                    if self.backends[c.backend].host == from.host {
-                        c.last_read = now;
-                    }
-                }
-                Some((client, other))
+        let ApiPayload::Request {
+            id, client, req, ..
+        } = msg
+        else {
+            return None;
+        };
+        let backend = if !self.config.connections {
+            self.next_backend()
+        } else if keeps_its_connection(client.port) {
+            self.connection(client, from_life, now, peer)
+        } else {
+            self.dial(&peer, |p| !p.refuses())
+        };
+        let Some(backend) = backend else {
+            let resp = ApiResponse::Failed(NO_BACKEND);
+            return Some((client, ApiPayload::Response { id, client, resp }));
+        };
+        let backend = Addr {
+            host: self.backends[backend].host,
+            port: Port::Apiserver,
+        };
+        let fwd = ApiPayload::Request {
+            id,
+            client,
+            via: Some(self.addr),
+            req,
+        };
+        Some((backend, fwd))
+    }
+
+    /// An answer or a watch stream from the apiserver on `from` goes on to its client, who
+    /// has read something on its connection.
+    pub fn pass_back(
+        &mut self,
+        msg: ApiPayload,
+        from: HostId,
+        now: SimTime,
+    ) -> Option<(Addr, ApiPayload)> {
+        let client = msg.client()?;
+        if let Some(c) = self.connections.get_mut(&client) {
+            if self.backends[c.backend].host == from {
+                c.last_read = now;
             }
         }
+        Some((client, msg))
     }
 
     /// The client closed its connections: its next request dials again. The host of the
@@ -439,7 +445,7 @@ mod tests {
     /// Where `client`'s request at second `t` goes.
     fn send(lb: &mut LoadBalancer, client: Addr, t: u64, peer: impl Fn(HostId) -> Peer) -> HostId {
         let at = SimTime::ZERO + Duration::from_secs(t);
-        let (to, _) = lb.route(request(client), client, 0, at, peer).unwrap();
+        let (to, _) = lb.route(request(client), 0, at, peer).unwrap();
         to.host
     }
 

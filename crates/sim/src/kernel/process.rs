@@ -15,7 +15,7 @@ use crate::kernel::time::{Duration, SimTime};
 use std::collections::VecDeque;
 
 /// Which process on a host a message or timer is for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Port {
     Etcd,
     /// The steady etcd client that measures write availability.
@@ -54,7 +54,7 @@ impl Port {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Sub(pub u32);
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Addr {
     pub host: HostId,
     pub port: Port,

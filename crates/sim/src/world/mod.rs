@@ -585,17 +585,38 @@ impl World {
         };
         let running = self.hosts.get(lb.host as usize).is_some_and(|h| h.up);
         let procs = self.procs.on.get_mut(lb.host as usize);
-        // Out for the moment, so that the balancer can look at its backends' hosts.
-        let taken = procs.and_then(|p| p.lb.take_if(|b| b.relays(&msg)));
-        let Some(mut balancer) = taken else {
+        let Some(balancer) = procs.and_then(|p| p.lb.as_mut()).filter(|b| b.relays(&msg)) else {
             return self.send_at(from, lb, at, Payload::Api(msg));
         };
+        if !running {
+            return;
+        }
+        let next = if matches!(msg, ApiPayload::Request { .. }) {
+            self.route_request(lb.host, msg, from, at)
+        } else {
+            balancer.pass_back(msg, from.host, at)
+        };
+        if let Some((next, msg)) = next {
+            self.transmit(lb, next, at, Payload::Api(msg));
+        }
+    }
+
+    /// The balancer on `lb` routes a request, looking at its backends' hosts as it dials.
+    fn route_request(
+        &mut self,
+        lb: HostId,
+        msg: ApiPayload,
+        from: Addr,
+        at: SimTime,
+    ) -> Option<(Addr, ApiPayload)> {
+        // Out for the moment, so that the hosts' processes can be looked at.
+        let mut balancer = self.procs.on[lb as usize].lb.take()?;
         let peer = |h: HostId| {
             let up = self.hosts.get(h as usize).is_some_and(|x| x.up);
             let listens = self.procs.on[h as usize].apiserver.is_some();
             Peer {
                 up,
-                reachable: self.net.connected(lb.host, h),
+                reachable: self.net.connected(lb, h),
                 listening: up && listens,
                 life: self.hosts.generation(Addr {
                     host: h,
@@ -603,16 +624,9 @@ impl World {
                 }),
             }
         };
-        let from_life = self.hosts.generation(from);
-        let next = if running {
-            balancer.route(msg, from, from_life, at, peer)
-        } else {
-            None
-        };
-        self.procs.on[lb.host as usize].lb = Some(balancer);
-        if let Some((next, msg)) = next {
-            self.transmit(lb, next, at, Payload::Api(msg));
-        }
+        let next = balancer.route(msg, self.hosts.generation(from), at, peer);
+        self.procs.on[lb as usize].lb = Some(balancer);
+        next
     }
 
     /// `client` (a kubelet) closed its connections: the load balancer forgets the one it had,
