@@ -4,8 +4,8 @@
 use sim::scenario::link::{base64url_encode, ENCODING};
 use sim::scenario::Scenario;
 use sim::study::{
-    run_trial_with, shard_trials, trial_scenario, with_seed_and_horizon, Shortcut, StudyReport,
-    Trial,
+    run_trial_with, shard_trials, trial_scenario, with_seed_and_horizon, MergeError, Shortcut,
+    StudyReport, Trial, MAX_TRIALS,
 };
 use sim::time::{parse_duration, Duration};
 use std::process::ExitCode;
@@ -16,7 +16,6 @@ use super::USAGE;
 
 /// The most trials one study may have (shards included), and one process may run: each trial's
 /// result is kept until the report (about 100 bytes), and a trial of a year takes milliseconds.
-const MAX_TRIALS: u64 = 1_000_000_000;
 const MAX_TRIALS_HERE: u64 = 1_000_000;
 
 fn refuse(m: impl std::fmt::Display) -> ExitCode {
@@ -125,7 +124,7 @@ pub fn study(args: &[String]) -> ExitCode {
         threads as usize,
         shortcut,
     );
-    let report = StudyReport::new(
+    let mut report = StudyReport::new(
         &scenario.name,
         trials,
         horizon,
@@ -133,7 +132,8 @@ pub fn study(args: &[String]) -> ExitCode {
         format!("{}/{}", shard.0, shard.1),
         results,
     );
-    print(&report, json, Some(&scenario))
+    report.document = Some(scenario.to_compact_json());
+    print(&report, json)
 }
 
 fn count(flag: &str, v: &str) -> Result<u64, String> {
@@ -185,7 +185,7 @@ fn merge(args: &[String]) -> ExitCode {
         return refuse(format!("study merge needs shard reports\n{USAGE}"));
     }
     let mut shards = Vec::new();
-    for f in files {
+    for f in &files {
         let text = match super::read_input(f) {
             Ok(t) => t,
             Err(code) => return code,
@@ -196,8 +196,12 @@ fn merge(args: &[String]) -> ExitCode {
         }
     }
     match StudyReport::merge(shards) {
-        Ok(r) => print(&r, json, None),
-        Err(m) => refuse(m),
+        Ok(r) => print(&r, json),
+        Err(MergeError {
+            shard: Some(i),
+            message,
+        }) => refuse(format!("{}: {message}", files[i])),
+        Err(MergeError { message, .. }) => refuse(message),
     }
 }
 
@@ -210,7 +214,7 @@ fn trial_fragment(s: &Scenario, seed: u64, horizon_s: f64) -> Option<String> {
     Some(format!("#s={ENCODING}.{}", base64url_encode(&packed)))
 }
 
-fn print(r: &StudyReport, json: bool, scenario: Option<&Scenario>) -> ExitCode {
+fn print(r: &StudyReport, json: bool) -> ExitCode {
     if json {
         super::out(&r.to_json());
         return ExitCode::SUCCESS;
@@ -247,12 +251,14 @@ fn print(r: &StudyReport, json: bool, scenario: Option<&Scenario>) -> ExitCode {
     for (name, s) in &r.services {
         lines.push(format!("service {name:<17} {}", pct(&s.unavailability)));
     }
+    // The study's own scenario, to link its worst trials.
+    let scenario = (r.document.as_deref()).and_then(|d| sim::scenario::parse(d).ok());
     for w in &r.worst {
         lines.push(format!(
             "worst: trial {} (seed {}) lost quorum {} s: clustersim run FILE --seed {} --duration {}s",
             w.trial, w.seed, w.etcd_quorum_lost_s, w.seed, r.horizon_s
         ));
-        if let Some(f) = scenario.and_then(|s| trial_fragment(s, w.seed, r.horizon_s)) {
+        if let Some(f) = (scenario.as_ref()).and_then(|s| trial_fragment(s, w.seed, r.horizon_s)) {
             lines.push(format!(
                 "  watch it in the playground: append {f} to its address"
             ));

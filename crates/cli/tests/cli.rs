@@ -464,3 +464,153 @@ fn invalid_utf8_is_refused_naming_its_byte_offset() {
         format!("clustersim: {file}: not UTF-8: invalid byte 0xff at byte offset 27\n")
     );
 }
+
+const K8S_STUDY: &str = r#"{"version": 1, "name": "k8s study", "seed": 3, "duration": "1h",
+  "hosts": [{"name": "m1", "roles": ["control-plane", "etcd"]}, {"name": "m2", "roles": ["control-plane", "etcd"]},
+            {"name": "m3", "roles": ["control-plane", "etcd"]}, {"name": "w1", "roles": ["worker"]},
+            {"name": "w2", "roles": ["worker"]}, {"name": "lb", "roles": ["load-balancer"]},
+            {"name": "users", "roles": ["client"]}],
+  "workloads": [{"kind": "Deployment", "name": "web", "replicas": 2, "service": true}],
+  "faults": [{"hosts": "all", "mtbf": "2h", "mttr": "5m"}]}"#;
+
+/// A Kubernetes study's per-trial shares are long fractions (`0.03643622274030006`): merged
+/// shards, and even a merge of the whole report alone, are the unsharded report byte for byte,
+/// as JSON and as text with its playground links.
+#[test]
+fn a_kubernetes_study_merges_to_the_unsharded_report_byte_for_byte() {
+    let dir = std::env::temp_dir().join(format!("clustersim-k8s-study-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("s.json");
+    std::fs::write(&file, K8S_STUDY).unwrap();
+    let f = file.to_str().unwrap();
+    let study = |extra: &[&str]| {
+        let mut args = vec![
+            "study",
+            f,
+            "--trials",
+            "3",
+            "--horizon",
+            "2h",
+            "--threads",
+            "2",
+        ];
+        args.extend_from_slice(extra);
+        stdout_of(&clustersim(&args, ""))
+    };
+    let whole = study(&["--json"]);
+    assert!(
+        whole.contains("\"api_write_unavailability\": 0."),
+        "{whole}"
+    );
+    let mut files = Vec::new();
+    for (name, text) in [
+        ("whole", whole.clone()),
+        ("1", study(&["--shard", "1/2", "--json"])),
+        ("2", study(&["--shard", "2/2", "--json"])),
+    ] {
+        let p = dir.join(format!("{name}.json"));
+        std::fs::write(&p, text).unwrap();
+        files.push(p.to_str().unwrap().to_string());
+    }
+    let merge = |args: &[&str]| stdout_of(&clustersim(&[&["study", "merge"], args].concat(), ""));
+    assert_eq!(merge(&[&files[2], &files[1], "--json"]), whole);
+    assert_eq!(merge(&[&files[0], "--json"]), whole);
+    let text = study(&[]);
+    assert!(
+        text.contains("watch it in the playground: append #s=1."),
+        "{text}"
+    );
+    assert_eq!(merge(&[&files[1], &files[2]]), text);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A shard is checked field by field before it is merged: each refusal is one line naming the
+/// file and the field, exit 2.
+#[test]
+fn damaged_or_mismatched_shards_are_refused_naming_the_file_and_the_field() {
+    let dir = std::env::temp_dir().join(format!("clustersim-bad-shards-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let study = |extra: &[&str]| {
+        let mut args = vec!["study", "-", "--trials", "4", "--horizon", "10m", "--json"];
+        args.extend_from_slice(extra);
+        serde_json::from_str::<serde_json::Value>(&stdout_of(&clustersim(&args, FAULTY))).unwrap()
+    };
+    let (one, two) = (study(&["--shard", "1/2"]), study(&["--shard", "2/2"]));
+    let write = |name: &str, v: &serde_json::Value| {
+        let p = dir.join(name);
+        std::fs::write(&p, v.to_string()).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let good = write("one.json", &one);
+    let damaged = |change: &dyn Fn(&mut serde_json::Value)| {
+        let mut v = two.clone();
+        change(&mut v);
+        write("two.json", &v)
+    };
+    let refusal = |files: &[String]| {
+        let mut args = vec!["study", "merge"];
+        args.extend(files.iter().map(String::as_str));
+        let out = clustersim(&args, "");
+        assert_eq!(out.status.code(), Some(2), "{files:?}");
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let cases: Vec<(Box<dyn Fn(&mut serde_json::Value)>, String)> = vec![
+        (
+            Box::new(|v| v["per_trial"][0]["etcd_quorum_lost_s"] = 601.0.into()),
+            "per_trial[0].etcd_quorum_lost_s: 601 is not within the horizon (0 – 600 s)".into(),
+        ),
+        (
+            Box::new(|v| v["per_trial"][1]["etcd_quorum_lost_s"] = (-1.0).into()),
+            "per_trial[1].etcd_quorum_lost_s: -1 is not within the horizon (0 – 600 s)".into(),
+        ),
+        (
+            Box::new(|v| v["shard"] = "7/2".into()),
+            "shard: \"7/2\" is not K/M with 1 ≤ K ≤ M".into(),
+        ),
+        (
+            Box::new(|v| v["per_trial"][0]["seed"] = 42.into()),
+            "per_trial[0].seed: 42 is not trial 1's seed in a study of seed 3".into(),
+        ),
+        (
+            Box::new(|v| v["per_trial"][1]["trial"] = 1.into()),
+            "per_trial[1].trial: 1 is not the next trial of shard 2/2 (expected 3)".into(),
+        ),
+        (
+            Box::new(|v| v["trials"] = 1_000_000_000_000u64.into()),
+            "trials: 1000000000000 is not between 1 and 1000000000".into(),
+        ),
+        (
+            Box::new(|v| v["seed"] = 4.into()),
+            "per_trial[0].seed: ".into(),
+        ),
+    ];
+    for (change, message) in cases {
+        let bad = damaged(&*change);
+        let e = refusal(&[good.clone(), bad.clone()]);
+        assert!(
+            e.starts_with(&format!("clustersim: {bad}: {message}")),
+            "{e}"
+        );
+        assert_eq!(e.lines().count(), 1, "{e}");
+    }
+    // Shards of another study (another seed, each shard consistent) and a shard given twice.
+    let other = write("other.json", &study(&["--shard", "2/2", "--seed", "9"]));
+    let e = refusal(&[good.clone(), other.clone()]);
+    assert!(
+        e.starts_with(&format!(
+            "clustersim: {other}: shard 2/2 is of another study"
+        )),
+        "{e}"
+    );
+    let e = refusal(&[good.clone(), good.clone()]);
+    assert_eq!(
+        e,
+        format!("clustersim: {good}: shard 1/2 is given twice (also as shard number 1)\n")
+    );
+    let e = refusal(&[good.clone()]);
+    assert_eq!(
+        e,
+        "clustersim: 2 of 4 trials are missing (the first is trial 1): merge every shard (2/2 is not here)\n"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

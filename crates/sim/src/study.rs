@@ -21,6 +21,8 @@ use std::collections::BTreeMap;
 
 /// How many of the worst trials a study lists.
 pub const WORST: usize = 5;
+/// The most trials a study may have (one process runs at most a million of them: shard it).
+pub const MAX_TRIALS: u64 = 1_000_000_000;
 
 /// One trial's outcome.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -575,6 +577,24 @@ pub struct StudyReport {
     pub services: BTreeMap<String, ServiceFigures>,
     pub worst: Vec<Worst>,
     pub per_trial: Vec<Trial>,
+    /// The scenario studied, as compact JSON: `merge` checks that shards share it and links
+    /// the worst trials from it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub document: Option<String>,
+}
+
+/// Why shards do not merge: the shard at fault (its place among those given), if one is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MergeError {
+    pub shard: Option<usize>,
+    pub message: String,
+}
+
+/// `K/M` of a shard field, 1 ≤ K ≤ M.
+pub fn parse_shard(text: &str) -> Option<(u64, u64)> {
+    let (k, m) = text.split_once('/')?;
+    let (k, m): (u64, u64) = (k.parse().ok()?, m.parse().ok()?);
+    (1 <= k && k <= m).then_some((k, m))
 }
 
 /// The trial numbers shard `k` of `m` (1-based) runs, of `trials`.
@@ -643,56 +663,172 @@ impl StudyReport {
             services,
             worst,
             per_trial: results,
+            document: None,
         }
     }
 
-    /// The unsharded report from shards of one study; refused (with a sentence) when they are
-    /// of different studies, overlap, or leave trials out.
-    pub fn merge(shards: Vec<StudyReport>) -> Result<StudyReport, String> {
-        let Some(first) = shards.first() else {
-            return Err("no shard to merge".into());
-        };
-        let (name, trials, horizon_s, seed) = (
-            first.scenario.clone(),
-            first.trials,
-            first.horizon_s,
-            first.seed,
-        );
-        let mut results = Vec::new();
-        let mut seen = vec![false; trials as usize];
-        for s in shards {
-            if (&s.scenario, s.trials, s.horizon_s, s.seed) != (&name, trials, horizon_s, seed) {
-                return Err(format!(
-                    "shard {} is of another study ({:?}, {} trials, horizon {} s, seed {}) than the first ({name:?}, {trials} trials, horizon {horizon_s} s, seed {seed})",
-                    s.shard, s.scenario, s.trials, s.horizon_s, s.seed
-                ));
-            }
-            for t in s.per_trial {
-                match seen.get_mut(t.trial as usize) {
-                    Some(b) if !*b => *b = true,
-                    Some(_) => return Err(format!("trial {} appears in two shards", t.trial)),
-                    None => {
-                        return Err(format!("trial {} is beyond the study's {trials}", t.trial))
-                    }
-                }
-                results.push(t);
-            }
-        }
-        if let Some(missing) = seen.iter().position(|b| !b) {
-            let n = seen.iter().filter(|b| !**b).count();
+    /// A shard as read from a file, checked against what a run of its study produces: a known
+    /// shard of at most [`MAX_TRIALS`] trials over a horizon of whole milliseconds, and every
+    /// trial of that shard once, in order, with the seed its number gives and figures within
+    /// their bounds (quorum lost within the horizon, shares within [0, 1]). Err names the field.
+    pub fn check(&self) -> Result<(), String> {
+        if !(1..=MAX_TRIALS).contains(&self.trials) {
             return Err(format!(
-                "{n} of {trials} trials are missing (the first is trial {missing}): merge every shard"
+                "trials: {} is not between 1 and {MAX_TRIALS}",
+                self.trials
             ));
         }
+        let max_s = MAX_HORIZON.as_micros() / 1_000_000;
+        let whole_ms = (self.horizon_s * 1000.0).round() / 1000.0 == self.horizon_s;
+        if !(self.horizon_s > 0.0 && self.horizon_s <= max_s as f64 && whole_ms) {
+            return Err(format!(
+                "horizon_s: {} is not a horizon of whole milliseconds up to {max_s} s",
+                self.horizon_s
+            ));
+        }
+        let Some((k, m)) = parse_shard(&self.shard) else {
+            return Err(format!("shard: {:?} is not K/M with 1 ≤ K ≤ M", self.shard));
+        };
+        let expected = shard_trials(self.trials, k, m);
+        let mut count = 0usize;
+        for (i, (t, n)) in self.per_trial.iter().zip(expected).enumerate() {
+            let at = |field: &str| format!("per_trial[{i}].{field}");
+            if t.trial != n {
+                return Err(format!(
+                    "{}: {} is not the next trial of shard {} (expected {n})",
+                    at("trial"),
+                    t.trial,
+                    self.shard
+                ));
+            }
+            if t.seed != trial_seed(self.seed, n) {
+                return Err(format!(
+                    "{}: {} is not trial {n}'s seed in a study of seed {}",
+                    at("seed"),
+                    t.seed,
+                    self.seed
+                ));
+            }
+            if !(0.0..=self.horizon_s).contains(&t.etcd_quorum_lost_s) {
+                return Err(format!(
+                    "{}: {} is not within the horizon (0 – {} s)",
+                    at("etcd_quorum_lost_s"),
+                    t.etcd_quorum_lost_s,
+                    self.horizon_s
+                ));
+            }
+            let shares = (t.api_write_unavailability.iter())
+                .map(|x| ("api_write_unavailability".to_string(), *x))
+                .chain(
+                    t.services
+                        .iter()
+                        .map(|(n, x)| (format!("services.{n}"), *x)),
+                );
+            for (field, x) in shares {
+                if !(0.0..=1.0).contains(&x) {
+                    return Err(format!("{}: {x} is not a share (0 – 1)", at(&field)));
+                }
+            }
+            count += 1;
+        }
+        let runs = shard_trials(self.trials, k, m).count();
+        if count != runs || self.per_trial.len() != runs {
+            return Err(format!(
+                "per_trial: {} trials, where shard {} of a study of {} runs {runs}",
+                self.per_trial.len(),
+                self.shard,
+                self.trials
+            ));
+        }
+        Ok(())
+    }
+
+    /// The unsharded report from shards of one study, each checked ([`StudyReport::check`]);
+    /// refused (with a sentence, naming the shard at fault) when one is damaged, when they are
+    /// of different studies, when a shard is given twice, or when trials are left out.
+    pub fn merge(shards: Vec<StudyReport>) -> Result<StudyReport, MergeError> {
+        let fault = |i: usize, message: String| MergeError {
+            shard: Some(i),
+            message,
+        };
+        let Some(first) = shards.first() else {
+            return Err(MergeError {
+                shard: None,
+                message: "no shard to merge".into(),
+            });
+        };
+        let study = |s: &StudyReport| {
+            (
+                s.scenario.clone(),
+                s.trials,
+                s.horizon_s,
+                s.seed,
+                s.document.clone(),
+            )
+        };
+        let one = study(first);
+        let (name, trials, horizon_s, seed, document) = one.clone();
+        let mut given: Vec<(u64, u64, usize)> = Vec::new();
+        let mut results = Vec::new();
+        for (i, s) in shards.into_iter().enumerate() {
+            s.check().map_err(|m| fault(i, m))?;
+            if study(&s) != one {
+                let what = if s.document != document && (&s.scenario, s.trials) == (&name, trials) {
+                    "another scenario of that name".to_string()
+                } else {
+                    format!(
+                        "{:?}, {} trials, horizon {} s, seed {}",
+                        s.scenario, s.trials, s.horizon_s, s.seed
+                    )
+                };
+                return Err(fault(i, format!(
+                    "shard {} is of another study ({what}) than the first ({name:?}, {trials} trials, horizon {horizon_s} s, seed {seed})",
+                    s.shard
+                )));
+            }
+            let (k, m) = parse_shard(&s.shard).unwrap_or((1, 1));
+            if let Some(&(_, _, j)) = given.iter().find(|(gk, gm, _)| (*gk, *gm) == (k, m)) {
+                return Err(fault(
+                    i,
+                    format!(
+                        "shard {} is given twice (also as shard number {})",
+                        s.shard,
+                        j + 1
+                    ),
+                ));
+            }
+            if let Some(&(gk, gm, j)) = given.iter().find(|(_, gm, _)| *gm != m) {
+                return Err(fault(
+                    i,
+                    format!(
+                        "shard {} splits the study in {m}, shard number {} ({gk}/{gm}) in {gm}",
+                        s.shard,
+                        j + 1
+                    ),
+                ));
+            }
+            given.push((k, m, i));
+            results.extend(s.per_trial);
+        }
+        let parts = given.first().map_or(1, |g| g.1);
+        if (given.len() as u64) < parts {
+            let missing = (1..=parts)
+                .find(|k| !given.iter().any(|g| g.0 == *k))
+                .unwrap_or(1);
+            let n = results.len() as u64;
+            return Err(MergeError {
+                shard: None,
+                message: format!(
+                    "{} of {trials} trials are missing (the first is trial {}): merge every shard ({missing}/{parts} is not here)",
+                    trials - n,
+                    missing - 1
+                ),
+            });
+        }
         let horizon = Duration::from_millis((horizon_s * 1000.0).round() as u64);
-        Ok(StudyReport::new(
-            &name,
-            trials,
-            horizon,
-            seed,
-            "1/1".into(),
-            results,
-        ))
+        let mut merged = StudyReport::new(&name, trials, horizon, seed, "1/1".into(), results);
+        merged.document = document;
+        Ok(merged)
     }
 
     pub fn to_json(&self) -> String {
@@ -702,7 +838,110 @@ impl StudyReport {
 
 #[cfg(test)]
 mod tests {
-    use super::poisson_interval;
+    use super::*;
+    use serde_json::Value;
+
+    /// A shard of a study of `trials` trials (seed 7, horizon 100 s) with figures of its own.
+    fn shard(trials: u64, k: u64, m: u64) -> StudyReport {
+        let results = shard_trials(trials, k, m)
+            .map(|i| Trial {
+                trial: i,
+                seed: trial_seed(7, i),
+                etcd_quorum_lost_s: (i % 5) as f64 * 12.5,
+                api_write_unavailability: Some(1.0 / (i + 3) as f64),
+                services: [("web".to_string(), (i % 3) as f64 / 7.0)].into(),
+            })
+            .collect();
+        let horizon = Duration::from_secs(100);
+        StudyReport::new("fuzz", trials, horizon, 7, format!("{k}/{m}"), results)
+    }
+
+    /// Shards changed anywhere (numbers made huge, negative, fractional or strings; strings
+    /// made numbers or other words; fields dropped): merge never panics, and whatever it
+    /// accepts is a report within its bounds. Fixed seed; the counts are printed.
+    #[test]
+    fn corrupted_shards_are_refused_or_merge_within_bounds() {
+        let good: Vec<Value> = (1..=3)
+            .map(|k| serde_json::from_str(&shard(8, k, 3).to_json()).unwrap())
+            .collect();
+        let mut rng = Rng::new(52);
+        let (mut unread, mut refused, mut merged) = (0, 0, 0);
+        for _ in 0..10_000 {
+            let mut shards = good.clone();
+            let i = (rng.next_u64() % 3) as usize;
+            for _ in 0..1 + rng.next_u64() % 3 {
+                corrupt(&mut shards[i], &mut rng);
+            }
+            let read: Result<Vec<StudyReport>, _> = shards
+                .iter()
+                .map(|v| serde_json::from_value::<StudyReport>(v.clone()))
+                .collect();
+            let Ok(read) = read else {
+                unread += 1;
+                continue;
+            };
+            match StudyReport::merge(read) {
+                Err(e) => {
+                    assert!(!e.message.contains('\n') && !e.message.is_empty());
+                    refused += 1;
+                }
+                Ok(r) => {
+                    let q = &r.etcd.quorum_unavailability;
+                    assert!((0.0..=1.0).contains(&q.mean), "{q:?}");
+                    assert_eq!(r.per_trial.len() as u64, r.trials);
+                    merged += 1;
+                }
+            }
+        }
+        println!("corrupted shards: {unread} not read, {refused} refused, {merged} merged");
+        assert!(
+            refused > 1000 && merged > 100,
+            "{unread} {refused} {merged}"
+        );
+    }
+
+    /// Changes one value somewhere in `v`.
+    fn corrupt(v: &mut Value, rng: &mut Rng) {
+        let deeper = rng.next_u64() % 4 != 0;
+        if let Value::Object(o) = v {
+            if deeper && !o.is_empty() {
+                let key = o
+                    .keys()
+                    .nth((rng.next_u64() % o.len() as u64) as usize)
+                    .cloned();
+                let key = key.unwrap_or_default();
+                if rng.next_u64() % 20 == 0 {
+                    o.remove(&key);
+                } else if let Some(inner) = o.get_mut(&key) {
+                    corrupt(inner, rng);
+                }
+                return;
+            }
+        }
+        if let Value::Array(a) = v {
+            if deeper && !a.is_empty() {
+                let i = (rng.next_u64() % a.len() as u64) as usize;
+                corrupt(&mut a[i], rng);
+                return;
+            }
+        }
+        let pick = rng.next_u64();
+        *v = match (&*v, pick % 7) {
+            // Mostly a value of the same type, so that the shard still reads.
+            (Value::Number(_), 0) => Value::from(-1.0),
+            (Value::Number(_), 1) => Value::from(1e300),
+            (Value::Number(_), 2) => Value::from(u64::MAX),
+            (Value::Number(_), 3) => Value::from(0.5),
+            (Value::Number(_), 4) => Value::from(pick % 10),
+            (Value::String(_), 0) => Value::from("7/2"),
+            (Value::String(_), 1) => Value::from("0/0"),
+            (Value::String(_), 2) => Value::from("1/1"),
+            (Value::String(_), 3) => Value::from("2/3"),
+            (Value::String(_), 4) => Value::from("other"),
+            (_, 5) => Value::from(""),
+            _ => Value::Null,
+        };
+    }
 
     /// Against published tables of the exact interval (e.g. Garwood 1936; Ulm 1990).
     #[test]

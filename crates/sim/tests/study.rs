@@ -78,8 +78,9 @@ fn merged_shards_are_exactly_the_unsharded_study() {
     // A missing shard is refused, naming what is missing.
     let e = StudyReport::merge(vec![shards[0].clone(), shards[1].clone()]).unwrap_err();
     assert!(
-        e.starts_with("2 of 7 trials are missing (the first is trial 2)"),
-        "{e}"
+        e.message
+            .starts_with("2 of 7 trials are missing (the first is trial 2)"),
+        "{e:?}"
     );
     // The worst trial replays as a plain run of its seed over the horizon.
     let w = &whole.worst[0];

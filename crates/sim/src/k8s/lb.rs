@@ -387,8 +387,10 @@ impl SelfTimed for LoadBalancer {
         let gone = |&(h, up): &(HostId, bool)| {
             up && !(stand.running[h as usize] && stand.serves_api[h as usize])
         };
+        // The operator's host, outside the scenario's, always runs.
+        let runs = |h: HostId| stand.running.get(h as usize).copied().unwrap_or(true);
         let stranded = (self.connections.iter())
-            .any(|(c, conn)| !self.backends[conn.backend].up && stand.running[c.host as usize]);
+            .any(|(c, conn)| !self.backends[conn.backend].up && runs(c.host));
         Quiet::when(self.steady() && !self.backends().iter().any(gone) && !stranded)
     }
 
