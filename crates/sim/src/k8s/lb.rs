@@ -23,8 +23,7 @@
 //! Left out: connection limits, retries inside the balancer, TLS, haproxy's own idle timeouts;
 //! requests in flight on a connection that ends time out rather than fail at once, and a watch
 //! on a connection `lb_shutdown_sessions` closed keeps flowing. A client's health check is
-//! judged when it next sends, from what the balancer saw: its last answer on the connection and
-//! the backend's last answer to a check.
+//! judged when it next sends, from the backend's last answer to the balancer's checks.
 
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse, RequestId};
 use crate::k8s::client::{keeps_its_connection, HTTP2_HEALTH_CHECK};
@@ -105,8 +104,6 @@ struct Connection {
     backend: usize,
     client_life: u64,
     backend_life: u64,
-    /// When the client last read an answer on it.
-    last_read: SimTime,
 }
 
 #[derive(Clone)]
@@ -293,23 +290,6 @@ impl LoadBalancer {
         Some((backend, fwd))
     }
 
-    /// An answer or a watch stream from the apiserver on `from` goes on to its client, who
-    /// has read something on its connection.
-    pub fn pass_back(
-        &mut self,
-        msg: ApiPayload,
-        from: HostId,
-        now: SimTime,
-    ) -> Option<(Addr, ApiPayload)> {
-        let client = msg.client()?;
-        if let Some(c) = self.connections.get_mut(&client) {
-            if self.backends[c.backend].host == from {
-                c.last_read = now;
-            }
-        }
-        Some((client, msg))
-    }
-
     /// The client closed its connections: its next request dials again. The host of the
     /// apiserver it was connected to, if it had a connection.
     pub fn hang_up(&mut self, client: Addr) -> Option<HostId> {
@@ -338,7 +318,6 @@ impl LoadBalancer {
             backend,
             client_life,
             backend_life: peer(self.backends[backend].host).life,
-            last_read: now,
         };
         self.connections.insert(client, c);
         Some(backend)
@@ -346,12 +325,13 @@ impl LoadBalancer {
 
     /// Whether a connection still stands: the apiserver it reached has not stopped (a running
     /// host resets a connection whose process is gone), and its client's health check has not
-    /// given up on it (nothing read for 45 s, the backend silent to checks as long).
+    /// given up on it: the backend has answered the balancer's checks within 45 s (what the
+    /// client reads comes the same way, so it would have answered the client's ping too).
     fn stands(&self, c: &Connection, now: SimTime, peer: &impl Fn(HostId) -> Peer) -> bool {
         let b = &self.backends[c.backend];
         let p = peer(b.host);
         let reset = p.up && p.life != c.backend_life;
-        !reset && now.saturating_sub(c.last_read.max(b.answered)) < HTTP2_HEALTH_CHECK
+        !reset && now.saturating_sub(b.answered) < HTTP2_HEALTH_CHECK
     }
 
     /// A new connection: the next backend in service, round-robin, passing over those `takes`
@@ -381,17 +361,14 @@ impl LoadBalancer {
 
 impl SelfTimed for LoadBalancer {
     /// Not while a backend is about to fall or rise, or stays in service on a host whose
-    /// apiserver is gone (its checks will take it out), or a running client is still
-    /// connected to a backend taken out (its client may give up on it).
+    /// apiserver is gone (its checks will take it out). A connection to a backend taken out
+    /// changes nothing of its own accord: its client redials when it next sends, and a client
+    /// that fails there answers for itself.
     fn quiet(&self, stand: &Stand) -> Quiet {
         let gone = |&(h, up): &(HostId, bool)| {
             up && !(stand.running[h as usize] && stand.serves_api[h as usize])
         };
-        // The operator's host, outside the scenario's, always runs.
-        let runs = |h: HostId| stand.running.get(h as usize).copied().unwrap_or(true);
-        let stranded = (self.connections.iter())
-            .any(|(c, conn)| !self.backends[conn.backend].up && runs(c.host));
-        Quiet::when(self.steady() && !self.backends().iter().any(gone) && !stranded)
+        Quiet::when(self.steady() && !self.backends().iter().any(gone))
     }
 
     /// Nothing of its own to move: its checks repeat what they found.

@@ -584,17 +584,21 @@ impl World {
             other => return self.send_at(from, lb, at, other),
         };
         let running = self.hosts.get(lb.host as usize).is_some_and(|h| h.up);
-        let procs = self.procs.on.get_mut(lb.host as usize);
-        let Some(balancer) = procs.and_then(|p| p.lb.as_mut()).filter(|b| b.relays(&msg)) else {
+        let procs = self.procs.on.get(lb.host as usize);
+        if !procs
+            .and_then(|p| p.lb.as_ref())
+            .is_some_and(|b| b.relays(&msg))
+        {
             return self.send_at(from, lb, at, Payload::Api(msg));
-        };
+        }
         if !running {
             return;
         }
         let next = if matches!(msg, ApiPayload::Request { .. }) {
             self.route_request(lb.host, msg, from, at)
         } else {
-            balancer.pass_back(msg, from.host, at)
+            // An answer or a watch stream, on to its client.
+            msg.client().map(|client| (client, msg))
         };
         if let Some((next, msg)) = next {
             self.transmit(lb, next, at, Payload::Api(msg));
