@@ -43,7 +43,7 @@ use super::wire::{
 };
 use super::Ctx;
 use crate::kernel::inflight::InFlight;
-use crate::kernel::members::MemberSet;
+use crate::kernel::members::{MemberMap, MemberSet};
 use crate::kernel::net::HostId;
 use crate::kernel::process::{Addr, Port, Timer};
 use crate::kernel::rng::Rng;
@@ -74,11 +74,6 @@ impl EtcdConfig {
             pre_vote: self.pre_vote,
             check_quorum: true,
         }
-    }
-
-    /// etcd's `--strict-reconfig-check` window (`isConnectedFullySince`): 5 s, in ticks.
-    pub fn strict_reconfig_ticks(&self) -> u64 {
-        5_000_000 / self.heartbeat_interval.as_micros().max(1)
     }
 }
 
@@ -133,6 +128,19 @@ const READ_INDEX_RETRY: Duration = Duration::from_millis(500);
 
 /// How often a watch gets a progress notification.
 const PROGRESS_NOTIFY: Duration = Duration::from_secs(5);
+/// rafthttp's `ConnReadTimeout`: a peer link that carried nothing for this long is broken.
+const LINK_TIMEOUT: Duration = Duration::from_secs(5);
+/// A peer link's heartbeat, `ConnReadTimeout / 3`, so that an idle link stays up.
+pub const LINK_HEARTBEAT: Duration = Duration::from_micros(5_000_000 / 3);
+/// `--strict-reconfig-check`'s window: a quorum connected for this long may grow.
+const HEALTHY_FOR: Duration = Duration::from_secs(5);
+
+/// A peer link's life: since when it has been up, and when it last carried anything.
+#[derive(Clone, Copy)]
+struct Link {
+    since: SimTime,
+    last: SimTime,
+}
 
 #[derive(Clone)]
 pub struct EtcdMember<V> {
@@ -162,6 +170,8 @@ pub struct EtcdMember<V> {
     removed_peers: MemberSet<MemberId>,
     /// Connect to every peer at the next tick (the process just started).
     dial: bool,
+    /// The peer links, by peer (etcd's transport: they outlive elections).
+    links: MemberMap<MemberId, Link>,
     watchers: Vec<Watcher>,
     /// Ticks without a known leader (for `WithRequireLeader`).
     leaderless_ticks: u64,
@@ -205,6 +215,7 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
             removed: false,
             removed_peers: MemberSet::new(),
             dial: false,
+            links: MemberMap::default(),
             watchers: Vec::new(),
             leaderless_ticks: 0,
             ticks: 0,
@@ -220,6 +231,7 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
     /// The process restarts after a host crash: disk state stays, the rest is lost.
     pub fn restart(&mut self) {
         self.dial = true;
+        self.links.clear();
         self.raft.restart();
         self.pending.clear();
         self.reads_waiting_apply.clear();
@@ -251,7 +263,9 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
             self.cancel_watches(ctx);
             return;
         }
-        if std::mem::take(&mut self.dial) {
+        let link_every =
+            LINK_HEARTBEAT.as_micros() / self.cfg.heartbeat_interval.as_micros().max(1);
+        if std::mem::take(&mut self.dial) || self.ticks.is_multiple_of(link_every.max(1)) {
             let me = self.raft.id();
             let peers: Vec<MemberId> = self
                 .raft
@@ -338,6 +352,9 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
             };
             ctx.send(Port::Etcd, to, Msg::Removed { to: p });
             return;
+        }
+        if let Some(p) = peer {
+            self.heard_from(p, ctx.now);
         }
         let me = self.raft.id();
         if let Msg::Removed { to } = msg {
@@ -459,12 +476,36 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
         handing
     }
 
+    /// A peer's link carried something at `now`: up since now if it had been broken.
+    fn heard_from(&mut self, peer: MemberId, now: SimTime) {
+        let (link, _) = self.links.get_or_insert_with(peer, || Link {
+            since: now,
+            last: now,
+        });
+        if now.saturating_sub(link.last) > LINK_TIMEOUT {
+            link.since = now;
+        }
+        link.last = now;
+    }
+
+    /// How long the link to `peer` has been up without a break (zero if it is down).
+    pub fn connected_for(&self, peer: MemberId, now: SimTime) -> Duration {
+        (self.links.get(&peer))
+            .filter(|l| now.saturating_sub(l.last) <= LINK_TIMEOUT)
+            .map_or(Duration::ZERO, |l| now.saturating_sub(l.since))
+    }
+
     /// Proposes a membership change (the operator's `etcdctl member add/remove/promote`).
     /// Refused at once, as etcd does, when this member is not the leader, when a change is
-    /// already pending, for an add or a promotion when the leader has not been connected for the
-    /// last 5 s to a quorum of the cluster grown by one voter (`--strict-reconfig-check`:
-    /// "unhealthy cluster"), and for a promotion when the learner has not caught up.
-    pub fn propose_member_change(&mut self, cc: ConfChange) -> Result<(), &'static str> {
+    /// already pending, for an add when the leader's links to a quorum of the cluster grown by
+    /// one voter have not been up for the last 5 s (`--strict-reconfig-check`: "unhealthy
+    /// cluster"; the links' age, not the leadership's), and for a promotion when the learner has
+    /// not caught up.
+    pub fn propose_member_change(
+        &mut self,
+        cc: ConfChange,
+        now: SimTime,
+    ) -> Result<(), &'static str> {
         if self.removed {
             return Err("member not serving");
         }
@@ -491,17 +532,17 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
             ConfChange::Remove(id) if !me(id) => return Err("member not found"),
             _ => {}
         }
-        if !matches!(cc, ConfChange::Remove(_)) {
+        if let ConfChange::AddVoter(_) | ConfChange::AddLearner(_) = cc {
             // `--strict-reconfig-check` as etcd 3.5.30 / 3.6.11 check it
-            // (`isConnectedToQuorumAfterAddingNewMemberSince`, for learners too): the leader has
-            // been connected for 5 s to a quorum of the cluster with one voter more, the new one
-            // counted as unavailable. A one-member cluster may always grow.
-            let voters = self.raft.voters().len();
-            let connected = self
-                .raft
-                .voters_active_for_ticks(self.cfg.strict_reconfig_ticks())
-                .unwrap_or(0);
-            if voters > 1 && connected < quorum(voters + 1) {
+            // (`isConnectedToQuorumAfterAddingNewMemberSince`, for learners too): the leader's
+            // links to a quorum of the cluster with one voter more have been up for 5 s, the new
+            // one counted as unavailable. A one-member cluster may always grow.
+            let me = self.raft.id();
+            let voters = self.raft.voters();
+            let connected = (voters.iter())
+                .filter(|&&v| v == me || self.connected_for(v, now) >= HEALTHY_FOR)
+                .count();
+            if voters.len() > 1 && connected < quorum(voters.len() + 1) {
                 return Err("unhealthy cluster");
             }
         }
@@ -969,6 +1010,51 @@ mod tests {
             panic!("{:?}", c.replies)
         };
         assert_eq!(kvs[0].1.value, "v1");
+    }
+
+    /// `--strict-reconfig-check` counts the age of the peer links, which outlive elections: a
+    /// member may be added once the leader's links to a quorum of the grown cluster have been
+    /// up for 5 s, by a new leader at once, and a voter whose link broke counts 5 s after it
+    /// is back.
+    #[test]
+    fn the_member_add_window_counts_the_age_of_the_peer_links() {
+        let add = ConfChange::AddLearner(member_id(3, 0));
+        let mut c = Cluster::new();
+        c.tick_all(30);
+        let l = c.leader() as usize;
+        assert_eq!(
+            c.members[l].propose_member_change(add, c.now),
+            Err("unhealthy cluster")
+        );
+        c.tick_all(30);
+        // Handed over: the new leader's links are as old as the cluster.
+        let mut out = VecDeque::new();
+        let mut ctx = Ctx {
+            now: c.now,
+            host: l as HostId,
+            effects: &mut out,
+            obs: &mut c.obs,
+        };
+        assert!(c.members[l].hand_over(&mut ctx));
+        c.route(l as HostId, out);
+        c.tick_all(2);
+        let next = c.leader() as usize;
+        assert_ne!(next, l);
+        let f = (0..3).find(|&h| h != next && h != l).unwrap();
+        assert!(c.members[next].connected_for(f as MemberId, c.now) >= Duration::from_secs(5));
+        // A follower cut off for 6 s: its link is young again when it is back.
+        c.cut = vec![f as HostId];
+        c.tick_all(60);
+        c.cut = vec![];
+        c.tick_all(10);
+        let young = c.members[next].connected_for(f as MemberId, c.now);
+        assert!(young < Duration::from_secs(2), "{young:?}");
+        assert_eq!(
+            c.members[next].propose_member_change(add, c.now),
+            Err("unhealthy cluster")
+        );
+        c.tick_all(45);
+        assert_eq!(c.members[next].propose_member_change(add, c.now), Ok(()));
     }
 
     /// etcd-raft reads no proposal while it knows no leader: a write is held until one is known

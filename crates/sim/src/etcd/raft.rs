@@ -336,10 +336,6 @@ struct Progress {
     inflight: VecDeque<u64>,
     /// Heard from since the last CheckQuorum round.
     recent_active: bool,
-    /// Leader tick of the last message from this member.
-    last_heard: u64,
-    /// Leader tick since when this member has answered without a gap (strict reconfig check).
-    active_since: Option<u64>,
 }
 
 impl Progress {
@@ -351,8 +347,6 @@ impl Progress {
             probe_sent: false,
             inflight: VecDeque::new(),
             recent_active,
-            last_heard: 0,
-            active_since: None,
         }
     }
 
@@ -418,13 +412,8 @@ impl Progress {
         }
     }
 
-    /// Record a message from this member at leader tick `now`; a silence longer than `gap`
-    /// ticks breaks continuous activity.
-    fn heard(&mut self, now: u64, gap: u64) {
-        if self.active_since.is_none() || now.saturating_sub(self.last_heard) > gap {
-            self.active_since = Some(now);
-        }
-        self.last_heard = now;
+    /// A message from this member reached the leader.
+    fn heard(&mut self) {
         self.recent_active = true;
     }
 }
@@ -646,32 +635,6 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
             return None;
         }
         self.progress.get(&member).map(|p| p.matched)
-    }
-
-    /// On the leader: how many voters (itself included) it has been continuously connected to
-    /// for at least `ticks`: answering without a silence longer than two heartbeat intervals
-    /// plus one tick (etcd's `isConnectedSince`, per member, for `--strict-reconfig-check`).
-    /// The leader always counts itself. Other voters are tracked from the start of this
-    /// leadership (etcd tracks transport connections, which outlive elections), so right after
-    /// an election no other voter has been connected for longer than that.
-    pub fn voters_active_for_ticks(&self, ticks: u64) -> Option<usize> {
-        if self.role != Role::Leader {
-            return None;
-        }
-        let gap = self.active_gap();
-        let connected = self
-            .voters
-            .iter()
-            .filter(|&&v| {
-                v == self.id
-                    || self.progress.get(&v).is_some_and(|pr| {
-                        pr.active_since
-                            .is_some_and(|s| self.ticks.saturating_sub(s) >= ticks)
-                            && self.ticks.saturating_sub(pr.last_heard) <= gap
-                    })
-            })
-            .count();
-        Some(connected)
     }
 
     /// On the leader: the index `id` is known to have replicated (None elsewhere or if unknown).
@@ -1001,11 +964,6 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
                 pr.recent_active = false;
             }
         }
-    }
-
-    /// Longest silence (in ticks) that still counts as "continuously active".
-    fn active_gap(&self) -> u64 {
-        2 * self.cfg.heartbeat_ticks as u64 + 1
     }
 
     fn in_lease(&self) -> bool {
@@ -1496,7 +1454,6 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
         hint_term: u64,
     ) {
         let last = self.last_index();
-        let (now, gap) = (self.ticks, self.active_gap());
         // Fast backtracking: skip, on our side too, every entry whose term is above the
         // follower's term at the hint (etcd-raft `findConflictByTerm` on both sides).
         let next_probe = if reject && hint_term > 0 {
@@ -1507,7 +1464,7 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
         let Some(pr) = self.progress.get_mut(&from) else {
             return;
         };
-        pr.heard(now, gap);
+        pr.heard();
         if reject {
             if pr.maybe_decr_to(index, next_probe) {
                 if pr.state == ProgressState::Replicate {
@@ -1559,11 +1516,10 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
 
     fn handle_heartbeat_resp(&mut self, from: MemberId, ctx: Option<u64>) {
         let last = self.last_index();
-        let (now, gap) = (self.ticks, self.active_gap());
         let Some(pr) = self.progress.get_mut(&from) else {
             return;
         };
-        pr.heard(now, gap);
+        pr.heard();
         pr.probe_sent = false;
         // A full pipeline whose acks were lost would stall forever: let one more through.
         if pr.state == ProgressState::Replicate && pr.inflight.len() >= MAX_INFLIGHT_APPENDS {

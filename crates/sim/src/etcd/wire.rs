@@ -124,7 +124,8 @@ pub enum Msg<V> {
     WatchReset {
         id: u64,
     },
-    /// A member that (re)starts connects to each peer it knows (etcd's peer streams).
+    /// A member's peer link to each peer it knows (etcd's rafthttp streams): sent when it
+    /// (re)starts, then as the link's heartbeat every [`LINK_HEARTBEAT`](super::member::LINK_HEARTBEAT).
     Dial {
         from: super::raft::MemberId,
     },

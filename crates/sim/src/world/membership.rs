@@ -6,7 +6,7 @@
 use super::etcd_cluster::MemberChange;
 use super::{EtcdCtx, Ev, K8sCtx, World};
 use crate::etcd::member::member_host;
-use crate::etcd::raft::{ConfChange, Role as RaftRole};
+use crate::etcd::raft::{ConfChange, MemberId, Role as RaftRole};
 use crate::k8s::wire::EtcdMember;
 use crate::k8s::Observe as _;
 use crate::kernel::net::HostId;
@@ -259,11 +259,21 @@ impl World {
         let leader = self
             .leader_reached_from(from)
             .ok_or("no etcd leader: no quorum")?;
+        if let ConfChange::PromoteLearner(_) = change {
+            // etcd's `IsReadyToPromoteMember`: with the learner counted as a started voter, a
+            // quorum of the grown cluster must have started (published itself) once.
+            let voters: Vec<MemberId> = (self.etcd.members[leader as usize].as_ref())
+                .map_or(Vec::new(), |m| m.raft.voters().iter().copied().collect());
+            let started = voters.iter().filter(|&&v| self.etcd.has_started(v)).count();
+            if started + 1 < crate::etcd::quorum::quorum(voters.len() + 1) {
+                return Err("re-configuration failed due to not enough started members");
+            }
+        }
         // Raft sends the proposal's messages from its outbox on the member's next tick.
         self.etcd.members[leader as usize]
             .as_mut()
             .expect("leader exists")
-            .propose_member_change(change)?;
+            .propose_member_change(change, self.now)?;
         if let ConfChange::AddVoter(id) | ConfChange::AddLearner(id) = change {
             self.etcd.claim_member_id(id);
         }
