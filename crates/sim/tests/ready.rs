@@ -790,6 +790,14 @@ fn a_graceful_etcd_restart_costs_no_election_a_crash_does() {
         handed.t - 60.5
     );
     assert!(all(&s.etcd_writable[55..180], true));
+    // m1's process exits about a second after handing over (etcd 3.5 measured), then restarts.
+    let restarted = events(&r, "component.restarted");
+    assert_eq!(restarted.len(), 1);
+    let exit = restarted[0].t - handed.t;
+    assert!(
+        (0.99..1.05).contains(&exit),
+        "exited {exit} s after the hand-over"
+    );
     // 3:00.5: m2 crashes; m3 leads after an election timeout (1–2 s), writes fail meanwhile.
     let elected_after_crash = elected.iter().find(|e| e.t > 180.0).expect("m3 leads");
     assert_eq!(elected_after_crash.host.as_deref(), Some("m3"));

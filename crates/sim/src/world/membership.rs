@@ -24,6 +24,8 @@ const PROMOTE_BACKOFF: Duration = Duration::from_millis(50);
 const PROMOTE_ATTEMPTS: u32 = 9;
 /// How often a stopping leader looks whether its leadership has moved.
 const HAND_OVER_POLL: Duration = Duration::from_millis(10);
+/// How long after handing its leadership over a member stopped with SIGTERM exits.
+const EXIT_AFTER_HAND_OVER: Duration = Duration::from_secs(1);
 
 /// What follows a clean stop of a host's etcd member.
 #[derive(Clone, Copy, Debug)]
@@ -36,8 +38,9 @@ pub(super) enum AfterStop {
 
 impl World {
     /// A clean stop of the etcd member on `h`, then `then`. A leader hands its leadership to the
-    /// most up-to-date voter first and stops once another member leads, or once an election
-    /// timeout has passed (etcd gives a transfer that long); any other member stops at once.
+    /// most up-to-date voter first and exits a second after another member leads, or once an
+    /// election timeout has passed (etcd gives a transfer that long); any other member stops at
+    /// once.
     pub(super) fn stop_etcd_cleanly(&mut self, h: HostId, then: AfterStop) {
         let handing = match self.etcd.members[h as usize].as_mut() {
             Some(m) if self.hosts[h as usize].up => {
@@ -62,9 +65,18 @@ impl World {
         let leading = self.etcd.members[h as usize]
             .as_ref()
             .is_some_and(|m| m.raft.role() == RaftRole::Leader);
-        if leading && self.now < deadline && self.hosts[h as usize].up {
+        let up = self.hosts[h as usize].up;
+        if leading && self.now < deadline && up {
             self.queue.push(
                 self.now + HAND_OVER_POLL,
+                Ev::EtcdStopping { h, then, deadline },
+            );
+        } else if !leading && self.now < deadline && up {
+            // Handed over: the process exits about a second later (measured on etcd 3.5), as
+            // its servers shut down; the next check finds the deadline passed.
+            let deadline = SimTime::ZERO;
+            self.queue.push(
+                self.now + EXIT_AFTER_HAND_OVER,
                 Ev::EtcdStopping { h, then, deadline },
             );
         } else {
