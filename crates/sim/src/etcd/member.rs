@@ -353,8 +353,11 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
             ctx.send(Port::Etcd, to, Msg::Removed { to: p });
             return;
         }
-        if let Some(p) = peer {
-            self.heard_from(p, ctx.now);
+        if let Msg::Dial { from } = msg {
+            // The link's own heartbeat keeps its age (every 5/3 s, so a live link never goes
+            // 5 s without one); it changes nothing in Raft, so nothing to drain.
+            self.heard_from(from, ctx.now);
+            return;
         }
         let me = self.raft.id();
         if let Msg::Removed { to } = msg {
@@ -1053,7 +1056,8 @@ mod tests {
             c.members[next].propose_member_change(add, c.now),
             Err("unhealthy cluster")
         );
-        c.tick_all(45);
+        // 5 s after the link's first heartbeat back (within 5/3 s of the heal).
+        c.tick_all(60);
         assert_eq!(c.members[next].propose_member_change(add, c.now), Ok(()));
     }
 
