@@ -49,6 +49,55 @@ struct Flags {
     keys_only: bool,
 }
 
+/// `etcdctl --help`, as etcdctl 3.5 prints it, shortened to the commands and flags this console
+/// runs.
+fn help() -> Output {
+    let stdout = format!(
+        "NAME:
+\tetcdctl - A simple command line client for etcd3.
+
+USAGE:
+\tetcdctl [flags]
+
+VERSION:
+\t{ETCD_VERSION}
+
+API VERSION:
+\t3.5
+
+COMMANDS:
+\tendpoint health\tChecks the healthiness of endpoints specified in `--endpoints` flag
+\tendpoint status\tPrints out the status of endpoints specified in `--endpoints` flag
+\tget\t\t\tGets the key or a range of keys
+\thelp\t\t\tHelp about any command
+\tmember add\t\tAdds a member into the cluster
+\tmember list\t\tLists all members in the cluster
+\tmember promote\t\tPromotes a non-voting member in the cluster
+\tmember remove\t\tRemoves a member from the cluster
+\tput\t\t\tPuts the given key into the store
+\tversion\t\t\tPrints the version of etcdctl
+
+OPTIONS:
+\t--cacert=\"\"\t\t\t\tverify certificates of TLS-enabled secure servers using this CA bundle
+\t--cert=\"\"\t\t\t\tidentify secure client using this TLS certificate file
+\t--cluster[=false]\t\t\tuse all endpoints from the cluster member list (endpoint commands)
+\t--consistency=\"l\"\t\t\tLinearizable(l) or Serializable(s) (get)
+\t--endpoints=[127.0.0.1:2379]\t\tgRPC endpoints
+\t-h, --help[=false]\t\t\thelp for etcdctl
+\t--key=\"\"\t\t\t\tidentify secure client using this TLS key file
+\t--keys-only[=false]\t\t\tGet only the keys (get)
+\t--learner[=false]\t\t\tindicates if the new member is raft learner (member add)
+\t--peer-urls=\"\"\t\t\t\tcomma separated peer URLs for the new member (member add)
+\t--prefix[=false]\t\t\tGet keys with matching prefix (get)
+\t-w, --write-out=\"simple\"\t\tset the output format (simple, table)
+"
+    );
+    Output {
+        stdout,
+        ..Output::default()
+    }
+}
+
 pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
     let mut flags = Flags {
         endpoints: vec!["127.0.0.1:2379".into()],
@@ -107,11 +156,13 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
             "--cacert" | "--cert" | "--key" => {
                 let _ = value();
             }
+            "-h" | "--help" => return help(),
             s if s.starts_with('-') => return error(&format!("unknown flag: {}", clip(s)), 1),
             _ => words.push(a.as_str()),
         }
     }
     match words.as_slice() {
+        ["help"] => help(),
         ["member", "list"] => member_list(world, from, &flags),
         ["endpoint", "health"] => endpoint_health(world, from, &flags),
         ["endpoint", "status"] => endpoint_status(world, from, &flags),
@@ -120,21 +171,32 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
             None => error("member peer urls not provided", 1),
         },
         ["member", "add"] => error("member name not provided", 1),
-        ["member", verb @ ("remove" | "promote"), id] => member_change(world, from, &flags, verb, id),
+        ["member", verb @ ("remove" | "promote"), id] => {
+            member_change(world, from, &flags, verb, id)
+        }
         ["member", "remove" | "promote"] => error("member ID is not provided", 1),
         ["version"] => Output {
             stdout: format!("etcdctl version: {ETCD_VERSION}\nAPI version: 3.5\n"),
             ..Output::default()
         },
         ["put", key, value] => put(world, from, &flags, key, value),
-        ["put", ..] => error("put command needs 1 argument and input from stdin or 2 arguments", 1),
+        ["put", ..] => error(
+            "put command needs 1 argument and input from stdin or 2 arguments",
+            1,
+        ),
         ["get", key] => get(world, from, &flags, key),
-        ["get", ..] => error("get command needs one argument as key and an optional argument as range_end", 1),
-        [] => Output {
-            stdout: "etcdctl is a command line client for etcd.\n\nIn this console: etcdctl member list|add|remove|promote, etcdctl endpoint health|status [--cluster] [-w table], etcdctl put KEY VALUE, etcdctl get KEY [--prefix] [--keys-only] [--consistency=l|s]\n".into(),
-            ..Output::default()
-        },
-        [command, ..] => error(&format!("unknown command \"{}\" for \"etcdctl\"\nRun 'etcdctl --help' for usage.", clip(command)), 1),
+        ["get", ..] => error(
+            "get command needs one argument as key and an optional argument as range_end",
+            1,
+        ),
+        [] => help(),
+        [command, ..] => error(
+            &format!(
+                "unknown command \"{}\" for \"etcdctl\"\nRun 'etcdctl --help' for usage.",
+                clip(command)
+            ),
+            1,
+        ),
     }
 }
 

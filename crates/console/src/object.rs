@@ -39,11 +39,23 @@ fn meta(name: &str, namespace: Option<&str>, rv: u64, created: SimTime) -> Doc {
     Doc::Map(m)
 }
 
-/// A Node's labels: kubelet's hostname and zone, kubeadm's control-plane role.
+/// A Node's labels: the kubelet's (architecture, OS, hostname), kubeadm's on a control-plane Node
+/// (its role, and out of external load balancers), and the zone (as a cloud provider sets it).
 pub fn node_labels(n: &Node) -> Vec<(&'static str, String)> {
-    let mut labels = vec![("kubernetes.io/hostname", n.name.clone())];
+    // The kubelet's own labels, then kubeadm's on a control-plane Node.
+    let mut labels = vec![
+        ("beta.kubernetes.io/arch", "amd64".into()),
+        ("beta.kubernetes.io/os", "linux".into()),
+        ("kubernetes.io/arch", "amd64".into()),
+        ("kubernetes.io/hostname", n.name.clone()),
+        ("kubernetes.io/os", "linux".into()),
+    ];
     if n.control_plane {
         labels.push(("node-role.kubernetes.io/control-plane", String::new()));
+        labels.push((
+            "node.kubernetes.io/exclude-from-external-load-balancers",
+            String::new(),
+        ));
     }
     labels.push(("topology.kubernetes.io/zone", n.zone.clone()));
     labels

@@ -28,6 +28,8 @@ pub(crate) struct Flags {
     pub(super) sort_by: Option<String>,
     /// `--no-headers`: tables without their header line.
     pub(super) no_headers: bool,
+    /// `--show-labels`: a LABELS column last.
+    pub(super) show_labels: bool,
 }
 
 /// Whether `labels` meet a label selector of equality requirements, all of which must hold:
@@ -88,6 +90,7 @@ impl Flags {
             match a.as_str() {
                 "-A" | "--all-namespaces" => flags.all_namespaces = true,
                 "--no-headers" | "--no-headers=true" => flags.no_headers = true,
+                "--show-labels" | "--show-labels=true" => flags.show_labels = true,
                 "-o" | "--output" => match it.next().map(String::as_str) {
                     Some("wide") => flags.wide = true,
                     Some("json") => flags.document = Some(true),

@@ -14,7 +14,9 @@ use crate::table::layout;
 use crate::words::clip;
 use crate::{ip_of, Output};
 use sim::k8s::api::{ApiRequest, ApiResponse};
-use sim::k8s::objects::{KeyValue, Lease, Node, Object, Pod, PodDisruptionBudget, NODES, PODS};
+use sim::k8s::objects::{
+    KeyValue, Kind, Lease, Node, Object, Pod, PodDisruptionBudget, NODES, PODS,
+};
 use sim::kernel::keymap::Key;
 use sim::kernel::net::HostId;
 use sim::world::World;
@@ -80,6 +82,70 @@ pub(super) fn get(
     }
 }
 
+/// `kubectl get all`: the types of kubectl's `all` category that have objects, in its order, one
+/// table each with every name prefixed by its type (`pod/web-…`), blank lines between; read in
+/// one consistent list (kubectl lists each type in turn).
+pub(super) fn get_all(world: &World, from: HostId, flags: &Flags) -> Output {
+    if flags.document.is_some() {
+        return super::error(
+            "this console prints get all as tables (get one type with -o json|yaml)",
+        );
+    }
+    if let Some(e) = refused(Resource::Services, flags) {
+        return Output::error(e, 1);
+    }
+    let mut client = Client::new(world, from, flags);
+    let items = match client.list("/registry/", "get all") {
+        Ok(items) => items,
+        Err(e) => return client.failed(e),
+    };
+    let all = [
+        (Resource::Pods, "pod"),
+        (Resource::Services, "service"),
+        (Resource::Workloads(Kind::DaemonSet), "daemonset.apps"),
+        (Resource::Workloads(Kind::Deployment), "deployment.apps"),
+        (Resource::ReplicaSets, "replicaset.apps"),
+        (Resource::Workloads(Kind::StatefulSet), "statefulset.apps"),
+    ];
+    let name_at = usize::from(flags.all_namespaces);
+    let mut sections = Vec::new();
+    for (kind, prefix) in all {
+        let mut rows = match table(world, &client, kind, &items, &[], flags) {
+            Ok((rows, _)) => rows,
+            Err(e) => return client.failed((e, 1)),
+        };
+        if rows.len() == 1 {
+            continue;
+        }
+        for row in &mut rows[1..] {
+            row[name_at] = format!("{prefix}/{}", row[name_at]);
+        }
+        let shown = if flags.no_headers {
+            &rows[1..]
+        } else {
+            &rows[..]
+        };
+        sections.push(layout(shown));
+    }
+    if sections.is_empty() {
+        let namespace = flags.namespace.as_deref().unwrap_or("default");
+        let stderr = match flags.all_namespaces {
+            true => "No resources found\n".to_string(),
+            false => format!("No resources found in {} namespace.\n", clip(namespace)),
+        };
+        return Output {
+            stderr,
+            took_s: client.took_s(),
+            ..Output::default()
+        };
+    }
+    Output {
+        stdout: sections.join("\n"),
+        took_s: client.took_s(),
+        ..Output::default()
+    }
+}
+
 /// What `get` lists: one consistent read of everything the table needs.
 fn list_prefix(kind: Option<Resource>, flags: &Flags, namespace: &str) -> String {
     match kind {
@@ -92,6 +158,7 @@ fn list_prefix(kind: Option<Resource>, flags: &Flags, namespace: &str) -> String
         Some(Resource::Events) => "/registry/events/".to_string(),
         // kubeadm's namespaces are not kept as objects here: a list that only asks the API.
         Some(Resource::Namespaces) => "/registry/namespaces/".to_string(),
+        Some(Resource::ConfigMaps) => "/registry/configmaps/".to_string(),
         // The workloads and, for their READY counts, the pods and nodes: one read of it all.
         Some(Resource::Workloads(_) | Resource::ReplicaSets) => "/registry/".to_string(),
         // The slices, and the pods and workloads they name (addresses, the Service's age).
@@ -116,6 +183,8 @@ fn refused(kind: Resource, flags: &Flags) -> Option<String> {
         "this console lists events without -o wide (their source is not kept)"
     } else if flags.selector.is_some() && !matches!(kind, Resource::Pods | Resource::Nodes) {
         "this console selects pods and nodes by label (-l); list the others by name"
+    } else if flags.show_labels && !matches!(kind, Resource::Pods | Resource::Nodes) {
+        "this console shows the labels of pods and nodes (--show-labels)"
     } else {
         return None;
     };
@@ -144,7 +213,11 @@ fn table(
                     sel.is_none_or(|sel| selects(sel, &object::node_labels(n)))
                 })
                 .collect();
-            (node_rows(world, &nodes, now, flags.wide), "nodes")
+            let mut rows = node_rows(world, &nodes, now, flags.wide);
+            if flags.show_labels {
+                with_labels(&mut rows, nodes.iter().map(|n| object::node_labels(n)));
+            }
+            (rows, "nodes")
         }
         Resource::Pods => {
             // etcd returns keys in order; across namespaces the server lists namespace by
@@ -178,7 +251,11 @@ fn table(
                 .filter(|p| flags.all_namespaces || namespace_of(p) == namespace)
                 .copied()
                 .collect();
-            (pod_rows(world, &pods, now, flags), "pods")
+            let mut rows = pod_rows(world, &pods, now, flags);
+            if flags.show_labels {
+                with_labels(&mut rows, pods.iter().map(|p| object::pod_labels(p)));
+            }
+            (rows, "pods")
         }
         Resource::Leases => {
             let leases: Vec<(&str, &Lease)> = items
@@ -224,6 +301,26 @@ fn table(
             }
             (rows, "namespaces")
         }
+        Resource::ConfigMaps => {
+            let mut header = vec!["NAME", "DATA", "AGE"];
+            if flags.all_namespaces {
+                header.insert(0, "NAMESPACE");
+            }
+            let mut rows = vec![header.into_iter().map(String::from).collect()];
+            let age = super::rows::age(now, sim::kernel::time::SimTime::ZERO);
+            for (ns, name, data) in CONFIG_MAPS {
+                if (flags.all_namespaces || ns == namespace)
+                    && (names.is_empty() || names.contains(&name))
+                {
+                    let mut row = vec![name.to_string(), data.to_string(), age.clone()];
+                    if flags.all_namespaces {
+                        row.insert(0, ns.to_string());
+                    }
+                    rows.push(row);
+                }
+            }
+            (rows, "configmaps")
+        }
         Resource::Budgets => {
             // The scenario's budgets live in `default`, beside their workloads.
             let budgets: Vec<&PodDisruptionBudget> = objects
@@ -237,6 +334,23 @@ fn table(
             )
         }
     })
+}
+
+/// `--show-labels`: each object's labels, sorted by key, as the last column.
+fn with_labels(
+    rows: &mut [Vec<String>],
+    labels: impl Iterator<Item = Vec<(&'static str, String)>>,
+) {
+    rows[0].push("LABELS".into());
+    for (row, mut l) in rows[1..].iter_mut().zip(labels) {
+        l.sort();
+        let shown: Vec<String> = l.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        row.push(if shown.is_empty() {
+            "<none>".into()
+        } else {
+            shown.join(",")
+        });
+    }
 }
 
 /// The table as kubectl prints it: a name asked for and not found is NotFound; nothing at all is
@@ -281,7 +395,8 @@ fn shown(
                 | Resource::Services
                 | Resource::Slices
                 | Resource::Budgets
-                | Resource::Events,
+                | Resource::Events
+                | Resource::ConfigMaps,
                 false,
             ) => {
                 format!("No resources found in {} namespace.\n", clip(namespace))
@@ -306,6 +421,27 @@ fn shown(
         ..Output::default()
     }
 }
+
+/// The ConfigMaps of a kubeadm cluster (namespace, name, how many keys), all there from its
+/// start: every namespace's `kube-root-ca.crt`, kubeadm's and its add-ons' in kube-system, and
+/// the bootstrap `cluster-info` in kube-public. Their data is not modelled.
+const CONFIG_MAPS: [(&str, &str, u32); 11] = [
+    ("default", "kube-root-ca.crt", 1),
+    ("kube-node-lease", "kube-root-ca.crt", 1),
+    ("kube-public", "cluster-info", 2),
+    ("kube-public", "kube-root-ca.crt", 1),
+    ("kube-system", "coredns", 1),
+    ("kube-system", "extension-apiserver-authentication", 6),
+    (
+        "kube-system",
+        "kube-apiserver-legacy-service-account-token-tracking",
+        1,
+    ),
+    ("kube-system", "kube-proxy", 2),
+    ("kube-system", "kube-root-ca.crt", 1),
+    ("kube-system", "kubeadm-config", 1),
+    ("kube-system", "kubelet-config", 1),
+];
 
 /// The namespaces of a kubeadm cluster, all there from its start.
 const NAMESPACES: [&str; 4] = ["default", "kube-node-lease", "kube-public", "kube-system"];

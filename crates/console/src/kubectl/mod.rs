@@ -13,6 +13,7 @@ mod describe;
 mod flags;
 pub(crate) mod forward;
 mod get;
+mod rollout;
 mod rows;
 
 use crate::words::clip;
@@ -38,18 +39,27 @@ pub fn run(
     jobs: &mut Jobs,
     background: bool,
 ) -> Output {
+    if args.iter().any(|a| a == "-h" || a == "--help") || args.first().is_some_and(|a| a == "help")
+    {
+        return Output {
+            stdout: HELP.into(),
+            ..Output::default()
+        };
+    }
     let (flags, words) = match Flags::parse(world, from, args) {
         Ok(parsed) => parsed,
         Err(e) => return e,
     };
     match words.as_slice() {
         [] => Output {
-            stdout: "kubectl controls the Kubernetes cluster manager.\n\nIn this console: get, describe, cluster-info, scale, delete pod, cordon, uncordon, drain, port-forward, proxy\n".into(),
+            stdout: HELP.into(),
             ..Output::default()
         },
         ["get"] if flags.raw.is_some() => raw(world, from, flags.raw.as_deref().unwrap_or_default(), &flags),
         ["get", ..] if flags.raw.is_some() => error("arguments may not be passed when --raw is specified"),
         ["get"] => error("you must specify the type of resource to get. Use \"kubectl api-resources\" for a complete list of supported resources."),
+        ["get", "all"] => get::get_all(world, from, &flags),
+        ["get", "all", ..] => error("this console lists all without names (kubectl get all)"),
         ["get", resource, ..] if resource.contains(',') => error(
             "this console gets one resource type at a time (kubectl get deploy, then kubectl get sts)",
         ),
@@ -70,6 +80,7 @@ pub fn run(
         ["get", _, names @ ..] if names.iter().any(|n| n.contains('/')) => error("there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'kubectl get resource/<resource_name>' instead of 'kubectl get resource resource/<resource_name>'"),
         ["get", resource, names @ ..] => get(world, from, resource, names, &flags),
         ["scale", target @ ..] => scale(world, from, target, args, &flags),
+        ["rollout", rest @ ..] => rollout::rollout(world, from, rest, &flags),
         ["port-forward", rest @ ..] => forward::port_forward(world, from, rest, &flags, jobs, background),
         ["proxy"] => forward::proxy(world, from, args, jobs, background),
         ["cluster-info"] => cluster_info(world, from, &flags),
@@ -116,6 +127,35 @@ pub fn run(
     }
 }
 
+/// `kubectl --help`, as kubectl prints it, shortened to the commands this console runs.
+const HELP: &str = "kubectl controls the Kubernetes cluster manager.
+
+Basic Commands (Intermediate):
+  get             Display one or many resources
+  delete          Delete resources by file names, stdin, resources and names, or by resources and label selector
+
+Deploy Commands:
+  rollout         Manage the rollout of a resource
+  scale           Set a new size for a deployment, replica set, or replication controller
+
+Cluster Management Commands:
+  cluster-info    Display cluster information
+  cordon          Mark node as unschedulable
+  uncordon        Mark node as schedulable
+  drain           Drain node in preparation for maintenance
+
+Troubleshooting and Debugging Commands:
+  describe        Show details of a specific resource or group of resources
+  port-forward    Forward one or more local ports to a pod
+  proxy           Run a proxy to the Kubernetes API server
+
+Other Commands:
+  version         Print the client and server version information
+
+Usage:
+  kubectl [flags] [options]
+";
+
 /// kubectl's commands that this console does not run yet.
 const KNOWN: &[&str] = &[
     "describe",
@@ -154,6 +194,8 @@ enum Resource {
     Events,
     /// kubeadm's four namespaces.
     Namespaces,
+    /// The ConfigMaps of a kubeadm cluster.
+    ConfigMaps,
 }
 
 fn resource(word: &str) -> Option<Resource> {
@@ -171,6 +213,7 @@ fn resource(word: &str) -> Option<Resource> {
         "replicasets" | "replicaset" | "rs" => Some(Resource::ReplicaSets),
         "events" | "event" | "ev" => Some(Resource::Events),
         "namespaces" | "namespace" | "ns" => Some(Resource::Namespaces),
+        "configmaps" | "configmap" | "cm" => Some(Resource::ConfigMaps),
         _ => None,
     }
 }
