@@ -242,7 +242,14 @@ fn accepted(world: &World, action: &sim::scenario::Action) -> Result<(), String>
         at: sim::kernel::time::Duration::ZERO,
         action: action.clone(),
     });
-    scenario.validate().map_err(|e| e.to_string())
+    scenario.validate().map_err(|e| {
+        // The action's own field, not the place it would take among the scenario's events.
+        let e = e.to_string();
+        match e.strip_prefix("events[").and_then(|r| r.split_once("].")) {
+            Some((_, field)) => field.to_string(),
+            None => e,
+        }
+    })
 }
 
 /// The address a host has in the simulated network (for messages that name one).

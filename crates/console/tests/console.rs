@@ -120,6 +120,14 @@ const COMMAND_WORDS: &[&str] = &[
     "deploy/web",
     "cordon",
     "w1",
+    "all",
+    "cm",
+    "rollout",
+    "--show-labels",
+    "--help",
+    "-h",
+    "sts/db",
+    "--replicas=20001",
 ];
 
 /// Lines of several commands, background jobs and their ports, in any order.

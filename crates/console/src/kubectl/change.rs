@@ -64,6 +64,10 @@ pub(super) fn scale(
         Some(Resource::Workloads(Kind::StatefulSet)) => (Kind::StatefulSet, "statefulset.apps"),
         _ => return error(&format!("cannot scale a {}", clip(kind))),
     };
+    let record = sim::scenario::Action::Scale {
+        workload: name.to_string(),
+        replicas,
+    };
     let mut client = Client::new(world, from, flags);
     let key = sim::k8s::objects::workload_key(name);
     let what = resource_name(Resource::Workloads(kind));
@@ -71,6 +75,8 @@ pub(super) fn scale(
         let Some(w) = kv.value.as_workload().filter(|w| w.kind == kind) else {
             return Err(not_found(what, name));
         };
+        // What the simulation cannot run is refused before the update is sent (one answer).
+        crate::accepted(world, &record).map_err(|e| (format!("console: {e}\n"), 1))?;
         let w = sim::k8s::objects::Workload {
             replicas,
             ..w.clone()
@@ -83,10 +89,6 @@ pub(super) fn scale(
         client.request(update, "put")
     });
     let done = (format!("{singular}/{} scaled\n", clip(name)), String::new());
-    let record = sim::scenario::Action::Scale {
-        workload: name.to_string(),
-        replicas,
-    };
     changed(&client, result, done, record)
 }
 

@@ -1891,3 +1891,7 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
 #[cfg(test)]
 #[path = "raft_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "raft_paper_tests.rs"]
+mod paper_tests;
