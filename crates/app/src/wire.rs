@@ -12,8 +12,8 @@ use sim::report::{
     ApiSummary, EtcdSummary, LeaderSummary, Report, ServiceSummary, Summary, WorkloadSummary,
 };
 use sim::view::{
-    ApiserverView, EtcdView, Fill, HostState, HostView, LeaderRole, MemberRole, MemberView,
-    NodeReadiness, NodeView, PodView, Snapshot,
+    ApiserverView, BackendView, EtcdView, Fill, HostState, HostView, LeaderRole, MemberRole,
+    MemberView, NodeReadiness, NodeView, PodView, Snapshot,
 };
 use std::collections::BTreeMap;
 
@@ -342,6 +342,7 @@ wire_struct! {
         scheduler, node, pods, terminating, lb_backends, fill, vip,
     }
     ApiserverView { running, ready }
+    BackendView { name, in_service, connections }
     NodeView { ready, stale_after, watched, taints }
     PodView { name, workload }
     MemberView { role, term, commit, applied, voter, learner }

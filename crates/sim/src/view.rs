@@ -92,9 +92,9 @@ pub struct HostView {
     /// (the kubelet has not confirmed: its host is down or cut off).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub terminating: Vec<PodView>,
-    /// On the load balancer: each backend and whether it is in service.
+    /// On the load balancer: each backend, whether it is in service, and its connections.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub lb_backends: Vec<(String, bool)>,
+    pub lb_backends: Vec<BackendView>,
     /// On a worker, when the scenario gives capacity: what its pods request against its
     /// allocatable.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -111,6 +111,15 @@ pub struct Fill {
     pub cpu_allocatable: u64,
     pub memory: u64,
     pub memory_allocatable: u64,
+}
+
+/// A load balancer's backend: an apiserver's host, whether it is in service, and how many
+/// clients' connections the balancer holds to it (haproxy's current sessions).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BackendView {
+    pub name: String,
+    pub in_service: bool,
+    pub connections: u32,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

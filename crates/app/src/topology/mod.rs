@@ -806,11 +806,12 @@ pub fn host_aria(h: &HostView, interactive: bool) -> String {
         let b: Vec<String> = h
             .lb_backends
             .iter()
-            .map(|(n, up)| {
-                if *up {
-                    tf(format_args!("{n} in service"))
+            .map(|b| {
+                let (n, c) = (&b.name, b.connections);
+                if b.in_service {
+                    tf(format_args!("{n} in service ({c} connections)"))
                 } else {
-                    tf(format_args!("{n} out of service"))
+                    tf(format_args!("{n} out of service ({c} connections)"))
                 }
             })
             .collect();
@@ -1068,6 +1069,7 @@ fn legend(snap: &Snapshot, wl: &[WorkloadInfo], dups: &[(String, u32, u32)]) -> 
         .collect();
     // Where several masters are drawn, say at once that they are not all alike.
     let masters = snap.hosts.iter().filter(|h| h.apiserver.is_some()).count();
+    let balancer = snap.hosts.iter().any(|h| !h.lb_backends.is_empty());
     (!present.is_empty() || masters > 1).then(|| {
         html! {
             <div class="legend" aria-label={t("Pods by workload")}>
@@ -1075,6 +1077,11 @@ fn legend(snap: &Snapshot, wl: &[WorkloadInfo], dups: &[(String, u32, u32)]) -> 
                     <span class="legend-note masters">{ tf(format_args!(
                         "{masters} masters: every apiserver serves at once; etcd, the controller-manager and the scheduler each have one leader, the others stand by."
                     )) }</span>
+                }
+                if balancer {
+                    <span class="legend-note balancer">{ t(
+                        "Load balancer: ✓ in service, ✗ out; the number is how many clients (kubelets, kube-proxies…) are connected to that apiserver: they stay until their connection ends."
+                    ) }</span>
                 }
                 if !present.is_empty() {
                     <span class="legend-title">{ t("Pods:") }</span>
@@ -1254,14 +1261,24 @@ fn host_body(hv: &HostView, r: Rect, wl: &[WorkloadInfo], dup: &[bool]) -> Html 
     // The load balancer's backends: in service or out, three to a row.
     let cw = (bw - 2.0 * 3.0) / BACKENDS_PER_ROW as f64;
     for row in hv.lb_backends.chunks(BACKENDS_PER_ROW) {
-        for (k, (name, up)) in row.iter().enumerate() {
+        for (k, b) in row.iter().enumerate() {
             let x = r.x + 4.0 + k as f64 * (cw + 3.0);
-            let (class, mark) = if *up { ("ok", "✓") } else { ("out", "✗") };
+            let (name, up, n) = (&b.name, b.in_service, b.connections);
+            let (class, mark) = if up { ("ok", "✓") } else { ("out", "✗") };
+            // The clients' connections it holds: out of service, they stay until they end.
+            let title = if up {
+                tf(format_args!(
+                    "backend {name}: in service, {n} clients connected"
+                ))
+            } else {
+                tf(format_args!("backend {name}: out of service (failed health checks); {n} clients still connected"))
+            };
             parts.push(html! {
-                <g class={classes!("backend", class)} data-backend={name.clone()} data-in-service={up.to_string()}>
+                <g class={classes!("backend", class)} data-backend={name.clone()} data-in-service={up.to_string()} data-connections={n.to_string()}>
                     <rect x={x.px()} y={y.px()} width={cw.px()} height={(BADGE_H - 3.0).px()} rx="3" />
                     <text x={(x + 4.0).px()} y={(y + 11.5).px()}>{ format!("{mark} {name}") }</text>
-                    <title>{ if *up { tf(format_args!("backend {name}: in service")) } else { tf(format_args!("backend {name}: out of service (failed health checks)")) } }</title>
+                    <text class="count" x={(x + cw - 3.0).px()} y={(y + 11.5).px()} text-anchor="end">{ n.to_string() }</text>
+                    <title>{ title }</title>
                 </g>
             });
         }
@@ -1665,7 +1682,8 @@ mod tests {
         assert!(!marked("w1"));
         assert!(marked("w2") || marked("w3"));
         assert!(
-            host_aria(host("lb"), false).contains("backends: m1 in service, m2 out of service"),
+            host_aria(host("lb"), false).contains("backends: m1 in service (")
+                && host_aria(host("lb"), false).contains(", m2 out of service ("),
             "{}",
             host_aria(host("lb"), false)
         );

@@ -155,6 +155,15 @@ impl LoadBalancer {
         self.backends.iter().map(|b| (b.host, b.up)).collect()
     }
 
+    /// Per backend, in the order of [`LoadBalancer::backends`], the connections held to it.
+    pub fn connections(&self) -> Vec<u32> {
+        let mut n = vec![0; self.backends.len()];
+        for c in self.connections.values() {
+            n[c.backend] += 1;
+        }
+        n
+    }
+
     /// Whether every backend's last check agreed with its state (no fall or rise under way).
     pub fn steady(&self) -> bool {
         self.backends.iter().all(|b| b.streak == 0)

@@ -12,8 +12,8 @@ impl World {
     /// What the UI draws at the current instant.
     pub fn snapshot(&self) -> crate::view::Snapshot {
         use crate::view::{
-            ApiserverView, EtcdView, Fill, HostState, HostView, LeaderRole, MemberRole, MemberView,
-            PodView, Snapshot,
+            ApiserverView, BackendView, EtcdView, Fill, HostState, HostView, LeaderRole,
+            MemberRole, MemberView, PodView, Snapshot,
         };
         let voters = self.etcd.voters();
         let terminating = self.terminating_pods();
@@ -149,9 +149,12 @@ impl World {
                         .lb
                         .as_ref()
                         .map(|lb| {
-                            lb.backends()
-                                .into_iter()
-                                .map(|(b, up)| (self.hosts[b as usize].name.clone(), up))
+                            (lb.backends().into_iter().zip(lb.connections()))
+                                .map(|((b, in_service), connections)| BackendView {
+                                    name: self.hosts[b as usize].name.clone(),
+                                    in_service,
+                                    connections,
+                                })
                                 .collect()
                         })
                         .unwrap_or_default(),
