@@ -38,6 +38,8 @@ const ETCD_VERSION: &str = "3.5.16";
 struct Flags {
     endpoints: Vec<String>,
     table: bool,
+    /// `-w json`: Go's `json.Marshal` of the response, as etcdctl prints it.
+    json: bool,
     cluster: bool,
     /// `member add --peer-urls`, `--learner`.
     peer_urls: Option<String>,
@@ -89,7 +91,7 @@ OPTIONS:
 \t--learner[=false]\t\t\tindicates if the new member is raft learner (member add)
 \t--peer-urls=\"\"\t\t\t\tcomma separated peer URLs for the new member (member add)
 \t--prefix[=false]\t\t\tGet keys with matching prefix (get)
-\t-w, --write-out=\"simple\"\t\tset the output format (simple, table)
+\t-w, --write-out=\"simple\"\t\tset the output format (json, simple, table)
 "
     );
     Output {
@@ -102,6 +104,7 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
     let mut flags = Flags {
         endpoints: vec!["127.0.0.1:2379".into()],
         table: false,
+        json: false,
         cluster: false,
         peer_urls: None,
         learner: false,
@@ -123,17 +126,16 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
                 None => return error("flag needs an argument: --endpoints", 1),
             },
             "-w" | "--write-out" => match value().as_deref() {
-                Some("table") => flags.table = true,
-                Some("simple") => flags.table = false,
-                Some(other) => {
-                    return error(
-                        &format!(
-                            "unsupported output format {} (this console prints simple and table)",
-                            clip(other)
-                        ),
-                        1,
-                    )
-                }
+                Some("table") => (flags.table, flags.json) = (true, false),
+                Some("simple") => (flags.table, flags.json) = (false, false),
+                Some("json") => (flags.table, flags.json) = (false, true),
+                Some(other) => return error(
+                    &format!(
+                        "unsupported output format {} (this console prints simple, table and json)",
+                        clip(other)
+                    ),
+                    1,
+                ),
                 None => return error("flag needs an argument: 'w' in -w", 1),
             },
             "--cluster" => flags.cluster = true,
@@ -257,10 +259,11 @@ fn members(
     from: HostId,
     flags: &Flags,
 ) -> Result<(Vec<(MemberId, bool)>, f64), Output> {
-    listed(world, from, flags, true)
+    listed(world, from, flags, true).map(|(m, took, _)| (m, took))
 }
 
-/// The members an endpoint lists, and the seconds it took; `linearizable` as `member list` asks
+/// The members an endpoint lists, the seconds it took and the endpoint that answered;
+/// `linearizable` as `member list` asks
 /// (the member confirms it is current with a quorum read first), else its local view (what
 /// `member remove|promote` and `add` look IDs up in).
 fn listed(
@@ -268,7 +271,7 @@ fn listed(
     from: HostId,
     flags: &Flags,
     linearizable: bool,
-) -> Result<(Vec<(MemberId, bool)>, f64), Output> {
+) -> Result<(Vec<(MemberId, bool)>, f64, String), Output> {
     let mut took = 0.0;
     for e in &flags.endpoints {
         if linearizable {
@@ -285,7 +288,7 @@ fn listed(
         let out = ask(world, from, e, EtcdRequest::MemberList);
         took += out.elapsed.as_secs_f64();
         if let Answer::Etcd(EtcdResponse::Members(m)) = out.answer {
-            return Ok((m, took));
+            return Ok((m, took, e.clone()));
         }
     }
     Err(Output {
@@ -295,13 +298,44 @@ fn listed(
 }
 
 fn member_list(world: &World, from: HostId, flags: &Flags) -> Output {
-    let (members, took_s) = match members(world, from, flags) {
+    let (members, took_s, answered) = match listed(world, from, flags, true) {
         Ok(m) => m,
         Err(e) => return e,
     };
     // etcd lists its members by ID.
     let mut members = members;
     sim::kernel::sort::sort_by_key(&mut members, |&(m, _)| shown_id(world, m));
+    if flags.json {
+        let listed: Vec<String> = members
+            .iter()
+            .map(|&(m, learner)| {
+                let h = member_host(m);
+                let (name, ip) = (&world.scenario().hosts[h as usize].name, ip_of(h));
+                let mut fields = vec![format!("\"ID\":{}", shown_id(world, m))];
+                if world.etcd_member_started(m) {
+                    fields.push(format!("\"name\":{}", crate::object::quote_json(name)));
+                }
+                fields.push(format!("\"peerURLs\":[\"https://{ip}:2380\"]"));
+                if world.etcd_member_started(m) {
+                    fields.push(format!("\"clientURLs\":[\"https://{ip}:2379\"]"));
+                }
+                if learner {
+                    fields.push("\"isLearner\":true".into());
+                }
+                format!("{{{}}}", fields.join(","))
+            })
+            .collect();
+        let stdout = format!(
+            "{{\"header\":{},\"members\":[{}]}}\n",
+            header(world, from, &answered, None),
+            listed.join(",")
+        );
+        return Output {
+            stdout,
+            took_s,
+            ..Output::default()
+        };
+    }
     let rows: Vec<Vec<String>> = members
         .iter()
         .map(|&(m, learner)| {
@@ -388,6 +422,7 @@ fn endpoint_health(world: &World, from: HostId, flags: &Flags) -> Output {
     sim::kernel::sort::sort_by_key(&mut results, |(_, o)| o.elapsed);
     let mut out = Output::default();
     let mut rows = Vec::new();
+    let mut docs = Vec::new();
     for (e, o) in &results {
         let took = go_duration(o.elapsed);
         let healthy = matches!(o.answer, Answer::Etcd(EtcdResponse::Read { .. }));
@@ -396,7 +431,16 @@ fn endpoint_health(world: &World, from: HostId, flags: &Flags) -> Output {
         } else {
             "failed to commit proposal: context deadline exceeded".into()
         };
-        if flags.table {
+        if flags.json {
+            let failed = match healthy {
+                true => String::new(),
+                false => format!(",\"error\":\"{error}\""),
+            };
+            docs.push(format!(
+                "{{\"endpoint\":{},\"health\":{healthy},\"took\":\"{took}\"{failed}}}",
+                crate::object::quote_json(e)
+            ));
+        } else if flags.table {
             rows.push(vec![e.clone(), healthy.to_string(), took.clone(), error]);
         } else if healthy {
             out.stdout.push_str(&format!(
@@ -406,7 +450,9 @@ fn endpoint_health(world: &World, from: HostId, flags: &Flags) -> Output {
             out.stderr.push_str(&format!("{e} is unhealthy: {error}\n"));
         }
     }
-    if flags.table {
+    if flags.json {
+        out.stdout = format!("[{}]\n", docs.join(","));
+    } else if flags.table {
         out.stdout = table(&["ENDPOINT", "HEALTH", "TOOK", "ERROR"], &rows);
     }
     if results
@@ -433,6 +479,7 @@ fn endpoint_status(world: &World, from: HostId, flags: &Flags) -> Output {
     };
     let mut out = Output::default();
     let mut rows = Vec::new();
+    let mut docs = Vec::new();
     for e in &endpoints {
         let asked = ask(world, from, e, EtcdRequest::Status);
         took += asked.elapsed.as_secs_f64();
@@ -451,6 +498,30 @@ fn endpoint_status(world: &World, from: HostId, flags: &Flags) -> Output {
         } else {
             ""
         };
+        // Go's `json.Marshal` of the StatusResponse: zero fields left out.
+        let leader = (s.leader.and_then(|l| world.etcd_member_on(l))).map(|m| shown_id(world, m));
+        let revision = world.etcd_member_revision(h);
+        let mut status = vec![
+            format!("\"header\":{}", header(world, from, e, revision)),
+            format!("\"version\":\"{ETCD_VERSION}\""),
+            "\"dbSize\":20480".to_string(),
+        ];
+        status.extend(leader.map(|l| format!("\"leader\":{l}")));
+        status.push(format!("\"raftIndex\":{}", s.commit_index));
+        status.push(format!("\"raftTerm\":{}", s.term));
+        status.push(format!("\"raftAppliedIndex\":{}", s.applied_index));
+        if !errors.is_empty() {
+            status.push(format!("\"errors\":[\"{errors}\"]"));
+        }
+        status.push("\"dbSizeInUse\":20480".into());
+        if s.learner {
+            status.push("\"isLearner\":true".into());
+        }
+        docs.push(format!(
+            "{{\"Endpoint\":{},\"Status\":{{{}}}}}",
+            crate::object::quote_json(e),
+            status.join(",")
+        ));
         rows.push(vec![
             e.clone(),
             format!(
@@ -467,7 +538,9 @@ fn endpoint_status(world: &World, from: HostId, flags: &Flags) -> Output {
             errors.into(),
         ]);
     }
-    out.stdout = if flags.table {
+    out.stdout = if flags.json {
+        format!("[{}]\n", docs.join(","))
+    } else if flags.table {
         let header = [
             "ENDPOINT",
             "ID",
@@ -486,6 +559,24 @@ fn endpoint_status(world: &World, from: HostId, flags: &Flags) -> Output {
     };
     out.took_s = took;
     out
+}
+
+/// A response's header as Go's `json.Marshal` writes it (zero fields left out): the cluster,
+/// the member that answered at `endpoint`, the store's revision if the response has one, and
+/// the member's Raft term.
+fn header(world: &World, from: HostId, endpoint: &str, revision: Option<u64>) -> String {
+    let mut fields = vec![format!("\"cluster_id\":{}", cluster_id(world))];
+    let h = host_named(world, from, endpoint);
+    if let Some(m) = h.and_then(|h| world.etcd_member_on(h)) {
+        fields.push(format!("\"member_id\":{}", shown_id(world, m)));
+    }
+    if let Some(r) = revision.filter(|&r| r > 0) {
+        fields.push(format!("\"revision\":{r}"));
+    }
+    if let Some(term) = h.and_then(|h| world.etcd_member_term(h)).filter(|&t| t > 0) {
+        fields.push(format!("\"raft_term\":{term}"));
+    }
+    format!("{{{}}}", fields.join(","))
 }
 
 /// A cluster ID as etcd derives one from its initial members: here a hash of their names.
@@ -526,7 +617,7 @@ fn member_add(world: &World, from: HostId, flags: &Flags, name: &str, peer: &str
     let added = shown_id(world, world.etcd_next_member_id(h as HostId));
     let mut out = change(world, from, flags, action);
     if out.record.is_some() {
-        let (members, _) = listed(world, from, flags, false).unwrap_or_default();
+        let (members, _, _) = listed(world, from, flags, false).unwrap_or_default();
         let mut cluster: Vec<String> = members
             .iter()
             .filter(|&&(m, _)| world.etcd_member_started(m))
@@ -558,7 +649,7 @@ fn member_change(world: &World, from: HostId, flags: &Flags, verb: &str, id: &st
     // A host has at most one member listed (an add of a listed host is refused), so the
     // action names the member by its host.
     let listed = match listed(world, from, flags, false) {
-        Ok((m, _)) => m,
+        Ok((m, _, _)) => m,
         Err(e) => return e,
     };
     let Some(&(m, _)) = listed.iter().find(|&&(m, _)| shown_id(world, m) == id) else {

@@ -128,11 +128,6 @@ impl EtcdCluster {
         self.members[host as usize] = None;
     }
 
-    /// Whether member `id` has ever started (published its name to the cluster).
-    pub fn has_started(&self, id: MemberId) -> bool {
-        (self.started.get(member_host(id) as usize)).is_some_and(|&n| n > id >> 16)
-    }
-
     /// A member now runs on `host` (added to the cluster).
     pub fn place(&mut self, host: HostId, member: EtcdMember) {
         let n = &mut self.started[host as usize];

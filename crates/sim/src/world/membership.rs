@@ -276,7 +276,7 @@ impl World {
             // quorum of the grown cluster must have started (published itself) once.
             let voters: Vec<MemberId> = (self.etcd.members[leader as usize].as_ref())
                 .map_or(Vec::new(), |m| m.raft.voters().iter().copied().collect());
-            let started = voters.iter().filter(|&&v| self.etcd.has_started(v)).count();
+            let started = voters.iter().filter(|&&v| self.etcd.started(v)).count();
             if started + 1 < crate::etcd::quorum::quorum(voters.len() + 1) {
                 return Err("re-configuration failed due to not enough started members");
             }

@@ -301,6 +301,18 @@ impl World {
         Some(m.raft.id())
     }
 
+    /// The Raft term of the etcd member on host `h`, if any.
+    pub fn etcd_member_term(&self, h: HostId) -> Option<u64> {
+        let m = self.etcd.members.get(h as usize)?.as_ref()?;
+        Some(m.raft.term())
+    }
+
+    /// The revision of the store of the etcd member on host `h`, if any.
+    pub fn etcd_member_revision(&self, h: HostId) -> Option<u64> {
+        let m = self.etcd.members.get(h as usize)?.as_ref()?;
+        Some(m.kv.revision())
+    }
+
     /// The id the next `member add` of host `h` gives its new member.
     pub fn etcd_next_member_id(&self, h: HostId) -> crate::etcd::raft::MemberId {
         self.etcd.next_member_id(h)
