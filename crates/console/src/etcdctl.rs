@@ -101,6 +101,59 @@ OPTIONS:
 }
 
 pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
+    let out = parsed_command(world, from, args);
+    with_client_warnings(world, out, &endpoints_flag(args))
+}
+
+/// etcd's client logs a warning (zap's JSON, on stderr) for each request that ran out of time,
+/// before etcdctl's own line about it: one per line that says `context deadline exceeded`,
+/// for the endpoint the line names, else for the command's endpoints. Timed at the command's
+/// end; the error is the deadline's whatever kept the answer away (a dial that timed out
+/// says more in a real etcdctl).
+fn with_client_warnings(world: &World, mut out: Output, endpoints: &[String]) -> Output {
+    if !out.stderr.contains("context deadline exceeded") {
+        return out;
+    }
+    let at = world.now() + Duration::from_micros((out.took_s * 1e6) as u64);
+    // zap's ISO 8601 encoder: milliseconds (`2025-01-01T00:01:05.250Z`).
+    let full = crate::calendar::rfc3339(at, true);
+    let ts = format!("{}Z", full.get(..23).unwrap_or(&full));
+    let warning = |target: &str| {
+        format!(
+            "{{\"level\":\"warn\",\"ts\":\"{ts}\",\"logger\":\"etcd-client\",\"caller\":\"v3/retry_interceptor.go:62\",\"msg\":\"retrying of unary invoker failed\",\"target\":\"etcd-endpoints://0xc000238000/#initially=[{target}]\",\"attempt\":0,\"error\":\"rpc error: code = DeadlineExceeded desc = context deadline exceeded\"}}\n"
+        )
+    };
+    let mut stderr = String::new();
+    for line in out.stderr.lines() {
+        if line.contains("context deadline exceeded") {
+            let named = endpoints.iter().find(|e| line.contains(e.as_str()));
+            let target = named.cloned().unwrap_or_else(|| endpoints.join(";"));
+            stderr.push_str(&warning(&target));
+        }
+        stderr.push_str(line);
+        stderr.push('\n');
+    }
+    out.stderr = stderr;
+    out
+}
+
+/// `--endpoints` as given, else etcdctl's default.
+fn endpoints_flag(args: &[String]) -> Vec<String> {
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let value = match a.split_once('=') {
+            Some(("--endpoints", v)) => Some(v.to_string()),
+            _ if a == "--endpoints" => it.next().cloned(),
+            _ => None,
+        };
+        if let Some(v) = value {
+            return v.split(',').map(str::to_string).collect();
+        }
+    }
+    vec!["127.0.0.1:2379".into()]
+}
+
+fn parsed_command(world: &World, from: HostId, args: &[String]) -> Output {
     let mut flags = Flags {
         endpoints: vec!["127.0.0.1:2379".into()],
         table: false,
@@ -129,13 +182,15 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
                 Some("table") => (flags.table, flags.json) = (true, false),
                 Some("simple") => (flags.table, flags.json) = (false, false),
                 Some("json") => (flags.table, flags.json) = (false, true),
-                Some(other) => return error(
-                    &format!(
+                Some(other) => {
+                    return error(
+                        &format!(
                         "unsupported output format {} (this console prints simple, table and json)",
                         clip(other)
                     ),
-                    1,
-                ),
+                        1,
+                    )
+                }
                 None => return error("flag needs an argument: 'w' in -w", 1),
             },
             "--cluster" => flags.cluster = true,
