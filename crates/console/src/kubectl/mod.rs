@@ -101,7 +101,7 @@ pub fn run(
             describe_workload(world, from, kind, name, &flags)
         }
         ["describe", "service" | "services" | "svc", "kubernetes"] => error(
-            "this console does not describe the kubernetes Service (its Endpoints, the apiservers, are not modelled)",
+            "this console does not describe the kubernetes Service (kubectl get endpoints kubernetes lists its apiservers)",
         ),
         ["describe", "service" | "services" | "svc", name] => {
             describe_service(world, from, name, &flags)

@@ -207,11 +207,31 @@ pub(super) fn service_rows(
             continue;
         }
         let mut chunk: Vec<Vec<String>> = Vec::new();
-        // The API's own Service, made with the cluster (its Endpoints are left out).
-        if services && ns == "default" && (names.is_empty() || names.contains(&"kubernetes")) {
-            let mut row = ["kubernetes", "ClusterIP", "10.96.0.1", "<none>", "443/TCP"]
-                .map(String::from)
-                .to_vec();
+        // The API's own Service, made with the cluster, and its endpoints: the apiservers.
+        if ns == "default" && (names.is_empty() || names.contains(&"kubernetes")) {
+            let mut row = vec!["kubernetes".to_string()];
+            if services {
+                row.extend(["ClusterIP", "10.96.0.1", "<none>", "443/TCP"].map(String::from));
+            } else {
+                let ips = apiserver_addresses(world);
+                if slices {
+                    row.extend(["IPv4".to_string(), "6443".to_string()]);
+                }
+                let shown: Vec<String> = (ips.iter())
+                    .map(|ip| {
+                        if slices {
+                            ip.clone()
+                        } else {
+                            format!("{ip}:6443")
+                        }
+                    })
+                    .collect();
+                row.push(match shown.len() {
+                    0 => "<none>".to_string(),
+                    n if n <= 3 => shown.join(","),
+                    n => format!("{} + {} more...", shown[..3].join(","), n - 3),
+                });
+            }
             row.push(age(now, SimTime::ZERO));
             chunk.push(row);
         }
@@ -274,6 +294,16 @@ pub(super) fn service_rows(
         }
     }
     rows
+}
+
+/// The addresses of the `kubernetes` Service: each apiserver that runs with its cache synced
+/// (it renews its master lease; one that cannot is dropped 15 s after its last renewal in a real
+/// cluster), in host order.
+fn apiserver_addresses(world: &World) -> Vec<String> {
+    (0..world.scenario().hosts.len() as HostId)
+        .filter(|&h| world.apiserver_ready(h))
+        .map(crate::ip_of)
+        .collect()
 }
 
 /// The pods in `service`'s EndpointSlice (its ready endpoints), in the slice's order.

@@ -301,6 +301,15 @@ impl World {
         Some(m.raft.id())
     }
 
+    /// Whether an apiserver runs on host `h` with its watch cache synced (what `/readyz` checks
+    /// of it besides etcd).
+    pub fn apiserver_ready(&self, h: HostId) -> bool {
+        self.host_is_up(h)
+            && (self.procs.on.get(h as usize))
+                .and_then(|p| p.apiserver.as_ref())
+                .is_some_and(|a| a.cache_synced())
+    }
+
     /// The Raft term of the etcd member on host `h`, if any.
     pub fn etcd_member_term(&self, h: HostId) -> Option<u64> {
         let m = self.etcd.members.get(h as usize)?.as_ref()?;
