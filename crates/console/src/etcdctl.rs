@@ -100,11 +100,6 @@ OPTIONS:
     }
 }
 
-pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
-    let out = parsed_command(world, from, args);
-    with_client_warnings(world, out, &endpoints_flag(args))
-}
-
 /// etcd's client logs a warning (zap's JSON, on stderr) for each request that ran out of time,
 /// before etcdctl's own line about it: one per line that says `context deadline exceeded`,
 /// for the endpoint the line names, else for the command's endpoints. Timed at the command's
@@ -137,23 +132,7 @@ fn with_client_warnings(world: &World, mut out: Output, endpoints: &[String]) ->
     out
 }
 
-/// `--endpoints` as given, else etcdctl's default.
-fn endpoints_flag(args: &[String]) -> Vec<String> {
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let value = match a.split_once('=') {
-            Some(("--endpoints", v)) => Some(v.to_string()),
-            _ if a == "--endpoints" => it.next().cloned(),
-            _ => None,
-        };
-        if let Some(v) = value {
-            return v.split(',').map(str::to_string).collect();
-        }
-    }
-    vec!["127.0.0.1:2379".into()]
-}
-
-fn parsed_command(world: &World, from: HostId, args: &[String]) -> Output {
+pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
     let mut flags = Flags {
         endpoints: vec!["127.0.0.1:2379".into()],
         table: false,
@@ -218,7 +197,7 @@ fn parsed_command(world: &World, from: HostId, args: &[String]) -> Output {
             _ => words.push(a.as_str()),
         }
     }
-    match words.as_slice() {
+    let out = match words.as_slice() {
         ["help"] => help(),
         ["member", "list"] => member_list(world, from, &flags),
         ["endpoint", "health"] => endpoint_health(world, from, &flags),
@@ -254,7 +233,8 @@ fn parsed_command(world: &World, from: HostId, args: &[String]) -> Output {
             ),
             1,
         ),
-    }
+    };
+    with_client_warnings(world, out, &flags.endpoints)
 }
 
 fn error(text: &str, status: i32) -> Output {

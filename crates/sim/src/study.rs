@@ -690,7 +690,6 @@ impl StudyReport {
             return Err(format!("shard: {:?} is not K/M with 1 ≤ K ≤ M", self.shard));
         };
         let expected = shard_trials(self.trials, k, m);
-        let mut count = 0usize;
         for (i, (t, n)) in self.per_trial.iter().zip(expected).enumerate() {
             let at = |field: &str| format!("per_trial[{i}].{field}");
             if t.trial != n {
@@ -729,10 +728,9 @@ impl StudyReport {
                     return Err(format!("{}: {x} is not a share (0 – 1)", at(&field)));
                 }
             }
-            count += 1;
         }
         let runs = shard_trials(self.trials, k, m).count();
-        if count != runs || self.per_trial.len() != runs {
+        if self.per_trial.len() != runs {
             return Err(format!(
                 "per_trial: {} trials, where shard {} of a study of {} runs {runs}",
                 self.per_trial.len(),

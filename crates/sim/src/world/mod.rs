@@ -794,13 +794,7 @@ impl World {
             return false;
         };
         let e = endpoint.host;
-        let ready = |a: HostId| {
-            self.hosts[a as usize].up
-                && self.procs.on[a as usize]
-                    .apiserver
-                    .as_ref()
-                    .is_some_and(|s| s.cache_synced())
-        };
+        let ready = |a: HostId| self.apiserver_ready(a);
         if !self.hosts[e as usize].up || !self.net.connected(h, e) {
             return false;
         }

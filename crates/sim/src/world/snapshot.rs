@@ -127,7 +127,7 @@ impl World {
                     etcd,
                     apiserver: h.runs_apiserver().then(|| ApiserverView {
                         running: up && procs.apiserver.is_some(),
-                        ready: up && procs.apiserver.as_ref().is_some_and(|a| a.cache_synced()),
+                        ready: self.apiserver_ready(id),
                     }),
                     controller_manager: leading(
                         KCM_LEASE,
