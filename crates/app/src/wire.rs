@@ -196,7 +196,7 @@ impl Wire for String {
     }
 }
 
-/// The core's fixed names (roles, leases, taints) arrive as text and are kept once each for
+/// The core's fixed names (roles, leases) arrive as text and are kept once each for
 /// the page's life: a handful of distinct strings.
 impl Wire for &'static str {
     fn put(&self, w: &mut Vec<u8>) {

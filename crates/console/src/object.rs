@@ -4,7 +4,7 @@
 //! `List`. Times are RFC 3339 on the simulated clock (see `describe`).
 
 use super::calendar::rfc3339;
-use sim::k8s::objects::{Condition, Effect, Kind, Lease, Node, Pod};
+use sim::k8s::objects::{Condition, Effect, Kind, Lease, Node, Pod, TaintKey};
 use sim::kernel::time::SimTime;
 
 /// A JSON value that keeps its keys in the order they were given.
@@ -110,7 +110,17 @@ pub fn node(n: &Node, rv: u64, ip: &str) -> Doc {
         .iter()
         .map(|t| {
             let mut t2 = vec![("key", s(t.key.name())), ("effect", s(effect(t.effect)))];
-            if t.key != sim::k8s::objects::TaintKey::ControlPlane {
+            if !t.value.is_empty() {
+                t2.push(("value", s(t.value.as_str())));
+            }
+            // Kubernetes' components stamp the taints they add; the apiserver stamps an
+            // operator's NoExecute taints only.
+            let stamped = match t.key {
+                TaintKey::ControlPlane => false,
+                TaintKey::Other(_) => t.effect == Effect::NoExecute,
+                _ => true,
+            };
+            if stamped {
                 t2.push(("timeAdded", s(rfc3339(t.time_added, false))));
             }
             Doc::Map(t2)

@@ -467,6 +467,7 @@ fn command_of(action: &str) -> &str {
         "cordon" => "kubectl cordon",
         "uncordon" => "kubectl uncordon",
         "drain" => "kubectl drain",
+        "taint" | "untaint" => "kubectl taint",
         other => other,
     }
 }

@@ -143,7 +143,7 @@ pub struct NodeView {
     /// host that is up, and etcd has quorum.
     pub watched: bool,
     /// Taint keys, e.g. `node.kubernetes.io/unreachable`.
-    pub taints: Vec<&'static str>,
+    pub taints: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

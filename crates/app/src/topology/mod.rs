@@ -737,11 +737,13 @@ fn node_badges(h: &HostView) -> Vec<(&'static str, String)> {
         )],
     };
     for taint in &n.taints {
-        match *taint {
+        match taint.as_str() {
             "node.kubernetes.io/unreachable" => out.push(("warn", ts("tainted unreachable"))),
             "node.kubernetes.io/not-ready" => out.push(("warn", ts("tainted not-ready"))),
             "node.kubernetes.io/unschedulable" => out.push(("warn", ts("cordoned"))),
-            _ => {}
+            "node-role.kubernetes.io/control-plane" => {}
+            // An operator's (`kubectl taint`): no pod here tolerates it.
+            key => out.push(("warn", tf(format_args!("tainted {key}")))),
         }
     }
     // What its pods request of its allocatable (the scheduler's room), when capacity is given.
@@ -779,11 +781,11 @@ fn tile_words(h: &HostView) -> (&'static str, String) {
         return state_words_in(h, true);
     }
     match &h.node {
-        Some(n) if n.ready == "Ready" && n.taints.contains(&"node.kubernetes.io/unschedulable") => {
+        Some(n) if n.ready == "Ready" && n.taints.iter().any(|t| t == "node.kubernetes.io/unschedulable") => {
             ("up", ts("Ready, cordoned"))
         }
         Some(n) if n.ready == "Ready" => ("up", "Ready".into()),
-        Some(n) if n.taints.contains(&"node.kubernetes.io/unreachable") => {
+        Some(n) if n.taints.iter().any(|t| t == "node.kubernetes.io/unreachable") => {
             ("notready", format!("{}·taint", n.ready))
         }
         Some(n) => ("notready", n.ready.to_string()),

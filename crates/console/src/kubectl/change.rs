@@ -10,6 +10,8 @@ use crate::words::clip;
 use crate::Output;
 use sim::k8s::api::{ApiRequest, ApiResponse};
 use sim::k8s::objects::{Kind, Object, TaintKey};
+use sim::scenario::taint::TaintText;
+use sim::k8s::operator::NodeEdit;
 use sim::kernel::net::HostId;
 use sim::kernel::time::Duration;
 use sim::record::EventKind;
@@ -191,6 +193,113 @@ pub(super) fn cordon(world: &World, from: HostId, node: &str, on: bool, flags: &
     };
     let done = (format!("node/{} {verb}\n", clip(node)), String::new());
     changed(&client, result, done, record)
+}
+
+/// `kubectl taint nodes NODE key[=value]:Effect [--overwrite]`, or `key[:Effect]-` to remove:
+/// kubectl's checks and words, one taint per command (each is one scenario event). Kubernetes'
+/// own taints are refused: the playground keeps workload pods off control-plane Nodes, and the
+/// others belong to cordon and the node lifecycle controller.
+pub(super) fn taint(
+    world: &World,
+    from: HostId,
+    words: &[&str],
+    args: &[String],
+    flags: &Flags,
+) -> Output {
+    let is_spec = |w: &&str| w.contains('=') || w.contains(':') || w.ends_with('-');
+    let (specs, rest): (Vec<&str>, Vec<&str>) = words.iter().copied().partition(is_spec);
+    let node = match rest.as_slice() {
+        [kind, name] if resource(kind) == Some(Resource::Nodes) => *name,
+        [both] => match both.split_once('/') {
+            Some((kind, name)) if resource(kind) == Some(Resource::Nodes) => name,
+            Some((kind, _)) => return not_nodes(kind),
+            None => return error("one or more resources must be specified as <resource> <name>"),
+        },
+        [kind, _] => return not_nodes(kind),
+        _ => return error("one or more resources must be specified as <resource> <name>"),
+    };
+    let spec = match specs.as_slice() {
+        [] => return error("at least one taint update is required"),
+        [spec] => *spec,
+        _ => return error("this console changes one taint per command (kubectl taint nodes NODE a=b:NoSchedule, then another)"),
+    };
+    // Longer than any valid one (a 253-character prefix, a name and a value of 63, an effect).
+    if spec.len() > 400 || spec.chars().any(char::is_control) {
+        return error(&format!("invalid taint spec: {}", clip(spec)));
+    }
+    let remove = spec.ends_with('-');
+    let text = match TaintText::parse(spec.strip_suffix('-').unwrap_or(spec)) {
+        Ok(p) if !remove && p.effect.is_none() => {
+            return error(&format!("invalid taint spec: {}", clip(spec)))
+        }
+        Ok(p) => p,
+        Err(e) => return error(&e),
+    };
+    let parsed = sim::world::taint_spec(&text);
+    if text.is_kubernetes_own() {
+        return error(&format!(
+            "{} is a taint Kubernetes manages itself; this playground keeps workload pods off control-plane Nodes, and kubectl cordon|uncordon and the node lifecycle controller set the others",
+            clip(&parsed.key)
+        ));
+    }
+    let overwrite = args.iter().any(|a| a == "--overwrite" || a == "--overwrite=true");
+    let mut client = Client::new(world, from, flags);
+    let key = sim::k8s::objects::node_key(node);
+    let mut refusal = None;
+    let mut verb = if remove { "untainted" } else { "tainted" };
+    let result = client.get(&key, "get", "nodes", node).and_then(|kv| {
+        let Some(mut n) = kv.value.as_node().cloned() else {
+            return Err(not_found("nodes", node));
+        };
+        let same = |t: &sim::k8s::objects::Taint| {
+            t.key.name() == parsed.key && Some(t.effect) == parsed.effect
+        };
+        if !remove && n.taints.iter().any(same) {
+            if !overwrite {
+                refusal = Some(format!(
+                    "Node {} already has {} taint(s) with same effect(s) and --overwrite is false",
+                    clip(node),
+                    clip(&parsed.key)
+                ));
+                return Err((String::new(), 1));
+            }
+            verb = "modified";
+        }
+        let change = match remove {
+            true => NodeEdit::Untaint(parsed.clone()),
+            false => NodeEdit::Taint(parsed.clone()),
+        };
+        if let Err(why) = change.apply(&mut n, client.now()) {
+            refusal = Some(clip(&why));
+            return Err((String::new(), 1));
+        }
+        let update = ApiRequest::Update {
+            key: key.as_str().into(),
+            value: std::sync::Arc::new(Object::Node(n)),
+            resource_version: kv.mod_revision,
+        };
+        client.request(update, "patch")
+    });
+    if let Some(why) = refusal {
+        return Output {
+            took_s: client.took_s(),
+            ..error(&why)
+        };
+    }
+    let (host, taint) = (node.to_string(), parsed.text());
+    let record = match remove {
+        true => sim::scenario::Action::Untaint { host, taint },
+        false => sim::scenario::Action::Taint { host, taint },
+    };
+    let done = (format!("node/{} {verb}\n", clip(node)), String::new());
+    changed(&client, result, done, record)
+}
+
+fn not_nodes(kind: &str) -> Output {
+    error(&format!(
+        "taint applies to nodes only, not to {} (kubectl taint nodes NAME key=value:NoSchedule)",
+        clip(kind)
+    ))
 }
 
 /// How long the console follows a drain before handing it over to the run.

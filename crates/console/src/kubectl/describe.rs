@@ -659,7 +659,10 @@ fn node_text(
     let taints: Vec<String> = n
         .taints
         .iter()
-        .map(|t| format!("{}:{}", t.key.name(), crate::object::effect(t.effect)))
+        .map(|t| match t.value.as_str() {
+            "" => format!("{}:{}", t.key.name(), crate::object::effect(t.effect)),
+            value => format!("{}={value}:{}", t.key.name(), crate::object::effect(t.effect)),
+        })
         .collect();
     let taints = if taints.is_empty() {
         "<none>".to_string()

@@ -158,7 +158,7 @@ impl Flags {
                         it.next();
                     }
                 }
-                "--force" => {}
+                "--force" | "--overwrite" | "--overwrite=true" => {}
                 // Flags of drain: it reads them from `args`.
                 "--ignore-daemonsets" | "--delete-emptydir-data" | "--delete-local-data" => {}
                 // Flags of port-forward and proxy (proxy reads its port from `args`).

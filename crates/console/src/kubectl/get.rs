@@ -280,7 +280,15 @@ fn table(
         }
         Resource::Workloads(_) | Resource::ReplicaSets => {
             let objects: Vec<&Object> = items.iter().map(|(_, kv)| &*kv.value).collect();
-            let rows = workload_rows(&objects, kind, now, names, namespace, flags.all_namespaces);
+            let rows = workload_rows(
+                &objects,
+                kind,
+                now,
+                names,
+                namespace,
+                flags.all_namespaces,
+                flags.wide,
+            );
             (rows, resource_name(kind))
         }
         Resource::Events => {

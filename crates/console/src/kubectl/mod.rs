@@ -18,7 +18,7 @@ mod rows;
 
 use crate::words::clip;
 use crate::Output;
-use change::{cordon, delete, drain, scale};
+use change::{cordon, delete, drain, scale, taint};
 use describe::{
     describe_endpoints, describe_event, describe_lease, describe_node, describe_pdb, describe_pod,
     describe_service, describe_workload,
@@ -88,6 +88,7 @@ pub fn run(
         ["cordon", node] => cordon(world, from, node, true, &flags),
         ["uncordon", node] => cordon(world, from, node, false, &flags),
         ["drain", node] => drain(world, from, node, args, &flags),
+        ["taint", rest @ ..] => taint(world, from, rest, args, &flags),
         [command @ ("cordon" | "uncordon" | "drain"), ..] => error(&format!(
             "USAGE: {command} NODE [flags]\nSee 'kubectl {command} -h' for help and examples"
         )),
@@ -143,6 +144,7 @@ Cluster Management Commands:
   cordon          Mark node as unschedulable
   uncordon        Mark node as schedulable
   drain           Drain node in preparation for maintenance
+  taint           Update the taints on one or more nodes
 
 Troubleshooting and Debugging Commands:
   describe        Show details of a specific resource or group of resources

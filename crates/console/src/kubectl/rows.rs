@@ -87,6 +87,7 @@ pub(super) fn workload_rows(
     names: &[&str],
     namespace: &str,
     all_namespaces: bool,
+    wide: bool,
 ) -> Vec<Vec<String>> {
     let (kind, replica_sets) = match resource {
         Resource::Workloads(kind) => (kind, false),
@@ -108,10 +109,23 @@ pub(super) fn workload_rows(
         ],
     };
     let mut header: Vec<String> = header.iter().map(|h| h.to_string()).collect();
+    // `-o wide`: the pod template's containers and images, and the selector (a StatefulSet's
+    // printer has no selector column).
+    if wide {
+        header.extend(["CONTAINERS", "IMAGES"].map(String::from));
+        if kind != Kind::StatefulSet {
+            header.push("SELECTOR".into());
+        }
+    }
     if all_namespaces {
         header.insert(0, "NAMESPACE".into());
     }
-    let nodes = objects.iter().filter(|o| o.as_node().is_some()).count();
+    // The Nodes a DaemonSet's pod may run on: its pods tolerate Kubernetes' own taints only.
+    let nodes = objects
+        .iter()
+        .filter_map(|o| o.as_node())
+        .filter(|n| !n.taints.iter().any(|t| matches!(t.key, TaintKey::Other(_))))
+        .count();
     let mut rows = vec![header];
     for ns in ["default", "kube-system"] {
         if !all_namespaces && ns != namespace {
@@ -159,6 +173,19 @@ pub(super) fn workload_rows(
                 ],
             };
             row.push(age(now, w.created));
+            if wide {
+                // The container is named after the workload; images are not modelled.
+                row.extend([w.name.clone(), "<unknown>".into()]);
+                let (label, value) = crate::object::selector_of(&w.name);
+                match kind {
+                    Kind::StatefulSet => {}
+                    _ if replica_sets => row.push(format!(
+                        "{label}={value},pod-template-hash={}",
+                        w.replica_set().rsplit('-').next().unwrap_or_default()
+                    )),
+                    _ => row.push(format!("{label}={value}")),
+                }
+            }
             if all_namespaces {
                 row.insert(0, ns.into());
             }

@@ -156,6 +156,7 @@ impl Kubelet {
         let taints = if self.control_plane {
             vec![Taint {
                 key: TaintKey::ControlPlane,
+                value: String::new(),
                 effect: Effect::NoSchedule,
                 time_added: ctx.now,
             }]

@@ -114,7 +114,7 @@ pub enum Condition {
     Unknown,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum TaintKey {
     /// `node-role.kubernetes.io/control-plane`
     ControlPlane,
@@ -124,15 +124,30 @@ pub enum TaintKey {
     NotReady,
     /// `node.kubernetes.io/unschedulable` (cordon)
     Unschedulable,
+    /// Any other key: an operator's (`kubectl taint`), which no pod here tolerates.
+    Other(Arc<str>),
 }
 
 impl TaintKey {
-    pub fn name(self) -> &'static str {
+    pub fn of(key: &str) -> TaintKey {
+        [
+            TaintKey::ControlPlane,
+            TaintKey::Unreachable,
+            TaintKey::NotReady,
+            TaintKey::Unschedulable,
+        ]
+        .into_iter()
+        .find(|k| k.name() == key)
+        .unwrap_or_else(|| TaintKey::Other(key.into()))
+    }
+
+    pub fn name(&self) -> &str {
         match self {
             TaintKey::ControlPlane => "node-role.kubernetes.io/control-plane",
             TaintKey::Unreachable => "node.kubernetes.io/unreachable",
             TaintKey::NotReady => "node.kubernetes.io/not-ready",
             TaintKey::Unschedulable => "node.kubernetes.io/unschedulable",
+            TaintKey::Other(key) => key,
         }
     }
 }
@@ -143,11 +158,47 @@ pub enum Effect {
     NoExecute,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+impl Effect {
+    pub fn name(self) -> &'static str {
+        match self {
+            Effect::NoSchedule => "NoSchedule",
+            Effect::NoExecute => "NoExecute",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Taint {
     pub key: TaintKey,
+    /// Empty for the taints Kubernetes sets itself.
+    pub value: String,
     pub effect: Effect,
     pub time_added: SimTime,
+}
+
+/// An operator's change of a taint (`kubectl taint`): with an effect, the taint to add; to
+/// remove, the key and, if given, the effect.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TaintSpec {
+    pub key: String,
+    pub value: String,
+    pub effect: Option<Effect>,
+}
+
+impl TaintSpec {
+    /// As kubectl prints it (`key=value:Effect`, `key:Effect`, `key`).
+    pub fn text(&self) -> String {
+        let mut out = self.key.clone();
+        if !self.value.is_empty() {
+            out.push('=');
+            out.push_str(&self.value);
+        }
+        if let Some(e) = self.effect {
+            out.push(':');
+            out.push_str(e.name());
+        }
+        out
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -168,6 +219,42 @@ impl Node {
     pub fn has_taint(&self, key: TaintKey) -> bool {
         self.taints.iter().any(|t| t.key == key)
     }
+
+    /// An operator's taint that no pod here tolerates (a DaemonSet's neither), with the
+    /// effects it has: none may be scheduled, and with `NoExecute` none may stay.
+    pub fn untolerated(&self, effect: Effect) -> Option<&Taint> {
+        self.taints
+            .iter()
+            .find(|t| t.effect == effect && matches!(t.key, TaintKey::Other(_)))
+    }
+
+    /// Adds `spec` (replacing a taint of the same key and effect, as `--overwrite` does) or,
+    /// with `remove`, takes away the taints of its key (and effect, if it names one). Says
+    /// whether anything matched what was removed.
+    pub fn apply_taint(&mut self, spec: &TaintSpec, remove: bool, now: SimTime) -> bool {
+        let key = TaintKey::of(&spec.key);
+        let matches =
+            |t: &Taint| t.key == key && spec.effect.is_none_or(|e| e == t.effect);
+        if remove {
+            let before = self.taints.len();
+            self.taints.retain(|t| !matches(t));
+            return self.taints.len() != before;
+        }
+        let Some(effect) = spec.effect else {
+            return false;
+        };
+        let taint = Taint {
+            key: key.clone(),
+            value: spec.value.clone(),
+            effect,
+            time_added: now,
+        };
+        match self.taints.iter_mut().find(|t| matches(t)) {
+            Some(t) => *t = taint,
+            None => self.taints.push(taint),
+        }
+        true
+    }
     /// Cordons (`on`) or uncordons: the `unschedulable` mark, kept as its NoSchedule taint.
     pub fn set_unschedulable(&mut self, on: bool, now: SimTime) {
         if self.has_taint(TaintKey::Unschedulable) == on {
@@ -177,6 +264,7 @@ impl Node {
         if on {
             self.taints.push(Taint {
                 key: TaintKey::Unschedulable,
+                value: String::new(),
                 effect: Effect::NoSchedule,
                 time_added: now,
             });

@@ -7,7 +7,7 @@
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
 use crate::k8s::client::ApiClient;
 use crate::k8s::objects::{
-    node_key, pod_key, workload_key, Object, PodDisruptionBudget, Workload, PODS,
+    node_key, pod_key, workload_key, Object, PodDisruptionBudget, Workload, PODS, Node, TaintSpec,
 };
 use crate::k8s::observe::PodChange;
 use crate::k8s::self_timed::{Quiet, SelfTimed, Stand};
@@ -26,6 +26,45 @@ pub const EVICTION_RETRY: Duration = Duration::from_secs(5);
 /// How often `kubectl drain` looks whether the evicted pods are gone.
 const DELETE_POLL: Duration = Duration::from_secs(1);
 
+/// What an operator changes on a Node.
+#[derive(Clone, Debug)]
+pub enum NodeEdit {
+    Cordon,
+    Uncordon,
+    Taint(TaintSpec),
+    Untaint(TaintSpec),
+}
+
+impl NodeEdit {
+    /// The operation's name (the scenario's action).
+    fn action(&self) -> &'static str {
+        match self {
+            NodeEdit::Cordon => "cordon",
+            NodeEdit::Uncordon => "uncordon",
+            NodeEdit::Taint(_) => "taint",
+            NodeEdit::Untaint(_) => "untaint",
+        }
+    }
+
+    /// Changes `n` as kubectl does, or says why it cannot (a taint to remove is not there).
+    pub fn apply(&self, n: &mut Node, now: SimTime) -> Result<(), String> {
+        match self {
+            NodeEdit::Cordon => n.set_unschedulable(true, now),
+            NodeEdit::Uncordon => n.set_unschedulable(false, now),
+            NodeEdit::Taint(spec) => {
+                n.apply_taint(spec, false, now);
+            }
+            NodeEdit::Untaint(spec) => {
+                if !n.apply_taint(spec, true, now) {
+                    return Err(format!("taint \"{}\" not found", spec.text()));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+
 #[derive(Clone, Debug)]
 enum Op {
     Apply(String),
@@ -34,15 +73,15 @@ enum Op {
         replicas: u32,
     },
     ScaleUpdate,
-    /// `kubectl cordon` (`on`) or `uncordon`: read the Node, then write it.
-    CordonGet {
+    /// `kubectl cordon`, `uncordon` or `taint`: read the Node, then write it changed.
+    NodeGet {
         node: String,
         host: HostId,
-        on: bool,
+        change: NodeEdit,
     },
-    CordonUpdate {
+    NodeUpdate {
         host: HostId,
-        on: bool,
+        change: NodeEdit,
     },
     PodGet {
         pod: String,
@@ -185,15 +224,16 @@ impl Operator {
         );
     }
 
-    /// Cordons (`on`) or uncordons a Node: its `unschedulable` mark, a NoSchedule taint.
-    pub fn cordon(&mut self, ctx: &mut Ctx, node: &str, host: HostId, on: bool) {
+    /// Cordons or uncordons a Node (its `unschedulable` mark, a NoSchedule taint), or adds or
+    /// removes an operator's taint.
+    pub fn edit_node(&mut self, ctx: &mut Ctx, node: &str, host: HostId, change: NodeEdit) {
         let req = ApiRequest::Get {
             key: node_key(node).into(),
         };
-        let op = Op::CordonGet {
+        let op = Op::NodeGet {
             node: node.to_string(),
             host,
-            on,
+            change,
         };
         self.client.send(ctx, req, op, REQUEST_TIMEOUT);
     }
@@ -443,10 +483,9 @@ impl Operator {
             }
             Op::ScaleGet { .. } | Op::ScaleUpdate => "scale",
             Op::PodGet { .. } | Op::PodDelete { .. } => "delete_pod",
-            Op::CordonGet { host, on, .. } | Op::CordonUpdate { host, on, .. } => {
-                let action = if *on { "cordon" } else { "uncordon" };
+            Op::NodeGet { host, change, .. } | Op::NodeUpdate { host, change } => {
                 ctx.obs
-                    .operation(ctx.now, action, Some(*host), Err(reason.to_string()));
+                    .operation(ctx.now, change.action(), Some(*host), Err(reason.to_string()));
                 return;
             }
         };
@@ -556,27 +595,28 @@ impl Operator {
             (Op::ScaleUpdate, ApiResponse::Written { .. }) => {
                 ctx.obs.operation(ctx.now, "scale", None, Ok(()))
             }
-            (Op::CordonGet { node, host, on }, ApiResponse::Object(Some(kv))) => {
+            (Op::NodeGet { node, host, change }, ApiResponse::Object(Some(kv))) => {
                 let Some(mut n) = kv.value.as_node().cloned() else {
                     return;
                 };
-                n.set_unschedulable(on, ctx.now);
+                if let Err(why) = change.apply(&mut n, ctx.now) {
+                    ctx.obs.operation(ctx.now, change.action(), Some(host), Err(why));
+                    return;
+                }
                 let req = ApiRequest::Update {
                     key: node_key(&node).into(),
                     value: Arc::new(Object::Node(n)),
                     resource_version: kv.mod_revision,
                 };
-                let op = Op::CordonUpdate { host, on };
+                let op = Op::NodeUpdate { host, change };
                 self.client.send(ctx, req, op, REQUEST_TIMEOUT);
             }
-            (Op::CordonGet { node, host, on }, ApiResponse::Object(None)) => {
-                let action = if on { "cordon" } else { "uncordon" };
+            (Op::NodeGet { node, host, change }, ApiResponse::Object(None)) => {
                 let why = format!("node {node} not found");
-                ctx.obs.operation(ctx.now, action, Some(host), Err(why));
+                ctx.obs.operation(ctx.now, change.action(), Some(host), Err(why));
             }
-            (Op::CordonUpdate { host, on, .. }, ApiResponse::Written { .. }) => {
-                let action = if on { "cordon" } else { "uncordon" };
-                ctx.obs.operation(ctx.now, action, Some(host), Ok(()));
+            (Op::NodeUpdate { host, change }, ApiResponse::Written { .. }) => {
+                ctx.obs.operation(ctx.now, change.action(), Some(host), Ok(()));
             }
             (
                 Op::PodDelete {

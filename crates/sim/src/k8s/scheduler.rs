@@ -433,11 +433,11 @@ impl Scheduler {
                 }
                 // A Node not ready is tainted so within moments; say so meanwhile too.
                 None => {
-                    let key = node.taints.first().map_or(TaintKey::NotReady, |t| t.key);
-                    say(format!(
-                        "node(s) had untolerated taint {{{}: }}",
-                        key.name()
-                    ))
+                    let (key, value) = node
+                        .taints
+                        .first()
+                        .map_or((TaintKey::NotReady.name(), ""), |t| (t.key.name(), &t.value));
+                    say(format!("node(s) had untolerated taint {{{key}: {value}}}"))
                 }
             }
         }

@@ -804,6 +804,8 @@ impl Action {
             Action::Cordon { .. } => "cordon",
             Action::Uncordon { .. } => "uncordon",
             Action::Drain { .. } => "drain",
+            Action::Taint { .. } => "taint",
+            Action::Untaint { .. } => "untaint",
             Action::RestartComponent { .. } => "restart_component",
         }
     }
@@ -832,6 +834,7 @@ fn action_fields(action: &str) -> Option<&'static [&'static str]> {
         "delete_pod" => &["pod", "force"],
         "scale" => &["workload", "replicas"],
         "restart_component" => &["host", "component"],
+        "taint" | "untaint" => &["host", "taint"],
         _ => return None,
     })
 }
@@ -936,6 +939,14 @@ fn event_from(j: &J, path: &str) -> R<Event> {
         "cordon" => Action::Cordon { host: host()? },
         "uncordon" => Action::Uncordon { host: host()? },
         "drain" => Action::Drain { host: host()? },
+        "taint" => Action::Taint {
+            host: host()?,
+            taint: as_string(o.req("taint")?, &o.at("taint"))?,
+        },
+        "untaint" => Action::Untaint {
+            host: host()?,
+            taint: as_string(o.req("taint")?, &o.at("taint"))?,
+        },
         "delete_pod" => Action::DeletePod {
             pod: as_string(o.req("pod")?, &o.at("pod"))?,
             force: match o.get("force") {
@@ -1017,6 +1028,10 @@ impl Event {
             | Action::Cordon { host }
             | Action::Uncordon { host }
             | Action::Drain { host } => f.push(("host", J::str(host))),
+            Action::Taint { host, taint } | Action::Untaint { host, taint } => {
+                f.push(("host", J::str(host)));
+                f.push(("taint", J::str(taint)));
+            }
             Action::EtcdMemberAdd { host, learner } => {
                 f.push(("host", J::str(host)));
                 if *learner {

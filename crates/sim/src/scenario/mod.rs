@@ -34,6 +34,7 @@ mod limits;
 pub mod link;
 mod quantity;
 mod settings;
+pub mod taint;
 mod tree;
 mod validate;
 
@@ -406,6 +407,16 @@ pub enum Action {
     Drain {
         host: String,
     },
+    /// `kubectl taint nodes HOST key[=value]:Effect --overwrite`: an operator's taint.
+    Taint {
+        host: String,
+        taint: String,
+    },
+    /// `kubectl taint nodes HOST key[:Effect]-`: takes an operator's taint away.
+    Untaint {
+        host: String,
+        taint: String,
+    },
     /// Desired replicas of a Deployment or StatefulSet (or `coredns`).
     Scale {
         workload: String,
@@ -450,6 +461,8 @@ impl Action {
             | Action::Cordon { host }
             | Action::Uncordon { host }
             | Action::Drain { host }
+            | Action::Taint { host, .. }
+            | Action::Untaint { host, .. }
             | Action::RestartComponent { host, .. } => Some(host),
             Action::Partition { .. }
             | Action::PartitionOneway { .. }
@@ -474,6 +487,8 @@ impl Action {
                 | Action::Cordon { .. }
                 | Action::Uncordon { .. }
                 | Action::Drain { .. }
+                | Action::Taint { .. }
+                | Action::Untaint { .. }
         )
     }
 }

@@ -481,6 +481,15 @@ impl Scenario {
                     format!("{hq} is not a Node: only worker and control-plane hosts can be cordoned or drained"),
                 );
             }
+            Action::Taint { .. } | Action::Untaint { .. } if !host.is_some_and(|h| h.is_node()) => {
+                return fail(
+                    at("host"),
+                    format!("{hq} is not a Node: only worker and control-plane hosts can be tainted"),
+                );
+            }
+            Action::Taint { taint, .. } | Action::Untaint { taint, .. } => {
+                check_taint(&at("taint"), taint, matches!(ev.action, Action::Taint { .. }))?
+            }
             Action::Reboot { downtime, .. } if *downtime > MAX_DURATION => {
                 return fail(
                     at("downtime"),
@@ -740,6 +749,25 @@ pub(super) fn unsupported_version(v: u64) -> String {
 // ---------------------------------------------------------------------------------------------
 // Tests
 // ---------------------------------------------------------------------------------------------
+
+/// An operator's taint as `kubectl taint` takes it: `key[=value]:Effect` to add, `key[:Effect]`
+/// to remove; Kubernetes' own taints are left to the components that set them.
+fn check_taint(path: &str, taint: &str, add: bool) -> R<()> {
+    let spec = super::taint::TaintText::parse(taint).map_err(|e| ScenarioError::new(path, e))?;
+    if add && spec.effect.is_none() {
+        return fail(
+            path,
+            format!(
+                "{} has no effect: write key=value:NoSchedule or key=value:NoExecute",
+                quote(taint)
+            ),
+        );
+    }
+    if spec.is_kubernetes_own() {
+        return fail(path, format!("{} is a taint Kubernetes manages itself: the playground keeps workload pods off control-plane Nodes, and cordon, uncordon and the node lifecycle controller set the others", quote(&spec.key)));
+    }
+    Ok(())
+}
 
 #[cfg(test)]
 mod tests {

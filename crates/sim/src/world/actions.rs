@@ -6,7 +6,9 @@
 use super::membership::AfterStop;
 use super::{Ev, K8sCtx, World};
 use crate::etcd::raft::ConfChange;
-use crate::k8s::operator::Operator;
+use crate::k8s::objects::{Effect, TaintSpec};
+use crate::scenario::taint::{TaintEffect, TaintText};
+use crate::k8s::operator::{NodeEdit, Operator};
 use crate::k8s::Observe as _;
 use crate::kernel::net::HostId;
 use crate::record::{Event, EventKind};
@@ -130,9 +132,26 @@ impl World {
                 self.with_operator(|o, ctx| o.scale(ctx, &workload, replicas))
             }
             Action::Cordon { host } | Action::Uncordon { host } => {
-                let on = matches!(action_name, "cordon");
+                let change = match action_name {
+                    "cordon" => NodeEdit::Cordon,
+                    _ => NodeEdit::Uncordon,
+                };
                 if let Some(h) = self.hosts.id(&host) {
-                    self.with_operator(|o, ctx| o.cordon(ctx, &host, h, on));
+                    self.with_operator(|o, ctx| o.edit_node(ctx, &host, h, change));
+                }
+            }
+            Action::Taint { host, taint } | Action::Untaint { host, taint } => {
+                // Checked when the scenario was read.
+                let Ok(text) = TaintText::parse(&taint) else {
+                    return;
+                };
+                let spec = taint_spec(&text);
+                let change = match action_name {
+                    "taint" => NodeEdit::Taint(spec),
+                    _ => NodeEdit::Untaint(spec),
+                };
+                if let Some(h) = self.hosts.id(&host) {
+                    self.with_operator(|o, ctx| o.edit_node(ctx, &host, h, change));
                 }
             }
             Action::Drain { host } => {
@@ -233,5 +252,17 @@ impl World {
         let mut e = Event::new(self.obs.secs(self.now), kind, text);
         e.host = host.map(|h| self.obs.name(h).to_string());
         self.obs.push(self.now, e);
+    }
+}
+
+/// The Node change a taint as written asks for (the `taint` and `untaint` events, `kubectl taint`).
+pub fn taint_spec(text: &TaintText) -> TaintSpec {
+    TaintSpec {
+        key: text.key.clone(),
+        value: text.value.clone(),
+        effect: text.effect.map(|e| match e {
+            TaintEffect::NoSchedule => Effect::NoSchedule,
+            TaintEffect::NoExecute => Effect::NoExecute,
+        }),
     }
 }

@@ -19,6 +19,7 @@
 //! terminated host) does nothing: the process only repairs what it broke.
 
 use super::World;
+use crate::k8s::operator::NodeEdit;
 use crate::kernel::net::HostId;
 use crate::kernel::rng::Rng;
 use crate::kernel::time::{Duration, SimTime};
@@ -221,7 +222,7 @@ impl World {
         rt.replacing = false;
         if self.scenario.hosts[h as usize].is_node() {
             let name = rt.name.clone();
-            self.with_operator(|o, ctx| o.cordon(ctx, &name, h, false));
+            self.with_operator(|o, ctx| o.edit_node(ctx, &name, h, NodeEdit::Uncordon));
         }
     }
 

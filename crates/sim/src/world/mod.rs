@@ -44,6 +44,7 @@ pub mod terminal;
 pub mod users;
 
 use membership::AfterStop;
+pub use actions::taint_spec;
 pub use membership::MEMBER_CHANGE_TIMEOUT;
 pub use settled::Quiet;
 

@@ -243,7 +243,7 @@ impl World {
                 Condition::False => NodeReadiness::NotReady,
                 Condition::Unknown => NodeReadiness::Unknown,
             },
-            taints: node.taints.iter().map(|t| t.key.name()).collect(),
+            taints: node.taints.iter().map(|t| t.key.name().to_string()).collect(),
         })
     }
 

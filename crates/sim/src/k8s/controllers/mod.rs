@@ -119,6 +119,8 @@ pub struct Controllers {
     /// When these controllers first saw each node carry a NoExecute taint: taint eviction
     /// counts tolerationSeconds from then (see `taint_eviction`).
     taint_seen: MemberMap<String, SimTime>,
+    /// Nodes with an operator's NoExecute taint (its text), whose pods are evicted at once.
+    operator_no_execute: MemberMap<String, String>,
     /// The node informer changed since `taint_seen` was brought up to date.
     taints_changed: bool,
     /// Every zone was fully disrupted at the last node monitor pass ("master disruption mode").
@@ -158,6 +160,7 @@ impl Controllers {
             slices_checked: MemberMap::default(),
             dirty: true,
             taint_seen: Default::default(),
+            operator_no_execute: Default::default(),
             taints_changed: true,
             all_disrupted: false,
             first_seen_unknown: MemberSet::new(),

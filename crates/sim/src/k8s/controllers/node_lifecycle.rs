@@ -141,6 +141,7 @@ impl Controllers {
         let mut retainted = Vec::new();
         let unreachable = || Taint {
             key: TaintKey::Unreachable,
+            value: String::new(),
             effect: Effect::NoExecute,
             time_added: now,
         };

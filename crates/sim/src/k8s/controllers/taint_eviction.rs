@@ -3,14 +3,19 @@
 //! taint-eviction controller does (`processPodOnNode` schedules `now + toleration`), the clock
 //! ignores the taint's TimeAdded and lives in the controller's memory: a controller-manager
 //! failover starts it again. DaemonSet pods tolerate the taint forever.
+//!
+//! An operator's NoExecute taint (`kubectl taint … key=value:NoExecute`) is tolerated by no pod
+//! here, DaemonSet pods included (the DaemonSet controller adds tolerations for Kubernetes' own
+//! taints only): its pods are deleted at the controller's next pass. Tolerations written in a
+//! pod spec are not modelled.
 
 use super::Controllers;
 use crate::k8s::events::{namespace_of, Event, Reason};
 use crate::k8s::informer::Informer;
-use crate::k8s::objects::{pod_key, Effect, Pod, TaintKey};
+use crate::k8s::objects::{pod_key, Effect, Pod, TaintKey, TaintSpec};
 use crate::k8s::observe::PodChange;
 use crate::k8s::wire::Ctx;
-use crate::kernel::members::MemberSet;
+use crate::kernel::members::{MemberMap, MemberSet};
 use crate::kernel::time::{Duration, SimTime};
 
 impl Controllers {
@@ -37,6 +42,10 @@ impl Controllers {
             for node in tainted {
                 self.taint_seen.get_or_insert_with(node, || now);
             }
+            self.operator_no_execute = operator_no_execute(&self.nodes);
+        }
+        if !self.operator_no_execute.is_empty() {
+            self.evict_untolerated(ctx);
         }
         if self.taint_seen.is_empty() {
             return;
@@ -52,29 +61,79 @@ impl Controllers {
             .map(|(p, rv)| (p.clone(), rv))
             .collect();
         crate::kernel::sort::sort_by(&mut due, |a, b| a.0.name.cmp(&b.0.name));
-        for (mut p, rv) in due {
-            if self.busy.contains(pod_key(&p.name).as_str()) {
-                continue;
-            }
+        let seconds = self.timings.toleration_seconds.secs();
+        for (p, rv) in due {
             let node = p.node.clone().unwrap_or_default();
-            ctx.obs.pod_event(now, PodChange::Evicted, &p.name, &node, &p.workload, format!(
-                "{} was evicted from {node}: tolerationSeconds ({} s) have passed since the controller-manager saw the node tainted unreachable",
-                p.name,
-                self.timings.toleration_seconds.secs()
-            ));
-            p.deletion = Some(now);
-            let ns = namespace_of(&p.workload);
-            let message = format!("Marking for deletion Pod {ns}/{}", p.name);
-            let event = Event::on_pod(
-                Reason::TaintManagerEviction,
-                &p.name,
-                &p.workload,
-                message,
-                now,
+            let why = format!(
+                "{} was evicted from {node}: tolerationSeconds ({seconds} s) have passed since the controller-manager saw the node tainted unreachable",
+                p.name
             );
-            self.update_pod(ctx, p, rv, Some(event));
+            self.evict(ctx, p, rv, why);
         }
     }
+
+    /// Marks `p` for deletion as the taint controller does, unless a write of it is in flight.
+    fn evict(&mut self, ctx: &mut Ctx, mut p: Pod, rv: u64, why: String) {
+        if self.busy.contains(pod_key(&p.name).as_str()) {
+            return;
+        }
+        let (now, node) = (ctx.now, p.node.clone().unwrap_or_default());
+        ctx.obs
+            .pod_event(now, PodChange::Evicted, &p.name, &node, &p.workload, why);
+        p.deletion = Some(now);
+        let ns = namespace_of(&p.workload);
+        let message = format!("Marking for deletion Pod {ns}/{}", p.name);
+        let event = Event::on_pod(
+            Reason::TaintManagerEviction,
+            &p.name,
+            &p.workload,
+            message,
+            now,
+        );
+        self.update_pod(ctx, p, rv, Some(event));
+    }
+}
+
+impl Controllers {
+    /// Every pod on a node with an operator's NoExecute taint, at once: none tolerates it.
+    fn evict_untolerated(&mut self, ctx: &mut Ctx) {
+        let mut due: Vec<(Pod, u64, String)> = Vec::new();
+        for (node, taint) in self.operator_no_execute.iter() {
+            due.extend(
+                self.pods
+                    .pods_on(node)
+                    .filter_map(|kv| kv.value.as_pod().map(|p| (p, kv.mod_revision)))
+                    .filter(|(p, _)| p.deletion.is_none())
+                    .map(|(p, rv)| (p.clone(), rv, taint.clone())),
+            );
+        }
+        crate::kernel::sort::sort_by(&mut due, |a, b| a.0.name.cmp(&b.0.name));
+        for (p, rv, taint) in due {
+            let node = p.node.clone().unwrap_or_default();
+            let why = format!(
+                "{} was evicted from {node}: the node has the taint {taint}, which the pod does not tolerate",
+                p.name
+            );
+            self.evict(ctx, p, rv, why);
+        }
+    }
+}
+
+/// The nodes with an operator's NoExecute taint, each with the first such taint as kubectl
+/// writes it (`key=value:NoExecute`).
+fn operator_no_execute(nodes: &Informer) -> MemberMap<String, String> {
+    let mut tainted = MemberMap::default();
+    for n in nodes.items().values().filter_map(|kv| kv.value.as_node()) {
+        if let Some(t) = n.untolerated(Effect::NoExecute) {
+            let spec = TaintSpec {
+                key: t.key.name().to_string(),
+                value: t.value.clone(),
+                effect: Some(t.effect),
+            };
+            tainted.insert(n.name.clone(), spec.text());
+        }
+    }
+    tainted
 }
 
 /// The nodes with an `unreachable` or `not-ready` NoExecute taint.
