@@ -156,6 +156,22 @@ test('console: cordon is recorded at the moment shown, and the share link carrie
   assert.deepEqual(problems, []);
 });
 
+test('console: a NoExecute taint empties the worker, and its card says why', async () => {
+  const { page, problems } = await consoleAt('7-worker-dies', 30, '0:30.0');
+  assert.match(await run(page, 'kubectl taint nodes w1 dedicated=db:NoExecute'), /node\/w1 tainted/);
+  await page.locator('.notice', { hasText: /Recorded at 0:30\.0/ }).waitFor({ timeout: 30000 });
+  await scrubTo(page, 40, '0:40.0');
+  // The taint controller evicted every pod there (the DaemonSet's too); web's went elsewhere.
+  const pods = rows(await run(page, 'kubectl get pods -o wide'));
+  const onW1 = pods.filter((r) => r[6] === 'w1' && r[2] === 'Running');
+  assert.deepEqual(onW1, [], pods.map((r) => r.join(' ')).join('\n'));
+  // The worker's card names the taint (and the sentence a screen reader hears).
+  await page.locator('[aria-label*="tainted dedicated"]').first().waitFor({ timeout: 30000 });
+  assert.match(await run(page, 'kubectl taint nodes w1 dedicated-'), /node\/w1 untainted/);
+  await screenshot(page, 'console-taint');
+  assert.deepEqual(problems, []);
+});
+
 test('console: with the only master down, kubectl cannot reach the API, yet curl reaches the pods', async () => {
   const { page, problems } = await consoleAt('1-only-master-dies', 75, '1:15.0');
   const out = await run(page, 'kubectl get pods');

@@ -300,7 +300,7 @@ pub fn console_panel() -> Html {
             <summary onclick={move |_| { *opened.borrow_mut() = true; redraw.force_update(); }}>{ t("Console: kubectl, etcdctl and curl on this cluster, from any host, at the time shown") }</summary>
             <div class="console-bar">
                 <label>{ t("Run from") }{ " " }{ picker }</label>
-                <span class="hint">{ t("Try: kubectl get nodes · kubectl get pods -A -o wide · etcdctl endpoint status --cluster -w table · curl http://web · kubectl get --raw /readyz?verbose · kubectl port-forward svc/web 8080:80 & curl localhost:8080. ↑/↓ history, Tab completes. Commands that change the cluster (cordon, scale, delete pod, etcdctl member add|remove|promote, kubeadm join, etcd --force-new-cluster) are recorded at this moment.") }</span>
+                <span class="hint">{ t("Try: kubectl get nodes · kubectl get pods -A -o wide · etcdctl endpoint status --cluster -w table · curl http://web · kubectl get --raw /readyz?verbose · kubectl port-forward svc/web 8080:80 & curl localhost:8080. ↑/↓ history, Tab completes. Commands that change the cluster (cordon, taint, scale, delete pod, etcdctl member add|remove|promote, kubeadm join, etcd --force-new-cluster) are recorded at this moment.") }</span>
             </div>
             <div class="console-screen" role="log" aria-label={t("Console output")} ref={screen}>
                 { for entries.borrow().iter().map(entry) }
