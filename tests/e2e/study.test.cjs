@@ -198,8 +198,13 @@ test('study: a broken setting is named, a long study shows the runner command', 
   await page.reload();
   const note = page.locator('.too-long');
   await note.waitFor({ timeout: 30000 });
-  assert.equal(await note.locator('code').textContent(),
+  assert.equal(await note.locator('code:not(.job)').textContent(),
     'clustersim study scenario.json --trials 10000 --horizon 8760h --seed 1 --json');
+  // Or as a Kubernetes Job, in enough pods that each part takes about a quarter of an hour.
+  const job = await note.locator('code.job').textContent();
+  const [, shards] = job.match(/^SEED=1 deploy\/run-study\.sh scenario\.json (\d+) 10000 8760h$/) ?? [];
+  assert.ok(Number(shards) >= 2 && Number(shards) <= 10000, job);
+  await screenshot(page, 'study-too-long');
   const saved = decodeURIComponent((await note.getByRole('link', { name: 'Save scenario.json' }).getAttribute('href')).split(',')[1]);
   assert.equal(JSON.parse(saved).faults[1].spot_interruptions_every, '9235h');
   assert.deepEqual(problems, []);

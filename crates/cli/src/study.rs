@@ -50,14 +50,23 @@ pub fn study(args: &[String]) -> ExitCode {
                 "--threads" => threads = Some(count("--threads", &value("--threads")?)?),
                 "--shard" => {
                     let v = value("--shard")?;
-                    let parsed = v
-                        .split_once('/')
-                        .and_then(|(k, m)| Some((k.parse::<u64>().ok()?, m.parse::<u64>().ok()?)));
-                    match parsed {
+                    match pair(&v) {
                         Some((k, m)) if (1..=m).contains(&k) => shard = (k, m),
                         _ => {
                             return Err(format!(
                                 "--shard: expected K/M with 1 ≤ K ≤ M, found {v:?}"
+                            ))
+                        }
+                    }
+                }
+                // As an Indexed Job numbers its pods (JOB_COMPLETION_INDEX, from 0): shard I+1 of M.
+                "--shard-index" => {
+                    let v = value("--shard-index")?;
+                    match pair(&v) {
+                        Some((i, m)) if i < m => shard = (i + 1, m),
+                        _ => {
+                            return Err(format!(
+                                "--shard-index: expected I/M with 0 ≤ I < M (an Indexed Job's JOB_COMPLETION_INDEX), found {v:?}"
                             ))
                         }
                     }
@@ -134,6 +143,12 @@ pub fn study(args: &[String]) -> ExitCode {
     );
     report.document = Some(scenario.to_compact_json());
     print(&report, json)
+}
+
+/// `A/B` as two whole numbers.
+fn pair(v: &str) -> Option<(u64, u64)> {
+    let (a, b) = v.split_once('/')?;
+    Some((a.parse().ok()?, b.parse().ok()?))
 }
 
 fn count(flag: &str, v: &str) -> Result<u64, String> {

@@ -309,6 +309,14 @@ fn study_is_the_same_on_any_threads_and_shards_and_its_worst_trial_replays() {
         "",
     ));
     assert_eq!(merged, one);
+    // An Indexed Job's pods count from 0: --shard-index I/M is shard I+1 of M.
+    assert_eq!(study(&["--shard-index", "0/2"]), study(&["--shard", "1/2"]));
+    for bad in ["2/2", "-1/2", "x"] {
+        let out = clustersim(&["study", f, "--trials", "5", "--horizon", "10m", "--shard-index", bad], "");
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--shard-index: expected I/M with 0 ≤ I < M"), "{err}");
+    }
     // The worst trial is an ordinary run of its seed over the horizon.
     let worst = &v["worst"][0];
     let seed = worst["seed"].as_u64().unwrap().to_string();

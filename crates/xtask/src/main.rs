@@ -14,6 +14,8 @@ const TRUNK_VERSION: &str = "0.21.14";
 const BINARYEN_VERSION: &str = "132.0.0";
 const PLAYWRIGHT_CORE_VERSION: &str = "1.64.1";
 const ESBUILD_VERSION: &str = "0.28.2";
+/// Kubernetes' own OpenAPI schemas, for the study Job's manifests (PyPI).
+const KUBERNETES_VALIDATE_VERSION: &str = "1.37.0";
 const WASM_TARGET: &str = "wasm32-unknown-unknown";
 
 type Result<T = ()> = std::result::Result<T, String>;
@@ -157,6 +159,7 @@ fn setup() -> Result {
     let started = Instant::now();
     setup_build()?;
     setup_browser()?;
+    setup_python()?;
     println!("== setup done in {:.1} s", started.elapsed().as_secs_f64());
     Ok(())
 }
@@ -289,6 +292,31 @@ fn setup_browser() -> Result {
         ])?;
     }
     Ok(())
+}
+
+/// What the study Job's test needs: kubernetes-validate in .tools/python (Python 3 is on every
+/// machine this runs on; pip installs from PyPI).
+fn setup_python() -> Result {
+    let target = tools_dir().join("python");
+    let marker = target.join(format!(
+        "kubernetes_validate-{KUBERNETES_VALIDATE_VERSION}.dist-info"
+    ));
+    if marker.exists() {
+        println!("ok   kubernetes-validate {KUBERNETES_VALIDATE_VERSION} in .tools/python");
+        return Ok(());
+    }
+    println!("get  pip kubernetes-validate=={KUBERNETES_VALIDATE_VERSION} into .tools/python");
+    run(cmd("python3").args([
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        "--upgrade",
+        "--target",
+        &target.display().to_string(),
+        &format!("kubernetes-validate=={KUBERNETES_VALIDATE_VERSION}"),
+    ]))
 }
 
 fn is_root() -> bool {
@@ -607,6 +635,12 @@ fn test(args: &[String]) -> Result {
         run(cmd("cargo").args(["test", "--release", "-p", "sim", "--test", "sweep", "--test", "k8s_sweep", "--test", "drain_sweep", "--test", "study", "--", "--nocapture"]))?;
         // The ready studies' answers, against their studies.
         run(cmd("cargo").args(["test", "--release", "-p", "app", "--test", "ready_studies", "--", "--nocapture"]))
+    });
+    layer("the study Job (deploy/: manifests against Kubernetes' schemas, the script against a fake kubectl)", &|| {
+        run(cmd("cargo").args(["build", "--release", "-p", "clustersim"]))?;
+        run(cmd("python3")
+            .arg(root().join("tests/deploy/study_job.py"))
+            .env("PYTHONPATH", tools_dir().join("python")))
     });
     layer("wasm in headless Chromium (wasm-bindgen-test)", &|| {
         run(cmd("cargo")

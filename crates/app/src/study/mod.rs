@@ -392,6 +392,8 @@ fn settings_view(
                 <div class="notice info too-long" role="status">
                     <span>{ t("This study is long for a browser tab. Run it natively instead, with the scenario saved as scenario.json:") }</span>
                     <code>{ plan::runner_command(st) }</code>
+                    <span>{ t("Or split it over a Kubernetes cluster as an Indexed Job, one shard per pod, from a clone of the playground's repository (its README says how to build the image):") }</span>
+                    <code class="job">{ plan::job_command(st, plan::job_shards(c.estimate, c.workers, st.trials, TOO_LONG_S)) }</code>
                     <a download="scenario.json" href={json_href(&designs[0])}>{ t("Save scenario.json") }</a>
                 </div>
             }

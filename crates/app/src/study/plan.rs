@@ -624,6 +624,24 @@ pub fn runner_command(st: &Settings) -> String {
     )
 }
 
+/// The same study as a Kubernetes Indexed Job of `shards` pods (`deploy/run-study.sh` in a clone
+/// of the repository): it prints the same report as [`runner_command`] without `--json`.
+pub fn job_command(st: &Settings, shards: u64) -> String {
+    format!(
+        "SEED={} deploy/run-study.sh scenario.json {shards} {} {}h",
+        st.seed,
+        st.trials,
+        st.days * 24
+    )
+}
+
+/// Pods for a Job of a study estimated at `estimate_s` on `workers` workers: each pod's part
+/// (one core) about `part_s` long at the page's speed, at least two pods, at most one per trial.
+pub fn job_shards(estimate_s: f64, workers: u64, trials: u64, part_s: f64) -> u64 {
+    let cores_s = estimate_s * workers.max(1) as f64;
+    ((cores_s / part_s).ceil() as u64).max(2).min(trials.max(1))
+}
+
 /// A year, in seconds (365 days: the studies' horizons are whole days).
 pub const YEAR_S: f64 = 365.0 * 86_400.0;
 
@@ -722,6 +740,30 @@ mod tests {
             "workloads":[{"kind":"Deployment","name":"web","replicas":2,"service":true}]}"#,
         )
         .expect("valid")
+    }
+
+    /// The Job's command runs the same study as the runner's, in enough pods that each one's part
+    /// takes about the given time on one core, never fewer than two nor more than the trials.
+    #[test]
+    fn a_study_too_long_for_a_tab_splits_into_a_job_of_pods() {
+        let st = Settings {
+            trials: 800,
+            days: 365,
+            seed: 4,
+            ..Settings::default()
+        };
+        // 2 h on 2 workers is 4 core-hours: 16 parts of 15 min.
+        assert_eq!(job_shards(7200.0, 2, st.trials, 900.0), 16);
+        assert_eq!(job_shards(60.0, 2, st.trials, 900.0), 2);
+        assert_eq!(job_shards(1e9, 8, 3, 900.0), 3);
+        assert_eq!(
+            job_command(&st, 16),
+            "SEED=4 deploy/run-study.sh scenario.json 16 800 8760h"
+        );
+        assert_eq!(
+            runner_command(&st),
+            "clustersim study scenario.json --trials 800 --horizon 8760h --seed 4 --json"
+        );
     }
 
     #[test]
