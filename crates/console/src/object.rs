@@ -15,6 +15,8 @@ pub enum Doc {
     Bool(bool),
     List(Vec<Doc>),
     Map(Vec<(&'static str, Doc)>),
+    /// A map of strings whose keys are data (labels), printed as a map.
+    Strings(Vec<(String, String)>),
 }
 
 /// A taint effect as the API spells it.
@@ -41,7 +43,7 @@ fn meta(name: &str, namespace: Option<&str>, rv: u64, created: SimTime) -> Doc {
 
 /// A Node's labels: the kubelet's (architecture, OS, hostname), kubeadm's on a control-plane Node
 /// (its role, and out of external load balancers), and the zone (as a cloud provider sets it).
-pub fn node_labels(n: &Node) -> Vec<(&'static str, String)> {
+pub fn node_labels(n: &Node) -> Vec<(String, String)> {
     // The kubelet's own labels, then kubeadm's on a control-plane Node.
     let mut labels = vec![
         ("beta.kubernetes.io/arch", "amd64".into()),
@@ -58,6 +60,10 @@ pub fn node_labels(n: &Node) -> Vec<(&'static str, String)> {
         ));
     }
     labels.push(("topology.kubernetes.io/zone", n.zone.clone()));
+    let mut labels: Vec<(String, String)> =
+        labels.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+    // An operator's (`kubectl label`).
+    labels.extend(n.labels.iter().map(|(k, v)| (k.clone(), v.clone())));
     labels
 }
 
@@ -71,7 +77,7 @@ pub fn selector_of(workload: &str) -> (&'static str, String) {
 
 /// A pod's labels: its workload's selector and, for a Deployment's pod, the `pod-template-hash`
 /// of its ReplicaSet (the middle of `NAME-HASH-SUFFIX`).
-pub fn pod_labels(p: &Pod) -> Vec<(&'static str, String)> {
+pub fn pod_labels(p: &Pod) -> Vec<(String, String)> {
     let mut labels = vec![selector_of(&p.workload)];
     if let Some((_, hash)) = owner_of(p)
         .1
@@ -80,7 +86,7 @@ pub fn pod_labels(p: &Pod) -> Vec<(&'static str, String)> {
     {
         labels.push(("pod-template-hash", hash.to_string()));
     }
-    labels
+    labels.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
 }
 
 /// The controller that owns a pod (`metadata.ownerReferences`): a Deployment's pods belong to
@@ -96,8 +102,8 @@ pub fn owner_of(p: &Pod) -> (&'static str, &str) {
     }
 }
 
-fn label_map(labels: Vec<(&'static str, String)>) -> Doc {
-    Doc::Map(labels.into_iter().map(|(k, v)| (k, s(v))).collect())
+fn label_map(labels: Vec<(String, String)>) -> Doc {
+    Doc::Strings(labels)
 }
 
 pub fn node(n: &Node, rv: u64, ip: &str) -> Doc {
@@ -326,6 +332,16 @@ fn write_json(d: &Doc, depth: usize, out: &mut String) {
         Doc::Bool(b) => out.push_str(&b.to_string()),
         Doc::List(items) if items.is_empty() => out.push_str("[]"),
         Doc::Map(items) if items.is_empty() => out.push_str("{}"),
+        Doc::Strings(items) if items.is_empty() => out.push_str("{}"),
+        Doc::Strings(items) => {
+            out.push_str("{\n");
+            for (i, (k, v)) in items.iter().enumerate() {
+                out.push_str(&format!("{}{}: {}", pad(depth + 1), quote_json(k), quote_json(v)));
+                out.push_str(if i + 1 < items.len() { ",\n" } else { "\n" });
+            }
+            out.push_str(&pad(depth));
+            out.push('}');
+        }
         Doc::List(items) => {
             out.push_str("[\n");
             for (i, item) in items.iter().enumerate() {
@@ -364,6 +380,7 @@ fn scalar(d: &Doc) -> Option<String> {
         Doc::Str(v) => Some(yaml_str(v)),
         Doc::List(l) if l.is_empty() => Some("[]".into()),
         Doc::Map(m) if m.is_empty() => Some("{}".into()),
+        Doc::Strings(m) if m.is_empty() => Some("{}".into()),
         _ => None,
     }
 }
@@ -433,6 +450,13 @@ fn write_yaml(d: &Doc, depth: usize, out: &mut String) {
                         write_yaml(v, next, out);
                     }
                 }
+            }
+        }
+        Doc::Strings(items) => {
+            let mut sorted: Vec<&(String, String)> = items.iter().collect();
+            sim::kernel::sort::sort_by(&mut sorted, |a, b| a.0.cmp(&b.0));
+            for (k, v) in sorted {
+                out.push_str(&format!("{pad}{}: {}\n", yaml_str(k), yaml_str(v)));
             }
         }
         Doc::List(items) => {

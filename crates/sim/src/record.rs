@@ -468,6 +468,7 @@ fn command_of(action: &str) -> &str {
         "uncordon" => "kubectl uncordon",
         "drain" => "kubectl drain",
         "taint" | "untaint" => "kubectl taint",
+        "label" | "unlabel" => "kubectl label",
         other => other,
     }
 }

@@ -46,6 +46,7 @@ const WORDS: &[&str] = &[
     "drain",
     "--ignore-daemonsets",
     "taint",
+    "label",
     "--overwrite",
     "NoSchedule",
     "NoExecute",

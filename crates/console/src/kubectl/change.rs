@@ -10,6 +10,7 @@ use crate::words::clip;
 use crate::Output;
 use sim::k8s::api::{ApiRequest, ApiResponse};
 use sim::k8s::objects::{Kind, Object, TaintKey};
+use sim::scenario::label::parse_label;
 use sim::scenario::taint::TaintText;
 use sim::k8s::operator::NodeEdit;
 use sim::kernel::net::HostId;
@@ -171,12 +172,7 @@ pub(super) fn cordon(world: &World, from: HostId, node: &str, on: bool, flags: &
             });
         }
         n.set_unschedulable(on, client.now());
-        let update = ApiRequest::Update {
-            key: key.as_str().into(),
-            value: std::sync::Arc::new(Object::Node(n)),
-            resource_version: kv.mod_revision,
-        };
-        client.request(update, "patch")
+        write_node(&mut client, &key, kv.mod_revision, n)
     });
     if already {
         return Output {
@@ -218,15 +214,10 @@ pub(super) fn taint(
         [kind, _] => return not_nodes(kind),
         _ => return error("one or more resources must be specified as <resource> <name>"),
     };
-    let spec = match specs.as_slice() {
-        [] => return error("at least one taint update is required"),
-        [spec] => *spec,
-        _ => return error("this console changes one taint per command (kubectl taint nodes NODE a=b:NoSchedule, then another)"),
+    let spec = match one_update(&specs, "taint", "taint nodes NODE a=b:NoSchedule") {
+        Ok(spec) => spec,
+        Err(e) => return e,
     };
-    // Longer than any valid one (a 253-character prefix, a name and a value of 63, an effect).
-    if spec.len() > 400 || spec.chars().any(char::is_control) {
-        return error(&format!("invalid taint spec: {}", clip(spec)));
-    }
     let remove = spec.ends_with('-');
     let text = match TaintText::parse(spec.strip_suffix('-').unwrap_or(spec)) {
         Ok(p) if !remove && p.effect.is_none() => {
@@ -257,7 +248,7 @@ pub(super) fn taint(
         if !remove && n.taints.iter().any(same) {
             if !overwrite {
                 refusal = Some(format!(
-                    "Node {} already has {} taint(s) with same effect(s) and --overwrite is false",
+                    "node {} already has {} taint(s) with same effect(s) and --overwrite is false",
                     clip(node),
                     clip(&parsed.key)
                 ));
@@ -273,18 +264,10 @@ pub(super) fn taint(
             refusal = Some(clip(&why));
             return Err((String::new(), 1));
         }
-        let update = ApiRequest::Update {
-            key: key.as_str().into(),
-            value: std::sync::Arc::new(Object::Node(n)),
-            resource_version: kv.mod_revision,
-        };
-        client.request(update, "patch")
+        write_node(&mut client, &key, kv.mod_revision, n)
     });
     if let Some(why) = refusal {
-        return Output {
-            took_s: client.took_s(),
-            ..error(&why)
-        };
+        return refused(&client, &why);
     }
     let (host, taint) = (node.to_string(), parsed.text());
     let record = match remove {
@@ -295,10 +278,146 @@ pub(super) fn taint(
     changed(&client, result, done, record)
 }
 
+/// `kubectl label nodes NODE key=value [--overwrite]`, or `key-` to remove: kubectl's words, one
+/// label per command (each is one scenario event). A pod's labels follow its workload here, and
+/// the labels the playground derives from the hosts (hostname, zone, role…) are refused.
+pub(super) fn label(
+    world: &World,
+    from: HostId,
+    words: &[&str],
+    args: &[String],
+    flags: &Flags,
+) -> Output {
+    let is_spec = |w: &&str| w.contains('=') || w.ends_with('-');
+    let (specs, rest): (Vec<&str>, Vec<&str>) = words.iter().copied().partition(is_spec);
+    let resources = "one or more resources must be specified as <resource> <name> or <resource>/<name>";
+    let (kind, node) = match rest.as_slice() {
+        [kind, name] => (*kind, *name),
+        [both] => match both.split_once('/') {
+            Some(pair) => pair,
+            None => return error(resources),
+        },
+        _ => return error(resources),
+    };
+    if resource(kind) != Some(Resource::Nodes) {
+        return error(&format!(
+            "this console labels Nodes only (kubectl label nodes NAME key=value), not {}",
+            clip(kind)
+        ));
+    }
+    let spec = match one_update(&specs, "label", "label nodes NODE a=b") {
+        Ok(spec) => spec,
+        Err(e) => return e,
+    };
+    let remove = !spec.contains('=');
+    let text = spec.strip_suffix('-').filter(|_| remove).unwrap_or(spec);
+    let (key, value) = match parse_label(text, !remove) {
+        Ok(kv) => kv,
+        Err(e) => return error(&e),
+    };
+    let overwrite = args.iter().any(|a| a == "--overwrite" || a == "--overwrite=true");
+    let mut client = Client::new(world, from, flags);
+    let node_key = sim::k8s::objects::node_key(node);
+    let mut unchanged = None;
+    let mut refusal = None;
+    let result = client.get(&node_key, "get", "nodes", node).and_then(|kv| {
+        let Some(mut n) = kv.value.as_node().cloned() else {
+            return Err(not_found("nodes", node));
+        };
+        let current = n.labels.get(&key).cloned();
+        let change = match (remove, current) {
+            (true, None) => {
+                unchanged = Some(format!("label \"{}\" not found.\n", clip(&key)));
+                return Err((String::new(), 0));
+            }
+            (false, Some(v)) if v == value => {
+                unchanged = Some(String::new());
+                return Err((String::new(), 0));
+            }
+            (false, Some(v)) if !overwrite => {
+                refusal = Some(format!(
+                    "'{}' already has a value ({}), and --overwrite is false",
+                    clip(&key),
+                    clip(&v)
+                ));
+                return Err((String::new(), 1));
+            }
+            (true, Some(_)) => NodeEdit::Unlabel { key: key.clone() },
+            (false, _) => NodeEdit::Label {
+                key: key.clone(),
+                value: value.clone(),
+            },
+        };
+        let _ = change.apply(&mut n, client.now());
+        write_node(&mut client, &node_key, kv.mod_revision, n)
+    });
+    if let Some(why) = refusal {
+        return refused(&client, &why);
+    }
+    if let Some(note) = unchanged {
+        return Output {
+            stdout: format!("{note}node/{} not labeled\n", clip(node)),
+            took_s: client.took_s(),
+            ..Output::default()
+        };
+    }
+    let host = node.to_string();
+    let (record, verb) = match remove {
+        true => (sim::scenario::Action::Unlabel { host, label: key }, "unlabeled"),
+        false => (
+            sim::scenario::Action::Label {
+                host,
+                label: format!("{key}={value}"),
+            },
+            "labeled",
+        ),
+    };
+    let done = (format!("node/{} {verb}\n", clip(node)), String::new());
+    changed(&client, result, done, record)
+}
+
+/// The one taint or label change of a command (each is one scenario event), or kubectl's error.
+fn one_update<'a>(specs: &[&'a str], what: &str, example: &str) -> Result<&'a str, Output> {
+    match specs {
+        [] => Err(error(&format!("at least one {what} update is required"))),
+        // Longer than any valid one (a 253-character prefix, a name and a value of 63, an effect).
+        [spec] if spec.len() > 400 || spec.chars().any(char::is_control) => {
+            Err(error(&format!("invalid {what} spec: {}", clip(spec))))
+        }
+        [spec] => Ok(spec),
+        _ => Err(error(&format!(
+            "this console changes one {what} per command (kubectl {example}, then another)"
+        ))),
+    }
+}
+
+/// kubectl's patch of a Node it read at `revision`.
+fn write_node(
+    client: &mut Client,
+    key: &str,
+    revision: u64,
+    n: sim::k8s::objects::Node,
+) -> Result<ApiResponse, (String, i32)> {
+    let update = ApiRequest::Update {
+        key: key.into(),
+        value: std::sync::Arc::new(Object::Node(n)),
+        resource_version: revision,
+    };
+    client.request(update, "patch")
+}
+
+/// kubectl's refusal after it read what it refuses to change.
+fn refused(client: &Client, why: &str) -> Output {
+    Output {
+        took_s: client.took_s(),
+        ..error(why)
+    }
+}
+
 fn not_nodes(kind: &str) -> Output {
     error(&format!(
-        "taint applies to nodes only, not to {} (kubectl taint nodes NAME key=value:NoSchedule)",
-        clip(kind)
+        "invalid resource type {}, only node types are supported",
+        clip(&kind.to_lowercase())
     ))
 }
 

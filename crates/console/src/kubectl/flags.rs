@@ -34,11 +34,11 @@ pub(crate) struct Flags {
 
 /// Whether `labels` meet a label selector of equality requirements, all of which must hold:
 /// `k=v`, `k==v`, `k!=v` (also met without the label), `k` (has it), `!k` (has it not).
-pub(super) fn selects(selector: &str, labels: &[(&str, String)]) -> bool {
+pub(super) fn selects<K: AsRef<str>>(selector: &str, labels: &[(K, String)]) -> bool {
     let value = |k: &str| {
         labels
             .iter()
-            .find(|(l, _)| *l == k)
+            .find(|(l, _)| l.as_ref() == k)
             .map(|(_, v)| v.as_str())
     };
     selector.split(',').map(str::trim).all(|r| {

@@ -347,7 +347,7 @@ fn table(
 /// `--show-labels`: each object's labels, sorted by key, as the last column.
 fn with_labels(
     rows: &mut [Vec<String>],
-    labels: impl Iterator<Item = Vec<(&'static str, String)>>,
+    labels: impl Iterator<Item = Vec<(String, String)>>,
 ) {
     rows[0].push("LABELS".into());
     for (row, mut l) in rows[1..].iter_mut().zip(labels) {
@@ -604,7 +604,7 @@ pub(super) fn documents(
     flags: &Flags,
 ) -> Result<Vec<Doc>, String> {
     let wanted = |name: &str| names.is_empty() || names.contains(&name);
-    let labelled = |labels: &[(&str, String)]| {
+    let labelled = |labels: &[(String, String)]| {
         (flags.selector.as_deref()).is_none_or(|sel| selects(sel, labels))
     };
     let ip = |name: &str| {

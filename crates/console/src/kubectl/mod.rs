@@ -18,7 +18,7 @@ mod rows;
 
 use crate::words::clip;
 use crate::Output;
-use change::{cordon, delete, drain, scale, taint};
+use change::{cordon, delete, drain, label, scale, taint};
 use describe::{
     describe_endpoints, describe_event, describe_lease, describe_node, describe_pdb, describe_pod,
     describe_service, describe_workload,
@@ -89,6 +89,7 @@ pub fn run(
         ["uncordon", node] => cordon(world, from, node, false, &flags),
         ["drain", node] => drain(world, from, node, args, &flags),
         ["taint", rest @ ..] => taint(world, from, rest, args, &flags),
+        ["label", rest @ ..] => label(world, from, rest, args, &flags),
         [command @ ("cordon" | "uncordon" | "drain"), ..] => error(&format!(
             "USAGE: {command} NODE [flags]\nSee 'kubectl {command} -h' for help and examples"
         )),
@@ -150,6 +151,9 @@ Troubleshooting and Debugging Commands:
   describe        Show details of a specific resource or group of resources
   port-forward    Forward one or more local ports to a pod
   proxy           Run a proxy to the Kubernetes API server
+
+Settings Commands:
+  label           Update the labels on a resource
 
 Other Commands:
   version         Print the client and server version information

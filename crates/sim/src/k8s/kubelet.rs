@@ -170,6 +170,7 @@ impl Kubelet {
             ready: Condition::True,
             ready_since: ctx.now,
             taints,
+            labels: Default::default(),
             created: ctx.now,
         };
         let req = ApiRequest::Create {

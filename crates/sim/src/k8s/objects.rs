@@ -211,6 +211,9 @@ pub struct Node {
     /// The Ready condition's `lastTransitionTime`.
     pub ready_since: SimTime,
     pub taints: Vec<Taint>,
+    /// The labels an operator set (`kubectl label`); the kubelet's and kubeadm's own (hostname,
+    /// architecture, OS, zone, control-plane role) follow from the host.
+    pub labels: std::collections::BTreeMap<String, String>,
     /// `metadata.creationTimestamp` (as the kubelet that registered it sent it).
     pub created: SimTime,
 }

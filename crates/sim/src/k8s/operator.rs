@@ -33,6 +33,9 @@ pub enum NodeEdit {
     Uncordon,
     Taint(TaintSpec),
     Untaint(TaintSpec),
+    /// An operator's label (`kubectl label --overwrite`), or its removal.
+    Label { key: String, value: String },
+    Unlabel { key: String },
 }
 
 impl NodeEdit {
@@ -43,6 +46,8 @@ impl NodeEdit {
             NodeEdit::Uncordon => "uncordon",
             NodeEdit::Taint(_) => "taint",
             NodeEdit::Untaint(_) => "untaint",
+            NodeEdit::Label { .. } => "label",
+            NodeEdit::Unlabel { .. } => "unlabel",
         }
     }
 
@@ -58,6 +63,13 @@ impl NodeEdit {
                 if !n.apply_taint(spec, true, now) {
                     return Err(format!("taint \"{}\" not found", spec.text()));
                 }
+            }
+            NodeEdit::Label { key, value } => {
+                n.labels.insert(key.clone(), value.clone());
+            }
+            // kubectl says a missing label was not found, and goes on.
+            NodeEdit::Unlabel { key } => {
+                n.labels.remove(key);
             }
         }
         Ok(())

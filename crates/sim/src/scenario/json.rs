@@ -806,6 +806,8 @@ impl Action {
             Action::Drain { .. } => "drain",
             Action::Taint { .. } => "taint",
             Action::Untaint { .. } => "untaint",
+            Action::Label { .. } => "label",
+            Action::Unlabel { .. } => "unlabel",
             Action::RestartComponent { .. } => "restart_component",
         }
     }
@@ -835,6 +837,7 @@ fn action_fields(action: &str) -> Option<&'static [&'static str]> {
         "scale" => &["workload", "replicas"],
         "restart_component" => &["host", "component"],
         "taint" | "untaint" => &["host", "taint"],
+        "label" | "unlabel" => &["host", "label"],
         _ => return None,
     })
 }
@@ -947,6 +950,14 @@ fn event_from(j: &J, path: &str) -> R<Event> {
             host: host()?,
             taint: as_string(o.req("taint")?, &o.at("taint"))?,
         },
+        "label" => Action::Label {
+            host: host()?,
+            label: as_string(o.req("label")?, &o.at("label"))?,
+        },
+        "unlabel" => Action::Unlabel {
+            host: host()?,
+            label: as_string(o.req("label")?, &o.at("label"))?,
+        },
         "delete_pod" => Action::DeletePod {
             pod: as_string(o.req("pod")?, &o.at("pod"))?,
             force: match o.get("force") {
@@ -1031,6 +1042,10 @@ impl Event {
             Action::Taint { host, taint } | Action::Untaint { host, taint } => {
                 f.push(("host", J::str(host)));
                 f.push(("taint", J::str(taint)));
+            }
+            Action::Label { host, label } | Action::Unlabel { host, label } => {
+                f.push(("host", J::str(host)));
+                f.push(("label", J::str(label)));
             }
             Action::EtcdMemberAdd { host, learner } => {
                 f.push(("host", J::str(host)));

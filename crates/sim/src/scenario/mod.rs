@@ -34,6 +34,7 @@ mod limits;
 pub mod link;
 mod quantity;
 mod settings;
+pub mod label;
 pub mod taint;
 mod tree;
 mod validate;
@@ -417,6 +418,16 @@ pub enum Action {
         host: String,
         taint: String,
     },
+    /// `kubectl label nodes HOST key=value --overwrite`.
+    Label {
+        host: String,
+        label: String,
+    },
+    /// `kubectl label nodes HOST key-`.
+    Unlabel {
+        host: String,
+        label: String,
+    },
     /// Desired replicas of a Deployment or StatefulSet (or `coredns`).
     Scale {
         workload: String,
@@ -463,6 +474,8 @@ impl Action {
             | Action::Drain { host }
             | Action::Taint { host, .. }
             | Action::Untaint { host, .. }
+            | Action::Label { host, .. }
+            | Action::Unlabel { host, .. }
             | Action::RestartComponent { host, .. } => Some(host),
             Action::Partition { .. }
             | Action::PartitionOneway { .. }
@@ -489,6 +502,8 @@ impl Action {
                 | Action::Drain { .. }
                 | Action::Taint { .. }
                 | Action::Untaint { .. }
+                | Action::Label { .. }
+                | Action::Unlabel { .. }
         )
     }
 }

@@ -83,7 +83,7 @@ impl TaintText {
     }
 }
 
-fn name_part(name: &str, what: &str) -> Result<(), String> {
+pub(super) fn name_part(name: &str, what: &str) -> Result<(), String> {
     let ok_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
     let alnum = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric());
     if name.is_empty() {
@@ -99,7 +99,7 @@ fn name_part(name: &str, what: &str) -> Result<(), String> {
 }
 
 /// apimachinery's `IsQualifiedName`: an optional DNS subdomain prefix and `/`, then a name.
-fn qualified_name(key: &str) -> Result<(), String> {
+pub(super) fn qualified_name(key: &str) -> Result<(), String> {
     match key.split_once('/') {
         Some((prefix, name)) => {
             let dns = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '-' | '.');
@@ -113,7 +113,7 @@ fn qualified_name(key: &str) -> Result<(), String> {
 }
 
 /// apimachinery's `IsValidLabelValue`: empty, or a name part.
-fn label_value(value: &str) -> Result<(), String> {
+pub(super) fn label_value(value: &str) -> Result<(), String> {
     if value.is_empty() {
         return Ok(());
     }

@@ -487,6 +487,16 @@ impl Scenario {
                     format!("{hq} is not a Node: only worker and control-plane hosts can be tainted"),
                 );
             }
+            Action::Label { .. } | Action::Unlabel { .. } if !host.is_some_and(|h| h.is_node()) => {
+                return fail(
+                    at("host"),
+                    format!("{hq} is not a Node: only worker and control-plane hosts can be labelled"),
+                );
+            }
+            Action::Label { label, .. } | Action::Unlabel { label, .. } => {
+                let set = matches!(ev.action, Action::Label { .. });
+                super::label::parse_label(label, set).map_err(|e| ScenarioError::new(at("label"), e))?;
+            }
             Action::Taint { taint, .. } | Action::Untaint { taint, .. } => {
                 check_taint(&at("taint"), taint, matches!(ev.action, Action::Taint { .. }))?
             }

@@ -7,6 +7,7 @@ use super::membership::AfterStop;
 use super::{Ev, K8sCtx, World};
 use crate::etcd::raft::ConfChange;
 use crate::k8s::objects::{Effect, TaintSpec};
+use crate::scenario::label::parse_label;
 use crate::scenario::taint::{TaintEffect, TaintText};
 use crate::k8s::operator::{NodeEdit, Operator};
 use crate::k8s::Observe as _;
@@ -149,6 +150,20 @@ impl World {
                 let change = match action_name {
                     "taint" => NodeEdit::Taint(spec),
                     _ => NodeEdit::Untaint(spec),
+                };
+                if let Some(h) = self.hosts.id(&host) {
+                    self.with_operator(|o, ctx| o.edit_node(ctx, &host, h, change));
+                }
+            }
+            Action::Label { host, label } | Action::Unlabel { host, label } => {
+                let set = action_name == "label";
+                // Checked when the scenario was read.
+                let Ok((key, value)) = parse_label(&label, set) else {
+                    return;
+                };
+                let change = match set {
+                    true => NodeEdit::Label { key, value },
+                    false => NodeEdit::Unlabel { key },
                 };
                 if let Some(h) = self.hosts.id(&host) {
                     self.with_operator(|o, ctx| o.edit_node(ctx, &host, h, change));
