@@ -622,3 +622,29 @@ fn damaged_or_mismatched_shards_are_refused_naming_the_file_and_the_field() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `clustersim import`: the scenario on stdout (one the runner takes), each thing not carried
+/// over on stderr; a file that is not Kubernetes objects, or no Node, exits 2 naming the file.
+#[test]
+fn import_prints_a_scenario_and_says_what_it_left_out() {
+    let dir = format!("{}/../import/tests/clusters", env!("CARGO_MANIFEST_DIR"));
+    let (a, b) = (format!("{dir}/kubeadm.yaml"), format!("{dir}/kube-system.yaml"));
+    let out = clustersim(&["import", &a, &b, "--name", "shop"], "");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let scenario = String::from_utf8(out.stdout).unwrap();
+    let s = sim::scenario::parse(&scenario).unwrap();
+    assert_eq!(s.name, "shop");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.lines().all(|l| l.starts_with("clustersim: import: ")), "{stderr}");
+    assert!(stderr.contains("clustersim: import: ignored: 1 Secret\n"), "{stderr}");
+    let run = clustersim(&["run", "-"], &scenario);
+    assert_eq!(run.status.code(), Some(0));
+    let out = clustersim(&["import", "-"], "{\"kind\": \"Secret\"}");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "clustersim: stdin: no Node found: include the output of kubectl get nodes -o yaml\n"
+    );
+    let out = clustersim(&["import"], "");
+    assert_eq!(out.status.code(), Some(2));
+}

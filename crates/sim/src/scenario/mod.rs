@@ -32,7 +32,7 @@ mod example;
 mod json;
 mod limits;
 pub mod link;
-mod quantity;
+pub mod quantity;
 mod settings;
 pub mod label;
 pub mod taint;

@@ -1,0 +1,531 @@
+//! A real cluster as a scenario: the objects `kubectl get … -o yaml|json` prints (Lists,
+//! several YAML documents or single objects, in any number of files) read into the playground's
+//! model, as docs/scenario-format.md ("Import a real cluster") specifies. Nodes become hosts,
+//! kubeadm's configuration and static pods the control plane's shape, Deployments, StatefulSets
+//! and DaemonSets workloads with their effective requests, spread, Service and budget.
+//!
+//! Left out, and said so one line each: whatever the model has no place for (affinity, node
+//! selectors, tolerations, soft spread, selector expressions, kube-system's own workloads other
+//! than CoreDNS) and the kinds it does not read, counted.
+
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+use sim::scenario::quantity::{fmt_cpu, fmt_memory, parse_cpu, parse_memory};
+
+/// A file that could not be read as Kubernetes objects, or objects that make no cluster.
+#[derive(Debug, PartialEq)]
+pub struct ImportError {
+    pub file: String,
+    /// 1-based, for a syntax error.
+    pub line: Option<usize>,
+    pub message: String,
+}
+
+impl std::fmt::Display for ImportError {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{line}: {}", self.file, self.message),
+            None => write!(f, "{}: {}", self.file, self.message),
+        }
+    }
+}
+
+/// The scenario (canonical JSON) and what could not be carried over, one line each.
+pub struct Imported {
+    pub scenario: String,
+    pub notes: Vec<String>,
+}
+
+/// The labels cloud providers and Karpenter put on spot capacity.
+const SPOT_LABELS: [(&str, &str); 6] = [
+    ("karpenter.sh/capacity-type", "spot"),
+    ("eks.amazonaws.com/capacityType", "SPOT"),
+    ("cloud.google.com/gke-spot", "true"),
+    ("cloud.google.com/gke-preemptible", "true"),
+    ("kubernetes.azure.com/scalesetpriority", "spot"),
+    ("node.kubernetes.io/lifecycle", "spot"),
+];
+
+/// Notes kept in the scenario's description (all go to stderr).
+const NOTES_IN_DESCRIPTION: usize = 30;
+
+/// Reads `files` (name, text) and builds the scenario named `name`.
+pub fn import(files: &[(&str, &str)], name: Option<&str>) -> Result<Imported, ImportError> {
+    let mut objects = Vec::new();
+    for (file, text) in files {
+        for doc in documents(file, text)? {
+            flatten(doc, &mut objects);
+        }
+    }
+    let all = files.iter().map(|(f, _)| *f).collect::<Vec<_>>().join(", ");
+    Cluster::read(&objects).build(name, &all, objects.len())
+}
+
+/// The documents of one file: a JSON value, or every YAML document in it.
+fn documents(file: &str, text: &str) -> Result<Vec<Value>, ImportError> {
+    let fail = |line: Option<usize>, message: String| ImportError {
+        file: file.to_string(),
+        line,
+        message,
+    };
+    if text.trim_start().starts_with(['{', '[']) {
+        return serde_json::from_str::<Value>(text)
+            .map(|v| vec![v])
+            .map_err(|e| fail(Some(e.line()), format!("not JSON: {e}")));
+    }
+    let mut out = Vec::new();
+    for doc in serde_yaml_ng::Deserializer::from_str(text) {
+        match Value::deserialize(doc) {
+            Ok(Value::Null) => {}
+            Ok(v) => out.push(v),
+            Err(e) => {
+                let line = e.location().map(|l| l.line());
+                return Err(fail(line, format!("not YAML: {e}")));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A `List` (or `NodeList`, …) gives its items; anything else is one object.
+fn flatten(doc: Value, out: &mut Vec<Value>) {
+    let kind = doc["kind"].as_str().unwrap_or_default();
+    if kind.ends_with("List") {
+        if let Some(items) = doc["items"].as_array() {
+            for item in items {
+                flatten(item.clone(), out);
+            }
+            return;
+        }
+    }
+    if doc.is_object() {
+        out.push(doc);
+    }
+}
+
+fn str_of<'a>(v: &'a Value, path: &[&str]) -> Option<&'a str> {
+    path.iter().try_fold(v, |v, k| v.get(k))?.as_str()
+}
+
+fn labels(v: &Value) -> &Map<String, Value> {
+    static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
+    v["metadata"]["labels"]
+        .as_object()
+        .unwrap_or_else(|| EMPTY.get_or_init(Map::new))
+}
+
+fn label<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
+    labels(v).get(key).and_then(Value::as_str)
+}
+
+/// A name as the scenario takes it: `[a-z0-9-]`, at most 63 characters, no dash at either end.
+fn dns_label(name: &str) -> String {
+    let mapped: String = name
+        .to_ascii_lowercase()
+        .chars()
+        .map(|c| if c.is_ascii_lowercase() || c.is_ascii_digit() { c } else { '-' })
+        .collect();
+    let cut: String = mapped.chars().take(63).collect();
+    let trimmed = cut.trim_matches('-');
+    if trimmed.is_empty() {
+        "host".into()
+    } else {
+        trimmed.to_string()
+    }
+}
+
+/// `name`, or `name-2`, `name-3`… if taken.
+fn unique(name: String, taken: &mut Vec<String>) -> String {
+    let mut candidate = name.clone();
+    let mut n = 2;
+    while taken.contains(&candidate) {
+        let suffix = format!("-{n}");
+        let base: String = name.chars().take(63 - suffix.len()).collect();
+        candidate = format!("{}{suffix}", base.trim_end_matches('-'));
+        n += 1;
+    }
+    taken.push(candidate.clone());
+    candidate
+}
+
+/// The objects read, by what they become.
+#[derive(Default)]
+struct Cluster<'a> {
+    nodes: Vec<&'a Value>,
+    workloads: Vec<&'a Value>,
+    services: Vec<&'a Value>,
+    budgets: Vec<&'a Value>,
+    /// kube-system's pods: stacked etcd and kube-vip show there.
+    system_pods: Vec<&'a Value>,
+    kubeadm_config: Option<&'a Value>,
+    /// Kinds not read, with how many of each, in the order first met.
+    ignored: Vec<(String, usize)>,
+}
+
+impl<'a> Cluster<'a> {
+    fn read(objects: &'a [Value]) -> Cluster<'a> {
+        let mut c = Cluster::default();
+        for o in objects {
+            let kind = o["kind"].as_str().unwrap_or("(no kind)");
+            let namespace = str_of(o, &["metadata", "namespace"]).unwrap_or("default");
+            let name = str_of(o, &["metadata", "name"]).unwrap_or_default();
+            match kind {
+                "Node" => c.nodes.push(o),
+                "Deployment" | "StatefulSet" | "DaemonSet" => c.workloads.push(o),
+                "Service" => c.services.push(o),
+                "PodDisruptionBudget" => c.budgets.push(o),
+                "Pod" if namespace == "kube-system" => c.system_pods.push(o),
+                // Pods outside kube-system belong to the workloads read.
+                "Pod" | "ReplicaSet" | "Endpoints" | "EndpointSlice" => {}
+                "ConfigMap" if namespace == "kube-system" && name == "kubeadm-config" => {
+                    c.kubeadm_config = Some(o)
+                }
+                other => match c.ignored.iter_mut().find(|(k, _)| k == other) {
+                    Some((_, n)) => *n += 1,
+                    None => c.ignored.push((other.to_string(), 1)),
+                },
+            }
+        }
+        c
+    }
+
+    fn build(&self, name: Option<&str>, files: &str, count: usize) -> Result<Imported, ImportError> {
+        let mut notes = Vec::new();
+        if self.nodes.is_empty() {
+            return Err(ImportError {
+                file: files.to_string(),
+                line: None,
+                message: "no Node found: include the output of kubectl get nodes -o yaml".into(),
+            });
+        }
+        if !self.ignored.is_empty() {
+            let kinds: Vec<String> = self.ignored.iter().map(|(k, n)| format!("{n} {k}")).collect();
+            notes.push(format!("ignored: {}", kinds.join(", ")));
+        }
+        let mut taken = Vec::new();
+        let mut zones: Vec<String> = Vec::new();
+        let mut hosts = Vec::new();
+        let etcd_nodes: Vec<&str> = self
+            .system_pods
+            .iter()
+            .filter(|p| label(p, "component") == Some("etcd"))
+            .filter_map(|p| str_of(p, &["spec", "nodeName"]))
+            .collect();
+        let mut control_planes = 0;
+        for n in &self.nodes {
+            let original = str_of(n, &["metadata", "name"]).unwrap_or("node");
+            let host = unique(dns_label(original), &mut taken);
+            let mut h = Map::new();
+            h.insert("name".into(), json!(host));
+            let zone = label(n, "topology.kubernetes.io/zone")
+                .or_else(|| label(n, "failure-domain.beta.kubernetes.io/zone"));
+            if let Some(z) = zone {
+                let z = dns_label(z);
+                if !zones.contains(&z) {
+                    zones.push(z.clone());
+                }
+                h.insert("zone".into(), json!(z));
+            }
+            let control_plane = labels(n).contains_key("node-role.kubernetes.io/control-plane")
+                || labels(n).contains_key("node-role.kubernetes.io/master");
+            let roles: Vec<&str> = match (control_plane, etcd_nodes.contains(&original)) {
+                (true, true) => vec!["control-plane", "etcd"],
+                (true, false) => vec!["control-plane"],
+                (false, _) => vec!["worker"],
+            };
+            control_planes += usize::from(control_plane);
+            h.insert("roles".into(), json!(roles));
+            if SPOT_LABELS.iter().any(|(k, v)| label(n, k) == Some(v)) {
+                h.insert("spot".into(), json!(true));
+            }
+            for (field, parse, fmt) in [
+                ("cpu", parse_cpu as fn(&str) -> Result<u64, String>, fmt_cpu as fn(u64) -> String),
+                ("memory", parse_memory, fmt_memory),
+            ] {
+                let allocatable = n["status"]["allocatable"][field].as_str();
+                match allocatable.map(parse) {
+                    Some(Ok(q)) => {
+                        h.insert(field.into(), json!(fmt(q)));
+                    }
+                    Some(Err(e)) => notes.push(format!("node {original}: allocatable {field}: {e}")),
+                    None => {}
+                }
+            }
+            if host != original {
+                notes.push(format!("node {original} is host {host}"));
+            }
+            hosts.push(Value::Object(h));
+        }
+        let mut settings = Map::new();
+        let kube_vip = self.system_pods.iter().any(|p| {
+            str_of(p, &["metadata", "name"]).is_some_and(|n| n.starts_with("kube-vip"))
+                || p["spec"]["containers"].as_array().is_some_and(|cs| {
+                    cs.iter().any(|c| c["image"].as_str().is_some_and(|i| i.contains("kube-vip")))
+                })
+        });
+        if kube_vip {
+            settings.insert("api_endpoint".into(), json!("kube-vip"));
+        }
+        let cluster_config: Option<Value> = self
+            .kubeadm_config
+            .and_then(|c| c["data"]["ClusterConfiguration"].as_str())
+            .and_then(|text| serde_yaml_ng::from_str(text).ok());
+        let mut load_balancer = false;
+        if let Some(cfg) = &cluster_config {
+            if let Some(endpoints) = cfg["etcd"]["external"]["endpoints"].as_array() {
+                for i in 1..=endpoints.len() {
+                    let host = unique(format!("etcd-{i}"), &mut taken);
+                    hosts.push(json!({"name": host, "roles": ["etcd"]}));
+                }
+                notes.push(format!(
+                    "external etcd: {} members as hosts etcd-1…{} with no zone (their machines are not Nodes)",
+                    endpoints.len(),
+                    endpoints.len()
+                ));
+            }
+            let endpoint = cfg["controlPlaneEndpoint"].as_str().unwrap_or_default();
+            load_balancer = !endpoint.is_empty() && !kube_vip;
+        }
+        if control_planes == 0 {
+            let in_zones: Vec<Option<&String>> = (0..3)
+                .map(|i| (!zones.is_empty()).then(|| &zones[i % zones.len()]))
+                .collect();
+            for (i, zone) in in_zones.into_iter().enumerate() {
+                let host = unique(format!("managed-cp-{}", i + 1), &mut taken);
+                let mut h = json!({"name": host, "roles": ["control-plane", "etcd"]});
+                if let Some(z) = zone {
+                    h["zone"] = json!(z);
+                }
+                hosts.push(h);
+            }
+            load_balancer = true;
+            notes.push("no control-plane Node (a managed control plane: EKS, GKE, AKS): modelled as three stacked control-plane hosts managed-cp-1…3 behind a load balancer".into());
+        }
+        if load_balancer {
+            let host = unique("lb".into(), &mut taken);
+            hosts.push(json!({"name": host, "roles": ["load-balancer"]}));
+        }
+        let workloads = self.workloads(&mut settings, &mut notes);
+        if workloads.iter().any(|w| w["service"] == json!(true)) {
+            let host = unique("users".into(), &mut taken);
+            hosts.push(json!({"name": host, "roles": ["client"]}));
+        }
+        let name = name.unwrap_or("imported cluster");
+        let mut description = format!(
+            "Imported from {count} Kubernetes objects ({files}): {} Nodes, {} workloads.",
+            self.nodes.len(),
+            workloads.len()
+        );
+        if !notes.is_empty() {
+            description.push_str(" Not carried over or changed:");
+            for n in notes.iter().take(NOTES_IN_DESCRIPTION) {
+                description.push_str("\n- ");
+                description.push_str(n);
+            }
+            if notes.len() > NOTES_IN_DESCRIPTION {
+                description.push_str(&format!("\n- and {} more", notes.len() - NOTES_IN_DESCRIPTION));
+            }
+        }
+        let description: String = description
+            .chars()
+            .take(sim::scenario::MAX_DESCRIPTION_LEN)
+            .collect();
+        let mut doc = json!({
+            "version": 1,
+            "name": name,
+            "description": description,
+            "seed": 1,
+            "duration": "1h",
+            "hosts": hosts,
+            "workloads": workloads,
+        });
+        if !zones.is_empty() {
+            doc["zones"] = json!(zones);
+        }
+        if !settings.is_empty() {
+            doc["settings"] = Value::Object(settings);
+        }
+        let scenario = sim::scenario::parse(&doc.to_string()).map_err(|e| ImportError {
+            file: files.to_string(),
+            line: None,
+            message: format!("the cluster makes no valid scenario: {e}"),
+        })?;
+        Ok(Imported {
+            scenario: scenario.to_json(),
+            notes,
+        })
+    }
+
+    /// The workloads outside kube-system, with CoreDNS's replicas as a setting.
+    fn workloads(&self, settings: &mut Map<String, Value>, notes: &mut Vec<String>) -> Vec<Value> {
+        let ns = |w: &Value| str_of(w, &["metadata", "namespace"]).unwrap_or("default").to_string();
+        let name_of = |w: &Value| str_of(w, &["metadata", "name"]).unwrap_or("workload").to_string();
+        let user: Vec<&&Value> = self.workloads.iter().filter(|w| ns(w) != "kube-system").collect();
+        for w in self.workloads.iter().filter(|w| ns(w) == "kube-system") {
+            match (w["kind"].as_str(), name_of(w).as_str()) {
+                (Some("Deployment"), "coredns") => {
+                    let replicas = w["spec"]["replicas"].as_u64().unwrap_or(1);
+                    settings.insert("coredns_replicas".into(), json!(replicas));
+                }
+                (Some(kind), name) => notes.push(format!(
+                    "kube-system {kind} {name}: the playground runs kube-system's own components itself"
+                )),
+                _ => {}
+            }
+        }
+        let mut taken = Vec::new();
+        let mut out = Vec::new();
+        for w in user {
+            let (namespace, original) = (ns(w), name_of(w));
+            let shared = self
+                .workloads
+                .iter()
+                .any(|o| name_of(o) == original && ns(o) != namespace && ns(o) != "kube-system");
+            let base = match shared {
+                true => format!("{namespace}-{original}"),
+                false => original.clone(),
+            };
+            let name = unique(dns_label(&base), &mut taken);
+            let what = format!("{} {namespace}/{original}", w["kind"].as_str().unwrap_or_default());
+            let kind = w["kind"].as_str().unwrap_or("Deployment");
+            let mut out_w = Map::new();
+            out_w.insert("kind".into(), json!(kind));
+            out_w.insert("name".into(), json!(name));
+            let replicas = w["spec"]["replicas"].as_u64().unwrap_or(1);
+            if kind != "DaemonSet" {
+                out_w.insert("replicas".into(), json!(replicas));
+            }
+            let pod = &w["spec"]["template"]["spec"];
+            if let Some(requests) = effective_requests(pod) {
+                out_w.insert("requests".into(), requests);
+            }
+            if let Some(spread) = spread(pod, &what, notes) {
+                out_w.insert("spread".into(), json!(spread));
+            }
+            if let Some(grace) = pod["terminationGracePeriodSeconds"].as_u64() {
+                out_w.insert("termination_grace_period".into(), json!(format!("{grace}s")));
+            }
+            for (field, words) in [
+                ("affinity", "affinity"),
+                ("nodeSelector", "a node selector"),
+                ("tolerations", "tolerations"),
+            ] {
+                if pod.get(field).is_some_and(|v| !v.is_null()) {
+                    notes.push(format!("{what}: {words} not modelled"));
+                }
+            }
+            let template_labels = &w["spec"]["template"]["metadata"]["labels"];
+            let selected_by = |selector: &Value| {
+                selector.as_object().is_some_and(|sel| {
+                    !sel.is_empty() && sel.iter().all(|(k, v)| template_labels.get(k) == Some(v))
+                })
+            };
+            let service = self
+                .services
+                .iter()
+                .any(|s| ns(s) == namespace && selected_by(&s["spec"]["selector"]));
+            if service {
+                out_w.insert("service".into(), json!(true));
+            }
+            for b in self.budgets.iter().filter(|b| ns(b) == namespace) {
+                let selector = &b["spec"]["selector"];
+                if !selected_by(&selector["matchLabels"]) {
+                    continue;
+                }
+                if selector.get("matchExpressions").is_some() {
+                    notes.push(format!("PodDisruptionBudget {namespace}/{}: matchExpressions not carried over", name_of(b)));
+                }
+                let total = if kind == "DaemonSet" { None } else { Some(replicas) };
+                if let Some(pdb) = budget(&b["spec"], total) {
+                    out_w.insert("pdb".into(), pdb);
+                }
+            }
+            out.push(Value::Object(out_w));
+        }
+        out
+    }
+}
+
+/// The requests the scheduler counts for a pod: per resource, the larger of the sum over its
+/// containers and its largest init container.
+fn effective_requests(pod: &Value) -> Option<Value> {
+    let sum_of = |list: &str, field: &str, parse: fn(&str) -> Result<u64, String>| -> (u64, u64) {
+        let values: Vec<u64> = pod[list]
+            .as_array()
+            .map(|cs| {
+                cs.iter()
+                    .filter_map(|c| c["resources"]["requests"][field].as_str())
+                    .filter_map(|q| parse(q).ok())
+                    .collect()
+            })
+            .unwrap_or_default();
+        (values.iter().sum(), values.iter().copied().max().unwrap_or(0))
+    };
+    let cpu = {
+        let (sum, _) = sum_of("containers", "cpu", parse_cpu);
+        let (_, init) = sum_of("initContainers", "cpu", parse_cpu);
+        sum.max(init)
+    };
+    let memory = {
+        let (sum, _) = sum_of("containers", "memory", parse_memory);
+        let (_, init) = sum_of("initContainers", "memory", parse_memory);
+        sum.max(init)
+    };
+    if cpu == 0 && memory == 0 {
+        return None;
+    }
+    let mut r = Map::new();
+    if cpu > 0 {
+        r.insert("cpu".into(), json!(fmt_cpu(cpu)));
+    }
+    if memory > 0 {
+        r.insert("memory".into(), json!(fmt_memory(memory)));
+    }
+    Some(Value::Object(r))
+}
+
+/// The first hard spread constraint on the zone or the host.
+fn spread(pod: &Value, what: &str, notes: &mut Vec<String>) -> Option<&'static str> {
+    let constraints = pod["topologySpreadConstraints"].as_array()?;
+    let mut found = None;
+    for c in constraints {
+        let hard = c["whenUnsatisfiable"].as_str() == Some("DoNotSchedule");
+        let domain = match c["topologyKey"].as_str() {
+            Some("topology.kubernetes.io/zone") => Some("zone"),
+            Some("kubernetes.io/hostname") => Some("host"),
+            _ => None,
+        };
+        match (hard, domain, found) {
+            (true, Some(d), None) => {
+                if c["maxSkew"].as_u64().is_some_and(|s| s != 1) {
+                    notes.push(format!("{what}: maxSkew {} imported as 1", c["maxSkew"]));
+                }
+                found = Some(d);
+            }
+            (false, _, _) => notes.push(format!("{what}: a ScheduleAnyway spread constraint is not modelled")),
+            _ => notes.push(format!(
+                "{what}: a spread constraint on {} not carried over",
+                c["topologyKey"].as_str().unwrap_or("?")
+            )),
+        }
+    }
+    found
+}
+
+/// `minAvailable` or `maxUnavailable`, a percentage rounded up against `replicas` as the
+/// disruption controller does (80 % of 6 → 5).
+fn budget(spec: &Value, replicas: Option<u64>) -> Option<Value> {
+    for (field, key) in [("minAvailable", "min_available"), ("maxUnavailable", "max_unavailable")] {
+        let value = match &spec[field] {
+            Value::Number(n) => n.as_u64(),
+            Value::String(s) => match (s.strip_suffix('%'), replicas) {
+                (Some(p), Some(r)) => p.parse::<u64>().ok().map(|p| (p * r).div_ceil(100)),
+                (None, _) => s.parse().ok(),
+                _ => None,
+            },
+            _ => continue,
+        };
+        return value.map(|v| json!({ key: v }));
+    }
+    None
+}

@@ -1,0 +1,141 @@
+//! The import of a real cluster (docs/scenario-format.md, "Import a real cluster"), on what
+//! `kubectl get … -o yaml|json` prints for a kubeadm cluster with stacked etcd and kube-vip, and
+//! for a managed one (no control-plane Node, as EKS shows it).
+
+use serde_json::{json, Value};
+
+fn file(name: &str) -> String {
+    let path = format!("{}/tests/clusters/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(path).unwrap()
+}
+
+fn import(names: &[&str]) -> (Value, Vec<String>) {
+    let texts: Vec<(String, String)> = names.iter().map(|n| (n.to_string(), file(n))).collect();
+    let files: Vec<(&str, &str)> = texts.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+    let imported = import::import(&files, Some("shop")).unwrap_or_else(|e| panic!("{e}"));
+    (serde_json::from_str(&imported.scenario).unwrap(), imported.notes)
+}
+
+fn host<'a>(s: &'a Value, name: &str) -> &'a Value {
+    s["hosts"].as_array().unwrap().iter().find(|h| h["name"] == name).unwrap_or_else(|| panic!("no host {name} in {s}"))
+}
+
+fn workload<'a>(s: &'a Value, name: &str) -> &'a Value {
+    s["workloads"].as_array().unwrap().iter().find(|w| w["name"] == name).unwrap_or_else(|| panic!("no workload {name}"))
+}
+
+#[test]
+fn a_kubeadm_cluster_keeps_its_nodes_zones_control_plane_and_capacity() {
+    let (s, _) = import(&["kubeadm.yaml", "kube-system.yaml"]);
+    assert_eq!(s["zones"], json!(["eu-west-1a", "eu-west-1b", "eu-west-1c"]));
+    // Names made DNS labels; the zone from either label; stacked etcd where kube-system runs an
+    // etcd static pod; allocatable as the Node reports it.
+    let cp1 = host(&s, "cp-1-example-internal");
+    assert_eq!(cp1["roles"], json!(["control-plane", "etcd"]));
+    assert_eq!((cp1["cpu"].as_str(), cp1["memory"].as_str()), (Some("3920m"), Some("16130364Ki")));
+    let cp3 = host(&s, "cp-3-example-internal");
+    assert_eq!(cp3["zone"], "eu-west-1c", "failure-domain.beta.kubernetes.io/zone");
+    assert_eq!(cp3["roles"], json!(["control-plane", "etcd"]), "the master role label");
+    assert_eq!(host(&s, "worker-a")["roles"], json!(["worker"]));
+    assert_eq!(host(&s, "worker-b")["spot"], json!(true), "Karpenter's spot capacity type");
+    assert!(host(&s, "worker-a").get("spot").is_none());
+    // kube-vip's static pod sets the API endpoint; kubeadm's controlPlaneEndpoint then adds no
+    // balancer. A client because a workload has a Service.
+    assert_eq!(s["settings"]["api_endpoint"], "kube-vip");
+    assert!(s["hosts"].as_array().unwrap().iter().all(|h| h["roles"] != json!(["load-balancer"])));
+    assert_eq!(host(&s, "users")["roles"], json!(["client"]));
+    assert_eq!(s["settings"]["coredns_replicas"], 3);
+    assert_eq!((s["seed"].as_u64(), s["duration"].as_str()), (Some(1), Some("1h")));
+}
+
+#[test]
+fn workloads_carry_their_effective_requests_spread_service_and_budget() {
+    let (s, notes) = import(&["kubeadm.yaml", "kube-system.yaml"]);
+    // Two namespaces name a Deployment web: each is NAMESPACE-NAME.
+    let web = workload(&s, "default-web");
+    assert_eq!(web["replicas"], 6);
+    // cpu: containers 250m + 100m, init container 1 → 1; memory: 256Mi + 64Mi against 64Mi.
+    assert_eq!(web["requests"], json!({"cpu": "1", "memory": "320Mi"}));
+    assert_eq!(web["spread"], "zone");
+    assert_eq!(web["termination_grace_period"], "45s");
+    assert_eq!(web["service"], json!(true));
+    // minAvailable 80 % of 6 = 4.8, rounded up as the disruption controller does.
+    assert_eq!(web["pdb"], json!({"min_available": 5}));
+    assert!(workload(&s, "shop-web").get("service").is_none());
+    // db's Service selects role=primary, which its pods do not carry.
+    let db = workload(&s, "db");
+    assert!(db.get("service").is_none());
+    assert_eq!(db["pdb"], json!({"max_unavailable": 1}));
+    assert_eq!(db["requests"], json!({"memory": "1Gi"}));
+    let agent = workload(&s, "node-agent");
+    assert_eq!(agent["kind"], "DaemonSet");
+    assert!(agent.get("replicas").is_none());
+    for line in [
+        "ignored: 1 Secret",
+        "node cp-1.example.internal is host cp-1-example-internal",
+        "kube-system DaemonSet kube-proxy: the playground runs kube-system's own components itself",
+        "Deployment default/web: maxSkew 2 imported as 1",
+        "Deployment default/web: a ScheduleAnyway spread constraint is not modelled",
+        "Deployment default/web: a node selector not modelled",
+        "PodDisruptionBudget shop/db: matchExpressions not carried over",
+        "DaemonSet monitoring/node-agent: tolerations not modelled",
+    ] {
+        assert!(notes.iter().any(|n| n == line), "{line:?} in {notes:#?}");
+        assert!(s["description"].as_str().unwrap().contains(line), "the description lists {line:?}");
+    }
+}
+
+#[test]
+fn a_managed_control_plane_is_modelled_and_said_so() {
+    let (s, notes) = import(&["eks.json"]);
+    let names: Vec<&str> = s["hosts"].as_array().unwrap().iter().map(|h| h["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "ip-10-0-1-17-eu-west-1-compute-internal",
+            "ip-10-0-2-33-eu-west-1-compute-internal",
+            "managed-cp-1",
+            "managed-cp-2",
+            "managed-cp-3",
+            "lb"
+        ]
+    );
+    // One control-plane host in each of the first three zones (two here: the third wraps).
+    let zones: Vec<&str> = (1..=3).map(|i| host(&s, &format!("managed-cp-{i}"))["zone"].as_str().unwrap()).collect();
+    assert_eq!(zones, ["eu-west-1a", "eu-west-1b", "eu-west-1a"]);
+    assert_eq!(host(&s, "managed-cp-1")["roles"], json!(["control-plane", "etcd"]));
+    assert_eq!(host(&s, "ip-10-0-1-17-eu-west-1-compute-internal")["spot"], json!(true));
+    assert!(notes.iter().any(|n| n.starts_with("no control-plane Node (a managed control plane")));
+    // 0.5 cpu as millicores; maxUnavailable 25 % of 4 = 1.
+    let api = workload(&s, "api");
+    assert_eq!(api["requests"], json!({"cpu": "500m"}));
+    assert_eq!(api["pdb"], json!({"max_unavailable": 1}));
+    // No Service: no client.
+    assert!(s["hosts"].as_array().unwrap().iter().all(|h| h["name"] != "users"));
+    // It runs as any scenario does.
+    let report = sim::run_scenario(&serde_json::to_string(&s).unwrap()).unwrap();
+    assert_eq!(report.summary.workloads["api"].final_running, 4);
+}
+
+#[test]
+fn what_cannot_be_read_is_refused_naming_the_file_and_line() {
+    let refuse = |text: &str| import::import(&[("cluster.yaml", text)], None).err().unwrap().to_string();
+    assert_eq!(
+        refuse("kind: Node\nmetadata: {name: a\n  bad"),
+        "cluster.yaml:4: not YAML: did not find expected ',' or '}' at line 4 column 1, while parsing a flow mapping at line 2 column 11"
+    );
+    assert!(refuse("{\"kind\": \"Node\",}").starts_with("cluster.yaml:1: not JSON: "));
+    assert_eq!(
+        refuse("kind: Secret\nmetadata: {name: s}"),
+        "cluster.yaml: no Node found: include the output of kubectl get nodes -o yaml"
+    );
+    // Names no scenario could take are made so; two that meet get -2.
+    let (s, _) = {
+        let text = "kind: NodeList\nitems:\n- {kind: Node, metadata: {name: Node_One.local}}\n- {kind: Node, metadata: {name: node-one-local}}\n";
+        let imported = import::import(&[("n.yaml", text)], None).unwrap();
+        (serde_json::from_str::<Value>(&imported.scenario).unwrap(), imported.notes)
+    };
+    assert_eq!(host(&s, "node-one-local")["roles"], json!(["worker"]));
+    assert_eq!(host(&s, "node-one-local-2")["roles"], json!(["worker"]));
+    assert_eq!(s["name"], "imported cluster");
+}
