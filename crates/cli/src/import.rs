@@ -15,7 +15,11 @@ pub fn import(args: &[String]) -> ExitCode {
                 None => return refuse("--name: missing value"),
             },
             f if !f.starts_with("--") || f == "-" => files.push(f.to_string()),
-            other => return refuse(&format!("unexpected argument {other:?}\nusage: clustersim import FILE… [--name NAME]")),
+            other => {
+                return refuse(&format!(
+                    "unexpected argument {other:?}\nusage: clustersim import FILE… [--name NAME]"
+                ))
+            }
         }
     }
     if files.is_empty() {

@@ -312,10 +312,25 @@ fn study_is_the_same_on_any_threads_and_shards_and_its_worst_trial_replays() {
     // An Indexed Job's pods count from 0: --shard-index I/M is shard I+1 of M.
     assert_eq!(study(&["--shard-index", "0/2"]), study(&["--shard", "1/2"]));
     for bad in ["2/2", "-1/2", "x"] {
-        let out = clustersim(&["study", f, "--trials", "5", "--horizon", "10m", "--shard-index", bad], "");
+        let out = clustersim(
+            &[
+                "study",
+                f,
+                "--trials",
+                "5",
+                "--horizon",
+                "10m",
+                "--shard-index",
+                bad,
+            ],
+            "",
+        );
         assert_eq!(out.status.code(), Some(2));
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains("--shard-index: expected I/M with 0 ≤ I < M"), "{err}");
+        assert!(
+            err.contains("--shard-index: expected I/M with 0 ≤ I < M"),
+            "{err}"
+        );
     }
     // The worst trial is an ordinary run of its seed over the horizon.
     let worst = &v["worst"][0];
@@ -628,15 +643,31 @@ fn damaged_or_mismatched_shards_are_refused_naming_the_file_and_the_field() {
 #[test]
 fn import_prints_a_scenario_and_says_what_it_left_out() {
     let dir = format!("{}/../import/tests/clusters", env!("CARGO_MANIFEST_DIR"));
-    let (a, b) = (format!("{dir}/kubeadm.yaml"), format!("{dir}/kube-system.yaml"));
+    let (a, b) = (
+        format!("{dir}/kubeadm.yaml"),
+        format!("{dir}/kube-system.yaml"),
+    );
     let out = clustersim(&["import", &a, &b, "--name", "shop"], "");
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let scenario = String::from_utf8(out.stdout).unwrap();
     let s = sim::scenario::parse(&scenario).unwrap();
     assert_eq!(s.name, "shop");
     let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(stderr.lines().all(|l| l.starts_with("clustersim: import: ")), "{stderr}");
-    assert!(stderr.contains("clustersim: import: ignored: 1 Secret\n"), "{stderr}");
+    assert!(
+        stderr
+            .lines()
+            .all(|l| l.starts_with("clustersim: import: ")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("clustersim: import: ignored: 1 Secret\n"),
+        "{stderr}"
+    );
     let run = clustersim(&["run", "-"], &scenario);
     assert_eq!(run.status.code(), Some(0));
     let out = clustersim(&["import", "-"], "{\"kind\": \"Secret\"}");

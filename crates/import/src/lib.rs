@@ -123,7 +123,13 @@ fn dns_label(name: &str) -> String {
     let mapped: String = name
         .to_ascii_lowercase()
         .chars()
-        .map(|c| if c.is_ascii_lowercase() || c.is_ascii_digit() { c } else { '-' })
+        .map(|c| {
+            if c.is_ascii_lowercase() || c.is_ascii_digit() {
+                c
+            } else {
+                '-'
+            }
+        })
         .collect();
     let cut: String = mapped.chars().take(63).collect();
     let trimmed = cut.trim_matches('-');
@@ -189,7 +195,12 @@ impl<'a> Cluster<'a> {
         c
     }
 
-    fn build(&self, name: Option<&str>, files: &str, count: usize) -> Result<Imported, ImportError> {
+    fn build(
+        &self,
+        name: Option<&str>,
+        files: &str,
+        count: usize,
+    ) -> Result<Imported, ImportError> {
         let mut notes = Vec::new();
         if self.nodes.is_empty() {
             return Err(ImportError {
@@ -199,7 +210,11 @@ impl<'a> Cluster<'a> {
             });
         }
         if !self.ignored.is_empty() {
-            let kinds: Vec<String> = self.ignored.iter().map(|(k, n)| format!("{n} {k}")).collect();
+            let kinds: Vec<String> = self
+                .ignored
+                .iter()
+                .map(|(k, n)| format!("{n} {k}"))
+                .collect();
             notes.push(format!("ignored: {}", kinds.join(", ")));
         }
         let mut taken = Vec::new();
@@ -239,7 +254,11 @@ impl<'a> Cluster<'a> {
                 h.insert("spot".into(), json!(true));
             }
             for (field, parse, fmt) in [
-                ("cpu", parse_cpu as fn(&str) -> Result<u64, String>, fmt_cpu as fn(u64) -> String),
+                (
+                    "cpu",
+                    parse_cpu as fn(&str) -> Result<u64, String>,
+                    fmt_cpu as fn(u64) -> String,
+                ),
                 ("memory", parse_memory, fmt_memory),
             ] {
                 let allocatable = n["status"]["allocatable"][field].as_str();
@@ -247,7 +266,9 @@ impl<'a> Cluster<'a> {
                     Some(Ok(q)) => {
                         h.insert(field.into(), json!(fmt(q)));
                     }
-                    Some(Err(e)) => notes.push(format!("node {original}: allocatable {field}: {e}")),
+                    Some(Err(e)) => {
+                        notes.push(format!("node {original}: allocatable {field}: {e}"))
+                    }
                     None => {}
                 }
             }
@@ -260,7 +281,8 @@ impl<'a> Cluster<'a> {
         let kube_vip = self.system_pods.iter().any(|p| {
             str_of(p, &["metadata", "name"]).is_some_and(|n| n.starts_with("kube-vip"))
                 || p["spec"]["containers"].as_array().is_some_and(|cs| {
-                    cs.iter().any(|c| c["image"].as_str().is_some_and(|i| i.contains("kube-vip")))
+                    cs.iter()
+                        .any(|c| c["image"].as_str().is_some_and(|i| i.contains("kube-vip")))
                 })
         });
         if kube_vip {
@@ -323,7 +345,10 @@ impl<'a> Cluster<'a> {
                 description.push_str(n);
             }
             if notes.len() > NOTES_IN_DESCRIPTION {
-                description.push_str(&format!("\n- and {} more", notes.len() - NOTES_IN_DESCRIPTION));
+                description.push_str(&format!(
+                    "\n- and {} more",
+                    notes.len() - NOTES_IN_DESCRIPTION
+                ));
             }
         }
         let description: String = description
@@ -358,9 +383,21 @@ impl<'a> Cluster<'a> {
 
     /// The workloads outside kube-system, with CoreDNS's replicas as a setting.
     fn workloads(&self, settings: &mut Map<String, Value>, notes: &mut Vec<String>) -> Vec<Value> {
-        let ns = |w: &Value| str_of(w, &["metadata", "namespace"]).unwrap_or("default").to_string();
-        let name_of = |w: &Value| str_of(w, &["metadata", "name"]).unwrap_or("workload").to_string();
-        let user: Vec<&&Value> = self.workloads.iter().filter(|w| ns(w) != "kube-system").collect();
+        let ns = |w: &Value| {
+            str_of(w, &["metadata", "namespace"])
+                .unwrap_or("default")
+                .to_string()
+        };
+        let name_of = |w: &Value| {
+            str_of(w, &["metadata", "name"])
+                .unwrap_or("workload")
+                .to_string()
+        };
+        let user: Vec<&&Value> = self
+            .workloads
+            .iter()
+            .filter(|w| ns(w) != "kube-system")
+            .collect();
         for w in self.workloads.iter().filter(|w| ns(w) == "kube-system") {
             match (w["kind"].as_str(), name_of(w).as_str()) {
                 (Some("Deployment"), "coredns") => {
@@ -386,7 +423,10 @@ impl<'a> Cluster<'a> {
                 false => original.clone(),
             };
             let name = unique(dns_label(&base), &mut taken);
-            let what = format!("{} {namespace}/{original}", w["kind"].as_str().unwrap_or_default());
+            let what = format!(
+                "{} {namespace}/{original}",
+                w["kind"].as_str().unwrap_or_default()
+            );
             let kind = w["kind"].as_str().unwrap_or("Deployment");
             let mut out_w = Map::new();
             out_w.insert("kind".into(), json!(kind));
@@ -403,7 +443,10 @@ impl<'a> Cluster<'a> {
                 out_w.insert("spread".into(), json!(spread));
             }
             if let Some(grace) = pod["terminationGracePeriodSeconds"].as_u64() {
-                out_w.insert("termination_grace_period".into(), json!(format!("{grace}s")));
+                out_w.insert(
+                    "termination_grace_period".into(),
+                    json!(format!("{grace}s")),
+                );
             }
             for (field, words) in [
                 ("affinity", "affinity"),
@@ -433,9 +476,16 @@ impl<'a> Cluster<'a> {
                     continue;
                 }
                 if selector.get("matchExpressions").is_some() {
-                    notes.push(format!("PodDisruptionBudget {namespace}/{}: matchExpressions not carried over", name_of(b)));
+                    notes.push(format!(
+                        "PodDisruptionBudget {namespace}/{}: matchExpressions not carried over",
+                        name_of(b)
+                    ));
                 }
-                let total = if kind == "DaemonSet" { None } else { Some(replicas) };
+                let total = if kind == "DaemonSet" {
+                    None
+                } else {
+                    Some(replicas)
+                };
                 if let Some(pdb) = budget(&b["spec"], total) {
                     out_w.insert("pdb".into(), pdb);
                 }
@@ -459,7 +509,10 @@ fn effective_requests(pod: &Value) -> Option<Value> {
                     .collect()
             })
             .unwrap_or_default();
-        (values.iter().sum(), values.iter().copied().max().unwrap_or(0))
+        (
+            values.iter().sum(),
+            values.iter().copied().max().unwrap_or(0),
+        )
     };
     let cpu = {
         let (sum, _) = sum_of("containers", "cpu", parse_cpu);
@@ -502,7 +555,9 @@ fn spread(pod: &Value, what: &str, notes: &mut Vec<String>) -> Option<&'static s
                 }
                 found = Some(d);
             }
-            (false, _, _) => notes.push(format!("{what}: a ScheduleAnyway spread constraint is not modelled")),
+            (false, _, _) => notes.push(format!(
+                "{what}: a ScheduleAnyway spread constraint is not modelled"
+            )),
             _ => notes.push(format!(
                 "{what}: a spread constraint on {} not carried over",
                 c["topologyKey"].as_str().unwrap_or("?")
@@ -515,7 +570,10 @@ fn spread(pod: &Value, what: &str, notes: &mut Vec<String>) -> Option<&'static s
 /// `minAvailable` or `maxUnavailable`, a percentage rounded up against `replicas` as the
 /// disruption controller does (80 % of 6 → 5).
 fn budget(spec: &Value, replicas: Option<u64>) -> Option<Value> {
-    for (field, key) in [("minAvailable", "min_available"), ("maxUnavailable", "max_unavailable")] {
+    for (field, key) in [
+        ("minAvailable", "min_available"),
+        ("maxUnavailable", "max_unavailable"),
+    ] {
         let value = match &spec[field] {
             Value::Number(n) => n.as_u64(),
             Value::String(s) => match (s.strip_suffix('%'), replicas) {

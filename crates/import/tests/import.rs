@@ -11,41 +11,81 @@ fn file(name: &str) -> String {
 
 fn import(names: &[&str]) -> (Value, Vec<String>) {
     let texts: Vec<(String, String)> = names.iter().map(|n| (n.to_string(), file(n))).collect();
-    let files: Vec<(&str, &str)> = texts.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+    let files: Vec<(&str, &str)> = texts
+        .iter()
+        .map(|(n, t)| (n.as_str(), t.as_str()))
+        .collect();
     let imported = import::import(&files, Some("shop")).unwrap_or_else(|e| panic!("{e}"));
-    (serde_json::from_str(&imported.scenario).unwrap(), imported.notes)
+    (
+        serde_json::from_str(&imported.scenario).unwrap(),
+        imported.notes,
+    )
 }
 
 fn host<'a>(s: &'a Value, name: &str) -> &'a Value {
-    s["hosts"].as_array().unwrap().iter().find(|h| h["name"] == name).unwrap_or_else(|| panic!("no host {name} in {s}"))
+    s["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["name"] == name)
+        .unwrap_or_else(|| panic!("no host {name} in {s}"))
 }
 
 fn workload<'a>(s: &'a Value, name: &str) -> &'a Value {
-    s["workloads"].as_array().unwrap().iter().find(|w| w["name"] == name).unwrap_or_else(|| panic!("no workload {name}"))
+    s["workloads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["name"] == name)
+        .unwrap_or_else(|| panic!("no workload {name}"))
 }
 
 #[test]
 fn a_kubeadm_cluster_keeps_its_nodes_zones_control_plane_and_capacity() {
     let (s, _) = import(&["kubeadm.yaml", "kube-system.yaml"]);
-    assert_eq!(s["zones"], json!(["eu-west-1a", "eu-west-1b", "eu-west-1c"]));
+    assert_eq!(
+        s["zones"],
+        json!(["eu-west-1a", "eu-west-1b", "eu-west-1c"])
+    );
     // Names made DNS labels; the zone from either label; stacked etcd where kube-system runs an
     // etcd static pod; allocatable as the Node reports it.
     let cp1 = host(&s, "cp-1-example-internal");
     assert_eq!(cp1["roles"], json!(["control-plane", "etcd"]));
-    assert_eq!((cp1["cpu"].as_str(), cp1["memory"].as_str()), (Some("3920m"), Some("16130364Ki")));
+    assert_eq!(
+        (cp1["cpu"].as_str(), cp1["memory"].as_str()),
+        (Some("3920m"), Some("16130364Ki"))
+    );
     let cp3 = host(&s, "cp-3-example-internal");
-    assert_eq!(cp3["zone"], "eu-west-1c", "failure-domain.beta.kubernetes.io/zone");
-    assert_eq!(cp3["roles"], json!(["control-plane", "etcd"]), "the master role label");
+    assert_eq!(
+        cp3["zone"], "eu-west-1c",
+        "failure-domain.beta.kubernetes.io/zone"
+    );
+    assert_eq!(
+        cp3["roles"],
+        json!(["control-plane", "etcd"]),
+        "the master role label"
+    );
     assert_eq!(host(&s, "worker-a")["roles"], json!(["worker"]));
-    assert_eq!(host(&s, "worker-b")["spot"], json!(true), "Karpenter's spot capacity type");
+    assert_eq!(
+        host(&s, "worker-b")["spot"],
+        json!(true),
+        "Karpenter's spot capacity type"
+    );
     assert!(host(&s, "worker-a").get("spot").is_none());
     // kube-vip's static pod sets the API endpoint; kubeadm's controlPlaneEndpoint then adds no
     // balancer. A client because a workload has a Service.
     assert_eq!(s["settings"]["api_endpoint"], "kube-vip");
-    assert!(s["hosts"].as_array().unwrap().iter().all(|h| h["roles"] != json!(["load-balancer"])));
+    assert!(s["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|h| h["roles"] != json!(["load-balancer"])));
     assert_eq!(host(&s, "users")["roles"], json!(["client"]));
     assert_eq!(s["settings"]["coredns_replicas"], 3);
-    assert_eq!((s["seed"].as_u64(), s["duration"].as_str()), (Some(1), Some("1h")));
+    assert_eq!(
+        (s["seed"].as_u64(), s["duration"].as_str()),
+        (Some(1), Some("1h"))
+    );
 }
 
 #[test]
@@ -81,14 +121,22 @@ fn workloads_carry_their_effective_requests_spread_service_and_budget() {
         "DaemonSet monitoring/node-agent: tolerations not modelled",
     ] {
         assert!(notes.iter().any(|n| n == line), "{line:?} in {notes:#?}");
-        assert!(s["description"].as_str().unwrap().contains(line), "the description lists {line:?}");
+        assert!(
+            s["description"].as_str().unwrap().contains(line),
+            "the description lists {line:?}"
+        );
     }
 }
 
 #[test]
 fn a_managed_control_plane_is_modelled_and_said_so() {
     let (s, notes) = import(&["eks.json"]);
-    let names: Vec<&str> = s["hosts"].as_array().unwrap().iter().map(|h| h["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> = s["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["name"].as_str().unwrap())
+        .collect();
     assert_eq!(
         names,
         [
@@ -101,17 +149,35 @@ fn a_managed_control_plane_is_modelled_and_said_so() {
         ]
     );
     // One control-plane host in each of the first three zones (two here: the third wraps).
-    let zones: Vec<&str> = (1..=3).map(|i| host(&s, &format!("managed-cp-{i}"))["zone"].as_str().unwrap()).collect();
+    let zones: Vec<&str> = (1..=3)
+        .map(|i| {
+            host(&s, &format!("managed-cp-{i}"))["zone"]
+                .as_str()
+                .unwrap()
+        })
+        .collect();
     assert_eq!(zones, ["eu-west-1a", "eu-west-1b", "eu-west-1a"]);
-    assert_eq!(host(&s, "managed-cp-1")["roles"], json!(["control-plane", "etcd"]));
-    assert_eq!(host(&s, "ip-10-0-1-17-eu-west-1-compute-internal")["spot"], json!(true));
-    assert!(notes.iter().any(|n| n.starts_with("no control-plane Node (a managed control plane")));
+    assert_eq!(
+        host(&s, "managed-cp-1")["roles"],
+        json!(["control-plane", "etcd"])
+    );
+    assert_eq!(
+        host(&s, "ip-10-0-1-17-eu-west-1-compute-internal")["spot"],
+        json!(true)
+    );
+    assert!(notes
+        .iter()
+        .any(|n| n.starts_with("no control-plane Node (a managed control plane")));
     // 0.5 cpu as millicores; maxUnavailable 25 % of 4 = 1.
     let api = workload(&s, "api");
     assert_eq!(api["requests"], json!({"cpu": "500m"}));
     assert_eq!(api["pdb"], json!({"max_unavailable": 1}));
     // No Service: no client.
-    assert!(s["hosts"].as_array().unwrap().iter().all(|h| h["name"] != "users"));
+    assert!(s["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|h| h["name"] != "users"));
     // It runs as any scenario does.
     let report = sim::run_scenario(&serde_json::to_string(&s).unwrap()).unwrap();
     assert_eq!(report.summary.workloads["api"].final_running, 4);
@@ -119,7 +185,12 @@ fn a_managed_control_plane_is_modelled_and_said_so() {
 
 #[test]
 fn what_cannot_be_read_is_refused_naming_the_file_and_line() {
-    let refuse = |text: &str| import::import(&[("cluster.yaml", text)], None).err().unwrap().to_string();
+    let refuse = |text: &str| {
+        import::import(&[("cluster.yaml", text)], None)
+            .err()
+            .unwrap()
+            .to_string()
+    };
     assert_eq!(
         refuse("kind: Node\nmetadata: {name: a\n  bad"),
         "cluster.yaml:4: not YAML: did not find expected ',' or '}' at line 4 column 1, while parsing a flow mapping at line 2 column 11"
@@ -133,9 +204,69 @@ fn what_cannot_be_read_is_refused_naming_the_file_and_line() {
     let (s, _) = {
         let text = "kind: NodeList\nitems:\n- {kind: Node, metadata: {name: Node_One.local}}\n- {kind: Node, metadata: {name: node-one-local}}\n";
         let imported = import::import(&[("n.yaml", text)], None).unwrap();
-        (serde_json::from_str::<Value>(&imported.scenario).unwrap(), imported.notes)
+        (
+            serde_json::from_str::<Value>(&imported.scenario).unwrap(),
+            imported.notes,
+        )
     };
     assert_eq!(host(&s, "node-one-local")["roles"], json!(["worker"]));
     assert_eq!(host(&s, "node-one-local-2")["roles"], json!(["worker"]));
     assert_eq!(s["name"], "imported cluster");
+}
+
+/// The imported scenario with `events` over `duration`, run.
+fn run_with(names: &[&str], duration: &str, events: Value) -> sim::report::Report {
+    let (mut s, _) = import(names);
+    s["duration"] = json!(duration);
+    s["events"] = events;
+    sim::run_scenario(&s.to_string()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The kubeadm cluster as imported: web spreads over zones (DoNotSchedule), and zone eu-west-1c,
+/// which has no worker, is a domain all the same through its control-plane Node (tainted Nodes
+/// count: nodeTaintsPolicy Ignore), so at most one pod runs in each of the other two zones.
+/// Losing eu-west-1b then leaves one pod: the lost zone's Nodes stay domains while they exist.
+/// db's pods on the lost worker stay Terminating (StatefulSet at-most-one): one of three runs.
+#[test]
+fn an_imported_kubeadm_cluster_loses_a_zone_as_kubernetes_would() {
+    let r = run_with(
+        &["kubeadm.yaml", "kube-system.yaml"],
+        "12m",
+        json!([{"at": "60s", "action": "crash", "host": "worker-b"},
+               {"at": "60s", "action": "crash", "host": "cp-2-example-internal"}]),
+    );
+    let web = &r.summary.workloads["default-web"];
+    assert_eq!((web.max_running, web.final_running), (2, 1));
+    assert!(web.pending_max.is_some_and(|p| p >= 4), "{web:?}");
+    assert_eq!(r.summary.workloads["db"].final_running, 1);
+    assert_eq!(r.summary.workloads["shop-web"].final_running, 2);
+}
+
+/// The managed cluster as imported: a drain of one of its two workers goes through the budget
+/// (maxUnavailable 25 % of 4 = 1): one eviction refused with the Eviction API's 429, then allowed
+/// once the first replacement runs; the other worker's allocatable (1930m) holds three of api's
+/// 500m pods beside CoreDNS's two 100m, so the fourth stays Pending.
+#[test]
+fn an_imported_managed_cluster_holds_a_drain_to_its_budget() {
+    let (s, _) = import(&["eks.json"]);
+    let first = s["hosts"][0]["name"].as_str().unwrap().to_string();
+    let r = run_with(
+        &["eks.json"],
+        "5m",
+        json!([{"at": "60s", "action": "drain", "host": first}]),
+    );
+    let refused = r
+        .events
+        .iter()
+        .filter(|e| e.kind == sim::record::EventKind::EvictionRefused)
+        .count();
+    assert!(refused >= 1, "the budget refused an eviction");
+    assert!(r
+        .summary
+        .operations
+        .iter()
+        .any(|o| o.action == "drain" && o.ok));
+    let api = &r.summary.workloads["api"];
+    assert_eq!(api.final_running, 3);
+    assert_eq!(api.pending_max, Some(1));
 }

@@ -1,8 +1,9 @@
 //! Kubernetes resource quantities as the scenario writes them: cpu in cores (`4`, `"0.5"`,
 //! `"3500m"`) and memory in bytes with the binary or decimal suffixes (`"16Gi"`, `"512Mi"`,
-//! `"1G"`). Kept as integers: millicores and bytes, as the scheduler compares them.
+//! `"1G"`), or with a decimal exponent (`"1e9"`, `"1.5E3"`). Kept as integers: millicores and
+//! bytes, as the scheduler compares them.
 //!
-//! Left out: the exponent forms (`"1e3"`) and the suffixes below a byte or a millicore.
+//! Left out: the suffixes below a byte or a millicore (`"500u"`).
 
 use super::tree::J;
 use crate::kernel::decimal::Short;
@@ -92,8 +93,35 @@ pub(super) fn memory_from(j: &J) -> Result<u64, String> {
     }
 }
 
-/// `digits` (a plain decimal, `"1.5"`) times `unit`, when that is a whole number.
+/// `digits` (a plain decimal, `"1.5"`, or one with an exponent, `"15e-1"`) times `unit`, when
+/// that is a whole number.
 fn decimal_times(digits: &str, unit: u64) -> Option<u64> {
+    match digits.split_once(['e', 'E']) {
+        Some((mantissa, exponent)) => plain_times(&shifted(mantissa, exponent.parse().ok()?)?, unit),
+        None => plain_times(digits, unit),
+    }
+}
+
+/// `mantissa` with its decimal point moved `exponent` places (`"1.5"`, 3 → `"1500"`; -3 →
+/// `"0.0015"`).
+fn shifted(mantissa: &str, exponent: i32) -> Option<String> {
+    let (whole, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    if exponent.abs() > 36 || whole.is_empty() && frac.is_empty() {
+        return None;
+    }
+    let digits = format!("{whole}{frac}");
+    let point = whole.len() as i32 + exponent;
+    Some(if point <= 0 {
+        format!("0.{}{digits}", "0".repeat((-point) as usize))
+    } else if point as usize >= digits.len() {
+        format!("{digits}{}", "0".repeat(point as usize - digits.len()))
+    } else {
+        format!("{}.{}", &digits[..point as usize], &digits[point as usize..])
+    })
+}
+
+/// `digits` (a plain decimal, `"1.5"`) times `unit`, when that is a whole number.
+fn plain_times(digits: &str, unit: u64) -> Option<u64> {
     let (whole, frac) = digits.split_once('.').unwrap_or((digits, ""));
     let all_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
     if whole.is_empty() && frac.is_empty()
@@ -155,6 +183,20 @@ mod tests {
 
     fn s(x: &str) -> J {
         J::Str(x.into())
+    }
+
+    /// Kubernetes' decimal exponent, in every direction, whole results only.
+    #[test]
+    fn exponents_are_read_as_kubernetes_reads_them() {
+        assert_eq!(parse_memory("1e9"), Ok(1_000_000_000));
+        assert_eq!(parse_memory("1.5E3"), Ok(1500));
+        assert_eq!(parse_memory("15e-1"), Err("\"15e-1\" is not a memory quantity (\"16Gi\", \"512Mi\", \"1G\", bytes)".into()));
+        assert_eq!(parse_memory("1E"), Err("at most 64 Ti".into()), "E alone is exa");
+        assert_eq!(parse_cpu("1500e-3"), Ok(1500));
+        assert_eq!(parse_cpu("2e0"), Ok(2000));
+        assert!(parse_cpu("1e").is_err());
+        assert!(parse_cpu("e3").is_err());
+        assert!(parse_memory("1e99").is_err());
     }
 
     #[test]
