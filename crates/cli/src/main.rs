@@ -7,6 +7,7 @@
 //! `clustersim bench` runs the reference scenarios and prints throughput figures.
 //! Bad input exits with status 2 and one message naming the field.
 
+mod export;
 mod import;
 mod study;
 
@@ -61,7 +62,7 @@ unsafe impl std::alloc::GlobalAlloc for MiMalloc {
 #[global_allocator]
 static ALLOCATOR: MiMalloc = MiMalloc;
 
-const USAGE: &str = "usage:\n  clustersim run FILE [--json | --trace] [--seed S] [--duration D] [--lang en|ru|zh|de]\n                                            run a scenario (FILE or - for stdin), print its report\n  clustersim exec FILE --at D [--from HOST] [--save OUT] -- COMMAND...\n                                            run COMMAND (kubectl) from HOST at time D of the run\n  clustersim study FILE --trials N --horizon D [--seed S] [--shard K/M | --shard-index I/M] [--threads T] [--no-shortcut] [--json]\n                                            availability over N random-fault trials of D each\n  clustersim import FILE... [--name NAME]\n                                            a real cluster (kubectl get ... -o yaml|json) as a scenario\n  clustersim study merge A.json B.json ... [--json]\n                                            the unsharded study from its shards\n  clustersim bench                          run the reference benchmarks";
+const USAGE: &str = "usage:\n  clustersim run FILE [--json | --trace] [--seed S] [--duration D] [--lang en|ru|zh|de]\n                                            run a scenario (FILE or - for stdin), print its report\n  clustersim exec FILE --at D [--from HOST] [--save OUT] -- COMMAND...\n                                            run COMMAND (kubectl) from HOST at time D of the run\n  clustersim study FILE --trials N --horizon D [--seed S] [--shard K/M | --shard-index I/M] [--threads T] [--no-shortcut] [--json]\n                                            availability over N random-fault trials of D each\n  clustersim import FILE... [--name NAME]\n                                            a real cluster (kubectl get ... -o yaml|json) as a scenario\n  clustersim export kind FILE --out DIR\n                                            the scenario on a kind cluster, with its prediction\n  clustersim study merge A.json B.json ... [--json]\n                                            the unsharded study from its shards\n  clustersim bench                          run the reference benchmarks";
 
 // mimalloc's `mi_option_purge_delay` (its v3 header's option 15).
 const MI_OPTION_PURGE_DELAY: std::ffi::c_int = 15;
@@ -95,6 +96,7 @@ fn main() -> ExitCode {
         Some("exec") => exec(&args[1..]),
         Some("study") => study::study(&args[1..]),
         Some("import") => import::import(&args[1..]),
+        Some("export") => export::export(&args[1..]),
         Some("bench") => bench(),
         // The study targets alone.
         Some("bench-study") => {

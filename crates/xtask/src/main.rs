@@ -636,11 +636,14 @@ fn test(args: &[String]) -> Result {
         // The ready studies' answers, against their studies.
         run(cmd("cargo").args(["test", "--release", "-p", "app", "--test", "ready_studies", "--", "--nocapture"]))
     });
-    layer("the study Job (deploy/: manifests against Kubernetes' schemas, the script against a fake kubectl)", &|| {
+    layer("real clusters (the study Job's manifests and script, the kind export of every ready scenario; Kubernetes' schemas, a fake kubectl)", &|| {
         run(cmd("cargo").args(["build", "--release", "-p", "clustersim"]))?;
-        run(cmd("python3")
-            .arg(root().join("tests/deploy/study_job.py"))
-            .env("PYTHONPATH", tools_dir().join("python")))
+        for script in ["tests/deploy/study_job.py", "tests/deploy/export_kind.py"] {
+            run(cmd("python3")
+                .arg(root().join(script))
+                .env("PYTHONPATH", tools_dir().join("python")))?;
+        }
+        Ok(())
     });
     layer("wasm in headless Chromium (wasm-bindgen-test)", &|| {
         run(cmd("cargo")
