@@ -18,6 +18,7 @@
 pub mod boot;
 pub mod catalog;
 pub mod charts;
+pub mod cluster_import;
 pub mod codec;
 pub mod editor;
 pub mod engine;

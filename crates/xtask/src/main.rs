@@ -413,7 +413,12 @@ fn dist() -> Result {
     // its own (a second binary of the app crate) in dist/study/, so the playground's download
     // carries none of it; Trunk builds one page at a time, and replaces dist/ with the first.
     let study = dist.join("study");
-    for (page, into) in [("index.html", &dist), ("study.html", &study)] {
+    let import = dist.join("import");
+    for (page, into) in [
+        ("index.html", &dist),
+        ("study.html", &study),
+        ("import.html", &import),
+    ] {
         run(cmd("trunk")
             .env("CARGO_ENCODED_RUSTFLAGS", page_rustflags())
             .args([
@@ -431,6 +436,7 @@ fn dist() -> Result {
     }
     let playground = bundle(&dist, "the playground")?;
     bundle(&study, "the study page")?;
+    bundle(&import, "the import page")?;
     println!("BUNDLE_GZIP_BYTES={playground} (budget {BUNDLE_BUDGET})");
     within_budget(playground, BUNDLE_BUDGET)
 }

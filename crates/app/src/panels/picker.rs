@@ -44,6 +44,8 @@ pub fn scenario_picker() -> Html {
                 if ready.is_none_or(|r| r.id != READY[0].id) {
                     <button class="all-questions" onclick={ { let session = session.clone(); Callback::from(move |_| session.pick(READY[0].id)) } }>{ t("← All questions") }</button>
                 }
+                // A page of its own: the YAML reader is not in the playground's download.
+                <a class="import-link" href={format!("import/{}", crate::language::query())}>{ t("Import your cluster") }</a>
             </label>
             <div class="about">
                 if let Some(r) = ready {

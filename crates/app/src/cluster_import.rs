@@ -1,0 +1,143 @@
+//! The import page (`import/`, a page of its own like the study page): a person pastes or picks
+//! what kubectl prints about their cluster, the page turns it into a scenario with the runner's
+//! own importer (`import::import`, docs/scenario-format.md "Import a real cluster"), lists what
+//! could not be carried over, and opens the result in the playground as an editable scenario.
+//! Everything runs here: nothing read is sent anywhere, and the page says so.
+
+use crate::language::{t, tf};
+use wasm_bindgen::JsCast;
+use web_sys::{HtmlInputElement, HtmlTextAreaElement};
+use yew::prelude::*;
+
+/// The commands whose output the page reads, ready to copy.
+pub const COMMANDS: [&str; 2] = [
+    "kubectl get nodes,deployments,statefulsets,daemonsets,services,poddisruptionbudgets -A -o yaml > cluster.yaml",
+    "kubectl -n kube-system get pods,configmap/kubeadm-config -o yaml > kube-system.yaml",
+];
+
+/// What an import came to.
+#[derive(Clone, PartialEq)]
+enum Outcome {
+    None,
+    Refused(String),
+    Imported {
+        name: String,
+        hosts: usize,
+        workloads: usize,
+        notes: Vec<String>,
+        /// The playground's address with the scenario in its link, once encoded.
+        open: Option<String>,
+    },
+}
+
+#[function_component(ImportPage)]
+pub fn import_page() -> Html {
+    let outcome = use_state(|| Outcome::None);
+    let files = use_state(Vec::<(String, String)>::new);
+    let text = use_node_ref();
+    let name = use_node_ref();
+    let on_files = {
+        let files = files.clone();
+        Callback::from(move |e: Event| {
+            let Some(input) = e.target().and_then(|t| t.dyn_into::<HtmlInputElement>().ok()) else {
+                return;
+            };
+            let Some(list) = input.files() else { return };
+            let files = files.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                let mut read = Vec::new();
+                for i in 0..list.length() {
+                    let Some(f) = list.get(i) else { continue };
+                    let text = wasm_bindgen_futures::JsFuture::from(f.text()).await;
+                    read.push((f.name(), text.ok().and_then(|v| v.as_string()).unwrap_or_default()));
+                }
+                files.set(read);
+            });
+        })
+    };
+    let on_import = {
+        let (outcome, files, text, name) = (outcome.clone(), files.clone(), text.clone(), name.clone());
+        Callback::from(move |_| {
+            let pasted = text.cast::<HtmlTextAreaElement>().map(|t| t.value()).unwrap_or_default();
+            let wanted = name.cast::<HtmlInputElement>().map(|n| n.value()).unwrap_or_default();
+            let mut inputs: Vec<(&str, &str)> = files.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+            if !pasted.trim().is_empty() {
+                inputs.push((t("the pasted text"), pasted.as_str()));
+            }
+            if inputs.is_empty() {
+                outcome.set(Outcome::Refused(t("Paste the output of the commands above, or choose its files.").into()));
+                return;
+            }
+            let wanted = (!wanted.trim().is_empty()).then_some(wanted.trim());
+            let imported = match import::import(&inputs, wanted) {
+                Ok(i) => i,
+                Err(e) => return outcome.set(Outcome::Refused(e.to_string())),
+            };
+            let Ok(scenario) = sim::scenario::parse(&imported.scenario) else {
+                return outcome.set(Outcome::Refused(t("The import made no valid scenario.").into()));
+            };
+            let done = Outcome::Imported {
+                name: scenario.name.clone(),
+                hosts: scenario.hosts.len(),
+                workloads: scenario.workloads.len(),
+                notes: imported.notes,
+                open: None,
+            };
+            outcome.set(done.clone());
+            let outcome = outcome.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                if let (Ok(f), Outcome::Imported { name, hosts, workloads, notes, .. }) =
+                    (crate::codec::fragment(&scenario, None).await, done)
+                {
+                    let open = Some(format!("../{}{f}", crate::language::query()));
+                    outcome.set(Outcome::Imported { name, hosts, workloads, notes, open });
+                }
+            });
+        })
+    };
+    html! {
+        <main class="import-page">
+            <header class="study-head">
+                <h1>{ t("Import your cluster") }</h1>
+                <p class="tagline">{ t("Turn what kubectl prints about your cluster into a scenario, then break it in the playground. It all runs in this page: nothing you paste or choose is sent anywhere.") }</p>
+                <a href={format!("../{}", crate::language::query())}>{ t("← Back to the playground") }</a>
+            </header>
+            <section class="import-input" aria-label={t("Your cluster's objects")}>
+                <p>{ t("Run these on your cluster (the second is optional: it tells stacked etcd and kube-vip):") }</p>
+                { for COMMANDS.iter().map(|c| html! { <pre class="command"><code>{ *c }</code></pre> }) }
+                <label>{ t("Paste their output") }
+                    <textarea ref={text} rows="10" spellcheck="false" aria-label={t("Cluster objects (YAML or JSON)")} />
+                </label>
+                <label>{ t("or choose the files") }
+                    <input type="file" multiple=true accept=".yaml,.yml,.json,text/yaml,application/json" onchange={on_files} />
+                </label>
+                <label>{ t("Name") }
+                    <input ref={name} type="text" placeholder={t("imported cluster")} />
+                </label>
+                <button class="primary" onclick={on_import}>{ t("Import") }</button>
+            </section>
+            { outcome_view(&outcome) }
+        </main>
+    }
+}
+
+fn outcome_view(outcome: &Outcome) -> Html {
+    match outcome {
+        Outcome::None => Html::default(),
+        Outcome::Refused(why) => html! { <p class="notice error" role="alert">{ why.clone() }</p> },
+        Outcome::Imported { name, hosts, workloads, notes, open } => html! {
+            <section class="import-result" aria-label={t("The imported scenario")}>
+                <p role="status">{ tf(format_args!("“{name}”: {hosts} hosts and {workloads} workloads.")) }</p>
+                if notes.is_empty() {
+                    <p>{ t("Everything was carried over.") }</p>
+                } else {
+                    <p>{ t("Not carried over, or changed on the way:") }</p>
+                    <ul class="import-notes">{ for notes.iter().map(|n| html! { <li>{ n.clone() }</li> }) }</ul>
+                }
+                if let Some(href) = open {
+                    <a class="primary-link" href={href.clone()}>{ t("Open it in the playground") }</a>
+                }
+            </section>
+        },
+    }
+}

@@ -1,0 +1,55 @@
+// The import page (import/): a person pastes what kubectl printed about their cluster, reads what
+// could not be carried over, and opens the result in the playground.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { serve, launch, openPage, openApp, started, expectText, screenshot } = require('./lib.cjs');
+
+let server;
+let browser;
+test.before(async () => { server = await serve(); browser = await launch(); });
+test.after(async () => { await browser.close(); server.close(); });
+
+const clusters = path.join(__dirname, '../../crates/import/tests/clusters');
+const dump = ['kubeadm.yaml', 'kube-system.yaml']
+  .map((f) => fs.readFileSync(path.join(clusters, f), 'utf8')).join('\n---\n');
+
+test('import: a kubeadm cluster pasted, what was left out listed, opened in the playground', async () => {
+  // From the playground's scenario picker.
+  const { page: playground, problems: before } = await openApp(browser, server.url);
+  const link = playground.getByRole('link', { name: 'Import your cluster' });
+  await link.click();
+  await playground.getByRole('heading', { name: 'Import your cluster' }).waitFor();
+  assert.deepEqual(before, []);
+
+  const { page, problems } = await openPage(browser, `${server.url}import/`);
+  await page.getByRole('heading', { name: 'Import your cluster' }).waitFor();
+  await expectText(page.locator('.tagline'), /nothing you paste or choose is sent anywhere/);
+  // Nothing given: the page says what to do.
+  await page.getByRole('button', { name: 'Import' }).click();
+  await expectText(page.getByRole('alert'), /^Paste the output of the commands above/);
+
+  await page.getByRole('textbox', { name: 'Cluster objects (YAML or JSON)' }).fill(dump);
+  await page.getByRole('button', { name: 'Import' }).click();
+  await expectText(page.getByRole('status'), /^“imported cluster”: 6 hosts and 4 workloads\.$/);
+  const notes = await page.locator('.import-notes li').allTextContents();
+  assert.ok(notes.includes('ignored: 1 Secret'), notes.join('\n'));
+  assert.ok(notes.includes('Deployment default/web: maxSkew 2 imported as 1'), notes.join('\n'));
+  await screenshot(page, 'import');
+
+  // Opened: the playground runs it, its hosts named after the Nodes.
+  await page.getByRole('link', { name: 'Open it in the playground' }).click();
+  await started(page);
+  await page.locator('.host', { hasText: 'cp-1-example-internal' }).first().waitFor();
+  await expectText(page.locator('.scenario select'), /imported cluster/);
+  assert.deepEqual(problems, []);
+});
+
+test('import: a file that is not YAML is refused, naming the line', async () => {
+  const { page, problems } = await openPage(browser, `${server.url}import/`);
+  await page.getByRole('textbox', { name: 'Cluster objects (YAML or JSON)' }).fill('kind: Node\nmetadata: {name: a\n  bad');
+  await page.getByRole('button', { name: 'Import' }).click();
+  await expectText(page.getByRole('alert'), /^the pasted text:4: not YAML: /);
+  assert.deepEqual(problems, []);
+});
