@@ -36,6 +36,11 @@ test('import: a kubeadm cluster pasted, what was left out listed, opened in the 
   const notes = await page.locator('.import-notes li').allTextContents();
   assert.ok(notes.includes('ignored: 1 Secret'), notes.join('\n'));
   assert.ok(notes.includes('Deployment default/web: maxSkew 2 imported as 1'), notes.join('\n'));
+  // What to try first: four breakages, each a link to the playground.
+  const tour = await page.locator('.import-tour li a').allTextContents();
+  assert.equal(tour.length, 4, tour.join('\n'));
+  assert.equal(tour[0], 'Lose its biggest zone (eu-west-1a)');
+  assert.equal(tour[3], 'Lose two masters (cp-1-example-internal, cp-2-example-internal)');
   await screenshot(page, 'import');
 
   // Opened: the playground runs it, its hosts named after the Nodes.
@@ -43,6 +48,17 @@ test('import: a kubeadm cluster pasted, what was left out listed, opened in the 
   await started(page);
   await page.locator('.host', { hasText: 'cp-1-example-internal' }).first().waitFor();
   await expectText(page.locator('.scenario select'), /imported cluster/);
+  assert.deepEqual(problems, []);
+});
+
+test('import: a step of the tour opens the imported cluster with its breakage', async () => {
+  const { page, problems } = await openPage(browser, `${server.url}import/`);
+  await page.getByRole('textbox', { name: 'Cluster objects (YAML or JSON)' }).fill(dump);
+  await page.getByRole('button', { name: 'Import' }).click();
+  await page.getByRole('link', { name: 'Lose two masters (cp-1-example-internal, cp-2-example-internal)' }).click();
+  await started(page);
+  // Its two crashes are the run's events, at 1:00.
+  await page.locator('.log', { hasText: 'cp-2-example-internal went down: the scenario crashed it' }).first().waitFor();
   assert.deepEqual(problems, []);
 });
 

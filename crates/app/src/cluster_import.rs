@@ -27,7 +27,32 @@ enum Outcome {
         notes: Vec<String>,
         /// The playground's address with the scenario in its link, once encoded.
         open: Option<String>,
+        /// What to try first: a title, what to watch, and its address once encoded.
+        tour: Vec<(String, &'static str, Option<String>)>,
     },
+}
+
+/// A tour step's title and what to watch in it.
+fn step_words(step: &import::Step) -> (String, &'static str) {
+    let target = &step.target;
+    match step.key {
+        "zone" => (
+            tf(format_args!("Lose its biggest zone ({target})")),
+            t("Every host of the zone crashes at 1:00. Watch whether etcd keeps a majority, and where the zone's pods go."),
+        ),
+        "drain" => (
+            tf(format_args!("Drain its busiest node ({target})")),
+            t("kubectl drain at 1:00. Watch the budgets hold evictions back, and whether the pods fit elsewhere."),
+        ),
+        "etcd-leader" => (
+            tf(format_args!("Lose its etcd leader ({target})")),
+            t("It crashes at 1:00. Watch the election, and how long API writes fail."),
+        ),
+        _ => (
+            tf(format_args!("Lose two masters ({target})")),
+            t("Both crash at 1:00. Watch whether etcd keeps quorum, and what still works without the API."),
+        ),
+    }
 }
 
 #[function_component(ImportPage)]
@@ -76,22 +101,27 @@ pub fn import_page() -> Html {
             let Ok(scenario) = sim::scenario::parse(&imported.scenario) else {
                 return outcome.set(Outcome::Refused(t("The import made no valid scenario.").into()));
             };
+            let steps = import::tour(&scenario);
             let done = Outcome::Imported {
                 name: scenario.name.clone(),
                 hosts: scenario.hosts.len(),
                 workloads: scenario.workloads.len(),
                 notes: imported.notes,
                 open: None,
+                tour: steps.iter().map(|s| { let (title, watch) = step_words(s); (title, watch, None) }).collect(),
             };
             outcome.set(done.clone());
             let outcome = outcome.clone();
             wasm_bindgen_futures::spawn_local(async move {
-                if let (Ok(f), Outcome::Imported { name, hosts, workloads, notes, .. }) =
-                    (crate::codec::fragment(&scenario, None).await, done)
-                {
-                    let open = Some(format!("../{}{f}", crate::language::query()));
-                    outcome.set(Outcome::Imported { name, hosts, workloads, notes, open });
+                let href = |f: String| format!("../{}{f}", crate::language::query());
+                let Outcome::Imported { name, hosts, workloads, notes, mut tour, .. } = done else {
+                    return;
+                };
+                let open = crate::codec::fragment(&scenario, None).await.ok().map(href);
+                for (i, step) in steps.iter().enumerate() {
+                    tour[i].2 = crate::codec::fragment(&step.scenario, None).await.ok().map(href);
                 }
+                outcome.set(Outcome::Imported { name, hosts, workloads, notes, open, tour });
             });
         })
     };
@@ -125,7 +155,7 @@ fn outcome_view(outcome: &Outcome) -> Html {
     match outcome {
         Outcome::None => Html::default(),
         Outcome::Refused(why) => html! { <p class="notice error" role="alert">{ why.clone() }</p> },
-        Outcome::Imported { name, hosts, workloads, notes, open } => html! {
+        Outcome::Imported { name, hosts, workloads, notes, open, tour } => html! {
             <section class="import-result" aria-label={t("The imported scenario")}>
                 <p role="status">{ tf(format_args!("“{name}”: {hosts} hosts and {workloads} workloads.")) }</p>
                 if notes.is_empty() {
@@ -136,6 +166,20 @@ fn outcome_view(outcome: &Outcome) -> Html {
                 }
                 if let Some(href) = open {
                     <a class="primary-link" href={href.clone()}>{ t("Open it in the playground") }</a>
+                }
+                if !tour.is_empty() {
+                    <h2>{ t("What to try first") }</h2>
+                    <ul class="import-tour">
+                        { for tour.iter().map(|(title, watch, href)| html! {
+                            <li>
+                                { match href {
+                                    Some(h) => html! { <a href={h.clone()}>{ title.clone() }</a> },
+                                    None => html! { <span>{ title.clone() }</span> },
+                                } }
+                                <span class="watch">{ *watch }</span>
+                            </li>
+                        }) }
+                    </ul>
                 }
             </section>
         },

@@ -8,6 +8,9 @@
 //! selectors, tolerations, soft spread, selector expressions, kube-system's own workloads other
 //! than CoreDNS) and the kinds it does not read, counted.
 
+mod tour;
+pub use tour::{tour, Step};
+
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use sim::scenario::quantity::{fmt_cpu, fmt_memory, parse_cpu, parse_memory};

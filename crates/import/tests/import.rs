@@ -270,3 +270,74 @@ fn an_imported_managed_cluster_holds_a_drain_to_its_budget() {
     assert_eq!(api.final_running, 3);
     assert_eq!(api.pending_max, Some(1));
 }
+
+/// What to try first on the imported kubeadm cluster: its biggest zone lost (eu-west-1a and
+/// eu-west-1b have two Nodes each: the first), its busiest worker drained, its etcd leader at
+/// t = 0 lost, two masters lost; each a scenario of its own that runs, its one event at 60 s.
+#[test]
+fn the_tour_breaks_the_imported_cluster_four_ways() {
+    let (s, _) = import(&["kubeadm.yaml", "kube-system.yaml"]);
+    let s = sim::scenario::parse(&s.to_string()).unwrap();
+    let steps = import::tour(&s);
+    let keys: Vec<&str> = steps.iter().map(|st| st.key).collect();
+    assert_eq!(keys, ["zone", "drain", "etcd-leader", "two-masters"]);
+    let mut world = sim::world::World::new(s.clone());
+    world.run_until(world.at_report_secs(0.0), u64::MAX);
+    let snap = world.snapshot();
+    let pods = |h: &str| {
+        snap.hosts
+            .iter()
+            .find(|v| v.name == h)
+            .map_or(0, |v| v.pods.len())
+    };
+    for st in &steps {
+        let events: Vec<String> = st
+            .scenario
+            .events
+            .iter()
+            .map(|e| {
+                format!(
+                    "{} {}",
+                    e.action.name(),
+                    e.action.host().unwrap_or_default()
+                )
+            })
+            .collect();
+        assert!(st
+            .scenario
+            .events
+            .iter()
+            .all(|e| e.at == sim::time::Duration::from_secs(60)));
+        match st.key {
+            "zone" => {
+                assert_eq!(st.target, "eu-west-1a");
+                assert_eq!(events, ["crash cp-1-example-internal", "crash worker-a"]);
+            }
+            "drain" => {
+                assert!(
+                    pods(&st.target) >= pods("worker-a").max(pods("worker-b")),
+                    "{}",
+                    st.target
+                );
+                assert_eq!(events, [format!("drain {}", st.target)]);
+            }
+            "etcd-leader" => {
+                let leader = snap
+                    .hosts
+                    .iter()
+                    .find(|v| {
+                        v.etcd
+                            .as_ref()
+                            .is_some_and(|m| m.role == sim::view::MemberRole::Leader)
+                    })
+                    .unwrap();
+                assert_eq!(events, [format!("crash {}", leader.name)]);
+            }
+            _ => assert_eq!(
+                events,
+                ["crash cp-1-example-internal", "crash cp-2-example-internal"]
+            ),
+        }
+        sim::run_scenario(&st.scenario.to_json()).unwrap_or_else(|e| panic!("{}: {e}", st.key));
+    }
+}
