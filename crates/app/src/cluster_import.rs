@@ -64,7 +64,10 @@ pub fn import_page() -> Html {
     let on_files = {
         let files = files.clone();
         Callback::from(move |e: Event| {
-            let Some(input) = e.target().and_then(|t| t.dyn_into::<HtmlInputElement>().ok()) else {
+            let Some(input) = e
+                .target()
+                .and_then(|t| t.dyn_into::<HtmlInputElement>().ok())
+            else {
                 return;
             };
             let Some(list) = input.files() else { return };
@@ -74,23 +77,38 @@ pub fn import_page() -> Html {
                 for i in 0..list.length() {
                     let Some(f) = list.get(i) else { continue };
                     let text = wasm_bindgen_futures::JsFuture::from(f.text()).await;
-                    read.push((f.name(), text.ok().and_then(|v| v.as_string()).unwrap_or_default()));
+                    read.push((
+                        f.name(),
+                        text.ok().and_then(|v| v.as_string()).unwrap_or_default(),
+                    ));
                 }
                 files.set(read);
             });
         })
     };
     let on_import = {
-        let (outcome, files, text, name) = (outcome.clone(), files.clone(), text.clone(), name.clone());
+        let (outcome, files, text, name) =
+            (outcome.clone(), files.clone(), text.clone(), name.clone());
         Callback::from(move |_| {
-            let pasted = text.cast::<HtmlTextAreaElement>().map(|t| t.value()).unwrap_or_default();
-            let wanted = name.cast::<HtmlInputElement>().map(|n| n.value()).unwrap_or_default();
-            let mut inputs: Vec<(&str, &str)> = files.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+            let pasted = text
+                .cast::<HtmlTextAreaElement>()
+                .map(|t| t.value())
+                .unwrap_or_default();
+            let wanted = name
+                .cast::<HtmlInputElement>()
+                .map(|n| n.value())
+                .unwrap_or_default();
+            let mut inputs: Vec<(&str, &str)> = files
+                .iter()
+                .map(|(n, t)| (n.as_str(), t.as_str()))
+                .collect();
             if !pasted.trim().is_empty() {
                 inputs.push((t("the pasted text"), pasted.as_str()));
             }
             if inputs.is_empty() {
-                outcome.set(Outcome::Refused(t("Paste the output of the commands above, or choose its files.").into()));
+                outcome.set(Outcome::Refused(
+                    t("Paste the output of the commands above, or choose its files.").into(),
+                ));
                 return;
             }
             let wanted = (!wanted.trim().is_empty()).then_some(wanted.trim());
@@ -99,7 +117,9 @@ pub fn import_page() -> Html {
                 Err(e) => return outcome.set(Outcome::Refused(e.to_string())),
             };
             let Ok(scenario) = sim::scenario::parse(&imported.scenario) else {
-                return outcome.set(Outcome::Refused(t("The import made no valid scenario.").into()));
+                return outcome.set(Outcome::Refused(
+                    t("The import made no valid scenario.").into(),
+                ));
             };
             let steps = import::tour(&scenario);
             let done = Outcome::Imported {
@@ -108,20 +128,44 @@ pub fn import_page() -> Html {
                 workloads: scenario.workloads.len(),
                 notes: imported.notes,
                 open: None,
-                tour: steps.iter().map(|s| { let (title, watch) = step_words(s); (title, watch, None) }).collect(),
+                tour: steps
+                    .iter()
+                    .map(|s| {
+                        let (title, watch) = step_words(s);
+                        (title, watch, None)
+                    })
+                    .collect(),
             };
             outcome.set(done.clone());
             let outcome = outcome.clone();
             wasm_bindgen_futures::spawn_local(async move {
                 let href = |f: String| format!("../{}{f}", crate::language::query());
-                let Outcome::Imported { name, hosts, workloads, notes, mut tour, .. } = done else {
+                let Outcome::Imported {
+                    name,
+                    hosts,
+                    workloads,
+                    notes,
+                    mut tour,
+                    ..
+                } = done
+                else {
                     return;
                 };
                 let open = crate::codec::fragment(&scenario, None).await.ok().map(href);
                 for (i, step) in steps.iter().enumerate() {
-                    tour[i].2 = crate::codec::fragment(&step.scenario, None).await.ok().map(href);
+                    tour[i].2 = crate::codec::fragment(&step.scenario, None)
+                        .await
+                        .ok()
+                        .map(href);
                 }
-                outcome.set(Outcome::Imported { name, hosts, workloads, notes, open, tour });
+                outcome.set(Outcome::Imported {
+                    name,
+                    hosts,
+                    workloads,
+                    notes,
+                    open,
+                    tour,
+                });
             });
         })
     };
@@ -155,7 +199,14 @@ fn outcome_view(outcome: &Outcome) -> Html {
     match outcome {
         Outcome::None => Html::default(),
         Outcome::Refused(why) => html! { <p class="notice error" role="alert">{ why.clone() }</p> },
-        Outcome::Imported { name, hosts, workloads, notes, open, tour } => html! {
+        Outcome::Imported {
+            name,
+            hosts,
+            workloads,
+            notes,
+            open,
+            tour,
+        } => html! {
             <section class="import-result" aria-label={t("The imported scenario")}>
                 <p role="status">{ tf(format_args!("“{name}”: {hosts} hosts and {workloads} workloads.")) }</p>
                 if notes.is_empty() {

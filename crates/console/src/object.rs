@@ -60,8 +60,10 @@ pub fn node_labels(n: &Node) -> Vec<(String, String)> {
         ));
     }
     labels.push(("topology.kubernetes.io/zone", n.zone.clone()));
-    let mut labels: Vec<(String, String)> =
-        labels.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+    let mut labels: Vec<(String, String)> = labels
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
     // An operator's (`kubectl label`).
     labels.extend(n.labels.iter().map(|(k, v)| (k.clone(), v.clone())));
     labels
@@ -86,7 +88,10 @@ pub fn pod_labels(p: &Pod) -> Vec<(String, String)> {
     {
         labels.push(("pod-template-hash", hash.to_string()));
     }
-    labels.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+    labels
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect()
 }
 
 /// The controller that owns a pod (`metadata.ownerReferences`): a Deployment's pods belong to
@@ -336,7 +341,12 @@ fn write_json(d: &Doc, depth: usize, out: &mut String) {
         Doc::Strings(items) => {
             out.push_str("{\n");
             for (i, (k, v)) in items.iter().enumerate() {
-                out.push_str(&format!("{}{}: {}", pad(depth + 1), quote_json(k), quote_json(v)));
+                out.push_str(&format!(
+                    "{}{}: {}",
+                    pad(depth + 1),
+                    quote_json(k),
+                    quote_json(v)
+                ));
                 out.push_str(if i + 1 < items.len() { ",\n" } else { "\n" });
             }
             out.push_str(&pad(depth));

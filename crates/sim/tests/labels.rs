@@ -21,7 +21,12 @@ fn label_and_unlabel_events_are_operations_the_cluster_carries_out() {
            {"at": "90s", "action": "unlabel", "host": "w1", "label": "disk"}"#,
     );
     let r = run_scenario(&json).unwrap();
-    let ops: Vec<_> = r.summary.operations.iter().map(|o| (o.action.as_str(), o.ok)).collect();
+    let ops: Vec<_> = r
+        .summary
+        .operations
+        .iter()
+        .map(|o| (o.action.as_str(), o.ok))
+        .collect();
     assert_eq!(ops, [("label", true), ("unlabel", true)]);
 }
 
@@ -33,10 +38,19 @@ fn a_label_event_names_what_is_wrong_with_it() {
         ));
         sim::scenario::parse(&json).unwrap_err().to_string()
     };
-    assert_eq!(with("w1", "label", "disk"), "events[0].label: invalid label spec: disk");
-    assert_eq!(with("w1", "unlabel", "disk=ssd"), "events[0].label: invalid label key: disk=ssd");
-    assert!(with("w1", "label", "disk=-x").starts_with("events[0].label: invalid label value: \"disk=-x\""));
-    assert!(with("w1", "label", "-disk=x").starts_with("events[0].label: invalid label key \"-disk\""));
+    assert_eq!(
+        with("w1", "label", "disk"),
+        "events[0].label: invalid label spec: disk"
+    );
+    assert_eq!(
+        with("w1", "unlabel", "disk=ssd"),
+        "events[0].label: invalid label key: disk=ssd"
+    );
+    assert!(with("w1", "label", "disk=-x")
+        .starts_with("events[0].label: invalid label value: \"disk=-x\""));
+    assert!(
+        with("w1", "label", "-disk=x").starts_with("events[0].label: invalid label key \"-disk\"")
+    );
     assert_eq!(
         with("w1", "label", "topology.kubernetes.io/zone=b"),
         "events[0].label: topology.kubernetes.io/zone is a label this playground derives from the scenario's hosts (their name, zone and roles)"

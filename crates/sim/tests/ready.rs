@@ -716,7 +716,8 @@ fn the_snapshot_shows_components_nodes_and_pods() {
         .as_ref()
         .unwrap()
         .taints
-        .iter().any(|t| t == "node-role.kubernetes.io/control-plane"));
+        .iter()
+        .any(|t| t == "node-role.kubernetes.io/control-plane"));
     let w3 = host(&s, "w3");
     assert_eq!(w3.node.as_ref().unwrap().ready, "Ready");
     assert!(w3.pods.iter().any(|p| p.name == "db-0"), "{:?}", w3.pods);
@@ -739,7 +740,8 @@ fn the_snapshot_shows_components_nodes_and_pods() {
         .as_ref()
         .unwrap()
         .taints
-        .iter().any(|t| t == "node.kubernetes.io/unreachable"));
+        .iter()
+        .any(|t| t == "node.kubernetes.io/unreachable"));
     assert!(w3.pods.is_empty());
 }
 

@@ -43,8 +43,14 @@ fn a_no_execute_taint_evicts_every_pod_on_the_node_at_once_and_keeps_new_ones_of
            {"at": "150s", "action": "untaint", "host": "w1", "taint": "dedicated"}"#,
     ));
     let evicted = on(&r, EventKind::PodEvicted, "w1");
-    let workloads: Vec<_> = evicted.iter().filter_map(|e| e.workload.as_deref()).collect();
-    assert!(workloads.contains(&"agent"), "the DaemonSet's pod too: {workloads:?}");
+    let workloads: Vec<_> = evicted
+        .iter()
+        .filter_map(|e| e.workload.as_deref())
+        .collect();
+    assert!(
+        workloads.contains(&"agent"),
+        "the DaemonSet's pod too: {workloads:?}"
+    );
     assert!(workloads.contains(&"web"), "{workloads:?}");
     for e in &evicted {
         // The taint controller's next pass after its informer sees the Node change.
@@ -64,7 +70,12 @@ fn a_no_execute_taint_evicts_every_pod_on_the_node_at_once_and_keeps_new_ones_of
     assert!(agent_back.t < 155.0, "{agent_back:?}");
     // web was replaced elsewhere and ends whole.
     assert_eq!(r.summary.workloads["web"].final_running, 3);
-    let ops: Vec<_> = r.summary.operations.iter().map(|o| (o.action.as_str(), o.ok)).collect();
+    let ops: Vec<_> = r
+        .summary
+        .operations
+        .iter()
+        .map(|o| (o.action.as_str(), o.ok))
+        .collect();
     assert_eq!(ops, [("taint", true), ("untaint", true)]);
 }
 
@@ -126,14 +137,19 @@ fn a_taint_event_names_what_is_wrong_with_it() {
     assert!(with("w1", "taint", "-a:NoSchedule").starts_with(
         "events[0].taint: invalid taint spec: -a:NoSchedule, name part must consist of alphanumeric characters"
     ));
-    assert!(with("m1", "untaint", "node-role.kubernetes.io/control-plane:NoSchedule")
-        .contains("is a taint Kubernetes manages itself"));
+    assert!(with(
+        "m1",
+        "untaint",
+        "node-role.kubernetes.io/control-plane:NoSchedule"
+    )
+    .contains("is a taint Kubernetes manages itself"));
     assert_eq!(
         with("users", "taint", "a:NoSchedule"),
         "events[0].host: \"users\" is not a Node: only worker and control-plane hosts can be tainted"
     );
     // What is read is written back.
-    let json = cluster(r#"{"at": "60s", "action": "taint", "host": "w1", "taint": "a=b:NoExecute"}"#);
+    let json =
+        cluster(r#"{"at": "60s", "action": "taint", "host": "w1", "taint": "a=b:NoExecute"}"#);
     let s = sim::scenario::parse(&json).unwrap();
     assert_eq!(sim::scenario::parse(&s.to_json()).unwrap(), s);
 }

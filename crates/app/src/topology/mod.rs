@@ -781,11 +781,20 @@ fn tile_words(h: &HostView) -> (&'static str, String) {
         return state_words_in(h, true);
     }
     match &h.node {
-        Some(n) if n.ready == "Ready" && n.taints.iter().any(|t| t == "node.kubernetes.io/unschedulable") => {
+        Some(n)
+            if n.ready == "Ready"
+                && n.taints
+                    .iter()
+                    .any(|t| t == "node.kubernetes.io/unschedulable") =>
+        {
             ("up", ts("Ready, cordoned"))
         }
         Some(n) if n.ready == "Ready" => ("up", "Ready".into()),
-        Some(n) if n.taints.iter().any(|t| t == "node.kubernetes.io/unreachable") => {
+        Some(n)
+            if n.taints
+                .iter()
+                .any(|t| t == "node.kubernetes.io/unreachable") =>
+        {
             ("notready", format!("{}·taint", n.ready))
         }
         Some(n) => ("notready", n.ready.to_string()),

@@ -10,12 +10,12 @@ use crate::words::clip;
 use crate::Output;
 use sim::k8s::api::{ApiRequest, ApiResponse};
 use sim::k8s::objects::{Kind, Object, TaintKey};
-use sim::scenario::label::parse_label;
-use sim::scenario::taint::TaintText;
 use sim::k8s::operator::NodeEdit;
 use sim::kernel::net::HostId;
 use sim::kernel::time::Duration;
 use sim::record::EventKind;
+use sim::scenario::label::parse_label;
+use sim::scenario::taint::TaintText;
 use sim::world::World;
 
 /// What a changing command ended with: its output, and the event that records it.
@@ -233,7 +233,9 @@ pub(super) fn taint(
             clip(&parsed.key)
         ));
     }
-    let overwrite = args.iter().any(|a| a == "--overwrite" || a == "--overwrite=true");
+    let overwrite = args
+        .iter()
+        .any(|a| a == "--overwrite" || a == "--overwrite=true");
     let mut client = Client::new(world, from, flags);
     let key = sim::k8s::objects::node_key(node);
     let mut refusal = None;
@@ -290,7 +292,8 @@ pub(super) fn label(
 ) -> Output {
     let is_spec = |w: &&str| w.contains('=') || w.ends_with('-');
     let (specs, rest): (Vec<&str>, Vec<&str>) = words.iter().copied().partition(is_spec);
-    let resources = "one or more resources must be specified as <resource> <name> or <resource>/<name>";
+    let resources =
+        "one or more resources must be specified as <resource> <name> or <resource>/<name>";
     let (kind, node) = match rest.as_slice() {
         [kind, name] => (*kind, *name),
         [both] => match both.split_once('/') {
@@ -315,7 +318,9 @@ pub(super) fn label(
         Ok(kv) => kv,
         Err(e) => return error(&e),
     };
-    let overwrite = args.iter().any(|a| a == "--overwrite" || a == "--overwrite=true");
+    let overwrite = args
+        .iter()
+        .any(|a| a == "--overwrite" || a == "--overwrite=true");
     let mut client = Client::new(world, from, flags);
     let node_key = sim::k8s::objects::node_key(node);
     let mut unchanged = None;
@@ -363,7 +368,10 @@ pub(super) fn label(
     }
     let host = node.to_string();
     let (record, verb) = match remove {
-        true => (sim::scenario::Action::Unlabel { host, label: key }, "unlabeled"),
+        true => (
+            sim::scenario::Action::Unlabel { host, label: key },
+            "unlabeled",
+        ),
         false => (
             sim::scenario::Action::Label {
                 host,

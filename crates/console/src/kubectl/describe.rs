@@ -661,7 +661,11 @@ fn node_text(
         .iter()
         .map(|t| match t.value.as_str() {
             "" => format!("{}:{}", t.key.name(), crate::object::effect(t.effect)),
-            value => format!("{}={value}:{}", t.key.name(), crate::object::effect(t.effect)),
+            value => format!(
+                "{}={value}:{}",
+                t.key.name(),
+                crate::object::effect(t.effect)
+            ),
         })
         .collect();
     let taints = if taints.is_empty() {

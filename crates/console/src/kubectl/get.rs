@@ -345,10 +345,7 @@ fn table(
 }
 
 /// `--show-labels`: each object's labels, sorted by key, as the last column.
-fn with_labels(
-    rows: &mut [Vec<String>],
-    labels: impl Iterator<Item = Vec<(String, String)>>,
-) {
+fn with_labels(rows: &mut [Vec<String>], labels: impl Iterator<Item = Vec<(String, String)>>) {
     rows[0].push("LABELS".into());
     for (row, mut l) in rows[1..].iter_mut().zip(labels) {
         l.sort();

@@ -236,8 +236,7 @@ impl Node {
     /// whether anything matched what was removed.
     pub fn apply_taint(&mut self, spec: &TaintSpec, remove: bool, now: SimTime) -> bool {
         let key = TaintKey::of(&spec.key);
-        let matches =
-            |t: &Taint| t.key == key && spec.effect.is_none_or(|e| e == t.effect);
+        let matches = |t: &Taint| t.key == key && spec.effect.is_none_or(|e| e == t.effect);
         if remove {
             let before = self.taints.len();
             self.taints.retain(|t| !matches(t));

@@ -7,7 +7,7 @@
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
 use crate::k8s::client::ApiClient;
 use crate::k8s::objects::{
-    node_key, pod_key, workload_key, Object, PodDisruptionBudget, Workload, PODS, Node, TaintSpec,
+    node_key, pod_key, workload_key, Node, Object, PodDisruptionBudget, TaintSpec, Workload, PODS,
 };
 use crate::k8s::observe::PodChange;
 use crate::k8s::self_timed::{Quiet, SelfTimed, Stand};
@@ -34,8 +34,13 @@ pub enum NodeEdit {
     Taint(TaintSpec),
     Untaint(TaintSpec),
     /// An operator's label (`kubectl label --overwrite`), or its removal.
-    Label { key: String, value: String },
-    Unlabel { key: String },
+    Label {
+        key: String,
+        value: String,
+    },
+    Unlabel {
+        key: String,
+    },
 }
 
 impl NodeEdit {
@@ -75,7 +80,6 @@ impl NodeEdit {
         Ok(())
     }
 }
-
 
 #[derive(Clone, Debug)]
 enum Op {
@@ -496,8 +500,12 @@ impl Operator {
             Op::ScaleGet { .. } | Op::ScaleUpdate => "scale",
             Op::PodGet { .. } | Op::PodDelete { .. } => "delete_pod",
             Op::NodeGet { host, change, .. } | Op::NodeUpdate { host, change } => {
-                ctx.obs
-                    .operation(ctx.now, change.action(), Some(*host), Err(reason.to_string()));
+                ctx.obs.operation(
+                    ctx.now,
+                    change.action(),
+                    Some(*host),
+                    Err(reason.to_string()),
+                );
                 return;
             }
         };
@@ -612,7 +620,8 @@ impl Operator {
                     return;
                 };
                 if let Err(why) = change.apply(&mut n, ctx.now) {
-                    ctx.obs.operation(ctx.now, change.action(), Some(host), Err(why));
+                    ctx.obs
+                        .operation(ctx.now, change.action(), Some(host), Err(why));
                     return;
                 }
                 let req = ApiRequest::Update {
@@ -625,10 +634,12 @@ impl Operator {
             }
             (Op::NodeGet { node, host, change }, ApiResponse::Object(None)) => {
                 let why = format!("node {node} not found");
-                ctx.obs.operation(ctx.now, change.action(), Some(host), Err(why));
+                ctx.obs
+                    .operation(ctx.now, change.action(), Some(host), Err(why));
             }
             (Op::NodeUpdate { host, change }, ApiResponse::Written { .. }) => {
-                ctx.obs.operation(ctx.now, change.action(), Some(host), Ok(()));
+                ctx.obs
+                    .operation(ctx.now, change.action(), Some(host), Ok(()));
             }
             (
                 Op::PodDelete {

@@ -436,7 +436,9 @@ impl Scheduler {
                     let (key, value) = node
                         .taints
                         .first()
-                        .map_or((TaintKey::NotReady.name(), ""), |t| (t.key.name(), &t.value));
+                        .map_or((TaintKey::NotReady.name(), ""), |t| {
+                            (t.key.name(), &t.value)
+                        });
                     say(format!("node(s) had untolerated taint {{{key}: {value}}}"))
                 }
             }

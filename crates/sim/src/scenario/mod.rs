@@ -30,11 +30,11 @@ mod error;
 #[cfg(test)]
 mod example;
 mod json;
+pub mod label;
 mod limits;
 pub mod link;
 pub mod quantity;
 mod settings;
-pub mod label;
 pub mod taint;
 mod tree;
 mod validate;

@@ -97,7 +97,9 @@ pub(super) fn memory_from(j: &J) -> Result<u64, String> {
 /// that is a whole number.
 fn decimal_times(digits: &str, unit: u64) -> Option<u64> {
     match digits.split_once(['e', 'E']) {
-        Some((mantissa, exponent)) => plain_times(&shifted(mantissa, exponent.parse().ok()?)?, unit),
+        Some((mantissa, exponent)) => {
+            plain_times(&shifted(mantissa, exponent.parse().ok()?)?, unit)
+        }
         None => plain_times(digits, unit),
     }
 }
@@ -116,7 +118,11 @@ fn shifted(mantissa: &str, exponent: i32) -> Option<String> {
     } else if point as usize >= digits.len() {
         format!("{digits}{}", "0".repeat(point as usize - digits.len()))
     } else {
-        format!("{}.{}", &digits[..point as usize], &digits[point as usize..])
+        format!(
+            "{}.{}",
+            &digits[..point as usize],
+            &digits[point as usize..]
+        )
     })
 }
 
@@ -190,8 +196,15 @@ mod tests {
     fn exponents_are_read_as_kubernetes_reads_them() {
         assert_eq!(parse_memory("1e9"), Ok(1_000_000_000));
         assert_eq!(parse_memory("1.5E3"), Ok(1500));
-        assert_eq!(parse_memory("15e-1"), Err("\"15e-1\" is not a memory quantity (\"16Gi\", \"512Mi\", \"1G\", bytes)".into()));
-        assert_eq!(parse_memory("1E"), Err("at most 64 Ti".into()), "E alone is exa");
+        assert_eq!(
+            parse_memory("15e-1"),
+            Err("\"15e-1\" is not a memory quantity (\"16Gi\", \"512Mi\", \"1G\", bytes)".into())
+        );
+        assert_eq!(
+            parse_memory("1E"),
+            Err("at most 64 Ti".into()),
+            "E alone is exa"
+        );
         assert_eq!(parse_cpu("1500e-3"), Ok(1500));
         assert_eq!(parse_cpu("2e0"), Ok(2000));
         assert!(parse_cpu("1e").is_err());

@@ -102,7 +102,8 @@ pub(super) fn name_part(name: &str, what: &str) -> Result<(), String> {
 pub(super) fn qualified_name(key: &str) -> Result<(), String> {
     match key.split_once('/') {
         Some((prefix, name)) => {
-            let dns = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '-' | '.');
+            let dns =
+                |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '-' | '.');
             if prefix.is_empty() || prefix.len() > 253 || !prefix.chars().all(dns) {
                 return Err("prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.'".into());
             }

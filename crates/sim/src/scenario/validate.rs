@@ -484,22 +484,29 @@ impl Scenario {
             Action::Taint { .. } | Action::Untaint { .. } if !host.is_some_and(|h| h.is_node()) => {
                 return fail(
                     at("host"),
-                    format!("{hq} is not a Node: only worker and control-plane hosts can be tainted"),
+                    format!(
+                        "{hq} is not a Node: only worker and control-plane hosts can be tainted"
+                    ),
                 );
             }
             Action::Label { .. } | Action::Unlabel { .. } if !host.is_some_and(|h| h.is_node()) => {
                 return fail(
                     at("host"),
-                    format!("{hq} is not a Node: only worker and control-plane hosts can be labelled"),
+                    format!(
+                        "{hq} is not a Node: only worker and control-plane hosts can be labelled"
+                    ),
                 );
             }
             Action::Label { label, .. } | Action::Unlabel { label, .. } => {
                 let set = matches!(ev.action, Action::Label { .. });
-                super::label::parse_label(label, set).map_err(|e| ScenarioError::new(at("label"), e))?;
+                super::label::parse_label(label, set)
+                    .map_err(|e| ScenarioError::new(at("label"), e))?;
             }
-            Action::Taint { taint, .. } | Action::Untaint { taint, .. } => {
-                check_taint(&at("taint"), taint, matches!(ev.action, Action::Taint { .. }))?
-            }
+            Action::Taint { taint, .. } | Action::Untaint { taint, .. } => check_taint(
+                &at("taint"),
+                taint,
+                matches!(ev.action, Action::Taint { .. }),
+            )?,
             Action::Reboot { downtime, .. } if *downtime > MAX_DURATION => {
                 return fail(
                     at("downtime"),

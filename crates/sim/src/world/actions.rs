@@ -7,12 +7,12 @@ use super::membership::AfterStop;
 use super::{Ev, K8sCtx, World};
 use crate::etcd::raft::ConfChange;
 use crate::k8s::objects::{Effect, TaintSpec};
-use crate::scenario::label::parse_label;
-use crate::scenario::taint::{TaintEffect, TaintText};
 use crate::k8s::operator::{NodeEdit, Operator};
 use crate::k8s::Observe as _;
 use crate::kernel::net::HostId;
 use crate::record::{Event, EventKind};
+use crate::scenario::label::parse_label;
+use crate::scenario::taint::{TaintEffect, TaintText};
 use crate::scenario::{Action, Role};
 
 impl World {

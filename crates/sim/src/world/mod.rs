@@ -43,8 +43,8 @@ mod snapshot;
 pub mod terminal;
 pub mod users;
 
-use membership::AfterStop;
 pub use actions::taint_spec;
+use membership::AfterStop;
 pub use membership::MEMBER_CHANGE_TIMEOUT;
 pub use settled::Quiet;
 

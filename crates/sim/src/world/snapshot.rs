@@ -243,7 +243,11 @@ impl World {
                 Condition::False => NodeReadiness::NotReady,
                 Condition::Unknown => NodeReadiness::Unknown,
             },
-            taints: node.taints.iter().map(|t| t.key.name().to_string()).collect(),
+            taints: node
+                .taints
+                .iter()
+                .map(|t| t.key.name().to_string())
+                .collect(),
         })
     }
 

@@ -7,7 +7,7 @@ use super::Controllers;
 use crate::k8s::api::ApiRequest;
 use crate::k8s::events::{namespace_of, Event, Reason};
 use crate::k8s::objects::{
-    name_suffix, pod_key, replica_set_name, Kind, Object, TaintKey, Pod, PODS, SUFFIXES,
+    name_suffix, pod_key, replica_set_name, Kind, Object, Pod, TaintKey, PODS, SUFFIXES,
 };
 use crate::k8s::observe::PodChange;
 use crate::k8s::wire::{Ctx, KeyValue};
@@ -34,7 +34,11 @@ impl Controllers {
             .items()
             .values()
             .filter_map(|kv| kv.value.as_node())
-            .filter(|n| n.taints.iter().all(|t| !matches!(t.key, TaintKey::Other(_))))
+            .filter(|n| {
+                n.taints
+                    .iter()
+                    .all(|t| !matches!(t.key, TaintKey::Other(_)))
+            })
             .map(|n| n.name.as_str())
             .collect();
         let pod = |kv: &KeyValue| {
