@@ -116,11 +116,7 @@ pub fn import_page() -> Html {
                 Ok(i) => i,
                 Err(e) => return outcome.set(Outcome::Refused(e.to_string())),
             };
-            let Ok(scenario) = sim::scenario::parse(&imported.scenario) else {
-                return outcome.set(Outcome::Refused(
-                    t("The import made no valid scenario.").into(),
-                ));
-            };
+            let scenario = imported.scenario;
             let steps = import::tour(&scenario);
             let done = Outcome::Imported {
                 name: scenario.name.clone(),

@@ -236,7 +236,10 @@ heal() { for n in $(kind get nodes --name sim); do
                         Kubelet => format!("docker exec {n} systemctl restart kubelet"),
                         KubeProxy => format!("kubectl -n kube-system delete pod -l k8s-app=kube-proxy --field-selector spec.nodeName={n}"),
                         Coredns => format!("kubectl -n kube-system delete pod -l k8s-app=kube-dns --field-selector spec.nodeName={n}"),
-                        c => format!("docker exec {n} sh -c 'crictl stop $(crictl ps -q --name {})'", c.name().trim_start_matches("kube-").replace("apiserver", "kube-apiserver").replace("controller-manager", "kube-controller-manager").replace("scheduler", "kube-scheduler")),
+                        // A static pod's container, named as kubeadm names it (the others
+                        // already carry their kube- prefix).
+                        Apiserver => format!("docker exec {n} sh -c 'crictl stop $(crictl ps -q --name kube-apiserver)'"),
+                        c => format!("docker exec {n} sh -c 'crictl stop $(crictl ps -q --name {})'", c.name()),
                     }
                 }),
                 Action::DeletePod { .. }

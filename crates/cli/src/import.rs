@@ -38,7 +38,7 @@ pub fn import(args: &[String]) -> ExitCode {
             for note in &imported.notes {
                 eprintln!("clustersim: import: {note}");
             }
-            println!("{}", imported.scenario);
+            println!("{}", imported.scenario.to_json());
             ExitCode::SUCCESS
         }
         Err(e) => refuse(&e.to_string()),

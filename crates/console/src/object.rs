@@ -19,14 +19,6 @@ pub enum Doc {
     Strings(Vec<(String, String)>),
 }
 
-/// A taint effect as the API spells it.
-pub fn effect(e: Effect) -> &'static str {
-    match e {
-        Effect::NoSchedule => "NoSchedule",
-        Effect::NoExecute => "NoExecute",
-    }
-}
-
 fn s(v: impl Into<String>) -> Doc {
     Doc::Str(v.into())
 }
@@ -120,7 +112,7 @@ pub fn node(n: &Node, rv: u64, ip: &str) -> Doc {
         .taints
         .iter()
         .map(|t| {
-            let mut t2 = vec![("key", s(t.key.name())), ("effect", s(effect(t.effect)))];
+            let mut t2 = vec![("key", s(t.key.name())), ("effect", s(t.effect.name()))];
             if !t.value.is_empty() {
                 t2.push(("value", s(t.value.as_str())));
             }

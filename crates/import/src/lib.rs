@@ -33,9 +33,10 @@ impl std::fmt::Display for ImportError {
     }
 }
 
-/// The scenario (canonical JSON) and what could not be carried over, one line each.
+/// The scenario (validated as a document of the format is) and what could not be carried over,
+/// one line each.
 pub struct Imported {
-    pub scenario: String,
+    pub scenario: sim::scenario::Scenario,
     pub notes: Vec<String>,
 }
 
@@ -110,15 +111,8 @@ fn str_of<'a>(v: &'a Value, path: &[&str]) -> Option<&'a str> {
     path.iter().try_fold(v, |v, k| v.get(k))?.as_str()
 }
 
-fn labels(v: &Value) -> &Map<String, Value> {
-    static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
-    v["metadata"]["labels"]
-        .as_object()
-        .unwrap_or_else(|| EMPTY.get_or_init(Map::new))
-}
-
 fn label<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
-    labels(v).get(key).and_then(Value::as_str)
+    v["metadata"]["labels"][key].as_str()
 }
 
 /// A name as the scenario takes it: `[a-z0-9-]`, at most 63 characters, no dash at either end.
@@ -244,8 +238,9 @@ impl<'a> Cluster<'a> {
                 }
                 h.insert("zone".into(), json!(z));
             }
-            let control_plane = labels(n).contains_key("node-role.kubernetes.io/control-plane")
-                || labels(n).contains_key("node-role.kubernetes.io/master");
+            let role = |key| n["metadata"]["labels"].get(key).is_some();
+            let control_plane = role("node-role.kubernetes.io/control-plane")
+                || role("node-role.kubernetes.io/master");
             let roles: Vec<&str> = match (control_plane, etcd_nodes.contains(&original)) {
                 (true, true) => vec!["control-plane", "etcd"],
                 (true, false) => vec!["control-plane"],
@@ -378,10 +373,7 @@ impl<'a> Cluster<'a> {
             line: None,
             message: format!("the cluster makes no valid scenario: {e}"),
         })?;
-        Ok(Imported {
-            scenario: scenario.to_json(),
-            notes,
-        })
+        Ok(Imported { scenario, notes })
     }
 
     /// The workloads outside kube-system, with CoreDNS's replicas as a setting.

@@ -15,7 +15,7 @@ fn fixture(name: &str) -> String {
 fn check(text: &str) -> Result<(), TestCaseError> {
     match import::import(&[("dump.yaml", text)], None) {
         Ok(imported) => {
-            prop_assert!(sim::scenario::parse(&imported.scenario).is_ok());
+            prop_assert!(sim::scenario::parse(&imported.scenario.to_json()).is_ok());
         }
         Err(e) => prop_assert!(e.to_string().starts_with("dump.yaml"), "{e}"),
     }
@@ -54,7 +54,7 @@ fn node_with(cpu: &str, memory: &str, name: &str) -> String {
 
 fn host(text: &str) -> (serde_json::Value, Vec<String>) {
     let imported = import::import(&[("n.yaml", text)], None).unwrap();
-    let s: serde_json::Value = serde_json::from_str(&imported.scenario).unwrap();
+    let s: serde_json::Value = serde_json::from_str(&imported.scenario.to_json()).unwrap();
     (s["hosts"][0].clone(), imported.notes)
 }
 

@@ -17,7 +17,7 @@ fn import(names: &[&str]) -> (Value, Vec<String>) {
         .collect();
     let imported = import::import(&files, Some("shop")).unwrap_or_else(|e| panic!("{e}"));
     (
-        serde_json::from_str(&imported.scenario).unwrap(),
+        serde_json::from_str(&imported.scenario.to_json()).unwrap(),
         imported.notes,
     )
 }
@@ -205,7 +205,7 @@ fn what_cannot_be_read_is_refused_naming_the_file_and_line() {
         let text = "kind: NodeList\nitems:\n- {kind: Node, metadata: {name: Node_One.local}}\n- {kind: Node, metadata: {name: node-one-local}}\n";
         let imported = import::import(&[("n.yaml", text)], None).unwrap();
         (
-            serde_json::from_str::<Value>(&imported.scenario).unwrap(),
+            serde_json::from_str::<Value>(&imported.scenario.to_json()).unwrap(),
             imported.notes,
         )
     };

@@ -656,18 +656,7 @@ fn node_text(
     ));
     out.push_str("Annotations:        <none>\n");
     out.push_str(&format!("CreationTimestamp:  {}\n", date(n.created)));
-    let taints: Vec<String> = n
-        .taints
-        .iter()
-        .map(|t| match t.value.as_str() {
-            "" => format!("{}:{}", t.key.name(), crate::object::effect(t.effect)),
-            value => format!(
-                "{}={value}:{}",
-                t.key.name(),
-                crate::object::effect(t.effect)
-            ),
-        })
-        .collect();
+    let taints: Vec<String> = n.taints.iter().map(|t| t.text()).collect();
     let taints = if taints.is_empty() {
         "<none>".to_string()
     } else {

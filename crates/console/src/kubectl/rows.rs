@@ -120,11 +120,11 @@ pub(super) fn workload_rows(
     if all_namespaces {
         header.insert(0, "NAMESPACE".into());
     }
-    // The Nodes a DaemonSet's pod may run on: its pods tolerate Kubernetes' own taints only.
+    // The Nodes a DaemonSet's pod may run on.
     let nodes = objects
         .iter()
         .filter_map(|o| o.as_node())
-        .filter(|n| !n.taints.iter().any(|t| matches!(t.key, TaintKey::Other(_))))
+        .filter(|n| n.admits_daemon_pods())
         .count();
     let mut rows = vec![header];
     for ns in ["default", "kube-system"] {

@@ -176,6 +176,13 @@ pub struct Taint {
     pub time_added: SimTime,
 }
 
+impl Taint {
+    /// As kubectl prints it (`key=value:Effect`, `key:Effect`).
+    pub fn text(&self) -> String {
+        taint_text(self.key.name(), &self.value, Some(self.effect))
+    }
+}
+
 /// An operator's change of a taint (`kubectl taint`): with an effect, the taint to add; to
 /// remove, the key and, if given, the effect.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -188,17 +195,21 @@ pub struct TaintSpec {
 impl TaintSpec {
     /// As kubectl prints it (`key=value:Effect`, `key:Effect`, `key`).
     pub fn text(&self) -> String {
-        let mut out = self.key.clone();
-        if !self.value.is_empty() {
-            out.push('=');
-            out.push_str(&self.value);
-        }
-        if let Some(e) = self.effect {
-            out.push(':');
-            out.push_str(e.name());
-        }
-        out
+        taint_text(&self.key, &self.value, self.effect)
     }
+}
+
+fn taint_text(key: &str, value: &str, effect: Option<Effect>) -> String {
+    let mut out = key.to_string();
+    if !value.is_empty() {
+        out.push('=');
+        out.push_str(value);
+    }
+    if let Some(e) = effect {
+        out.push(':');
+        out.push_str(e.name());
+    }
+    out
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -221,6 +232,15 @@ pub struct Node {
 impl Node {
     pub fn has_taint(&self, key: TaintKey) -> bool {
         self.taints.iter().any(|t| t.key == key)
+    }
+
+    /// Whether a DaemonSet's pod may run here: its pods tolerate Kubernetes' own taints, not an
+    /// operator's.
+    pub fn admits_daemon_pods(&self) -> bool {
+        !self
+            .taints
+            .iter()
+            .any(|t| matches!(t.key, TaintKey::Other(_)))
     }
 
     /// An operator's taint that no pod here tolerates (a DaemonSet's neither), with the

@@ -12,7 +12,7 @@
 use super::Controllers;
 use crate::k8s::events::{namespace_of, Event, Reason};
 use crate::k8s::informer::Informer;
-use crate::k8s::objects::{pod_key, Effect, Pod, TaintKey, TaintSpec};
+use crate::k8s::objects::{pod_key, Effect, Pod, TaintKey};
 use crate::k8s::observe::PodChange;
 use crate::k8s::wire::Ctx;
 use crate::kernel::members::{MemberMap, MemberSet};
@@ -125,12 +125,7 @@ fn operator_no_execute(nodes: &Informer) -> MemberMap<String, String> {
     let mut tainted = MemberMap::default();
     for n in nodes.items().values().filter_map(|kv| kv.value.as_node()) {
         if let Some(t) = n.untolerated(Effect::NoExecute) {
-            let spec = TaintSpec {
-                key: t.key.name().to_string(),
-                value: t.value.clone(),
-                effect: Some(t.effect),
-            };
-            tainted.insert(n.name.clone(), spec.text());
+            tainted.insert(n.name.clone(), t.text());
         }
     }
     tainted

@@ -7,7 +7,7 @@ use super::Controllers;
 use crate::k8s::api::ApiRequest;
 use crate::k8s::events::{namespace_of, Event, Reason};
 use crate::k8s::objects::{
-    name_suffix, pod_key, replica_set_name, Kind, Object, Pod, TaintKey, PODS, SUFFIXES,
+    name_suffix, pod_key, replica_set_name, Kind, Object, Pod, PODS, SUFFIXES,
 };
 use crate::k8s::observe::PodChange;
 use crate::k8s::wire::{Ctx, KeyValue};
@@ -28,17 +28,12 @@ impl Controllers {
                 .collect()
         };
         let active_pods = |w: &str| self.pods.active_pods(w).expect("the pod informer counts");
-        // A DaemonSet's pods tolerate Kubernetes' own taints, not an operator's.
         let nodes: Vec<&str> = self
             .nodes
             .items()
             .values()
             .filter_map(|kv| kv.value.as_node())
-            .filter(|n| {
-                n.taints
-                    .iter()
-                    .all(|t| !matches!(t.key, TaintKey::Other(_)))
-            })
+            .filter(|n| n.admits_daemon_pods())
             .map(|n| n.name.as_str())
             .collect();
         let pod = |kv: &KeyValue| {
