@@ -1,9 +1,12 @@
 // The import page (import/): a person pastes what kubectl printed about their cluster, reads what
-// could not be carried over, and opens the result in the playground.
+// could not be carried over, and opens the result in the playground; and the other way round, a
+// scenario's kind files offered as downloads, the same files as `clustersim export kind` writes.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
+const { execFileSync } = require('node:child_process');
 const { serve, launch, openPage, openApp, started, expectText, screenshot } = require('./lib.cjs');
 
 let server;
@@ -68,4 +71,60 @@ test('import: a file that is not YAML is refused, naming the line', async () => 
   await page.getByRole('button', { name: 'Import' }).click();
   await expectText(page.getByRole('alert'), /^the pasted text:4: not YAML: /);
   assert.deepEqual(problems, []);
+});
+
+/** The text of a download link's data: address. */
+async function linked(page, name) {
+  const href = await page.getByRole('link', { name, exact: true }).getAttribute('href');
+  assert.match(href, /^data:text\/plain;charset=utf-8,/);
+  return decodeURIComponent(href.slice(href.indexOf(',') + 1));
+}
+
+test('kind: the playground\'s scenario as kind files, the runner\'s own, downloaded as a person would', async () => {
+  const { page, problems } = await openApp(browser, server.url);
+  await started(page);
+  await page.getByRole('link', { name: 'Try it on kind' }).click();
+  await page.getByRole('heading', { name: /^“.*” on a kind cluster$/ }).waitFor();
+  const names = await page.locator('.kind-downloads a').allTextContents();
+  assert.deepEqual(names, ['kind.yaml', 'workloads.yaml', 'faults.sh', 'expected.md', 'README.md']);
+  // README.md is open first: it says what to run.
+  await expectText(page.locator('.kind-files details[open] pre'), /kind create cluster --config kind\.yaml/);
+  await screenshot(page, 'kind-export');
+
+  // The files the runner writes for the same scenario (the playground's first ready one), byte for byte.
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'kind-'));
+  execFileSync('cargo', ['run', '-q', '-p', 'clustersim', '--', 'export', 'kind',
+    path.join(__dirname, '../../web/scenarios/k8s-three-zones.json'), '--out', out]);
+  for (const name of names) {
+    assert.equal(await linked(page, name), fs.readFileSync(path.join(out, name), 'utf8'), name);
+  }
+  // A click downloads the file under its name.
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('link', { name: 'kind.yaml', exact: true }).click(),
+  ]);
+  assert.equal(download.suggestedFilename(), 'kind.yaml');
+  const saved = fs.readFileSync(await download.path(), 'utf8');
+  assert.match(saved, /^kind: Cluster$/m);
+  assert.equal(saved.match(/^- role: control-plane/gm).length, 3);
+  assert.deepEqual(problems, []);
+});
+
+test('kind: an imported cluster\'s kind files, and a scenario kind cannot run refused', async () => {
+  const { page, problems } = await openPage(browser, `${server.url}import/`);
+  await page.getByRole('textbox', { name: 'Cluster objects (YAML or JSON)' }).fill(dump);
+  await page.getByRole('button', { name: 'Import' }).click();
+  await page.getByRole('button', { name: 'Try it on kind' }).click();
+  await page.getByRole('heading', { name: '“imported cluster” on a kind cluster' }).waitFor();
+  // The imported Nodes, each a kind node with its zone.
+  const kind = await linked(page, 'kind.yaml');
+  assert.match(kind, /# cp-1-example-internal \(sim-control-plane\)\n  labels:\n    topology\.kubernetes\.io\/zone: eu-west-1a/);
+  assert.deepEqual(problems, []);
+
+  // An etcd-only scenario has no control plane for kind: refused, saying why.
+  const { page: playground } = await openApp(browser, server.url);
+  await playground.getByRole('combobox', { name: 'Ready scenario' }).selectOption('etcd-leader-dies');
+  await started(playground);
+  await playground.getByRole('link', { name: 'Try it on kind' }).click();
+  await expectText(playground.getByRole('alert'), /^nothing to run on kind: the scenario has no control-plane host/);
 });

@@ -3,8 +3,14 @@
 //! own importer (`import::import`, docs/scenario-format.md "Import a real cluster"), lists what
 //! could not be carried over, and opens the result in the playground as an editable scenario.
 //! Everything runs here: nothing read is sent anywhere, and the page says so.
+//!
+//! The same page tries a scenario on a real cluster the other way round: opened with a scenario in
+//! its link (the playground's "Try it on kind") or after an import, it offers the runner's kind
+//! files (`import::kind`, "Export to a real cluster") as downloads.
 
 use crate::language::{t, tf};
+use sim::scenario::Scenario;
+use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlInputElement, HtmlTextAreaElement};
 use yew::prelude::*;
@@ -29,7 +35,32 @@ enum Outcome {
         open: Option<String>,
         /// What to try first: a title, what to watch, and its address once encoded.
         tour: Vec<(String, &'static str, Option<String>)>,
+        scenario: Rc<Scenario>,
     },
+}
+
+/// The kind files of a scenario, once asked for.
+#[derive(Clone, PartialEq)]
+enum Kind {
+    None,
+    Refused(String),
+    Files {
+        name: String,
+        files: Rc<Vec<(&'static str, String)>>,
+    },
+}
+
+impl Kind {
+    /// Runs the scenario to its end for `expected.md`: a second or two for the ready scenarios.
+    fn of(s: &Scenario) -> Kind {
+        match import::kind::export(s) {
+            Ok(files) => Kind::Files {
+                name: s.name.clone(),
+                files: Rc::new(files),
+            },
+            Err(e) => Kind::Refused(crate::language::translate(&e)),
+        }
+    }
 }
 
 /// A tour step's title and what to watch in it.
@@ -58,6 +89,32 @@ fn step_words(step: &import::Step) -> (String, &'static str) {
 #[function_component(ImportPage)]
 pub fn import_page() -> Html {
     let outcome = use_state(|| Outcome::None);
+    let kind = use_state(|| Kind::None);
+    // Came with a scenario in its link (the playground's "Try it on kind"): its files at once, and
+    // first on the page.
+    let linked = use_state(|| false);
+    {
+        let (kind, linked) = (kind.clone(), linked.clone());
+        use_effect_with((), move |_| {
+            let hash = gloo_utils::window().location().hash().unwrap_or_default();
+            if hash
+                .trim_start_matches('#')
+                .split('&')
+                .any(|p| p.starts_with("s="))
+            {
+                linked.set(true);
+                wasm_bindgen_futures::spawn_local(async move {
+                    let link = crate::codec::decode_fragment(&hash).await;
+                    kind.set(match (link.scenario, link.problem) {
+                        (Some(s), _) => Kind::of(&s),
+                        (None, p) => Kind::Refused(
+                            p.unwrap_or_else(|| t("This link carries no scenario.").into()),
+                        ),
+                    });
+                });
+            }
+        });
+    }
     let files = use_state(Vec::<(String, String)>::new);
     let text = use_node_ref();
     let name = use_node_ref();
@@ -116,7 +173,7 @@ pub fn import_page() -> Html {
                 Ok(i) => i,
                 Err(e) => return outcome.set(Outcome::Refused(e.to_string())),
             };
-            let scenario = imported.scenario;
+            let scenario = Rc::new(imported.scenario);
             let steps = import::tour(&scenario);
             let done = Outcome::Imported {
                 name: scenario.name.clone(),
@@ -124,6 +181,7 @@ pub fn import_page() -> Html {
                 workloads: scenario.workloads.len(),
                 notes: imported.notes,
                 open: None,
+                scenario: scenario.clone(),
                 tour: steps
                     .iter()
                     .map(|s| {
@@ -142,12 +200,16 @@ pub fn import_page() -> Html {
                     workloads,
                     notes,
                     mut tour,
+                    scenario,
                     ..
                 } = done
                 else {
                     return;
                 };
-                let open = crate::codec::fragment(&scenario, None).await.ok().map(href);
+                let open = crate::codec::fragment(scenario.as_ref(), None)
+                    .await
+                    .ok()
+                    .map(href);
                 for (i, step) in steps.iter().enumerate() {
                     tour[i].2 = crate::codec::fragment(&step.scenario, None)
                         .await
@@ -161,6 +223,7 @@ pub fn import_page() -> Html {
                     notes,
                     open,
                     tour,
+                    scenario,
                 });
             });
         })
@@ -170,8 +233,12 @@ pub fn import_page() -> Html {
             <header class="study-head">
                 <h1>{ t("Import your cluster") }</h1>
                 <p class="tagline">{ t("Turn what kubectl prints about your cluster into a scenario, then break it in the playground. It all runs in this page: nothing you paste or choose is sent anywhere.") }</p>
-                <a href={format!("../{}", crate::language::query())}>{ t("← Back to the playground") }</a>
+                // Back to the scenario the link brought, if any.
+                <a href={format!("../{}{}", crate::language::query(), gloo_utils::window().location().hash().unwrap_or_default())}>{ t("← Back to the playground") }</a>
             </header>
+            if *linked {
+                { kind_view(&kind) }
+            }
             <section class="import-input" aria-label={t("Your cluster's objects")}>
                 <p>{ t("Run these on your cluster (the second is optional: it tells stacked etcd and kube-vip):") }</p>
                 { for COMMANDS.iter().map(|c| html! { <pre class="command"><code>{ *c }</code></pre> }) }
@@ -186,12 +253,15 @@ pub fn import_page() -> Html {
                 </label>
                 <button class="primary" onclick={on_import}>{ t("Import") }</button>
             </section>
-            { outcome_view(&outcome) }
+            { outcome_view(&outcome, &kind) }
+            if !*linked {
+                { kind_view(&kind) }
+            }
         </main>
     }
 }
 
-fn outcome_view(outcome: &Outcome) -> Html {
+fn outcome_view(outcome: &Outcome, kind: &UseStateHandle<Kind>) -> Html {
     match outcome {
         Outcome::None => Html::default(),
         Outcome::Refused(why) => html! { <p class="notice error" role="alert">{ why.clone() }</p> },
@@ -202,6 +272,7 @@ fn outcome_view(outcome: &Outcome) -> Html {
             notes,
             open,
             tour,
+            scenario,
         } => html! {
             <section class="import-result" aria-label={t("The imported scenario")}>
                 <p role="status">{ tf(format_args!("“{name}”: {hosts} hosts and {workloads} workloads.")) }</p>
@@ -228,6 +299,36 @@ fn outcome_view(outcome: &Outcome) -> Html {
                         }) }
                     </ul>
                 }
+                <h2>{ t("Check the prediction on a real cluster") }</h2>
+                <button class="secondary" onclick={
+                    let (kind, scenario) = (kind.clone(), scenario.clone());
+                    Callback::from(move |_| kind.set(Kind::of(&scenario)))
+                }>{ t("Try it on kind") }</button>
+            </section>
+        },
+    }
+}
+
+/// The kind files, each a download and a look inside; README.md first, open: it says what to run.
+fn kind_view(kind: &Kind) -> Html {
+    match kind {
+        Kind::None => Html::default(),
+        Kind::Refused(why) => html! { <p class="notice error" role="alert">{ why.clone() }</p> },
+        Kind::Files { name, files } => html! {
+            <section class="import-result kind-files" aria-label={t("The scenario on kind")}>
+                <h2>{ tf(format_args!("“{name}” on a kind cluster")) }</h2>
+                <p>{ t("A kind cluster of the scenario's shape, its workloads as an echo server with the same requests, spreading, budgets and Services, its events as timed commands, and what the simulation predicts. Download the five files into one folder, then follow README.md.") }</p>
+                <ul class="kind-downloads">
+                    { for files.iter().map(|(file, text)| html! {
+                        <li><a download={*file} href={format!("data:text/plain;charset=utf-8,{}", js_sys::encode_uri_component(text))}>{ *file }</a></li>
+                    }) }
+                </ul>
+                { for files.iter().filter(|f| f.0 == "README.md").chain(files.iter().filter(|f| f.0 != "README.md")).map(|(file, text)| html! {
+                    <details open={*file == "README.md"}>
+                        <summary>{ *file }</summary>
+                        <pre class="kind-file">{ text.clone() }</pre>
+                    </details>
+                }) }
             </section>
         },
     }

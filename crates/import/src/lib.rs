@@ -8,6 +8,7 @@
 //! selectors, tolerations, soft spread, selector expressions, kube-system's own workloads other
 //! than CoreDNS) and the kinds it does not read, counted.
 
+pub mod kind;
 mod tour;
 pub use tour::{tour, Step};
 

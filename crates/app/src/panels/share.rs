@@ -116,6 +116,10 @@ pub fn share() -> Html {
                 <a href={format!("study/{}#s={}", crate::language::query(), session.encoded)}>
                     { t("Availability study") }
                 </a>
+                <a href={format!("import/{}#s={}", crate::language::query(), session.encoded)}
+                    title={t("The files to build this cluster on kind and run its events there, with the simulation's prediction to compare")}>
+                    { t("Try it on kind") }
+                </a>
             </div>
             if let Some(s) = (*shown).clone() {
                 <div class="share-box" {onkeydown}>
