@@ -100,36 +100,63 @@ OPTIONS:
     }
 }
 
-/// etcd's client logs a warning (zap's JSON, on stderr) for each request that ran out of time,
-/// before etcdctl's own line about it: one per line that says `context deadline exceeded`,
-/// for the endpoint the line names, else for the command's endpoints. Timed at the command's
-/// end; the error is the deadline's whatever kept the answer away (a dial that timed out
-/// says more in a real etcdctl).
-fn with_client_warnings(world: &World, mut out: Output, endpoints: &[String]) -> Output {
-    if !out.stderr.contains("context deadline exceeded") {
+/// etcd's client logs a warning (zap's JSON, on stderr) for each request that failed, before
+/// etcdctl's own line about it: a refusal of the server (`Error: etcdserver: …`, with the gRPC
+/// code it came with) or a request out of time (each line that says `context deadline
+/// exceeded`, for the endpoint the line names); the target is the client's first endpoint (its
+/// gRPC target names only that one). Timed at the command's end, in etcd 3.5.16's zap format (microseconds;
+/// 3.5.1 wrote milliseconds and another caller line); `endpoint health` logs through its own
+/// logger, named `client`. The error is the deadline's whatever kept the answer away (a dial
+/// that timed out says more in a real etcdctl).
+fn with_client_warnings(
+    world: &World,
+    mut out: Output,
+    endpoints: &[String],
+    logger: &str,
+) -> Output {
+    if !out.stderr.contains("context deadline exceeded")
+        && !out.stderr.contains("Error: etcdserver: ")
+    {
         return out;
     }
     let at = world.now() + Duration::from_micros((out.took_s * 1e6) as u64);
-    // zap's ISO 8601 encoder: milliseconds (`2025-01-01T00:01:05.250Z`).
-    let full = crate::calendar::rfc3339(at, true);
-    let ts = format!("{}Z", full.get(..23).unwrap_or(&full));
-    let warning = |target: &str| {
+    let ts = crate::calendar::rfc3339(at, true);
+    let warning = |target: &str, error: &str| {
         format!(
-            "{{\"level\":\"warn\",\"ts\":\"{ts}\",\"logger\":\"etcd-client\",\"caller\":\"v3/retry_interceptor.go:62\",\"msg\":\"retrying of unary invoker failed\",\"target\":\"etcd-endpoints://0xc000238000/#initially=[{target}]\",\"attempt\":0,\"error\":\"rpc error: code = DeadlineExceeded desc = context deadline exceeded\"}}\n"
+            "{{\"level\":\"warn\",\"ts\":\"{ts}\",\"logger\":\"{logger}\",\"caller\":\"v3/retry_interceptor.go:63\",\"msg\":\"retrying of unary invoker failed\",\"target\":\"etcd-endpoints://0xc000238000/{target}\",\"attempt\":0,\"error\":\"{error}\"}}\n"
         )
     };
     let mut stderr = String::new();
     for line in out.stderr.lines() {
-        if line.contains("context deadline exceeded") {
+        if let Some(refusal) = line.strip_prefix("Error: etcdserver: ") {
+            let target = endpoints.first().cloned().unwrap_or_default();
+            let error = format!(
+                "rpc error: code = {} desc = etcdserver: {refusal}",
+                grpc_code(refusal)
+            );
+            stderr.push_str(&warning(&target, &error));
+        } else if line.contains("context deadline exceeded") {
             let named = endpoints.iter().find(|e| line.contains(e.as_str()));
-            let target = named.cloned().unwrap_or_else(|| endpoints.join(";"));
-            stderr.push_str(&warning(&target));
+            let target = named.or(endpoints.first()).cloned().unwrap_or_default();
+            stderr.push_str(&warning(
+                &target,
+                "rpc error: code = DeadlineExceeded desc = context deadline exceeded",
+            ));
         }
         stderr.push_str(line);
         stderr.push('\n');
     }
     out.stderr = stderr;
     out
+}
+
+/// The gRPC status code etcd's server sends with a refusal (etcd's `rpctypes`).
+fn grpc_code(refusal: &str) -> &'static str {
+    match refusal {
+        "member not found" => "NotFound",
+        "no leader" | "unhealthy cluster" | "request timed out" | "not capable" => "Unavailable",
+        _ => "FailedPrecondition",
+    }
 }
 
 pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
@@ -234,7 +261,11 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
             1,
         ),
     };
-    with_client_warnings(world, out, &flags.endpoints)
+    let logger = match words.as_slice() {
+        ["endpoint", "health"] => "client",
+        _ => "etcd-client",
+    };
+    with_client_warnings(world, out, &flags.endpoints, logger)
 }
 
 fn error(text: &str, status: i32) -> Output {
@@ -708,8 +739,10 @@ fn change(world: &World, from: HostId, flags: &Flags, action: Action) -> Output 
     if let Err(e) = super::accepted(world, &action) {
         return error(&format!("console: {e}"), 1);
     }
-    let listed = match members(world, from, flags) {
-        Ok((_, took)) => took,
+    // etcdctl asks for the change at once (no member list first: the answer carries the
+    // members), so a cluster without quorum refuses an add as its health check says.
+    let listed = match listed(world, from, flags, false) {
+        Ok((_, took, _)) => took,
         Err(e) => return e,
     };
     let mut copy = world.clone();

@@ -636,3 +636,47 @@ fn a_member_added_after_a_removed_survivor_forced_a_new_cluster_does_not_stop_it
         &w[40..]
     );
 }
+
+/// etcd's `adjustTicks` looks at the members it recovered from its data when it starts. A
+/// restarted single-member cluster finds itself alone and lets an election timeout's worth of
+/// ticks pass at once: it leads within one election timeout (1 s). A `--force-new-cluster`
+/// survivor still finds the old members there (their removal is applied after the look), no
+/// peer connected, and waits a whole randomized election timeout: 1–2 s, as `cargo xtask
+/// reality` measures on etcd 3.5.1 (1.0–1.9 s from the process's start).
+#[test]
+fn a_lone_member_restarted_leads_within_a_timeout_a_forced_survivor_after_one_or_two() {
+    let (mut alone, mut forced) = (Vec::new(), Vec::new());
+    for seed in 1..=20 {
+        let r = run(&format!(
+            r#"{{"version": 1, "name": "t", "seed": {seed}, "duration": "1m",
+            "hosts": [{{"name": "etcd-1", "roles": ["etcd"]}}],
+            "events": [{{"at": "10s", "action": "crash", "host": "etcd-1"}},
+                       {{"at": "{}ms", "action": "restart", "host": "etcd-1"}}]}}"#,
+            20_000 + 37 * seed
+        ));
+        let restart = 20.0 + 0.037 * seed as f64;
+        let e = events(&r, "etcd.leader_elected");
+        alone.push(e.iter().find(|e| e.t > restart).expect("leads again").t - restart);
+        let r = run(&three(
+            seed,
+            "",
+            &format!(
+                r#"{{"at": "20s", "action": "crash", "host": "etcd-1"}},
+                   {{"at": "20s", "action": "crash", "host": "etcd-2"}},
+                   {{"at": "{}ms", "action": "etcd_force_new_cluster", "host": "etcd-3"}}"#,
+                30_000 + 37 * seed
+            ),
+        ));
+        let at = 30.0 + 0.037 * seed as f64;
+        let e = events(&r, "etcd.leader_elected");
+        forced.push(e.iter().find(|e| e.t > at).expect("the survivor leads").t - at);
+    }
+    assert!(alone.iter().all(|&d| d > 0.0 && d <= 1.0), "{alone:?}");
+    // The survivor's tick loop keeps its phase through the event: up to a tick less.
+    assert!(
+        forced.iter().all(|&d| (0.9..2.0).contains(&d)),
+        "{forced:?}"
+    );
+    let mean = forced.iter().sum::<f64>() / forced.len() as f64;
+    assert!(mean > 1.1, "{forced:?}");
+}

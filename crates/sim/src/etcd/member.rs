@@ -233,6 +233,9 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
         self.dial = true;
         self.links.clear();
         self.raft.restart();
+        // etcd's `adjustTicks` at every start: a member whose configuration, as recovered from
+        // its data, is itself alone campaigns within a few ticks.
+        self.raft.advance_ticks_alone();
         self.pending.clear();
         self.reads_waiting_apply.clear();
         self.unconfirmed.clear();
@@ -253,9 +256,11 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
         self.watchers.clear();
         self.cluster = new_cluster;
         self.removed = false;
-        let discarded = self.raft.force_new_cluster();
-        self.raft.advance_ticks_alone();
-        discarded
+        // No ticks advanced: etcd's `adjustTicks` counts the members it recovered from its
+        // data (all of them: the forced removals are applied after it has looked), finds no
+        // peer connected and waits a whole randomized election timeout, 1–2 s (measured on
+        // etcd 3.5.1: `cargo xtask reality`).
+        self.raft.force_new_cluster()
     }
 
     pub fn on_tick<P: From<Msg<V>>>(&mut self, ctx: &mut Ctx<P>) {
@@ -498,6 +503,23 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
             .map_or(Duration::ZERO, |l| now.saturating_sub(l.since))
     }
 
+    /// `--strict-reconfig-check` of an add, as etcd 3.5.30 / 3.6.11 check it
+    /// (`isConnectedToQuorumAfterAddingNewMemberSince`, for learners too) on the member the
+    /// request reaches, before anything is proposed: its links to a quorum of the cluster with
+    /// one voter more have been up for 5 s, the new one counted as unavailable ("unhealthy
+    /// cluster", at once, with or without a leader). A one-member cluster may always grow.
+    pub fn may_add_member(&self, now: SimTime) -> Result<(), &'static str> {
+        let me = self.raft.id();
+        let voters = self.raft.voters();
+        let connected = (voters.iter())
+            .filter(|&&v| v == me || self.connected_for(v, now) >= HEALTHY_FOR)
+            .count();
+        if voters.len() > 1 && connected < quorum(voters.len() + 1) {
+            return Err("unhealthy cluster");
+        }
+        Ok(())
+    }
+
     /// Proposes a membership change (the operator's `etcdctl member add/remove/promote`).
     /// Refused at once, as etcd does, when this member is not the leader, when a change is
     /// already pending, for an add when the leader's links to a quorum of the cluster grown by
@@ -524,7 +546,7 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
         };
         match cc {
             ConfChange::AddVoter(id) | ConfChange::AddLearner(id) if me(id) => {
-                return Err("member ID already exists");
+                return Err("member ID already exist");
             }
             ConfChange::AddVoter(id) | ConfChange::AddLearner(id) if host_taken(id) => {
                 return Err("Peer URLs already exists");
@@ -536,18 +558,7 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
             _ => {}
         }
         if let ConfChange::AddVoter(_) | ConfChange::AddLearner(_) = cc {
-            // `--strict-reconfig-check` as etcd 3.5.30 / 3.6.11 check it
-            // (`isConnectedToQuorumAfterAddingNewMemberSince`, for learners too): the leader's
-            // links to a quorum of the cluster with one voter more have been up for 5 s, the new
-            // one counted as unavailable. A one-member cluster may always grow.
-            let me = self.raft.id();
-            let voters = self.raft.voters();
-            let connected = (voters.iter())
-                .filter(|&&v| v == me || self.connected_for(v, now) >= HEALTHY_FOR)
-                .count();
-            if voters.len() > 1 && connected < quorum(voters.len() + 1) {
-                return Err("unhealthy cluster");
-            }
+            self.may_add_member(now)?;
         }
         if let ConfChange::PromoteLearner(id) = cc {
             // etcd's `isLearnerReady`: the learner holds 90 % of what the leader holds.

@@ -704,8 +704,8 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
         }
     }
 
-    /// etcd's `adjustTicks` for a member that is the only voter (a fresh single-member start, a
-    /// force-new-cluster survivor): `election_ticks - 1` ticks pass at once, so it campaigns,
+    /// etcd's `adjustTicks` for a member that starts as the only voter (a single-member
+    /// cluster, fresh or restarted): `election_ticks - 1` ticks pass at once, so it campaigns,
     /// and leads, within a few ticks instead of a whole election timeout.
     pub fn advance_ticks_alone(&mut self) {
         if self.voters.len() == 1 && self.voters.contains(&self.id) {
@@ -805,8 +805,8 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
     /// member the only voter — `Remove` for every other member (and `AddVoter`/`PromoteLearner`
     /// for itself if needed) — so that a member added later learns the new configuration by
     /// replaying the log. Stays in the current term as a follower; it elects itself once its
-    /// election timeout has passed ([`Raft::advance_ticks_alone`] brings that within a few ticks,
-    /// as etcd does). Returns the number of discarded entries.
+    /// election timeout has passed (etcd advances no ticks here: its `adjustTicks` still
+    /// counts the old members). Returns the number of discarded entries.
     pub fn force_new_cluster(&mut self) -> u64 {
         self.restart();
         let discarded = self.last_index().saturating_sub(self.commit);
@@ -1895,3 +1895,7 @@ mod tests;
 #[cfg(test)]
 #[path = "raft_paper_tests.rs"]
 mod paper_tests;
+
+#[cfg(test)]
+#[path = "raft_conformance_tests.rs"]
+mod conformance_tests;

@@ -1796,8 +1796,8 @@ fn a_probing_follower_that_acknowledges_its_match_moves_to_replicate() {
     );
 }
 
-/// etcd's `adjustTicks`: a member that is the only voter (here after `--force-new-cluster`)
-/// lets `election_ticks - 1` ticks pass at once, so it leads within an election timeout's
+/// etcd's `adjustTicks`: a member that is the only voter (reached here through
+/// `--force-new-cluster`; a restarted single-member cluster in etcd) lets `election_ticks - 1` ticks pass at once, so it leads within an election timeout's
 /// randomization (1 to `election_ticks` ticks) instead of after a whole timeout or two.
 #[test]
 fn a_lone_voter_advances_its_ticks_and_leads_within_an_election_timeout() {

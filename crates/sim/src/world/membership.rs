@@ -242,13 +242,7 @@ impl World {
     /// that `from` can reach passes the proposal on to the leader it follows, if it can reach it
     /// (etcdctl given every member's endpoint; Raft forwards a follower's proposals).
     fn leader_reached_from(&self, from: HostId) -> Option<HostId> {
-        // A learner refuses member requests: etcdctl moves on to the next endpoint.
-        let (h, m) = self.etcd.members().find(|&(h, m)| {
-            m.cluster == self.etcd.current
-                && !m.removed
-                && !m.raft.learners().contains(&m.raft.id())
-                && self.net.connected(from, h)
-        })?;
+        let (h, m) = self.member_reached_from(from)?;
         let leader_id = m.raft.leader()?;
         let leader = member_host(leader_id);
         let leads = self
@@ -260,6 +254,18 @@ impl World {
 
     /// Proposes `change` on the etcd leader reached from where the command runs (the operator's
     /// terminal; kubeadm's join on the joining host) and polls until it applies or times out.
+    /// The member a membership request from `from` reaches: the first in host order that
+    /// `from` can reach and that is no learner (a learner refuses member requests: etcdctl
+    /// moves on to the next endpoint).
+    fn member_reached_from(&self, from: HostId) -> Option<(HostId, &EtcdMember)> {
+        self.etcd.members().find(|&(h, m)| {
+            m.cluster == self.etcd.current
+                && !m.removed
+                && !m.raft.learners().contains(&m.raft.id())
+                && self.net.connected(from, h)
+        })
+    }
+
     fn propose_member_change(
         &mut self,
         action: &'static str,
@@ -268,6 +274,11 @@ impl World {
         from: HostId,
         then_join: bool,
     ) -> Result<(), &'static str> {
+        if let ConfChange::AddVoter(_) | ConfChange::AddLearner(_) = change {
+            if let Some((_, m)) = self.member_reached_from(from) {
+                m.may_add_member(self.now)?;
+            }
+        }
         let leader = self
             .leader_reached_from(from)
             .ok_or("no etcd leader: no quorum")?;
