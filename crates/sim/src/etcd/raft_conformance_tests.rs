@@ -68,6 +68,7 @@
 //!   `MaxUncommittedEntriesSize` and `Progress` fields set by hand (the parts that are modelled
 //!   are in the `TestSendAppendForProgress*` ports below).
 
+use super::paper_tests::entries;
 use super::*;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -122,16 +123,6 @@ fn msg(from: MemberId, to: MemberId, term: u64, kind: MsgKind<u64>) -> Message<u
         term,
         kind,
     }
-}
-
-fn entries(of: &[(u64, u64)]) -> Vec<Entry<u64>> {
-    (of.iter())
-        .map(|&(index, term)| Entry {
-            index,
-            term,
-            data: EntryData::Normal(index),
-        })
-        .collect()
 }
 
 fn append(

@@ -42,7 +42,8 @@ fn to(from: MemberId, term: u64, kind: MsgKind<u64>) -> Message<u64> {
     }
 }
 
-fn entries(of: &[(u64, u64)]) -> Vec<Entry<u64>> {
+/// Entries of these (index, term), each carrying its index (shared with the conformance tests).
+pub(super) fn entries(of: &[(u64, u64)]) -> Vec<Entry<u64>> {
     (of.iter())
         .map(|&(index, term)| Entry {
             index,
