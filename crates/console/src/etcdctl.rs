@@ -674,9 +674,8 @@ fn member_add(world: &World, from: HostId, flags: &Flags, name: &str, peer: &str
             1,
         );
     };
-    let name = hosts[h].name.as_str();
     let action = Action::EtcdMemberAdd {
-        host: name.to_string(),
+        host: hosts[h].name.clone(),
         learner: flags.learner,
     };
     // The ID the add gives the new member (taken from the world before the change).
@@ -684,15 +683,23 @@ fn member_add(world: &World, from: HostId, flags: &Flags, name: &str, peer: &str
     let mut out = change(world, from, flags, action);
     if out.record.is_some() {
         let (members, _, _) = listed(world, from, flags, false).unwrap_or_default();
-        let mut cluster: Vec<String> = members
+        // The answer's members, in etcd's order (by ID), the new one among them.
+        let mut cluster: Vec<(u64, String)> = members
             .iter()
             .filter(|&&(m, _)| world.etcd_member_started(m))
             .map(|&(m, _)| {
                 let n = &world.scenario().hosts[member_host(m) as usize].name;
-                format!("{n}=https://{}:2380", ip_of(member_host(m)))
+                (
+                    shown_id(world, m),
+                    format!("{n}=https://{}:2380", ip_of(member_host(m))),
+                )
             })
             .collect();
-        cluster.push(format!("{name}={peer}"));
+        // Named as the command names it, as etcdctl prints it (the member takes its name when it starts).
+        let name = clip(name);
+        cluster.push((added, format!("{name}={}", clip(peer))));
+        sim::kernel::sort::sort_by_key(&mut cluster, |c| c.0);
+        let cluster: Vec<String> = cluster.into_iter().map(|c| c.1).collect();
         out.stdout = format!(
             "Member {:x} added to cluster {:x}\n\nETCD_NAME=\"{name}\"\nETCD_INITIAL_CLUSTER=\"{}\"\nETCD_INITIAL_ADVERTISE_PEER_URLS=\"{}\"\nETCD_INITIAL_CLUSTER_STATE=\"existing\"\n",
             added,
@@ -757,7 +764,8 @@ fn change(world: &World, from: HostId, flags: &Flags, action: Action) -> Output 
         // Refused by the server: its reason. Without a leader the request waits out its deadline.
         Some(op) => {
             let reason = op.reason.unwrap_or_default();
-            if reason.contains("leader") || reason.contains("quorum") {
+            // (Not "…in sync with leader": that refusal comes at once.)
+            if reason == "no leader" || reason.starts_with("no etcd leader") {
                 Output {
                     took_s: listed + COMMAND_TIMEOUT.as_secs_f64(),
                     ..error("context deadline exceeded", 1)
