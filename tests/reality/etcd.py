@@ -238,6 +238,16 @@ def sim_exec(s, at, host, line):
     return p.stdout, p.stderr, p.returncode
 
 
+def sim_at_leader(seed, name, faults, n=3):
+    """A run of n members whose leader at 20 s (plus a phase of the seed's) meets `faults(leader)`,
+    a list of (action, host, extra fields): its events and that moment."""
+    at = 20 + 0.037 * seed
+    lead = leader_at(sim_run(scenario("leader", "30s", [], seed, n)), at)
+    ms = f"{round(at * 1000)}ms"
+    events = [{"at": ms, "action": a, "host": h, **extra} for a, h, extra in faults(lead)]
+    return sim_run(scenario(name, "30s", events, seed, n)), at
+
+
 def leader_at(events, t):
     leader = None
     for e in events:
@@ -348,10 +358,7 @@ def leader_crash(n_real, n_sim):
             c.stop()
     sim = []
     for seed in range(1, n_sim + 1):
-        at = 20 + 0.037 * seed
-        events = sim_run(scenario("leader", "30s", [], seed))
-        lead = leader_at(events, at)
-        events = sim_run(scenario("leader crash", "30s", [{"at": f"{round(at * 1000)}ms", "action": "crash", "host": lead}], seed))
+        events, at = sim_at_leader(seed, "leader crash", lambda lead: [("crash", lead, {})])
         sim.append(first_election_after(events, at))
     timing_row("leader killed (kill -9): a new leader elected after", real, sim)
 
@@ -380,9 +387,7 @@ def leader_stopped(n_real, n_sim):
             c.stop()
     sim_elected, sim_down = [], []
     for seed in range(1, n_sim + 1):
-        at = 20 + 0.037 * seed
-        lead = leader_at(sim_run(scenario("leader", "30s", [], seed)), at)
-        events = sim_run(scenario("leader stopped", "30s", [{"at": f"{round(at * 1000)}ms", "action": "reboot", "host": lead, "downtime": "5s"}], seed))
+        events, at = sim_at_leader(seed, "leader stopped", lambda lead: [("reboot", lead, {"downtime": "5s"})])
         sim_elected.append(first_election_after(events, at))
         sim_down.append(next(e["t"] - at for e in events if e["kind"] == "host.crashed" and e["t"] >= at))
     timing_row("leader stopped (SIGTERM): a new leader after its hand-over", elected, sim_elected)
@@ -409,12 +414,9 @@ def five_lose_two(n_real, n_sim):
             c.stop()
     sim = []
     for seed in range(1, n_sim + 1):
-        at = 20 + 0.037 * seed
-        lead = leader_at(sim_run(scenario("leader", "30s", [], seed, 5)), at)
-        other = NAMES[(NAMES.index(lead) + 1) % 5]
-        ms = f"{round(at * 1000)}ms"
-        events = sim_run(scenario("five lose two", "30s", [{"at": ms, "action": "crash", "host": lead},
-                                                           {"at": ms, "action": "crash", "host": other}], seed, 5))
+        def faults(lead):
+            return [("crash", lead, {}), ("crash", NAMES[(NAMES.index(lead) + 1) % 5], {})]
+        events, at = sim_at_leader(seed, "five lose two", faults, 5)
         sim.append(first_election_after(events, at))
     timing_row("five members, the leader and a follower killed: a new leader after", real, sim)
 
@@ -495,9 +497,7 @@ def leader_isolated(n_real, n_sim):
             c.stop()
     sim_elected, sim_stepped = [], []
     for seed in range(1, n_sim + 1):
-        at = 20 + 0.037 * seed
-        lead = leader_at(sim_run(scenario("leader", "30s", [], seed)), at)
-        events = sim_run(scenario("leader isolated", "30s", [{"at": f"{round(at * 1000)}ms", "action": "isolate", "host": lead}], seed))
+        events, at = sim_at_leader(seed, "leader isolated", lambda lead: [("isolate", lead, {})])
         sim_elected.append(first_election_after(events, at))
         lost = [e["t"] - at for e in events if e["kind"] == "etcd.leader_lost" and e["t"] > at]
         sim_stepped.append(lost[0])
