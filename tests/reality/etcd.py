@@ -3,7 +3,8 @@
 
 `cargo xtask reality [--quick]` installs real etcd binaries into .tools/etcd (see the xtask), builds
 the runner, and runs this. Each experiment runs twice: on real etcd members started on loopback
-(their own data dirs, ports 23790-23809, killed by PID at the end), and as a scenario of the same
+(their own data dirs, ports 23791-23805; for cuts, in network namespaces of their own: see
+`Cluster`), and as a scenario of the same
 shape through `clustersim` with seeds varied (so the heartbeat's phase at the fault varies as it
 does on the real cluster). One table comes out: check | real etcd | simulation | verdict.
 
@@ -19,7 +20,8 @@ check that agreed there now differs (REWRITE=1 writes the file from this run).
 Not run yet: one-way loss (a blackhole route cuts a TCP link both ways).
 
 Bad environments say why and skip (exit 0, the reason on the last line): no binaries, a port in
-use. Everything started here is killed by PID, whatever happens.
+use; without network namespaces the experiments that cut links are skipped, each saying why in
+its row. Everything started here is killed by PID and its namespaces deleted, whatever happens.
 """
 import json
 import os

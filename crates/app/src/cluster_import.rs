@@ -155,77 +155,7 @@ pub fn import_page() -> Html {
                 .cast::<HtmlInputElement>()
                 .map(|n| n.value())
                 .unwrap_or_default();
-            let mut inputs: Vec<(&str, &str)> = files
-                .iter()
-                .map(|(n, t)| (n.as_str(), t.as_str()))
-                .collect();
-            if !pasted.trim().is_empty() {
-                inputs.push((t("the pasted text"), pasted.as_str()));
-            }
-            if inputs.is_empty() {
-                outcome.set(Outcome::Refused(
-                    t("Paste the output of the commands above, or choose its files.").into(),
-                ));
-                return;
-            }
-            let wanted = (!wanted.trim().is_empty()).then_some(wanted.trim());
-            let imported = match import::import(&inputs, wanted) {
-                Ok(i) => i,
-                Err(e) => return outcome.set(Outcome::Refused(e.to_string())),
-            };
-            let scenario = Rc::new(imported.scenario);
-            let steps = import::tour(&scenario);
-            let done = Outcome::Imported {
-                name: scenario.name.clone(),
-                hosts: scenario.hosts.len(),
-                workloads: scenario.workloads.len(),
-                notes: imported.notes,
-                open: None,
-                scenario: scenario.clone(),
-                tour: steps
-                    .iter()
-                    .map(|s| {
-                        let (title, watch) = step_words(s);
-                        (title, watch, None)
-                    })
-                    .collect(),
-            };
-            outcome.set(done.clone());
-            let outcome = outcome.clone();
-            wasm_bindgen_futures::spawn_local(async move {
-                let href = |f: String| format!("../{}{f}", crate::language::query());
-                let Outcome::Imported {
-                    name,
-                    hosts,
-                    workloads,
-                    notes,
-                    mut tour,
-                    scenario,
-                    ..
-                } = done
-                else {
-                    return;
-                };
-                let open = crate::codec::fragment(scenario.as_ref(), None)
-                    .await
-                    .ok()
-                    .map(href);
-                for (i, step) in steps.iter().enumerate() {
-                    tour[i].2 = crate::codec::fragment(&step.scenario, None)
-                        .await
-                        .ok()
-                        .map(href);
-                }
-                outcome.set(Outcome::Imported {
-                    name,
-                    hosts,
-                    workloads,
-                    notes,
-                    open,
-                    tour,
-                    scenario,
-                });
-            });
+            import_now(&files, &pasted, &wanted, outcome.clone());
         })
     };
     html! {
@@ -259,6 +189,79 @@ pub fn import_page() -> Html {
             }
         </main>
     }
+}
+
+/// Imports what was chosen and pasted: the outcome at once, then again with the playground's
+/// links once the scenario and its tour are encoded.
+fn import_now(
+    files: &[(String, String)],
+    pasted: &str,
+    wanted: &str,
+    outcome: UseStateHandle<Outcome>,
+) {
+    let mut inputs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(n, t)| (n.as_str(), t.as_str()))
+        .collect();
+    if !pasted.trim().is_empty() {
+        inputs.push((t("the pasted text"), pasted));
+    }
+    if inputs.is_empty() {
+        outcome.set(Outcome::Refused(
+            t("Paste the output of the commands above, or choose its files.").into(),
+        ));
+        return;
+    }
+    let wanted = (!wanted.trim().is_empty()).then_some(wanted.trim());
+    let imported = match import::import(&inputs, wanted) {
+        Ok(i) => i,
+        Err(e) => return outcome.set(Outcome::Refused(e.to_string())),
+    };
+    let scenario = Rc::new(imported.scenario);
+    let steps = import::tour(&scenario);
+    let done = Outcome::Imported {
+        name: scenario.name.clone(),
+        hosts: scenario.hosts.len(),
+        workloads: scenario.workloads.len(),
+        notes: imported.notes,
+        open: None,
+        scenario,
+        tour: steps
+            .iter()
+            .map(|s| {
+                let (title, watch) = step_words(s);
+                (title, watch, None)
+            })
+            .collect(),
+    };
+    outcome.set(done.clone());
+    wasm_bindgen_futures::spawn_local(async move {
+        outcome.set(with_links(done, &steps).await);
+    });
+}
+
+/// The imported outcome with the playground's address of its scenario and of each tour step.
+async fn with_links(mut done: Outcome, steps: &[import::Step]) -> Outcome {
+    let href = |f: String| format!("../{}{f}", crate::language::query());
+    if let Outcome::Imported {
+        open,
+        tour,
+        scenario,
+        ..
+    } = &mut done
+    {
+        *open = crate::codec::fragment(scenario.as_ref(), None)
+            .await
+            .ok()
+            .map(href);
+        for (i, step) in steps.iter().enumerate() {
+            tour[i].2 = crate::codec::fragment(&step.scenario, None)
+                .await
+                .ok()
+                .map(href);
+        }
+    }
+    done
 }
 
 fn outcome_view(outcome: &Outcome, kind: &UseStateHandle<Kind>) -> Html {
