@@ -13,22 +13,14 @@ import glob
 import json
 import os
 import subprocess
-import sys
 import tempfile
 
 import kubernetes_validate
 import yaml
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-CLUSTERSIM = os.environ.get("CLUSTERSIM", os.path.join(ROOT, "target", "release", "clustersim"))
-checks = 0
+import checks
+from checks import CLUSTERSIM, ROOT, check
 
-
-def check(ok, what):
-    global checks
-    checks += 1
-    if not ok:
-        sys.exit(f"FAIL: {what}")
 
 
 scenarios = sorted(glob.glob(os.path.join(ROOT, "web", "scenarios", "*.json")))
@@ -89,4 +81,4 @@ with tempfile.TemporaryDirectory() as tmp:
             if h not in exported:
                 check(f"- {h['name']}:" in readme, f"{name}: README names {h['name']}")
 
-print(f"kind export: {checks} checks passed over {len(scenarios)} ready scenarios")
+print(f"kind export: {checks.passed} checks passed over {len(scenarios)} ready scenarios")

@@ -19,9 +19,10 @@ import tempfile
 import kubernetes_validate
 import yaml
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import checks
+from checks import CLUSTERSIM, ROOT, check
+
 SCRIPT = os.path.join(ROOT, "deploy", "run-study.sh")
-CLUSTERSIM = os.environ.get("CLUSTERSIM", os.path.join(ROOT, "target", "release", "clustersim"))
 VERSIONS = ["1.33.0", kubernetes_validate.latest_version()]
 
 SMALL = """{"version": 1, "name": "3 etcd members, MTBF 100h, MTTR 10h", "duration": "1h",
@@ -30,14 +31,6 @@ SMALL = """{"version": 1, "name": "3 etcd members, MTBF 100h, MTTR 10h", "durati
  "faults": [{"hosts": "all", "mtbf": "100h", "mttr": "10h"}]}
 """
 
-checks = 0
-
-
-def check(ok, what):
-    global checks
-    checks += 1
-    if not ok:
-        sys.exit(f"FAIL: {what}")
 
 
 def script(args, env=None):
@@ -136,4 +129,4 @@ with tempfile.TemporaryDirectory() as tmp:
         out = script(args)
         check(out.returncode == 2 and words in out.stderr, f"{args}: {out.returncode} {out.stderr}")
 
-print(f"study Job: {checks} checks passed (schemas {', '.join(VERSIONS)})")
+print(f"study Job: {checks.passed} checks passed (schemas {', '.join(VERSIONS)})")

@@ -241,6 +241,19 @@ def sim_exec(s, at, host, line):
     return p.stdout, p.stderr, p.returncode
 
 
+def real_leaders(n_real, n=3, netns=False):
+    """Each of n_real real clusters of n members, up and run a while to a heartbeat phase of its
+    own, with its leader; stopped once the caller is done with it."""
+    for k in range(n_real):
+        c = Cluster(n, netns)
+        try:
+            c.start_all()
+            time.sleep(1.0 + 0.037 * k)
+            yield c, c.leader()
+        finally:
+            c.stop()
+
+
 def sim_at_leader(seed, name, faults, n=3):
     """A run of n members whose leader at 20 s (plus a phase of the seed's) meets `faults(leader)`,
     a list of (action, host, extra fields): its events and that moment."""
@@ -330,6 +343,21 @@ rows = []  # (check, real, sim, verdict)
 details = []
 
 
+def output_row(check, real, sim, shown=None):
+    """One check of etcdctl's output: the real run's (stdout, stderr, status, seconds) against the
+    simulation's (stdout, stderr, status), line by line after normalising, with the status."""
+    r_out, r_err, r_code, _ = real
+    out, err, code = sim
+    ro = normalise(as_3_5_16(r_out + ("--- stderr\n" + r_err if r_err else "")), {})
+    so = normalise(out + ("--- stderr\n" + err if err else ""), {})
+    diffs = compare_lines(ro, so)
+    if r_code != code:
+        diffs.append(f"  exit status: real {r_code}, sim {code}")
+    rows.append((check, shown or f"exit {r_code}", f"exit {code}", "agrees" if not diffs else "differs"))
+    if diffs:
+        details.append(check + "\n" + "\n".join(diffs))
+
+
 def timing_row(check, real, sim):
     med_r, med_s = statistics.median(real), statistics.median(sim)
     # The real cluster's typical value is one the simulation produces.
@@ -346,20 +374,12 @@ def timing_row(check, real, sim):
 
 def leader_crash(n_real, n_sim):
     real = []
-    for k in range(n_real):
-        c = Cluster()
-        try:
-            c.start_all()
-            # Let the cluster run a while, at a different heartbeat phase each time.
-            time.sleep(1.0 + 0.037 * k)
-            lead = c.leader()
-            t0 = c.kill(lead)
-            time.sleep(4)
-            d = c.elected_after(t0, [i for i in range(3) if i != lead])
-            if d is not None:
-                real.append(d)
-        finally:
-            c.stop()
+    for c, lead in real_leaders(n_real):
+        t0 = c.kill(lead)
+        time.sleep(4)
+        d = c.elected_after(t0, [i for i in range(3) if i != lead])
+        if d is not None:
+            real.append(d)
     sim = []
     for seed in range(1, n_sim + 1):
         events, at = sim_at_leader(seed, "leader crash", lambda lead: [("crash", lead, {})])
@@ -371,24 +391,17 @@ def leader_stopped(n_real, n_sim):
     """SIGTERM to the leader: etcd hands its leadership to a follower first (MsgTimeoutNow), then
     exits; the simulation's `reboot` stops etcd the same way."""
     elected, exited = [], []
-    for k in range(n_real):
-        c = Cluster()
-        try:
-            c.start_all()
-            time.sleep(1.0 + 0.037 * k)
-            lead = c.leader()
-            p = c.procs[lead]
-            t0 = time.time()
-            p.send_signal(signal.SIGTERM)
-            p.wait(timeout=30)
-            exited.append(time.time() - t0)
-            c.procs.pop(lead)
-            time.sleep(0.5)
-            e = c.elected_after(t0, [i for i in range(3) if i != lead])
-            if e is not None:
-                elected.append(e)
-        finally:
-            c.stop()
+    for c, lead in real_leaders(n_real):
+        p = c.procs[lead]
+        t0 = time.time()
+        p.send_signal(signal.SIGTERM)
+        p.wait(timeout=30)
+        exited.append(time.time() - t0)
+        c.procs.pop(lead)
+        time.sleep(0.5)
+        e = c.elected_after(t0, [i for i in range(3) if i != lead])
+        if e is not None:
+            elected.append(e)
     sim_elected, sim_down = [], []
     for seed in range(1, n_sim + 1):
         events, at = sim_at_leader(seed, "leader stopped", lambda lead: [("reboot", lead, {"downtime": "5s"})])
@@ -401,21 +414,14 @@ def leader_stopped(n_real, n_sim):
 def five_lose_two(n_real, n_sim):
     """Five members, the leader and one follower killed: the three left elect a leader."""
     real = []
-    for k in range(n_real):
-        c = Cluster(5)
-        try:
-            c.start_all()
-            time.sleep(1.0 + 0.037 * k)
-            lead = c.leader()
-            other = (lead + 1) % 5
-            t0 = c.kill(lead)
-            c.kill(other)
-            time.sleep(4)
-            d = c.elected_after(t0, [i for i in range(5) if i not in (lead, other)])
-            if d is not None:
-                real.append(d)
-        finally:
-            c.stop()
+    for c, lead in real_leaders(n_real, 5):
+        other = (lead + 1) % 5
+        t0 = c.kill(lead)
+        c.kill(other)
+        time.sleep(4)
+        d = c.elected_after(t0, [i for i in range(5) if i not in (lead, other)])
+        if d is not None:
+            real.append(d)
     sim = []
     for seed in range(1, n_sim + 1):
         def faults(lead):
@@ -461,18 +467,8 @@ def learner():
                                 f"etcdctl member promote {member}"], capture_output=True, text=True)
             sim[key] = (p.stdout, p.stderr, p.returncode)
     for key in ["add", "promote at once", "promote 3 s later"]:
-        r_out, r_err, r_code, took = real[key]
-        out, err, code = sim[key]
-        ids = {}
-        ro = normalise(r_out + ("--- stderr\n" + r_err if r_err else ""), ids)
-        so = normalise(out + ("--- stderr\n" + err if err else ""), {})
-        diffs = compare_lines(ro, so)
-        if r_code != code:
-            diffs.append(f"  exit status: real {r_code}, sim {code}")
         check = f"learner: `etcdctl member {key.split()[0]}` ({key})" if key != "add" else "learner: `etcdctl member add --learner`"
-        rows.append((check, f"exit {r_code}", f"exit {code}", "agrees" if not diffs else "differs"))
-        if diffs:
-            details.append(check + "\n" + "\n".join(diffs))
+        output_row(check, real[key], sim[key])
 
 
 def member_add_around_a_return():
@@ -500,17 +496,7 @@ def member_add_around_a_return():
     s["hosts"].append({"name": "etcd-4", "roles": ["etcd"], "standby": True})
     line = "etcdctl member add etcd-4 --peer-urls=https://10.0.0.13:2380"
     for key, at in [("while a voter is down", "26s"), ("2 s after it came back", "34s"), ("6 s after it came back", "38s")]:
-        out, err, code = sim_exec(s, at, "etcd-1", line)
-        r_out, r_err, r_code, _ = real[key]
-        ro = normalise(r_out + ("--- stderr\n" + r_err if r_err else ""), {})
-        so = normalise(out + ("--- stderr\n" + err if err else ""), {})
-        diffs = compare_lines(ro, so)
-        if r_code != code:
-            diffs.append(f"  exit status: real {r_code}, sim {code}")
-        check = f"`etcdctl member add` {key}"
-        rows.append((check, f"exit {r_code}", f"exit {code}", "agrees" if not diffs else "differs"))
-        if diffs:
-            details.append(check + "\n" + "\n".join(diffs))
+        output_row(f"`etcdctl member add` {key}", real[key], sim_exec(s, at, "etcd-1", line))
 
 
 def leader_isolated(n_real, n_sim):
@@ -521,22 +507,15 @@ def leader_isolated(n_real, n_sim):
         rows.append(("leader isolated: not run", why, "", "skipped"))
         return
     elected, stepped = [], []
-    for k in range(n_real):
-        c = Cluster(netns=True)
-        try:
-            c.start_all()
-            time.sleep(1.0 + 0.037 * k)
-            lead = c.leader()
-            t0 = c.isolate(lead)
-            time.sleep(4)
-            others = [i for i in range(3) if i != lead]
-            e = c.elected_after(t0, others)
-            d = c.logged_after(t0, [lead], "stepped down to follower since quorum is not active")
-            if e is not None and d is not None:
-                elected.append(e)
-                stepped.append(d)
-        finally:
-            c.stop()
+    for c, lead in real_leaders(n_real, netns=True):
+        t0 = c.isolate(lead)
+        time.sleep(4)
+        others = [i for i in range(3) if i != lead]
+        e = c.elected_after(t0, others)
+        d = c.logged_after(t0, [lead], "stepped down to follower since quorum is not active")
+        if e is not None and d is not None:
+            elected.append(e)
+            stepped.append(d)
     sim_elected, sim_stepped = [], []
     for seed in range(1, n_sim + 1):
         events, at = sim_at_leader(seed, "leader isolated", lambda lead: [("isolate", lead, {})])
@@ -582,18 +561,9 @@ def two_of_three_lost():
                                              {"at": "20s", "action": "crash", "host": "etcd-2"}], 5)
     s["hosts"].append({"name": "etcd-4", "roles": ["etcd"], "standby": True})
     for line in COMMANDS:
-        out, err, code = sim_exec(s, "26s", "etcd-3", line.format(peer=PEER_SIM))
-        r_out, r_err, r_code, took = real[line]
-        ids = {}
-        ro = normalise(as_3_5_16(r_out + ("--- stderr\n" + r_err if r_err else "")), ids)
-        so = normalise(out + ("--- stderr\n" + err if err else ""), {})
-        diffs = compare_lines(ro, so)
-        if r_code != code:
-            diffs.append(f"  exit status: real {r_code}, sim {code}")
-        verdict = "agrees" if not diffs else "differs"
-        rows.append((f"two of three lost: `{line.format(peer='URL')}`", f"exit {r_code} after {took:.1f} s", f"exit {code}", verdict))
-        if diffs:
-            details.append(f"two of three lost: `{line.format(peer='URL')}`\n" + "\n".join(diffs))
+        r_code, took = real[line][2], real[line][3]
+        output_row(f"two of three lost: `{line.format(peer='URL')}`", real[line],
+                   sim_exec(s, "26s", "etcd-3", line.format(peer=PEER_SIM)), f"exit {r_code} after {took:.1f} s")
 
 
 def force_new_cluster(n_real, n_sim):

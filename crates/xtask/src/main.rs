@@ -711,8 +711,9 @@ fn test(args: &[String]) -> Result {
     }
     let started = Instant::now();
     setup()?;
-    let mut results: Vec<(&str, Result, f64)> = Vec::new();
-    let mut layer = |name: &'static str, f: &dyn Fn() -> Result| {
+    // A layer passes (Ok(None)), fails, or could not run here (Ok(Some(why))).
+    let mut results: Vec<(&str, Result<Option<String>>, f64)> = Vec::new();
+    let mut layer = |name: &'static str, f: &dyn Fn() -> Result<Option<String>>| {
         println!("\n== test layer: {name}");
         let t = Instant::now();
         let r = f();
@@ -727,11 +728,12 @@ fn test(args: &[String]) -> Result {
         run(cmd("cargo")
             .args(["test", "--workspace"])
             .env("PROPTEST_RNG_SEED", seed))
+        .map(|()| None)
     });
     layer("seed sweeps and studies (release; SWEEP_COUNT etcd schedules, default 10000; K8S_SWEEP_COUNT clusters, default 1000; DRAIN_SWEEP_COUNT, default 200)", &|| {
         run(cmd("cargo").args(["test", "--release", "-p", "sim", "--test", "sweep", "--test", "k8s_sweep", "--test", "drain_sweep", "--test", "study", "--", "--nocapture"]))?;
         // The ready studies' answers, against their studies.
-        run(cmd("cargo").args(["test", "--release", "-p", "app", "--test", "ready_studies", "--", "--nocapture"]))
+        run(cmd("cargo").args(["test", "--release", "-p", "app", "--test", "ready_studies", "--", "--nocapture"])).map(|()| None)
     });
     layer("real clusters (the study Job's manifests and script, the kind export of every ready scenario; Kubernetes' schemas, a fake kubectl)", &|| {
         run(cmd("cargo").args(["build", "--release", "-p", "clustersim"]))?;
@@ -740,15 +742,11 @@ fn test(args: &[String]) -> Result {
                 .arg(root().join(script))
                 .env("PYTHONPATH", tools_dir().join("python")))?;
         }
-        Ok(())
+        Ok(None)
     });
-    let skipped = std::cell::RefCell::new(None);
     layer(
         "reality: real etcd 3.5.1 beside the simulation (--quick)",
-        &|| {
-            *skipped.borrow_mut() = reality(true)?;
-            Ok(())
-        },
+        &|| reality(true),
     );
     layer("wasm in headless Chromium (wasm-bindgen-test)", &|| {
         run(cmd("cargo")
@@ -759,12 +757,13 @@ fn test(args: &[String]) -> Result {
                 "wasm-bindgen-test-runner",
             )
             .env("WASM_BINDGEN_TEST_TIMEOUT", "120"))
+        .map(|()| None)
     });
     layer(
         "end-to-end in headless Chromium (dist/ served under a sub-path on 127.0.0.1)",
         &|| {
             dist()?;
-            e2e()
+            e2e().map(|()| None)
         },
     );
 
@@ -775,11 +774,8 @@ fn test(args: &[String]) -> Result {
     let mut failed = 0;
     for (name, r, secs) in &results {
         match r {
-            Ok(()) if name.starts_with("reality") && skipped.borrow().is_some() => println!(
-                "SKIP  {name} ({secs:.0} s): {}",
-                skipped.borrow().as_deref().unwrap_or_default()
-            ),
-            Ok(()) => println!("PASS  {name} ({secs:.0} s)"),
+            Ok(Some(why)) => println!("SKIP  {name} ({secs:.0} s): {why}"),
+            Ok(None) => println!("PASS  {name} ({secs:.0} s)"),
             Err(e) => {
                 failed += 1;
                 println!("FAIL  {name} ({secs:.0} s): {e}");

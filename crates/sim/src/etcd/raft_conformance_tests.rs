@@ -68,21 +68,9 @@
 //!   `MaxUncommittedEntriesSize` and `Progress` fields set by hand (the parts that are modelled
 //!   are in the `TestSendAppendForProgress*` ports below).
 
-use super::paper_tests::entries;
+use super::paper_tests::{cfg, entries, out, E};
 use super::*;
 use std::collections::{BTreeMap, BTreeSet};
-
-const E: u64 = 10;
-
-/// etcd-raft's test configuration: no PreVote, no CheckQuorum.
-fn cfg() -> Config {
-    Config {
-        election_ticks: E as u32,
-        heartbeat_ticks: 1,
-        pre_vote: false,
-        check_quorum: false,
-    }
-}
 
 fn with_pre_vote() -> Config {
     Config {
@@ -110,10 +98,6 @@ fn ids(of: &[MemberId]) -> MemberSet<MemberId> {
 fn member(id: MemberId, n: u32, cfg: Config) -> Raft<u64> {
     let all: Vec<MemberId> = (1..=n).collect();
     Raft::new_bootstrap(id, &all, cfg, Rng::new(u64::from(id)))
-}
-
-fn out(r: &mut Raft<u64>) -> Vec<Message<u64>> {
-    r.drain_messages().collect()
 }
 
 fn msg(from: MemberId, to: MemberId, term: u64, kind: MsgKind<u64>) -> Message<u64> {

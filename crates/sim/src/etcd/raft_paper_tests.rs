@@ -11,9 +11,11 @@
 
 use super::*;
 
-const E: u64 = 10;
+/// Election ticks, as etcd-raft's tests (shared with the conformance tests).
+pub(super) const E: u64 = 10;
 
-fn cfg() -> Config {
+/// etcd-raft's test configuration: no PreVote, no CheckQuorum (shared with the conformance tests).
+pub(super) fn cfg() -> Config {
     Config {
         election_ticks: E as u32,
         heartbeat_ticks: 1,
@@ -29,7 +31,8 @@ fn member(n: u32) -> Raft<u64> {
     Raft::new_bootstrap(1, &ids, cfg(), Rng::new(7))
 }
 
-fn out(r: &mut Raft<u64>) -> Vec<Message<u64>> {
+/// What the member has to send, taken (shared with the conformance tests).
+pub(super) fn out(r: &mut Raft<u64>) -> Vec<Message<u64>> {
     r.drain_messages().collect()
 }
 
