@@ -15,7 +15,9 @@ what the real cluster does still fails it); outputs of etcdctl agree when
 they are equal line by line after normalising what the setup makes different (member IDs, ports,
 addresses, timestamps, pointers, Raft indexes, the version: see `normalise`), and every
 difference is listed. The verdicts are kept in tests/reality/verdicts.json: the run exits 1 when a
-check that agreed there now differs (REWRITE=1 writes the file from this run).
+check that agreed there now differs on two runs of its experiment in a row (a real machine's noise,
+a slow fsync or a late start, passes the second time; a change in the simulation does not; both runs
+are in the output). REWRITE=1 writes the file from this run.
 
 Not run yet: one-way loss (a blackhole route cuts a TCP link both ways).
 
@@ -173,6 +175,14 @@ class Cluster:
                     if what in line and log_ts(line) >= t0 - 0.0005:
                         times.append(log_ts(line) - t0)
         return min(times) if times else None
+
+    def wait_logged(self, t0, member, what, timeout=20):
+        """Waits until `what` is in the member's log after t0."""
+        deadline = time.time() + timeout
+        while self.logged_after(t0, [member], what) is None:
+            if time.time() > deadline:
+                raise RuntimeError(f"{NAMES[member]} did not log {what!r} in {timeout} s")
+            time.sleep(0.02)
 
     def elected_after(self, t0, members):
         return self.logged_after(t0, members, "elected leader")
@@ -487,7 +497,9 @@ def member_add_around_a_return():
         time.sleep(6)
         peer = f"http://127.0.0.1:{PEER_BASE + 4}"
         real["while a voter is down"] = etcdctl(c.endpoint(0), "member", "add", "etcd-4", f"--peer-urls={peer}")
-        c.start(2)
+        # "Came back" is when the member reached links to it again, as etcd's check counts it:
+        # a start slowed by a busy machine must not move the 6 s mark under the 5 s rule.
+        c.wait_logged(c.start(2), 0, "peer became active")
         time.sleep(2)
         real["2 s after it came back"] = etcdctl(c.endpoint(0), "member", "add", "etcd-4", f"--peer-urls={peer}")
         time.sleep(4)
@@ -636,6 +648,9 @@ def write_docs(version):
              "on this project's machine (2 cores, loopback), by `cargo xtask reality`:", "",
              "| check | real etcd | simulation | verdict |", "|---|---|---|---|"]
     table += [f"| {r[0]} | {r[1]} | {r[2]} | {r[3]} |" for r in rows]
+    if reruns:
+        table += ["", "Run twice, the first run differing (the second's figures are above): "
+                  + "; ".join(r.split("\n")[0] for r in reruns) + "."]
     if rewrites:
         table += ["", "Read as etcd 3.5.16 prints it: " + "; ".join(f"{why} ({n}×)" for why, n in rewrites.items()) + "."]
     doc = open(DOCS).read()
@@ -643,6 +658,32 @@ def write_docs(version):
     with open(DOCS, "w") as f:
         f.write(doc[:i] + "\n" + "\n".join(table) + "\n" + doc[j:])
     print(f"reality: the table is in {DOCS}")
+
+
+# Each experiment with its (real runs, simulated runs) for a quick and a full run.
+EXPERIMENTS = [
+    (leader_crash, (5, 20), (20, 100)),
+    (leader_isolated, (3, 20), (10, 100)),
+    (leader_stopped, (3, 20), (10, 100)),
+    (five_lose_two, (3, 20), (10, 100)),
+    (learner, (), ()),
+    (member_add_around_a_return, (), ()),
+    (two_of_three_lost, (), ()),
+    (force_new_cluster, (3, 20), (10, 100)),
+]
+reruns = []
+
+
+def run_experiment(experiment, args):
+    """One experiment's rows and differences, apart from the others'."""
+    global rows, details
+    saved = rows, details
+    rows, details = [], []
+    try:
+        experiment(*args)
+        return rows, details
+    finally:
+        rows, details = saved
 
 
 def main():
@@ -658,14 +699,20 @@ def main():
                 skip(f"port {port} is in use on 127.0.0.1")
     version = subprocess.run([os.path.join(ETCD_DIR, "etcd"), "--version"], capture_output=True, text=True).stdout.split("\n")[0]
     print(f"reality: {version} on {datetime.now(timezone.utc):%Y-%m-%d}, {'quick' if QUICK else 'full'} run; the simulation: {CLUSTERSIM}")
-    leader_crash(5 if QUICK else 20, 20 if QUICK else 100)
-    leader_isolated(3 if QUICK else 10, 20 if QUICK else 100)
-    leader_stopped(3 if QUICK else 10, 20 if QUICK else 100)
-    five_lose_two(3 if QUICK else 10, 20 if QUICK else 100)
-    learner()
-    member_add_around_a_return()
-    two_of_three_lost()
-    force_new_cluster(3 if QUICK else 10, 20 if QUICK else 100)
+    before = json.load(open(VERDICTS)) if os.path.exists(VERDICTS) else {}
+    for experiment, quick, full in EXPERIMENTS:
+        args = quick if QUICK else full
+        mine, notes = run_experiment(experiment, args)
+        worse = [r[0] for r in mine if before.get(r[0]) == "agrees" and r[3] != "agrees"]
+        if worse and not os.environ.get("REWRITE"):
+            # A real machine is noisy (a slow fsync, a late start); a change in the simulation is
+            # not: it differs again. The first run's differences stay in the output.
+            print(f"reality: {'; '.join(worse)}: differs; running {experiment.__name__} again")
+            reruns.append(f"{experiment.__name__} ran twice; the first run differed on: " + "; ".join(worse)
+                          + ("\n" + "\n".join(notes) if notes else ""))
+            mine, notes = run_experiment(experiment, args)
+        rows.extend(mine)
+        details.extend(notes)
 
     print(f"\n| check | real etcd | simulation | verdict |\n|---|---|---|---|")
     for r in rows:
@@ -674,6 +721,8 @@ def main():
         print("\nRead as etcd 3.5.16 prints it:\n" + "\n".join(f"- {n}×: {why}" for why, n in rewrites.items()))
     if details:
         print("\nDifferences:\n" + "\n\n".join(details))
+    if reruns:
+        print("\nRun twice:\n" + "\n\n".join(reruns))
     if not QUICK:
         write_docs(version)
 
@@ -684,10 +733,9 @@ def main():
             f.write("\n")
         print(f"\nreality: wrote {VERDICTS}")
         return
-    before = json.load(open(VERDICTS)) if os.path.exists(VERDICTS) else {}
     worse = [k for k, v in verdicts.items() if before.get(k) == "agrees" and v != "agrees"]
     if worse:
-        print("\nreality: FAILED: these agreed before and differ now:\n  " + "\n  ".join(worse))
+        print("\nreality: FAILED: these agreed before and differ now, twice: " + "; ".join(worse))
         sys.exit(1)
     agreed = sum(v == "agrees" for v in verdicts.values())
     print(f"\nreality: {agreed} of {len(verdicts)} checks agree; none that agreed before differs")

@@ -683,7 +683,15 @@ fn reality(quick: bool) -> Result<Option<String>> {
     let text = String::from_utf8_lossy(&out.stdout);
     print!("{text}");
     if !out.status.success() {
-        return Err(format!("tests/reality/etcd.py failed ({})", out.status));
+        // The checks that failed, or the script's last word, go into the summary.
+        let why = text
+            .lines()
+            .find_map(|l| l.strip_prefix("reality: FAILED: "))
+            .unwrap_or("see its output above");
+        return Err(format!(
+            "tests/reality/etcd.py failed ({}): {why}",
+            out.status
+        ));
     }
     let skipped = text
         .lines()
