@@ -285,7 +285,7 @@ fn ask(world: &World, from: HostId, endpoint: &str, req: EtcdRequest) -> Outcome
     let mut copy = world.clone();
     let to = Addr {
         host: h,
-        port: Port::Etcd,
+        port: Port::ETCD,
     };
     let out = copy.call(from, to, Call::Etcd(req), COMMAND_TIMEOUT, COMMAND_TIMEOUT);
     match out.answer {

@@ -184,6 +184,63 @@ fn the_layer_check_sees_paths_and_skips_comments() {
     assert!(named_layers("use other_crate::world;").is_empty());
 }
 
+/// The names of the upper layers' processes a kernel line's code uses (comments and string
+/// literals aside): the kernel must name none, so adding a process edits its own layer.
+fn process_names(line: &str) -> Vec<&'static str> {
+    const NAMES: [&str; 14] = [
+        "etcd",
+        "raft",
+        "apiserver",
+        "kubelet",
+        "scheduler",
+        "controller",
+        "lease",
+        "vip",
+        "keepalived",
+        "proxy",
+        "coredns",
+        "terminal",
+        "operator",
+        "probe",
+    ];
+    let code = line.split("//").next().unwrap_or("");
+    let code: String = code.split('"').step_by(2).collect::<Vec<_>>().join(" ");
+    let code = code.to_lowercase();
+    NAMES.into_iter().filter(|n| code.contains(n)).collect()
+}
+
+#[test]
+fn the_kernel_names_no_process() {
+    let mut files = Vec::new();
+    rust_files(&sim_dir().join("src/kernel"), &mut files);
+    let mut named = Vec::new();
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            for name in process_names(line) {
+                named.push(format!(
+                    "{}:{}: `{name}`: {}",
+                    f.display(),
+                    n + 1,
+                    line.trim()
+                ));
+            }
+        }
+    }
+    assert!(
+        named.is_empty(),
+        "the kernel names processes of the layers above (each layer names its own ports and timers):\n{}",
+        named.join("\n")
+    );
+}
+
+#[test]
+fn the_process_name_check_sees_code_not_comments_or_strings() {
+    assert_eq!(process_names("    Etcd, // the etcd member"), ["etcd"]);
+    assert_eq!(process_names("    Timer::RaftTick => {}"), ["raft"]);
+    assert!(process_names(r#"    fork("etcd-1") // a probe"#).is_empty());
+}
+
 #[test]
 fn the_world_only_wires() {
     // Each part of a run lives in a module of its own under world/; the World holds them.

@@ -167,7 +167,7 @@ impl Client {
 
 /// The address kubeconfigs name: the virtual IP (kube-vip, keepalived), else the endpoint host's.
 pub(crate) fn endpoint_ip(endpoint: Addr) -> String {
-    if endpoint.port == Port::Vip {
+    if endpoint.port == Port::VIP {
         VIP_IP.to_string()
     } else {
         ip_of(endpoint.host)

@@ -194,8 +194,8 @@ fn server(world: &World, from: HostId, url: &str) -> Result<Addr, Output> {
     };
     let port =
         match world.scenario().hosts[host as usize].has_role(sim::scenario::Role::LoadBalancer) {
-            true => Port::Lb,
-            false => Port::Apiserver,
+            true => Port::LB,
+            false => Port::APISERVER,
         };
     Ok(Addr { host, port })
 }

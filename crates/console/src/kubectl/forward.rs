@@ -240,7 +240,7 @@ pub(crate) fn port_forward(
     let apiserver = client.served_by.unwrap_or(from);
     let kubelet = Addr {
         host: node,
-        port: Port::Kubelet,
+        port: Port::KUBELET,
     };
     let dial = format!(
         "error: error upgrading connection: error dialing backend: dial tcp {}:{KUBELET_PORT}",
@@ -265,12 +265,12 @@ pub(crate) fn port_forward(
     // The connection's way: the balancer (if any), the apiserver, the kubelet.
     let mut ends = Vec::new();
     let mut hops = vec![(apiserver, node)];
-    let endpoint = client.copy.api_endpoint().filter(|e| e.port == Port::Lb);
+    let endpoint = client.copy.api_endpoint().filter(|e| e.port == Port::LB);
     let first = endpoint.map_or(apiserver, |lb| lb.host);
     hops.extend([(from, first), (first, apiserver)]);
     let api = Addr {
         host: apiserver,
-        port: Port::Apiserver,
+        port: Port::APISERVER,
     };
     for at in endpoint.into_iter().chain([api, kubelet]) {
         if let Some(life) = client.copy.process_life(at) {

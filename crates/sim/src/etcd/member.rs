@@ -42,10 +42,11 @@ use super::wire::{
     Cmd, EtcdCmd, EtcdError, EtcdRequest, EtcdResponse, MemberStatus, Msg, WatchEvent,
 };
 use super::Ctx;
+use super::Timer;
 use crate::kernel::inflight::InFlight;
 use crate::kernel::members::{MemberMap, MemberSet};
 use crate::kernel::net::HostId;
-use crate::kernel::process::{Addr, Port, Timer};
+use crate::kernel::process::{Addr, Port};
 use crate::kernel::rng::Rng;
 use crate::kernel::time::{Duration, SimTime};
 use std::collections::VecDeque;
@@ -263,7 +264,7 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
         self.raft.force_new_cluster()
     }
 
-    pub fn on_tick<P: From<Msg<V>>>(&mut self, ctx: &mut Ctx<P>) {
+    pub fn on_tick<P: From<Msg<V>>, T: From<Timer>>(&mut self, ctx: &mut Ctx<P, T>) {
         if self.removed {
             self.cancel_watches(ctx);
             return;
@@ -283,9 +284,9 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
             for p in peers {
                 let to = Addr {
                     host: member_host(p),
-                    port: Port::Etcd,
+                    port: Port::ETCD,
                 };
-                ctx.send(Port::Etcd, to, Msg::Dial { from: me });
+                ctx.send(Port::ETCD, to, Msg::Dial { from: me });
             }
         }
         self.raft.tick();
@@ -306,7 +307,7 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
         if self.ticks.is_multiple_of(notify_every.max(1)) {
             for w in &self.watchers {
                 ctx.send(
-                    Port::Etcd,
+                    Port::ETCD,
                     w.client,
                     Msg::Watch {
                         id: w.id,
@@ -316,19 +317,19 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
             }
         }
         self.drain(ctx);
-        ctx.set_timer(Port::Etcd, self.cfg.heartbeat_interval, Timer::RaftTick);
+        ctx.set_timer(Port::ETCD, self.cfg.heartbeat_interval, Timer::RaftTick);
     }
 
     /// The process stops cleanly: each watch stream's connection closes (the clients resume).
-    pub fn close_watch_streams<P: From<Msg<V>>>(&mut self, ctx: &mut Ctx<P>) {
+    pub fn close_watch_streams<P: From<Msg<V>>, T: From<Timer>>(&mut self, ctx: &mut Ctx<P, T>) {
         for w in self.watchers.drain(..) {
-            ctx.send(Port::Etcd, w.client, Msg::WatchReset { id: w.id });
+            ctx.send(Port::ETCD, w.client, Msg::WatchReset { id: w.id });
         }
     }
 
-    fn cancel_watches<P: From<Msg<V>>>(&mut self, ctx: &mut Ctx<P>) {
+    fn cancel_watches<P: From<Msg<V>>, T: From<Timer>>(&mut self, ctx: &mut Ctx<P, T>) {
         for w in self.watchers.drain(..) {
-            ctx.send(Port::Etcd, w.client, Msg::WatchCancelled { id: w.id });
+            ctx.send(Port::ETCD, w.client, Msg::WatchCancelled { id: w.id });
         }
     }
 
@@ -337,7 +338,12 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
         self.leaderless_ticks > 3 * self.cfg.raft().election_ticks as u64
     }
 
-    pub fn on_message<P: From<Msg<V>>>(&mut self, ctx: &mut Ctx<P>, from: Addr, msg: Msg<V>) {
+    pub fn on_message<P: From<Msg<V>>, T: From<Timer>>(
+        &mut self,
+        ctx: &mut Ctx<P, T>,
+        from: Addr,
+        msg: Msg<V>,
+    ) {
         if self.removed {
             if let Msg::Request { id, .. } = msg {
                 reply(ctx, from, id, EtcdResponse::Failed(EtcdError::NotServing));
@@ -353,9 +359,9 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
         if let Some(p) = peer.filter(|p| self.removed_peers.contains(p)) {
             let to = Addr {
                 host: from.host,
-                port: Port::Etcd,
+                port: Port::ETCD,
             };
-            ctx.send(Port::Etcd, to, Msg::Removed { to: p });
+            ctx.send(Port::ETCD, to, Msg::Removed { to: p });
             return;
         }
         if let Msg::Dial { from } = msg {
@@ -401,9 +407,9 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
         self.incoming = None;
     }
 
-    fn on_request<P: From<Msg<V>>>(
+    fn on_request<P: From<Msg<V>>, T: From<Timer>>(
         &mut self,
-        ctx: &mut Ctx<P>,
+        ctx: &mut Ctx<P, T>,
         client: Addr,
         id: u64,
         req: EtcdRequest<V>,
@@ -478,7 +484,7 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
 
     /// A clean stop begins: a leader hands its leadership to the most up-to-date voter first
     /// (etcd's `TryTransferLeadershipOnShutdown`). Returns whether it was leading and did.
-    pub fn hand_over<P: From<Msg<V>>>(&mut self, ctx: &mut Ctx<P>) -> bool {
+    pub fn hand_over<P: From<Msg<V>>, T: From<Timer>>(&mut self, ctx: &mut Ctx<P, T>) -> bool {
         let handing = !self.removed && self.raft.transfer_leadership().is_some();
         self.drain(ctx);
         handing
@@ -585,7 +591,11 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
 
     /// The reads still unconfirmed: sent again every 500 ms (or now, at the first commit of a new
     /// term), answered "request timed out" after 5 s + 2 × election timeout, as etcd does.
-    fn chase_reads<P: From<Msg<V>>>(&mut self, ctx: &mut Ctx<P>, new_term: bool) {
+    fn chase_reads<P: From<Msg<V>>, T: From<Timer>>(
+        &mut self,
+        ctx: &mut Ctx<P, T>,
+        new_term: bool,
+    ) {
         if self.unconfirmed.is_empty() {
             return;
         }
@@ -622,7 +632,7 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
     }
 
     /// The writes past their request timeout, held or proposed, are answered "request timed out".
-    fn expire_writes<P: From<Msg<V>>>(&mut self, ctx: &mut Ctx<P>) {
+    fn expire_writes<P: From<Msg<V>>, T: From<Timer>>(&mut self, ctx: &mut Ctx<P, T>) {
         while let Some(&(at, c)) = self.write_deadlines.front() {
             if at > ctx.now {
                 break;
@@ -653,7 +663,7 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
     }
 
     /// Hands Raft's outputs to the world: messages, applied entries, read states, events.
-    fn drain<P: From<Msg<V>>>(&mut self, ctx: &mut Ctx<P>) {
+    fn drain<P: From<Msg<V>>, T: From<Timer>>(&mut self, ctx: &mut Ctx<P, T>) {
         if !self.held.is_empty() && self.raft.leader().is_some() {
             for (c, cmd) in std::mem::take(&mut self.held) {
                 self.raft.propose(cmd, c);
@@ -663,7 +673,7 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
         for msg in self.raft.drain_messages() {
             let to = Addr {
                 host: member_host(msg.to),
-                port: Port::Etcd,
+                port: Port::ETCD,
             };
             // A snapshot goes with the store as of now: Raft took it at the applied index, and
             // the entries committed since are applied below, after the messages.
@@ -677,7 +687,7 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
                 }
                 _ => Msg::Raft { cluster, msg },
             };
-            ctx.send(Port::Etcd, to, payload);
+            ctx.send(Port::ETCD, to, payload);
         }
         if let Some(meta) = self.raft.take_restored() {
             self.restore(ctx, meta);
@@ -812,7 +822,11 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
 impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
     /// The leader's snapshot replaced our log: take the store that came with it. Watches
     /// cannot go on from a compacted revision; their clients re-list.
-    fn restore<P: From<Msg<V>>>(&mut self, ctx: &mut Ctx<P>, meta: raft::SnapshotMeta) {
+    fn restore<P: From<Msg<V>>, T: From<Timer>>(
+        &mut self,
+        ctx: &mut Ctx<P, T>,
+        meta: raft::SnapshotMeta,
+    ) {
         let Some(kv) = self.incoming.take() else {
             return;
         };
@@ -823,7 +837,11 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
             .etcd_snapshot_installed(ctx.now, self.host, meta.index);
     }
 
-    fn notify_watchers<P: From<Msg<V>>>(&self, ctx: &mut Ctx<P>, changes: Vec<WatchEvent<V>>) {
+    fn notify_watchers<P: From<Msg<V>>, T: From<Timer>>(
+        &self,
+        ctx: &mut Ctx<P, T>,
+        changes: Vec<WatchEvent<V>>,
+    ) {
         let mut changes = Some(changes);
         for (i, w) in self.watchers.iter().enumerate() {
             let Some(all) = changes.as_ref() else { break };
@@ -838,14 +856,14 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
                 };
             if !events.is_empty() {
                 let payload = Msg::Watch { id: w.id, events };
-                ctx.send(Port::Etcd, w.client, payload);
+                ctx.send(Port::ETCD, w.client, payload);
             }
         }
     }
 }
 
-fn reply<V, P: From<Msg<V>>>(ctx: &mut Ctx<P>, client: Addr, id: u64, resp: EtcdResponse<V>) {
-    ctx.send(Port::Etcd, client, Msg::Response { id, resp });
+fn reply<V, P: From<Msg<V>>, T>(ctx: &mut Ctx<P, T>, client: Addr, id: u64, resp: EtcdResponse<V>) {
+    ctx.send(Port::ETCD, client, Msg::Response { id, resp });
 }
 
 #[cfg(test)]
@@ -885,7 +903,7 @@ mod tests {
 
     const CLIENT: Addr = Addr {
         host: 9,
-        port: Port::EtcdProbe,
+        port: Port::ETCD_PROBE,
     };
 
     /// Three members wired by instant delivery; `cut` members cannot talk to their peers.
@@ -918,8 +936,8 @@ mod tests {
             }
         }
 
-        fn route(&mut self, from: HostId, effects: impl IntoIterator<Item = Effect<Msg>>) {
-            let mut queue: Vec<(HostId, Effect<Msg>)> =
+        fn route(&mut self, from: HostId, effects: impl IntoIterator<Item = Effect<Msg, Timer>>) {
+            let mut queue: Vec<(HostId, Effect<Msg, Timer>)> =
                 effects.into_iter().map(|e| (from, e)).collect();
             while let Some((from, e)) = queue.pop() {
                 let Effect::Send { to, payload, .. } = e else {
@@ -941,7 +959,7 @@ mod tests {
                 } else {
                     Addr {
                         host: from,
-                        port: Port::Etcd,
+                        port: Port::ETCD,
                     }
                 };
                 let mut out = VecDeque::new();
@@ -977,10 +995,10 @@ mod tests {
             self.route(
                 CLIENT.host,
                 vec![Effect::Send {
-                    from: Port::EtcdProbe,
+                    from: Port::ETCD_PROBE,
                     to: Addr {
                         host: to,
-                        port: Port::Etcd,
+                        port: Port::ETCD,
                     },
                     payload: Msg::Request { id, req },
                 }],

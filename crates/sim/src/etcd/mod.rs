@@ -13,6 +13,26 @@ pub mod wire;
 pub use observe::Observe;
 pub use wire::Msg;
 
+use crate::kernel::process::Port;
+
+/// The ports of etcd's processes, the first of the world's.
+impl Port {
+    /// An etcd member: its peers' Raft traffic and its clients' requests.
+    pub const ETCD: Port = Port::FIRST;
+    /// The steady etcd client that measures write availability.
+    pub const ETCD_PROBE: Port = Port::ETCD.next();
+}
+
+/// The timers etcd's processes set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Timer {
+    /// A member's Raft tick (every heartbeat interval).
+    RaftTick,
+    /// A probe request is overdue.
+    ProbeTimeout { id: u64 },
+}
+
 /// What an etcd process sees while handling one input: the world's payload `P` (into which
-/// etcd's [`Msg`] converts) and an observer seen only as [`Observe`].
-pub type Ctx<'a, P> = crate::kernel::process::Ctx<'a, P, dyn Observe + 'a>;
+/// etcd's [`Msg`] converts), its timers `T` (into which etcd's [`Timer`] converts) and an
+/// observer seen only as [`Observe`].
+pub type Ctx<'a, P, T> = crate::kernel::process::Ctx<'a, P, T, dyn Observe + 'a>;

@@ -9,9 +9,10 @@
 use super::kv::{KvOp, KvResult};
 use super::wire::{EtcdRequest, EtcdResponse, Msg};
 use super::Ctx;
+use super::Timer;
 use crate::kernel::members::MemberMap;
 use crate::kernel::net::HostId;
-use crate::kernel::process::{Addr, Port, Timer};
+use crate::kernel::process::{Addr, Port};
 use crate::kernel::time::{Duration, SimTime};
 
 pub const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
@@ -42,7 +43,7 @@ impl<V> EtcdProbe<V> {
     }
 
     /// Sends the write for report second `second` (writes before t = 0 are not counted).
-    pub fn write<P: From<Msg<V>>>(&mut self, ctx: &mut Ctx<P>, second: i64) {
+    pub fn write<P: From<Msg<V>>, T: From<Timer>>(&mut self, ctx: &mut Ctx<P, T>, second: i64) {
         if self.endpoints.is_empty() {
             return;
         }
@@ -51,35 +52,35 @@ impl<V> EtcdProbe<V> {
         self.outstanding.insert(id, (second, self.pinned));
         let to = Addr {
             host: self.endpoints[self.pinned],
-            port: Port::Etcd,
+            port: Port::ETCD,
         };
         let op = KvOp::Put {
             key: "/probe".into(),
             value: (self.value_of)(second),
         };
         ctx.send(
-            Port::EtcdProbe,
+            Port::ETCD_PROBE,
             to,
             Msg::Request {
                 id,
                 req: EtcdRequest::Write(op),
             },
         );
-        ctx.set_timer(Port::EtcdProbe, PROBE_TIMEOUT, Timer::ProbeTimeout { id });
+        ctx.set_timer(Port::ETCD_PROBE, PROBE_TIMEOUT, Timer::ProbeTimeout { id });
     }
 
-    pub fn on_message<P>(&mut self, ctx: &mut Ctx<P>, msg: Msg<V>) {
+    pub fn on_message<P, T>(&mut self, ctx: &mut Ctx<P, T>, msg: Msg<V>) {
         if let Msg::Response { id, resp } = msg {
             let ok = matches!(resp, EtcdResponse::Written(KvResult::Ok { .. }));
             self.resolve(ctx, id, ok);
         }
     }
 
-    pub fn on_timeout<P>(&mut self, ctx: &mut Ctx<P>, id: u64) {
+    pub fn on_timeout<P, T>(&mut self, ctx: &mut Ctx<P, T>, id: u64) {
         self.resolve(ctx, id, false);
     }
 
-    fn resolve<P>(&mut self, ctx: &mut Ctx<P>, id: u64, ok: bool) {
+    fn resolve<P, T>(&mut self, ctx: &mut Ctx<P, T>, id: u64, ok: bool) {
         let Some((second, sent_to)) = self.outstanding.remove(&id) else {
             return;
         };

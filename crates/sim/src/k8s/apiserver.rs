@@ -23,6 +23,7 @@ use crate::k8s::eviction::{Eviction, Next};
 use crate::k8s::observe::Note;
 use crate::k8s::self_timed::{Quiet, SelfTimed, Stand};
 use crate::k8s::store::Store;
+use crate::k8s::wire::Timer;
 use crate::k8s::wire::{Ctx, EtcdError, EtcdMsg, EtcdRequest, EtcdResponse, Payload, WatchEvent};
 use crate::k8s::wire::{Key, KeyValue, KvOp, KvResult};
 use crate::kernel::inflight::InFlight;
@@ -31,7 +32,7 @@ use crate::kernel::keymap::KeySet;
 use crate::kernel::members::MemberMap;
 use crate::kernel::members::MemberSet;
 use crate::kernel::net::HostId;
-use crate::kernel::process::{Addr, Alarm, Port, Sub, Timer};
+use crate::kernel::process::{Addr, Alarm, Port, Sub};
 use crate::kernel::time::{Duration, SimTime};
 use std::collections::BTreeMap;
 
@@ -295,7 +296,7 @@ impl Apiserver {
     /// The process started: begin the housekeeping loop and the probes (startup, then liveness).
     pub fn start(&mut self, ctx: &mut Ctx) {
         self.housekeeping(ctx);
-        ctx.set_timer(Port::Apiserver, LIVENESS_PERIOD, Timer::Livez);
+        ctx.set_timer(Port::APISERVER, LIVENESS_PERIOD, Timer::Livez);
     }
 
     pub fn cache_synced(&self) -> bool {
@@ -324,20 +325,20 @@ impl Apiserver {
         let deadline = ctx.now + timeout;
         self.pending.insert(id, (pending, self.pinned, deadline));
         ctx.send(
-            Port::Apiserver,
+            Port::APISERVER,
             Addr {
                 host: member,
-                port: Port::Etcd,
+                port: Port::ETCD,
             },
             EtcdMsg::Request { id, req },
         );
         self.timeouts
-            .request(ctx, Port::Apiserver, deadline, Timer::EtcdTimeouts);
+            .request(ctx, Port::APISERVER, deadline, Timer::EtcdTimeouts);
     }
 
     fn respond(ctx: &mut Ctx, client: Addr, via: Option<Addr>, id: RequestId, resp: ApiResponse) {
         ctx.send(
-            Port::Apiserver,
+            Port::APISERVER,
             via.unwrap_or(client),
             Payload::Api(ApiPayload::Response { id, client, resp }),
         );
@@ -669,7 +670,7 @@ impl Apiserver {
         // the earliest one still pending is the next.
         if let Some(earliest) = self.pending.values().map(|p| p.2).min() {
             self.timeouts
-                .request(ctx, Port::Apiserver, earliest, Timer::EtcdTimeouts);
+                .request(ctx, Port::APISERVER, earliest, Timer::EtcdTimeouts);
         }
     }
 
@@ -794,7 +795,7 @@ impl Apiserver {
                 events: batch,
             };
             ctx.send(
-                Port::Apiserver,
+                Port::APISERVER,
                 w.via.unwrap_or(w.client),
                 Payload::Api(msg),
             );
@@ -814,7 +815,7 @@ impl Apiserver {
                 client: w.client,
             };
             ctx.send(
-                Port::Apiserver,
+                Port::APISERVER,
                 w.via.unwrap_or(w.client),
                 Payload::Api(msg),
             );
@@ -862,13 +863,13 @@ impl Apiserver {
                     events: Vec::new(),
                 };
                 ctx.send(
-                    Port::Apiserver,
+                    Port::APISERVER,
                     w.via.unwrap_or(w.client),
                     Payload::Api(msg),
                 );
             }
         }
-        ctx.set_timer(Port::Apiserver, HOUSEKEEPING, Timer::Housekeeping);
+        ctx.set_timer(Port::APISERVER, HOUSEKEEPING, Timer::Housekeeping);
     }
 
     /// kubeadm's probe of `/livez` (startup or liveness), whose etcd check is a quorum read with a
@@ -879,7 +880,7 @@ impl Apiserver {
             linearizable: true,
         };
         self.etcd(ctx, read, EtcdPending::Livez, ETCD_CHECK_TIMEOUT);
-        ctx.set_timer(Port::Apiserver, LIVENESS_PERIOD, Timer::Livez);
+        ctx.set_timer(Port::APISERVER, LIVENESS_PERIOD, Timer::Livez);
     }
 
     fn livez_failed(&mut self, ctx: &mut Ctx) {

@@ -7,9 +7,10 @@
 //! An answer that arrives after its deadline counts as a timeout, exactly as before.
 
 use crate::k8s::api::{ApiPayload, ApiRequest, RequestId};
+use crate::k8s::wire::Timer;
 use crate::k8s::wire::{Ctx, Payload};
 use crate::kernel::inflight::InFlight;
-use crate::kernel::process::{Addr, Alarm, Port, Sub, Timer};
+use crate::kernel::process::{Addr, Alarm, Port, Sub};
 use crate::kernel::time::{Duration, SimTime};
 
 /// client-go's HTTP/2 health check: a connection it read nothing on for 30 s is pinged, and
@@ -20,7 +21,7 @@ pub const HTTP2_HEALTH_CHECK: Duration = Duration::from_secs(45);
 /// (client-go's programs: the kubelet, kube-proxy, the controllers, the operator) or dials anew
 /// for each (kubectl and curl at a terminal, the API write probe).
 pub fn keeps_its_connection(port: Port) -> bool {
-    !matches!(port, Port::ApiProbe | Port::Terminal)
+    !matches!(port, Port::API_PROBE | Port::TERMINAL)
 }
 
 /// In this order (`repr(C)`), so that a cold client is one or two cache lines to its owner.

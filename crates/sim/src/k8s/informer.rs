@@ -217,11 +217,11 @@ mod tests {
     fn a_closed_connection_ends_the_watch_and_lists_again() {
         let me = Addr {
             host: 1,
-            port: Port::Kubelet,
+            port: Port::KUBELET,
         };
         let api = Addr {
             host: 0,
-            port: Port::Lb,
+            port: Port::LB,
         };
         let mut inf = Informer::new(crate::k8s::objects::PODS, None, me, api, Sub(1));
         let t0 = SimTime::ZERO;

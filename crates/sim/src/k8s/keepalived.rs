@@ -23,9 +23,10 @@
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse, RequestId};
 use crate::k8s::observe::Note;
 use crate::k8s::self_timed::{Quiet, SelfTimed, Stand};
+use crate::k8s::wire::Timer;
 use crate::k8s::wire::{Advert, Ctx, Payload};
 use crate::kernel::net::HostId;
-use crate::kernel::process::{Addr, Port, Sub, Timer};
+use crate::kernel::process::{Addr, Port, Sub};
 use crate::kernel::time::{Duration, SimTime};
 
 /// `advert_int`.
@@ -119,7 +120,7 @@ impl Keepalived {
         } else {
             self.wait_for_master(ctx);
         }
-        ctx.set_timer(Port::Keepalived, ADVERT_INTERVAL, Timer::Housekeeping);
+        ctx.set_timer(Port::KEEPALIVED, ADVERT_INTERVAL, Timer::Housekeeping);
     }
 
     fn wait_for_master(&mut self, ctx: &mut Ctx) {
@@ -127,7 +128,7 @@ impl Keepalived {
         self.resigned = None;
         let after = self.master_down_interval();
         self.master_down_at = ctx.now + after;
-        ctx.set_timer(Port::Keepalived, after, Timer::Wake);
+        ctx.set_timer(Port::KEEPALIVED, after, Timer::Wake);
     }
 
     fn become_master(&mut self, ctx: &mut Ctx, why: String) {
@@ -151,9 +152,9 @@ impl Keepalived {
         for &peer in self.group.iter().filter(|&&h| h != self.host) {
             let to = Addr {
                 host: peer,
-                port: Port::Keepalived,
+                port: Port::KEEPALIVED,
             };
-            ctx.send(Port::Keepalived, to, Payload::Vrrp(advert));
+            ctx.send(Port::KEEPALIVED, to, Payload::Vrrp(advert));
         }
     }
 
@@ -168,7 +169,7 @@ impl Keepalived {
             self.check = Some(seq);
             let me = Addr {
                 host: self.host,
-                port: Port::Keepalived,
+                port: Port::KEEPALIVED,
             };
             let msg = ApiPayload::Request {
                 id: RequestId::new(Sub::default(), seq as u64),
@@ -178,16 +179,16 @@ impl Keepalived {
             };
             let api = Addr {
                 host: self.host,
-                port: Port::Apiserver,
+                port: Port::APISERVER,
             };
-            ctx.send(Port::Keepalived, api, Payload::Api(msg));
+            ctx.send(Port::KEEPALIVED, api, Payload::Api(msg));
             ctx.set_timer(
-                Port::Keepalived,
+                Port::KEEPALIVED,
                 CHECK_TIMEOUT,
                 Timer::ApiTimeout { sub: Sub(seq) },
             );
         }
-        ctx.set_timer(Port::Keepalived, ADVERT_INTERVAL, Timer::Housekeeping);
+        ctx.set_timer(Port::KEEPALIVED, ADVERT_INTERVAL, Timer::Housekeeping);
     }
 
     /// The master-down timer, or a check that did not answer in time.
@@ -250,7 +251,7 @@ impl Keepalived {
                 self.ignored = None;
                 self.resigned = Some(advert.from);
                 self.master_down_at = ctx.now + self.skew();
-                ctx.set_timer(Port::Keepalived, self.skew(), Timer::Wake);
+                ctx.set_timer(Port::KEEPALIVED, self.skew(), Timer::Wake);
             }
             return;
         }

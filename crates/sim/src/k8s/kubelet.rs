@@ -26,11 +26,12 @@ use crate::k8s::objects::{
 use crate::k8s::observe::PodChange;
 use crate::k8s::self_timed::{Quiet, SelfTimed, Stand};
 use crate::k8s::store::seek;
+use crate::k8s::wire::Timer;
 use crate::k8s::wire::{Ctx, Payload};
 use crate::k8s::wire::{Key, KeyValue};
 use crate::kernel::members::MemberSet;
 use crate::kernel::net::HostId;
-use crate::kernel::process::{Addr, Alarm, Port, Sub, Timer};
+use crate::kernel::process::{Addr, Alarm, Port, Sub};
 use crate::kernel::rng::Rng;
 use crate::kernel::time::{Duration, SimTime};
 use std::sync::Arc;
@@ -111,7 +112,7 @@ impl Kubelet {
     ) -> Self {
         let me = Addr {
             host,
-            port: Port::Kubelet,
+            port: Port::KUBELET,
         };
         Kubelet {
             host,
@@ -149,7 +150,7 @@ impl Kubelet {
         self.register(ctx);
         self.last_status = ctx.now;
         self.lease.start(ctx, first_lease_sync);
-        ctx.set_timer(Port::Kubelet, Duration::ZERO, Timer::Housekeeping);
+        ctx.set_timer(Port::KUBELET, Duration::ZERO, Timer::Housekeeping);
     }
 
     fn register(&mut self, ctx: &mut Ctx) {
@@ -198,7 +199,7 @@ impl Kubelet {
                 if self.dirty || !self.busy.is_empty() {
                     self.sync_pods(ctx);
                 }
-                ctx.set_timer(Port::Kubelet, STATUS_PERIOD, Timer::Housekeeping);
+                ctx.set_timer(Port::KUBELET, STATUS_PERIOD, Timer::Housekeeping);
             }
             Timer::Wake => {
                 self.informer_check.rang(ctx.now);
@@ -225,7 +226,7 @@ impl Kubelet {
     fn schedule_informer_check(&mut self, ctx: &mut Ctx) {
         if let Some(at) = self.pods.next_check() {
             self.informer_check
-                .request(ctx, Port::Kubelet, at, Timer::Wake);
+                .request(ctx, Port::KUBELET, at, Timer::Wake);
         }
     }
 
@@ -413,7 +414,7 @@ impl Kubelet {
                         let message = format!("Stopping container {workload}");
                         let event = Event::on_pod(Reason::Killing, &name, workload, message, now);
                         self.events.record(event);
-                        ctx.set_timer(Port::Kubelet, stop, Timer::Wake);
+                        ctx.set_timer(Port::KUBELET, stop, Timer::Wake);
                         continue;
                     }
                     Some(&at) if at > now => continue,
@@ -475,7 +476,7 @@ impl Kubelet {
                 }
             } else if !self.starting.contains_key(name) {
                 self.starting.insert(name.clone(), now + CONTAINER_START);
-                ctx.set_timer(Port::Kubelet, CONTAINER_START, Timer::Wake);
+                ctx.set_timer(Port::KUBELET, CONTAINER_START, Timer::Wake);
             }
         }
     }
@@ -542,7 +543,7 @@ mod tests {
     fn a_status_update_that_timed_out_is_sent_again_at_the_next_sync() {
         let api = Addr {
             host: 0,
-            port: Port::Lb,
+            port: Port::LB,
         };
         let rng = Rng::new(1);
         let lease = NodeLeaseTimings {
@@ -570,7 +571,7 @@ mod tests {
         let key: Key = pod_key("web-1").into();
         let me = Addr {
             host: 1,
-            port: Port::Kubelet,
+            port: Port::KUBELET,
         };
         let at = |pod: &Pod, rev| KeyValue {
             value: Arc::new(Object::Pod(pod.clone())),

@@ -29,10 +29,11 @@ use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse, RequestId};
 use crate::k8s::client::{keeps_its_connection, HTTP2_HEALTH_CHECK};
 use crate::k8s::observe::Note;
 use crate::k8s::self_timed::{Quiet, SelfTimed, Stand};
+use crate::k8s::wire::Timer;
 use crate::k8s::wire::{Ctx, Payload};
 use crate::kernel::members::MemberMap;
 use crate::kernel::net::HostId;
-use crate::kernel::process::{Addr, Port, Sub, Timer};
+use crate::kernel::process::{Addr, Port, Sub};
 use crate::kernel::time::{Duration, SimTime};
 
 /// What a request gets when no backend is in service (the balancer closes the connection).
@@ -123,7 +124,7 @@ impl LoadBalancer {
         LoadBalancer {
             addr: Addr {
                 host,
-                port: Port::Lb,
+                port: Port::LB,
             },
             config,
             // A settled cluster starts with every backend in service.
@@ -147,7 +148,7 @@ impl LoadBalancer {
         for b in &mut self.backends {
             b.answered = ctx.now;
         }
-        ctx.set_timer(Port::Lb, self.config.check_interval, Timer::LbCheck);
+        ctx.set_timer(Port::LB, self.config.check_interval, Timer::LbCheck);
     }
 
     /// Every backend and whether it is in service.
@@ -185,16 +186,16 @@ impl LoadBalancer {
                 req,
             };
             ctx.send(
-                Port::Lb,
+                Port::LB,
                 Addr {
                     host: b.host,
-                    port: Port::Apiserver,
+                    port: Port::APISERVER,
                 },
                 Payload::Api(msg),
             );
-            ctx.set_timer(Port::Lb, CHECK_TIMEOUT, Timer::LbCheckTimeout { id });
+            ctx.set_timer(Port::LB, CHECK_TIMEOUT, Timer::LbCheckTimeout { id });
         }
-        ctx.set_timer(Port::Lb, self.config.check_interval, Timer::LbCheck);
+        ctx.set_timer(Port::LB, self.config.check_interval, Timer::LbCheck);
     }
 
     pub fn on_check_timeout(&mut self, ctx: &mut Ctx, id: u64) {
@@ -288,7 +289,7 @@ impl LoadBalancer {
         };
         let backend = Addr {
             host: self.backends[backend].host,
-            port: Port::Apiserver,
+            port: Port::APISERVER,
         };
         let fwd = ApiPayload::Request {
             id,
@@ -391,11 +392,11 @@ mod tests {
 
     const KUBELET: Addr = Addr {
         host: 10,
-        port: Port::Kubelet,
+        port: Port::KUBELET,
     };
     const KUBECTL: Addr = Addr {
         host: 10,
-        port: Port::Terminal,
+        port: Port::TERMINAL,
     };
 
     fn balancer(connections: bool) -> LoadBalancer {

@@ -5,8 +5,9 @@
 use crate::k8s::api::ApiPayload;
 use crate::k8s::leader::{LeaderElector, Transition};
 use crate::k8s::self_timed::{Quiet, SelfTimed, Stand};
+use crate::k8s::wire::Timer;
 use crate::k8s::wire::{Ctx, Payload};
-use crate::kernel::process::{Port, Sub, Timer};
+use crate::kernel::process::{Port, Sub};
 use crate::kernel::time::Duration;
 
 const RUN: Duration = Duration::from_secs(1);

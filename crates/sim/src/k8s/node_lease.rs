@@ -17,8 +17,9 @@
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
 use crate::k8s::client::ApiClient;
 use crate::k8s::objects::{Lease, Object};
+use crate::k8s::wire::Timer;
 use crate::k8s::wire::{Ctx, Key, Value};
-use crate::kernel::process::{Addr, Port, Sub, Timer};
+use crate::kernel::process::{Addr, Port, Sub};
 use crate::kernel::rng::Rng;
 use crate::kernel::time::{Duration, SimTime};
 use std::sync::Arc;
@@ -122,7 +123,7 @@ impl NodeLease {
         if first_wait == Duration::ZERO {
             self.start_sync(ctx);
         } else {
-            ctx.set_timer(Port::Kubelet, first_wait, Timer::NodeLease);
+            ctx.set_timer(Port::KUBELET, first_wait, Timer::NodeLease);
         }
     }
 
@@ -262,7 +263,7 @@ impl NodeLease {
                 let failing = attempt > 0;
                 if failing {
                     // Before the next attempt, which dials again.
-                    ctx.hang_up(Port::Kubelet);
+                    ctx.hang_up(Port::KUBELET);
                 }
                 if attempt + 1 < MAX_UPDATE_RETRIES {
                     self.update(ctx, attempt + 1, last);
@@ -278,7 +279,7 @@ impl NodeLease {
                     asleep: true,
                     resume,
                 };
-                ctx.set_timer(Port::Kubelet, sleep, Timer::NodeLease);
+                ctx.set_timer(Port::KUBELET, sleep, Timer::NodeLease);
                 None
             }
             _ => None,
@@ -299,7 +300,7 @@ impl NodeLease {
     fn finish(&mut self, ctx: &mut Ctx) {
         self.sync = Sync::Waiting;
         let wait = self.renew_interval.mul_f64(1.0 + JITTER * self.rng.unit());
-        ctx.set_timer(Port::Kubelet, wait, Timer::NodeLease);
+        ctx.set_timer(Port::KUBELET, wait, Timer::NodeLease);
     }
 
     fn value(&self, now: SimTime) -> Value {
@@ -340,11 +341,11 @@ mod tests {
         fn new(seed: u64) -> Self {
             let me = Addr {
                 host: 1,
-                port: Port::Kubelet,
+                port: Port::KUBELET,
             };
             let api = Addr {
                 host: 0,
-                port: Port::Lb,
+                port: Port::LB,
             };
             let lease = NodeLease::new(
                 me,
@@ -393,7 +394,7 @@ mod tests {
         fn answer(&mut self, id: RequestId, resp: ApiResponse) -> Step {
             let client = Addr {
                 host: 1,
-                port: Port::Kubelet,
+                port: Port::KUBELET,
             };
             let msg = ApiPayload::Response { id, client, resp };
             self.step(|l, ctx| l.on_answer(ctx, &msg))

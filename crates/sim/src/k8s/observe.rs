@@ -105,7 +105,9 @@ pub fn blind_step<R>(
     f: impl FnOnce(&mut super::wire::Ctx) -> R,
 ) -> (
     R,
-    std::collections::VecDeque<crate::kernel::process::Effect<super::wire::Payload>>,
+    std::collections::VecDeque<
+        crate::kernel::process::Effect<super::wire::Payload, super::wire::Timer>,
+    >,
 ) {
     let mut effects = std::collections::VecDeque::new();
     let mut obs = Blind;

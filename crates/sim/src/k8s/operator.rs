@@ -12,10 +12,11 @@ use crate::k8s::objects::{
 use crate::k8s::observe::PodChange;
 use crate::k8s::self_timed::{Quiet, SelfTimed, Stand};
 use crate::k8s::wire::Ctx;
+use crate::k8s::wire::Timer;
 use crate::k8s::wire::{Key, KeyValue, Value};
 use crate::kernel::members::MemberMap;
 use crate::kernel::net::HostId;
-use crate::kernel::process::{Addr, Alarm, Port, Timer};
+use crate::kernel::process::{Addr, Alarm, Port};
 use crate::kernel::time::{Duration, SimTime};
 use std::sync::Arc;
 
@@ -222,7 +223,7 @@ impl Operator {
                     .send(ctx, req, Op::Apply(key.clone()), REQUEST_TIMEOUT);
             }
         }
-        ctx.set_timer(Port::Operator, RETRY, Timer::Housekeeping);
+        ctx.set_timer(Port::OPERATOR, RETRY, Timer::Housekeeping);
     }
 
     pub fn scale(&mut self, ctx: &mut Ctx, workload: &str, replicas: u32) {
@@ -369,7 +370,7 @@ impl Operator {
             .flat_map(|d| d.pods.iter().filter_map(|e| e.due).chain(d.next_list))
             .min();
         if let Some(at) = due {
-            self.wake.request(ctx, Port::Operator, at, Timer::Wake);
+            self.wake.request(ctx, Port::OPERATOR, at, Timer::Wake);
         }
     }
 

@@ -12,9 +12,10 @@ use crate::k8s::api::ApiPayload;
 use crate::k8s::informer::Informer;
 use crate::k8s::objects::{slice_key, Endpoint, ENDPOINT_SLICES, WORKLOADS};
 use crate::k8s::self_timed::{Quiet, SelfTimed, Stand};
+use crate::k8s::wire::Timer;
 use crate::k8s::wire::{Ctx, KeyValue};
 use crate::kernel::keymap::KeyMap;
-use crate::kernel::process::{Addr, Alarm, Port, Sub, Timer};
+use crate::kernel::process::{Addr, Alarm, Port, Sub};
 use crate::kernel::time::{Duration, SimTime};
 
 /// CoreDNS waits this long for its first sync before it starts answering SERVFAIL.
@@ -77,7 +78,7 @@ impl KubeProxy {
     fn schedule(&mut self, ctx: &mut Ctx) {
         if let Some(at) = self.slices.next_check() {
             self.check
-                .request(ctx, Port::KubeProxy, at, Timer::Housekeeping);
+                .request(ctx, Port::KUBE_PROXY, at, Timer::Housekeeping);
         }
     }
 

@@ -4,8 +4,9 @@
 
 use super::World;
 use crate::k8s::proxy::DnsServer;
+use crate::k8s::wire::Timer;
 use crate::kernel::net::HostId;
-use crate::kernel::process::{Addr, Port, Sub, Timer};
+use crate::kernel::process::{Addr, Port, Sub};
 use crate::scenario::COREDNS;
 
 impl World {
@@ -37,7 +38,7 @@ impl World {
         };
         let me = Addr {
             host: h,
-            port: Port::CoreDns,
+            port: Port::COREDNS,
         };
         for pod in new {
             self.procs.dns_started += 1;

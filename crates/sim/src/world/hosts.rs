@@ -13,6 +13,9 @@ use crate::scenario::{self, Scenario, COREDNS, COREDNS_REQUESTS};
 use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
+/// How many ports the world's processes use (the client's is the last), for tables by port.
+const PORTS: usize = Port::CLIENT.index() + 1;
+
 /// The kubelet's restart back-off for a container that exited: the first restart at once, then
 /// 10 s, doubling, at most 5 min; forgotten once the container has run for 10 min.
 const RESTART_BACKOFF: Duration = Duration::from_secs(10);
@@ -35,7 +38,7 @@ pub struct HostRt {
     /// Bumped on every crash, so messages and timers addressed to a previous life are dropped.
     pub incarnation: u64,
     /// Per process: how many times it was stopped or restarted (see `generation`).
-    pub process_generation: [u32; Port::COUNT],
+    pub process_generation: [u32; PORTS],
     pub name: String,
     /// The changes the world has scheduled for this host: a reboot's boot, a spot notice's
     /// termination. A study's skip brings them earlier (see `World::skip`); the queued event
@@ -91,7 +94,7 @@ impl Hosts {
                     joined: !h.standby,
                     terminated: false,
                     replacing: false,
-                    process_generation: [0; Port::COUNT],
+                    process_generation: [0; PORTS],
                     boot_at: None,
                     terminate_at: None,
                 })
@@ -176,7 +179,7 @@ impl Hosts {
     /// and timers addressed to an earlier life are dropped (a restarted process starts afresh).
     pub fn generation(&self, to: Addr) -> u64 {
         self.rt.get(to.host as usize).map_or(0, |h| {
-            (h.incarnation << 32) | u64::from(h.process_generation[to.port as usize])
+            (h.incarnation << 32) | u64::from(h.process_generation[to.port.index()])
         })
     }
 
@@ -201,7 +204,7 @@ impl Hosts {
 
     /// A process exited at `now`: its next life begins after the kubelet's back-off for it.
     pub fn exited(&mut self, h: HostId, port: Port, now: SimTime) -> Duration {
-        self.rt[h as usize].process_generation[port as usize] += 1;
+        self.rt[h as usize].process_generation[port.index()] += 1;
         let (n, started) = self.restarts.get_or_insert_with((h, port), || (0, now)).0;
         if now.saturating_sub(*started) >= RESTART_BACKOFF_RESET {
             *n = 0;

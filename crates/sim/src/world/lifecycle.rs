@@ -4,6 +4,7 @@
 //! component restarted on its own (`restart_component`), keeping what that process keeps.
 
 use super::membership::AfterStop;
+use super::Timer;
 use super::{K8sCtx, World};
 use crate::k8s::apiserver::{Apiserver, ProbeThresholds};
 use crate::k8s::controllers::{Controllers, ControllersSpec, NodeTimings};
@@ -18,7 +19,7 @@ use crate::k8s::scheduler::{Scheduler, SchedulerSpec, Spread};
 use crate::k8s::vip::HoldVip;
 use crate::k8s::Observe as _;
 use crate::kernel::net::HostId;
-use crate::kernel::process::{Addr, Port, Timer};
+use crate::kernel::process::{Addr, Port};
 use crate::kernel::time::Duration;
 use crate::record::EventKind;
 use crate::scenario::{self, ApiEndpoint, Component, LbBalance, LbHealthCheck, Role};
@@ -28,23 +29,23 @@ impl World {
     pub(super) fn start_k8s_processes(&mut self, h: HostId) {
         let host = &self.scenario.hosts[h as usize];
         let ports: Vec<Port> = [
-            (host.runs_apiserver(), Port::Apiserver),
-            (host.has_role(Role::LoadBalancer), Port::Lb),
-            (host.runs_controller_manager(), Port::ControllerManager),
-            (host.runs_scheduler(), Port::Scheduler),
+            (host.runs_apiserver(), Port::APISERVER),
+            (host.has_role(Role::LoadBalancer), Port::LB),
+            (host.runs_controller_manager(), Port::CONTROLLER_MANAGER),
+            (host.runs_scheduler(), Port::SCHEDULER),
             (
                 host.runs_apiserver()
                     && self.scenario.settings.api_endpoint == ApiEndpoint::KubeVip,
-                Port::KubeVip,
+                Port::KUBE_VIP,
             ),
             (
                 host.runs_apiserver()
                     && self.scenario.settings.api_endpoint == ApiEndpoint::Keepalived,
-                Port::Keepalived,
+                Port::KEEPALIVED,
             ),
-            (host.is_node(), Port::Kubelet),
-            (host.is_worker(), Port::KubeProxy),
-            (host.has_role(Role::Client), Port::Client),
+            (host.is_node(), Port::KUBELET),
+            (host.is_worker(), Port::KUBE_PROXY),
+            (host.has_role(Role::Client), Port::CLIENT),
         ]
         .into_iter()
         .filter(|(runs, _)| *runs)
@@ -76,7 +77,7 @@ impl World {
         // The load balancer's backends, keepalived's VRRP group (only they need the list: a
         // thousand kubelets starting would each scan every host for nothing).
         let apiservers: Vec<HostId> = match port {
-            Port::Lb | Port::Keepalived => (0..self.scenario.hosts.len() as HostId)
+            Port::LB | Port::KEEPALIVED => (0..self.scenario.hosts.len() as HostId)
                 .filter(|&x| self.scenario.hosts[x as usize].runs_apiserver())
                 .collect(),
             _ => Vec::new(),
@@ -86,7 +87,7 @@ impl World {
         let mut ctx: K8sCtx = ctx!(self, h);
         let procs = &mut self.procs.on[h as usize];
         match port {
-            Port::Apiserver => {
+            Port::APISERVER => {
                 let endpoints = if self.scenario.hosts[h as usize].has_role(Role::Etcd) {
                     vec![h]
                 } else {
@@ -106,7 +107,7 @@ impl World {
                 a.start(&mut ctx);
                 procs.apiserver = Some(Box::new(a));
             }
-            Port::Lb => {
+            Port::LB => {
                 let backends = apiservers;
                 let check = match s.lb_health_check {
                     LbHealthCheck::Readyz => HealthCheck::Readyz,
@@ -124,7 +125,7 @@ impl World {
                 lb.start(&mut ctx);
                 procs.lb = Some(lb);
             }
-            Port::KubeVip => {
+            Port::KUBE_VIP => {
                 let Some(api) = api else { return };
                 let rng = self
                     .procs
@@ -140,14 +141,14 @@ impl World {
                 p.start(&mut ctx);
                 procs.kube_vip = Some(Box::new(p));
             }
-            Port::Keepalived => {
+            Port::KEEPALIVED => {
                 let mut k = Keepalived::new(h, apiservers);
                 k.start(&mut ctx);
                 procs.keepalived = Some(k);
             }
-            Port::ControllerManager | Port::Scheduler => {
+            Port::CONTROLLER_MANAGER | Port::SCHEDULER => {
                 let Some(api) = api else { return };
-                let lease = if port == Port::ControllerManager {
+                let lease = if port == Port::CONTROLLER_MANAGER {
                     KCM_LEASE
                 } else {
                     SCHEDULER_LEASE
@@ -158,7 +159,7 @@ impl World {
                 let mut id_rng = self.procs.rng.fork(&format!("{lease}/{name}/{life}/id"));
                 let identity = format!("{name}_{}", id_rng.uuid());
                 let elector = LeaderElector::new(lease, h, identity, me, api, timings, rng.clone());
-                if port == Port::ControllerManager {
+                if port == Port::CONTROLLER_MANAGER {
                     let nt = NodeTimings {
                         node_monitor_period: s.node_monitor_period,
                         node_monitor_grace_period: s.node_monitor_grace_period,
@@ -216,7 +217,7 @@ impl World {
                     procs.scheduler = Some(Box::new(p));
                 }
             }
-            Port::Kubelet => {
+            Port::KUBELET => {
                 let Some(api) = api_for_nodes else { return };
                 let host = &self.scenario.hosts[h as usize];
                 let mut rng = self.procs.rng.fork(&format!("kubelet/{name}/{life}"));
@@ -248,18 +249,18 @@ impl World {
                 k.start(&mut ctx, first_sync);
                 procs.kubelet = Some(k);
             }
-            Port::KubeProxy => {
+            Port::KUBE_PROXY => {
                 let Some(api) = api_for_nodes else { return };
                 let mut p = KubeProxy::new(me, api);
                 p.start(&mut ctx);
                 procs.proxy = Some(p);
             }
-            Port::Client => {
-                ctx.set_timer(Port::Client, Duration::ZERO, Timer::ClientTick);
-            }
             _ => {}
         }
         self.apply_effects(h);
+        if port == Port::CLIENT {
+            self.set_timer(self.now, me, Timer::ClientTick);
+        }
     }
 
     /// A process exited (lost its lease) or was killed (liveness): the kubelet restarts it
@@ -287,36 +288,36 @@ impl World {
             Component::Coredns => {
                 let pods: Vec<String> = self.procs.on[h as usize].dns.keys().cloned().collect();
                 self.procs.on[h as usize].dns.clear();
-                self.hosts[h as usize].process_generation[Port::CoreDns as usize] += 1;
+                self.hosts[h as usize].process_generation[Port::COREDNS.index()] += 1;
                 self.sync_dns_servers(h);
                 let text = format!("CoreDNS on {name} ({}) restarted: it must list Services from the API before it can answer", pods.join(", "));
                 self.push_event(EventKind::ComponentRestarted, Some(h), text);
                 return;
             }
             Component::KubeProxy => (
-                Port::KubeProxy,
+                Port::KUBE_PROXY,
                 "kube-proxy restarted: the node's rules stay as they are until it has listed EndpointSlices from the API",
             ),
             Component::Kubelet => (
-                Port::Kubelet,
+                Port::KUBELET,
                 "the kubelet restarted: its containers keep running",
             ),
-            Component::Apiserver => (Port::Apiserver, "the apiserver restarted"),
+            Component::Apiserver => (Port::APISERVER, "the apiserver restarted"),
             Component::KubeControllerManager => {
-                (Port::ControllerManager, "kube-controller-manager restarted")
+                (Port::CONTROLLER_MANAGER, "kube-controller-manager restarted")
             }
-            Component::KubeScheduler => (Port::Scheduler, "kube-scheduler restarted"),
+            Component::KubeScheduler => (Port::SCHEDULER, "kube-scheduler restarted"),
         };
         let containers = self.procs.on[h as usize]
             .kubelet
             .as_ref()
             .map(|k| k.containers.clone());
-        let proxy = (port == Port::KubeProxy)
+        let proxy = (port == Port::KUBE_PROXY)
             .then(|| self.procs.on[h as usize].proxy.clone())
             .flatten();
         let lease = match port {
-            Port::ControllerManager => Some(KCM_LEASE),
-            Port::Scheduler => Some(SCHEDULER_LEASE),
+            Port::CONTROLLER_MANAGER => Some(KCM_LEASE),
+            Port::SCHEDULER => Some(SCHEDULER_LEASE),
             _ => None,
         };
         if let Some(lease) = lease {
@@ -324,7 +325,7 @@ impl World {
                 .lease_lost(self.now, lease, h, "its process restarted");
         }
         self.procs.remove(h, port);
-        self.hosts[h as usize].process_generation[port as usize] += 1;
+        self.hosts[h as usize].process_generation[port.index()] += 1;
         self.start_process(h, port);
         if let (Some(containers), Some(k)) =
             (containers, self.procs.on[h as usize].kubelet.as_mut())

@@ -7,10 +7,11 @@ use super::etcd_cluster::MemberChange;
 use super::{EtcdCtx, Ev, K8sCtx, World};
 use crate::etcd::member::member_host;
 use crate::etcd::raft::{ConfChange, MemberId, Role as RaftRole};
+use crate::etcd::Timer;
 use crate::k8s::wire::EtcdMember;
 use crate::k8s::Observe as _;
 use crate::kernel::net::HostId;
-use crate::kernel::process::{Addr, Port, Timer};
+use crate::kernel::process::{Addr, Port};
 use crate::kernel::time::{Duration, SimTime};
 use crate::record::{Event, EventKind};
 
@@ -117,7 +118,7 @@ impl World {
             AfterStop::Restart => {
                 if let Some(m) = self.etcd.members[h as usize].as_mut() {
                     m.restart();
-                    self.hosts[h as usize].process_generation[Port::Etcd as usize] += 1;
+                    self.hosts[h as usize].process_generation[Port::ETCD.index()] += 1;
                     self.start_etcd_ticks(h);
                 }
                 let name = self.hosts.name(h).to_string();
@@ -147,7 +148,7 @@ impl World {
         );
         let to = Addr {
             host: h,
-            port: Port::Etcd,
+            port: Port::ETCD,
         };
         self.set_timer(self.now + offset, to, Timer::RaftTick);
     }
@@ -462,7 +463,7 @@ impl World {
         let was_stopped = m.removed;
         let discarded = m.force_new_cluster(new_cluster);
         if was_stopped {
-            self.hosts[h as usize].process_generation[Port::Etcd as usize] += 1;
+            self.hosts[h as usize].process_generation[Port::ETCD.index()] += 1;
             self.start_etcd_ticks(h);
         }
         self.etcd.current = new_cluster;

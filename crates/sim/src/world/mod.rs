@@ -50,6 +50,7 @@ pub use settled::Quiet;
 
 use crate::etcd::member::EtcdConfig;
 use crate::etcd::probe::PROBE_TIMEOUT;
+use crate::etcd::Timer as EtcdTimer;
 use crate::k8s::api::ApiPayload;
 use crate::k8s::lb::Peer;
 use crate::k8s::leader::KUBE_VIP_LEASE;
@@ -58,10 +59,10 @@ use crate::k8s::objects::{
 };
 use crate::k8s::operator::Operator;
 use crate::k8s::probe::ApiProbe;
-use crate::k8s::wire::{EtcdProbe, Payload, Value};
+use crate::k8s::wire::{EtcdProbe, Payload, Timer as ProcessTimer, Value};
 use crate::kernel::engine::{EventQueue, Next};
 use crate::kernel::net::{HostId, Network};
-use crate::kernel::process::{Addr, Effect, Port, Timer};
+use crate::kernel::process::{Addr, Effect, Port};
 use crate::kernel::rng::Rng;
 use crate::kernel::time::{Duration, SimTime};
 use crate::record::{EventKind, Recorder, RunRecord, Series};
@@ -70,7 +71,7 @@ use crate::scenario::{self, ApiEndpoint, Role, Scenario, WorkloadKind, COREDNS};
 /// The API's virtual IP (kube-vip, keepalived): routed to its holder's apiserver.
 pub const VIP: Addr = Addr {
     host: 0,
-    port: Port::Vip,
+    port: Port::VIP,
 };
 use etcd_cluster::EtcdCluster;
 use hosts::Hosts;
@@ -85,9 +86,33 @@ use users::Users;
 pub const BOOT: Duration = Duration::from_secs(30);
 
 /// What an etcd member sees of the world while handling one input.
-type EtcdCtx<'a> = crate::etcd::Ctx<'a, Payload>;
+type EtcdCtx<'a> = crate::etcd::Ctx<'a, Payload, ProcessTimer>;
 /// What a Kubernetes process sees.
 type K8sCtx<'a> = crate::k8s::wire::Ctx<'a>;
+
+/// The world's timers: those its processes set, and its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Timer {
+    Process(ProcessTimer),
+    /// The process restarts (after an exit or a kill, with the kubelet's back-off).
+    Start,
+    /// The probes' next write.
+    ProbeWrite,
+    /// The next round of a client's requests.
+    ClientTick,
+}
+
+impl From<ProcessTimer> for Timer {
+    fn from(t: ProcessTimer) -> Self {
+        Timer::Process(t)
+    }
+}
+
+impl From<crate::etcd::Timer> for Timer {
+    fn from(t: crate::etcd::Timer) -> Self {
+        Timer::Process(t.into())
+    }
+}
 
 #[derive(Clone)]
 enum Ev {
@@ -157,7 +182,7 @@ pub struct World {
     /// What the run observed; the processes report to it through their layer's `Observe`.
     pub obs: Recorder,
     /// The effects of the input being handled, taken from the front as they are applied.
-    effects: VecDeque<Effect<Payload>>,
+    effects: VecDeque<Effect<Payload, ProcessTimer>>,
 }
 
 impl Clone for World {
@@ -248,12 +273,12 @@ impl World {
             let probe_host = w.hosts.probe;
             let me = Addr {
                 host: probe_host,
-                port: Port::ApiProbe,
+                port: Port::API_PROBE,
             };
             w.procs.api_probe = Some(ApiProbe::new(me, endpoint));
             let me = Addr {
                 host: probe_host,
-                port: Port::Operator,
+                port: Port::OPERATOR,
             };
             let mut operator = Operator::new(me, endpoint, w.manifests());
             let mut ctx: K8sCtx = ctx!(w, probe_host);
@@ -441,28 +466,28 @@ impl World {
     fn deliver(&mut self, from: Addr, to: Addr, payload: Payload) {
         let containers_before = self.containers_touched_by(to);
         let exited = match (to.port, payload) {
-            (Port::Etcd, Payload::Etcd(msg)) => {
+            (Port::ETCD, Payload::Etcd(msg)) => {
                 if let Some(m) = self.etcd.members[to.host as usize].as_mut() {
                     let mut ctx: EtcdCtx = ctx!(self, to.host);
                     m.on_message(&mut ctx, from, msg);
                 }
                 false
             }
-            (Port::EtcdProbe, Payload::Etcd(msg)) => {
+            (Port::ETCD_PROBE, Payload::Etcd(msg)) => {
                 let mut ctx: EtcdCtx = ctx!(self, to.host);
                 self.etcd.probe.on_message(&mut ctx, msg);
                 false
             }
-            (Port::Terminal, payload) => {
+            (Port::TERMINAL, payload) => {
                 self.terminal_answer(payload);
                 false
             }
-            (Port::Etcd | Port::EtcdProbe | Port::Client, _) => false,
+            (Port::ETCD | Port::ETCD_PROBE | Port::CLIENT, _) => false,
             (_, payload) => {
-                if let (Port::Apiserver, Payload::Api(ApiPayload::Request { client, .. })) =
+                if let (Port::APISERVER, Payload::Api(ApiPayload::Request { client, .. })) =
                     (to.port, &payload)
                 {
-                    if client.port == Port::Terminal {
+                    if client.port == Port::TERMINAL {
                         self.terminal_request_at(to.host);
                     }
                 }
@@ -486,14 +511,14 @@ impl World {
         }
         let containers_before = self.containers_touched_by(to);
         let exited = match (to.port, timer) {
-            (Port::Etcd, Timer::RaftTick) => {
+            (Port::ETCD, Timer::Process(ProcessTimer::Etcd(EtcdTimer::RaftTick))) => {
                 if let Some(m) = self.etcd.members[to.host as usize].as_mut() {
                     let mut ctx: EtcdCtx = ctx!(self, to.host);
                     m.on_tick(&mut ctx);
                 }
                 false
             }
-            (Port::EtcdProbe, Timer::ProbeWrite) => {
+            (Port::ETCD_PROBE, Timer::ProbeWrite) => {
                 let second =
                     crate::etcd::probe::EtcdProbe::<Value>::second_of(self.now, self.obs.origin);
                 let mut ctx: EtcdCtx = ctx!(self, to.host);
@@ -504,23 +529,27 @@ impl World {
                 }
                 false
             }
-            (Port::EtcdProbe, Timer::ProbeTimeout { id }) => {
+            (
+                Port::ETCD_PROBE,
+                Timer::Process(ProcessTimer::Etcd(EtcdTimer::ProbeTimeout { id })),
+            ) => {
                 let mut ctx: EtcdCtx = ctx!(self, to.host);
                 self.etcd.probe.on_timeout(&mut ctx, id);
                 false
             }
-            (Port::Client, Timer::ClientTick) => {
+            (Port::CLIENT, Timer::ClientTick) => {
                 self.client_tick(to.host);
                 return;
             }
-            (Port::Etcd | Port::EtcdProbe | Port::Client, _) => false,
-            (_, timer) => match self.procs.get(to) {
+            (Port::ETCD | Port::ETCD_PROBE | Port::CLIENT, _) => false,
+            (_, Timer::Process(timer)) => match self.procs.get(to) {
                 Some(p) => {
                     let mut ctx: K8sCtx = ctx!(self, to.host);
                     p.on_timer(&mut ctx, timer)
                 }
                 None => false,
             },
+            (_, _) => false,
         };
         self.after_input(to, containers_before, exited);
     }
@@ -543,7 +572,7 @@ impl World {
     /// The containers' version of the host if `to` is its kubelet, the only process that
     /// changes them (compared before and after an input, to keep the DNS servers in step).
     fn containers_touched_by(&self, to: Addr) -> Option<(u64, u64)> {
-        (to.port == Port::Kubelet)
+        (to.port == Port::KUBELET)
             .then(|| self.procs.containers_version(&self.hosts, to.host))
             .flatten()
     }
@@ -557,7 +586,7 @@ impl World {
                 }
                 Effect::Timer { port, after, timer } => {
                     let to = Addr { host, port };
-                    self.set_timer(self.now + after, to, timer);
+                    self.set_timer(self.now + after, to, Timer::Process(timer));
                 }
                 Effect::HangUp { port } => self.hang_up(Addr { host, port }),
             }
@@ -576,7 +605,7 @@ impl World {
             return;
         }
         let at = self.net.arrival(departs, from.host, to.host);
-        if to.port == Port::Lb {
+        if to.port == Port::LB {
             self.relay(from, to, at, payload);
         } else {
             self.send_at(from, to, at, payload);
@@ -646,7 +675,7 @@ impl World {
                 listening: up && listens,
                 life: self.hosts.generation(Addr {
                     host: h,
-                    port: Port::Apiserver,
+                    port: Port::APISERVER,
                 }),
             }
         };
@@ -658,7 +687,7 @@ impl World {
     /// `client` (a kubelet) closed its connections: the load balancer forgets the one it had,
     /// and the next request is balanced anew.
     fn hang_up(&mut self, client: Addr) {
-        let Some(lb) = self.api_endpoint().filter(|e| e.port == Port::Lb) else {
+        let Some(lb) = self.api_endpoint().filter(|e| e.port == Port::LB) else {
             return;
         };
         let balancer = self.procs.on[lb.host as usize].lb.as_mut();
@@ -676,7 +705,8 @@ impl World {
 
     /// Queues `timer` for the process at `to`, in its current life.
     #[inline]
-    fn set_timer(&mut self, at: SimTime, to: Addr, timer: Timer) {
+    fn set_timer(&mut self, at: SimTime, to: Addr, timer: impl Into<Timer>) {
+        let timer = timer.into();
         let generation = self.hosts.generation(to);
         self.queue.push_timer(
             at,
@@ -742,7 +772,7 @@ impl World {
     /// it now, the one `from` can reach if a split left two (None: nobody answers for it), any
     /// other address to itself.
     pub(super) fn route(&self, from: HostId, to: Addr) -> Option<Addr> {
-        if to.port != Port::Vip {
+        if to.port != Port::VIP {
             return Some(to);
         }
         let mut first = None;
@@ -757,7 +787,7 @@ impl World {
         }
         first.map(|host| Addr {
             host,
-            port: Port::Apiserver,
+            port: Port::APISERVER,
         })
     }
 
@@ -778,12 +808,12 @@ impl World {
         if let Some(lb) = hosts.iter().position(|h| h.has_role(Role::LoadBalancer)) {
             return Some(Addr {
                 host: lb as HostId,
-                port: Port::Lb,
+                port: Port::LB,
             });
         }
         hosts.iter().position(|h| h.runs_apiserver()).map(|h| Addr {
             host: h as HostId,
-            port: Port::Apiserver,
+            port: Port::APISERVER,
         })
     }
 
@@ -799,7 +829,7 @@ impl World {
         if !self.hosts[e as usize].up || !self.net.connected(h, e) {
             return false;
         }
-        if endpoint.port != Port::Lb {
+        if endpoint.port != Port::LB {
             return ready(e);
         }
         let backends = self.procs.on[e as usize]
@@ -818,7 +848,7 @@ impl World {
         if self.scenario.hosts[h as usize].runs_apiserver() {
             Some(Addr {
                 host: h,
-                port: Port::Apiserver,
+                port: Port::APISERVER,
             })
         } else {
             self.api_endpoint()
@@ -876,7 +906,7 @@ impl World {
         // The probe writes once per second, right after the sample.
         let probe = Addr {
             host: self.hosts.probe,
-            port: Port::EtcdProbe,
+            port: Port::ETCD_PROBE,
         };
         self.set_timer(self.now, probe, Timer::ProbeWrite);
         if self.now + Duration::from_secs(1) <= self.end() {

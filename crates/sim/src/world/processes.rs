@@ -23,9 +23,10 @@ use crate::k8s::proxy::{DnsServers, KubeProxy};
 use crate::k8s::scheduler::Scheduler;
 use crate::k8s::self_timed::SelfTimed;
 use crate::k8s::vip::HoldVip;
+use crate::k8s::wire::Timer;
 use crate::k8s::wire::{Ctx, Payload};
 use crate::kernel::net::HostId;
-use crate::kernel::process::{Addr, Port, Timer};
+use crate::kernel::process::{Addr, Port};
 use crate::kernel::rng::Rng;
 use crate::kernel::time::Duration;
 
@@ -159,21 +160,21 @@ impl Processes {
     pub fn get(&mut self, to: Addr) -> Option<Process<'_>> {
         if let Some(p) = self.on.get_mut(to.host as usize) {
             return match to.port {
-                Port::Apiserver => p.apiserver.as_deref_mut().map(Process::Apiserver),
-                Port::Lb => p.lb.as_mut().map(Process::Lb),
-                Port::ControllerManager => p.kcm.as_deref_mut().map(Process::ControllerManager),
-                Port::Scheduler => p.scheduler.as_deref_mut().map(Process::Scheduler),
-                Port::KubeVip => p.kube_vip.as_deref_mut().map(Process::KubeVip),
-                Port::Keepalived => p.keepalived.as_mut().map(Process::Keepalived),
-                Port::Kubelet => p.kubelet.as_mut().map(Process::Kubelet),
-                Port::KubeProxy => p.proxy.as_mut().map(Process::KubeProxy),
-                Port::CoreDns => Some(Process::CoreDns(&mut p.dns)),
+                Port::APISERVER => p.apiserver.as_deref_mut().map(Process::Apiserver),
+                Port::LB => p.lb.as_mut().map(Process::Lb),
+                Port::CONTROLLER_MANAGER => p.kcm.as_deref_mut().map(Process::ControllerManager),
+                Port::SCHEDULER => p.scheduler.as_deref_mut().map(Process::Scheduler),
+                Port::KUBE_VIP => p.kube_vip.as_deref_mut().map(Process::KubeVip),
+                Port::KEEPALIVED => p.keepalived.as_mut().map(Process::Keepalived),
+                Port::KUBELET => p.kubelet.as_mut().map(Process::Kubelet),
+                Port::KUBE_PROXY => p.proxy.as_mut().map(Process::KubeProxy),
+                Port::COREDNS => Some(Process::CoreDns(&mut p.dns)),
                 _ => None,
             };
         }
         match to.port {
-            Port::ApiProbe => self.api_probe.as_mut().map(Process::ApiProbe),
-            Port::Operator => self.operator.as_mut().map(Process::Operator),
+            Port::API_PROBE => self.api_probe.as_mut().map(Process::ApiProbe),
+            Port::OPERATOR => self.operator.as_mut().map(Process::Operator),
             _ => None,
         }
     }
@@ -183,12 +184,12 @@ impl Processes {
     pub fn remove(&mut self, h: HostId, port: Port) -> bool {
         let p = &mut self.on[h as usize];
         match port {
-            Port::Apiserver => p.apiserver = None,
-            Port::ControllerManager => p.kcm = None,
-            Port::KubeProxy => p.proxy = None,
-            Port::Kubelet => p.kubelet = None,
-            Port::Scheduler => p.scheduler = None,
-            Port::KubeVip => p.kube_vip = None,
+            Port::APISERVER => p.apiserver = None,
+            Port::CONTROLLER_MANAGER => p.kcm = None,
+            Port::KUBE_PROXY => p.proxy = None,
+            Port::KUBELET => p.kubelet = None,
+            Port::SCHEDULER => p.scheduler = None,
+            Port::KUBE_VIP => p.kube_vip = None,
             _ => return false,
         }
         true
@@ -244,7 +245,7 @@ impl Processes {
         let k = self.on.get(h as usize)?.kubelet.as_ref()?;
         let to = Addr {
             host: h,
-            port: Port::Kubelet,
+            port: Port::KUBELET,
         };
         Some((hosts.generation(to), k.containers_version))
     }
@@ -351,7 +352,7 @@ impl Process<'_> {
                         }
                         if !servers.is_empty() {
                             ctx.set_timer(
-                                Port::CoreDns,
+                                Port::COREDNS,
                                 Duration::from_secs(1),
                                 Timer::Housekeeping,
                             );

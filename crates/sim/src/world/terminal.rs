@@ -96,7 +96,7 @@ impl World {
         self.procs.terminal = Some(Terminal::default());
         let me = Addr {
             host: from,
-            port: Port::Terminal,
+            port: Port::TERMINAL,
         };
         let payload = match call {
             Call::Api(req) => Payload::Api(ApiPayload::Request {
@@ -152,7 +152,7 @@ impl World {
     /// the process the world dispatches to at that address.
     fn listens(&mut self, to: Addr) -> bool {
         match to.port {
-            Port::Etcd => self.etcd.members[to.host as usize]
+            Port::ETCD => self.etcd.members[to.host as usize]
                 .as_ref()
                 .is_some_and(|m| !m.removed),
             _ => self.procs.get(to).is_some(),
@@ -205,16 +205,16 @@ impl World {
             .as_ref()
             .is_some_and(|m| !m.removed);
         let system = [
-            (Port::Etcd, "etcd", etcd),
-            (Port::Apiserver, "kube-apiserver", procs.apiserver.is_some()),
+            (Port::ETCD, "etcd", etcd),
+            (Port::APISERVER, "kube-apiserver", procs.apiserver.is_some()),
             (
-                Port::ControllerManager,
+                Port::CONTROLLER_MANAGER,
                 "kube-controller-manager",
                 procs.kcm.is_some(),
             ),
-            (Port::Scheduler, "kube-scheduler", procs.scheduler.is_some()),
-            (Port::KubeVip, "kube-vip", procs.kube_vip.is_some()),
-            (Port::KubeProxy, "kube-proxy", procs.proxy.is_some()),
+            (Port::SCHEDULER, "kube-scheduler", procs.scheduler.is_some()),
+            (Port::KUBE_VIP, "kube-vip", procs.kube_vip.is_some()),
+            (Port::KUBE_PROXY, "kube-proxy", procs.proxy.is_some()),
         ];
         let mut out: Vec<RunningContainer> = system
             .into_iter()
@@ -223,7 +223,7 @@ impl World {
                 let (attempt, created) = self.hosts.restarts(h, port)?;
                 // kube-proxy is a DaemonSet's pod; the others are static pods named after the host.
                 let pod = match port {
-                    Port::KubeProxy => format!("kube-proxy-{}", pod_suffix(name)),
+                    Port::KUBE_PROXY => format!("kube-proxy-{}", pod_suffix(name)),
                     _ => format!("{container}-{name}"),
                 };
                 Some(RunningContainer {

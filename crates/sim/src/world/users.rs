@@ -5,6 +5,7 @@
 //! one uncached lookup per Service for the page's DNS row.
 
 use super::processes::Procs;
+use super::Timer;
 use super::World;
 use crate::k8s::objects::slice_key;
 use crate::k8s::proxy::DnsAnswer;
@@ -12,11 +13,17 @@ use crate::k8s::traffic::{Client, REQUEST_PERIOD};
 use crate::kernel::keymap::KeyMap;
 use crate::kernel::members::MemberMap;
 use crate::kernel::net::{HostId, Network};
-use crate::kernel::process::{Addr, Port, Timer};
+use crate::kernel::process::{Addr, Port};
 use crate::kernel::rng::Rng;
 use crate::kernel::time::SimTime;
 use crate::record::Traffic;
 use crate::scenario::COREDNS;
+
+/// The port of a `client` host's traffic, the world's own process, numbered on from the
+/// cluster's.
+impl Port {
+    pub const CLIENT: Port = Port::OPERATOR.next();
+}
 
 /// Where a request to a Service ended ([`World::service_request`]).
 #[derive(Clone, Debug, PartialEq)]
@@ -216,7 +223,7 @@ impl World {
         }
         let to = Addr {
             host: h,
-            port: Port::Client,
+            port: Port::CLIENT,
         };
         self.set_timer(self.now + REQUEST_PERIOD, to, Timer::ClientTick);
     }
