@@ -20,6 +20,7 @@ use crate::k8s::vip::HoldVip;
 use crate::k8s::Observe as _;
 use crate::kernel::net::HostId;
 use crate::kernel::process::{Addr, Port};
+use crate::kernel::rng::Rng;
 use crate::kernel::time::Duration;
 use crate::record::EventKind;
 use crate::scenario::{self, ApiEndpoint, Component, LbBalance, LbHealthCheck, Role};
@@ -56,204 +57,49 @@ impl World {
         }
     }
 
-    /// A fresh copy of one process starts on a host that is up.
+    /// A fresh copy of one process starts on a host that is up: made from the scenario's
+    /// settings, started with the context of its host, then its first effects applied.
     pub(super) fn start_process(&mut self, h: HostId, port: Port) {
         if !self.hosts[h as usize].up {
             return;
         }
         self.pods.touch(h);
         self.hosts.started(h, port, self.now);
-        let s = &self.scenario.settings;
-        let timings = LeaseTimings {
-            lease_duration: s.lease_duration,
-            renew_deadline: s.renew_deadline,
-            retry_period: s.retry_period,
-        };
-        let name = self.hosts.name(h).to_string();
-        let life = self.hosts.generation(Addr { host: h, port });
         let me = Addr { host: h, port };
         let api = self.local_apiserver(h);
         let api_for_nodes = self.api_endpoint();
-        // The load balancer's backends, keepalived's VRRP group (only they need the list: a
-        // thousand kubelets starting would each scan every host for nothing).
-        let apiservers: Vec<HostId> = match port {
-            Port::LB | Port::KEEPALIVED => (0..self.scenario.hosts.len() as HostId)
-                .filter(|&x| self.scenario.hosts[x as usize].runs_apiserver())
-                .collect(),
-            _ => Vec::new(),
-        };
-        // Before t = 0: the cluster is booting with the run.
-        let booting = self.now < self.obs.origin;
-        let mut ctx: K8sCtx = ctx!(self, h);
-        let procs = &mut self.procs.on[h as usize];
+        macro_rules! start {
+            ($process:expr, $slot:ident, $($arg:expr),*) => {{
+                let mut p = $process;
+                let mut ctx: K8sCtx = ctx!(self, h);
+                p.start(&mut ctx $(, $arg)*);
+                self.procs.on[h as usize].$slot = Some(p.into());
+            }};
+        }
         match port {
-            Port::APISERVER => {
-                let endpoints = if self.scenario.hosts[h as usize].has_role(Role::Etcd) {
-                    vec![h]
-                } else {
-                    self.scenario
-                        .hosts
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, x)| x.has_role(Role::Etcd))
-                        .map(|(i, _)| i as HostId)
-                        .collect()
-                };
-                let probes = ProbeThresholds {
-                    liveness: s.apiserver_liveness_failure_threshold,
-                    startup: s.apiserver_startup_failure_threshold,
-                };
-                let mut a = Apiserver::new(h, endpoints, probes);
-                a.start(&mut ctx);
-                procs.apiserver = Some(Box::new(a));
-            }
-            Port::LB => {
-                let backends = apiservers;
-                let check = match s.lb_health_check {
-                    LbHealthCheck::Readyz => HealthCheck::Readyz,
-                    LbHealthCheck::Tcp => HealthCheck::Tcp,
-                };
-                let config = LbConfig {
-                    check,
-                    check_interval: s.lb_check_interval,
-                    fall: s.lb_fall,
-                    rise: s.lb_rise,
-                    connections: s.lb_balance == LbBalance::Connection,
-                    shutdown_sessions: s.lb_shutdown_sessions,
-                };
-                let mut lb = LoadBalancer::new(h, backends, config);
-                lb.start(&mut ctx);
-                procs.lb = Some(lb);
-            }
+            Port::APISERVER => start!(self.new_apiserver(h), apiserver,),
+            Port::LB => start!(self.new_lb(h), lb,),
+            Port::KEEPALIVED => start!(Keepalived::new(h, self.apiservers()), keepalived,),
             Port::KUBE_VIP => {
                 let Some(api) = api else { return };
-                let rng = self
-                    .procs
-                    .rng
-                    .fork(&format!("{KUBE_VIP_LEASE}/{name}/{life}"));
-                let timings = LeaseTimings {
-                    lease_duration: s.kube_vip_lease_duration,
-                    renew_deadline: s.kube_vip_renew_deadline,
-                    retry_period: s.kube_vip_retry_period,
-                };
-                let elector = LeaderElector::new(KUBE_VIP_LEASE, h, name, me, api, timings, rng);
-                let mut p: Leading<HoldVip> = Leading::new(elector, port, ());
-                p.start(&mut ctx);
-                procs.kube_vip = Some(Box::new(p));
+                start!(self.new_kube_vip(me, api), kube_vip,)
             }
-            Port::KEEPALIVED => {
-                let mut k = Keepalived::new(h, apiservers);
-                k.start(&mut ctx);
-                procs.keepalived = Some(k);
-            }
-            Port::CONTROLLER_MANAGER | Port::SCHEDULER => {
+            Port::CONTROLLER_MANAGER => {
                 let Some(api) = api else { return };
-                let lease = if port == Port::CONTROLLER_MANAGER {
-                    KCM_LEASE
-                } else {
-                    SCHEDULER_LEASE
-                };
-                let rng = self.procs.rng.fork(&format!("{lease}/{name}/{life}"));
-                // `hostname_UUID`, a new UUID each start: a restarted copy sees the lease held
-                // by its former self as held by another, and waits for it to expire.
-                let mut id_rng = self.procs.rng.fork(&format!("{lease}/{name}/{life}/id"));
-                let identity = format!("{name}_{}", id_rng.uuid());
-                let elector = LeaderElector::new(lease, h, identity, me, api, timings, rng.clone());
-                if port == Port::CONTROLLER_MANAGER {
-                    let nt = NodeTimings {
-                        node_monitor_period: s.node_monitor_period,
-                        node_monitor_grace_period: s.node_monitor_grace_period,
-                        toleration_seconds: s.toleration_seconds,
-                        node_eviction_rate: s.node_eviction_rate.as_f64(),
-                        secondary_node_eviction_rate: s.secondary_node_eviction_rate.as_f64(),
-                        large_cluster_size_threshold: s.large_cluster_size_threshold as usize,
-                        unhealthy_zone_threshold: s.unhealthy_zone_threshold.as_f64(),
-                    };
-                    let budgets = self.scenario.workloads.iter().any(|w| w.pdb.is_some());
-                    let cloud = s.cloud_controller_manager.then(|| {
-                        let mut gone = crate::kernel::members::MemberSet::new();
-                        let hosts = self.scenario.hosts.iter().zip(self.hosts.iter());
-                        for (h, _) in hosts.filter(|(_, state)| state.terminated) {
-                            gone.insert(h.name.clone());
-                        }
-                        gone
-                    });
-                    let spec = ControllersSpec {
-                        budgets,
-                        cloud,
-                        me,
-                        api,
-                        timings: nt,
-                        rng,
-                    };
-                    let mut p: Leading<Controllers> = Leading::new(elector, port, spec);
-                    p.start(&mut ctx);
-                    procs.kcm = Some(Box::new(p));
-                } else {
-                    let order = self.hosts.worker_order.clone();
-                    let capacity = self.hosts.capacity.clone();
-                    let spread = self
-                        .scenario
-                        .workloads
-                        .iter()
-                        .filter_map(|w| {
-                            let over = match w.spread? {
-                                scenario::Spread::Zone => Spread::Zone,
-                                scenario::Spread::Host => Spread::Host,
-                            };
-                            Some((w.name.clone(), over))
-                        })
-                        .collect();
-                    let spec = SchedulerSpec {
-                        me,
-                        api,
-                        order,
-                        capacity,
-                        spread,
-                        track_pending: self.scenario.tracks_pending(),
-                    };
-                    let mut p: Leading<Scheduler> = Leading::new(elector, port, spec);
-                    p.start(&mut ctx);
-                    procs.scheduler = Some(Box::new(p));
-                }
+                start!(self.new_controller_manager(me, api), kcm,)
+            }
+            Port::SCHEDULER => {
+                let Some(api) = api else { return };
+                start!(self.new_scheduler(me, api), scheduler,)
             }
             Port::KUBELET => {
                 let Some(api) = api_for_nodes else { return };
-                let host = &self.scenario.hosts[h as usize];
-                let mut rng = self.procs.rng.fork(&format!("kubelet/{name}/{life}"));
-                // Real nodes join a cluster at different times, so their lease syncs are spread
-                // over a period; the run's cluster boots all at once: the first sync of a
-                // kubelet that starts with it is drawn over a period instead.
-                let first_sync = if booting {
-                    s.node_lease_renew_interval.mul_f64(rng.unit())
-                } else {
-                    Duration::ZERO
-                };
-                let k = Kubelet::new(
-                    h,
-                    name,
-                    host.zone.clone(),
-                    host.is_control_plane(),
-                    api,
-                    NodeLeaseTimings {
-                        renew_interval: s.node_lease_renew_interval,
-                        lease_duration: s.node_lease_duration,
-                    },
-                    rng,
-                );
-                let stop_takes = (self.scenario.workloads.iter())
-                    .filter(|w| w.stop_takes > Duration::ZERO)
-                    .map(|w| (w.name.clone(), w.stop_takes))
-                    .collect();
-                let mut k = k.with_stop_times(stop_takes);
-                k.start(&mut ctx, first_sync);
-                procs.kubelet = Some(k);
+                let (k, first_sync) = self.new_kubelet(h, api);
+                start!(k, kubelet, first_sync)
             }
             Port::KUBE_PROXY => {
                 let Some(api) = api_for_nodes else { return };
-                let mut p = KubeProxy::new(me, api);
-                p.start(&mut ctx);
-                procs.proxy = Some(p);
+                start!(KubeProxy::new(me, api), proxy,)
             }
             _ => {}
         }
@@ -261,6 +107,172 @@ impl World {
         if port == Port::CLIENT {
             self.set_timer(self.now, me, Timer::ClientTick);
         }
+    }
+
+    /// The hosts that run an apiserver: the load balancer's backends, keepalived's VRRP group
+    /// (only they need the list: a thousand kubelets starting would each scan every host).
+    fn apiservers(&self) -> Vec<HostId> {
+        (0..self.scenario.hosts.len() as HostId)
+            .filter(|&x| self.scenario.hosts[x as usize].runs_apiserver())
+            .collect()
+    }
+
+    /// An apiserver: its local etcd member if the host runs one (stacked), else every member.
+    fn new_apiserver(&self, h: HostId) -> Box<Apiserver> {
+        let endpoints = if self.scenario.hosts[h as usize].has_role(Role::Etcd) {
+            vec![h]
+        } else {
+            (self.scenario.hosts.iter().enumerate())
+                .filter(|(_, x)| x.has_role(Role::Etcd))
+                .map(|(i, _)| i as HostId)
+                .collect()
+        };
+        let s = &self.scenario.settings;
+        let probes = ProbeThresholds {
+            liveness: s.apiserver_liveness_failure_threshold,
+            startup: s.apiserver_startup_failure_threshold,
+        };
+        Box::new(Apiserver::new(h, endpoints, probes))
+    }
+
+    fn new_lb(&self, h: HostId) -> LoadBalancer {
+        let s = &self.scenario.settings;
+        let check = match s.lb_health_check {
+            LbHealthCheck::Readyz => HealthCheck::Readyz,
+            LbHealthCheck::Tcp => HealthCheck::Tcp,
+        };
+        let config = LbConfig {
+            check,
+            check_interval: s.lb_check_interval,
+            fall: s.lb_fall,
+            rise: s.lb_rise,
+            connections: s.lb_balance == LbBalance::Connection,
+            shutdown_sessions: s.lb_shutdown_sessions,
+        };
+        LoadBalancer::new(h, self.apiservers(), config)
+    }
+
+    /// This life of the process at `me`, for the labels of its random streams.
+    fn life_label(&self, what: &str, me: Addr) -> String {
+        let life = self.hosts.generation(me);
+        format!("{what}/{}/{life}", self.hosts.name(me.host))
+    }
+
+    fn new_kube_vip(&self, me: Addr, api: Addr) -> Box<Leading<HoldVip>> {
+        let s = &self.scenario.settings;
+        let rng = self.procs.rng.fork(&self.life_label(KUBE_VIP_LEASE, me));
+        let timings = LeaseTimings {
+            lease_duration: s.kube_vip_lease_duration,
+            renew_deadline: s.kube_vip_renew_deadline,
+            retry_period: s.kube_vip_retry_period,
+        };
+        let name = self.hosts.name(me.host).to_string();
+        let elector = LeaderElector::new(KUBE_VIP_LEASE, me.host, name, me, api, timings, rng);
+        Box::new(Leading::new(elector, me.port, ()))
+    }
+
+    /// The leader elector of a controller-manager or scheduler, and its random stream.
+    fn elector(&self, lease: &'static str, me: Addr, api: Addr) -> (LeaderElector, Rng) {
+        let s = &self.scenario.settings;
+        let timings = LeaseTimings {
+            lease_duration: s.lease_duration,
+            renew_deadline: s.renew_deadline,
+            retry_period: s.retry_period,
+        };
+        let label = self.life_label(lease, me);
+        let rng = self.procs.rng.fork(&label);
+        // `hostname_UUID`, a new UUID each start: a restarted copy sees the lease held by its
+        // former self as held by another, and waits for it to expire.
+        let mut id_rng = self.procs.rng.fork(&format!("{label}/id"));
+        let identity = format!("{}_{}", self.hosts.name(me.host), id_rng.uuid());
+        let elector = LeaderElector::new(lease, me.host, identity, me, api, timings, rng.clone());
+        (elector, rng)
+    }
+
+    fn new_controller_manager(&self, me: Addr, api: Addr) -> Box<Leading<Controllers>> {
+        let s = &self.scenario.settings;
+        let (elector, rng) = self.elector(KCM_LEASE, me, api);
+        let timings = NodeTimings {
+            node_monitor_period: s.node_monitor_period,
+            node_monitor_grace_period: s.node_monitor_grace_period,
+            toleration_seconds: s.toleration_seconds,
+            node_eviction_rate: s.node_eviction_rate.as_f64(),
+            secondary_node_eviction_rate: s.secondary_node_eviction_rate.as_f64(),
+            large_cluster_size_threshold: s.large_cluster_size_threshold as usize,
+            unhealthy_zone_threshold: s.unhealthy_zone_threshold.as_f64(),
+        };
+        let budgets = self.scenario.workloads.iter().any(|w| w.pdb.is_some());
+        // With a cloud controller manager, the Nodes of machines already gone.
+        let cloud = s.cloud_controller_manager.then(|| {
+            let mut gone = crate::kernel::members::MemberSet::new();
+            let hosts = self.scenario.hosts.iter().zip(self.hosts.iter());
+            for (h, _) in hosts.filter(|(_, state)| state.terminated) {
+                gone.insert(h.name.clone());
+            }
+            gone
+        });
+        let spec = ControllersSpec {
+            budgets,
+            cloud,
+            me,
+            api,
+            timings,
+            rng,
+        };
+        Box::new(Leading::new(elector, me.port, spec))
+    }
+
+    fn new_scheduler(&self, me: Addr, api: Addr) -> Box<Leading<Scheduler>> {
+        let (elector, _) = self.elector(SCHEDULER_LEASE, me, api);
+        let spread = (self.scenario.workloads.iter())
+            .filter_map(|w| {
+                let over = match w.spread? {
+                    scenario::Spread::Zone => Spread::Zone,
+                    scenario::Spread::Host => Spread::Host,
+                };
+                Some((w.name.clone(), over))
+            })
+            .collect();
+        let spec = SchedulerSpec {
+            me,
+            api,
+            order: self.hosts.worker_order.clone(),
+            capacity: self.hosts.capacity.clone(),
+            spread,
+            track_pending: self.scenario.tracks_pending(),
+        };
+        Box::new(Leading::new(elector, me.port, spec))
+    }
+
+    /// A kubelet, and when its first lease sync is due.
+    fn new_kubelet(&self, h: HostId, api: Addr) -> (Kubelet, Duration) {
+        let s = &self.scenario.settings;
+        let host = &self.scenario.hosts[h as usize];
+        let me = Addr {
+            host: h,
+            port: Port::KUBELET,
+        };
+        let mut rng = self.procs.rng.fork(&self.life_label("kubelet", me));
+        // Real nodes join a cluster at different times, so their lease syncs are spread over a
+        // period; the run's cluster boots all at once (before t = 0): the first sync of a
+        // kubelet that starts with it is drawn over a period instead.
+        let first_sync = if self.now < self.obs.origin {
+            s.node_lease_renew_interval.mul_f64(rng.unit())
+        } else {
+            Duration::ZERO
+        };
+        let timings = NodeLeaseTimings {
+            renew_interval: s.node_lease_renew_interval,
+            lease_duration: s.node_lease_duration,
+        };
+        let name = self.hosts.name(h).to_string();
+        let zone = host.zone.clone();
+        let k = Kubelet::new(h, name, zone, host.is_control_plane(), api, timings, rng);
+        let stop_takes = (self.scenario.workloads.iter())
+            .filter(|w| w.stop_takes > Duration::ZERO)
+            .map(|w| (w.name.clone(), w.stop_takes))
+            .collect();
+        (k.with_stop_times(stop_takes), first_sync)
     }
 
     /// A process exited (lost its lease) or was killed (liveness): the kubelet restarts it

@@ -38,19 +38,63 @@ impl Controllers {
         }
     }
 
+    /// One pass of `monitorNodeHealth`: what the controller has heard from each node, the
+    /// zones' states, then each node's condition and taint, then its pods' readiness.
     pub(super) fn monitor_nodes(&mut self, ctx: &mut Ctx) {
         let now = ctx.now;
-        let grace = self.timings.node_monitor_grace_period;
         self.node_table
             .refresh(self.nodes.items(), self.leases.items(), &mut self.probe);
+        // Nodes this controller sees for the first time (all of them for a new leader).
+        let fresh: Vec<bool> = self
+            .node_table
+            .rows
+            .iter()
+            .map(|r| r.probe.is_none())
+            .collect();
+        let mut silent = self.probe_leases(now);
+        // What the controller believes: silent nodes count as not ready.
+        let not_ready: Vec<bool> = (self.node_table.rows.iter().zip(&silent))
+            .map(|(row, &s)| s || row.ready != Condition::True)
+            .collect();
+        let zones = self.zone_counts(&not_ready);
+        let threshold = self.timings.unhealthy_zone_threshold;
+        let all_full =
+            !zones.is_empty() && zones.iter().all(|z| z.state(threshold) == ZoneState::Full);
+        if self.leave_master_disruption(all_full, now) {
+            silent.iter_mut().for_each(|s| *s = false);
+        }
+        self.note_first_seen_unknown(&fresh);
+        let decided = self.decide(ctx, &fresh, &silent, &zones, all_full);
+        let stale = self.ready_pods_on(&not_ready);
+        // Its own write is what it saves as seen: only the kubelet's next status is news.
+        for i in decided.marked_unknown {
+            if let Some(p) = self.node_table.rows[i].probe.as_mut() {
+                p.ready = Condition::Unknown;
+            }
+        }
+        for (w, event) in decided.writes {
+            self.write_with(ctx, w, event);
+        }
+        // A taint removed and added again: the taint-eviction clock starts from now.
+        for node in decided.retainted {
+            self.taint_seen.insert(node, now);
+        }
+        // `MarkPodsNotReady` warns on each pod it marks.
+        for (mut p, rv) in stale {
+            p.ready = false;
+            let message = "Node is not ready".to_string();
+            let event = Event::on_pod(Reason::PodNodeNotReady, &p.name, &p.workload, message, now);
+            self.update_pod(ctx, p, rv, Some(event));
+        }
+    }
+
+    /// `probeTimestamp`: when this controller saw each node's lease change (a node seen for the
+    /// first time starts at now). Which nodes have been silent for a grace period.
+    fn probe_leases(&mut self, now: SimTime) -> Vec<bool> {
+        let grace = self.timings.node_monitor_grace_period;
         let leases = self.leases.items();
         let rows = &mut self.node_table.rows;
-        // Nodes this controller sees for the first time (all of them for a new leader).
-        let fresh: Vec<bool> = rows.iter().map(|row| row.probe.is_none()).collect();
-        // probeTimestamp: when this controller saw each node's lease change (a node seen for
-        // the first time starts at now).
-        let mut silent: Vec<bool> = rows
-            .iter_mut()
+        rows.iter_mut()
             .map(|row| {
                 let seen = Probe {
                     lease_rv: row.lease_version(leases),
@@ -73,60 +117,69 @@ impl Controllers {
                     }
                 }
             })
-            .collect();
-        let rows = &self.node_table.rows;
-        // Zone states, from what the controller believes (silent nodes count as not ready).
-        let not_ready: Vec<bool> = rows
-            .iter()
-            .zip(&silent)
-            .map(|(row, &s)| s || row.ready != Condition::True)
-            .collect();
-        // Per zone of the table: nodes, and nodes not ready.
-        let mut zones = vec![(0usize, 0usize); self.node_table.zones.len()];
-        for (row, &nr) in rows.iter().zip(&not_ready) {
+            .collect()
+    }
+
+    /// Per zone of the table: its nodes, and those not ready.
+    fn zone_counts(&self, not_ready: &[bool]) -> Vec<ZoneCount> {
+        let mut zones = vec![ZoneCount::default(); self.node_table.zones.len()];
+        for (row, &nr) in self.node_table.rows.iter().zip(not_ready) {
             let z = &mut zones[row.zone];
-            z.0 += 1;
-            z.1 += usize::from(nr);
+            z.nodes += 1;
+            z.not_ready += usize::from(nr);
         }
-        let state = |(total, not_ready): (usize, usize)| {
-            if not_ready == total {
-                ZoneState::Full
-            } else if not_ready > 2
-                && not_ready as f64 / total as f64 >= self.timings.unhealthy_zone_threshold
-            {
-                ZoneState::Partial
-            } else {
-                ZoneState::Normal
-            }
-        };
-        let all_full = !zones.is_empty() && zones.iter().all(|&z| state(z) == ZoneState::Full);
-        // Leaving master disruption mode, every node starts a fresh grace period (Kubernetes sets
-        // each node's probeTimestamp to now): nodes that are still silent are not tainted at once.
-        if std::mem::replace(&mut self.all_disrupted, all_full) && !all_full {
-            for row in &mut self.node_table.rows {
-                row.probe = Some(Probe {
-                    lease_rv: row.lease_version(leases),
-                    ready: row.ready,
-                    at: now,
-                });
-            }
-            silent.iter_mut().for_each(|s| *s = false);
+        zones
+    }
+
+    /// Leaving master disruption mode, every node starts a fresh grace period (Kubernetes sets
+    /// each node's probeTimestamp to now): nodes that are still silent are not tainted at once.
+    /// Whether it left it now.
+    fn leave_master_disruption(&mut self, all_full: bool, now: SimTime) -> bool {
+        if !std::mem::replace(&mut self.all_disrupted, all_full) || all_full {
+            return false;
         }
-        // Nodes first seen Unknown by this controller wait for the zone's rate limiter, not for a
-        // grace period of their own (upstream marks them for tainting at every pass).
-        let rows = &self.node_table.rows;
-        for (row, &fresh) in rows.iter().zip(&fresh) {
+        let leases = self.leases.items();
+        for row in &mut self.node_table.rows {
+            row.probe = Some(Probe {
+                lease_rv: row.lease_version(leases),
+                ready: row.ready,
+                at: now,
+            });
+        }
+        true
+    }
+
+    /// Nodes first seen Unknown by this controller wait for the zone's rate limiter, not for a
+    /// grace period of their own (upstream marks them for tainting at every pass).
+    fn note_first_seen_unknown(&mut self, fresh: &[bool]) {
+        for (row, &fresh) in self.node_table.rows.iter().zip(fresh) {
             if fresh && row.ready == Condition::Unknown {
                 self.first_seen_unknown.insert(row.name.clone());
             } else if row.ready != Condition::Unknown {
                 self.first_seen_unknown.remove(row.name.as_str());
             }
         }
+    }
+
+    /// Each node's condition and `unreachable` taint, decided in node order through the zones'
+    /// rate limiters; written by the caller once the cache is no longer borrowed.
+    fn decide(
+        &mut self,
+        ctx: &mut Ctx,
+        fresh: &[bool],
+        silent: &[bool],
+        zones: &[ZoneCount],
+        all_full: bool,
+    ) -> Decisions {
+        let now = ctx.now;
+        let grace = self.timings.node_monitor_grace_period;
+        let rows = &self.node_table.rows;
         let first_seen_unknown = &mut self.first_seen_unknown;
         let (tokens, zone_names, flags) = (&mut self.tokens, &self.node_table.zones, &self.timings);
         let mut take_token = |zone: usize| {
             let z = zones[zone];
-            take_token(tokens, &zone_names[zone], state(z), z.0, now, flags)
+            let state = z.state(flags.unhealthy_zone_threshold);
+            take_token(tokens, &zone_names[zone], state, z.nodes, now, flags)
         };
         let nodes = self.nodes.items();
         // A copy of the node to write, and the resourceVersion it has.
@@ -135,17 +188,14 @@ impl Controllers {
             let node = kv.value.as_node().expect("a row's slot holds its node");
             (node.clone(), kv.mod_revision)
         };
-        // Decided in node order, written below once the cache is no longer borrowed.
-        let mut writes = Vec::new();
-        let mut marked_unknown = Vec::new();
-        let mut retainted = Vec::new();
+        let mut d = Decisions::default();
         let unreachable = || Taint {
             key: TaintKey::Unreachable,
             value: String::new(),
             effect: Effect::NoExecute,
             time_added: now,
         };
-        for (i, (row, &silent)) in rows.iter().zip(&silent).enumerate() {
+        for (i, (row, &silent)) in rows.iter().zip(silent).enumerate() {
             let tainted = row.tainted;
             if fresh[i] && tainted {
                 // `markNodeAsReachable`: a node newly seen loses its taint; one whose Ready
@@ -156,23 +206,23 @@ impl Controllers {
                 n.taints.retain(|t| t.key != TaintKey::Unreachable);
                 if row.ready == Condition::Unknown && !all_full && take_token(row.zone) {
                     n.taints.push(unreachable());
-                    retainted.push(n.name.clone());
+                    d.retainted.push(n.name.clone());
                     first_seen_unknown.remove(n.name.as_str());
                 }
-                writes.push((update_node(n, rv), None));
+                d.writes.push((update_node(n, rv), None));
             } else if !silent && first_seen_unknown.contains(row.name.as_str()) {
                 // Unknown when this controller first saw it, its lease not yet stale to it (a
                 // new leader's first grace period): tainted as soon as the rate limiter allows.
                 if !tainted && !all_full && take_token(row.zone) {
                     let (mut n, rv) = node_of(row);
                     n.taints.push(unreachable());
-                    retainted.push(n.name.clone());
-                    writes.push((update_node(n, rv), None));
+                    d.retainted.push(n.name.clone());
+                    d.writes.push((update_node(n, rv), None));
                     first_seen_unknown.remove(row.name.as_str());
                 }
             } else if silent {
                 if row.ready != Condition::Unknown {
-                    marked_unknown.push(i);
+                    d.marked_unknown.push(i);
                     let (mut n, rv) = node_of(row);
                     n.ready = Condition::Unknown;
                     n.ready_since = now;
@@ -192,15 +242,15 @@ impl Controllers {
                         namespace: "default",
                         at: now,
                     };
-                    writes.push((update_node(n, rv), Some(event)));
+                    d.writes.push((update_node(n, rv), Some(event)));
                 } else if !tainted && !all_full && take_token(row.zone) {
                     let (mut n, rv) = node_of(row);
                     n.taints.push(unreachable());
-                    writes.push((update_node(n, rv), None));
+                    d.writes.push((update_node(n, rv), None));
                 } else if tainted && all_full {
                     let (mut n, rv) = node_of(row);
                     n.taints.retain(|t| t.key != TaintKey::Unreachable);
-                    writes.push((update_node(n, rv), None));
+                    d.writes.push((update_node(n, rv), None));
                 }
             } else if row.ready == Condition::True && tainted {
                 let (mut n, rv) = node_of(row);
@@ -214,13 +264,16 @@ impl Controllers {
                         n.name
                     ),
                 );
-                writes.push((update_node(n, rv), None));
+                d.writes.push((update_node(n, rv), None));
             }
         }
-        // Pods on nodes that are not Ready are not ready either: out of the Service endpoints.
-        let mut stale: Vec<(Pod, u64)> = rows
-            .iter()
-            .zip(&not_ready)
+        d
+    }
+
+    /// Pods on nodes that are not Ready are not ready either: out of the Service endpoints.
+    /// The ready ones, by name, with their resourceVersions.
+    fn ready_pods_on(&self, not_ready: &[bool]) -> Vec<(Pod, u64)> {
+        let mut stale: Vec<(Pod, u64)> = (self.node_table.rows.iter().zip(not_ready))
             .filter(|(_, &nr)| nr)
             .flat_map(|(row, _)| self.pods.pods_on(&row.name))
             .filter_map(|kv| kv.value.as_pod().map(|p| (p, kv.mod_revision)))
@@ -228,27 +281,42 @@ impl Controllers {
             .map(|(p, rv)| (p.clone(), rv))
             .collect();
         crate::kernel::sort::sort_by(&mut stale, |a, b| a.0.name.cmp(&b.0.name));
-        // Its own write is what it saves as seen: only the kubelet's next status is news.
-        for i in marked_unknown {
-            if let Some(p) = self.node_table.rows[i].probe.as_mut() {
-                p.ready = Condition::Unknown;
-            }
-        }
-        for (w, event) in writes {
-            self.write_with(ctx, w, event);
-        }
-        // A taint removed and added again: the taint-eviction clock starts from now.
-        for node in retainted {
-            self.taint_seen.insert(node, now);
-        }
-        // `MarkPodsNotReady` warns on each pod it marks.
-        for (mut p, rv) in stale {
-            p.ready = false;
-            let message = "Node is not ready".to_string();
-            let event = Event::on_pod(Reason::PodNodeNotReady, &p.name, &p.workload, message, now);
-            self.update_pod(ctx, p, rv, Some(event));
+        stale
+    }
+}
+
+/// A zone's nodes, and how many of them the controller believes not ready.
+#[derive(Clone, Copy, Default)]
+struct ZoneCount {
+    nodes: usize,
+    not_ready: usize,
+}
+
+impl ZoneCount {
+    /// `ComputeZoneState`: fully disrupted when no node is ready, partially when more than two
+    /// and at least `unhealthy_zone_threshold` of them are not.
+    fn state(self, unhealthy_zone_threshold: f64) -> ZoneState {
+        if self.not_ready == self.nodes {
+            ZoneState::Full
+        } else if self.not_ready > 2
+            && self.not_ready as f64 / self.nodes as f64 >= unhealthy_zone_threshold
+        {
+            ZoneState::Partial
+        } else {
+            ZoneState::Normal
         }
     }
+}
+
+/// What a pass decided, in node order.
+#[derive(Default)]
+struct Decisions {
+    /// Node updates, with the event each records.
+    writes: Vec<(ApiRequest, Option<Event>)>,
+    /// Rows this pass marked Unknown.
+    marked_unknown: Vec<usize>,
+    /// Nodes whose taint was removed and added again.
+    retainted: Vec<String>,
 }
 
 /// The zone's rate limiter: may one more node be tainted now?
