@@ -4,164 +4,39 @@
 
 use super::World;
 use crate::etcd::quorum;
+use crate::etcd::raft::MemberId;
 use crate::etcd::raft::Role as RaftRole;
 use crate::k8s::leader::{KCM_LEASE, SCHEDULER_LEASE};
 use crate::kernel::net::HostId;
+use crate::view::{
+    ApiserverView, BackendView, EtcdView, Fill, HostState, HostView, LeaderRole, MemberRole,
+    MemberView, PodView, Snapshot,
+};
+
+/// What every host's view needs of the cluster as a whole, read once per snapshot.
+struct Cluster {
+    voters: Vec<MemberId>,
+    terminating: Vec<(String, PodView)>,
+    /// Whether a controller-manager watches the Nodes (a leader, with quorum behind it).
+    watched: bool,
+}
 
 impl World {
     /// What the UI draws at the current instant.
-    pub fn snapshot(&self) -> crate::view::Snapshot {
-        use crate::view::{
-            ApiserverView, BackendView, EtcdView, Fill, HostState, HostView, LeaderRole,
-            MemberRole, MemberView, PodView, Snapshot,
-        };
-        let voters = self.etcd.voters();
-        let terminating = self.terminating_pods();
+    pub fn snapshot(&self) -> Snapshot {
         let (connected, n) = self.etcd.connected_voters(&self.net);
         let watched = quorum::has_quorum(connected, n)
             && self.obs.lease_leader(KCM_LEASE).is_some_and(|h| {
                 let rt = &self.hosts[h as usize];
                 rt.up && rt.joined && self.procs.on[h as usize].kcm.is_some()
             });
-        let hosts = self
-            .scenario
-            .hosts
-            .iter()
-            .enumerate()
-            .map(|(i, h)| {
-                let rt = &self.hosts[i];
-                let id = i as HostId;
-                let state = if rt.terminated {
-                    HostState::Terminated
-                } else if !rt.joined {
-                    HostState::Standby
-                } else if rt.up {
-                    HostState::Up
-                } else {
-                    HostState::Down
-                };
-                let etcd = self.etcd.members[i].as_ref().map(|m| MemberView {
-                    role: if !rt.up {
-                        MemberRole::Stopped
-                    } else if m.removed {
-                        MemberRole::Removed
-                    } else {
-                        match m.raft.role() {
-                            RaftRole::Leader => MemberRole::Leader,
-                            RaftRole::Follower => MemberRole::Follower,
-                            RaftRole::Candidate => MemberRole::Candidate,
-                            RaftRole::PreCandidate => MemberRole::PreCandidate,
-                        }
-                    },
-                    term: m.raft.term(),
-                    commit: m.raft.commit_index(),
-                    applied: m.raft.applied_index(),
-                    voter: m.cluster == self.etcd.current && voters.contains(&m.raft.id()),
-                    learner: m.cluster == self.etcd.current
-                        && !m.removed
-                        && m.raft.learners().contains(&m.raft.id()),
-                });
-                let procs = &self.procs.on[i];
-                let up = rt.up && rt.joined;
-                let pods: Vec<PodView> = procs
-                    .kubelet
-                    .as_ref()
-                    .map(|k| {
-                        k.containers
-                            .iter()
-                            .map(|(p, c)| PodView {
-                                name: p.clone(),
-                                workload: c.workload.clone(),
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                let terminating: Vec<PodView> = terminating
-                    .iter()
-                    .filter(|(node, p)| {
-                        *node == h.name
-                            && !procs
-                                .kubelet
-                                .as_ref()
-                                .is_some_and(|k| k.containers.contains_key(&p.name))
-                    })
-                    .map(|(_, p)| p.clone())
-                    .collect();
-                let capacity = self.hosts.capacity.as_ref().filter(|_| h.is_worker());
-                let fill = capacity.map(|c| {
-                    let a = h.allocatable();
-                    let mut fill = Fill {
-                        cpu: 0,
-                        cpu_allocatable: a.cpu,
-                        memory: 0,
-                        memory_allocatable: a.memory,
-                    };
-                    for p in pods.iter().chain(&terminating) {
-                        let r = c
-                            .requests
-                            .get(p.workload.as_str())
-                            .copied()
-                            .unwrap_or_default();
-                        fill.cpu += r.cpu;
-                        fill.memory += r.memory;
-                    }
-                    fill
-                });
-                let leading = |lease: &str, runs: bool, running: bool| {
-                    runs.then(
-                        || match (up && running, self.obs.lease_leader(lease) == Some(id)) {
-                            (true, true) => LeaderRole::Leader,
-                            (true, false) => LeaderRole::Standby,
-                            _ => LeaderRole::Restarting,
-                        },
-                    )
-                };
-                HostView {
-                    name: h.name.clone(),
-                    zone: h.zone.clone(),
-                    roles: h.roles.iter().map(|r| r.name()).collect(),
-                    state,
-                    island: self.net.island(id),
-                    isolated: self.net.is_isolated(id),
-                    spot: h.spot,
-                    etcd,
-                    apiserver: h.runs_apiserver().then(|| ApiserverView {
-                        running: up && procs.apiserver.is_some(),
-                        ready: self.apiserver_ready(id),
-                    }),
-                    controller_manager: leading(
-                        KCM_LEASE,
-                        h.runs_controller_manager(),
-                        procs.kcm.is_some(),
-                    ),
-                    scheduler: leading(
-                        SCHEDULER_LEASE,
-                        h.runs_scheduler(),
-                        procs.scheduler.is_some(),
-                    ),
-                    node: h
-                        .is_node()
-                        .then(|| self.node_view(&h.name, watched))
-                        .flatten(),
-                    pods,
-                    terminating,
-                    lb_backends: procs
-                        .lb
-                        .as_ref()
-                        .map(|lb| {
-                            (lb.backends().into_iter().zip(lb.connections()))
-                                .map(|((b, in_service), connections)| BackendView {
-                                    name: self.hosts[b as usize].name.clone(),
-                                    in_service,
-                                    connections,
-                                })
-                                .collect()
-                        })
-                        .unwrap_or_default(),
-                    fill,
-                    vip: self.holds_vip(id),
-                }
-            })
+        let cluster = Cluster {
+            voters: self.etcd.voters(),
+            terminating: self.terminating_pods(),
+            watched,
+        };
+        let hosts = (0..self.scenario.hosts.len())
+            .map(|i| self.host_view(i as HostId, &cluster))
             .collect();
         let leader = self.etcd.leader(&self.hosts);
         Snapshot {
@@ -177,16 +52,138 @@ impl World {
                 term: self.etcd.term(leader),
             },
             network_faulty: self.net.is_faulty(),
-            pending: self
-                .obs
-                .unschedulable
-                .iter()
+            pending: (self.obs.unschedulable.iter())
                 .map(|(name, workload)| PodView {
                     name: name.clone(),
                     workload: workload.clone(),
                 })
                 .collect(),
         }
+    }
+
+    fn host_view(&self, id: HostId, cluster: &Cluster) -> HostView {
+        let (h, rt) = (&self.scenario.hosts[id as usize], &self.hosts[id as usize]);
+        let state = if rt.terminated {
+            HostState::Terminated
+        } else if !rt.joined {
+            HostState::Standby
+        } else if rt.up {
+            HostState::Up
+        } else {
+            HostState::Down
+        };
+        let procs = &self.procs.on[id as usize];
+        let up = rt.up && rt.joined;
+        let pods: Vec<PodView> = (procs.kubelet.iter())
+            .flat_map(|k| k.containers.iter())
+            .map(|(p, c)| PodView {
+                name: p.clone(),
+                workload: c.workload.clone(),
+            })
+            .collect();
+        // Terminating in the API, its container already gone.
+        let terminating: Vec<PodView> = (cluster.terminating.iter())
+            .filter(|(node, p)| {
+                *node == h.name
+                    && !(procs.kubelet.as_ref()).is_some_and(|k| k.containers.contains_key(&p.name))
+            })
+            .map(|(_, p)| p.clone())
+            .collect();
+        let leading = |lease: &str, runs: bool, running: bool| {
+            runs.then(
+                || match (up && running, self.obs.lease_leader(lease) == Some(id)) {
+                    (true, true) => LeaderRole::Leader,
+                    (true, false) => LeaderRole::Standby,
+                    _ => LeaderRole::Restarting,
+                },
+            )
+        };
+        HostView {
+            name: h.name.clone(),
+            zone: h.zone.clone(),
+            roles: h.roles.iter().map(|r| r.name()).collect(),
+            state,
+            island: self.net.island(id),
+            isolated: self.net.is_isolated(id),
+            spot: h.spot,
+            etcd: self.member_view(id, &cluster.voters),
+            apiserver: h.runs_apiserver().then(|| ApiserverView {
+                running: up && procs.apiserver.is_some(),
+                ready: self.apiserver_ready(id),
+            }),
+            controller_manager: leading(
+                KCM_LEASE,
+                h.runs_controller_manager(),
+                procs.kcm.is_some(),
+            ),
+            scheduler: leading(
+                SCHEDULER_LEASE,
+                h.runs_scheduler(),
+                procs.scheduler.is_some(),
+            ),
+            node: (h.is_node())
+                .then(|| self.node_view(&h.name, cluster.watched))
+                .flatten(),
+            fill: self.fill(id, pods.iter().chain(&terminating)),
+            pods,
+            terminating,
+            lb_backends: (procs.lb.iter())
+                .flat_map(|lb| lb.backends().into_iter().zip(lb.connections()))
+                .map(|((b, in_service), connections)| BackendView {
+                    name: self.hosts[b as usize].name.clone(),
+                    in_service,
+                    connections,
+                })
+                .collect(),
+            vip: self.holds_vip(id),
+        }
+    }
+
+    /// The etcd member on a host, if it has one: its role as Raft has it, and its place in the
+    /// current cluster.
+    fn member_view(&self, id: HostId, voters: &[MemberId]) -> Option<MemberView> {
+        let m = self.etcd.members[id as usize].as_ref()?;
+        let current = m.cluster == self.etcd.current;
+        Some(MemberView {
+            role: if !self.hosts[id as usize].up {
+                MemberRole::Stopped
+            } else if m.removed {
+                MemberRole::Removed
+            } else {
+                match m.raft.role() {
+                    RaftRole::Leader => MemberRole::Leader,
+                    RaftRole::Follower => MemberRole::Follower,
+                    RaftRole::Candidate => MemberRole::Candidate,
+                    RaftRole::PreCandidate => MemberRole::PreCandidate,
+                }
+            },
+            term: m.raft.term(),
+            commit: m.raft.commit_index(),
+            applied: m.raft.applied_index(),
+            voter: current && voters.contains(&m.raft.id()),
+            learner: current && !m.removed && m.raft.learners().contains(&m.raft.id()),
+        })
+    }
+
+    /// A worker's requests against what it can allocate, when the run tracks capacity.
+    fn fill<'a>(&self, id: HostId, pods: impl Iterator<Item = &'a PodView>) -> Option<Fill> {
+        let h = &self.scenario.hosts[id as usize];
+        let c = self.hosts.capacity.as_ref().filter(|_| h.is_worker())?;
+        let a = h.allocatable();
+        let mut fill = Fill {
+            cpu: 0,
+            cpu_allocatable: a.cpu,
+            memory: 0,
+            memory_allocatable: a.memory,
+        };
+        for p in pods {
+            let r = (c.requests.get(p.workload.as_str()))
+                .copied()
+                .unwrap_or_default();
+            fill.cpu += r.cpu;
+            fill.memory += r.memory;
+        }
+        Some(fill)
     }
 
     /// Pods the API has marked for deletion (Terminating), by the node they are bound to, as the
