@@ -16,54 +16,51 @@ use crate::scenario::taint::{TaintEffect, TaintText};
 use crate::scenario::{Action, Role};
 
 impl World {
+    /// A scenario event comes: a fault of a host, of the network, an etcd membership change,
+    /// or an operator's action through the API.
     pub(super) fn apply_scenario_event(&mut self, i: usize) {
         let action = self.scenario.events[i].action.clone();
-        let action_name = action.name();
         match action {
-            Action::Crash { host } => {
-                if let Some(h) = self.hosts.id(&host) {
-                    self.crash_host(h, "the scenario crashed it");
+            Action::Partition { .. }
+            | Action::Isolate { .. }
+            | Action::PartitionOneway { .. }
+            | Action::Heal => self.apply_network_fault(action),
+            Action::DeletePod { pod, force } => {
+                self.with_operator(|o, ctx| o.delete_pod(ctx, &pod, force))
+            }
+            Action::Scale { workload, replicas } => {
+                self.with_operator(|o, ctx| o.scale(ctx, &workload, replicas))
+            }
+            action => {
+                if let Some(h) = self.hosts.id(action.host().unwrap_or_default()) {
+                    self.apply_host_action(h, action);
                 }
             }
-            Action::Restart { host } => {
-                if let Some(h) = self.hosts.id(&host) {
-                    self.boot_host(h);
-                }
-            }
-            Action::Reboot { host, downtime } => {
-                if let Some(h) = self.hosts.id(&host) {
-                    // A clean shutdown: an etcd leader hands over before the host goes down.
-                    self.stop_etcd_cleanly(h, AfterStop::Reboot { downtime });
-                }
-            }
+        }
+        self.update_quorum();
+    }
+
+    fn apply_network_fault(&mut self, action: Action) {
+        match action {
             Action::Partition { groups } => {
-                let ids: Vec<Vec<HostId>> = groups
-                    .iter()
+                let mut ids: Vec<Vec<HostId>> = (groups.iter())
                     .map(|g| self.hosts.resolve(&self.scenario, g))
                     .collect();
-                let mut ids = ids;
                 // The hidden probe host sees everybody.
                 ids.iter_mut()
                     .for_each(|g| g.retain(|&h| h != self.hosts.probe));
                 self.net.partition(&ids);
-                let desc: Vec<String> = groups
-                    .iter()
+                let desc: Vec<String> = (groups.iter())
                     .map(|g| format!("[{}]", g.join(", ")))
                     .collect();
-                self.push_event(
-                    EventKind::NetPartition,
-                    None,
-                    format!("the network splits into {}", desc.join(" | ")),
-                );
+                let text = format!("the network splits into {}", desc.join(" | "));
+                self.push_event(EventKind::NetPartition, None, text);
             }
             Action::Isolate { host } => {
                 if let Some(h) = self.hosts.id(&host) {
                     self.net.isolate(h);
-                    self.push_event(
-                        EventKind::NetIsolate,
-                        Some(h),
-                        format!("{host} is cut off from every other host"),
-                    );
+                    let text = format!("{host} is cut off from every other host");
+                    self.push_event(EventKind::NetIsolate, Some(h), text);
                 }
             }
             Action::PartitionOneway { from, to } => {
@@ -79,67 +76,50 @@ impl World {
             }
             Action::Heal => {
                 self.net.heal();
-                self.push_event(
-                    EventKind::NetHeal,
-                    None,
-                    "every partition and isolation ends".to_string(),
-                );
+                let text = "every partition and isolation ends".to_string();
+                self.push_event(EventKind::NetHeal, None, text);
             }
-            Action::SpotInterrupt { host } => {
-                if let Some(h) = self.hosts.id(&host) {
-                    self.spot_notice(h, None);
-                }
+            _ => unreachable!("not a network fault"),
+        }
+    }
+
+    /// An action on one host `h` (the scenario's checks made sure the host exists).
+    fn apply_host_action(&mut self, h: HostId, action: Action) {
+        let action_name = action.name();
+        match action {
+            Action::Crash { .. } => self.crash_host(h, "the scenario crashed it"),
+            Action::Restart { .. } => self.boot_host(h),
+            // A clean shutdown: an etcd leader hands over before the host goes down.
+            Action::Reboot { downtime, .. } => {
+                self.stop_etcd_cleanly(h, AfterStop::Reboot { downtime })
             }
-            Action::Join { host } => {
-                if let Some(h) = self.hosts.id(&host) {
-                    self.kubeadm_join(h);
-                }
+            Action::SpotInterrupt { .. } => self.spot_notice(h, None),
+            Action::Join { .. } => self.kubeadm_join(h),
+            Action::EtcdMemberAdd { learner, .. } => {
+                let id = self.etcd.next_member_id(h);
+                let change = match learner {
+                    true => ConfChange::AddLearner(id),
+                    false => ConfChange::AddVoter(id),
+                };
+                self.start_member_change("etcd_member_add", h, change);
             }
-            Action::EtcdMemberAdd { host, learner } => {
-                if let Some(h) = self.hosts.id(&host) {
-                    let id = self.etcd.next_member_id(h);
-                    let change = if learner {
-                        ConfChange::AddLearner(id)
-                    } else {
-                        ConfChange::AddVoter(id)
-                    };
-                    self.start_member_change("etcd_member_add", h, change);
-                }
+            Action::EtcdMemberPromote { .. } => {
+                let change = ConfChange::PromoteLearner(self.etcd.member_id_of(h));
+                self.start_member_change("etcd_member_promote", h, change);
             }
-            Action::EtcdMemberPromote { host } => {
-                if let Some(h) = self.hosts.id(&host) {
-                    let change = ConfChange::PromoteLearner(self.etcd.member_id_of(h));
-                    self.start_member_change("etcd_member_promote", h, change);
-                }
+            Action::EtcdMemberRemove { .. } => {
+                let change = ConfChange::Remove(self.etcd.member_id_of(h));
+                self.start_member_change("etcd_member_remove", h, change);
             }
-            Action::EtcdMemberRemove { host } => {
-                if let Some(h) = self.hosts.id(&host) {
-                    self.start_member_change(
-                        "etcd_member_remove",
-                        h,
-                        ConfChange::Remove(self.etcd.member_id_of(h)),
-                    );
-                }
-            }
-            Action::EtcdForceNewCluster { host } => {
-                if let Some(h) = self.hosts.id(&host) {
-                    self.force_new_cluster(h);
-                }
-            }
-            Action::DeletePod { pod, force } => {
-                self.with_operator(|o, ctx| o.delete_pod(ctx, &pod, force))
-            }
-            Action::Scale { workload, replicas } => {
-                self.with_operator(|o, ctx| o.scale(ctx, &workload, replicas))
-            }
+            Action::EtcdForceNewCluster { .. } => self.force_new_cluster(h),
+            Action::RestartComponent { component, .. } => self.restart_component(h, component),
+            Action::Drain { host } => self.with_operator(|o, ctx| o.drain(ctx, &host, h, true)),
             Action::Cordon { host } | Action::Uncordon { host } => {
                 let change = match action_name {
                     "cordon" => NodeEdit::Cordon,
                     _ => NodeEdit::Uncordon,
                 };
-                if let Some(h) = self.hosts.id(&host) {
-                    self.with_operator(|o, ctx| o.edit_node(ctx, &host, h, change));
-                }
+                self.with_operator(|o, ctx| o.edit_node(ctx, &host, h, change));
             }
             Action::Taint { host, taint } | Action::Untaint { host, taint } => {
                 // Checked when the scenario was read.
@@ -151,9 +131,7 @@ impl World {
                     "taint" => NodeEdit::Taint(spec),
                     _ => NodeEdit::Untaint(spec),
                 };
-                if let Some(h) = self.hosts.id(&host) {
-                    self.with_operator(|o, ctx| o.edit_node(ctx, &host, h, change));
-                }
+                self.with_operator(|o, ctx| o.edit_node(ctx, &host, h, change));
             }
             Action::Label { host, label } | Action::Unlabel { host, label } => {
                 let set = action_name == "label";
@@ -165,22 +143,10 @@ impl World {
                     true => NodeEdit::Label { key, value },
                     false => NodeEdit::Unlabel { key },
                 };
-                if let Some(h) = self.hosts.id(&host) {
-                    self.with_operator(|o, ctx| o.edit_node(ctx, &host, h, change));
-                }
+                self.with_operator(|o, ctx| o.edit_node(ctx, &host, h, change));
             }
-            Action::Drain { host } => {
-                if let Some(h) = self.hosts.id(&host) {
-                    self.with_operator(|o, ctx| o.drain(ctx, &host, h, true));
-                }
-            }
-            Action::RestartComponent { host, component } => {
-                if let Some(h) = self.hosts.id(&host) {
-                    self.restart_component(h, component);
-                }
-            }
+            _ => unreachable!("not an action on one host"),
         }
-        self.update_quorum();
     }
 
     /// Runs an operator action through the API (the operator exists when an apiserver does).
