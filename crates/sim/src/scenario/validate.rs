@@ -78,6 +78,23 @@ impl Scenario {
     /// or editing a scenario in code. Errors name the field as the JSON document would
     /// (`events[2].host`).
     pub fn validate(&self) -> Result<(), ScenarioError> {
+        self.validate_header()?;
+        let zones = self.validate_zones()?;
+        let hosts = self.validate_hosts(&zones)?;
+        let workloads = self.validate_workloads()?;
+        self.validate_settings()?;
+
+        let pods = self.pod_count();
+        if pods > MAX_PODS as u64 {
+            return fail("workloads", too_many_pods(pods));
+        }
+
+        self.validate_events(&zones, &hosts, &workloads)?;
+        self.validate_faults(&zones, &hosts)
+    }
+
+    /// The version, the name and description, the duration.
+    fn validate_header(&self) -> Result<(), ScenarioError> {
         if self.version != VERSION {
             return fail("version", unsupported_version(self.version as u64));
         }
@@ -97,8 +114,11 @@ impl Scenario {
                 ),
             );
         }
+        Ok(())
+    }
 
-        // Zones.
+    /// The zones, each named once; the default zone is known too.
+    fn validate_zones(&self) -> Result<Names<'_>, ScenarioError> {
         check_count("zones", self.zones.len(), MAX_ZONES, "zones")?;
         let mut zones: Names = MemberMap::default();
         for (i, z) in self.zones.iter().enumerate() {
@@ -109,8 +129,11 @@ impl Scenario {
             }
         }
         zones.insert(DEFAULT_ZONE, ());
+        Ok(zones)
+    }
 
-        // Hosts.
+    /// The hosts: names (none also a zone's), zones, roles; at least one etcd member at t = 0.
+    fn validate_hosts(&self, zones: &Names) -> Result<Index<'_>, ScenarioError> {
         check_count("hosts", self.hosts.len(), MAX_HOSTS, "hosts")?;
         if self.hosts.is_empty() {
             return fail("hosts", "a scenario needs at least one host");
@@ -159,8 +182,11 @@ impl Scenario {
                 "no host runs etcd (outside standby hosts); the cluster needs at least one etcd member",
             );
         }
+        Ok(hosts)
+    }
 
-        // Workloads.
+    /// The workloads: names, the kind's replicas, grace periods.
+    fn validate_workloads(&self) -> Result<Index<'_>, ScenarioError> {
         check_count(
             "workloads",
             self.workloads.len(),
@@ -232,15 +258,7 @@ impl Scenario {
             }
         }
 
-        self.validate_settings()?;
-
-        let pods = self.pod_count();
-        if pods > MAX_PODS as u64 {
-            return fail("workloads", too_many_pods(pods));
-        }
-
-        self.validate_events(&zones, &hosts, &workloads)?;
-        self.validate_faults(&zones, &hosts)
+        Ok(workloads)
     }
 
     /// How many faults and repairs the fault processes are expected to draw over `duration`.
