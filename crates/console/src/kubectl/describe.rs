@@ -458,6 +458,7 @@ pub(super) fn with_events(
         return out;
     };
     sim::kernel::sort::sort_by_key(&mut events, |e| e.at);
+    // kubectl's own heading: four dashes under "Age".
     let mut rows = vec![
         ["  Type", "Reason", "Age", "From", "Message"]
             .map(String::from)
@@ -638,6 +639,41 @@ fn node_text(
     ip: &str,
     now: SimTime,
 ) -> String {
+    let mut out = node_header(n);
+    out.push_str("Lease:\n");
+    match lease {
+        Some(l) => out.push_str(&format!(
+            "  HolderIdentity:  {}\n  AcquireTime:     <unset>\n  RenewTime:       {}\n",
+            l.holder,
+            date(l.renew_time)
+        )),
+        None => out.push_str("  Failed to get lease: leases.coordination.k8s.io \"not found\"\n"),
+    }
+    out.push_str("Conditions:\n");
+    out.push_str(&node_conditions(n, lease));
+    out.push_str(&format!(
+        "Addresses:\n  InternalIP:  {ip}\n  Hostname:    {}\n",
+        n.name
+    ));
+    out.push_str(&node_pods(n, objects, now));
+    out.push_str("Events:                       <none>\n");
+    out
+}
+
+/// The heading of a describe table: the column names, the first indented by two, and a dashed
+/// line under each.
+fn heading(columns: &[&str]) -> Vec<Vec<String>> {
+    let names = columns.iter().map(|c| c.to_string());
+    let dashes = columns.iter().map(|c| "-".repeat(c.len()));
+    let indent = |mut row: Vec<String>| {
+        row[0] = format!("  {}", row[0]);
+        row
+    };
+    vec![indent(names.collect()), indent(dashes.collect())]
+}
+
+/// A Node's name, role, labels, annotations, creation, taints and cordon.
+fn node_header(n: &Node) -> String {
     let mut out = format!("Name:               {}\n", n.name);
     let role = if n.control_plane {
         "control-plane"
@@ -665,16 +701,12 @@ fn node_text(
     out.push_str(&format!("Taints:             {taints}\n"));
     let cordoned = n.has_taint(sim::k8s::objects::TaintKey::Unschedulable);
     out.push_str(&format!("Unschedulable:      {cordoned}\n"));
-    out.push_str("Lease:\n");
-    match lease {
-        Some(l) => out.push_str(&format!(
-            "  HolderIdentity:  {}\n  AcquireTime:     <unset>\n  RenewTime:       {}\n",
-            l.holder,
-            date(l.renew_time)
-        )),
-        None => out.push_str("  Failed to get lease: leases.coordination.k8s.io \"not found\"\n"),
-    }
-    // The pressure conditions follow Ready; Unknown is what the node lifecycle controller writes.
+    out
+}
+
+/// A Node's conditions: the pressure conditions follow Ready; Unknown is what the node
+/// lifecycle controller writes when the kubelet went silent.
+fn node_conditions(n: &Node, lease: Option<&Lease>) -> String {
     let (since, heartbeat) = match (n.ready, lease) {
         (Condition::True, _) | (_, None) => (n.ready_since, n.ready_since),
         (_, Some(l)) => (n.ready_since, l.renew_time),
@@ -706,42 +738,23 @@ fn node_text(
                 "kubelet is posting ready status",
             ),
         ],
-        _ => {
-            let gone = (
+        _ => ["MemoryPressure", "DiskPressure", "PIDPressure", "Ready"].map(|kind| {
+            (
+                kind,
                 "Unknown",
                 "NodeStatusUnknown",
                 "Kubelet stopped posting node status.",
-            );
-            [
-                ("MemoryPressure", gone.0, gone.1, gone.2),
-                ("DiskPressure", gone.0, gone.1, gone.2),
-                ("PIDPressure", gone.0, gone.1, gone.2),
-                ("Ready", gone.0, gone.1, gone.2),
-            ]
-        }
+            )
+        }),
     };
-    let mut table = vec![
-        [
-            "  Type",
-            "Status",
-            "LastHeartbeatTime",
-            "LastTransitionTime",
-            "Reason",
-            "Message",
-        ]
-        .map(String::from)
-        .to_vec(),
-        [
-            "  ----",
-            "------",
-            "-----------------",
-            "------------------",
-            "------",
-            "-------",
-        ]
-        .map(String::from)
-        .to_vec(),
-    ];
+    let mut table = heading(&[
+        "Type",
+        "Status",
+        "LastHeartbeatTime",
+        "LastTransitionTime",
+        "Reason",
+        "Message",
+    ]);
     for (kind, status, reason, message) in rows {
         table.push(vec![
             format!("  {kind}"),
@@ -752,12 +765,11 @@ fn node_text(
             message.into(),
         ]);
     }
-    out.push_str("Conditions:\n");
-    out.push_str(&align(&table, 0, 2));
-    out.push_str(&format!(
-        "Addresses:\n  InternalIP:  {ip}\n  Hostname:    {}\n",
-        n.name
-    ));
+    align(&table, 0, 2)
+}
+
+/// The pods bound to a Node, by namespace and name, with their requests and age.
+fn node_pods(n: &Node, objects: &[&Object], now: SimTime) -> String {
     let namespace = namespace_of;
     let mut pods: Vec<&Pod> = objects
         .iter()
@@ -767,34 +779,16 @@ fn node_text(
     sim::kernel::sort::sort_by(&mut pods, |a, b| {
         (namespace(a), &a.name).cmp(&(namespace(b), &b.name))
     });
-    out.push_str(&format!(
-        "Non-terminated Pods:          ({} in total)\n",
-        pods.len()
-    ));
-    let mut table = vec![
-        [
-            "  Namespace",
-            "Name",
-            "CPU Requests",
-            "CPU Limits",
-            "Memory Requests",
-            "Memory Limits",
-            "Age",
-        ]
-        .map(String::from)
-        .to_vec(),
-        [
-            "  ---------",
-            "----",
-            "------------",
-            "----------",
-            "---------------",
-            "-------------",
-            "---",
-        ]
-        .map(String::from)
-        .to_vec(),
-    ];
+    let mut out = format!("Non-terminated Pods:          ({} in total)\n", pods.len());
+    let mut table = heading(&[
+        "Namespace",
+        "Name",
+        "CPU Requests",
+        "CPU Limits",
+        "Memory Requests",
+        "Memory Limits",
+        "Age",
+    ]);
     for p in pods {
         let zero = "0 (0%)".to_string();
         let age = human_duration((now.0.saturating_sub(p.created.0)) as f64 / 1e6);
@@ -814,7 +808,6 @@ fn node_text(
         row[0] = format!("{:<28}", row[0]);
     }
     out.push_str(&align(&table, 0, 2));
-    out.push_str("Events:                       <none>\n");
     out
 }
 
