@@ -121,7 +121,8 @@ fn fail(text: String) -> Output {
 }
 
 /// `kubectl port-forward TYPE/NAME [LOCAL:]REMOTE` from `from` (`words`: what follows
-/// `port-forward`).
+/// `port-forward`): the ports read, the pod found, the tunnel opened through the API to its
+/// kubelet, then a job that keeps it.
 pub(crate) fn port_forward(
     world: &World,
     from: HostId,
@@ -137,6 +138,55 @@ pub(crate) fn port_forward(
             _ => "console: this console forwards one port per command\n".into(),
         });
     };
+    let (local, remote) = match forwarded_ports(world, ports) {
+        Ok(p) => p,
+        Err(e) => return e,
+    };
+    let (kind, name) = target.split_once('/').unwrap_or(("pod", target));
+    let kind = match resource(kind) {
+        Ok(k) => k,
+        Err(e) => return e,
+    };
+    let mut client = Client::new(world, from, flags);
+    let items = match client.list("/registry/", &format!("get {kind} {name}")) {
+        Ok(items) => items,
+        Err(e) => return client.failed(e),
+    };
+    let objects: Vec<&Object> = items.iter().map(|(_, kv)| &*kv.value).collect();
+    let target_pod = forwarded_pod(world, &mut client, &objects, kind, name, namespace, remote);
+    let (pod, node) = match target_pod {
+        Ok(p) => p,
+        Err(e) => return client.failed(e),
+    };
+    let tunnel = match open_tunnel(&mut client, from, pod, node, (local, remote), jobs) {
+        Ok(t) => t,
+        Err(e) => return client.failed(e),
+    };
+    jobs.list.push(Job {
+        port: local,
+        pid: pid(world, from),
+        started: world.now(),
+        background,
+        kind: JobKind::Forward(tunnel),
+    });
+    Output {
+        stdout: format!(
+            "Forwarding from 127.0.0.1:{local} -> {remote}\nForwarding from [::1]:{local} -> {remote}\n"
+        ),
+        stderr: foreground(
+            background,
+            &format!(
+                "kubectl port-forward {} {ports} & curl localhost:{local}",
+                clip(target)
+            ),
+        ),
+        took_s: client.took_s(),
+        ..Output::default()
+    }
+}
+
+/// `[LOCAL:]REMOTE`: the local and the remote port (an empty local port asks for a free one).
+fn forwarded_ports(world: &World, ports: &str) -> Result<(u16, u16), Output> {
     let (local, remote) = ports.split_once(':').unwrap_or((ports, ports));
     let port = |p: &str, which: &str| match p.parse::<u16>() {
         Ok(p) if p > 0 => Ok(p),
@@ -145,40 +195,43 @@ pub(crate) fn port_forward(
             clip(p)
         ))),
     };
-    let remote = match port(remote, "remote") {
-        Ok(p) => p,
-        Err(e) => return e,
-    };
-    // An empty local port asks for a free one.
+    let remote = port(remote, "remote")?;
     let local = match local {
         "" => free_port(world),
-        l => match port(l, "local") {
-            Ok(p) => p,
-            Err(e) => return e,
-        },
+        l => port(l, "local")?,
     };
-    let (kind, name) = target.split_once('/').unwrap_or(("pod", target));
-    let kind = match kind {
+    Ok((local, remote))
+}
+
+/// The resource a port-forward's TYPE names, as the API calls it.
+fn resource(kind: &str) -> Result<&'static str, Output> {
+    Ok(match kind {
         "pod" | "pods" | "po" => "pods",
         "svc" | "service" | "services" => "services",
         "deploy" | "deployment" | "deployments" => "deployments.apps",
         "sts" | "statefulset" | "statefulsets" => "statefulsets.apps",
         "ds" | "daemonset" | "daemonsets" => "daemonsets.apps",
         other => {
-            return fail(format!(
+            return Err(fail(format!(
                 "error: the server doesn't have a resource type \"{}\"\n",
                 clip(other)
-            ))
+            )))
         }
-    };
-    let mut client = Client::new(world, from, flags);
-    let items = match client.list("/registry/", &format!("get {kind} {name}")) {
-        Ok(items) => items,
-        Err(e) => return client.failed(e),
-    };
-    let objects: Vec<&Object> = items.iter().map(|(_, kv)| &*kv.value).collect();
-    let mut pods = objects
-        .iter()
+    })
+}
+
+/// The running pod a port-forward goes to, and its node: the one named, or for a workload or
+/// Service the first of its pods in kubectl's order (waiting for one to appear as kubectl does).
+fn forwarded_pod<'a>(
+    world: &World,
+    client: &mut Client,
+    objects: &[&'a Object],
+    kind: &str,
+    name: &str,
+    namespace: &str,
+    remote: u16,
+) -> Result<(&'a Pod, HostId), (String, i32)> {
+    let mut pods = (objects.iter())
         .filter_map(|o| o.as_pod())
         .filter(|p| namespace_of(p) == namespace);
     let not_found = format!(
@@ -189,15 +242,14 @@ pub(crate) fn port_forward(
         pods.find(|p| p.name == name)
     } else {
         let workload = match kind {
-            "services" => service_workload(&objects, namespace, name),
-            _ => objects
-                .iter()
+            "services" => service_workload(objects, namespace, name),
+            _ => (objects.iter())
                 .filter_map(|o| o.as_workload())
                 .find(|w| w.name == name && workload_namespace(&w.name) == namespace)
                 .map(|w| w.name.as_str()),
         };
         let Some(workload) = workload else {
-            return client.failed((not_found, 1));
+            return Err((not_found, 1));
         };
         let ports: &[u16] = if workload == COREDNS {
             &[53, 9153]
@@ -209,7 +261,7 @@ pub(crate) fn port_forward(
                 "error: Service {} does not have a service port {remote}\n",
                 clip(name)
             );
-            return client.failed((e, 1));
+            return Err((e, 1));
         }
         // kubectl's order: running and ready pods first, the oldest of them first.
         let pod = pods
@@ -218,25 +270,35 @@ pub(crate) fn port_forward(
         if pod.is_none() {
             // kubectl waits for a pod to appear, for --pod-running-timeout (1 minute).
             client.copy.run_until(client.now() + GIVE_UP, u64::MAX);
-            return client.failed(("error: timed out waiting for the condition\n".into(), 1));
+            return Err(("error: timed out waiting for the condition\n".into(), 1));
         }
         pod
     };
     let (Some(pod), Some(node)) = (pod, pod.and_then(|p| host_of(world, p))) else {
-        return client.failed((not_found, 1));
+        return Err((not_found, 1));
     };
     if !pod.running {
         // A pod whose containers have not started is Pending.
-        return client.failed((
+        return Err((
             "error: unable to forward port because pod is not running. Current status=Pending\n"
                 .into(),
             1,
         ));
     }
-    // The upgrade request: the apiserver reads the pod, then dials its node's kubelet.
-    if let Err(e) = client.get(&pod_key(&pod.name), "get pods", "pods", &pod.name) {
-        return client.failed(e);
-    }
+    Ok((pod, node))
+}
+
+/// The upgrade request: the apiserver reads the pod, then dials its node's kubelet. The
+/// tunnel's way (the balancer if any, the apiserver, the kubelet) and the lives of its ends.
+fn open_tunnel(
+    client: &mut Client,
+    from: HostId,
+    pod: &Pod,
+    node: HostId,
+    (local, remote): (u16, u16),
+    jobs: &Jobs,
+) -> Result<Tunnel, (String, i32)> {
+    client.get(&pod_key(&pod.name), "get pods", "pods", &pod.name)?;
     let apiserver = client.served_by.unwrap_or(from);
     let kubelet = Addr {
         host: node,
@@ -260,9 +322,8 @@ pub(crate) fn port_forward(
         _ => None,
     };
     if let Some(e) = refused {
-        return client.failed((e, 1));
+        return Err((e, 1));
     }
-    // The connection's way: the balancer (if any), the apiserver, the kubelet.
     let mut ends = Vec::new();
     let mut hops = vec![(apiserver, node)];
     let endpoint = client.copy.api_endpoint().filter(|e| e.port == Port::LB);
@@ -277,33 +338,13 @@ pub(crate) fn port_forward(
             ends.push((at, life));
         }
     }
-    jobs.list.push(Job {
-        port: local,
-        pid: pid(world, from),
-        started: world.now(),
-        background,
-        kind: JobKind::Forward(Tunnel {
-            remote,
-            pod: pod.name.clone(),
-            node,
-            ends,
-            hops,
-        }),
-    });
-    Output {
-        stdout: format!(
-            "Forwarding from 127.0.0.1:{local} -> {remote}\nForwarding from [::1]:{local} -> {remote}\n"
-        ),
-        stderr: foreground(
-            background,
-            &format!(
-                "kubectl port-forward {} {ports} & curl localhost:{local}",
-                clip(target)
-            ),
-        ),
-        took_s: client.took_s(),
-        ..Output::default()
-    }
+    Ok(Tunnel {
+        remote,
+        pod: pod.name.clone(),
+        node,
+        ends,
+        hops,
+    })
 }
 
 /// What the console says of a job run in the foreground: it would run until stopped.
