@@ -166,6 +166,38 @@ struct Cluster<'a> {
     ignored: Vec<(String, usize)>,
 }
 
+/// The scenario as it is built: its hosts, zones and settings, the host names taken, and the
+/// notes on what was not carried over.
+#[derive(Default)]
+struct Draft {
+    hosts: Vec<Value>,
+    zones: Vec<String>,
+    settings: Map<String, Value>,
+    taken: Vec<String>,
+    notes: Vec<String>,
+}
+
+/// The scenario's description: the summary, then the first notes (within the format's limit).
+fn description(summary: String, notes: &[String]) -> String {
+    let mut description = summary;
+    if !notes.is_empty() {
+        description.push_str(" Not carried over or changed:");
+        for n in notes.iter().take(NOTES_IN_DESCRIPTION) {
+            description.push_str("\n- ");
+            description.push_str(n);
+        }
+        if notes.len() > NOTES_IN_DESCRIPTION {
+            description.push_str(&format!(
+                "\n- and {} more",
+                notes.len() - NOTES_IN_DESCRIPTION
+            ));
+        }
+    }
+    (description.chars())
+        .take(sim::scenario::MAX_DESCRIPTION_LEN)
+        .collect()
+}
+
 impl<'a> Cluster<'a> {
     fn read(objects: &'a [Value]) -> Cluster<'a> {
         let mut c = Cluster::default();
@@ -193,13 +225,15 @@ impl<'a> Cluster<'a> {
         c
     }
 
+    /// The scenario: a host per Node, then the control plane the Nodes do not show (external
+    /// etcd, a load balancer, a managed control plane), the workloads, and a description that
+    /// says what was not carried over.
     fn build(
         &self,
         name: Option<&str>,
         files: &str,
         count: usize,
     ) -> Result<Imported, ImportError> {
-        let mut notes = Vec::new();
         if self.nodes.is_empty() {
             return Err(ImportError {
                 file: files.to_string(),
@@ -207,35 +241,70 @@ impl<'a> Cluster<'a> {
                 message: "no Node found: include the output of kubectl get nodes -o yaml".into(),
             });
         }
+        let mut d = Draft::default();
         if !self.ignored.is_empty() {
-            let kinds: Vec<String> = self
-                .ignored
-                .iter()
+            let kinds: Vec<String> = (self.ignored.iter())
                 .map(|(k, n)| format!("{n} {k}"))
                 .collect();
-            notes.push(format!("ignored: {}", kinds.join(", ")));
+            d.notes.push(format!("ignored: {}", kinds.join(", ")));
         }
-        let mut taken = Vec::new();
-        let mut zones: Vec<String> = Vec::new();
-        let mut hosts = Vec::new();
-        let etcd_nodes: Vec<&str> = self
-            .system_pods
-            .iter()
+        let control_planes = self.node_hosts(&mut d);
+        self.control_plane_hosts(&mut d, control_planes);
+        let workloads = self.workloads(&mut d.settings, &mut d.notes);
+        if workloads.iter().any(|w| w["service"] == json!(true)) {
+            let host = unique("users".into(), &mut d.taken);
+            d.hosts.push(json!({"name": host, "roles": ["client"]}));
+        }
+        let summary = format!(
+            "Imported from {count} Kubernetes objects ({files}): {} Nodes, {} workloads.",
+            self.nodes.len(),
+            workloads.len()
+        );
+        let mut doc = json!({
+            "version": 1,
+            "name": name.unwrap_or("imported cluster"),
+            "description": description(summary, &d.notes),
+            "seed": 1,
+            "duration": "1h",
+            "hosts": d.hosts,
+            "workloads": workloads,
+        });
+        if !d.zones.is_empty() {
+            doc["zones"] = json!(d.zones);
+        }
+        if !d.settings.is_empty() {
+            doc["settings"] = Value::Object(d.settings);
+        }
+        let scenario = sim::scenario::parse(&doc.to_string()).map_err(|e| ImportError {
+            file: files.to_string(),
+            line: None,
+            message: format!("the cluster makes no valid scenario: {e}"),
+        })?;
+        Ok(Imported {
+            scenario,
+            notes: d.notes,
+        })
+    }
+
+    /// A host per Node: its zone, roles (stacked etcd where kube-system runs an etcd pod),
+    /// spot, allocatable cpu and memory. How many are control-plane hosts.
+    fn node_hosts(&self, d: &mut Draft) -> usize {
+        let etcd_nodes: Vec<&str> = (self.system_pods.iter())
             .filter(|p| label(p, "component") == Some("etcd"))
             .filter_map(|p| str_of(p, &["spec", "nodeName"]))
             .collect();
         let mut control_planes = 0;
         for n in &self.nodes {
             let original = str_of(n, &["metadata", "name"]).unwrap_or("node");
-            let host = unique(dns_label(original), &mut taken);
+            let host = unique(dns_label(original), &mut d.taken);
             let mut h = Map::new();
             h.insert("name".into(), json!(host));
             let zone = label(n, "topology.kubernetes.io/zone")
                 .or_else(|| label(n, "failure-domain.beta.kubernetes.io/zone"));
             if let Some(z) = zone {
                 let z = dns_label(z);
-                if !zones.contains(&z) {
-                    zones.push(z.clone());
+                if !d.zones.contains(&z) {
+                    d.zones.push(z.clone());
                 }
                 h.insert("zone".into(), json!(z));
             }
@@ -265,18 +334,24 @@ impl<'a> Cluster<'a> {
                     Some(Ok(q)) => {
                         h.insert(field.into(), json!(fmt(q)));
                     }
-                    Some(Err(e)) => {
-                        notes.push(format!("node {original}: allocatable {field}: {e}"))
-                    }
+                    Some(Err(e)) => d
+                        .notes
+                        .push(format!("node {original}: allocatable {field}: {e}")),
                     None => {}
                 }
             }
             if host != original {
-                notes.push(format!("node {original} is host {host}"));
+                d.notes.push(format!("node {original} is host {host}"));
             }
-            hosts.push(Value::Object(h));
+            d.hosts.push(Value::Object(h));
         }
-        let mut settings = Map::new();
+        control_planes
+    }
+
+    /// What the Nodes do not show of the control plane: kube-vip (from its static pods),
+    /// external etcd and the endpoint (from kubeadm-config), a managed control plane (no
+    /// control-plane Node), and the load balancer in front of the apiservers.
+    fn control_plane_hosts(&self, d: &mut Draft, control_planes: usize) {
         let kube_vip = self.system_pods.iter().any(|p| {
             str_of(p, &["metadata", "name"]).is_some_and(|n| n.starts_with("kube-vip"))
                 || p["spec"]["containers"].as_array().is_some_and(|cs| {
@@ -285,20 +360,19 @@ impl<'a> Cluster<'a> {
                 })
         });
         if kube_vip {
-            settings.insert("api_endpoint".into(), json!("kube-vip"));
+            d.settings.insert("api_endpoint".into(), json!("kube-vip"));
         }
-        let cluster_config: Option<Value> = self
-            .kubeadm_config
+        let cluster_config: Option<Value> = (self.kubeadm_config)
             .and_then(|c| c["data"]["ClusterConfiguration"].as_str())
             .and_then(|text| serde_yaml_ng::from_str(text).ok());
         let mut load_balancer = false;
         if let Some(cfg) = &cluster_config {
             if let Some(endpoints) = cfg["etcd"]["external"]["endpoints"].as_array() {
                 for i in 1..=endpoints.len() {
-                    let host = unique(format!("etcd-{i}"), &mut taken);
-                    hosts.push(json!({"name": host, "roles": ["etcd"]}));
+                    let host = unique(format!("etcd-{i}"), &mut d.taken);
+                    d.hosts.push(json!({"name": host, "roles": ["etcd"]}));
                 }
-                notes.push(format!(
+                d.notes.push(format!(
                     "external etcd: {} members as hosts etcd-1…{} with no zone (their machines are not Nodes)",
                     endpoints.len(),
                     endpoints.len()
@@ -308,73 +382,22 @@ impl<'a> Cluster<'a> {
             load_balancer = !endpoint.is_empty() && !kube_vip;
         }
         if control_planes == 0 {
-            let in_zones: Vec<Option<&String>> = (0..3)
-                .map(|i| (!zones.is_empty()).then(|| &zones[i % zones.len()]))
-                .collect();
-            for (i, zone) in in_zones.into_iter().enumerate() {
-                let host = unique(format!("managed-cp-{}", i + 1), &mut taken);
+            for i in 0..3 {
+                let host = unique(format!("managed-cp-{}", i + 1), &mut d.taken);
                 let mut h = json!({"name": host, "roles": ["control-plane", "etcd"]});
-                if let Some(z) = zone {
-                    h["zone"] = json!(z);
+                if !d.zones.is_empty() {
+                    h["zone"] = json!(d.zones[i % d.zones.len()]);
                 }
-                hosts.push(h);
+                d.hosts.push(h);
             }
             load_balancer = true;
-            notes.push("no control-plane Node (a managed control plane: EKS, GKE, AKS): modelled as three stacked control-plane hosts managed-cp-1…3 behind a load balancer".into());
+            d.notes.push("no control-plane Node (a managed control plane: EKS, GKE, AKS): modelled as three stacked control-plane hosts managed-cp-1…3 behind a load balancer".into());
         }
         if load_balancer {
-            let host = unique("lb".into(), &mut taken);
-            hosts.push(json!({"name": host, "roles": ["load-balancer"]}));
+            let host = unique("lb".into(), &mut d.taken);
+            d.hosts
+                .push(json!({"name": host, "roles": ["load-balancer"]}));
         }
-        let workloads = self.workloads(&mut settings, &mut notes);
-        if workloads.iter().any(|w| w["service"] == json!(true)) {
-            let host = unique("users".into(), &mut taken);
-            hosts.push(json!({"name": host, "roles": ["client"]}));
-        }
-        let name = name.unwrap_or("imported cluster");
-        let mut description = format!(
-            "Imported from {count} Kubernetes objects ({files}): {} Nodes, {} workloads.",
-            self.nodes.len(),
-            workloads.len()
-        );
-        if !notes.is_empty() {
-            description.push_str(" Not carried over or changed:");
-            for n in notes.iter().take(NOTES_IN_DESCRIPTION) {
-                description.push_str("\n- ");
-                description.push_str(n);
-            }
-            if notes.len() > NOTES_IN_DESCRIPTION {
-                description.push_str(&format!(
-                    "\n- and {} more",
-                    notes.len() - NOTES_IN_DESCRIPTION
-                ));
-            }
-        }
-        let description: String = description
-            .chars()
-            .take(sim::scenario::MAX_DESCRIPTION_LEN)
-            .collect();
-        let mut doc = json!({
-            "version": 1,
-            "name": name,
-            "description": description,
-            "seed": 1,
-            "duration": "1h",
-            "hosts": hosts,
-            "workloads": workloads,
-        });
-        if !zones.is_empty() {
-            doc["zones"] = json!(zones);
-        }
-        if !settings.is_empty() {
-            doc["settings"] = Value::Object(settings);
-        }
-        let scenario = sim::scenario::parse(&doc.to_string()).map_err(|e| ImportError {
-            file: files.to_string(),
-            line: None,
-            message: format!("the cluster makes no valid scenario: {e}"),
-        })?;
-        Ok(Imported { scenario, notes })
     }
 
     /// The workloads outside kube-system, with CoreDNS's replicas as a setting.
