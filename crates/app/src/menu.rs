@@ -68,41 +68,9 @@ pub fn menu(props: &Props) -> Html {
             let Some(h) = snap.hosts.iter().find(|h| &h.name == name) else {
                 return html! {};
             };
-            let host = || name.clone();
-            let mut b = Vec::new();
-            match h.state {
-                HostState::Up => {
-                    b.push(act(ts("Crash"), Action::Crash { host: host() }));
-                    b.push(act(
-                        tf(format_args!("Reboot ({} down)", DEFAULT_REBOOT_DOWNTIME)),
-                        Action::Reboot {
-                            host: host(),
-                            downtime: DEFAULT_REBOOT_DOWNTIME,
-                        },
-                    ));
-                    if !h.isolated {
-                        b.push(act(
-                            ts("Isolate from the network"),
-                            Action::Isolate { host: host() },
-                        ));
-                    }
-                }
-                HostState::Down => b.push(act(ts("Restart"), Action::Restart { host: host() })),
-                HostState::Standby => b.push(act(
-                    ts("Join the cluster (kubeadm join)"),
-                    Action::Join { host: host() },
-                )),
-                _ => {}
-            }
-            if h.spot && h.state != HostState::Terminated {
-                b.push(act(
-                    ts("Spot interruption (2-minute notice)"),
-                    Action::SpotInterrupt { host: host() },
-                ));
-            }
-            if h.state != HostState::Terminated {
-                b.extend(etcd_actions(h).into_iter().map(|(words, a)| act(words, a)));
-            }
+            let b = (host_actions(h).into_iter())
+                .map(|(label, a)| act(label, a))
+                .collect();
             (format!("{name} ({})", h.zone), Item::Host(name.clone()), b)
         }
         Selection::Zone(z) => {
@@ -120,35 +88,9 @@ pub fn menu(props: &Props) -> Html {
             (tf(format_args!("zone {z}")), Item::Zone(z.clone()), b)
         }
     };
-    // Moves: to every island the item is not wholly in already, and to a new one.
-    let groups = islands(snap);
-    let partitioned = groups.len() > 1;
-    for (n, (id, members)) in groups.iter().enumerate() {
-        let inside = |i: &usize| match &item {
-            Item::Host(h) => &snap.hosts[*i].name == h,
-            Item::Zone(z) => &snap.hosts[*i].zone == z,
-        };
-        let total = snap
-            .hosts
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| inside(i))
-            .count();
-        if members.iter().filter(|i| inside(i)).count() == total {
-            continue;
-        }
-        let label = if partitioned {
-            tf(format_args!("Move to island {}", island_label(n)))
-        } else {
-            ts("Move back")
-        };
-        buttons.push(mv(label, item.clone(), Target::Island(*id)));
+    for (label, target) in island_moves(snap, &item) {
+        buttons.push(mv(label, item.clone(), target));
     }
-    buttons.push(mv(
-        ts("Move to a new island (cut it off)"),
-        item.clone(),
-        Target::NewIsland,
-    ));
 
     let close = {
         let on_close = props.on_close.clone();
@@ -184,6 +126,73 @@ pub fn menu(props: &Props) -> Html {
             <button class="close" role="menuitem" onclick={Callback::from(move |_| close())}>{ t("Close (Esc)") }</button>
         </div>
     }
+}
+
+/// What can happen to a host in its state: crash, reboot, isolate, restart, join, a spot
+/// interruption, and its etcd member's changes.
+fn host_actions(h: &HostView) -> Vec<(String, Action)> {
+    let host = || h.name.clone();
+    let mut b = Vec::new();
+    match h.state {
+        HostState::Up => {
+            b.push((ts("Crash"), Action::Crash { host: host() }));
+            b.push((
+                tf(format_args!("Reboot ({} down)", DEFAULT_REBOOT_DOWNTIME)),
+                Action::Reboot {
+                    host: host(),
+                    downtime: DEFAULT_REBOOT_DOWNTIME,
+                },
+            ));
+            if !h.isolated {
+                b.push((
+                    ts("Isolate from the network"),
+                    Action::Isolate { host: host() },
+                ));
+            }
+        }
+        HostState::Down => b.push((ts("Restart"), Action::Restart { host: host() })),
+        HostState::Standby => b.push((
+            ts("Join the cluster (kubeadm join)"),
+            Action::Join { host: host() },
+        )),
+        _ => {}
+    }
+    if h.spot && h.state != HostState::Terminated {
+        b.push((
+            ts("Spot interruption (2-minute notice)"),
+            Action::SpotInterrupt { host: host() },
+        ));
+    }
+    if h.state != HostState::Terminated {
+        b.extend(etcd_actions(h));
+    }
+    b
+}
+
+/// Where a host or zone can be dragged: to every island it is not wholly in already, and to
+/// a new one.
+fn island_moves(snap: &Snapshot, item: &Item) -> Vec<(String, Target)> {
+    let groups = islands(snap);
+    let partitioned = groups.len() > 1;
+    let inside = |i: &usize| match item {
+        Item::Host(h) => &snap.hosts[*i].name == h,
+        Item::Zone(z) => &snap.hosts[*i].zone == z,
+    };
+    let total = (0..snap.hosts.len()).filter(inside).count();
+    let mut moves = Vec::new();
+    for (n, (id, members)) in groups.iter().enumerate() {
+        if members.iter().filter(|i| inside(i)).count() == total {
+            continue;
+        }
+        let label = if partitioned {
+            tf(format_args!("Move to island {}", island_label(n)))
+        } else {
+            ts("Move back")
+        };
+        moves.push((label, Target::Island(*id)));
+    }
+    moves.push((ts("Move to a new island (cut it off)"), Target::NewIsland));
+    moves
 }
 
 /// Focuses the first element matching `selector` (an SVG host or zone, or an HTML element).

@@ -130,6 +130,101 @@ pub fn complete(line: &str, words: &[&str]) -> Option<String> {
     Some(done)
 }
 
+/// The terminal's screen: what was typed and printed, the history ↑/↓ walks, how far back it
+/// is, and a redraw for outputs that arrive later (the engine runs the commands).
+#[derive(Clone)]
+struct Screen {
+    entries: std::rc::Rc<std::cell::RefCell<Vec<Entry>>>,
+    history: std::rc::Rc<std::cell::RefCell<Vec<String>>>,
+    back: std::rc::Rc<std::cell::RefCell<usize>>,
+    redraw: UseForceUpdateHandle,
+}
+
+/// The screen of this scenario's terminal session: another scenario (another name: an edit or
+/// a recorded command keeps it) starts with an empty screen and history.
+#[hook]
+fn use_screen(scenario: AttrValue) -> Screen {
+    let screen = Screen {
+        entries: use_mut_ref(Vec::new),
+        history: use_mut_ref(Vec::new),
+        back: use_mut_ref(|| 0),
+        redraw: use_force_update(),
+    };
+    let s = screen.clone();
+    use_effect_with(scenario, move |_| {
+        if !s.entries.borrow().is_empty() || !s.history.borrow().is_empty() {
+            s.entries.borrow_mut().clear();
+            s.history.borrow_mut().clear();
+            *s.back.borrow_mut() = 0;
+            s.redraw.force_update();
+        }
+    });
+    screen
+}
+
+impl Screen {
+    /// How many things are shown (lines typed and outputs), to scroll when it grows.
+    fn shown(&self) -> usize {
+        let entries = self.entries.borrow();
+        entries.len() + entries.iter().filter(|e| e.out.is_some()).count()
+    }
+
+    /// Runs the typed line from host `from` at the moment shown (playback stops there); its
+    /// output fills its entry when the engine answers, and a command that changes the cluster
+    /// is recorded.
+    fn run(&self, session: &crate::session::Session, from: usize, prompt: &str, line: String) {
+        *self.back.borrow_mut() = 0;
+        if line.trim() == "clear" {
+            self.entries.borrow_mut().clear();
+            self.redraw.force_update();
+            return;
+        }
+        if !line.trim().is_empty() {
+            self.history.borrow_mut().push(line.clone());
+        }
+        session.ui.dispatch(UiAction::Pause);
+        {
+            let mut all = self.entries.borrow_mut();
+            all.push(Entry {
+                prompt: prompt.to_string(),
+                line: line.clone(),
+                out: None,
+            });
+            // The last screens' worth.
+            let extra = all.len().saturating_sub(50);
+            all.drain(..extra);
+        }
+        self.redraw.force_update();
+        let (screen, session2) = (self.clone(), session.clone());
+        session.sim.console(from as u32, line, move |out| {
+            if let Some(action) = out.record.clone() {
+                session2.apply(action);
+            }
+            // Outputs come in the order the commands went.
+            let mut entries = screen.entries.borrow_mut();
+            if let Some(e) = entries.iter_mut().find(|e| e.out.is_none()) {
+                e.out = Some(out);
+            }
+            drop(entries);
+            screen.redraw.force_update();
+        });
+    }
+
+    /// ↑ (`older`) or ↓ through the history, into the input.
+    fn recall(&self, older: bool, el: &HtmlInputElement) {
+        let h = self.history.borrow();
+        let mut b = self.back.borrow_mut();
+        *b = if older {
+            (*b + 1).min(h.len())
+        } else {
+            b.saturating_sub(1)
+        };
+        el.set_value(if *b == 0 { "" } else { &h[h.len() - *b] });
+    }
+}
+
+/// The console panel. The host picker's thousand options are built only once the console is
+/// opened, and again only when the scenario or the host changes.
 #[function_component(ConsolePanel)]
 pub fn console_panel() -> Html {
     let session = use_session();
@@ -139,38 +234,18 @@ pub fn console_panel() -> Html {
         .filter(|&h| h < scenario.hosts.len())
         .or_else(|| console::default_vantage(&scenario))
         .unwrap_or(0);
-    // Outputs arrive later (the engine runs the command): entries are filled in place.
-    let entries = use_mut_ref(Vec::<Entry>::new);
-    let redraw = use_force_update();
-    let shown =
-        entries.borrow().len() + entries.borrow().iter().filter(|e| e.out.is_some()).count();
-    let history = use_mut_ref(Vec::<String>::new);
-    let back = use_mut_ref(|| 0usize);
-    // Another scenario (another name: an edit or a recorded command keeps it) is another
-    // terminal session: its screen and history start empty.
-    {
-        let (entries, history, back) = (entries.clone(), history.clone(), back.clone());
-        let redraw = redraw.clone();
-        use_effect_with(scenario.name.clone(), move |_| {
-            if !entries.borrow().is_empty() || !history.borrow().is_empty() {
-                entries.borrow_mut().clear();
-                history.borrow_mut().clear();
-                *back.borrow_mut() = 0;
-                redraw.force_update();
-            }
-        });
-    }
+    let screen = use_screen(scenario.name.clone().into());
     let input = use_node_ref();
-    let screen = use_node_ref();
+    let screen_ref = use_node_ref();
     // The newest output and the prompt stay in view, as in a terminal.
     {
-        let screen = screen.clone();
-        use_effect_with(shown, move |&shown| {
+        let screen_ref = screen_ref.clone();
+        use_effect_with(screen.shown(), move |&shown| {
             // Nothing typed yet: no layout forced while the page first renders.
             if shown == 0 {
                 return;
             }
-            if let Some(el) = screen.cast::<web_sys::Element>() {
+            if let Some(el) = screen_ref.cast::<web_sys::Element>() {
                 el.set_scroll_top(el.scroll_height());
             }
         });
@@ -180,58 +255,13 @@ pub fn console_panel() -> Html {
         fmt_t_precise(session.ui.cursor),
         scenario.hosts.get(from).map_or("", |h| h.name.as_str())
     );
-
-    let run = {
-        let (session, entries, history, back, prompt, redraw) = (
-            session.clone(),
-            entries.clone(),
-            history.clone(),
-            back.clone(),
-            prompt.clone(),
-            redraw.clone(),
-        );
-        move |el: &HtmlInputElement| {
-            let line = el.value();
-            el.set_value("");
-            *back.borrow_mut() = 0;
-            if line.trim() == "clear" {
-                entries.borrow_mut().clear();
-                redraw.force_update();
-                return;
-            }
-            if !line.trim().is_empty() {
-                history.borrow_mut().push(line.clone());
-            }
-            // A command looks at the moment shown: playback stops there.
-            session.ui.dispatch(UiAction::Pause);
-            {
-                let mut all = entries.borrow_mut();
-                all.push(Entry {
-                    prompt: prompt.clone(),
-                    line: line.clone(),
-                    out: None,
-                });
-                // The last screens' worth.
-                let extra = all.len().saturating_sub(50);
-                all.drain(..extra);
-            }
-            redraw.force_update();
-            let (entries, redraw, session2) = (entries.clone(), redraw.clone(), session.clone());
-            session.sim.console(from as u32, line, move |out| {
-                if let Some(action) = out.record.clone() {
-                    session2.apply(action);
-                }
-                // Outputs come in the order the commands went.
-                if let Some(e) = entries.borrow_mut().iter_mut().find(|e| e.out.is_none()) {
-                    e.out = Some(out);
-                }
-                redraw.force_update();
-            });
-        }
-    };
     let onkeydown = {
-        let (history, back, input) = (history.clone(), back.clone(), input.clone());
-        let sim = session.sim.clone();
+        let (screen, input, session, prompt) = (
+            screen.clone(),
+            input.clone(),
+            session.clone(),
+            prompt.clone(),
+        );
         Callback::from(move |e: KeyboardEvent| {
             let Some(el) = input.cast::<HtmlInputElement>() else {
                 return;
@@ -239,25 +269,18 @@ pub fn console_panel() -> Html {
             match e.key().as_str() {
                 "Enter" => {
                     e.prevent_default();
-                    run(&el);
+                    let line = el.value();
+                    el.set_value("");
+                    screen.run(&session, from, &prompt, line);
                 }
                 key @ ("ArrowUp" | "ArrowDown") => {
                     e.prevent_default();
-                    let h = history.borrow();
-                    let mut b = back.borrow_mut();
-                    *b = if key == "ArrowUp" {
-                        (*b + 1).min(h.len())
-                    } else {
-                        b.saturating_sub(1)
-                    };
-                    el.set_value(if *b == 0 { "" } else { &h[h.len() - *b] });
+                    screen.recall(key == "ArrowUp", &el);
                 }
                 "Tab" => {
                     e.prevent_default();
-                    let names = completion_names(&sim.borrow());
-                    let words: Vec<&str> = WORDS
-                        .iter()
-                        .copied()
+                    let names = completion_names(&session.sim.borrow());
+                    let words: Vec<&str> = (WORDS.iter().copied())
                         .chain(names.iter().map(String::as_str))
                         .collect();
                     if let Some(done) = complete(&el.value(), &words) {
@@ -296,6 +319,7 @@ pub fn console_panel() -> Html {
         ))
         .clone()
     };
+    let redraw = screen.redraw.clone();
     html! {
         <details class="console">
             <summary onclick={move |_| { *opened.borrow_mut() = true; redraw.force_update(); }}>{ t("Console: kubectl, etcdctl and curl on this cluster, from any host, at the time shown") }</summary>
@@ -303,8 +327,8 @@ pub fn console_panel() -> Html {
                 <label>{ t("Run from") }{ " " }{ picker }</label>
                 <span class="hint">{ t("Try: kubectl get nodes · kubectl get pods -A -o wide · etcdctl endpoint status --cluster -w table · curl http://web · kubectl get --raw /readyz?verbose · kubectl port-forward svc/web 8080:80 & curl localhost:8080. ↑/↓ history, Tab completes. Commands that change the cluster (cordon, taint, scale, delete pod, etcdctl member add|remove|promote, kubeadm join, etcd --force-new-cluster) are recorded at this moment.") }</span>
             </div>
-            <div class="console-screen" role="log" aria-label={t("Console output")} ref={screen}>
-                { for entries.borrow().iter().map(entry) }
+            <div class="console-screen" role="log" aria-label={t("Console output")} ref={screen_ref}>
+                { for screen.entries.borrow().iter().map(entry) }
                 <div class="input-line">
                     <span class="prompt">{ prompt }</span>
                     <input ref={input} type="text" aria-label={t("Console command")} spellcheck="false"

@@ -466,83 +466,107 @@ pub fn layout(snap: &Snapshot, avail: f64, zoomed: Option<&str>) -> Layout {
         .collect();
     let ks = zone_columns(snap, &zones, &looks, max_inner);
 
-    // Each island on its own, at the origin.
-    let mut boxes: Vec<IslandBox> = Vec::new();
-    for (n, (id, members)) in groups.iter().enumerate() {
-        let mut columns = Vec::new();
-        let (mut x, mut y, mut row_h, mut inner_w) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
-        for (zi, (_, hosts)) in zones.iter().enumerate().filter(|(_, (isl, _))| *isl == n) {
-            let z = &snap.hosts[hosts[0]].zone;
-            let (placed, summary, w, h) = place_zone(snap, hosts, looks[zi], ks[zi]);
-            if x > 0.0 && x + w > max_inner {
-                x = 0.0;
-                y += row_h + ZONE_GAP;
-                row_h = 0.0;
+    // Each island on its own, at the origin, then flowed into place.
+    let boxes: Vec<IslandBox> = (groups.iter().enumerate())
+        .map(|(n, (id, members))| {
+            let in_island = (zones.iter().enumerate())
+                .filter(|(_, (isl, _))| *isl == n)
+                .map(|(zi, (_, hosts))| (hosts.as_slice(), looks[zi], ks[zi]));
+            let (label, detail) = island_words(snap, n, members, partitioned);
+            let (rect, columns) = island_columns(snap, in_island, max_inner);
+            IslandBox {
+                id: *id,
+                label,
+                detail,
+                rect,
+                columns,
             }
-            let (ox, oy) = (IPAD + x, LABEL_H + y);
-            columns.push(Column {
-                zone: z.clone(),
-                header: Rect {
-                    x: ox,
-                    y: oy,
-                    w,
-                    h: HEADER_H,
-                },
-                summary: summary.map(|r| {
-                    let cells: Vec<usize> = placed
-                        .iter()
-                        .filter(|(_, _, l)| *l == Look::Cell)
-                        .map(|(i, _, _)| *i)
-                        .collect();
-                    (r.shift(ox, oy), zone_summary(snap, &cells))
-                }),
-                hosts: placed
-                    .into_iter()
-                    .map(|(i, r, t)| (i, r.shift(ox, oy), t))
-                    .collect(),
-            });
-            x += w + ZONE_GAP;
-            inner_w = inner_w.max(x - ZONE_GAP);
-            row_h = row_h.max(h);
-        }
-        let rect = Rect {
-            x: 0.0,
-            y: 0.0,
-            w: inner_w + 2.0 * IPAD,
-            h: LABEL_H + y + row_h + IPAD,
-        };
-        let (label, detail) = if partitioned {
-            let voters = members
-                .iter()
-                .filter(|&&i| {
-                    let h = &snap.hosts[i];
-                    h.state == HostState::Up
-                        && !h.isolated
-                        && h.etcd.as_ref().is_some_and(|m| m.voter)
-                })
-                .count();
-            let total = snap.etcd.voters;
-            (
-                tf(format_args!("Island {}", island_label(n))),
-                if voters == 1 {
-                    tf(format_args!("1 of {total} etcd voter up here"))
-                } else {
-                    tf(format_args!("{voters} of {total} etcd voters up here"))
-                },
-            )
-        } else {
-            (ts("One network"), ts("every host reaches every other"))
-        };
-        boxes.push(IslandBox {
-            id: *id,
-            label,
-            detail,
-            rect,
-            columns,
-        });
-    }
+        })
+        .collect();
+    flow(boxes, avail, partitioned)
+}
 
-    // Islands flow left to right, wrapping; "new island" after the last one.
+/// An island's zones side by side (wrapping onto rows within `max_inner`), each zone's hosts
+/// placed in its columns: the island's box at the origin, and its columns.
+fn island_columns<'a>(
+    snap: &Snapshot,
+    zones: impl Iterator<Item = (&'a [usize], Look, usize)>,
+    max_inner: f64,
+) -> (Rect, Vec<Column>) {
+    let mut columns = Vec::new();
+    let (mut x, mut y, mut row_h, mut inner_w) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
+    for (hosts, look, k) in zones {
+        let z = &snap.hosts[hosts[0]].zone;
+        let (placed, summary, w, h) = place_zone(snap, hosts, look, k);
+        if x > 0.0 && x + w > max_inner {
+            x = 0.0;
+            y += row_h + ZONE_GAP;
+            row_h = 0.0;
+        }
+        let (ox, oy) = (IPAD + x, LABEL_H + y);
+        columns.push(Column {
+            zone: z.clone(),
+            header: Rect {
+                x: ox,
+                y: oy,
+                w,
+                h: HEADER_H,
+            },
+            summary: summary.map(|r| {
+                let cells: Vec<usize> = (placed.iter())
+                    .filter(|(_, _, l)| *l == Look::Cell)
+                    .map(|(i, _, _)| *i)
+                    .collect();
+                (r.shift(ox, oy), zone_summary(snap, &cells))
+            }),
+            hosts: (placed.into_iter())
+                .map(|(i, r, t)| (i, r.shift(ox, oy), t))
+                .collect(),
+        });
+        x += w + ZONE_GAP;
+        inner_w = inner_w.max(x - ZONE_GAP);
+        row_h = row_h.max(h);
+    }
+    let rect = Rect {
+        x: 0.0,
+        y: 0.0,
+        w: inner_w + 2.0 * IPAD,
+        h: LABEL_H + y + row_h + IPAD,
+    };
+    (rect, columns)
+}
+
+/// An island's label and what it says of etcd there (one network: that every host reaches
+/// every other).
+fn island_words(
+    snap: &Snapshot,
+    n: usize,
+    members: &[usize],
+    partitioned: bool,
+) -> (String, String) {
+    if !partitioned {
+        return (ts("One network"), ts("every host reaches every other"));
+    }
+    let voters = (members.iter())
+        .filter(|&&i| {
+            let h = &snap.hosts[i];
+            h.state == HostState::Up && !h.isolated && h.etcd.as_ref().is_some_and(|m| m.voter)
+        })
+        .count();
+    let total = snap.etcd.voters;
+    (
+        tf(format_args!("Island {}", island_label(n))),
+        if voters == 1 {
+            tf(format_args!("1 of {total} etcd voter up here"))
+        } else {
+            tf(format_args!("{voters} of {total} etcd voters up here"))
+        },
+    )
+}
+
+/// Islands flow left to right, wrapping, the islands of a row as tall as its tallest; "new
+/// island" after the last one (on a narrow screen a strip under them, across the width).
+fn flow(mut boxes: Vec<IslandBox>, avail: f64, partitioned: bool) -> Layout {
     let (mut x, mut y, mut row_h, mut width) = (PAD, PAD, 0.0f64, 0.0f64);
     let mut row_start = 0;
     let mut rows: Vec<(usize, usize, f64)> = Vec::new();
