@@ -514,6 +514,8 @@ impl Operator {
             .operation(ctx.now, action, None, Err(reason.to_string()));
     }
 
+    /// An answer of the API to one of the operator's requests: the next step of what it is
+    /// doing (a get answered goes on to its update), or how the action ended.
     pub fn on_api(&mut self, ctx: &mut Ctx, msg: ApiPayload) {
         let ApiPayload::Response { id, resp, .. } = msg else {
             return;
@@ -521,81 +523,32 @@ impl Operator {
         let Some(op) = self.client.answered(id, ctx.now) else {
             return;
         };
+        let not_found = |what: &str| Err(format!("{what} not found"));
         match (op, resp) {
             (Op::Apply(key), ApiResponse::Written { .. } | ApiResponse::Conflict) => {
                 self.manifests.remove(&key);
             }
             (Op::Apply(_), _) => {}
             (Op::ScaleGet { workload, replicas }, ApiResponse::Object(Some(kv))) => {
-                let Some(mut w) = kv.value.as_workload().cloned() else {
-                    return;
-                };
-                w.replicas = replicas;
-                let req = ApiRequest::Update {
-                    key: workload_key(&workload).into(),
-                    value: Arc::new(Object::Workload(w)),
-                    resource_version: kv.mod_revision,
-                };
-                self.client.send(ctx, req, Op::ScaleUpdate, REQUEST_TIMEOUT);
-            }
-            (Op::PodGet { pod, force }, ApiResponse::Object(Some(kv))) => {
-                let Some(mut p) = kv.value.as_pod().cloned() else {
-                    return;
-                };
-                let (node, workload) = (p.node.clone().unwrap_or_default(), p.workload.clone());
-                let req = if force {
-                    ApiRequest::Delete {
-                        key: pod_key(&pod).into(),
-                        resource_version: kv.mod_revision,
-                    }
-                } else {
-                    p.deletion = Some(ctx.now);
-                    ApiRequest::Update {
-                        key: pod_key(&pod).into(),
-                        value: Arc::new(Object::Pod(p)),
-                        resource_version: kv.mod_revision,
-                    }
-                };
-                self.client.send(
-                    ctx,
-                    req,
-                    Op::PodDelete {
-                        pod,
-                        node,
-                        workload,
-                        force,
-                    },
-                    REQUEST_TIMEOUT,
-                );
-            }
-            (Op::PodGet { pod, .. }, ApiResponse::Object(None)) => {
-                ctx.obs.operation(
-                    ctx.now,
-                    "delete_pod",
-                    None,
-                    Err(format!("pod {pod} not found")),
-                );
+                self.scale_to(ctx, &workload, replicas, kv)
             }
             (Op::ScaleGet { workload, .. }, ApiResponse::Object(None)) => {
-                ctx.obs.operation(
-                    ctx.now,
-                    "scale",
-                    None,
-                    Err(format!("workload {workload} not found")),
-                );
+                let why = not_found(&format!("workload {workload}"));
+                ctx.obs.operation(ctx.now, "scale", None, why);
             }
+            (Op::ScaleUpdate, ApiResponse::Written { .. }) => {
+                ctx.obs.operation(ctx.now, "scale", None, Ok(()))
+            }
+            (Op::PodGet { pod, force }, ApiResponse::Object(Some(kv))) => {
+                self.delete_pod_read(ctx, pod, force, kv)
+            }
+            (Op::PodGet { pod, .. }, ApiResponse::Object(None)) => {
+                let why = not_found(&format!("pod {pod}"));
+                ctx.obs.operation(ctx.now, "delete_pod", None, why);
+            }
+            (op @ Op::PodDelete { .. }, ApiResponse::Written { .. }) => Self::pod_deleted(ctx, op),
             (Op::DrainGetNode { node }, ApiResponse::Object(Some(kv))) => {
-                let Some(mut n) = kv.value.as_node().cloned() else {
-                    return;
-                };
-                n.set_unschedulable(true, ctx.now);
-                let req = ApiRequest::Update {
-                    key: node_key(&node).into(),
-                    value: Arc::new(Object::Node(n)),
-                    resource_version: kv.mod_revision,
-                };
-                self.client
-                    .send(ctx, req, Op::DrainCordon { node }, REQUEST_TIMEOUT);
+                self.cordon_for_drain(ctx, node, kv)
             }
             (Op::DrainGetNode { node }, ApiResponse::Object(None)) => {
                 let why = format!("nodes \"{node}\" not found");
@@ -613,58 +566,16 @@ impl Operator {
                 },
                 resp,
             ) => self.on_evicted(ctx, &node, &pod, &workload, resp),
-            (Op::ScaleUpdate, ApiResponse::Written { .. }) => {
-                ctx.obs.operation(ctx.now, "scale", None, Ok(()))
-            }
             (Op::NodeGet { node, host, change }, ApiResponse::Object(Some(kv))) => {
-                let Some(mut n) = kv.value.as_node().cloned() else {
-                    return;
-                };
-                if let Err(why) = change.apply(&mut n, ctx.now) {
-                    ctx.obs
-                        .operation(ctx.now, change.action(), Some(host), Err(why));
-                    return;
-                }
-                let req = ApiRequest::Update {
-                    key: node_key(&node).into(),
-                    value: Arc::new(Object::Node(n)),
-                    resource_version: kv.mod_revision,
-                };
-                let op = Op::NodeUpdate { host, change };
-                self.client.send(ctx, req, op, REQUEST_TIMEOUT);
+                self.edit_node_read(ctx, node, host, change, kv)
             }
             (Op::NodeGet { node, host, change }, ApiResponse::Object(None)) => {
-                let why = format!("node {node} not found");
-                ctx.obs
-                    .operation(ctx.now, change.action(), Some(host), Err(why));
+                let why = not_found(&format!("node {node}"));
+                ctx.obs.operation(ctx.now, change.action(), Some(host), why);
             }
             (Op::NodeUpdate { host, change }, ApiResponse::Written { .. }) => {
                 ctx.obs
                     .operation(ctx.now, change.action(), Some(host), Ok(()));
-            }
-            (
-                Op::PodDelete {
-                    pod,
-                    node,
-                    workload,
-                    force,
-                },
-                ApiResponse::Written { .. },
-            ) => {
-                ctx.obs.operation(ctx.now, "delete_pod", None, Ok(()));
-                let how = if force {
-                    "force-deleted by the operator: the object is gone without waiting for the kubelet"
-                } else {
-                    "deleted by the operator: the kubelet stops it and confirms"
-                };
-                ctx.obs.pod_event(
-                    ctx.now,
-                    PodChange::Deleted,
-                    &pod,
-                    &node,
-                    &workload,
-                    format!("{pod} was {how}"),
-                );
             }
             (op, ApiResponse::Conflict) => {
                 self.fail(ctx, &op, "conflict: the object changed meanwhile")
@@ -672,6 +583,111 @@ impl Operator {
             (op, ApiResponse::Failed(why)) => self.fail(ctx, &op, why),
             (op, _) => self.fail(ctx, &op, "unexpected answer"),
         }
+    }
+
+    /// `kubectl scale`'s update, of the workload as read.
+    fn scale_to(&mut self, ctx: &mut Ctx, workload: &str, replicas: u32, kv: KeyValue) {
+        let Some(mut w) = kv.value.as_workload().cloned() else {
+            return;
+        };
+        w.replicas = replicas;
+        let req = ApiRequest::Update {
+            key: workload_key(workload).into(),
+            value: Arc::new(Object::Workload(w)),
+            resource_version: kv.mod_revision,
+        };
+        self.client.send(ctx, req, Op::ScaleUpdate, REQUEST_TIMEOUT);
+    }
+
+    /// `kubectl delete pod`, of the pod as read: marked for deletion (the kubelet stops it and
+    /// confirms), or with `--force` deleted at once.
+    fn delete_pod_read(&mut self, ctx: &mut Ctx, pod: String, force: bool, kv: KeyValue) {
+        let Some(mut p) = kv.value.as_pod().cloned() else {
+            return;
+        };
+        let (node, workload) = (p.node.clone().unwrap_or_default(), p.workload.clone());
+        let req = if force {
+            ApiRequest::Delete {
+                key: pod_key(&pod).into(),
+                resource_version: kv.mod_revision,
+            }
+        } else {
+            p.deletion = Some(ctx.now);
+            ApiRequest::Update {
+                key: pod_key(&pod).into(),
+                value: Arc::new(Object::Pod(p)),
+                resource_version: kv.mod_revision,
+            }
+        };
+        let op = Op::PodDelete {
+            pod,
+            node,
+            workload,
+            force,
+        };
+        self.client.send(ctx, req, op, REQUEST_TIMEOUT);
+    }
+
+    fn pod_deleted(ctx: &mut Ctx, op: Op) {
+        let Op::PodDelete {
+            pod,
+            node,
+            workload,
+            force,
+        } = op
+        else {
+            return;
+        };
+        ctx.obs.operation(ctx.now, "delete_pod", None, Ok(()));
+        let how = if force {
+            "force-deleted by the operator: the object is gone without waiting for the kubelet"
+        } else {
+            "deleted by the operator: the kubelet stops it and confirms"
+        };
+        let text = format!("{pod} was {how}");
+        ctx.obs
+            .pod_event(ctx.now, PodChange::Deleted, &pod, &node, &workload, text);
+    }
+
+    /// A drain's first step: the node as read, cordoned.
+    fn cordon_for_drain(&mut self, ctx: &mut Ctx, node: String, kv: KeyValue) {
+        let Some(mut n) = kv.value.as_node().cloned() else {
+            return;
+        };
+        n.set_unschedulable(true, ctx.now);
+        let req = ApiRequest::Update {
+            key: node_key(&node).into(),
+            value: Arc::new(Object::Node(n)),
+            resource_version: kv.mod_revision,
+        };
+        self.client
+            .send(ctx, req, Op::DrainCordon { node }, REQUEST_TIMEOUT);
+    }
+
+    /// A change of a node (cordon, taint, label, …) to the node as read, unless it refuses.
+    fn edit_node_read(
+        &mut self,
+        ctx: &mut Ctx,
+        node: String,
+        host: HostId,
+        change: NodeEdit,
+        kv: KeyValue,
+    ) {
+        let Some(mut n) = kv.value.as_node().cloned() else {
+            return;
+        };
+        if let Err(why) = change.apply(&mut n, ctx.now) {
+            ctx.obs
+                .operation(ctx.now, change.action(), Some(host), Err(why));
+            return;
+        }
+        let req = ApiRequest::Update {
+            key: node_key(&node).into(),
+            value: Arc::new(Object::Node(n)),
+            resource_version: kv.mod_revision,
+        };
+        let op = Op::NodeUpdate { host, change };
+        self.client.send(ctx, req, op, REQUEST_TIMEOUT);
     }
 }
 

@@ -23,7 +23,7 @@ use crate::k8s::client::ApiClient;
 use crate::k8s::events::{namespace_of, Event, Reason};
 use crate::k8s::informer::Informer;
 use crate::k8s::leading::{Work, WORK};
-use crate::k8s::objects::{pod_key, Object, TaintKey, NODES, PODS};
+use crate::k8s::objects::{pod_key, Object, Pod, TaintKey, NODES, PODS};
 use crate::k8s::self_timed::{Quiet, SelfTimed, Stand};
 use crate::k8s::wire::Ctx;
 use crate::kernel::keymap::{Key, KeyMap, KeySet};
@@ -76,6 +76,26 @@ pub struct Scheduler {
 struct Domains {
     of_worker: Vec<Option<usize>>,
     count: usize,
+}
+
+/// What the pods bound (or being bound) take of each worker in one pass: pods in total and per
+/// workload (pods being deleted still occupy their node), per spread workload its pods not
+/// being deleted, and the requests bound (only when the scenario gives capacity).
+struct Tally {
+    total: Vec<usize>,
+    per_workload: MemberMap<String, Vec<usize>>,
+    live: Vec<(Spread, Vec<usize>)>,
+    used: Vec<Resources>,
+}
+
+impl Tally {
+    fn add_requests(&mut self, capacity: Option<&Capacity>, i: usize, workload: &str) {
+        if let Some(c) = capacity {
+            let r = c.of(workload);
+            self.used[i].cpu += r.cpu;
+            self.used[i].memory += r.memory;
+        }
+    }
 }
 
 /// Per worker: whether one more pod of a spread workload (its pods per worker `counts`) keeps
@@ -197,6 +217,9 @@ impl Work for Scheduler {
         }
     }
 
+    /// One pass, when something changed: each pending pod bound to the best worker it fits
+    /// (its workload's pods, then all pods, then host order; spread and requests respected), or
+    /// reported with why it fits nowhere.
     fn run(&mut self, ctx: &mut Ctx) {
         self.nodes.tick(ctx);
         self.pods.tick(ctx);
@@ -218,80 +241,29 @@ impl Work for Scheduler {
             }
             return;
         }
+        let eligible = self.eligible();
+        let (mut tally, pending) = self.tally();
         let n = self.order.len();
-        let index = &self.position;
-        let mut eligible = vec![false; n];
-        for node in self
-            .nodes
-            .items()
-            .values()
-            .filter_map(|kv| kv.value.as_node())
-        {
-            if let Some(&i) = index.get(node.name.as_str()) {
-                eligible[i] = !node.control_plane && node.schedulable();
-            }
-        }
-        // Pods per node, in total and per workload (pods being deleted still occupy their node).
-        let mut total = vec![0usize; n];
-        let mut per_workload: MemberMap<String, Vec<usize>> = MemberMap::default();
-        let mut pending = Vec::new();
         let capacity = self.capacity.clone();
-        // Per spread workload: its pods not being deleted, per worker.
-        let mut live: Vec<(Spread, Vec<usize>)> =
-            self.spread.iter().map(|(_, s)| (*s, vec![0; n])).collect();
         let spread_of = |w: &str| self.spread.iter().position(|(name, _)| name == w);
         // The domains of each topology, found once per pass when a spread pod needs them.
         let mut domains: [Option<Domains>; 2] = [None, None];
-        // Requests bound to each worker (only when the scenario gives capacity).
-        let mut used = vec![Resources::default(); if capacity.is_some() { n } else { 0 }];
-        let add = |used: &mut [Resources], i: usize, workload: &str| {
-            if let Some(c) = &capacity {
-                let r = c.of(workload);
-                used[i].cpu += r.cpu;
-                used[i].memory += r.memory;
-            }
-        };
-        for kv in self.pods.items().values() {
-            let Some(p) = kv.value.as_pod() else { continue };
-            match &p.node {
-                Some(node) => {
-                    if let Some(&i) = index.get(node.as_str()) {
-                        add(&mut used, i, &p.workload);
-                        total[i] += 1;
-                        if let (Some(k), None) = (spread_of(&p.workload), p.deletion) {
-                            live[k].1[i] += 1;
-                        }
-                        let zeros = || vec![0; n];
-                        per_workload.get_or_insert_with(p.workload.clone(), zeros).0[i] += 1;
-                    }
-                }
-                None if self.binding.contains(&p.name) => {
-                    if let Some(&(_, i)) = self.assumed.iter().find(|(n, _)| *n == p.name) {
-                        add(&mut used, i, &p.workload);
-                        if let Some(k) = spread_of(&p.workload) {
-                            live[k].1[i] += 1;
-                        }
-                    }
-                }
-                None if p.deletion.is_none() => pending.push((p.clone(), kv.mod_revision)),
-                None => {}
-            }
-        }
         let mut unschedulable = Vec::new();
         // The reason depends on the pod's requests and the room left, which only a binding
         // changes: pods alike that fit nowhere share it (a zone's worth of them may be Pending).
         let mut last_why: Option<(Option<Resources>, String)> = None;
         for (mut pod, rv) in pending {
-            let (counts, _) = per_workload.get_or_insert_with(pod.workload.clone(), || vec![0; n]);
+            let (counts, _) =
+                (tally.per_workload).get_or_insert_with(pod.workload.clone(), || vec![0; n]);
             let request = capacity.as_ref().map(|c| c.of(&pod.workload));
             let fits = |i: usize| match (&capacity, request) {
                 (Some(c), Some(r)) => {
-                    let a = c.allocatable[i];
-                    used[i].cpu + r.cpu <= a.cpu && used[i].memory + r.memory <= a.memory
+                    let (a, used) = (c.allocatable[i], tally.used[i]);
+                    used.cpu + r.cpu <= a.cpu && used.memory + r.memory <= a.memory
                 }
                 _ => true,
             };
-            let spread = spread_of(&pod.workload).map(|k| &live[k]);
+            let spread = spread_of(&pod.workload).map(|k| &tally.live[k]);
             // Per worker, for a spread pod only: whether one more of its pods keeps the skew.
             let skew_ok: Option<Vec<bool>> = spread.map(|(over, counts)| {
                 let at = *over as usize;
@@ -303,7 +275,7 @@ impl Work for Scheduler {
             // per node, so the pass over every node for every pending pod is a plain minimum.
             let Some(best) = eligible
                 .iter()
-                .zip(counts.iter().zip(&total))
+                .zip(counts.iter().zip(&tally.total))
                 .enumerate()
                 .filter(|&(i, (&eligible, _))| {
                     eligible && fits(i) && skew_ok.is_none_or(|ok| ok[i])
@@ -315,7 +287,8 @@ impl Work for Scheduler {
                     let why = match &last_why {
                         Some((r, why)) if *r == request && spread.is_none() => why.clone(),
                         _ => {
-                            let why = self.why_unschedulable(&eligible, &used, request, skew_ok);
+                            let why =
+                                self.why_unschedulable(&eligible, &tally.used, request, skew_ok);
                             last_why = Some((request, why.clone()));
                             why
                         }
@@ -326,10 +299,10 @@ impl Work for Scheduler {
             };
             let best = best as u32 as usize;
             counts[best] += 1;
-            total[best] += 1;
-            add(&mut used, best, &pod.workload);
+            tally.total[best] += 1;
+            tally.add_requests(capacity.as_deref(), best, &pod.workload);
             if let Some(k) = spread_of(&pod.workload) {
-                live[k].1[best] += 1;
+                tally.live[k].1[best] += 1;
             }
             last_why = None;
             let node = self.order[best].clone();
@@ -355,6 +328,67 @@ impl Work for Scheduler {
 }
 
 impl Scheduler {
+    /// Per worker: whether a pod may go there (a cached, schedulable Node that is no
+    /// control-plane's).
+    fn eligible(&self) -> Vec<bool> {
+        let mut eligible = vec![false; self.order.len()];
+        let nodes = self
+            .nodes
+            .items()
+            .values()
+            .filter_map(|kv| kv.value.as_node());
+        for node in nodes {
+            if let Some(&i) = self.position.get(node.name.as_str()) {
+                eligible[i] = !node.control_plane && node.schedulable();
+            }
+        }
+        eligible
+    }
+
+    /// What the cached pods take of each worker, and the pods waiting for one (with their
+    /// resourceVersions).
+    fn tally(&self) -> (Tally, Vec<(Pod, u64)>) {
+        let n = self.order.len();
+        let capacity = self.capacity.as_deref();
+        let mut t = Tally {
+            total: vec![0; n],
+            per_workload: MemberMap::default(),
+            live: self.spread.iter().map(|(_, s)| (*s, vec![0; n])).collect(),
+            used: vec![Resources::default(); if capacity.is_some() { n } else { 0 }],
+        };
+        let spread_of = |w: &str| self.spread.iter().position(|(name, _)| name == w);
+        let mut pending = Vec::new();
+        for kv in self.pods.items().values() {
+            let Some(p) = kv.value.as_pod() else { continue };
+            match &p.node {
+                Some(node) => {
+                    if let Some(&i) = self.position.get(node.as_str()) {
+                        t.add_requests(capacity, i, &p.workload);
+                        t.total[i] += 1;
+                        if let (Some(k), None) = (spread_of(&p.workload), p.deletion) {
+                            t.live[k].1[i] += 1;
+                        }
+                        let zeros = || vec![0; n];
+                        t.per_workload
+                            .get_or_insert_with(p.workload.clone(), zeros)
+                            .0[i] += 1;
+                    }
+                }
+                None if self.binding.contains(&p.name) => {
+                    if let Some(&(_, i)) = self.assumed.iter().find(|(n, _)| *n == p.name) {
+                        t.add_requests(capacity, i, &p.workload);
+                        if let Some(k) = spread_of(&p.workload) {
+                            t.live[k].1[i] += 1;
+                        }
+                    }
+                }
+                None if p.deletion.is_none() => pending.push((p.clone(), kv.mod_revision)),
+                None => {}
+            }
+        }
+        (t, pending)
+    }
+
     /// The domains of a topology: every Node's zone (or every Node), each worker's among them.
     fn domains(&self, over: Spread) -> Domains {
         let mut zones: Vec<&str> = Vec::new();
