@@ -321,13 +321,13 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
     }
 
     /// The process stops cleanly: each watch stream's connection closes (the clients resume).
-    pub fn close_watch_streams<P: From<Msg<V>>, T: From<Timer>>(&mut self, ctx: &mut Ctx<P, T>) {
+    pub fn close_watch_streams<P: From<Msg<V>>, T>(&mut self, ctx: &mut Ctx<P, T>) {
         for w in self.watchers.drain(..) {
             ctx.send(Port::ETCD, w.client, Msg::WatchReset { id: w.id });
         }
     }
 
-    fn cancel_watches<P: From<Msg<V>>, T: From<Timer>>(&mut self, ctx: &mut Ctx<P, T>) {
+    fn cancel_watches<P: From<Msg<V>>, T>(&mut self, ctx: &mut Ctx<P, T>) {
         for w in self.watchers.drain(..) {
             ctx.send(Port::ETCD, w.client, Msg::WatchCancelled { id: w.id });
         }
@@ -338,12 +338,7 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
         self.leaderless_ticks > 3 * self.cfg.raft().election_ticks as u64
     }
 
-    pub fn on_message<P: From<Msg<V>>, T: From<Timer>>(
-        &mut self,
-        ctx: &mut Ctx<P, T>,
-        from: Addr,
-        msg: Msg<V>,
-    ) {
+    pub fn on_message<P: From<Msg<V>>, T>(&mut self, ctx: &mut Ctx<P, T>, from: Addr, msg: Msg<V>) {
         if self.removed {
             if let Msg::Request { id, .. } = msg {
                 reply(ctx, from, id, EtcdResponse::Failed(EtcdError::NotServing));
@@ -407,7 +402,7 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
         self.incoming = None;
     }
 
-    fn on_request<P: From<Msg<V>>, T: From<Timer>>(
+    fn on_request<P: From<Msg<V>>, T>(
         &mut self,
         ctx: &mut Ctx<P, T>,
         client: Addr,
@@ -484,7 +479,7 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
 
     /// A clean stop begins: a leader hands its leadership to the most up-to-date voter first
     /// (etcd's `TryTransferLeadershipOnShutdown`). Returns whether it was leading and did.
-    pub fn hand_over<P: From<Msg<V>>, T: From<Timer>>(&mut self, ctx: &mut Ctx<P, T>) -> bool {
+    pub fn hand_over<P: From<Msg<V>>, T>(&mut self, ctx: &mut Ctx<P, T>) -> bool {
         let handing = !self.removed && self.raft.transfer_leadership().is_some();
         self.drain(ctx);
         handing
@@ -591,11 +586,7 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
 
     /// The reads still unconfirmed: sent again every 500 ms (or now, at the first commit of a new
     /// term), answered "request timed out" after 5 s + 2 × election timeout, as etcd does.
-    fn chase_reads<P: From<Msg<V>>, T: From<Timer>>(
-        &mut self,
-        ctx: &mut Ctx<P, T>,
-        new_term: bool,
-    ) {
+    fn chase_reads<P: From<Msg<V>>, T>(&mut self, ctx: &mut Ctx<P, T>, new_term: bool) {
         if self.unconfirmed.is_empty() {
             return;
         }
@@ -632,7 +623,7 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
     }
 
     /// The writes past their request timeout, held or proposed, are answered "request timed out".
-    fn expire_writes<P: From<Msg<V>>, T: From<Timer>>(&mut self, ctx: &mut Ctx<P, T>) {
+    fn expire_writes<P: From<Msg<V>>, T>(&mut self, ctx: &mut Ctx<P, T>) {
         while let Some(&(at, c)) = self.write_deadlines.front() {
             if at > ctx.now {
                 break;
@@ -663,12 +654,37 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
     }
 
     /// Hands Raft's outputs to the world: messages, applied entries, read states, events.
-    fn drain<P: From<Msg<V>>, T: From<Timer>>(&mut self, ctx: &mut Ctx<P, T>) {
+    fn drain<P: From<Msg<V>>, T>(&mut self, ctx: &mut Ctx<P, T>) {
         if !self.held.is_empty() && self.raft.leader().is_some() {
             for (c, cmd) in std::mem::take(&mut self.held) {
                 self.raft.propose(cmd, c);
             }
         }
+        self.send_messages(ctx);
+        if let Some(meta) = self.raft.take_restored() {
+            self.restore(ctx, meta);
+        }
+        let new_term = self.apply_committed(ctx);
+        if self.raft.applied_index() >= self.compacted_at + SNAPSHOT_COUNT {
+            self.compacted_at = self.raft.applied_index();
+            self.raft.compact(SNAPSHOT_CATCH_UP_ENTRIES);
+        }
+        for rs in self.raft.take_read_states() {
+            // Confirmed mostly in the order they were asked.
+            if let Some(i) = self.unconfirmed.iter().position(|r| r.ctx == rs.ctx) {
+                self.unconfirmed.remove(i);
+            }
+            self.reads_waiting_apply.push((rs.index, rs.ctx));
+        }
+        if new_term {
+            self.chase_reads(ctx, true);
+        }
+        self.serve_ready_reads(ctx);
+        self.report_raft_events(ctx);
+    }
+
+    /// Raft's messages to the peers.
+    fn send_messages<P: From<Msg<V>>, T>(&mut self, ctx: &mut Ctx<P, T>) {
         let (cluster, applied) = (self.cluster, self.raft.applied_index());
         for msg in self.raft.drain_messages() {
             let to = Addr {
@@ -689,9 +705,12 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
             };
             ctx.send(Port::ETCD, to, payload);
         }
-        if let Some(meta) = self.raft.take_restored() {
-            self.restore(ctx, meta);
-        }
+    }
+
+    /// The entries committed since the last drain, applied to the store: writes answered,
+    /// watchers sent the changes, membership noted. Whether the first entry of a new term
+    /// (after the first) was applied.
+    fn apply_committed<P: From<Msg<V>>, T>(&mut self, ctx: &mut Ctx<P, T>) -> bool {
         // Changes applied together go to each watcher as one batch, as etcd's watch stream
         // sends what it has.
         let me = self.raft.id();
@@ -741,20 +760,11 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
         if !changes.is_empty() {
             self.notify_watchers(ctx, changes);
         }
-        if self.raft.applied_index() >= self.compacted_at + SNAPSHOT_COUNT {
-            self.compacted_at = self.raft.applied_index();
-            self.raft.compact(SNAPSHOT_CATCH_UP_ENTRIES);
-        }
-        for rs in self.raft.take_read_states() {
-            // Confirmed mostly in the order they were asked.
-            if let Some(i) = self.unconfirmed.iter().position(|r| r.ctx == rs.ctx) {
-                self.unconfirmed.remove(i);
-            }
-            self.reads_waiting_apply.push((rs.index, rs.ctx));
-        }
-        if new_term {
-            self.chase_reads(ctx, true);
-        }
+        new_term
+    }
+
+    /// Reads (and watches' first ranges) whose ReadIndex the store has reached, answered.
+    fn serve_ready_reads<P: From<Msg<V>>, T>(&mut self, ctx: &mut Ctx<P, T>) {
         let applied = self.raft.applied_index();
         let mut ready = Vec::new(); // allocates only when a read is ready
         self.reads_waiting_apply.retain(|&(i, c)| {
@@ -785,6 +795,10 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
                 _ => {}
             }
         }
+    }
+
+    /// What Raft reports: proposals dropped (their writes fail), leadership won and lost.
+    fn report_raft_events<P: From<Msg<V>>, T>(&mut self, ctx: &mut Ctx<P, T>) {
         for ev in self.raft.take_events() {
             match ev {
                 RaftEvent::ProposalDropped { ctx: c } => {
@@ -822,11 +836,7 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
 impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
     /// The leader's snapshot replaced our log: take the store that came with it. Watches
     /// cannot go on from a compacted revision; their clients re-list.
-    fn restore<P: From<Msg<V>>, T: From<Timer>>(
-        &mut self,
-        ctx: &mut Ctx<P, T>,
-        meta: raft::SnapshotMeta,
-    ) {
+    fn restore<P: From<Msg<V>>, T>(&mut self, ctx: &mut Ctx<P, T>, meta: raft::SnapshotMeta) {
         let Some(kv) = self.incoming.take() else {
             return;
         };
@@ -837,7 +847,7 @@ impl<V: Clone + std::fmt::Debug> EtcdMember<V> {
             .etcd_snapshot_installed(ctx.now, self.host, meta.index);
     }
 
-    fn notify_watchers<P: From<Msg<V>>, T: From<Timer>>(
+    fn notify_watchers<P: From<Msg<V>>, T>(
         &self,
         ctx: &mut Ctx<P, T>,
         changes: Vec<WatchEvent<V>>,
