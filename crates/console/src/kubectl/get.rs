@@ -19,6 +19,7 @@ use sim::k8s::objects::{
 };
 use sim::kernel::keymap::Key;
 use sim::kernel::net::HostId;
+use sim::kernel::time::SimTime;
 use sim::world::World;
 
 /// Where Leases are kept, by namespace.
@@ -220,37 +221,7 @@ fn table(
             (rows, "nodes")
         }
         Resource::Pods => {
-            // etcd returns keys in order; across namespaces the server lists namespace by
-            // namespace ("default" before "kube-system").
-            let wanted: Vec<&Pod> = objects
-                .filter_map(Object::as_pod)
-                .filter(|p| names.is_empty() || names.contains(&p.name.as_str()))
-                .filter(|p| {
-                    let sel = flags.selector.as_deref();
-                    sel.is_none_or(|sel| selects(sel, &object::pod_labels(p)))
-                })
-                .filter(|p| {
-                    let fields = || {
-                        let phase = if p.running { "Running" } else { "Pending" };
-                        vec![
-                            ("metadata.name", p.name.clone()),
-                            ("metadata.namespace", namespace_of(p).to_string()),
-                            ("spec.nodeName", p.node.clone().unwrap_or_default()),
-                            ("status.phase", phase.to_string()),
-                        ]
-                    };
-                    flags
-                        .fields
-                        .as_deref()
-                        .is_none_or(|f| selects(f, &fields()))
-                })
-                .collect();
-            let pods: Vec<&Pod> = ["default", "kube-system"]
-                .into_iter()
-                .flat_map(|ns| wanted.iter().filter(move |p| namespace_of(p) == ns))
-                .filter(|p| flags.all_namespaces || namespace_of(p) == namespace)
-                .copied()
-                .collect();
+            let pods = listed_pods(objects, names, namespace, flags);
             let mut rows = pod_rows(world, &pods, now, flags);
             if flags.show_labels {
                 with_labels(&mut rows, pods.iter().map(|p| object::pod_labels(p)));
@@ -298,37 +269,8 @@ fn table(
                 Err(e) => return Err(e.0),
             }
         }
-        Resource::Namespaces => {
-            let mut rows = vec![["NAME", "STATUS", "AGE"].map(String::from).to_vec()];
-            let age = super::rows::age(now, sim::kernel::time::SimTime::ZERO);
-            for ns in NAMESPACES
-                .iter()
-                .filter(|ns| names.is_empty() || names.contains(ns))
-            {
-                rows.push(vec![ns.to_string(), "Active".into(), age.clone()]);
-            }
-            (rows, "namespaces")
-        }
-        Resource::ConfigMaps => {
-            let mut header = vec!["NAME", "DATA", "AGE"];
-            if flags.all_namespaces {
-                header.insert(0, "NAMESPACE");
-            }
-            let mut rows = vec![header.into_iter().map(String::from).collect()];
-            let age = super::rows::age(now, sim::kernel::time::SimTime::ZERO);
-            for (ns, name, data) in CONFIG_MAPS {
-                if (flags.all_namespaces || ns == namespace)
-                    && (names.is_empty() || names.contains(&name))
-                {
-                    let mut row = vec![name.to_string(), data.to_string(), age.clone()];
-                    if flags.all_namespaces {
-                        row.insert(0, ns.to_string());
-                    }
-                    rows.push(row);
-                }
-            }
-            (rows, "configmaps")
-        }
+        Resource::Namespaces => (namespace_rows(now, names), "namespaces"),
+        Resource::ConfigMaps => (config_map_rows(now, names, namespace, flags), "configmaps"),
         Resource::Budgets => {
             // The scenario's budgets live in `default`, beside their workloads.
             let budgets: Vec<&PodDisruptionBudget> = objects
@@ -342,6 +284,85 @@ fn table(
             )
         }
     })
+}
+
+/// The pods `get pods` shows: by name, label and field selectors, in the namespace asked (etcd
+/// returns keys in order; across namespaces the server lists namespace by namespace, "default"
+/// before "kube-system").
+fn listed_pods<'a>(
+    objects: impl Iterator<Item = &'a Object>,
+    names: &[&str],
+    namespace: &str,
+    flags: &Flags,
+) -> Vec<&'a Pod> {
+    let wanted: Vec<&Pod> = objects
+        .filter_map(Object::as_pod)
+        .filter(|p| names.is_empty() || names.contains(&p.name.as_str()))
+        .filter(|p| {
+            let sel = flags.selector.as_deref();
+            sel.is_none_or(|sel| selects(sel, &object::pod_labels(p)))
+        })
+        .filter(|p| {
+            let fields = || {
+                let phase = if p.running { "Running" } else { "Pending" };
+                vec![
+                    ("metadata.name", p.name.clone()),
+                    ("metadata.namespace", namespace_of(p).to_string()),
+                    ("spec.nodeName", p.node.clone().unwrap_or_default()),
+                    ("status.phase", phase.to_string()),
+                ]
+            };
+            flags
+                .fields
+                .as_deref()
+                .is_none_or(|f| selects(f, &fields()))
+        })
+        .collect();
+    ["default", "kube-system"]
+        .into_iter()
+        .flat_map(|ns| wanted.iter().filter(move |p| namespace_of(p) == ns))
+        .filter(|p| flags.all_namespaces || namespace_of(p) == namespace)
+        .copied()
+        .collect()
+}
+
+/// `get namespaces`: the cluster's namespaces, all as old as the cluster.
+fn namespace_rows(now: SimTime, names: &[&str]) -> Vec<Vec<String>> {
+    let mut rows = vec![["NAME", "STATUS", "AGE"].map(String::from).to_vec()];
+    let age = super::rows::age(now, SimTime::ZERO);
+    for ns in NAMESPACES
+        .iter()
+        .filter(|ns| names.is_empty() || names.contains(ns))
+    {
+        rows.push(vec![ns.to_string(), "Active".into(), age.clone()]);
+    }
+    rows
+}
+
+/// `get configmaps`: the ConfigMaps a kubeadm cluster has.
+fn config_map_rows(
+    now: SimTime,
+    names: &[&str],
+    namespace: &str,
+    flags: &Flags,
+) -> Vec<Vec<String>> {
+    let mut header = vec!["NAME", "DATA", "AGE"];
+    if flags.all_namespaces {
+        header.insert(0, "NAMESPACE");
+    }
+    let mut rows = vec![header.into_iter().map(String::from).collect()];
+    let age = super::rows::age(now, SimTime::ZERO);
+    for (ns, name, data) in CONFIG_MAPS {
+        if (flags.all_namespaces || ns == namespace) && (names.is_empty() || names.contains(&name))
+        {
+            let mut row = vec![name.to_string(), data.to_string(), age.clone()];
+            if flags.all_namespaces {
+                row.insert(0, ns.to_string());
+            }
+            rows.push(row);
+        }
+    }
+    rows
 }
 
 /// `--show-labels`: each object's labels, sorted by key, as the last column.
