@@ -53,7 +53,7 @@ use crate::kernel::members::{MemberMap, MemberSet};
 use crate::kernel::process::{Addr, Sub};
 use crate::kernel::rng::Rng;
 use crate::kernel::time::{Duration, SimTime};
-use node_table::NodeTable;
+use node_lifecycle::NodeLifecycle;
 use std::sync::Arc;
 
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
@@ -100,12 +100,7 @@ pub struct Controllers {
     cloud: Option<MemberSet<String>>,
     last_cloud_check: SimTime,
     pod_gc: pod_gc::PodGc,
-    /// Node lifecycle: what it knows of each node (see [`NodeTable`]).
-    node_table: NodeTable,
-    /// Probe times of nodes no longer in the table (a node that comes back keeps them).
-    probe: MemberMap<String, node_table::Probe>,
-    /// Per zone: tainting tokens and when they were last refilled.
-    tokens: MemberMap<String, (f64, SimTime)>,
+    node_lifecycle: NodeLifecycle,
     last_monitor: SimTime,
     /// Keys with a write in flight (one at a time per object).
     busy: KeySet,
@@ -123,11 +118,6 @@ pub struct Controllers {
     operator_no_execute: MemberMap<String, String>,
     /// The node informer changed since `taint_seen` was brought up to date.
     taints_changed: bool,
-    /// Every zone was fully disrupted at the last node monitor pass ("master disruption mode").
-    all_disrupted: bool,
-    /// Nodes whose Ready condition was Unknown when this controller first saw them and that it
-    /// has not tainted since (see `node_lifecycle`).
-    first_seen_unknown: MemberSet<String>,
     rng: Rng,
 }
 
@@ -151,9 +141,7 @@ impl Controllers {
             cloud,
             last_cloud_check: now,
             pod_gc: pod_gc::PodGc::new(now),
-            node_table: NodeTable::default(),
-            probe: Default::default(),
-            tokens: MemberMap::default(),
+            node_lifecycle: NodeLifecycle::default(),
             last_monitor: now,
             busy: KeySet::default(),
             expected: KeySet::default(),
@@ -162,8 +150,6 @@ impl Controllers {
             taint_seen: Default::default(),
             operator_no_execute: Default::default(),
             taints_changed: true,
-            all_disrupted: false,
-            first_seen_unknown: MemberSet::new(),
             rng,
         }
     }
@@ -262,7 +248,7 @@ impl SelfTimed for Controllers {
     /// the tolerations of tainted Nodes' pods. Their periodic passes need nothing: they read
     /// the state, which has not changed.
     fn skipped(&mut self, d: Duration, stand: &Stand) {
-        self.heard_nothing_for(d, &|node| stand.is_silent(node));
+        (self.node_lifecycle).heard_nothing_for(d, &|node| stand.is_silent(node));
         self.taints_older_by(d);
     }
 }
