@@ -23,7 +23,10 @@
 //!   with their pods.
 //!
 //! Each in its module: [`node_lifecycle`] (with its [`node_table`]), [`taint_eviction`],
-//! [`workloads`], [`endpoints`], [`disruption`], [`cloud_node`].
+//! [`workloads`], [`endpoints`], [`disruption`], [`cloud_node`], [`pod_gc`]. A controller with
+//! state of its own owns it in a type of its module (`NodeLifecycle`, `TaintEviction`,
+//! `PodGc`): its pass takes the shared caches and says what to write, and `Controllers` holds
+//! the caches, the one API client they write through, and the dispatch.
 //!
 //! Left out: ReplicaSet revisions and rollouts, garbage collection.
 
@@ -55,6 +58,7 @@ use crate::kernel::rng::Rng;
 use crate::kernel::time::{Duration, SimTime};
 use node_lifecycle::NodeLifecycle;
 use std::sync::Arc;
+use taint_eviction::TaintEviction;
 
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -111,13 +115,7 @@ pub struct Controllers {
     slices_checked: MemberMap<String, (u64, u64)>,
     /// Something changed since the last workload and endpoint pass (controllers are event-driven).
     dirty: bool,
-    /// When these controllers first saw each node carry a NoExecute taint: taint eviction
-    /// counts tolerationSeconds from then (see `taint_eviction`).
-    taint_seen: MemberMap<String, SimTime>,
-    /// Nodes with an operator's NoExecute taint (its text), whose pods are evicted at once.
-    operator_no_execute: MemberMap<String, String>,
-    /// The node informer changed since `taint_seen` was brought up to date.
-    taints_changed: bool,
+    taint_eviction: TaintEviction,
     rng: Rng,
 }
 
@@ -147,9 +145,7 @@ impl Controllers {
             expected: KeySet::default(),
             slices_checked: MemberMap::default(),
             dirty: true,
-            taint_seen: Default::default(),
-            operator_no_execute: Default::default(),
-            taints_changed: true,
+            taint_eviction: TaintEviction::default(),
             rng,
         }
     }
@@ -249,7 +245,7 @@ impl SelfTimed for Controllers {
     /// the state, which has not changed.
     fn skipped(&mut self, d: Duration, stand: &Stand) {
         (self.node_lifecycle).heard_nothing_for(d, &|node| stand.is_silent(node));
-        self.taints_older_by(d);
+        self.taint_eviction.older_by(d);
     }
 }
 
@@ -295,7 +291,7 @@ impl Work for Controllers {
             return;
         }
         if self.nodes.on_api(ctx, msg) {
-            self.taints_changed = true;
+            self.taint_eviction.nodes_changed();
             self.dirty = true;
             return;
         }

@@ -321,7 +321,7 @@ impl Controllers {
         }
         // A taint removed and added again: the taint-eviction clock starts from now.
         for node in pass.retainted {
-            self.taint_seen.insert(node, now);
+            self.taint_eviction.retainted(node, now);
         }
         // `MarkPodsNotReady` warns on each pod it marks.
         for (mut p, rv) in pass.stale {

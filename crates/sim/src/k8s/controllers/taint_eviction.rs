@@ -18,56 +18,125 @@ use crate::k8s::wire::Ctx;
 use crate::kernel::members::{MemberMap, MemberSet};
 use crate::kernel::time::{Duration, SimTime};
 
-impl Controllers {
+/// The taint-eviction controller's own state.
+#[derive(Clone)]
+pub(super) struct TaintEviction {
+    /// When this controller first saw each node carry an `unreachable` or `not-ready`
+    /// NoExecute taint: tolerationSeconds count from then.
+    seen: MemberMap<String, SimTime>,
+    /// Nodes with an operator's NoExecute taint (its text), whose pods are evicted at once.
+    operator_no_execute: MemberMap<String, String>,
+    /// The node cache changed since `seen` was brought up to date.
+    nodes_changed: bool,
+}
+
+impl Default for TaintEviction {
+    fn default() -> Self {
+        TaintEviction {
+            seen: MemberMap::default(),
+            operator_no_execute: MemberMap::default(),
+            nodes_changed: true,
+        }
+    }
+}
+
+impl TaintEviction {
     /// When the pods on `node` run out of their tolerations, if this controller has seen the
     /// node tainted.
-    pub fn eviction_due(&self, node: &str) -> Option<SimTime> {
-        let seen = self.taint_seen.get(node)?;
-        Some(*seen + self.timings.toleration_seconds)
+    pub(super) fn due(&self, node: &str, toleration_seconds: Duration) -> Option<SimTime> {
+        let seen = self.seen.get(node)?;
+        Some(*seen + toleration_seconds)
     }
 
     /// `d` more seconds of every taint seen.
-    pub(super) fn taints_older_by(&mut self, d: Duration) {
-        for (_, t) in self.taint_seen.iter_mut() {
+    pub(super) fn older_by(&mut self, d: Duration) {
+        for (_, t) in self.seen.iter_mut() {
             *t = *t - d;
         }
     }
 
-    pub(super) fn evict_tainted(&mut self, ctx: &mut Ctx) {
-        let now = ctx.now;
-        if std::mem::take(&mut self.taints_changed) {
+    /// A node's taint was removed and added again: its clock starts from `now`.
+    pub(super) fn retainted(&mut self, node: String, now: SimTime) {
+        self.seen.insert(node, now);
+    }
+
+    /// The node cache changed: the taints are read again at the next pass.
+    pub(super) fn nodes_changed(&mut self) {
+        self.nodes_changed = true;
+    }
+
+    /// The pods to evict now, with why: every pod on a node with an operator's NoExecute taint
+    /// (none tolerates it), then the pods whose tolerationSeconds have passed since the node
+    /// was seen tainted (DaemonSet pods tolerate it forever); each group by name.
+    fn evictions(
+        &mut self,
+        now: SimTime,
+        nodes: &Informer,
+        pods: &Informer,
+        toleration_seconds: Duration,
+    ) -> Vec<(Pod, u64, String)> {
+        if std::mem::take(&mut self.nodes_changed) {
             // Seen at this pass: within a second of the node informer's change.
-            let tainted = no_execute_tainted(&self.nodes);
-            self.taint_seen.retain(|node, _| tainted.contains(node));
+            let tainted = no_execute_tainted(nodes);
+            self.seen.retain(|node, _| tainted.contains(node));
             for node in tainted {
-                self.taint_seen.get_or_insert_with(node, || now);
+                self.seen.get_or_insert_with(node, || now);
             }
-            self.operator_no_execute = operator_no_execute(&self.nodes);
+            self.operator_no_execute = operator_no_execute(nodes);
         }
-        if !self.operator_no_execute.is_empty() {
-            self.evict_untolerated(ctx);
+        let mut untolerated: Vec<(Pod, u64, String)> = Vec::new();
+        for (node, taint) in self.operator_no_execute.iter() {
+            untolerated.extend(
+                (pods.pods_on(node))
+                    .filter_map(|kv| kv.value.as_pod().map(|p| (p, kv.mod_revision)))
+                    .filter(|(p, _)| p.deletion.is_none())
+                    .map(|(p, rv)| (p.clone(), rv, taint.clone())),
+            );
         }
-        if self.taint_seen.is_empty() {
-            return;
-        }
-        let tolerated = self.timings.toleration_seconds;
-        let mut due: Vec<(Pod, u64)> = self
-            .taint_seen
-            .iter()
-            .filter(|(_, &t)| now >= t + tolerated)
-            .flat_map(|(node, _)| self.pods.pods_on(node))
+        crate::kernel::sort::sort_by(&mut untolerated, |a, b| a.0.name.cmp(&b.0.name));
+        let mut out: Vec<(Pod, u64, String)> = (untolerated.into_iter())
+            .map(|(p, rv, taint)| {
+                let node = p.node.clone().unwrap_or_default();
+                let why = format!(
+                    "{} was evicted from {node}: the node has the taint {taint}, which the pod does not tolerate",
+                    p.name
+                );
+                (p, rv, why)
+            })
+            .collect();
+        let mut expired: Vec<(Pod, u64)> = (self.seen.iter())
+            .filter(|(_, &t)| now >= t + toleration_seconds)
+            .flat_map(|(node, _)| pods.pods_on(node))
             .filter_map(|kv| kv.value.as_pod().map(|p| (p, kv.mod_revision)))
             .filter(|(p, _)| p.deletion.is_none() && !p.tolerates_everything())
             .map(|(p, rv)| (p.clone(), rv))
             .collect();
-        crate::kernel::sort::sort_by(&mut due, |a, b| a.0.name.cmp(&b.0.name));
-        let seconds = self.timings.toleration_seconds.secs();
-        for (p, rv) in due {
+        crate::kernel::sort::sort_by(&mut expired, |a, b| a.0.name.cmp(&b.0.name));
+        let seconds = toleration_seconds.secs();
+        out.extend(expired.into_iter().map(|(p, rv)| {
             let node = p.node.clone().unwrap_or_default();
             let why = format!(
                 "{} was evicted from {node}: tolerationSeconds ({seconds} s) have passed since the controller-manager saw the node tainted unreachable",
                 p.name
             );
+            (p, rv, why)
+        }));
+        out
+    }
+}
+
+impl Controllers {
+    /// When the pods on `node` run out of their tolerations, if this controller has seen the
+    /// node tainted.
+    pub fn eviction_due(&self, node: &str) -> Option<SimTime> {
+        (self.taint_eviction).due(node, self.timings.toleration_seconds)
+    }
+
+    /// The taint-eviction controller's pass: each pod due marked for deletion.
+    pub(super) fn evict_tainted(&mut self, ctx: &mut Ctx) {
+        let tolerated = self.timings.toleration_seconds;
+        let due = (self.taint_eviction).evictions(ctx.now, &self.nodes, &self.pods, tolerated);
+        for (p, rv, why) in due {
             self.evict(ctx, p, rv, why);
         }
     }
@@ -91,31 +160,6 @@ impl Controllers {
             now,
         );
         self.update_pod(ctx, p, rv, Some(event));
-    }
-}
-
-impl Controllers {
-    /// Every pod on a node with an operator's NoExecute taint, at once: none tolerates it.
-    fn evict_untolerated(&mut self, ctx: &mut Ctx) {
-        let mut due: Vec<(Pod, u64, String)> = Vec::new();
-        for (node, taint) in self.operator_no_execute.iter() {
-            due.extend(
-                self.pods
-                    .pods_on(node)
-                    .filter_map(|kv| kv.value.as_pod().map(|p| (p, kv.mod_revision)))
-                    .filter(|(p, _)| p.deletion.is_none())
-                    .map(|(p, rv)| (p.clone(), rv, taint.clone())),
-            );
-        }
-        crate::kernel::sort::sort_by(&mut due, |a, b| a.0.name.cmp(&b.0.name));
-        for (p, rv, taint) in due {
-            let node = p.node.clone().unwrap_or_default();
-            let why = format!(
-                "{} was evicted from {node}: the node has the taint {taint}, which the pod does not tolerate",
-                p.name
-            );
-            self.evict(ctx, p, rv, why);
-        }
     }
 }
 
