@@ -478,14 +478,8 @@ impl Scheduler {
             }
         }
         let mut parts: Vec<String> = reasons.iter().map(|(r, n)| format!("{n} {r}")).collect();
-        // As kube-scheduler sorts them (a handful: an insertion sort keeps the bundle small).
-        for i in 1..parts.len() {
-            let mut j = i;
-            while j > 0 && parts[j - 1] > parts[j] {
-                parts.swap(j - 1, j);
-                j -= 1;
-            }
-        }
+        // As kube-scheduler sorts them.
+        crate::kernel::sort::sort(&mut parts);
         format!("0/{nodes} nodes are available: {}.", parts.join(", "))
     }
 }
