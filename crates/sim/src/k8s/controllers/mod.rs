@@ -25,7 +25,7 @@
 //! Each in its module: [`node_lifecycle`] (with its [`node_table`]), [`taint_eviction`],
 //! [`workloads`], [`endpoints`], [`disruption`], [`cloud_node`], [`pod_gc`]. A controller with
 //! state of its own owns it in a type of its module (`NodeLifecycle`, `TaintEviction`,
-//! `PodGc`): its pass takes the shared caches and says what to write, and `Controllers` holds
+//! `PodGc`, `CloudNode`): its pass takes the shared caches and says what to write, and `Controllers` holds
 //! the caches, the one API client they write through, and the dispatch.
 //!
 //! Left out: ReplicaSet revisions and rollouts, garbage collection.
@@ -56,6 +56,7 @@ use crate::kernel::members::{MemberMap, MemberSet};
 use crate::kernel::process::{Addr, Sub};
 use crate::kernel::rng::Rng;
 use crate::kernel::time::{Duration, SimTime};
+use cloud_node::CloudNode;
 use node_lifecycle::NodeLifecycle;
 use std::sync::Arc;
 use taint_eviction::TaintEviction;
@@ -100,9 +101,8 @@ pub struct Controllers {
     budgets: Option<Informer>,
     /// When a budget's oldest `disruptedPods` entry expires (the disruption controller looks again).
     budgets_due: Option<SimTime>,
-    /// With a cloud-controller-manager: the Nodes whose instances no longer exist.
-    cloud: Option<MemberSet<String>>,
-    last_cloud_check: SimTime,
+    /// With a cloud-controller-manager: its node lifecycle controller.
+    cloud: Option<CloudNode>,
     pod_gc: pod_gc::PodGc,
     node_lifecycle: NodeLifecycle,
     last_monitor: SimTime,
@@ -136,8 +136,7 @@ impl Controllers {
             slices: informer(ENDPOINT_SLICES, 5),
             budgets: budgets.then(|| informer(PDBS, 6)),
             budgets_due: None,
-            cloud,
-            last_cloud_check: now,
+            cloud: cloud.map(|gone| CloudNode::new(gone, now)),
             pod_gc: pod_gc::PodGc::new(now),
             node_lifecycle: NodeLifecycle::default(),
             last_monitor: now,
@@ -200,7 +199,7 @@ impl SelfTimed for Controllers {
     /// for the cloud controller's next look (within 5 s), or while a pod's Node is gone (the pod
     /// garbage collector deletes it within a minute).
     fn quiet(&self, stand: &Stand) -> Quiet {
-        let gone = |n: &str| self.cloud.as_ref().is_some_and(|g| g.contains(n));
+        let gone = |n: &str| self.cloud.as_ref().is_some_and(|c| c.is_gone(n));
         let cloud_due = (self.nodes.items().values())
             .filter_map(|kv| kv.value.as_node())
             .any(|n| n.ready != Condition::True && gone(&n.name));
