@@ -527,62 +527,54 @@ def member_add_around_a_return():
         output_row(f"`etcdctl member add` {key}", real[key], sim_exec(s, at, "etcd-1", line))
 
 
-def leader_muted(n_real, n_sim):
-    """One-way loss: everything the leader sends is dropped, what it receives arrives. When the
-    others elect a new leader, and when the old one steps down (it hears no follower answer
-    its heartbeats, or the new leader's higher term reaches it)."""
+def leader_cut_off(n_real, n_sim, what, cut, stepped_down, sim_faults, checks):
+    """The leader cut off by `cut` (a Cluster's method, on the real members) and `sim_faults`
+    (the scenario's, for the simulation): when the others elect a new leader, and when the old
+    one steps down (its log says `stepped_down`). `checks` names the two rows."""
     why = can_cut()
     if why:
-        rows.append(("leader muted: not run", why, "", "skipped"))
+        rows.append((f"{what}: not run", why, "", "skipped"))
         return
     elected, stepped = [], []
     for c, lead in real_leaders(n_real, netns=True):
-        t0 = c.mute(lead)
+        t0 = cut(c, lead)
         time.sleep(4)
         others = [i for i in range(3) if i != lead]
         e = c.elected_after(t0, others)
-        d = c.logged_after(t0, [lead], "became follower")
+        d = c.logged_after(t0, [lead], stepped_down)
         if e is not None and d is not None:
             elected.append(e)
             stepped.append(d)
     sim_elected, sim_stepped = [], []
     for seed in range(1, n_sim + 1):
-        def mute(lead):
-            others = [n for n in NAMES[:3] if n != lead]
-            return [("partition_oneway", None, {"from": [lead], "to": others})]
-        events, at = sim_at_leader(seed, "leader muted", mute)
+        events, at = sim_at_leader(seed, what, sim_faults)
         sim_elected.append(first_election_after(events, at))
         lost = [e["t"] - at for e in events if e["kind"] == "etcd.leader_lost" and e["t"] > at]
         sim_stepped.append(lost[0])
-    timing_row("leader's packets lost one way: the others elect a new leader after", elected, sim_elected)
-    timing_row("leader's packets lost one way: it steps down after", stepped, sim_stepped)
+    timing_row(checks[0], elected, sim_elected)
+    timing_row(checks[1], stepped, sim_stepped)
+
+
+def leader_muted(n_real, n_sim):
+    """One-way loss: everything the leader sends is dropped, what it receives arrives. When the
+    others elect a new leader, and when the old one steps down (it hears no follower answer
+    its heartbeats, or the new leader's higher term reaches it)."""
+    def mute(lead):
+        others = [n for n in NAMES[:3] if n != lead]
+        return [("partition_oneway", None, {"from": [lead], "to": others})]
+    leader_cut_off(n_real, n_sim, "leader muted", Cluster.mute, "became follower", mute,
+                   ("leader's packets lost one way: the others elect a new leader after",
+                    "leader's packets lost one way: it steps down after"))
 
 
 def leader_isolated(n_real, n_sim):
     """The leader cut off from both followers: when the majority elects a new leader, and when
     the isolated leader steps down (CheckQuorum)."""
-    why = can_cut()
-    if why:
-        rows.append(("leader isolated: not run", why, "", "skipped"))
-        return
-    elected, stepped = [], []
-    for c, lead in real_leaders(n_real, netns=True):
-        t0 = c.isolate(lead)
-        time.sleep(4)
-        others = [i for i in range(3) if i != lead]
-        e = c.elected_after(t0, others)
-        d = c.logged_after(t0, [lead], "stepped down to follower since quorum is not active")
-        if e is not None and d is not None:
-            elected.append(e)
-            stepped.append(d)
-    sim_elected, sim_stepped = [], []
-    for seed in range(1, n_sim + 1):
-        events, at = sim_at_leader(seed, "leader isolated", lambda lead: [("isolate", lead, {})])
-        sim_elected.append(first_election_after(events, at))
-        lost = [e["t"] - at for e in events if e["kind"] == "etcd.leader_lost" and e["t"] > at]
-        sim_stepped.append(lost[0])
-    timing_row("leader isolated: the majority elects a new leader after", elected, sim_elected)
-    timing_row("leader isolated: it steps down (CheckQuorum) after", stepped, sim_stepped)
+    leader_cut_off(n_real, n_sim, "leader isolated", Cluster.isolate,
+                   "stepped down to follower since quorum is not active",
+                   lambda lead: [("isolate", lead, {})],
+                   ("leader isolated: the majority elects a new leader after",
+                    "leader isolated: it steps down (CheckQuorum) after"))
 
 
 COMMANDS = [

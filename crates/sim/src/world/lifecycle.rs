@@ -69,7 +69,7 @@ impl World {
         let api = self.local_apiserver(h);
         let api_for_nodes = self.api_endpoint();
         macro_rules! start {
-            ($process:expr, $slot:ident, $($arg:expr),*) => {{
+            ($process:expr, $slot:ident $(, $arg:expr)*) => {{
                 let mut p = $process;
                 let mut ctx: K8sCtx = ctx!(self, h);
                 p.start(&mut ctx $(, $arg)*);
@@ -77,20 +77,20 @@ impl World {
             }};
         }
         match port {
-            Port::APISERVER => start!(self.new_apiserver(h), apiserver,),
-            Port::LB => start!(self.new_lb(h), lb,),
-            Port::KEEPALIVED => start!(Keepalived::new(h, self.apiservers()), keepalived,),
+            Port::APISERVER => start!(self.new_apiserver(h), apiserver),
+            Port::LB => start!(self.new_lb(h), lb),
+            Port::KEEPALIVED => start!(Keepalived::new(h, self.apiservers()), keepalived),
             Port::KUBE_VIP => {
                 let Some(api) = api else { return };
-                start!(self.new_kube_vip(me, api), kube_vip,)
+                start!(self.new_kube_vip(me, api), kube_vip)
             }
             Port::CONTROLLER_MANAGER => {
                 let Some(api) = api else { return };
-                start!(self.new_controller_manager(me, api), kcm,)
+                start!(self.new_controller_manager(me, api), kcm)
             }
             Port::SCHEDULER => {
                 let Some(api) = api else { return };
-                start!(self.new_scheduler(me, api), scheduler,)
+                start!(self.new_scheduler(me, api), scheduler)
             }
             Port::KUBELET => {
                 let Some(api) = api_for_nodes else { return };
@@ -99,7 +99,7 @@ impl World {
             }
             Port::KUBE_PROXY => {
                 let Some(api) = api_for_nodes else { return };
-                start!(KubeProxy::new(me, api), proxy,)
+                start!(KubeProxy::new(me, api), proxy)
             }
             _ => {}
         }
