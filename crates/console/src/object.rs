@@ -61,11 +61,17 @@ pub fn node_labels(n: &Node) -> Vec<(String, String)> {
     labels
 }
 
-/// A workload's selector, the label its pods carry: `app=NAME` (kubeadm's CoreDNS: `k8s-app=kube-dns`).
+/// A workload's selector, the label its pods carry: `app=NAME`; kubeadm's as it writes them:
+/// CoreDNS `k8s-app=kube-dns`, kube-proxy `k8s-app=kube-proxy`, a static pod `component=NAME`.
 pub fn selector_of(workload: &str) -> (&'static str, String) {
-    match workload == sim::scenario::COREDNS {
-        true => ("k8s-app", "kube-dns".to_string()),
-        false => ("app", workload.to_string()),
+    if workload == sim::scenario::COREDNS {
+        ("k8s-app", "kube-dns".to_string())
+    } else if workload == sim::scenario::KUBE_PROXY {
+        ("k8s-app", workload.to_string())
+    } else if sim::scenario::STATIC_PODS.contains(&workload) {
+        ("component", workload.to_string())
+    } else {
+        ("app", workload.to_string())
     }
 }
 
@@ -73,10 +79,13 @@ pub fn selector_of(workload: &str) -> (&'static str, String) {
 /// of its ReplicaSet (the middle of `NAME-HASH-SUFFIX`).
 pub fn pod_labels(p: &Pod) -> Vec<(String, String)> {
     let mut labels = vec![selector_of(&p.workload)];
+    if p.kind.is_none() {
+        labels.push(("tier", "control-plane".to_string()));
+    }
     if let Some((_, hash)) = owner_of(p)
         .1
         .rsplit_once('-')
-        .filter(|_| p.kind == Kind::Deployment)
+        .filter(|_| p.kind == Some(Kind::Deployment))
     {
         labels.push(("pod-template-hash", hash.to_string()));
     }
@@ -87,15 +96,17 @@ pub fn pod_labels(p: &Pod) -> Vec<(String, String)> {
 }
 
 /// The controller that owns a pod (`metadata.ownerReferences`): a Deployment's pods belong to
-/// its ReplicaSet, named as the pod without its generated suffix.
+/// its ReplicaSet, named as the pod without its generated suffix; a static pod's mirror to its
+/// Node.
 pub fn owner_of(p: &Pod) -> (&'static str, &str) {
     match p.kind {
-        Kind::Deployment => (
+        Some(Kind::Deployment) => (
             "ReplicaSet",
             p.name.rsplit_once('-').map_or(&*p.name, |(rs, _)| rs),
         ),
-        Kind::StatefulSet => ("StatefulSet", &p.workload),
-        Kind::DaemonSet => ("DaemonSet", &p.workload),
+        Some(Kind::StatefulSet) => ("StatefulSet", &p.workload),
+        Some(Kind::DaemonSet) => ("DaemonSet", &p.workload),
+        None => ("Node", p.node.as_deref().unwrap_or_default()),
     }
 }
 

@@ -990,6 +990,107 @@ fn drain_evicts_through_the_eviction_api_and_waits_on_a_budget() {
     );
 }
 
+/// Every kubeadm Node runs kube-proxy's DaemonSet pod, so a drain without
+/// `--ignore-daemonsets` refuses even where the scenario has no DaemonSet (kubectl's
+/// `daemonSetFilter`); a control-plane Node's static pods are mirrored in kube-system and passed
+/// over unsaid (`mirrorPodFilter`), as kubectl does.
+#[test]
+fn drain_refuses_on_every_kubeadm_node_for_kube_proxy_and_skips_static_pods() {
+    use sim::scenario::Action;
+    let plain = BUDGET.replace(r#","pdb":{"min_available":2}"#, "").replace(
+        r#",
+  {"kind":"DaemonSet","name":"agent"}"#,
+        "",
+    );
+    assert!(!plain.contains("DaemonSet"), "{plain}");
+    let w = world_at(&plain, 30.0);
+    let out = run(&w, "users", "kubectl drain w1");
+    assert_eq!(out.status, 1);
+    assert_eq!(
+        out.stderr,
+        "error: unable to drain node \"w1\" due to error: cannot delete DaemonSet-managed Pods (use --ignore-daemonsets to ignore): kube-system/kube-proxy-w1, continuing command...\nThere are pending nodes to be drained:\n w1\n"
+    );
+    assert_eq!(out.record, Some(Action::Cordon { host: "w1".into() }));
+    // The control-plane Node: kube-proxy refuses it; its static pods are not named.
+    let out = run(&w, "users", "kubectl drain m1");
+    assert!(
+        out.stderr.contains(
+            "Pods (use --ignore-daemonsets to ignore): kube-system/kube-proxy-m1, continuing"
+        ),
+        "{}",
+        out.stderr
+    );
+    let out = run(&w, "users", "kubectl drain m1 --ignore-daemonsets");
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    assert_eq!(
+        out.stderr,
+        "Warning: ignoring DaemonSet-managed Pods: kube-system/kube-proxy-m1\n"
+    );
+    assert_eq!(out.stdout, "node/m1 cordoned\nnode/m1 drained\n");
+    // The static pods and kube-proxy's stay where they run.
+    let listed = run(&w, "users", "kubectl get pods -n kube-system -o wide").stdout;
+    for pod in [
+        "etcd-m1",
+        "kube-apiserver-m1",
+        "kube-controller-manager-m1",
+        "kube-scheduler-m1",
+        "kube-proxy-m1",
+        "kube-proxy-w1",
+        "kube-proxy-w2",
+    ] {
+        let row = listed.lines().find(|l| l.starts_with(&format!("{pod} ")));
+        let row = row.unwrap_or_else(|| panic!("{pod} missing:\n{listed}"));
+        assert!(row.contains(" Running "), "{row}");
+    }
+    // hostNetwork pods have their Node's address (m1 is the first host: 10.0.0.10).
+    let row = listed.lines().find(|l| l.starts_with("etcd-m1 ")).unwrap();
+    assert!(row.contains(" 10.0.0.10 "), "{row}");
+    let described = run(
+        &w,
+        "users",
+        "kubectl describe pod kube-apiserver-m1 -n kube-system",
+    )
+    .stdout;
+    assert!(
+        described.contains("Controlled By:    Node/m1"),
+        "{described}"
+    );
+    assert!(
+        described.contains("Tolerations:                 :NoExecute op=Exists"),
+        "{described}"
+    );
+}
+
+/// A mirror pod deleted through the API is created again by its kubelet: the static pod never
+/// stopped (kubelet `mirror_client.go`).
+#[test]
+fn a_deleted_mirror_pod_comes_back() {
+    let w = world_at(BUDGET, 30.0);
+    let out = run(
+        &w,
+        "users",
+        "kubectl delete pod kube-scheduler-m1 -n kube-system",
+    );
+    assert_eq!(
+        out.stdout, "pod \"kube-scheduler-m1\" deleted\n",
+        "{}",
+        out.stderr
+    );
+    // The same deletion as a scenario event, run on.
+    let deleted = BUDGET.replace(
+        r#""workloads""#,
+        r#""events":[{"at":"30s","action":"delete_pod","pod":"kube-scheduler-m1"}],"workloads""#,
+    );
+    // Five seconds later it is a new object: as old as those five seconds, not as the cluster.
+    let later = world_at(&deleted, 35.0);
+    let listed = run(&later, "users", "kubectl get pods -n kube-system").stdout;
+    let row = listed.lines().find(|l| l.starts_with("kube-scheduler-m1 "));
+    let row = row.unwrap_or_else(|| panic!("not back:\n{listed}"));
+    assert!(row.contains("1/1     Running"), "{row}");
+    let age = row.split_whitespace().last().unwrap();
+    assert!(["1s", "2s", "3s", "4s", "5s"].contains(&age), "{row}");
+}
+
 /// kubectl's PodDisruptionBudget table (`pkg/printers/internalversion/printers.go`,
 /// printPodDisruptionBudget): minAvailable 1 over web's 2 healthy pods allows 1 disruption; the
 /// first eviction of the 1:00 drains spends it until the replacement is healthy.
@@ -1716,7 +1817,8 @@ fn events_tell_what_each_component_did_when_it_did() {
         "kubectl get pods -A --field-selector spec.nodeName=w3",
     )
     .stdout;
-    assert_eq!(on_w3.lines().count(), 4, "{on_w3}");
+    // Its three pods and kube-proxy's, under the header.
+    assert_eq!(on_w3.lines().count(), 5, "{on_w3}");
     assert_eq!(
         run(&w, "users", "kubectl get nodes --field-selector x=y").status,
         1

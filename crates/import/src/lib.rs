@@ -429,7 +429,12 @@ impl<'a> Cluster<'a> {
                 _ => {}
             }
         }
-        let mut taken = Vec::new();
+        // kube-system's names are the playground's own: a workload of the same name elsewhere
+        // gets a number.
+        let system = [sim::scenario::COREDNS, sim::scenario::KUBE_PROXY];
+        let mut taken: Vec<String> = (system.into_iter().chain(sim::scenario::STATIC_PODS))
+            .map(String::from)
+            .collect();
         let mut out = Vec::new();
         for w in user {
             let (namespace, original) = (ns(w), name_of(w));

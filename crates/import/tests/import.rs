@@ -341,3 +341,30 @@ fn the_tour_breaks_the_imported_cluster_four_ways() {
         sim::run_scenario(&st.scenario.to_json()).unwrap_or_else(|e| panic!("{}: {e}", st.key));
     }
 }
+
+/// A workload named as one of kube-system's (`etcd`, `kube-proxy`, …) runs in its own namespace
+/// in a real cluster; here those names are the control plane's, so it gets a number instead of
+/// making the scenario invalid.
+#[test]
+fn a_workload_named_as_kube_systems_pods_gets_a_number() {
+    let dump = r#"
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: w1}
+- apiVersion: apps/v1
+  kind: StatefulSet
+  metadata: {name: etcd, namespace: default}
+  spec: {replicas: 3}
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: kube-proxy, namespace: tools}
+  spec: {replicas: 1}
+"#;
+    let imported = import::import(&[("dump.yaml", dump)], None).unwrap_or_else(|e| panic!("{e}"));
+    let s: Value = serde_json::from_str(&imported.scenario.to_json()).unwrap();
+    assert_eq!(workload(&s, "etcd-2")["kind"], "StatefulSet");
+    assert_eq!(workload(&s, "kube-proxy-2")["kind"], "Deployment");
+}

@@ -52,6 +52,10 @@ fn a_no_execute_taint_evicts_every_pod_on_the_node_at_once_and_keeps_new_ones_of
         "the DaemonSet's pod too: {workloads:?}"
     );
     assert!(workloads.contains(&"web"), "{workloads:?}");
+    assert!(
+        !workloads.contains(&"kube-proxy"),
+        "kube-proxy's pod tolerates every taint: {workloads:?}"
+    );
     for e in &evicted {
         // The taint controller's next pass after its informer sees the Node change.
         assert!((60.0..62.5).contains(&e.t), "{e:?}");

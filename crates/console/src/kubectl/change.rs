@@ -457,12 +457,14 @@ pub(super) fn drain(
         Err(e) => return client.failed(e),
     };
     let namespace = workload_namespace;
-    let daemons: Vec<String> = pods
+    // The API lists pods by namespace, then name. Static pods' mirrors are passed over unsaid.
+    let mut daemons: Vec<String> = pods
         .iter()
         .filter_map(|(_, kv)| kv.value.as_pod())
-        .filter(|p| p.node.as_deref() == Some(node) && p.tolerates_everything())
+        .filter(|p| p.node.as_deref() == Some(node) && p.kind == Some(Kind::DaemonSet))
         .map(|p| format!("{}/{}", namespace(&p.workload), p.name))
         .collect();
+    daemons.sort();
     if !daemons.is_empty() && !ignore_daemonsets {
         let mut out = cordon(world, from, node, true, flags);
         if out.status == 0 {

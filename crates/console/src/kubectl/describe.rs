@@ -859,19 +859,25 @@ fn pod_text(
     ];
     out.push_str("Conditions:\n");
     out.push_str(&align(&table, 0, 2));
-    // A DaemonSet's pods tolerate every node condition for ever; others get the admission
-    // controller's defaults, evicted `toleration_s` after their node turns unreachable.
-    let tolerations: Vec<String> = if p.tolerates_everything() {
-        [
-            "node.kubernetes.io/disk-pressure:NoSchedule op=Exists",
-            "node.kubernetes.io/memory-pressure:NoSchedule op=Exists",
-            "node.kubernetes.io/not-ready:NoExecute op=Exists",
-            "node.kubernetes.io/pid-pressure:NoSchedule op=Exists",
-            "node.kubernetes.io/unreachable:NoExecute op=Exists",
-            "node.kubernetes.io/unschedulable:NoSchedule op=Exists",
-        ]
-        .map(String::from)
-        .to_vec()
+    // A DaemonSet's pods tolerate every node condition for ever (kube-proxy's every taint too);
+    // kubeadm's static pods every NoExecute taint; others get the admission controller's
+    // defaults, evicted `toleration_s` after their node turns unreachable.
+    let tolerations: Vec<String> = if p.kind.is_none() {
+        vec![":NoExecute op=Exists".to_string()]
+    } else if p.tolerates_everything() {
+        let every_taint = (p.workload == sim::scenario::KUBE_PROXY).then_some("op=Exists");
+        every_taint
+            .into_iter()
+            .chain([
+                "node.kubernetes.io/disk-pressure:NoSchedule op=Exists",
+                "node.kubernetes.io/memory-pressure:NoSchedule op=Exists",
+                "node.kubernetes.io/not-ready:NoExecute op=Exists",
+                "node.kubernetes.io/pid-pressure:NoSchedule op=Exists",
+                "node.kubernetes.io/unreachable:NoExecute op=Exists",
+                "node.kubernetes.io/unschedulable:NoSchedule op=Exists",
+            ])
+            .map(String::from)
+            .collect()
     } else {
         ["not-ready", "unreachable"]
             .map(|k| format!("node.kubernetes.io/{k}:NoExecute op=Exists for {toleration_s}s"))

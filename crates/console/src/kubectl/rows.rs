@@ -634,11 +634,15 @@ pub(crate) fn host_of(world: &World, pod: &Pod) -> Option<HostId> {
     Some(h as HostId)
 }
 
-/// A pod's address: from its node's pod range (10.244.<node>.0/24), once it runs.
+/// A pod's address: from its node's pod range (10.244.<node>.0/24), once it runs; kube-proxy's
+/// and the static pods (`hostNetwork: true`) have their node's.
 pub(crate) fn pod_ip(world: &World, p: &Pod) -> String {
     let (Some(h), true) = (host_of(world, p), p.running) else {
         return "<none>".into();
     };
+    if p.kind.is_none() || p.workload == sim::scenario::KUBE_PROXY {
+        return crate::ip_of(h);
+    }
     let n = p
         .name
         .bytes()

@@ -117,9 +117,9 @@ impl Event {
     }
 }
 
-/// The namespace of a workload's pods: kubeadm's CoreDNS runs in `kube-system`.
+/// The namespace of a workload's pods: kubeadm's add-ons and static pods run in `kube-system`.
 pub fn namespace_of(workload: &str) -> &'static str {
-    if workload == crate::k8s::objects::COREDNS {
+    if crate::k8s::objects::is_system(workload) {
         "kube-system"
     } else {
         "default"

@@ -205,7 +205,7 @@ mod tests {
         Pod {
             name: "web-1".into(),
             workload: "web".into(),
-            kind: Kind::Deployment,
+            kind: Some(Kind::Deployment),
             node: Some("w1".into()),
             running: true,
             ready,

@@ -12,8 +12,13 @@
 //! stop (the workload's `stop_takes`, at most its `termination_grace_period`; the simulated
 //! echo server stops at once), then the kubelet confirms the deletion.
 //!
-//! Left out: static pods (the control-plane components are processes of their own here),
-//! images, probes of application pods, resource accounting, preStop hooks.
+//! On a control-plane host it keeps a mirror pod in the API for each static pod kubeadm wrote
+//! there (`etcd-NODE`, `kube-apiserver-NODE`, …, owned by its Node): created once the API takes
+//! it, again after someone deleted it, and reported Running and Ready.
+//!
+//! Left out: the static pods' containers (the control-plane components are processes of their
+//! own here, so a mirror pod's status does not follow its component's restarts), images, probes
+//! of application pods, resource accounting, preStop hooks.
 
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse};
 use crate::k8s::client::ApiClient;
@@ -21,7 +26,7 @@ use crate::k8s::events::{Event, Pending, Reason};
 use crate::k8s::informer::Informer;
 use crate::k8s::node_lease::{Heartbeat, NodeLease, NodeLeaseTimings};
 use crate::k8s::objects::{
-    lease_key, node_key, pod_key, Condition, Effect, Kind, Node, Object, Taint, TaintKey, PODS,
+    lease_key, node_key, pod_key, Condition, Effect, Kind, Node, Object, Pod, Taint, TaintKey, PODS,
 };
 use crate::k8s::observe::PodChange;
 use crate::k8s::self_timed::{Quiet, SelfTimed, Stand};
@@ -54,13 +59,14 @@ enum Req {
     UpdateNode,
     PodStatus(String),
     PodDelete(String),
+    MirrorPod(String),
 }
 
 /// A running container of a pod.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Container {
     pub workload: String,
-    pub kind: Kind,
+    pub kind: Option<Kind>,
     /// When the kubelet started it.
     pub started: SimTime,
 }
@@ -94,6 +100,10 @@ pub struct Kubelet {
     stopping: crate::kernel::members::MemberMap<String, SimTime>,
     /// How long each workload's app takes to stop (only those that take any time).
     stop_takes: Vec<(String, Duration)>,
+    /// The static pods kubeadm wrote on this host, by their mirror pods' names.
+    static_pods: Vec<(String, &'static str)>,
+    /// Mirror pods created and not yet seen through the informer, and when they were sent.
+    mirrored: crate::kernel::members::MemberMap<String, SimTime>,
     /// Pods with a status update or delete in flight (one at a time per pod).
     busy: MemberSet<String>,
     /// Its Events not yet written: they go with its next successful write.
@@ -135,6 +145,8 @@ impl Kubelet {
             starting: Default::default(),
             stopping: Default::default(),
             stop_takes: Vec::new(),
+            static_pods: Vec::new(),
+            mirrored: Default::default(),
             busy: MemberSet::new(),
             events: Pending::default(),
             node_busy: false,
@@ -233,7 +245,7 @@ impl Kubelet {
     fn request_done(&mut self, req: &Req) {
         match req {
             Req::RegisterNode | Req::GetNode | Req::UpdateNode => self.node_busy = false,
-            Req::PodStatus(p) | Req::PodDelete(p) => {
+            Req::PodStatus(p) | Req::PodDelete(p) | Req::MirrorPod(p) => {
                 // The status (or the deletion) is still owed if the request failed: the status
                 // manager tries again at its next sync (every 10 s), at once after an answer.
                 self.busy.remove(p);
@@ -267,7 +279,10 @@ impl Kubelet {
             self.events_go_with_a_write(ctx);
         }
         self.request_done(&req);
-        if matches!(req, Req::PodStatus(_) | Req::PodDelete(_)) {
+        if matches!(
+            req,
+            Req::PodStatus(_) | Req::PodDelete(_) | Req::MirrorPod(_)
+        ) {
             // The pod worker goes on with the pod at once (a status may still be owed).
             self.dirty = true;
             self.sync_pods(ctx);
@@ -328,6 +343,15 @@ impl Kubelet {
     /// With the time each workload's app takes to stop after SIGTERM (those not listed: none).
     pub fn with_stop_times(mut self, stop_takes: Vec<(String, Duration)>) -> Self {
         self.stop_takes = stop_takes;
+        self
+    }
+
+    /// With the static pods kubeadm wrote on its host (`STATIC_PODS` names).
+    pub fn with_static_pods(mut self, components: Vec<&'static str>) -> Self {
+        let node = &self.node;
+        self.static_pods = (components.into_iter())
+            .map(|c| (format!("{c}-{node}"), c))
+            .collect();
         self
     }
 
@@ -403,6 +427,7 @@ impl Kubelet {
                 Some(_) => {}
             }
         }
+        drop(wanted);
         for (name, why) in gone {
             // SIGTERM first: an app that takes time to stop serves on until it has.
             let workload = &self.containers.get(&name).expect("listed").workload;
@@ -460,7 +485,8 @@ impl Kubelet {
                 }
                 continue;
             }
-            if self.containers.contains_key(name) {
+            // A mirror pod's containers are the static pod's, running whether or not the API is.
+            if self.containers.contains_key(name) || pod.kind.is_none() {
                 if !pod.running || !pod.ready {
                     let mut p = pod.clone();
                     p.running = true;
@@ -478,6 +504,40 @@ impl Kubelet {
                 self.starting.insert(name.clone(), now + CONTAINER_START);
                 ctx.set_timer(Port::KUBELET, CONTAINER_START, Timer::Wake);
             }
+        }
+        self.sync_mirror_pods(ctx);
+    }
+
+    /// Creates the mirror pods the API lacks (its first sync, or after a deletion was confirmed).
+    /// One sent and not yet seen is sent again after a status period (its answer may be lost).
+    fn sync_mirror_pods(&mut self, ctx: &mut Ctx) {
+        for (name, component) in &self.static_pods {
+            if self.pods.items().contains_key(&pod_key(name)) {
+                self.mirrored.remove(name);
+                continue;
+            }
+            self.dirty = true;
+            let sent = self.mirrored.get(name).copied();
+            if self.busy.contains(name) || sent.is_some_and(|t| ctx.now < t + STATUS_PERIOD) {
+                continue;
+            }
+            let pod = Pod {
+                name: name.clone(),
+                workload: component.to_string(),
+                kind: None,
+                node: Some(self.node.clone()),
+                running: true,
+                ready: true,
+                deletion: None,
+                created: ctx.now,
+            };
+            self.busy.insert(name.clone());
+            self.mirrored.insert(name.clone(), ctx.now);
+            let req = ApiRequest::Create {
+                key: pod_key(name).into(),
+                value: Arc::new(Object::Pod(pod)),
+            };
+            (self.client).send(ctx, req, Req::MirrorPod(name.clone()), REQUEST_TIMEOUT);
         }
     }
 
@@ -561,7 +621,7 @@ mod tests {
         let mut pod = Pod {
             name: "web-1".into(),
             workload: "web".into(),
-            kind: Kind::Deployment,
+            kind: Some(Kind::Deployment),
             node: Some("w1".into()),
             running: true,
             ready: true,

@@ -327,9 +327,26 @@ pub struct Workload {
     pub created: SimTime,
 }
 
-/// kubeadm's CoreDNS Deployment, the one workload in `kube-system` (the world adds it under the
-/// scenario's name for it, the same).
+/// kubeadm's CoreDNS Deployment in `kube-system` (the world adds it under the scenario's name
+/// for it, the same).
 pub const COREDNS: &str = "coredns";
+
+/// kubeadm's kube-proxy DaemonSet in `kube-system`: a pod on every Node, tolerating every taint.
+pub const KUBE_PROXY: &str = "kube-proxy";
+
+/// The static pods kubeadm writes on a control-plane host (etcd's only where etcd is stacked),
+/// each mirrored in the API as `NAME-NODE` in `kube-system`.
+pub const STATIC_PODS: [&str; 4] = [
+    "etcd",
+    "kube-apiserver",
+    "kube-controller-manager",
+    "kube-scheduler",
+];
+
+/// Whether a workload's pods live in `kube-system`: kubeadm's add-ons and static pods.
+pub fn is_system(workload: &str) -> bool {
+    workload == COREDNS || workload == KUBE_PROXY || STATIC_PODS.contains(&workload)
+}
 
 /// The alphabet of generated names (apimachinery's `util/rand`): no vowels, no 0, 1 or 3, so
 /// that no word and no look-alike characters appear in a name.
@@ -413,7 +430,10 @@ impl PodDisruptionBudget {
 pub struct Pod {
     pub name: String,
     pub workload: String,
-    pub kind: Kind,
+    /// The kind of the workload whose controller owns it; `None` for a static pod's mirror (the
+    /// kubelet runs the pod from a file on its host and keeps a copy in the API, owned by its
+    /// Node).
+    pub kind: Option<Kind>,
     /// `spec.nodeName`: None until the scheduler binds it.
     pub node: Option<String>,
     /// The kubelet reported its containers running.
@@ -427,9 +447,17 @@ pub struct Pod {
 }
 
 impl Pod {
-    /// DaemonSet pods tolerate not-ready and unreachable forever (and the control-plane taint).
+    /// DaemonSet pods tolerate not-ready and unreachable forever (and the control-plane taint),
+    /// and so do kubeadm's static pods (`NoExecute`, `operator: Exists`): no eviction and no
+    /// drain touches them.
     pub fn tolerates_everything(&self) -> bool {
-        self.kind == Kind::DaemonSet
+        matches!(self.kind, Some(Kind::DaemonSet) | None)
+    }
+
+    /// The pods that tolerate an operator's taint too: kube-proxy's (`operator: Exists`) and the
+    /// static pods'.
+    pub fn tolerates_operator_taints(&self) -> bool {
+        self.kind.is_none() || self.workload == KUBE_PROXY
     }
 
     /// The node where this pod serves its Service's traffic: a bound, running, ready pod

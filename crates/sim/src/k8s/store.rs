@@ -173,7 +173,7 @@ mod tests {
             value: Arc::new(Object::Pod(Pod {
                 name: name.to_string(),
                 workload: "web".to_string(),
-                kind: Kind::Deployment,
+                kind: Some(Kind::Deployment),
                 node: node.map(str::to_string),
                 running: false,
                 ready: false,

@@ -60,6 +60,18 @@ pub const VERSION: u32 = 1;
 /// The Deployment that runs cluster DNS; no workload may take this name.
 pub const COREDNS: &str = "coredns";
 
+/// kubeadm's kube-proxy DaemonSet; no workload may take this name.
+pub const KUBE_PROXY: &str = "kube-proxy";
+
+/// The control plane's static pods (their mirror pods are named after them); no workload may
+/// take these names.
+pub const STATIC_PODS: [&str; 4] = [
+    "etcd",
+    "kube-apiserver",
+    "kube-controller-manager",
+    "kube-scheduler",
+];
+
 // ---------------------------------------------------------------------------------------------
 // The data model
 // ---------------------------------------------------------------------------------------------
@@ -660,8 +672,9 @@ impl Scenario {
             .collect()
     }
 
-    /// Pods desired at t = 0: replicas, DaemonSet pods on every Node (standby hosts included,
-    /// as an upper bound) and CoreDNS. This is what [`MAX_PODS`] bounds.
+    /// Pods desired at t = 0: replicas, DaemonSet pods on every Node (kube-proxy's included;
+    /// standby hosts too, as an upper bound), the control plane's static pods and CoreDNS. This
+    /// is what [`MAX_PODS`] bounds.
     pub fn pod_count(&self) -> u64 {
         let replicas = self
             .workloads
@@ -678,7 +691,19 @@ impl Scenario {
             .iter()
             .filter(|w| w.kind == WorkloadKind::DaemonSet)
             .count() as u64;
-        nodes * daemonsets
+        // kube-proxy's pods, and the mirrors of the static pods on control-plane Nodes.
+        let system = (self.hosts.iter().filter(|h| h.is_node()))
+            .map(|h| {
+                let runs = [
+                    h.runs_etcd(),
+                    h.runs_apiserver(),
+                    h.runs_controller_manager(),
+                    h.runs_scheduler(),
+                ];
+                1 + runs.into_iter().filter(|&r| r).count() as u64
+            })
+            .sum::<u64>();
+        nodes * daemonsets + system
     }
 }
 
@@ -715,7 +740,8 @@ mod tests {
         assert_eq!(s.resolve_hosts("rack-b"), [2, 4, 6]);
         assert_eq!(s.resolve_hosts("lb"), [7]);
         assert_eq!(s.initial_etcd_members(), [0, 1, 2]);
-        // web 2 + db 1 + agent on 4 nodes (m1, m2, w1, w2) + coredns 2.
-        assert_eq!(s.pod_count(), 9);
+        // web 2 + db 1 + agent and kube-proxy on 4 nodes (m1, m2, w1, w2) + coredns 2 + the
+        // static pods of m1 and m2 (apiserver, controller-manager, scheduler: etcd is external).
+        assert_eq!(s.pod_count(), 2 + 1 + 2 * 4 + 2 + 2 * 3);
     }
 }

@@ -13,9 +13,10 @@ use super::error::{fail, index_path, quote, ScenarioError, R};
 use super::limits::check_count;
 use super::{
     Action, ApiEndpoint, FaultKind, Milli, Range, Scenario, Selector, SettingKey, SettingValue,
-    WorkloadKind, COREDNS, DEFAULT_ZONE, MAX_DESCRIPTION_LEN, MAX_DURATION, MAX_EVENTS, MAX_FAULTS,
-    MAX_FAULT_DRAWS, MAX_HOSTS, MAX_LABEL_LEN, MAX_NAME_LEN, MAX_PODS, MAX_POD_NAME_LEN,
-    MAX_SETTING_DURATION, MAX_WORKLOADS, MAX_ZONES, MIN_FAULT_MEAN, MIN_PERIOD, VERSION,
+    WorkloadKind, COREDNS, DEFAULT_ZONE, KUBE_PROXY, MAX_DESCRIPTION_LEN, MAX_DURATION, MAX_EVENTS,
+    MAX_FAULTS, MAX_FAULT_DRAWS, MAX_HOSTS, MAX_LABEL_LEN, MAX_NAME_LEN, MAX_PODS,
+    MAX_POD_NAME_LEN, MAX_SETTING_DURATION, MAX_WORKLOADS, MAX_ZONES, MIN_FAULT_MEAN, MIN_PERIOD,
+    STATIC_PODS, VERSION,
 };
 use crate::kernel::decimal::Fixed;
 use crate::kernel::time::Duration;
@@ -200,6 +201,19 @@ impl Scenario {
             check_label(&np, "workload name", &w.name, MAX_LABEL_LEN)?;
             if w.name == COREDNS {
                 return fail(np, "\"coredns\" is reserved for cluster DNS");
+            }
+            if w.name == KUBE_PROXY {
+                return fail(
+                    np,
+                    "\"kube-proxy\" is reserved for kubeadm's kube-proxy DaemonSet",
+                );
+            }
+            if STATIC_PODS.contains(&w.name.as_str()) {
+                let why = format!(
+                    "{} is reserved for the control plane's static pods",
+                    quote(&w.name)
+                );
+                return fail(np, why);
             }
             if workloads.insert(&w.name, i).is_some() {
                 return fail(np, format!("duplicate workload name {}", quote(&w.name)));
@@ -566,8 +580,10 @@ impl Scenario {
             Action::DeletePod { pod, .. } => {
                 let pp = at("pod");
                 check_label(&pp, "pod name", pod, MAX_POD_NAME_LEN)?;
-                // Pods are named after their workload (`web-7d4b9-x2x`, `db-0`).
-                let owned = workloads.keys().copied().chain([COREDNS]).any(|w| {
+                // Pods are named after their workload (`web-7d4b9-x2x`, `db-0`), kube-system's
+                // after their add-on or static pod (`kube-proxy-w1`, `etcd-m1`).
+                let system = [COREDNS, KUBE_PROXY].into_iter().chain(STATIC_PODS);
+                let owned = workloads.keys().copied().chain(system).any(|w| {
                     pod.len() > w.len() + 1 && pod.starts_with(w) && pod.as_bytes()[w.len()] == b'-'
                 });
                 if !owned {
@@ -771,8 +787,8 @@ fn check_oneway(
 
 fn too_many_pods(n: u64) -> String {
     format!(
-        "{n} pods in total (replicas, one pod of each DaemonSet on every node, and CoreDNS) \
-         exceed the limit of {MAX_PODS}"
+        "{n} pods in total (replicas, one pod of each DaemonSet on every node, kube-proxy's \
+         included, the control plane's static pods, and CoreDNS) exceed the limit of {MAX_PODS}"
     )
 }
 

@@ -54,9 +54,14 @@ impl World {
 
 #[cfg(test)]
 mod tests {
-    /// The scenario's CoreDNS and the one the Kubernetes layer puts in kube-system are one.
+    /// The scenario's names of kube-system's pods and the Kubernetes layer's are one.
     #[test]
-    fn coredns_has_one_name() {
+    fn kube_system_pods_have_one_name() {
         assert_eq!(super::COREDNS, crate::k8s::objects::COREDNS);
+        assert_eq!(crate::scenario::KUBE_PROXY, crate::k8s::objects::KUBE_PROXY);
+        assert_eq!(
+            crate::scenario::STATIC_PODS,
+            crate::k8s::objects::STATIC_PODS
+        );
     }
 }

@@ -55,7 +55,7 @@ use crate::k8s::api::ApiPayload;
 use crate::k8s::lb::Peer;
 use crate::k8s::leader::KUBE_VIP_LEASE;
 use crate::k8s::objects::{
-    pdb_key, workload_key, Budget, Kind, Object, PodDisruptionBudget, Workload,
+    pdb_key, workload_key, Budget, Kind, Object, PodDisruptionBudget, Workload, KUBE_PROXY,
 };
 use crate::k8s::operator::Operator;
 use crate::k8s::probe::ApiProbe;
@@ -719,7 +719,7 @@ impl World {
     }
 
     /// What the operator applies before t = 0: every workload of the scenario with its
-    /// PodDisruptionBudget, and CoreDNS.
+    /// PodDisruptionBudget, and kubeadm's add-ons: CoreDNS and kube-proxy.
     fn manifests(&self) -> Vec<(String, Value)> {
         let kind = |k: WorkloadKind| match k {
             WorkloadKind::Deployment => Kind::Deployment,
@@ -734,6 +734,15 @@ impl World {
             service: true,
             created: SimTime(0),
         };
+        // Its pods are the Nodes' kube-proxies as the API lists them; the rules on each host are
+        // kept by a process of the host's own (`Port::KUBE_PROXY`).
+        let kube_proxy = Workload {
+            kind: Kind::DaemonSet,
+            name: KUBE_PROXY.into(),
+            replicas: 0,
+            service: false,
+            created: SimTime(0),
+        };
         self.scenario
             .workloads
             .iter()
@@ -744,7 +753,7 @@ impl World {
                 service: w.service,
                 created: SimTime(0),
             })
-            .chain([coredns])
+            .chain([coredns, kube_proxy])
             .map(|w| (workload_key(&w.name), Value::new(Object::Workload(w))))
             .chain(self.scenario.workloads.iter().filter_map(|w| {
                 let budget = match w.pdb? {

@@ -117,7 +117,7 @@ impl PodCount {
                 if let Some(&i) = self.index.get(&c.workload) {
                     running[i] += 1;
                 }
-                if c.kind == Kind::StatefulSet {
+                if c.kind == Some(Kind::StatefulSet) {
                     stateful.push(pod.clone());
                 }
             }

@@ -7,6 +7,7 @@ use crate::etcd::quorum;
 use crate::etcd::raft::MemberId;
 use crate::etcd::raft::Role as RaftRole;
 use crate::k8s::leader::{KCM_LEASE, SCHEDULER_LEASE};
+use crate::k8s::objects::KUBE_PROXY;
 use crate::kernel::net::HostId;
 use crate::view::{
     ApiserverView, BackendView, EtcdView, Fill, HostState, HostView, LeaderRole, MemberRole,
@@ -74,8 +75,10 @@ impl World {
         };
         let procs = &self.procs.on[id as usize];
         let up = rt.up && rt.joined;
+        // kube-proxy's pod runs on every Node: the card keeps to the pods that tell Nodes apart.
         let pods: Vec<PodView> = (procs.kubelet.iter())
             .flat_map(|k| k.containers.iter())
+            .filter(|(_, c)| c.workload != KUBE_PROXY)
             .map(|(p, c)| PodView {
                 name: p.clone(),
                 workload: c.workload.clone(),
@@ -199,6 +202,10 @@ impl World {
             .filter_map(|(_, kv)| {
                 let p = kv.value.as_pod()?;
                 p.deletion?;
+                // As for running pods: no kube-proxy, and no static pod's mirror.
+                if p.kind.is_none() || p.workload == KUBE_PROXY {
+                    return None;
+                }
                 Some((
                     p.node.clone()?,
                     crate::view::PodView {

@@ -10,6 +10,7 @@
 
 use super::World;
 use crate::k8s::api::{ApiPayload, ApiRequest, ApiResponse, RequestId};
+use crate::k8s::objects::KUBE_PROXY;
 use crate::k8s::wire::{EtcdMsg, EtcdRequest, EtcdResponse, Payload};
 use crate::kernel::net::HostId;
 use crate::kernel::process::{Addr, Port, Sub};
@@ -221,11 +222,8 @@ impl World {
             .filter(|&(_, _, runs)| runs)
             .filter_map(|(port, container, _)| {
                 let (attempt, created) = self.hosts.restarts(h, port)?;
-                // kube-proxy is a DaemonSet's pod; the others are static pods named after the host.
-                let pod = match port {
-                    Port::KUBE_PROXY => format!("kube-proxy-{}", pod_suffix(name)),
-                    _ => format!("{container}-{name}"),
-                };
+                // kube-proxy's DaemonSet and the static pods alike name their pods after the host.
+                let pod = format!("{container}-{name}");
                 Some(RunningContainer {
                     name: container.to_string(),
                     pod,
@@ -236,7 +234,12 @@ impl World {
             })
             .collect();
         if let Some(kubelet) = &procs.kubelet {
-            for (pod, c) in kubelet.containers.iter() {
+            // kube-proxy's container is the host's kube-proxy process, listed above.
+            let pods = kubelet
+                .containers
+                .iter()
+                .filter(|(_, c)| c.workload != KUBE_PROXY);
+            for (pod, c) in pods {
                 let coredns = c.workload == crate::scenario::COREDNS;
                 // A restarted CoreDNS is a new container of the same pod.
                 let server = procs.dns.get(pod.as_str()).filter(|_| coredns);
@@ -283,17 +286,4 @@ pub struct RunningContainer {
     pub created: SimTime,
     /// Restarts of the container in its pod.
     pub attempt: u32,
-}
-
-/// The five characters a DaemonSet's controller appends to a pod's name, fixed per node here.
-fn pod_suffix(node: &str) -> String {
-    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
-    let mut x = crate::kernel::rng::hash_label(node);
-    (0..5)
-        .map(|_| {
-            let c = ALPHABET[(x % ALPHABET.len() as u64) as usize] as char;
-            x /= ALPHABET.len() as u64;
-            c
-        })
-        .collect()
 }

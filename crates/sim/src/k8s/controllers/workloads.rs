@@ -7,7 +7,7 @@ use super::Controllers;
 use crate::k8s::api::ApiRequest;
 use crate::k8s::events::{namespace_of, Event, Reason};
 use crate::k8s::objects::{
-    name_suffix, pod_key, replica_set_name, Kind, Object, Pod, PODS, SUFFIXES,
+    name_suffix, pod_key, replica_set_name, Kind, Node, Object, Pod, KUBE_PROXY, PODS, SUFFIXES,
 };
 use crate::k8s::observe::PodChange;
 use crate::k8s::wire::{Ctx, KeyValue};
@@ -28,13 +28,11 @@ impl Controllers {
                 .collect()
         };
         let active_pods = |w: &str| self.pods.active_pods(w).expect("the pod informer counts");
-        let nodes: Vec<&str> = self
-            .nodes
-            .items()
-            .values()
+        let every_node: Vec<&Node> = (self.nodes.items().values())
             .filter_map(|kv| kv.value.as_node())
+            .collect();
+        let nodes: Vec<&Node> = (every_node.iter().copied())
             .filter(|n| n.admits_daemon_pods())
-            .map(|n| n.name.as_str())
             .collect();
         let pod = |kv: &KeyValue| {
             kv.value
@@ -128,13 +126,18 @@ impl Controllers {
                     // One pod key per node on every pass: built in place, copied only to create.
                     let mut key = pod_key(&format!("{}-", w.name));
                     let base = key.len();
-                    for node in &nodes {
+                    // kube-proxy tolerates every taint, an operator's too.
+                    let nodes = match w.name == KUBE_PROXY {
+                        true => &every_node,
+                        false => &nodes,
+                    };
+                    for node in nodes {
                         key.truncate(base);
-                        key.push_str(node);
+                        key.push_str(&node.name);
                         let name = &key[PODS.len()..];
                         if !pods.contains_key(&key) && !expected.contains(name) {
                             let name = name.to_string();
-                            actions.push(create(expected, name, Some(node.to_string())));
+                            actions.push(create(expected, name, Some(node.name.clone())));
                         }
                     }
                 }
@@ -164,7 +167,7 @@ impl Controllers {
         let pod = Pod {
             name: name.clone(),
             workload: workload.to_string(),
-            kind,
+            kind: Some(kind),
             node,
             running: false,
             ready: false,
@@ -195,14 +198,16 @@ impl Controllers {
             &p.workload,
             format!("{} is being deleted: {why}", p.name),
         );
-        let event = owner_event(
-            Reason::SuccessfulDelete,
-            p.kind,
-            &p.workload,
-            &p.name,
-            ctx.now,
-        );
-        self.update_pod(ctx, p, rv, Some(event));
+        let event = (p.kind).map(|kind| {
+            owner_event(
+                Reason::SuccessfulDelete,
+                kind,
+                &p.workload,
+                &p.name,
+                ctx.now,
+            )
+        });
+        self.update_pod(ctx, p, rv, event);
     }
 }
 
