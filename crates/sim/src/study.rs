@@ -264,9 +264,12 @@ pub fn run_trial_traced(
 
 /// The longest period of the periodic steps a skip's end must not be tied to: with Kubernetes,
 /// node lease renewals (10 s; the node monitor's passes, load balancer checks and leader
-/// renewals, samples and users' requests divide it). Nothing for etcd alone: its figure, quorum
-/// lost, starts with a fault whatever the phase of the heartbeats (and is the plain run's to the
-/// millisecond).
+/// renewals, samples and users' requests divide it; so do the kubelet's status loop and the
+/// apiserver's liveness probe, also 10 s). Longer loops keep part of the phase they had: the
+/// pod garbage collector's 20 s (with a cloud-controller-manager) and the 30 s heartbeat on
+/// idle watches, which a client's silence check counts from. Nothing for etcd alone: its
+/// figure, quorum lost, starts with a fault whatever the phase of the heartbeats (and is the
+/// plain run's to the millisecond).
 pub fn phase_spread(s: &Scenario) -> Duration {
     Duration::from_secs(if s.hosts.iter().any(|h| h.is_node()) {
         10
