@@ -23,6 +23,29 @@ from checks import CLUSTERSIM, ROOT, check
 
 
 
+# The moments expected.md holds (the report's event kinds a person can check on a real cluster).
+CHECKED = {"etcd.leader_elected", "etcd.leader_lost", "etcd.quorum_lost", "etcd.quorum_regained",
+           "lease.lost", "lease.acquired", "node.not_ready", "node.ready", "pod.evicted",
+           "pod.pending", "eviction.refused", "vip.moved", "operation"}
+
+
+def parse_at(at):
+    """Seconds from a scenario event's `at` ("90s", "1m30s", "2h", "500ms")."""
+    total, number = 0.0, ""
+    units = {"h": 3600, "m": 60, "s": 1, "ms": 0.001}
+    i = 0
+    while i < len(at):
+        c = at[i]
+        if c.isdigit() or c == ".":
+            number += c
+            i += 1
+            continue
+        unit = "ms" if at[i:i + 2] == "ms" else c
+        total += float(number) * units[unit]
+        number, i = "", i + len(unit)
+    return total + (float(number) if number else 0.0)
+
+
 scenarios = sorted(glob.glob(os.path.join(ROOT, "web", "scenarios", "*.json")))
 with tempfile.TemporaryDirectory() as tmp:
     for path in scenarios:
@@ -76,6 +99,19 @@ with tempfile.TemporaryDirectory() as tmp:
 
         expected = open(os.path.join(out, "expected.md")).read()
         check("| t | what |" in expected and "## Availability over the run" in expected, f"{name}: expected.md")
+        # Its timeline is the run's, read from the runner's own report: every checkable moment
+        # from the first event on, at its time from that event, and the same availability.
+        report = json.loads(subprocess.run([CLUSTERSIM, "run", path, "--json"], capture_output=True, text=True, check=True).stdout)
+        first = min((parse_at(e["at"]) for e in s.get("events", [])), default=0.0)
+        want = [f"| {e['t'] - first:+.1f} | {e['text'].replace('|', '/')} |" for e in report["events"]
+                if e["kind"] in CHECKED and e["t"] >= first]
+        rows = [l for l in expected.splitlines() if l.startswith("| ") and not l.startswith("| t |")]
+        check(rows == want, f"{name}: expected.md's timeline is the run's ({len(rows)} rows against {len(want)})")
+        api = report["summary"].get("api")
+        if api:
+            check(f"- API writes: {api['write_availability']:.4f}" in expected, f"{name}: expected.md's API availability")
+        for svc, v in report["summary"]["services"].items():
+            check(f"- Service {svc}: {v['availability']:.4f} of requests answered" in expected, f"{name}: expected.md's {svc}")
         readme = open(os.path.join(out, "README.md")).read()
         for h in hosts:
             if h not in exported:

@@ -30,7 +30,8 @@ use sim::world::World;
 
 /// A key nothing holds: the quorum read that makes `member list` linearizable.
 const MEMBER_LIST_CHECK: &str = "\0member-list";
-/// etcdctl's `--command-timeout` (its 2 s `--dial-timeout` only bounds starting the dial).
+/// etcdctl's `--command-timeout` by default (its 2 s `--dial-timeout` only bounds starting the
+/// dial).
 const COMMAND_TIMEOUT: Duration = Duration::from_secs(5);
 /// The etcd release kubeadm v1.32 installs.
 const ETCD_VERSION: &str = "3.5.16";
@@ -49,6 +50,8 @@ struct Flags {
     /// `get --prefix`, `--keys-only`.
     prefix: bool,
     keys_only: bool,
+    /// `--command-timeout`: how long a request may take.
+    command_timeout: Duration,
 }
 
 /// `etcdctl --help`, as etcdctl 3.5 prints it, shortened to the commands and flags this console
@@ -83,6 +86,7 @@ OPTIONS:
 \t--cacert=\"\"\t\t\t\tverify certificates of TLS-enabled secure servers using this CA bundle
 \t--cert=\"\"\t\t\t\tidentify secure client using this TLS certificate file
 \t--cluster[=false]\t\t\tuse all endpoints from the cluster member list (endpoint commands)
+\t--command-timeout=5s\t\t\ttimeout for short running command (excluding dial timeout)
 \t--consistency=\"l\"\t\t\tLinearizable(l) or Serializable(s) (get)
 \t--endpoints=[127.0.0.1:2379]\t\tgRPC endpoints
 \t-h, --help[=false]\t\t\thelp for etcdctl
@@ -170,6 +174,7 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
         serializable: false,
         prefix: false,
         keys_only: false,
+        command_timeout: COMMAND_TIMEOUT,
     };
     let mut words = Vec::new();
     let mut it = args.iter();
@@ -209,6 +214,17 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
                     return error(&format!("unknown consistency flag {:?}", clip(other)), 1)
                 }
                 None => return error("flag needs an argument: --consistency", 1),
+            },
+            "--command-timeout" => match value() {
+                Some(v) => match go_duration_of(&v) {
+                    Some(d) => flags.command_timeout = d,
+                    None => {
+                        let v = clip(&v);
+                        let why = format!("invalid argument \"{v}\" for \"--command-timeout\" flag: time: invalid duration \"{v}\"");
+                        return error(&why, 1);
+                    }
+                },
+                None => return error("flag needs an argument: --command-timeout", 1),
             },
             "--learner" => flags.learner = true,
             "--peer-urls" => match value() {
@@ -274,11 +290,12 @@ fn error(text: &str, status: i32) -> Output {
 
 /// One request to one endpoint, on its own copy of the world (etcdctl asks endpoints
 /// concurrently).
-fn ask(world: &World, from: HostId, endpoint: &str, req: EtcdRequest) -> Outcome {
+fn ask(world: &World, from: HostId, endpoint: &str, req: EtcdRequest, flags: &Flags) -> Outcome {
+    let timeout = flags.command_timeout;
     let Some(h) = host_named(world, from, endpoint) else {
         return Outcome {
             answer: Answer::DialTimeout,
-            elapsed: COMMAND_TIMEOUT,
+            elapsed: timeout,
             served_by: None,
         };
     };
@@ -287,12 +304,12 @@ fn ask(world: &World, from: HostId, endpoint: &str, req: EtcdRequest) -> Outcome
         host: h,
         port: Port::ETCD,
     };
-    let out = copy.call(from, to, Call::Etcd(req), COMMAND_TIMEOUT, COMMAND_TIMEOUT);
+    let out = copy.call(from, to, Call::Etcd(req), timeout, timeout);
     match out.answer {
         // The dial does not block: the request waits for a connection until its deadline.
         Answer::Refused | Answer::DialTimeout => Outcome {
             answer: Answer::Timeout,
-            elapsed: COMMAND_TIMEOUT,
+            elapsed: timeout,
             served_by: None,
         },
         _ => out,
@@ -345,13 +362,13 @@ fn listed(
                 prefix: MEMBER_LIST_CHECK.into(),
                 linearizable: true,
             };
-            let out = ask(world, from, e, check);
+            let out = ask(world, from, e, check, flags);
             took += out.elapsed.as_secs_f64();
             if !matches!(out.answer, Answer::Etcd(EtcdResponse::Read { .. })) {
                 continue;
             }
         }
-        let out = ask(world, from, e, EtcdRequest::MemberList);
+        let out = ask(world, from, e, EtcdRequest::MemberList, flags);
         took += out.elapsed.as_secs_f64();
         if let Answer::Etcd(EtcdResponse::Members(m)) = out.answer {
             return Ok((m, took, e.clone()));
@@ -482,7 +499,7 @@ fn endpoint_health(world: &World, from: HostId, flags: &Flags) -> Output {
                 prefix: "health".into(),
                 linearizable: true,
             };
-            (e.clone(), ask(world, from, e, req))
+            (e.clone(), ask(world, from, e, req, flags))
         })
         .collect();
     sim::kernel::sort::sort_by_key(&mut results, |(_, o)| o.elapsed);
@@ -547,7 +564,7 @@ fn endpoint_status(world: &World, from: HostId, flags: &Flags) -> Output {
     let mut rows = Vec::new();
     let mut docs = Vec::new();
     for e in &endpoints {
-        let asked = ask(world, from, e, EtcdRequest::Status);
+        let asked = ask(world, from, e, EtcdRequest::Status, flags);
         took += asked.elapsed.as_secs_f64();
         let (Answer::Etcd(EtcdResponse::Status(s)), Some(h)) =
             (asked.answer, host_named(world, from, e))
@@ -753,7 +770,7 @@ fn change(world: &World, from: HostId, flags: &Flags, action: Action) -> Output 
         Err(e) => return e,
     };
     let mut copy = world.clone();
-    let (op, took) = copy.operate(action.clone(), COMMAND_TIMEOUT);
+    let (op, took) = copy.operate(action.clone(), flags.command_timeout);
     let took_s = listed + took.as_secs_f64();
     match op {
         Some(op) if op.ok => Output {
@@ -767,7 +784,7 @@ fn change(world: &World, from: HostId, flags: &Flags, action: Action) -> Output 
             // (Not "…in sync with leader": that refusal comes at once.)
             if reason == "no leader" || reason.starts_with("no etcd leader") {
                 Output {
-                    took_s: listed + COMMAND_TIMEOUT.as_secs_f64(),
+                    took_s: listed + flags.command_timeout.as_secs_f64(),
                     ..error("context deadline exceeded", 1)
                 }
             } else {
@@ -796,7 +813,10 @@ pub fn go_duration(d: Duration) -> String {
             format!("{whole}.{f}{unit}")
         }
     };
-    if us < 1_000 {
+    if us == 0 {
+        // Go's Duration(0).String().
+        "0s".into()
+    } else if us < 1_000 {
         format!("{us}µs")
     } else if us < 1_000_000 {
         trim(us / 1_000, us % 1_000, 3, "ms")
@@ -862,7 +882,34 @@ fn first_answer(world: &World, from: HostId, flags: &Flags, req: EtcdRequest) ->
         .endpoints
         .first()
         .map_or("127.0.0.1:2379", String::as_str);
-    ask(world, from, endpoint, req)
+    ask(world, from, endpoint, req, flags)
+}
+
+/// A Go duration as a flag takes it (`5s`, `500ms`, `1m30s`, `2.5s`); None if it is not one or
+/// is not positive.
+fn go_duration_of(text: &str) -> Option<Duration> {
+    let mut total = 0.0;
+    let mut rest = text;
+    while !rest.is_empty() {
+        let digits = rest.find(|c: char| !(c.is_ascii_digit() || c == '.'))?;
+        let n: f64 = rest[..digits].parse().ok()?;
+        rest = &rest[digits..];
+        let (factor, len) = [
+            ("ms", 0.001),
+            ("us", 1e-6),
+            ("µs", 1e-6),
+            ("ns", 1e-9),
+            ("h", 3600.0),
+            ("m", 60.0),
+            ("s", 1.0),
+        ]
+        .into_iter()
+        .find(|(u, _)| rest.starts_with(u))
+        .map(|(u, f)| (f, u.len()))?;
+        total += n * factor;
+        rest = &rest[len..];
+    }
+    (total > 0.0 && total <= 86_400.0).then(|| Duration::from_micros((total * 1e6).round() as u64))
 }
 
 /// `etcdctl put KEY VALUE`: a write through the Raft log, "OK" once committed.

@@ -79,7 +79,8 @@ impl Export {
         match s.settings.api_endpoint {
             sim::scenario::ApiEndpoint::LoadBalancer => {}
             other => left_out.push(format!(
-                "the API endpoint {other:?} (kind's own load balancer stands for it)"
+                "the API endpoint {} (kind's own load balancer stands for it)",
+                other.name()
             )),
         }
         if !s.faults.is_empty() {

@@ -55,15 +55,25 @@ const SPOT_LABELS: [(&str, &str); 6] = [
 const NOTES_IN_DESCRIPTION: usize = 30;
 
 /// Reads `files` (name, text) and builds the scenario named `name`.
+/// A file that does not read is left out with a note while another file reads; alone, it is
+/// the error.
 pub fn import(files: &[(&str, &str)], name: Option<&str>) -> Result<Imported, ImportError> {
     let mut objects = Vec::new();
+    let mut unread = Vec::new();
     for (file, text) in files {
-        for doc in documents(file, text)? {
-            flatten(doc, &mut objects);
+        match documents(file, text) {
+            Ok(docs) => docs.into_iter().for_each(|doc| flatten(doc, &mut objects)),
+            Err(e) => unread.push(e),
         }
     }
-    let all = files.iter().map(|(f, _)| *f).collect::<Vec<_>>().join(", ");
-    Cluster::read(&objects).build(name, &all, objects.len())
+    if !unread.is_empty() && unread.len() == files.len() {
+        return Err(unread.swap_remove(0));
+    }
+    let read: Vec<&str> = (files.iter().map(|(f, _)| *f))
+        .filter(|f| !unread.iter().any(|e| e.file == *f))
+        .collect();
+    let notes = unread.iter().map(|e| format!("left out: {e}")).collect();
+    Cluster::read(&objects).build(name, &read.join(", "), objects.len(), notes)
 }
 
 /// The documents of one file: a JSON value, or every YAML document in it.
@@ -233,6 +243,7 @@ impl<'a> Cluster<'a> {
         name: Option<&str>,
         files: &str,
         count: usize,
+        unread: Vec<String>,
     ) -> Result<Imported, ImportError> {
         if self.nodes.is_empty() {
             return Err(ImportError {
@@ -241,7 +252,10 @@ impl<'a> Cluster<'a> {
                 message: "no Node found: include the output of kubectl get nodes -o yaml".into(),
             });
         }
-        let mut d = Draft::default();
+        let mut d = Draft {
+            notes: unread,
+            ..Draft::default()
+        };
         if !self.ignored.is_empty() {
             let kinds: Vec<String> = (self.ignored.iter())
                 .map(|(k, n)| format!("{n} {k}"))
@@ -293,6 +307,12 @@ impl<'a> Cluster<'a> {
             .filter(|p| label(p, "component") == Some("etcd"))
             .filter_map(|p| str_of(p, &["spec", "nodeName"]))
             .collect();
+        // Without etcd's pods or an external etcd in kubeadm-config (kube-system's objects not
+        // given), kubeadm's default: a stacked member on every control-plane Node.
+        let external =
+            (self.cluster_config()).is_some_and(|c| c["etcd"]["external"]["endpoints"].is_array());
+        let stacked_by_default = etcd_nodes.is_empty() && !external;
+        let mut said = false;
         let mut control_planes = 0;
         for n in &self.nodes {
             let original = str_of(n, &["metadata", "name"]).unwrap_or("node");
@@ -311,7 +331,11 @@ impl<'a> Cluster<'a> {
             let role = |key| n["metadata"]["labels"].get(key).is_some();
             let control_plane = role("node-role.kubernetes.io/control-plane")
                 || role("node-role.kubernetes.io/master");
-            let roles: Vec<&str> = match (control_plane, etcd_nodes.contains(&original)) {
+            let stacked = etcd_nodes.contains(&original) || stacked_by_default;
+            if control_plane && stacked_by_default && !std::mem::replace(&mut said, true) {
+                d.notes.push("no etcd pod in kube-system and no external etcd in kubeadm-config: etcd taken as stacked on every control-plane Node, kubeadm's default (add the output of `kubectl -n kube-system get pods,configmap/kubeadm-config -o yaml` to read it)".into());
+            }
+            let roles: Vec<&str> = match (control_plane, stacked) {
                 (true, true) => vec!["control-plane", "etcd"],
                 (true, false) => vec!["control-plane"],
                 (false, _) => vec!["worker"],
@@ -324,7 +348,7 @@ impl<'a> Cluster<'a> {
             for (field, parse, fmt) in [
                 (
                     "cpu",
-                    parse_cpu as fn(&str) -> Result<u64, String>,
+                    cpu as fn(&str) -> Result<u64, String>,
                     fmt_cpu as fn(u64) -> String,
                 ),
                 ("memory", parse_memory, fmt_memory),
@@ -348,6 +372,13 @@ impl<'a> Cluster<'a> {
         control_planes
     }
 
+    /// kubeadm-config's ClusterConfiguration, if it was given and reads.
+    fn cluster_config(&self) -> Option<Value> {
+        (self.kubeadm_config)
+            .and_then(|c| c["data"]["ClusterConfiguration"].as_str())
+            .and_then(|text| serde_yaml_ng::from_str(text).ok())
+    }
+
     /// What the Nodes do not show of the control plane: kube-vip (from its static pods),
     /// external etcd and the endpoint (from kubeadm-config), a managed control plane (no
     /// control-plane Node), and the load balancer in front of the apiservers.
@@ -362,9 +393,7 @@ impl<'a> Cluster<'a> {
         if kube_vip {
             d.settings.insert("api_endpoint".into(), json!("kube-vip"));
         }
-        let cluster_config: Option<Value> = (self.kubeadm_config)
-            .and_then(|c| c["data"]["ClusterConfiguration"].as_str())
-            .and_then(|text| serde_yaml_ng::from_str(text).ok());
+        let cluster_config = self.cluster_config();
         let mut load_balancer = false;
         if let Some(cfg) = &cluster_config {
             if let Some(endpoints) = cfg["etcd"]["external"]["endpoints"].as_array() {
@@ -451,6 +480,9 @@ impl<'a> Cluster<'a> {
                 "{} {namespace}/{original}",
                 w["kind"].as_str().unwrap_or_default()
             );
+            if name != original {
+                notes.push(format!("{what} is workload {name}"));
+            }
             let kind = w["kind"].as_str().unwrap_or("Deployment");
             let mut out_w = Map::new();
             out_w.insert("kind".into(), json!(kind));
@@ -460,7 +492,7 @@ impl<'a> Cluster<'a> {
                 out_w.insert("replicas".into(), json!(replicas));
             }
             let pod = &w["spec"]["template"]["spec"];
-            if let Some(requests) = effective_requests(pod) {
+            if let Some(requests) = effective_requests(pod, &what, notes) {
                 out_w.insert("requests".into(), requests);
             }
             if let Some(spread) = spread(pod, &what, notes) {
@@ -510,8 +542,17 @@ impl<'a> Cluster<'a> {
                 } else {
                     Some(replicas)
                 };
-                if let Some(pdb) = budget(&b["spec"], total) {
-                    out_w.insert("pdb".into(), pdb);
+                let pdb_name = format!("PodDisruptionBudget {namespace}/{}", name_of(b));
+                match budget(&b["spec"], total) {
+                    // The last of several wins here; Kubernetes refuses evictions under more than one.
+                    Ok(pdb) => {
+                        if out_w.insert("pdb".into(), pdb).is_some() {
+                            notes.push(format!(
+                                "{what}: more than one budget selects it; {pdb_name} kept"
+                            ));
+                        }
+                    }
+                    Err(why) => notes.push(format!("{pdb_name}: {why}, not carried over")),
                 }
             }
             out.push(Value::Object(out_w));
@@ -520,27 +561,41 @@ impl<'a> Cluster<'a> {
     }
 }
 
+/// Millicores from a Kubernetes cpu quantity, the scenario's spellings and the ones below a
+/// millicore too (`"500u"`, `"250000n"`), rounded up as the scheduler's `MilliValue` does.
+fn cpu(q: &str) -> Result<u64, String> {
+    let below_milli = [('u', 1_000), ('n', 1_000_000)];
+    for (suffix, per_milli) in below_milli {
+        if let Some(digits) = q.trim().strip_suffix(suffix) {
+            let n: u64 = (digits.parse()).map_err(|_| {
+                format!("{q:?} is not a cpu quantity (\"4\", \"0.5\", \"500m\", \"500u\")")
+            })?;
+            return parse_cpu(&format!("{}m", n.div_ceil(per_milli)));
+        }
+    }
+    parse_cpu(q)
+}
+
 /// The requests the scheduler counts for a pod: per resource, the larger of the sum over its
 /// containers and its largest init container.
-fn effective_requests(pod: &Value) -> Option<Value> {
-    let sum_of = |list: &str, field: &str, parse: fn(&str) -> Result<u64, String>| -> (u64, u64) {
-        let values: Vec<u64> = pod[list]
-            .as_array()
-            .map(|cs| {
-                cs.iter()
-                    .filter_map(|c| c["resources"]["requests"][field].as_str())
-                    .filter_map(|q| parse(q).ok())
-                    .collect()
-            })
-            .unwrap_or_default();
-        (
-            values.iter().sum(),
-            values.iter().copied().max().unwrap_or(0),
-        )
+fn effective_requests(pod: &Value, what: &str, notes: &mut Vec<String>) -> Option<Value> {
+    let mut sum_of = |list: &str, field: &str, parse: fn(&str) -> Result<u64, String>| {
+        let mut values = Vec::new();
+        for c in pod[list].as_array().into_iter().flatten() {
+            let Some(q) = c["resources"]["requests"][field].as_str() else {
+                continue;
+            };
+            match parse(q) {
+                Ok(v) => values.push(v),
+                Err(e) => notes.push(format!("{what}: {field} request {e}, counted as none")),
+            }
+        }
+        let sum = values.iter().fold(0u64, |a, &v| a.saturating_add(v));
+        (sum, values.iter().copied().max().unwrap_or(0))
     };
     let cpu = {
-        let (sum, _) = sum_of("containers", "cpu", parse_cpu);
-        let (_, init) = sum_of("initContainers", "cpu", parse_cpu);
+        let (sum, _) = sum_of("containers", "cpu", cpu);
+        let (_, init) = sum_of("initContainers", "cpu", cpu);
         sum.max(init)
     };
     let memory = {
@@ -591,23 +646,30 @@ fn spread(pod: &Value, what: &str, notes: &mut Vec<String>) -> Option<&'static s
     found
 }
 
-/// `minAvailable` or `maxUnavailable`, a percentage rounded up against `replicas` as the
-/// disruption controller does (80 % of 6 → 5).
-fn budget(spec: &Value, replicas: Option<u64>) -> Option<Value> {
+/// `minAvailable` or `maxUnavailable`, a percentage (at most 100 %, as the API validates it)
+/// rounded up against `replicas` as the disruption controller does (80 % of 6 → 5); or why not.
+fn budget(spec: &Value, replicas: Option<u64>) -> Result<Value, String> {
     for (field, key) in [
         ("minAvailable", "min_available"),
         ("maxUnavailable", "max_unavailable"),
     ] {
         let value = match &spec[field] {
-            Value::Number(n) => n.as_u64(),
+            Value::Number(n) => n.as_u64().ok_or(format!("{field} {n} is not a count")),
             Value::String(s) => match (s.strip_suffix('%'), replicas) {
-                (Some(p), Some(r)) => p.parse::<u64>().ok().map(|p| (p * r).div_ceil(100)),
-                (None, _) => s.parse().ok(),
-                _ => None,
+                (Some(p), Some(r)) => match p.parse::<u64>() {
+                    Ok(p) if p <= 100 => Ok((p * r).div_ceil(100)),
+                    _ => Err(format!("{field} {s:?} is not a percentage of 0–100 %")),
+                },
+                (Some(_), None) => {
+                    Err(format!("{field} {s:?}: a percentage of a DaemonSet's pods"))
+                }
+                (None, _) => s
+                    .parse()
+                    .map_err(|_| format!("{field} {s:?} is not a count")),
             },
             _ => continue,
         };
         return value.map(|v| json!({ key: v }));
     }
-    None
+    Err("neither minAvailable nor maxUnavailable".into())
 }

@@ -368,3 +368,180 @@ items:
     assert_eq!(workload(&s, "etcd-2")["kind"], "StatefulSet");
     assert_eq!(workload(&s, "kube-proxy-2")["kind"], "Deployment");
 }
+
+/// The first command's output alone (no kube-system objects): a kubeadm cluster's etcd is taken
+/// as stacked on its control-plane Nodes, kubeadm's default, and said so, instead of a
+/// scenario without etcd refused whole.
+#[test]
+fn without_kube_systems_objects_etcd_is_taken_as_stacked_and_said_so() {
+    let (s, notes) = import(&["kubeadm.yaml"]);
+    let cp1 = host(&s, "cp-1-example-internal");
+    assert_eq!(cp1["roles"], json!(["control-plane", "etcd"]));
+    let said: Vec<_> = notes
+        .iter()
+        .filter(|n| n.contains("etcd taken as stacked"))
+        .collect();
+    assert_eq!(said.len(), 1, "{notes:?}");
+}
+
+/// A file that does not read is left out with a line naming it while the others read; alone,
+/// it is the error (exit 2 only when nothing usable remains).
+#[test]
+fn a_broken_file_among_good_ones_is_left_out_and_named() {
+    let broken = "kind: Node\nmetadata: {name: a\n  bad";
+    let good = file("kubeadm.yaml");
+    let imported = import::import(&[("cluster.yaml", &good), ("broken.yaml", broken)], None)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        imported
+            .notes
+            .iter()
+            .any(|n| n.starts_with("left out: broken.yaml:4: not YAML")),
+        "{:?}",
+        imported.notes
+    );
+    assert!(import::import(&[("broken.yaml", broken)], None).is_err());
+}
+
+/// Budgets, requests and names that cannot be carried over as they are: each a line, never a
+/// panic (a percentage beyond any integer, over 100 %, of a DaemonSet's pods; cpu below a
+/// millicore rounded up as the scheduler rounds it; an illegal quantity; a name another namespace
+/// also uses).
+#[test]
+fn what_is_changed_or_dropped_on_the_way_is_said() {
+    let dump = r#"
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: w1}}
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: web, namespace: shop}
+  spec:
+    replicas: 4
+    selector: {matchLabels: {app: web}}
+    template:
+      metadata: {labels: {app: web}}
+      spec:
+        containers:
+        - {name: a, resources: {requests: {cpu: 500u, memory: lots}}}
+        - {name: b, resources: {requests: {cpu: 250000000n}}}
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: web, namespace: blog}
+  spec:
+    replicas: 2
+    template:
+      metadata: {labels: {app: blog}}
+- apiVersion: apps/v1
+  kind: DaemonSet
+  metadata: {name: agent, namespace: shop}
+  spec:
+    template:
+      metadata: {labels: {app: agent}}
+- apiVersion: policy/v1
+  kind: PodDisruptionBudget
+  metadata: {name: huge, namespace: shop}
+  spec: {minAvailable: "18446744073709551615%", selector: {matchLabels: {app: web}}}
+- apiVersion: policy/v1
+  kind: PodDisruptionBudget
+  metadata: {name: agent, namespace: shop}
+  spec: {maxUnavailable: "50%", selector: {matchLabels: {app: agent}}}
+"#;
+    let imported = import::import(&[("dump.yaml", dump)], None).unwrap_or_else(|e| panic!("{e}"));
+    let s: Value = serde_json::from_str(&imported.scenario.to_json()).unwrap();
+    let notes = imported.notes.join("\n");
+    let web = workload(&s, "shop-web");
+    // 500u → 1m, 250000000n → 250m: 251m.
+    assert_eq!(web["requests"]["cpu"], "251m", "{web}");
+    assert!(web.get("pdb").is_none(), "{web}");
+    for said in [
+        "Deployment shop/web is workload shop-web",
+        "Deployment blog/web is workload blog-web",
+        "Deployment shop/web: memory request",
+        "PodDisruptionBudget shop/huge: minAvailable \"18446744073709551615%\" is not a percentage of 0–100 %, not carried over",
+        "PodDisruptionBudget shop/agent: maxUnavailable \"50%\": a percentage of a DaemonSet's pods, not carried over",
+    ] {
+        assert!(notes.contains(said), "{said:?} not in:\n{notes}");
+    }
+}
+
+/// 50 MB of objects (a large cluster's dump, mostly kinds not read) imports without trouble:
+/// counted, the Nodes and workloads kept.
+#[test]
+fn fifty_megabytes_of_objects_are_read() {
+    let mut items: Vec<Value> = (0..200)
+        .map(|i| json!({"kind": "Node", "metadata": {"name": format!("node-{i}")}}))
+        .collect();
+    let filler = "x".repeat(1000);
+    items.extend((0..50_000).map(|i| {
+        json!({"kind": "ConfigMap", "metadata": {"name": format!("cm-{i}"), "namespace": "default"},
+               "data": {"blob": filler}})
+    }));
+    let text = json!({"kind": "List", "items": items}).to_string();
+    assert!(text.len() > 50_000_000, "{}", text.len());
+    let imported = import::import(&[("big.json", &text)], None).unwrap_or_else(|e| panic!("{e}"));
+    let workers = imported
+        .scenario
+        .hosts
+        .iter()
+        .filter(|h| h.is_worker())
+        .count();
+    assert_eq!(workers, 200);
+    assert!(
+        imported
+            .notes
+            .iter()
+            .any(|n| n == "ignored: 50000 ConfigMap"),
+        "{:?}",
+        imported.notes
+    );
+}
+
+/// kubeadm-config's external etcd becomes etcd hosts of their own, its controlPlaneEndpoint a
+/// load balancer; GKE's spot label marks a spot host.
+#[test]
+fn kubeadm_config_gives_external_etcd_and_the_endpoint() {
+    let dump = r#"
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata:
+    name: cp-1
+    labels: {node-role.kubernetes.io/control-plane: ""}
+- apiVersion: v1
+  kind: Node
+  metadata:
+    name: w-1
+    labels: {cloud.google.com/gke-spot: "true"}
+- apiVersion: v1
+  kind: ConfigMap
+  metadata: {name: kubeadm-config, namespace: kube-system}
+  data:
+    ClusterConfiguration: |
+      apiVersion: kubeadm.k8s.io/v1beta3
+      kind: ClusterConfiguration
+      controlPlaneEndpoint: lb.example.internal:6443
+      etcd:
+        external:
+          endpoints: [https://10.0.9.1:2379, https://10.0.9.2:2379, https://10.0.9.3:2379]
+"#;
+    let imported = import::import(&[("dump.yaml", dump)], None).unwrap_or_else(|e| panic!("{e}"));
+    let s: Value = serde_json::from_str(&imported.scenario.to_json()).unwrap();
+    assert_eq!(host(&s, "cp-1")["roles"], json!(["control-plane"]));
+    for i in 1..=3 {
+        assert_eq!(host(&s, &format!("etcd-{i}"))["roles"], json!(["etcd"]));
+    }
+    assert_eq!(host(&s, "lb")["roles"], json!(["load-balancer"]));
+    assert_eq!(host(&s, "w-1")["spot"], json!(true));
+    assert!(
+        imported
+            .notes
+            .iter()
+            .any(|n| n.starts_with("external etcd: 3 members")),
+        "{:?}",
+        imported.notes
+    );
+}

@@ -6,8 +6,12 @@
 //! (followers' logs of the paper's figure 7, set in storage; `returning_follower_catches_up_in_
 //! batches` and `fast_backtracking_skips_a_divergent_term_in_one_round_trip` cover it by
 //! messages) and `TestFollowersElectionTimeoutNonconflict` / `TestCandidatesElectionTimeout
-//! Nonconflict` (a statistic of the random timeouts; `split_vote_resolves_eventually` and
-//! `election_timeout_is_randomized_in_one_to_two_timeouts` cover them).
+//! Nonconflict`, `TestFollowerElectionTimeoutRandomized` / `TestCandidateElectionTimeout
+//! Randomized` (statistics of the random timeouts; `split_vote_resolves_eventually` and
+//! `election_timeout_is_randomized_in_one_to_two_timeouts` cover them), and
+//! `TestLeaderCommitPrecedingEntries` (a leader's log of earlier terms set in storage;
+//! `a_leader_commits_earlier_terms_only_through_an_entry_of_its_own` has a member receive
+//! such entries and commit them with the first of its own term).
 
 use super::*;
 

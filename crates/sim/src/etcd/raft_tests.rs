@@ -1729,7 +1729,7 @@ fn a_leader_hands_over_without_an_election_timeout() {
     assert_eq!(net.node_mut(f).transfer_leadership(), None);
 }
 
-/// etcd-raft `TestLeaderTransferToSameNodeInProgress`-like: a second request to hand over to
+/// etcd-raft `TestLeaderTransferSecondTransferToSameNode`: a second request to hand over to
 /// the member already chosen neither starts it again nor extends its timeout.
 #[test]
 fn a_second_transfer_to_the_same_member_is_ignored() {
