@@ -7,7 +7,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
-const { serve, launch, openPage, openApp, started, expectText, screenshot } = require('./lib.cjs');
+const { serve, launch, openPage, openApp, started, expectText, screenshot, until } = require('./lib.cjs');
 
 let server;
 let browser;
@@ -62,6 +62,30 @@ test('import: a step of the tour opens the imported cluster with its breakage', 
   await started(page);
   // Its two crashes are the run's events, at 1:00.
   await page.locator('.log', { hasText: 'cp-2-example-internal went down: the scenario crashed it' }).first().waitFor();
+  assert.deepEqual(problems, []);
+});
+
+test('import: each command copies with one click; files dropped on the box are read', async () => {
+  const { page, problems } = await openPage(browser, `${server.url}import/`);
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+  const copy = page.getByRole('button', { name: 'Copy', exact: true });
+  assert.equal(await copy.count(), 2);
+  await copy.nth(1).click();
+  await until(() => page.evaluate(() => navigator.clipboard.readText()),
+    'kubectl -n kube-system get pods,configmap/kubeadm-config -o yaml > kube-system.yaml', 'the second command copied');
+  // Dropped as a person drops two files from a file manager.
+  const files = ['kubeadm.yaml', 'kube-system.yaml'].map((f) => [f, fs.readFileSync(path.join(clusters, f), 'utf8')]);
+  const dropped = await page.evaluateHandle((files) => {
+    const dt = new DataTransfer();
+    for (const [name, text] of files) dt.items.add(new File([text], name, { type: 'text/yaml' }));
+    return dt;
+  }, files);
+  await page.locator('.import-input').dispatchEvent('dragover', { dataTransfer: dropped });
+  await page.locator('.import-input').dispatchEvent('drop', { dataTransfer: dropped });
+  await expectText(page.locator('.read-files'), /^Files read: kubeadm\.yaml, kube-system\.yaml$/);
+  await page.getByRole('button', { name: 'Import' }).click();
+  await expectText(page.getByRole('status'), /^“imported cluster”: 6 hosts and 4 workloads\.$/);
+  await screenshot(page, 'import-dropped');
   assert.deepEqual(problems, []);
 });
 

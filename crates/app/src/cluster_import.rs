@@ -121,28 +121,26 @@ pub fn import_page() -> Html {
     let on_files = {
         let files = files.clone();
         Callback::from(move |e: Event| {
-            let Some(input) = e
+            let input = e
                 .target()
-                .and_then(|t| t.dyn_into::<HtmlInputElement>().ok())
-            else {
-                return;
-            };
-            let Some(list) = input.files() else { return };
-            let files = files.clone();
-            wasm_bindgen_futures::spawn_local(async move {
-                let mut read = Vec::new();
-                for i in 0..list.length() {
-                    let Some(f) = list.get(i) else { continue };
-                    let text = wasm_bindgen_futures::JsFuture::from(f.text()).await;
-                    read.push((
-                        f.name(),
-                        text.ok().and_then(|v| v.as_string()).unwrap_or_default(),
-                    ));
-                }
-                files.set(read);
-            });
+                .and_then(|t| t.dyn_into::<HtmlInputElement>().ok());
+            if let Some(list) = input.and_then(|i| i.files()) {
+                read_files(list, files.clone());
+            }
         })
     };
+    // Files dropped anywhere on the input's box are read as chosen ones.
+    let on_drop = {
+        let files = files.clone();
+        Callback::from(move |e: DragEvent| {
+            e.prevent_default();
+            if let Some(list) = e.data_transfer().and_then(|d| d.files()) {
+                read_files(list, files.clone());
+            }
+        })
+    };
+    let on_drag_over = Callback::from(|e: DragEvent| e.prevent_default());
+    let read_names: Vec<String> = files.iter().map(|(n, _)| n.clone()).collect();
     let on_import = {
         let (outcome, files, text, name) =
             (outcome.clone(), files.clone(), text.clone(), name.clone());
@@ -169,15 +167,24 @@ pub fn import_page() -> Html {
             if *linked {
                 { kind_view(&kind) }
             }
-            <section class="import-input" aria-label={t("Your cluster's objects")}>
+            <section class="import-input" aria-label={t("Your cluster's objects")} ondrop={on_drop} ondragover={on_drag_over}>
                 <p>{ t("Run these on your cluster (the second is optional: it tells stacked etcd and kube-vip):") }</p>
-                { for COMMANDS.iter().map(|c| html! { <pre class="command"><code>{ *c }</code></pre> }) }
+                { for COMMANDS.iter().map(|c| html! {
+                    <div class="command-line">
+                        <pre class="command"><code>{ *c }</code></pre>
+                        <button onclick={Callback::from(move |_| copy(c))}>{ t("Copy") }</button>
+                    </div>
+                }) }
                 <label>{ t("Paste their output") }
                     <textarea ref={text} rows="10" spellcheck="false" aria-label={t("Cluster objects (YAML or JSON)")} />
                 </label>
                 <label>{ t("or choose the files") }
                     <input type="file" multiple=true accept=".yaml,.yml,.json,text/yaml,application/json" onchange={on_files} />
                 </label>
+                <p class="hint">{ t("or drop them on this box") }</p>
+                if !read_names.is_empty() {
+                    <p class="read-files">{ t("Files read:") }{ " " }{ read_names.join(", ") }</p>
+                }
                 <label>{ t("Name") }
                     <input ref={name} type="text" placeholder={t("imported cluster")} />
                 </label>
@@ -189,6 +196,30 @@ pub fn import_page() -> Html {
             }
         </main>
     }
+}
+
+/// Puts `text` on the clipboard; best effort: the clipboard needs a secure context and permission.
+fn copy(text: &str) {
+    let _ = gloo_utils::window()
+        .navigator()
+        .clipboard()
+        .write_text(text);
+}
+
+/// Reads the files chosen or dropped, replacing those read before.
+fn read_files(list: web_sys::FileList, files: UseStateHandle<Vec<(String, String)>>) {
+    wasm_bindgen_futures::spawn_local(async move {
+        let mut read = Vec::new();
+        for i in 0..list.length() {
+            let Some(f) = list.get(i) else { continue };
+            let text = wasm_bindgen_futures::JsFuture::from(f.text()).await;
+            read.push((
+                f.name(),
+                text.ok().and_then(|v| v.as_string()).unwrap_or_default(),
+            ));
+        }
+        files.set(read);
+    });
 }
 
 /// Imports what was chosen and pasted: the outcome at once, then again with the playground's

@@ -33,6 +33,8 @@ const MEMBER_LIST_CHECK: &str = "\0member-list";
 /// etcdctl's `--command-timeout` by default (its 2 s `--dial-timeout` only bounds starting the
 /// dial).
 const COMMAND_TIMEOUT: Duration = Duration::from_secs(5);
+/// The longest `--command-timeout` the console waits out (a line's simulated time is bounded).
+const MAX_COMMAND_TIMEOUT: Duration = Duration::from_secs(3600);
 /// The etcd release kubeadm v1.32 installs.
 const ETCD_VERSION: &str = "3.5.16";
 
@@ -216,9 +218,11 @@ pub fn run(world: &World, from: HostId, args: &[String]) -> Output {
                 None => return error("flag needs an argument: --consistency", 1),
             },
             "--command-timeout" => match value() {
-                Some(v) => match go_duration_of(&v) {
-                    Some(d) => flags.command_timeout = d,
-                    None => {
+                Some(v) => match sim::kernel::time::parse_duration(&v) {
+                    Ok(d) if d > Duration::ZERO && d <= MAX_COMMAND_TIMEOUT => {
+                        flags.command_timeout = d
+                    }
+                    _ => {
                         let v = clip(&v);
                         let why = format!("invalid argument \"{v}\" for \"--command-timeout\" flag: time: invalid duration \"{v}\"");
                         return error(&why, 1);
@@ -883,33 +887,6 @@ fn first_answer(world: &World, from: HostId, flags: &Flags, req: EtcdRequest) ->
         .first()
         .map_or("127.0.0.1:2379", String::as_str);
     ask(world, from, endpoint, req, flags)
-}
-
-/// A Go duration as a flag takes it (`5s`, `500ms`, `1m30s`, `2.5s`); None if it is not one or
-/// is not positive.
-fn go_duration_of(text: &str) -> Option<Duration> {
-    let mut total = 0.0;
-    let mut rest = text;
-    while !rest.is_empty() {
-        let digits = rest.find(|c: char| !(c.is_ascii_digit() || c == '.'))?;
-        let n: f64 = rest[..digits].parse().ok()?;
-        rest = &rest[digits..];
-        let (factor, len) = [
-            ("ms", 0.001),
-            ("us", 1e-6),
-            ("µs", 1e-6),
-            ("ns", 1e-9),
-            ("h", 3600.0),
-            ("m", 60.0),
-            ("s", 1.0),
-        ]
-        .into_iter()
-        .find(|(u, _)| rest.starts_with(u))
-        .map(|(u, f)| (f, u.len()))?;
-        total += n * factor;
-        rest = &rest[len..];
-    }
-    (total > 0.0 && total <= 86_400.0).then(|| Duration::from_micros((total * 1e6).round() as u64))
 }
 
 /// `etcdctl put KEY VALUE`: a write through the Raft log, "OK" once committed.
