@@ -62,6 +62,10 @@ test('import: a step of the tour opens the imported cluster with its breakage', 
   await started(page);
   // Its two crashes are the run's events, at 1:00.
   await page.locator('.log', { hasText: 'cp-2-example-internal went down: the scenario crashed it' }).first().waitFor();
+  // It explains itself as a ready scenario does: its breakage as its name, what to watch first.
+  await expectText(page.locator('.scenario .name'),
+    /^imported cluster: Lose two masters \(cp-1-example-internal, cp-2-example-internal\) — Both crash at 1:00\. Watch whether etcd keeps quorum, and what still works without the API\./);
+  await screenshot(page, 'import-tour-step');
   assert.deepEqual(problems, []);
 });
 

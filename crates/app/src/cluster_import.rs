@@ -86,6 +86,20 @@ fn step_words(step: &import::Step) -> (String, &'static str) {
     }
 }
 
+/// A step as the playground opens it: named after its breakage, what to watch first in its
+/// description (the imported notes after it), as a ready scenario explains itself; within the
+/// format's limits.
+fn explained(step: &import::Step) -> Scenario {
+    use sim::scenario::{MAX_DESCRIPTION_LEN, MAX_NAME_LEN};
+    let (title, watch) = step_words(step);
+    let clip = |text: String, max: usize| text.chars().take(max).collect::<String>();
+    let mut s = step.scenario.clone();
+    s.name = clip(format!("{}: {title}", s.name), MAX_NAME_LEN);
+    let notes = s.description.take().unwrap_or_default();
+    s.description = Some(clip(format!("{watch}\n\n{notes}"), MAX_DESCRIPTION_LEN));
+    s
+}
+
 #[function_component(ImportPage)]
 pub fn import_page() -> Html {
     let outcome = use_state(|| Outcome::None);
@@ -286,10 +300,8 @@ async fn with_links(mut done: Outcome, steps: &[import::Step]) -> Outcome {
             .ok()
             .map(href);
         for (i, step) in steps.iter().enumerate() {
-            tour[i].2 = crate::codec::fragment(&step.scenario, None)
-                .await
-                .ok()
-                .map(href);
+            let opened = explained(step);
+            tour[i].2 = crate::codec::fragment(&opened, None).await.ok().map(href);
         }
     }
     done
