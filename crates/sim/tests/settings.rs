@@ -165,3 +165,68 @@ fn half_zone_lost(settings: &str) -> Report {
     };
     sim::run_scenario(&doc()).unwrap()
 }
+
+#[test]
+fn lb_rise_sets_how_many_passed_checks_put_an_apiserver_back() {
+    // m3's apiserver passes /readyz again once --force-new-cluster at 4:00 restored a quorum.
+    let back = |rise: &str| {
+        let r = run_with("3-three-masters-two-die", &[("lb_rise", rise)]);
+        let m3 = |e: &&Event| e.kind == "lb.backend_up" && e.host.as_deref() == Some("m3");
+        r.events.iter().find(m3).expect("m3 back in service").t
+    };
+    let (two, five) = (back("2"), back("5"));
+    // Three more passed checks, 2 s apart.
+    assert!(
+        (5.5..6.5).contains(&(five - two)),
+        "rise 2 at {two}, rise 5 at {five}"
+    );
+}
+
+#[test]
+fn the_apiserver_startup_threshold_sets_when_a_restarted_apiserver_that_never_starts_is_killed() {
+    // m3's apiserver is killed by its liveness probe at 2:12 (no quorum) and restarted; its
+    // startup probe then fails every 10 s until the quorum returns at 4:00.
+    let killed = |n: &str| {
+        let r = run_with(
+            "3-three-masters-two-die",
+            &[("apiserver_startup_failure_threshold", n)],
+        );
+        let startup = |e: &&Event| e.kind == "apiserver.killed" && e.text.contains("startup probe");
+        r.events.iter().find(startup).map(|e| e.t)
+    };
+    // kubeadm's 24 failures take 240 s: the quorum is back first.
+    assert_eq!(killed("24"), None);
+    let three = killed("3").expect("killed by its startup probe");
+    let liveness = first(
+        &run_with("3-three-masters-two-die", &[]),
+        "apiserver.killed",
+    )
+    .t;
+    // Restarted at once the first time (the kubelet's back-off starts at the second), then
+    // three failed probes ten seconds apart.
+    assert!(
+        (liveness + 25.0..liveness + 45.0).contains(&three),
+        "killed by liveness at {liveness}, by a startup threshold of 3 at {three}"
+    );
+}
+
+#[test]
+fn a_large_zones_partial_disruption_is_tainted_at_the_secondary_rate() {
+    // Zone a (6 workers) is partially disrupted at a 0.4 threshold once three are NotReady. A
+    // zone of at most `large_cluster_size_threshold` Nodes is then not tainted (one pod lost:
+    // see above); above it, at `secondary_node_eviction_rate`.
+    let evicted = |settings: &str| {
+        let settings = format!(r#""unhealthy_zone_threshold": "0.4", {settings}"#);
+        let web = |e: &&Event| e.kind == "pod.evicted" && e.workload.as_deref() == Some("web");
+        half_zone_lost(&settings).events.iter().filter(web).count()
+    };
+    assert_eq!(evicted(r#""large_cluster_size_threshold": 50"#), 1);
+    assert_eq!(
+        evicted(r#""large_cluster_size_threshold": 5, "secondary_node_eviction_rate": "1""#),
+        3
+    );
+    // At the default 0.01 node/s the next taint comes 100 s after the first: fewer evicted by the
+    // end (10 min) than at 1 node/s.
+    let slow = evicted(r#""large_cluster_size_threshold": 5"#);
+    assert!((1..3).contains(&slow), "{slow}");
+}
