@@ -22,6 +22,13 @@ fn import(names: &[&str]) -> (Value, Vec<String>) {
     )
 }
 
+/// A dump given as text, imported: the scenario as JSON, and the notes.
+fn imported(dump: &str) -> (Value, Vec<String>) {
+    let imported = import::import(&[("dump.yaml", dump)], None).unwrap_or_else(|e| panic!("{e}"));
+    let s = serde_json::from_str(&imported.scenario.to_json()).unwrap();
+    (s, imported.notes)
+}
+
 fn host<'a>(s: &'a Value, name: &str) -> &'a Value {
     s["hosts"]
         .as_array()
@@ -363,8 +370,7 @@ items:
   metadata: {name: kube-proxy, namespace: tools}
   spec: {replicas: 1}
 "#;
-    let imported = import::import(&[("dump.yaml", dump)], None).unwrap_or_else(|e| panic!("{e}"));
-    let s: Value = serde_json::from_str(&imported.scenario.to_json()).unwrap();
+    let (s, _) = imported(dump);
     assert_eq!(workload(&s, "etcd-2")["kind"], "StatefulSet");
     assert_eq!(workload(&s, "kube-proxy-2")["kind"], "Deployment");
 }
@@ -448,9 +454,8 @@ items:
   metadata: {name: agent, namespace: shop}
   spec: {maxUnavailable: "50%", selector: {matchLabels: {app: agent}}}
 "#;
-    let imported = import::import(&[("dump.yaml", dump)], None).unwrap_or_else(|e| panic!("{e}"));
-    let s: Value = serde_json::from_str(&imported.scenario.to_json()).unwrap();
-    let notes = imported.notes.join("\n");
+    let (s, notes) = imported(dump);
+    let notes = notes.join("\n");
     let web = workload(&s, "shop-web");
     // 500u → 1m, 250000000n → 250m: 251m.
     assert_eq!(web["requests"]["cpu"], "251m", "{web}");
@@ -528,8 +533,7 @@ items:
         external:
           endpoints: [https://10.0.9.1:2379, https://10.0.9.2:2379, https://10.0.9.3:2379]
 "#;
-    let imported = import::import(&[("dump.yaml", dump)], None).unwrap_or_else(|e| panic!("{e}"));
-    let s: Value = serde_json::from_str(&imported.scenario.to_json()).unwrap();
+    let (s, notes) = imported(dump);
     assert_eq!(host(&s, "cp-1")["roles"], json!(["control-plane"]));
     for i in 1..=3 {
         assert_eq!(host(&s, &format!("etcd-{i}"))["roles"], json!(["etcd"]));
@@ -537,11 +541,9 @@ items:
     assert_eq!(host(&s, "lb")["roles"], json!(["load-balancer"]));
     assert_eq!(host(&s, "w-1")["spot"], json!(true));
     assert!(
-        imported
-            .notes
+        notes
             .iter()
             .any(|n| n.starts_with("external etcd: 3 members")),
-        "{:?}",
-        imported.notes
+        "{notes:?}"
     );
 }
