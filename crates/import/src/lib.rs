@@ -314,7 +314,17 @@ impl<'a> Cluster<'a> {
         let stacked_by_default = etcd_nodes.is_empty() && !external;
         let mut said = false;
         let mut control_planes = 0;
-        for n in &self.nodes {
+        // Room for the hosts the Nodes do not show (a managed control plane, external etcd, the
+        // load balancer, the users' client).
+        let kept = sim::scenario::MAX_HOSTS - 16;
+        if self.nodes.len() > kept {
+            d.notes.push(format!(
+                "{} Nodes: the first {kept} kept (a scenario holds at most {} hosts)",
+                self.nodes.len(),
+                sim::scenario::MAX_HOSTS
+            ));
+        }
+        for n in self.nodes.iter().take(kept) {
             let original = str_of(n, &["metadata", "name"]).unwrap_or("node");
             let host = unique(dns_label(original), &mut d.taken);
             let mut h = Map::new();
@@ -465,7 +475,14 @@ impl<'a> Cluster<'a> {
             .map(String::from)
             .collect();
         let mut out = Vec::new();
-        for w in user {
+        if user.len() > sim::scenario::MAX_WORKLOADS {
+            notes.push(format!(
+                "{} workloads: the first {} kept",
+                user.len(),
+                sim::scenario::MAX_WORKLOADS
+            ));
+        }
+        for w in user.into_iter().take(sim::scenario::MAX_WORKLOADS) {
             let (namespace, original) = (ns(w), name_of(w));
             let shared = self
                 .workloads

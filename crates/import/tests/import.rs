@@ -547,3 +547,27 @@ items:
         "{notes:?}"
     );
 }
+
+/// A cluster larger than a scenario holds keeps what fits, said in a note, instead of being
+/// refused whole.
+#[test]
+fn a_cluster_over_the_hosts_limit_keeps_what_fits() {
+    let items: Vec<Value> = (0..2_100)
+        .map(|i| json!({"kind": "Node", "metadata": {"name": format!("node-{i}")}}))
+        .collect();
+    let text = json!({"kind": "List", "items": items}).to_string();
+    let imported = import::import(&[("big.json", &text)], None).unwrap_or_else(|e| panic!("{e}"));
+    let workers = imported
+        .scenario
+        .hosts
+        .iter()
+        .filter(|h| h.is_worker())
+        .count();
+    assert_eq!(workers, sim::scenario::MAX_HOSTS - 16);
+    assert!(
+        (imported.notes.iter())
+            .any(|n| n == "2100 Nodes: the first 1984 kept (a scenario holds at most 2000 hosts)"),
+        "{:?}",
+        imported.notes
+    );
+}
