@@ -171,7 +171,8 @@ struct Cluster<'a> {
     budgets: Vec<&'a Value>,
     /// kube-system's pods: stacked etcd and kube-vip show there.
     system_pods: Vec<&'a Value>,
-    kubeadm_config: Option<&'a Value>,
+    /// kubeadm-config's ClusterConfiguration, if it was given and reads.
+    cluster_config: Option<Value>,
     /// Kinds not read, with how many of each, in the order first met.
     ignored: Vec<(String, usize)>,
 }
@@ -224,7 +225,8 @@ impl<'a> Cluster<'a> {
                 // Pods outside kube-system belong to the workloads read.
                 "Pod" | "ReplicaSet" | "Endpoints" | "EndpointSlice" => {}
                 "ConfigMap" if namespace == "kube-system" && name == "kubeadm-config" => {
-                    c.kubeadm_config = Some(o)
+                    c.cluster_config = (o["data"]["ClusterConfiguration"].as_str())
+                        .and_then(|text| serde_yaml_ng::from_str(text).ok())
                 }
                 other => match c.ignored.iter_mut().find(|(k, _)| k == other) {
                     Some((_, n)) => *n += 1,
@@ -309,8 +311,8 @@ impl<'a> Cluster<'a> {
             .collect();
         // Without etcd's pods or an external etcd in kubeadm-config (kube-system's objects not
         // given), kubeadm's default: a stacked member on every control-plane Node.
-        let external =
-            (self.cluster_config()).is_some_and(|c| c["etcd"]["external"]["endpoints"].is_array());
+        let external = (self.cluster_config.as_ref())
+            .is_some_and(|c| c["etcd"]["external"]["endpoints"].is_array());
         let stacked_by_default = etcd_nodes.is_empty() && !external;
         let mut said = false;
         let mut control_planes = 0;
@@ -382,13 +384,6 @@ impl<'a> Cluster<'a> {
         control_planes
     }
 
-    /// kubeadm-config's ClusterConfiguration, if it was given and reads.
-    fn cluster_config(&self) -> Option<Value> {
-        (self.kubeadm_config)
-            .and_then(|c| c["data"]["ClusterConfiguration"].as_str())
-            .and_then(|text| serde_yaml_ng::from_str(text).ok())
-    }
-
     /// What the Nodes do not show of the control plane: kube-vip (from its static pods),
     /// external etcd and the endpoint (from kubeadm-config), a managed control plane (no
     /// control-plane Node), and the load balancer in front of the apiservers.
@@ -403,9 +398,8 @@ impl<'a> Cluster<'a> {
         if kube_vip {
             d.settings.insert("api_endpoint".into(), json!("kube-vip"));
         }
-        let cluster_config = self.cluster_config();
         let mut load_balancer = false;
-        if let Some(cfg) = &cluster_config {
+        if let Some(cfg) = &self.cluster_config {
             if let Some(endpoints) = cfg["etcd"]["external"]["endpoints"].as_array() {
                 for i in 1..=endpoints.len() {
                     let host = unique(format!("etcd-{i}"), &mut d.taken);
@@ -470,8 +464,7 @@ impl<'a> Cluster<'a> {
         }
         // kube-system's names are the playground's own: a workload of the same name elsewhere
         // gets a number.
-        let system = [sim::scenario::COREDNS, sim::scenario::KUBE_PROXY];
-        let mut taken: Vec<String> = (system.into_iter().chain(sim::scenario::STATIC_PODS))
+        let mut taken: Vec<String> = (sim::scenario::kube_system_names())
             .map(String::from)
             .collect();
         let mut out = Vec::new();

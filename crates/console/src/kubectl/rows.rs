@@ -640,7 +640,7 @@ pub(crate) fn pod_ip(world: &World, p: &Pod) -> String {
     let (Some(h), true) = (host_of(world, p), p.running) else {
         return "<none>".into();
     };
-    if p.kind.is_none() || p.workload == sim::scenario::KUBE_PROXY {
+    if p.of_its_node() {
         return crate::ip_of(h);
     }
     let n = p

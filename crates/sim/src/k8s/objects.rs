@@ -454,9 +454,10 @@ impl Pod {
         matches!(self.kind, Some(Kind::DaemonSet) | None)
     }
 
-    /// The pods that tolerate an operator's taint too: kube-proxy's (`operator: Exists`) and the
-    /// static pods'.
-    pub fn tolerates_operator_taints(&self) -> bool {
+    /// kubeadm's pods of a Node itself rather than of a workload: the static pods' mirrors and
+    /// kube-proxy's. They tolerate an operator's taint too (`operator: Exists`) and use the
+    /// Node's own network (`hostNetwork`).
+    pub fn of_its_node(&self) -> bool {
         self.kind.is_none() || self.workload == KUBE_PROXY
     }
 

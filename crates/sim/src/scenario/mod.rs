@@ -72,6 +72,11 @@ pub const STATIC_PODS: [&str; 4] = [
     "kube-scheduler",
 ];
 
+/// Every name kube-system's pods are named after: CoreDNS, kube-proxy and the static pods.
+pub fn kube_system_names() -> impl Iterator<Item = &'static str> {
+    [COREDNS, KUBE_PROXY].into_iter().chain(STATIC_PODS)
+}
+
 // ---------------------------------------------------------------------------------------------
 // The data model
 // ---------------------------------------------------------------------------------------------
@@ -555,6 +560,19 @@ impl Host {
     pub fn is_client(&self) -> bool {
         self.has_role(Role::Client)
     }
+    /// The static pods kubeadm writes on this host when it is a Node ([`STATIC_PODS`] names):
+    /// etcd's where it runs an etcd member, and each control-plane component it runs.
+    pub fn static_pods(&self) -> impl Iterator<Item = &'static str> {
+        let [etcd, apiserver, controller_manager, scheduler] = STATIC_PODS;
+        let runs = [
+            (etcd, self.runs_etcd()),
+            (apiserver, self.runs_apiserver()),
+            (controller_manager, self.runs_controller_manager()),
+            (scheduler, self.runs_scheduler()),
+        ];
+        (runs.into_iter()).filter_map(|(pod, runs)| runs.then_some(pod))
+    }
+
     /// An apiserver with a local etcd member: it talks to that member only.
     pub fn is_stacked(&self) -> bool {
         self.runs_apiserver() && self.runs_etcd()
@@ -693,15 +711,7 @@ impl Scenario {
             .count() as u64;
         // kube-proxy's pods, and the mirrors of the static pods on control-plane Nodes.
         let system = (self.hosts.iter().filter(|h| h.is_node()))
-            .map(|h| {
-                let runs = [
-                    h.runs_etcd(),
-                    h.runs_apiserver(),
-                    h.runs_controller_manager(),
-                    h.runs_scheduler(),
-                ];
-                1 + runs.into_iter().filter(|&r| r).count() as u64
-            })
+            .map(|h| 1 + h.static_pods().count() as u64)
             .sum::<u64>();
         nodes * daemonsets + system
     }

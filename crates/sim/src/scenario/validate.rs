@@ -582,10 +582,11 @@ impl Scenario {
                 check_label(&pp, "pod name", pod, MAX_POD_NAME_LEN)?;
                 // Pods are named after their workload (`web-7d4b9-x2x`, `db-0`), kube-system's
                 // after their add-on or static pod (`kube-proxy-w1`, `etcd-m1`).
-                let system = [COREDNS, KUBE_PROXY].into_iter().chain(STATIC_PODS);
-                let owned = workloads.keys().copied().chain(system).any(|w| {
+                let named_after = |w: &str| {
                     pod.len() > w.len() + 1 && pod.starts_with(w) && pod.as_bytes()[w.len()] == b'-'
-                });
+                };
+                let owned = workloads.keys().any(|w| named_after(w))
+                    || super::kube_system_names().any(named_after);
                 if !owned {
                     return fail(
                         pp,

@@ -14,7 +14,6 @@ use crate::k8s::lb::{HealthCheck, LbConfig, LoadBalancer};
 use crate::k8s::leader::{LeaderElector, LeaseTimings, KCM_LEASE, KUBE_VIP_LEASE, SCHEDULER_LEASE};
 use crate::k8s::leading::Leading;
 use crate::k8s::node_lease::NodeLeaseTimings;
-use crate::k8s::objects::STATIC_PODS;
 use crate::k8s::proxy::KubeProxy;
 use crate::k8s::scheduler::{Scheduler, SchedulerSpec, Spread};
 use crate::k8s::vip::HoldVip;
@@ -273,17 +272,7 @@ impl World {
             .filter(|w| w.stop_takes > Duration::ZERO)
             .map(|w| (w.name.clone(), w.stop_takes))
             .collect();
-        let [etcd, apiserver, controller_manager, scheduler] = STATIC_PODS;
-        let static_pods = [
-            (etcd, host.runs_etcd()),
-            (apiserver, host.runs_apiserver()),
-            (controller_manager, host.runs_controller_manager()),
-            (scheduler, host.runs_scheduler()),
-        ];
-        let static_pods = (static_pods.into_iter())
-            .filter_map(|(pod, runs)| runs.then_some(pod))
-            .collect();
-        let k = k.with_stop_times(stop_takes).with_static_pods(static_pods);
+        let k = (k.with_stop_times(stop_takes)).with_static_pods(host.static_pods().collect());
         (k, first_sync)
     }
 

@@ -203,7 +203,7 @@ impl World {
                 let p = kv.value.as_pod()?;
                 p.deletion?;
                 // As for running pods: no kube-proxy, and no static pod's mirror.
-                if p.kind.is_none() || p.workload == KUBE_PROXY {
+                if p.of_its_node() {
                     return None;
                 }
                 Some((

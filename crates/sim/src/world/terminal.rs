@@ -248,7 +248,7 @@ impl World {
                 out.push(RunningContainer {
                     name: c.workload.clone(),
                     pod: pod.clone(),
-                    namespace: if coredns { "kube-system" } else { "default" },
+                    namespace: crate::k8s::events::namespace_of(&c.workload),
                     created,
                     attempt,
                 });

@@ -89,7 +89,7 @@ impl TaintEviction {
             untolerated.extend(
                 (pods.pods_on(node))
                     .filter_map(|kv| kv.value.as_pod().map(|p| (p, kv.mod_revision)))
-                    .filter(|(p, _)| p.deletion.is_none() && !p.tolerates_operator_taints())
+                    .filter(|(p, _)| p.deletion.is_none() && !p.of_its_node())
                     .map(|(p, rv)| (p.clone(), rv, taint.clone())),
             );
         }

@@ -28,11 +28,8 @@ impl Controllers {
                 .collect()
         };
         let active_pods = |w: &str| self.pods.active_pods(w).expect("the pod informer counts");
-        let every_node: Vec<&Node> = (self.nodes.items().values())
+        let nodes: Vec<&Node> = (self.nodes.items().values())
             .filter_map(|kv| kv.value.as_node())
-            .collect();
-        let nodes: Vec<&Node> = (every_node.iter().copied())
-            .filter(|n| n.admits_daemon_pods())
             .collect();
         let pod = |kv: &KeyValue| {
             kv.value
@@ -127,11 +124,11 @@ impl Controllers {
                     let mut key = pod_key(&format!("{}-", w.name));
                     let base = key.len();
                     // kube-proxy tolerates every taint, an operator's too.
-                    let nodes = match w.name == KUBE_PROXY {
-                        true => &every_node,
-                        false => &nodes,
-                    };
-                    for node in nodes {
+                    let every_taint = w.name == KUBE_PROXY;
+                    for node in nodes
+                        .iter()
+                        .filter(|n| every_taint || n.admits_daemon_pods())
+                    {
                         key.truncate(base);
                         key.push_str(&node.name);
                         let name = &key[PODS.len()..];
