@@ -186,7 +186,7 @@ pub fn import_page() -> Html {
                 { for COMMANDS.iter().map(|c| html! {
                     <div class="command-line">
                         <pre class="command"><code>{ *c }</code></pre>
-                        <button onclick={Callback::from(move |_| copy(c))}>{ t("Copy") }</button>
+                        <button onclick={Callback::from(move |_| crate::panels::share::copy(c))}>{ t("Copy") }</button>
                     </div>
                 }) }
                 <label>{ t("Paste their output") }
@@ -210,14 +210,6 @@ pub fn import_page() -> Html {
             }
         </main>
     }
-}
-
-/// Puts `text` on the clipboard; best effort: the clipboard needs a secure context and permission.
-fn copy(text: &str) {
-    let _ = gloo_utils::window()
-        .navigator()
-        .clipboard()
-        .write_text(text);
 }
 
 /// Reads the files chosen or dropped, replacing those read before.

@@ -36,13 +36,6 @@ pub fn share() -> Html {
             )
         }
     };
-    // Best effort: the clipboard needs a secure context and permission.
-    let copy = |text: &str| {
-        let _ = gloo_utils::window()
-            .navigator()
-            .clipboard()
-            .write_text(text);
-    };
     // A browser without CompressionStream has no encoding to share: say so instead.
     let unsupported = session.encoded.is_empty().then(|| {
         let ui = session.ui.clone();
@@ -149,4 +142,12 @@ pub fn embed_listener() -> String {
         "<script>window.k8sHaSized||(window.k8sHaSized=addEventListener(\"message\",function(e){{var p=\"{}\";if(typeof e.data==\"string\"&&e.data.indexOf(p)===0)document.querySelectorAll(\"iframe\").forEach(function(f){{if(f.contentWindow===e.source)f.style.height=e.data.slice(p.length)+\"px\"}})}})||1)</script>",
         crate::session::EMBED_HEIGHT_MESSAGE
     )
+}
+
+/// Puts `text` on the clipboard; best effort: the clipboard needs a secure context and permission.
+pub fn copy(text: &str) {
+    let _ = gloo_utils::window()
+        .navigator()
+        .clipboard()
+        .write_text(text);
 }
