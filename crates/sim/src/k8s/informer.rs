@@ -164,6 +164,11 @@ impl Informer {
         self.store.bound_pods()
     }
 
+    /// The nodes the last known pods are bound to, in name order.
+    pub fn bound_nodes(&self) -> impl Iterator<Item = &str> {
+        self.store.bound_nodes()
+    }
+
     /// The last known pods bound to `node`, in key order.
     pub fn pods_on<'a>(&'a self, node: &str) -> impl Iterator<Item = &'a KeyValue> {
         self.store.pods_on(node).map(|(_, kv)| kv)

@@ -122,6 +122,13 @@ impl Store {
         self.by_node.values().map(BTreeMap::len).sum()
     }
 
+    /// The nodes that have pods bound to them, in name order.
+    pub fn bound_nodes(&self) -> impl Iterator<Item = &str> {
+        (self.by_node.iter())
+            .filter(|(_, pods)| !pods.is_empty())
+            .map(|(node, _)| node.as_str())
+    }
+
     /// The pods bound to `node`, in key order.
     pub fn pods_on<'a>(&'a self, node: &str) -> impl Iterator<Item = (&'a Key, &'a KeyValue)> {
         self.by_node

@@ -55,19 +55,20 @@ impl PodGc {
         self.last_check = now;
         let mut missing: MemberMap<String, SimTime> = MemberMap::default();
         let mut out = Vec::new();
-        for kv in pods.items().values() {
-            let Some(pod) = kv.value.as_pod() else {
-                continue;
-            };
-            let Some(node) = pod.node.as_deref() else {
-                continue;
-            };
-            if nodes.items().get(&node_key(node)).is_some() {
+        // Node by node, each looked up once: a pass meets every pod of the cluster.
+        for node in pods.bound_nodes() {
+            if nodes.items().contains_key(&node_key(node)) {
                 continue;
             }
             let since = *self.missing_since.get(node).unwrap_or(&now);
             missing.insert(node.to_string(), since);
-            if now - since >= QUARANTINE_TIME {
+            if now - since < QUARANTINE_TIME {
+                continue;
+            }
+            for kv in pods.pods_on(node) {
+                let Some(pod) = kv.value.as_pod() else {
+                    continue;
+                };
                 out.push(Orphan {
                     key: pod_key(&pod.name).into(),
                     resource_version: kv.mod_revision,
@@ -77,6 +78,8 @@ impl PodGc {
                 });
             }
         }
+        // Deleted in the order of their keys, as a pass over every pod meets them.
+        crate::kernel::sort::sort_by(&mut out, |a, b| a.key.cmp(&b.key));
         // A Node that came back, or whose pods are gone, leaves the quarantine.
         self.missing_since = missing;
         out
