@@ -188,6 +188,58 @@ struct Draft {
     notes: Vec<String>,
 }
 
+/// What the import says when the cluster it read makes no valid scenario.
+fn no_scenario(files: &str, e: impl std::fmt::Display) -> ImportError {
+    ImportError {
+        file: files.to_string(),
+        line: None,
+        message: format!("the cluster makes no valid scenario: {e}"),
+    }
+}
+
+/// Drops the last workloads while the cluster would run more pods than a scenario may hold
+/// (20,000: the workloads' replicas, a pod of each DaemonSet on every Node, kube-system's pods),
+/// said in a note, so that a cluster that large keeps its first workloads instead of being
+/// refused whole.
+fn keep_within_pod_limit(
+    workloads: &mut Vec<Value>,
+    d: &mut Draft,
+    files: &str,
+) -> Result<(), ImportError> {
+    // kube-system's own pods, counted by the format itself on the hosts without a workload.
+    let mut base = json!({"version": 1, "name": "pods", "duration": "1h", "hosts": d.hosts});
+    if !d.zones.is_empty() {
+        base["zones"] = json!(d.zones);
+    }
+    if !d.settings.is_empty() {
+        base["settings"] = Value::Object(d.settings.clone());
+    }
+    let base = sim::scenario::parse(&base.to_string()).map_err(|e| no_scenario(files, e))?;
+    let nodes = base.hosts.iter().filter(|h| h.is_node()).count() as u64;
+    let pods_of = |w: &Value| match w["kind"].as_str() {
+        Some("DaemonSet") => nodes,
+        _ => w["replicas"].as_u64().unwrap_or(1),
+    };
+    let limit = u64::from(sim::scenario::MAX_PODS);
+    let mut total = base.pod_count();
+    let kept = workloads
+        .iter()
+        .take_while(|w| {
+            total += pods_of(w);
+            total <= limit
+        })
+        .count();
+    if kept < workloads.len() {
+        let all: u64 = base.pod_count() + workloads.iter().map(pods_of).sum::<u64>();
+        d.notes.push(format!(
+            "{} workloads: the first {kept} kept ({all} pods in all, more than a scenario holds: {limit})",
+            workloads.len()
+        ));
+        workloads.truncate(kept);
+    }
+    Ok(())
+}
+
 /// The scenario's description: the summary, then the first notes (within the format's limit).
 fn description(summary: String, notes: &[String]) -> String {
     let mut description = summary;
@@ -266,7 +318,8 @@ impl<'a> Cluster<'a> {
         }
         let control_planes = self.node_hosts(&mut d);
         self.control_plane_hosts(&mut d, control_planes);
-        let workloads = self.workloads(&mut d.settings, &mut d.notes);
+        let mut workloads = self.workloads(&mut d.settings, &mut d.notes);
+        keep_within_pod_limit(&mut workloads, &mut d, files)?;
         if workloads.iter().any(|w| w["service"] == json!(true)) {
             let host = unique("users".into(), &mut d.taken);
             d.hosts.push(json!({"name": host, "roles": ["client"]}));
@@ -291,11 +344,7 @@ impl<'a> Cluster<'a> {
         if !d.settings.is_empty() {
             doc["settings"] = Value::Object(d.settings);
         }
-        let scenario = sim::scenario::parse(&doc.to_string()).map_err(|e| ImportError {
-            file: files.to_string(),
-            line: None,
-            message: format!("the cluster makes no valid scenario: {e}"),
-        })?;
+        let scenario = sim::scenario::parse(&doc.to_string()).map_err(|e| no_scenario(files, e))?;
         Ok(Imported {
             scenario,
             notes: d.notes,

@@ -571,3 +571,34 @@ fn a_cluster_over_the_hosts_limit_keeps_what_fits() {
         imported.notes
     );
 }
+
+/// A cluster whose workloads want more pods than a scenario holds keeps its first workloads up
+/// to the limit, said in a note, instead of being refused whole.
+#[test]
+fn a_cluster_over_the_pods_limit_keeps_its_first_workloads() {
+    let mut items: Vec<Value> = (1..=3)
+        .map(|i| json!({"kind": "Node", "metadata": {"name": format!("w-{i}")}}))
+        .collect();
+    for (name, replicas) in [("a", 10_000), ("b", 9_000), ("c", 5_000), ("d", 1)] {
+        items.push(json!({
+            "kind": "Deployment",
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": {"replicas": replicas, "template": {"spec": {"containers": [{"name": name}]}}}
+        }));
+    }
+    let text = json!({"kind": "List", "items": items}).to_string();
+    let imported = import::import(&[("big.json", &text)], None).unwrap_or_else(|e| panic!("{e}"));
+    let s = &imported.scenario;
+    let names: Vec<&str> = s.workloads.iter().map(|w| w.name.as_str()).collect();
+    // Before the workloads, 20 pods: kube-proxy on each of the 6 Nodes (the 3 workers and the
+    // managed control plane modelled as 3 stacked hosts), the mirrors of those hosts' 4 static
+    // pods each, CoreDNS's 2 replicas. a and b bring it to 19,020; c would take it to 24,020.
+    assert_eq!(names, ["a", "b"]);
+    assert_eq!(s.pod_count(), 19_020);
+    assert!(
+        (imported.notes.iter()).any(|n| n
+            == "4 workloads: the first 2 kept (24021 pods in all, more than a scenario holds: 20000)"),
+        "{:?}",
+        imported.notes
+    );
+}
