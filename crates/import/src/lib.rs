@@ -232,7 +232,7 @@ fn keep_within_pod_limit(
     if kept < workloads.len() {
         let all: u64 = base.pod_count() + workloads.iter().map(pods_of).sum::<u64>();
         d.notes.push(format!(
-            "{} workloads: the first {kept} kept ({all} pods in all, more than a scenario holds: {limit})",
+            "{} workloads: the first {kept} kept ({all} pods in all; a scenario holds at most {limit})",
             workloads.len()
         ));
         workloads.truncate(kept);

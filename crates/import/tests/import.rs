@@ -597,7 +597,7 @@ fn a_cluster_over_the_pods_limit_keeps_its_first_workloads() {
     assert_eq!(s.pod_count(), 19_020);
     assert!(
         (imported.notes.iter()).any(|n| n
-            == "4 workloads: the first 2 kept (24021 pods in all, more than a scenario holds: 20000)"),
+            == "4 workloads: the first 2 kept (24021 pods in all; a scenario holds at most 20000)"),
         "{:?}",
         imported.notes
     );
