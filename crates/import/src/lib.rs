@@ -188,6 +188,26 @@ struct Draft {
     notes: Vec<String>,
 }
 
+impl Draft {
+    /// The scenario document of the hosts, zones and settings drafted so far, with `workloads`.
+    fn document(&self, name: &str, workloads: Vec<Value>) -> Value {
+        let mut doc = json!({
+            "version": 1,
+            "name": name,
+            "duration": "1h",
+            "hosts": self.hosts,
+            "workloads": workloads,
+        });
+        if !self.zones.is_empty() {
+            doc["zones"] = json!(self.zones);
+        }
+        if !self.settings.is_empty() {
+            doc["settings"] = Value::Object(self.settings.clone());
+        }
+        doc
+    }
+}
+
 /// What the import says when the cluster it read makes no valid scenario.
 fn no_scenario(files: &str, e: impl std::fmt::Display) -> ImportError {
     ImportError {
@@ -207,21 +227,16 @@ fn keep_within_pod_limit(
     files: &str,
 ) -> Result<(), ImportError> {
     // kube-system's own pods, counted by the format itself on the hosts without a workload.
-    let mut base = json!({"version": 1, "name": "pods", "duration": "1h", "hosts": d.hosts});
-    if !d.zones.is_empty() {
-        base["zones"] = json!(d.zones);
-    }
-    if !d.settings.is_empty() {
-        base["settings"] = Value::Object(d.settings.clone());
-    }
-    let base = sim::scenario::parse(&base.to_string()).map_err(|e| no_scenario(files, e))?;
+    let base = d.document("pods", Vec::new()).to_string();
+    let base = sim::scenario::parse(&base).map_err(|e| no_scenario(files, e))?;
+    let system = base.pod_count();
     let nodes = base.hosts.iter().filter(|h| h.is_node()).count() as u64;
     let pods_of = |w: &Value| match w["kind"].as_str() {
         Some("DaemonSet") => nodes,
         _ => w["replicas"].as_u64().unwrap_or(1),
     };
     let limit = u64::from(sim::scenario::MAX_PODS);
-    let mut total = base.pod_count();
+    let mut total = system;
     let kept = workloads
         .iter()
         .take_while(|w| {
@@ -230,7 +245,7 @@ fn keep_within_pod_limit(
         })
         .count();
     if kept < workloads.len() {
-        let all: u64 = base.pod_count() + workloads.iter().map(pods_of).sum::<u64>();
+        let all: u64 = system + workloads.iter().map(pods_of).sum::<u64>();
         d.notes.push(format!(
             "{} workloads: the first {kept} kept ({all} pods in all; a scenario holds at most {limit})",
             workloads.len()
@@ -329,21 +344,9 @@ impl<'a> Cluster<'a> {
             self.nodes.len(),
             workloads.len()
         );
-        let mut doc = json!({
-            "version": 1,
-            "name": name.unwrap_or("imported cluster"),
-            "description": description(summary, &d.notes),
-            "seed": 1,
-            "duration": "1h",
-            "hosts": d.hosts,
-            "workloads": workloads,
-        });
-        if !d.zones.is_empty() {
-            doc["zones"] = json!(d.zones);
-        }
-        if !d.settings.is_empty() {
-            doc["settings"] = Value::Object(d.settings);
-        }
+        let mut doc = d.document(name.unwrap_or("imported cluster"), workloads);
+        doc["description"] = json!(description(summary, &d.notes));
+        doc["seed"] = json!(1);
         let scenario = sim::scenario::parse(&doc.to_string()).map_err(|e| no_scenario(files, e))?;
         Ok(Imported {
             scenario,

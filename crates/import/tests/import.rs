@@ -29,6 +29,12 @@ fn imported(dump: &str) -> (Value, Vec<String>) {
     (s, imported.notes)
 }
 
+/// How many worker hosts the imported scenario has.
+fn workers(imported: &import::Imported) -> usize {
+    let hosts = imported.scenario.hosts.iter();
+    hosts.filter(|h| h.is_worker()).count()
+}
+
 fn host<'a>(s: &'a Value, name: &str) -> &'a Value {
     s["hosts"]
         .as_array()
@@ -486,12 +492,7 @@ fn fifty_megabytes_of_objects_are_read() {
     let text = json!({"kind": "List", "items": items}).to_string();
     assert!(text.len() > 50_000_000, "{}", text.len());
     let imported = import::import(&[("big.json", &text)], None).unwrap_or_else(|e| panic!("{e}"));
-    let workers = imported
-        .scenario
-        .hosts
-        .iter()
-        .filter(|h| h.is_worker())
-        .count();
+    let workers = workers(&imported);
     assert_eq!(workers, 200);
     assert!(
         imported
@@ -557,12 +558,7 @@ fn a_cluster_over_the_hosts_limit_keeps_what_fits() {
         .collect();
     let text = json!({"kind": "List", "items": items}).to_string();
     let imported = import::import(&[("big.json", &text)], None).unwrap_or_else(|e| panic!("{e}"));
-    let workers = imported
-        .scenario
-        .hosts
-        .iter()
-        .filter(|h| h.is_worker())
-        .count();
+    let workers = workers(&imported);
     assert_eq!(workers, sim::scenario::MAX_HOSTS - 16);
     assert!(
         (imported.notes.iter())
