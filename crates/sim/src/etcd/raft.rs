@@ -64,6 +64,7 @@
 //! as etcd-raft would. Outputs are a pure function of the inputs: collections are ordered
 //! (`BTreeMap`/`BTreeSet`/`Vec`) and messages to several peers go out in ascending member id.
 
+use crate::etcd::log::{Entries, Log};
 use crate::kernel::members::MemberSet;
 use std::collections::VecDeque;
 
@@ -453,7 +454,7 @@ pub struct Raft<T> {
     term: u64,
     vote: Option<MemberId>,
     /// `log[i]` holds index `offset + 1 + i`: entries up to `offset` were compacted away.
-    log: Vec<Entry<T>>,
+    log: Log<Entry<T>>,
     offset: u64,
     /// The term of the entry at `offset`.
     offset_term: u64,
@@ -545,7 +546,7 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
             rng,
             term: 0,
             vote: None,
-            log: Vec::new(),
+            log: Log::default(),
             offset: 0,
             offset_term: 0,
             commit: 0,
@@ -655,14 +656,11 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
     /// Newly committed entries, in order, not yet handed out (advances `applied`). Conf entries
     /// are included; they have already been applied to the configuration inside Raft. They are
     /// lent from the log, not copied: the host applies them before Raft takes another input.
-    pub fn take_committed(&mut self) -> &[Entry<T>] {
-        let to = self.commit.min(self.last_index());
-        if to <= self.applied {
-            return &[];
-        }
+    pub fn take_committed(&mut self) -> Entries<'_, Entry<T>> {
+        let to = self.commit.min(self.last_index()).max(self.applied);
         let from = self.applied;
         self.applied = to;
-        &self.log[(from - self.offset) as usize..(to - self.offset) as usize]
+        (self.log).range((from - self.offset) as usize, (to - self.offset) as usize)
     }
 
     /// A snapshot received from the leader: the host replaces its state machine with the one
@@ -678,7 +676,7 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
         if upto > self.offset {
             if let Some(term) = self.term_at(upto) {
                 self.offset_term = term;
-                self.log.drain(..(upto - self.offset) as usize);
+                self.log.drop_front((upto - self.offset) as usize);
                 self.offset = upto;
             }
         }
@@ -1386,8 +1384,13 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
         }
         let prev_term = self.term_at(prev_index).unwrap_or(0);
         let end = last.min(prev_index + MAX_ENTRIES_PER_APPEND as u64);
-        let entries: Vec<Entry<T>> =
-            self.log[(prev_index - self.offset) as usize..(end - self.offset) as usize].to_vec();
+        let entries: Vec<Entry<T>> = (self.log)
+            .range(
+                (prev_index - self.offset) as usize,
+                (end - self.offset) as usize,
+            )
+            .cloned()
+            .collect();
         if entries.is_empty() && !send_if_empty {
             return false;
         }

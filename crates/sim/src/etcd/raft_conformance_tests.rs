@@ -264,7 +264,7 @@ fn time_out(r: &mut Raft<u64>) {
 
 /// The values of the `Normal` entries committed since the last call.
 fn applied_values(r: &mut Raft<u64>) -> Vec<u64> {
-    (r.take_committed().iter())
+    (r.take_committed())
         .filter_map(|e| match e.data {
             EntryData::Normal(v) => Some(v),
             _ => None,
@@ -1545,11 +1545,11 @@ fn removing_a_member_commits_what_waited_for_its_vote() {
     elect(&mut r);
     r.take_committed();
     assert!(r.propose_conf_change(ConfChange::Remove(2)));
-    assert!(r.take_committed().is_empty());
+    assert_eq!(r.take_committed().len(), 0);
     let cc = r.last_index();
     assert!(r.propose(5, 5));
     r.step(ack(2, 1, 2, cc));
-    let data: Vec<EntryData<u64>> = r.take_committed().iter().map(|e| e.data.clone()).collect();
+    let data: Vec<EntryData<u64>> = r.take_committed().map(|e| e.data.clone()).collect();
     assert_eq!(
         data,
         [

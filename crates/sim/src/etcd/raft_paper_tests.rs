@@ -353,7 +353,7 @@ fn a_follower_commits_what_its_leader_committed() {
     assert_eq!(r.commit_index(), 4);
     r.step(append(2, 2, (5, 2), &[], 5));
     assert_eq!(r.commit_index(), 5);
-    let applied: Vec<u64> = r.take_committed().iter().map(|e| e.index).collect();
+    let applied: Vec<u64> = r.take_committed().map(|e| e.index).collect();
     assert_eq!(applied, [1, 2, 3, 4, 5]);
 }
 

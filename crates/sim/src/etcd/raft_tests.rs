@@ -128,7 +128,7 @@ impl Net {
             if let Some(meta) = n.take_restored() {
                 self.restored.entry(id).or_default().push(meta);
             }
-            let committed = n.take_committed().to_vec();
+            let committed = n.take_committed().cloned().collect::<Vec<_>>();
             let reads = n.take_read_states();
             for e in &evs {
                 if let RaftEvent::BecameLeader { term } = e {
@@ -294,14 +294,14 @@ fn bootstrap_log_holds_one_committed_conf_entry_per_member() {
         (1, Role::Follower, None, 3, 3)
     );
     assert_eq!(r.voters(), &MemberSet::from_iter([1, 2, 3]));
-    let got: Vec<EntryData<u64>> = r.take_committed().iter().map(|e| e.data.clone()).collect();
+    let got: Vec<EntryData<u64>> = r.take_committed().map(|e| e.data.clone()).collect();
     let want: Vec<EntryData<u64>> = [1, 2, 3]
         .iter()
         .map(|&m| EntryData::Conf(ConfChange::AddVoter(m)))
         .collect();
     assert_eq!(got, want);
     assert_eq!(r.applied_index(), 3);
-    assert!(r.take_committed().is_empty());
+    assert_eq!(r.take_committed().len(), 0);
 }
 
 #[test]

@@ -39,6 +39,7 @@ use crate::kernel::net::HostId;
 use crate::kernel::process::{Addr, Alarm, Port, Sub};
 use crate::kernel::rng::Rng;
 use crate::kernel::time::{Duration, SimTime};
+use std::rc::Rc;
 use std::sync::Arc;
 
 /// How long a container takes to start (image already on the node).
@@ -94,7 +95,8 @@ pub struct Kubelet {
     node_key: Key,
     pub node: String,
     zone: String,
-    pub containers: crate::kernel::members::MemberMap<String, Container>,
+    /// Shared with the copies of the world the page keeps as checkpoints until it changes.
+    pub containers: Rc<crate::kernel::members::MemberMap<String, Container>>,
     starting: crate::kernel::members::MemberMap<String, SimTime>,
     /// Containers told to stop (SIGTERM), and when they will have stopped.
     stopping: crate::kernel::members::MemberMap<String, SimTime>,
@@ -400,7 +402,7 @@ impl Kubelet {
             let event = Event::on_pod(Reason::Started, &pod.name, &pod.workload, message, now);
             self.events.record(event);
             self.containers_version += 1;
-            self.containers.insert(
+            Rc::make_mut(&mut self.containers).insert(
                 pod.name.clone(),
                 Container {
                     workload: pod.workload.clone(),
@@ -447,7 +449,9 @@ impl Kubelet {
                 }
             }
             let graceful = self.stopping.remove(&name).is_some();
-            let c = self.containers.remove(&name).expect("listed");
+            let c = Rc::make_mut(&mut self.containers)
+                .remove(&name)
+                .expect("listed");
             self.containers_version += 1;
             ctx.obs.pod_event(
                 now,

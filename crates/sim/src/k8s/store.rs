@@ -12,13 +12,15 @@ use crate::k8s::objects::Pod;
 use crate::k8s::wire::{Key, KeyValue};
 use crate::kernel::keymap::{KeyMap, Slot};
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 #[derive(Clone, Default)]
 pub struct Store {
     items: KeyMap<KeyValue>,
     /// Where each node's bound pods wait in `items`, in key order: a pod updated on the
-    /// node it was on (most changes) leaves this index alone.
-    by_node: BTreeMap<String, BTreeMap<Key, Slot>>,
+    /// node it was on (most changes) leaves this index alone. Shared, node by node, with the
+    /// copies of the world the page keeps as checkpoints: a binding copies one node's entry.
+    by_node: Rc<BTreeMap<String, Rc<BTreeMap<Key, Slot>>>>,
     /// Per workload, when counted.
     workloads: Option<BTreeMap<String, WorkloadPods>>,
 }
@@ -64,7 +66,7 @@ impl Store {
     /// Starts over from a full list.
     pub fn replace(&mut self, items: impl IntoIterator<Item = (Key, KeyValue)>) {
         self.items.clear();
-        self.by_node.clear();
+        self.by_node = Rc::default();
         for c in self.workloads.iter_mut().flat_map(|w| w.values_mut()) {
             c.active = 0;
             c.endpoint_changes += 1;
@@ -105,21 +107,20 @@ impl Store {
         if was == now {
             return old;
         }
-        if let Some(pods) = was.and_then(|node| self.by_node.get_mut(node)) {
-            pods.remove(key);
+        let by_node = Rc::make_mut(&mut self.by_node);
+        if let Some(pods) = was.and_then(|node| by_node.get_mut(node)) {
+            Rc::make_mut(pods).remove(key);
         }
         if let (Some(node), Some(slot)) = (now, slot) {
-            self.by_node
-                .entry(node.to_string())
-                .or_default()
-                .insert(key.clone(), slot);
+            let pods = by_node.entry(node.to_string()).or_default();
+            Rc::make_mut(pods).insert(key.clone(), slot);
         }
         old
     }
 
     /// How many of the objects are pods bound to a node.
     pub fn bound_pods(&self) -> usize {
-        self.by_node.values().map(BTreeMap::len).sum()
+        self.by_node.values().map(|pods| pods.len()).sum()
     }
 
     /// The nodes that have pods bound to them, in name order.
@@ -134,7 +135,7 @@ impl Store {
         self.by_node
             .get(node)
             .into_iter()
-            .flatten()
+            .flat_map(|pods| pods.iter())
             .map(|(k, &slot)| (k, self.items.at(slot)))
     }
 }

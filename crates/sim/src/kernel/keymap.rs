@@ -227,8 +227,16 @@ impl<V: Clone> KeyMap<V> {
 /// answer. It shares `KeyMap`'s hash index, code and all (a value of 0 per key), so the page's
 /// bundle pays no second hash table. It only answers counts and membership, so its hash order
 /// cannot leak into a run.
-#[derive(Clone, Default)]
+#[derive(Default)]
 pub struct KeySet(FxHashMap<Held, Slot>);
+
+/// A copy holds only the keys: the set keeps the room of its fullest moment (a large cluster's
+/// thousands of pods created at its start), which copies of the world need not keep.
+impl Clone for KeySet {
+    fn clone(&self) -> Self {
+        KeySet(self.0.iter().map(|(k, &v)| (k.clone(), v)).collect())
+    }
+}
 
 impl KeySet {
     /// Adds `key`; whether it was absent.

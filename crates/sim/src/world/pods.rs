@@ -113,7 +113,7 @@ impl PodCount {
         let mut running = vec![0u32; self.workloads.len()];
         let mut stateful = Vec::new();
         if let Some(k) = &procs.on[h as usize].kubelet {
-            for (pod, c) in &k.containers {
+            for (pod, c) in k.containers.iter() {
                 if let Some(&i) = self.index.get(&c.workload) {
                     running[i] += 1;
                 }

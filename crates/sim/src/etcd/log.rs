@@ -1,0 +1,225 @@
+//! Where a Raft member keeps its log's entries: in order, appended at the end, truncated from
+//! the end on a conflict, and dropped from the front when the member compacts.
+//!
+//! A member holds thousands of entries between compactions (etcd keeps 5,000 after each
+//! snapshot), and the page keeps a copy of the world for each checkpoint: copies share the
+//! entries neither has changed. They are held in chunks of [`CHUNK`] shared by copies; a copy
+//! that appends or truncates copies only its last chunk, once.
+
+use std::rc::Rc;
+
+/// Entries per chunk (every chunk but the last is full).
+const CHUNK: usize = 128;
+
+#[derive(Clone, Debug)]
+pub struct Log<E> {
+    chunks: Vec<Rc<Vec<E>>>,
+    /// Entries of the first chunk dropped from the front (still held until the chunk goes).
+    skip: usize,
+    len: usize,
+}
+
+impl<E> Default for Log<E> {
+    fn default() -> Self {
+        Log {
+            chunks: Vec::new(),
+            skip: 0,
+            len: 0,
+        }
+    }
+}
+
+impl<E: Clone> Log<E> {
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn get(&self, i: usize) -> Option<&E> {
+        if i >= self.len {
+            return None;
+        }
+        let at = self.skip + i;
+        Some(&self.chunks[at / CHUNK][at % CHUNK])
+    }
+
+    pub fn last(&self) -> Option<&E> {
+        self.get(self.len.checked_sub(1)?)
+    }
+
+    #[inline]
+    pub fn push(&mut self, e: E) {
+        match self.chunks.last_mut().and_then(Rc::get_mut) {
+            Some(last) if last.len() < CHUNK => last.push(e),
+            _ => self.push_slow(e),
+        }
+        self.len += 1;
+    }
+
+    /// A new chunk, or the last one copied first because a copy of the world shares it.
+    #[cold]
+    fn push_slow(&mut self, e: E) {
+        if (self.skip + self.len).is_multiple_of(CHUNK) {
+            let mut chunk = Vec::with_capacity(CHUNK);
+            chunk.push(e);
+            self.chunks.push(Rc::new(chunk));
+        } else {
+            Rc::make_mut(self.chunks.last_mut().expect("a chunk with room")).push(e);
+        }
+    }
+
+    pub fn extend(&mut self, entries: impl IntoIterator<Item = E>) {
+        for e in entries {
+            self.push(e);
+        }
+    }
+
+    /// Keeps the first `n` entries.
+    #[inline]
+    pub fn truncate(&mut self, n: usize) {
+        if n >= self.len {
+            return;
+        }
+        if n == 0 {
+            return self.clear();
+        }
+        let end = self.skip + n;
+        self.chunks.truncate(end.div_ceil(CHUNK));
+        let held = end - (self.chunks.len() - 1) * CHUNK;
+        let last = self.chunks.last_mut().expect("n > 0 entries left");
+        if last.len() > held {
+            Rc::make_mut(last).truncate(held);
+        }
+        self.len = n;
+    }
+
+    pub fn clear(&mut self) {
+        *self = Log::default();
+    }
+
+    /// Drops the first `n` entries.
+    pub fn drop_front(&mut self, n: usize) {
+        if n >= self.len {
+            return self.clear();
+        }
+        self.skip += n;
+        self.len -= n;
+        let gone = self.skip / CHUNK;
+        self.chunks.drain(..gone);
+        self.skip -= gone * CHUNK;
+    }
+
+    /// Entries `from..to`, in order.
+    #[inline]
+    pub fn range(&self, from: usize, to: usize) -> Entries<'_, E> {
+        let to = to.min(self.len);
+        if to <= from {
+            // The common case: nothing new to hand out or send.
+            return Entries {
+                chunks: &[],
+                within: [].iter(),
+                left: 0,
+            };
+        }
+        let at = self.skip + from;
+        let (chunk, within) = (at / CHUNK, at % CHUNK);
+        let first = self.chunks.get(chunk).map_or(&[][..], |c| &c[within..]);
+        Entries {
+            chunks: self.chunks.get(chunk + 1..).unwrap_or_default(),
+            within: first.iter(),
+            left: to - from,
+        }
+    }
+}
+
+/// A run of a [`Log`]'s entries, lent.
+#[derive(Clone)]
+pub struct Entries<'a, E> {
+    /// The chunks after the one being read.
+    chunks: &'a [Rc<Vec<E>>],
+    within: std::slice::Iter<'a, E>,
+    left: usize,
+}
+
+impl<'a, E> Iterator for Entries<'a, E> {
+    type Item = &'a E;
+
+    fn next(&mut self) -> Option<&'a E> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        if let Some(e) = self.within.next() {
+            return Some(e);
+        }
+        let (next, rest) = self.chunks.split_first()?;
+        self.chunks = rest;
+        self.within = next.iter();
+        self.within.next()
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
+impl<E> ExactSizeIterator for Entries<'_, E> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all(log: &Log<u32>) -> Vec<u32> {
+        log.range(0, log.len()).copied().collect()
+    }
+
+    /// The same operations on a `Vec` and on a `Log`, across chunk boundaries and with a copy
+    /// taken between them, give the same entries, and the copy keeps its own.
+    #[test]
+    fn a_log_behaves_as_a_vector_and_its_copies_keep_their_entries() {
+        let mut log = Log::default();
+        let mut vec = Vec::new();
+        let mut copies = Vec::new();
+        let mut next = 0u32;
+        for round in 0..40usize {
+            for _ in 0..(round * 37 % 300) {
+                log.push(next);
+                vec.push(next);
+                next += 1;
+            }
+            copies.push((log.clone(), vec.clone()));
+            match round % 4 {
+                0 => {
+                    let n = vec.len() * 2 / 3;
+                    log.truncate(n);
+                    vec.truncate(n);
+                }
+                1 => {
+                    let n = vec.len() / 2;
+                    log.drop_front(n);
+                    vec.drain(..n);
+                }
+                2 => {
+                    let n = (round * 53) % (vec.len() + 1);
+                    log.drop_front(n);
+                    vec.drain(..n);
+                }
+                _ => {}
+            }
+            assert_eq!(all(&log), vec, "round {round}");
+            assert_eq!(log.last(), vec.last());
+            assert_eq!(log.get(vec.len()), None);
+            let (a, b) = (vec.len() / 3, vec.len() / 2);
+            assert_eq!(log.range(a, b).len(), b - a);
+            assert_eq!(log.range(a, b).copied().collect::<Vec<_>>(), vec[a..b]);
+        }
+        for (log, vec) in &copies {
+            assert_eq!(&all(log), vec);
+        }
+        log.truncate(0);
+        assert!(log.is_empty() && all(&log).is_empty());
+    }
+}
