@@ -3,7 +3,6 @@
 //! inside, it speaks its own wire types ([`wire`]) and reports through its own [`Observe`].
 
 pub mod kv;
-pub mod log;
 pub mod member;
 pub mod observe;
 pub mod probe;

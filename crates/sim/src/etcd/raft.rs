@@ -64,7 +64,7 @@
 //! as etcd-raft would. Outputs are a pure function of the inputs: collections are ordered
 //! (`BTreeMap`/`BTreeSet`/`Vec`) and messages to several peers go out in ascending member id.
 
-use crate::etcd::log::{Entries, Log};
+use crate::kernel::chunked::{Chunked, Iter};
 use crate::kernel::members::MemberSet;
 use std::collections::VecDeque;
 
@@ -454,7 +454,7 @@ pub struct Raft<T> {
     term: u64,
     vote: Option<MemberId>,
     /// `log[i]` holds index `offset + 1 + i`: entries up to `offset` were compacted away.
-    log: Log<Entry<T>>,
+    log: Chunked<Entry<T>>,
     offset: u64,
     /// The term of the entry at `offset`.
     offset_term: u64,
@@ -546,7 +546,7 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
             rng,
             term: 0,
             vote: None,
-            log: Log::default(),
+            log: Chunked::default(),
             offset: 0,
             offset_term: 0,
             commit: 0,
@@ -656,7 +656,7 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
     /// Newly committed entries, in order, not yet handed out (advances `applied`). Conf entries
     /// are included; they have already been applied to the configuration inside Raft. They are
     /// lent from the log, not copied: the host applies them before Raft takes another input.
-    pub fn take_committed(&mut self) -> Entries<'_, Entry<T>> {
+    pub fn take_committed(&mut self) -> Iter<'_, Entry<T>> {
         let to = self.commit.min(self.last_index()).max(self.applied);
         let from = self.applied;
         self.applied = to;

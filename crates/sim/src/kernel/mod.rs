@@ -7,6 +7,7 @@
 #[macro_use]
 mod kinds;
 
+pub mod chunked;
 pub mod decimal;
 pub mod engine;
 pub mod inflight;

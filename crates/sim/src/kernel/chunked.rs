@@ -1,27 +1,28 @@
-//! Where a Raft member keeps its log's entries: in order, appended at the end, truncated from
-//! the end on a conflict, and dropped from the front when the member compacts.
+//! A vector whose copies share their contents: held in chunks of [`CHUNK`] values, each shared
+//! by the copies that have not changed it. A copy that appends, changes or truncates copies only
+//! the chunk it touches, once.
 //!
-//! A member holds thousands of entries between compactions (etcd keeps 5,000 after each
-//! snapshot), and the page keeps a copy of the world for each checkpoint: copies share the
-//! entries neither has changed. They are held in chunks of [`CHUNK`] shared by copies; a copy
-//! that appends or truncates copies only its last chunk, once.
+//! The page keeps a copy of the world for each checkpoint, and much of a world only grows: etcd's
+//! Raft log (a member holds thousands of entries between compactions) and the record's samples,
+//! one a second per series. Copied whole, they made each checkpoint of a day-long run megabytes
+//! larger than the last. Values can also be dropped from the front (a log's compaction).
 
 use std::rc::Rc;
 
-/// Entries per chunk (every chunk but the last is full).
+/// Values per chunk (every chunk but the last is full).
 const CHUNK: usize = 128;
 
 #[derive(Clone, Debug)]
-pub struct Log<E> {
+pub struct Chunked<E> {
     chunks: Vec<Rc<Vec<E>>>,
-    /// Entries of the first chunk dropped from the front (still held until the chunk goes).
+    /// Values of the first chunk dropped from the front (still held until the chunk goes).
     skip: usize,
     len: usize,
 }
 
-impl<E> Default for Log<E> {
+impl<E> Default for Chunked<E> {
     fn default() -> Self {
-        Log {
+        Chunked {
             chunks: Vec::new(),
             skip: 0,
             len: 0,
@@ -29,7 +30,7 @@ impl<E> Default for Log<E> {
     }
 }
 
-impl<E: Clone> Log<E> {
+impl<E: Clone> Chunked<E> {
     pub fn len(&self) -> usize {
         self.len
     }
@@ -71,13 +72,13 @@ impl<E: Clone> Log<E> {
         }
     }
 
-    pub fn extend(&mut self, entries: impl IntoIterator<Item = E>) {
-        for e in entries {
+    pub fn extend(&mut self, values: impl IntoIterator<Item = E>) {
+        for e in values {
             self.push(e);
         }
     }
 
-    /// Keeps the first `n` entries.
+    /// Keeps the first `n` values.
     #[inline]
     pub fn truncate(&mut self, n: usize) {
         if n >= self.len {
@@ -89,7 +90,7 @@ impl<E: Clone> Log<E> {
         let end = self.skip + n;
         self.chunks.truncate(end.div_ceil(CHUNK));
         let held = end - (self.chunks.len() - 1) * CHUNK;
-        let last = self.chunks.last_mut().expect("n > 0 entries left");
+        let last = self.chunks.last_mut().expect("n > 0 values left");
         if last.len() > held {
             Rc::make_mut(last).truncate(held);
         }
@@ -97,10 +98,10 @@ impl<E: Clone> Log<E> {
     }
 
     pub fn clear(&mut self) {
-        *self = Log::default();
+        *self = Chunked::default();
     }
 
-    /// Drops the first `n` entries.
+    /// Drops the first `n` values.
     pub fn drop_front(&mut self, n: usize) {
         if n >= self.len {
             return self.clear();
@@ -112,13 +113,40 @@ impl<E: Clone> Log<E> {
         self.skip -= gone * CHUNK;
     }
 
-    /// Entries `from..to`, in order.
+    pub fn get_mut(&mut self, i: usize) -> Option<&mut E> {
+        if i >= self.len {
+            return None;
+        }
+        let at = self.skip + i;
+        Some(&mut Rc::make_mut(&mut self.chunks[at / CHUNK])[at % CHUNK])
+    }
+
+    pub fn last_mut(&mut self) -> Option<&mut E> {
+        self.get_mut(self.len.checked_sub(1)?)
+    }
+
+    /// Grows to `n` values with copies of `value` (never shrinks).
+    pub fn resize(&mut self, n: usize, value: E) {
+        while self.len < n {
+            self.push(value.clone());
+        }
+    }
+
+    pub fn iter(&self) -> Iter<'_, E> {
+        self.range(0, self.len)
+    }
+
+    pub fn to_vec(&self) -> Vec<E> {
+        self.iter().cloned().collect()
+    }
+
+    /// Values `from..to`, in order.
     #[inline]
-    pub fn range(&self, from: usize, to: usize) -> Entries<'_, E> {
+    pub fn range(&self, from: usize, to: usize) -> Iter<'_, E> {
         let to = to.min(self.len);
         if to <= from {
             // The common case: nothing new to hand out or send.
-            return Entries {
+            return Iter {
                 chunks: &[],
                 within: [].iter(),
                 left: 0,
@@ -127,7 +155,7 @@ impl<E: Clone> Log<E> {
         let at = self.skip + from;
         let (chunk, within) = (at / CHUNK, at % CHUNK);
         let first = self.chunks.get(chunk).map_or(&[][..], |c| &c[within..]);
-        Entries {
+        Iter {
             chunks: self.chunks.get(chunk + 1..).unwrap_or_default(),
             within: first.iter(),
             left: to - from,
@@ -135,16 +163,16 @@ impl<E: Clone> Log<E> {
     }
 }
 
-/// A run of a [`Log`]'s entries, lent.
+/// A run of a [`Chunked`]'s values, lent.
 #[derive(Clone)]
-pub struct Entries<'a, E> {
+pub struct Iter<'a, E> {
     /// The chunks after the one being read.
     chunks: &'a [Rc<Vec<E>>],
     within: std::slice::Iter<'a, E>,
     left: usize,
 }
 
-impl<'a, E> Iterator for Entries<'a, E> {
+impl<'a, E> Iterator for Iter<'a, E> {
     type Item = &'a E;
 
     fn next(&mut self) -> Option<&'a E> {
@@ -166,21 +194,62 @@ impl<'a, E> Iterator for Entries<'a, E> {
     }
 }
 
-impl<E> ExactSizeIterator for Entries<'_, E> {}
+impl<E> ExactSizeIterator for Iter<'_, E> {}
+
+impl<E: Clone> std::ops::Index<usize> for Chunked<E> {
+    type Output = E;
+    fn index(&self, i: usize) -> &E {
+        self.get(i).expect("index within the vector")
+    }
+}
+
+impl<E: Clone> std::ops::IndexMut<usize> for Chunked<E> {
+    fn index_mut(&mut self, i: usize) -> &mut E {
+        self.get_mut(i).expect("index within the vector")
+    }
+}
+
+impl<'a, E: Clone> IntoIterator for &'a Chunked<E> {
+    type Item = &'a E;
+    type IntoIter = Iter<'a, E>;
+    fn into_iter(self) -> Iter<'a, E> {
+        self.iter()
+    }
+}
+
+impl<E: Clone> FromIterator<E> for Chunked<E> {
+    fn from_iter<I: IntoIterator<Item = E>>(values: I) -> Self {
+        let mut v = Chunked::default();
+        v.extend(values);
+        v
+    }
+}
+
+impl<E: Clone + PartialEq> PartialEq for Chunked<E> {
+    fn eq(&self, other: &Self) -> bool {
+        self.iter().eq(other.iter())
+    }
+}
+
+impl<E: Clone + serde::Serialize> serde::Serialize for Chunked<E> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
+}
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn all(log: &Log<u32>) -> Vec<u32> {
+    fn all(log: &Chunked<u32>) -> Vec<u32> {
         log.range(0, log.len()).copied().collect()
     }
 
-    /// The same operations on a `Vec` and on a `Log`, across chunk boundaries and with a copy
-    /// taken between them, give the same entries, and the copy keeps its own.
+    /// The same operations on a `Vec` and on a `Chunked`, across chunk boundaries and with a copy
+    /// taken between them, give the same values, and the copy keeps its own.
     #[test]
-    fn a_log_behaves_as_a_vector_and_its_copies_keep_their_entries() {
-        let mut log = Log::default();
+    fn a_chunked_vector_behaves_as_a_vector_and_its_copies_keep_their_values() {
+        let mut log = Chunked::default();
         let mut vec = Vec::new();
         let mut copies = Vec::new();
         let mut next = 0u32;
