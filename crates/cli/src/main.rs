@@ -22,6 +22,18 @@ use std::time::Instant;
 // the aligned ones the `mimalloc` crate always makes.
 struct MiMalloc;
 
+/// While set, the allocator counts the bytes allocated (less those freed) in `ALLOCATED`:
+/// `bench-checkpoints` measures what a copy of the world adds to what it shares.
+static COUNTING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+static ALLOCATED: std::sync::atomic::AtomicIsize = std::sync::atomic::AtomicIsize::new(0);
+
+fn count(bytes: isize) {
+    use std::sync::atomic::Ordering::Relaxed;
+    if COUNTING.load(Relaxed) {
+        ALLOCATED.fetch_add(bytes, Relaxed);
+    }
+}
+
 const WORD: usize = std::mem::size_of::<usize>();
 
 // SAFETY: mimalloc returns blocks aligned to at least a word, so a layout of at most word
@@ -29,6 +41,7 @@ const WORD: usize = std::mem::size_of::<usize>();
 unsafe impl std::alloc::GlobalAlloc for MiMalloc {
     unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
         use libmimalloc_sys::{mi_malloc, mi_malloc_aligned};
+        count(layout.size() as isize);
         if layout.align() <= WORD {
             unsafe { mi_malloc(layout.size()) as *mut u8 }
         } else {
@@ -38,6 +51,7 @@ unsafe impl std::alloc::GlobalAlloc for MiMalloc {
 
     unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
         use libmimalloc_sys::{mi_zalloc, mi_zalloc_aligned};
+        count(layout.size() as isize);
         if layout.align() <= WORD {
             unsafe { mi_zalloc(layout.size()) as *mut u8 }
         } else {
@@ -45,12 +59,14 @@ unsafe impl std::alloc::GlobalAlloc for MiMalloc {
         }
     }
 
-    unsafe fn dealloc(&self, ptr: *mut u8, _layout: std::alloc::Layout) {
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        count(-(layout.size() as isize));
         unsafe { libmimalloc_sys::mi_free(ptr.cast()) }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, size: usize) -> *mut u8 {
         use libmimalloc_sys::{mi_realloc, mi_realloc_aligned};
+        count(size as isize - layout.size() as isize);
         if layout.align() <= WORD {
             unsafe { mi_realloc(ptr.cast(), size) as *mut u8 }
         } else {
@@ -106,10 +122,17 @@ fn main() -> ExitCode {
         // The reference cluster of N workers for its hour, keeping a copy of the world every
         // EVERY simulated seconds as the page keeps checkpoints (for their memory: run it under
         // `/usr/bin/time -f %M`).
+        // `bench-checkpoints N EVERY [HOURS]`: the N-worker reference cluster for HOURS (1),
+        // keeping a copy of the world every EVERY simulated seconds, as the page's checkpoints.
         Some("bench-checkpoints") => {
+            use std::sync::atomic::Ordering::Relaxed;
             let n = args.get(1).and_then(|n| n.parse().ok()).unwrap_or(100);
             let every = args.get(2).and_then(|e| e.parse().ok()).unwrap_or(120);
-            let mut world = World::new(reference(&cluster_reference(n)));
+            let hours: u64 = args.get(3).and_then(|h| h.parse().ok()).unwrap_or(1);
+            let mut scenario = reference(&cluster_reference(n));
+            scenario.duration = sim::time::Duration::from_secs(hours * 3600);
+            COUNTING.store(true, Relaxed);
+            let mut world = World::new(scenario);
             let started = Instant::now();
             let mut kept = Vec::new();
             while world.now() < world.end() {
@@ -118,9 +141,18 @@ fn main() -> ExitCode {
                 kept.push(world.clone());
             }
             let wall = started.elapsed().as_secs_f64();
+            // The copies' cost: what they hold that the world no longer shares with them (the
+            // parts it changed since), measured as what dropping them frees.
+            let with = ALLOCATED.load(Relaxed);
+            let copies = kept.len();
+            drop(kept);
+            let without = ALLOCATED.load(Relaxed);
+            println!("{copies} copies of the {n}-worker world in {wall:.2} s");
             println!(
-                "{} copies of the {n}-worker world in {wall:.2} s",
-                kept.len()
+                "the world {:.1} MB; its copies {:.1} MB, {:.2} MB each on average",
+                without as f64 / 1e6,
+                (with - without) as f64 / 1e6,
+                (with - without) as f64 / 1e6 / copies as f64
             );
             ExitCode::SUCCESS
         }

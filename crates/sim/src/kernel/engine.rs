@@ -30,6 +30,12 @@ impl Scheduled {
     fn slot(self) -> usize {
         (self.key & ((1 << TIMER_BIT) - 1)) as usize
     }
+
+    fn with_slot(self, slot: u32) -> Scheduled {
+        Scheduled {
+            key: self.key & !((1 << TIMER_BIT) - 1) | u128::from(slot),
+        }
+    }
 }
 
 /// A slot of the timer slab, two to a cache line and never across one: a timer is taken
@@ -106,7 +112,6 @@ const SOON: u64 = 10_000; // µs
 ///
 /// Events (`E`, large: a message and its payload) and timers (`T`, a few words) wait in two
 /// slabs, so that a timer taken from the queue reads one cache line, not an event's two or three.
-#[derive(Clone)]
 pub struct EventQueue<E, T> {
     soon: BinaryHeap<Scheduled>,
     later: BinaryHeap<Scheduled>,
@@ -117,6 +122,37 @@ pub struct EventQueue<E, T> {
     now: u64,
     /// Events and timers taken so far.
     popped: u64,
+}
+
+/// A copy holds only what waits: the slabs keep the room of their busiest moment (the
+/// thousands of messages of a large cluster's start), which the page's checkpoints need not
+/// keep. The copy's slots are numbered anew; a slot never decides the order, so the copy runs
+/// as the original does.
+impl<E: Clone, T: Clone> Clone for EventQueue<E, T> {
+    fn clone(&self) -> Self {
+        let (mut events, mut timers) = (Slab::default(), Slab::default());
+        let mut copy = |heap: &BinaryHeap<Scheduled>| -> BinaryHeap<Scheduled> {
+            let entries = heap.iter().map(|&s| {
+                let slot = if s.is_timer() {
+                    timers.put(self.timers.slots[s.slot()].clone())
+                } else {
+                    events.put(self.events.slots[s.slot()].clone())
+                };
+                s.with_slot(slot)
+            });
+            BinaryHeap::from(entries.collect::<Vec<_>>())
+        };
+        let (soon, later) = (copy(&self.soon), copy(&self.later));
+        EventQueue {
+            soon,
+            later,
+            events,
+            timers,
+            seq: self.seq,
+            now: self.now,
+            popped: self.popped,
+        }
+    }
 }
 
 impl<E, T> Default for EventQueue<E, T> {
