@@ -11,6 +11,7 @@
 use crate::k8s::events::{Event as ApiEvent, EVENTS_KEPT, EVENT_TTL};
 use crate::k8s::leader::KUBE_VIP_LEASE;
 use crate::k8s::observe::{NodeChange, Note, PodChange};
+use crate::kernel::chunked::Chunked;
 use crate::kernel::members::{MemberMap, MemberSet};
 use crate::kernel::net::HostId;
 use crate::kernel::time::SimTime;
@@ -116,12 +117,12 @@ impl From<Note> for EventKind {
 /// the report is made).
 pub struct RunRecord<'a> {
     pub recorder: &'a Recorder,
-    pub series: &'a Series,
+    pub series: &'a Samples,
     pub traffic: &'a Traffic,
     /// The etcd write probe's outcome per report second (None: not known yet).
-    pub etcd_writes: &'a [Option<bool>],
+    pub etcd_writes: &'a Chunked<Option<bool>>,
     /// The API write probe's, when the scenario runs an apiserver.
-    pub api_writes: Option<&'a [Option<bool>]>,
+    pub api_writes: Option<&'a Chunked<Option<bool>>>,
     /// Per workload (scenario order, CoreDNS last): name, most running at once, running now.
     pub workloads: Vec<(String, u32, u32)>,
     pub quorum_lost_s: f64,
@@ -177,17 +178,7 @@ impl LeaderSeries {
     }
 
     pub fn push(&mut self, leader: Option<&str>) {
-        let code = match leader {
-            None => 0,
-            Some(name) => match self.names.iter().position(|n| n == name) {
-                Some(i) => i + 1,
-                None => {
-                    self.names.push(name.to_string());
-                    self.names.len()
-                }
-            },
-        };
-        self.codes.push(code as u32);
+        self.codes.push(code(&mut self.names, leader));
     }
 
     pub fn len(&self) -> usize {
@@ -243,6 +234,78 @@ impl LeaderSeries {
     }
 }
 
+/// `leader`'s code in `names` (0: nobody), its name added if new.
+fn code(names: &mut Vec<String>, leader: Option<&str>) -> u32 {
+    let code = match leader {
+        None => 0,
+        Some(name) => match names.iter().position(|n| n == name) {
+            Some(i) => i + 1,
+            None => {
+                names.push(name.to_string());
+                names.len()
+            }
+        },
+    };
+    code as u32
+}
+
+/// The per-second samples as the world takes them: the recorded rows of a [`Series`], in
+/// [`Chunked`] vectors that the copies of the world the page keeps as checkpoints share (a
+/// day's rows are megabytes). The report copies them into its [`Series`].
+#[derive(Clone, Default)]
+pub struct Samples {
+    pub t: Chunked<f64>,
+    pub etcd_quorum: Chunked<bool>,
+    pub etcd_leader: Leaders,
+    pub etcd_term: Chunked<u64>,
+    pub controller_manager_leader: Leaders,
+    pub scheduler_leader: Leaders,
+    pub running_pods: BTreeMap<String, Chunked<u32>>,
+    pub pending_pods: BTreeMap<String, Chunked<u32>>,
+}
+
+impl Samples {
+    /// The rows as the report has them (the ones the report derives left empty).
+    pub fn series(&self) -> Series {
+        let rows = |m: &BTreeMap<String, Chunked<u32>>| {
+            (m.iter().map(|(k, v)| (k.clone(), v.to_vec()))).collect()
+        };
+        Series {
+            t: self.t.to_vec(),
+            etcd_quorum: self.etcd_quorum.to_vec(),
+            etcd_leader: self.etcd_leader.series(),
+            etcd_term: self.etcd_term.to_vec(),
+            controller_manager_leader: self.controller_manager_leader.series(),
+            scheduler_leader: self.scheduler_leader.series(),
+            running_pods: rows(&self.running_pods),
+            pending_pods: rows(&self.pending_pods),
+            ..Series::default()
+        }
+    }
+}
+
+/// Who led in each second, recorded: a [`LeaderSeries`] in a [`Chunked`] vector.
+#[derive(Clone, Default)]
+pub struct Leaders {
+    names: Vec<String>,
+    codes: Chunked<u32>,
+}
+
+impl Leaders {
+    pub fn push(&mut self, leader: Option<&str>) {
+        self.codes.push(code(&mut self.names, leader));
+    }
+
+    /// Each second's code: equal codes are the same leader.
+    pub fn codes(&self) -> &Chunked<u32> {
+        &self.codes
+    }
+
+    fn series(&self) -> LeaderSeries {
+        LeaderSeries::from_parts(self.names.clone(), self.codes.to_vec())
+    }
+}
+
 impl PartialEq for LeaderSeries {
     fn eq(&self, other: &Self) -> bool {
         self.iter().eq(other.iter())
@@ -255,13 +318,14 @@ impl Serialize for LeaderSeries {
     }
 }
 
-/// Users' requests: successes and attempts per Service per report second.
+/// Users' requests: successes and attempts per Service per report second (shared by the
+/// copies of the world, as [`Samples`]).
 #[derive(Clone, Default)]
 pub struct Traffic {
     pub services: Vec<String>,
-    pub per_second: Vec<Vec<(u32, u32)>>,
+    pub per_second: Vec<Chunked<(u32, u32)>>,
     /// Name lookups through cluster DNS (all Services): successes and attempts per second.
-    pub lookups: Vec<(u32, u32)>,
+    pub lookups: Chunked<(u32, u32)>,
 }
 
 impl Traffic {
@@ -269,8 +333,8 @@ impl Traffic {
         let n = services.len();
         Traffic {
             services,
-            per_second: vec![Vec::new(); n],
-            lookups: Vec::new(),
+            per_second: vec![Chunked::default(); n],
+            lookups: Chunked::default(),
         }
     }
 
@@ -296,10 +360,8 @@ impl Traffic {
 }
 
 /// One more attempt in `second` of a per-second (successes, attempts) tally.
-fn count(v: &mut Vec<(u32, u32)>, second: usize, ok: bool) {
-    if v.len() <= second {
-        v.resize(second + 1, (0, 0));
-    }
+fn count(v: &mut Chunked<(u32, u32)>, second: usize, ok: bool) {
+    v.resize(second + 1, (0, 0));
     v[second].0 += ok as u32;
     v[second].1 += 1;
 }
@@ -422,12 +484,13 @@ impl AppliedTerms {
 #[derive(Clone)]
 pub struct Recorder {
     /// The per-second samples, appended by the world at each sample point.
-    pub series: Series,
+    pub series: Samples,
     pub origin: SimTime,
     /// The end of the scenario: the run goes on briefly to resolve outstanding probes, unreported.
     pub horizon: SimTime,
     pub host_names: Vec<String>,
-    pub events: Vec<Event>,
+    /// Shared by the copies of the world the page keeps as checkpoints (see [`Chunked`]).
+    pub events: Chunked<Event>,
     pub events_dropped: u64,
     pub violations: Vec<Violation>,
     pub operations: Vec<Operation>,
@@ -476,11 +539,11 @@ fn command_of(action: &str) -> &str {
 impl Recorder {
     pub fn new(host_names: Vec<String>) -> Self {
         Recorder {
-            series: Series::default(),
+            series: Samples::default(),
             origin: SimTime::ZERO,
             horizon: SimTime(u64::MAX),
             host_names,
-            events: Vec::new(),
+            events: Chunked::default(),
             events_dropped: 0,
             violations: Vec::new(),
             operations: Vec::new(),
@@ -505,7 +568,9 @@ impl Recorder {
             match self.series.pending_pods.get_mut(w) {
                 Some(series) => series.push(n),
                 None => {
-                    self.series.pending_pods.insert(w.clone(), vec![n]);
+                    self.series
+                        .pending_pods
+                        .insert(w.clone(), [n].into_iter().collect());
                 }
             }
         }

@@ -11,6 +11,7 @@
 //! [`run_trial_with`]); without clients the services' figures are absent, without an apiserver
 //! the API's.
 
+use crate::kernel::chunked::Chunked;
 use crate::kernel::decimal::Fixed;
 use crate::kernel::rng::Rng;
 use crate::kernel::time::{Duration, SimTime};
@@ -309,25 +310,25 @@ fn settled(w: &World, n: u64) -> bool {
     let n = n as usize;
     let r = w.record();
     let s = r.series;
-    fn flat<T: PartialEq>(v: &[T], n: usize) -> bool {
-        v.len() > n && v[v.len() - n..].windows(2).all(|p| p[0] == p[1])
+    fn flat<T: PartialEq + Clone>(v: &Chunked<T>, n: usize) -> bool {
+        let mut last = v.range(v.len().saturating_sub(n), v.len());
+        let first = last.next();
+        v.len() > n && last.all(|x| Some(x) == first)
     }
     // The probes' known outcomes of the last n seconds: all the same (the latest are in flight).
-    let probe = |v: &[Option<bool>]| {
-        let known: Vec<bool> = v[v.len().saturating_sub(n)..]
-            .iter()
+    let probe = |v: &Chunked<Option<bool>>| {
+        let known: Vec<bool> = (v.range(v.len().saturating_sub(n), v.len()))
             .flatten()
             .copied()
             .collect();
         known.len() * 2 >= n && known.windows(2).all(|p| p[0] == p[1])
     };
     // Users' requests: each second all succeeded, or all failed, the same way throughout.
-    let requests = |v: &[(u32, u32)]| {
+    let requests = |v: &Chunked<(u32, u32)>| {
         let class = |&(ok, total): &(u32, u32)| (ok == total, ok == 0);
         v.len() > n && {
-            let tail = &v[v.len() - n..];
-            tail.iter()
-                .all(|x| class(x) == class(&tail[0]) && (x.0 == x.1 || x.0 == 0))
+            let first = class(&v[v.len() - n]);
+            (v.range(v.len() - n, v.len())).all(|x| class(x) == first && (x.0 == x.1 || x.0 == 0))
         }
     };
     flat(&s.etcd_quorum, n)
@@ -337,7 +338,7 @@ fn settled(w: &World, n: u64) -> bool {
         && s.running_pods.values().all(|v| flat(v, n))
         && probe(r.etcd_writes)
         && r.api_writes.is_none_or(probe)
-        && r.traffic.per_second.iter().all(|v| requests(v))
+        && r.traffic.per_second.iter().all(requests)
 }
 
 /// What the skipped stretches add to a trial's figures.
@@ -363,15 +364,18 @@ impl Skipped {
         if r.series.etcd_quorum.last() == Some(&false) {
             self.quorum_lost += secs;
         }
-        if let Some(ok) = r.api_writes.and_then(|v| v.iter().rev().flatten().next()) {
+        if let Some(ok) = r
+            .api_writes
+            .and_then(|v| (0..v.len()).rev().find_map(|i| v[i]))
+        {
             self.api_known += secs;
-            self.api_failed += if *ok { 0.0 } else { secs };
+            self.api_failed += if ok { 0.0 } else { secs };
         }
         let per_second = &r.traffic.per_second;
         self.requests.resize(per_second.len(), (0.0, 0.0));
         for (acc, v) in self.requests.iter_mut().zip(per_second) {
             // The last whole second (the current one is still being counted).
-            let (ok, total) = v.iter().rev().nth(1).copied().unwrap_or((0, 0));
+            let (ok, total) = v.len().checked_sub(2).map_or((0, 0), |i| v[i]);
             acc.0 += ok as f64 * secs;
             acc.1 += total as f64 * secs;
         }

@@ -494,7 +494,8 @@ pub(super) fn drain(
             daemons.join(", ")
         ));
     }
-    for e in &client.copy.record().recorder.events[seen..] {
+    let events = &client.copy.record().recorder.events;
+    for e in events.range(seen, events.len()) {
         let (Some(pod), Some(workload)) = (e.pod.as_deref(), e.workload.as_deref()) else {
             continue;
         };

@@ -10,6 +10,7 @@ use super::kv::{KvOp, KvResult};
 use super::wire::{EtcdRequest, EtcdResponse, Msg};
 use super::Ctx;
 use super::Timer;
+use crate::kernel::chunked::Chunked;
 use crate::kernel::members::MemberMap;
 use crate::kernel::net::HostId;
 use crate::kernel::process::{Addr, Port};
@@ -27,7 +28,8 @@ pub struct EtcdProbe<V> {
     /// Outstanding writes: id -> (the report second they were sent at, the endpoint's index).
     outstanding: MemberMap<u64, (i64, usize)>,
     /// Outcome of the write sent at each report second (index = second); None until known.
-    pub outcomes: Vec<Option<bool>>,
+    /// Shared by the copies of the world (see [`Chunked`]).
+    pub outcomes: Chunked<Option<bool>>,
 }
 
 impl<V> EtcdProbe<V> {
@@ -38,7 +40,7 @@ impl<V> EtcdProbe<V> {
             pinned: 0,
             next_id: 0,
             outstanding: MemberMap::default(),
-            outcomes: Vec::new(),
+            outcomes: Chunked::default(),
         }
     }
 
@@ -103,13 +105,11 @@ impl<V> EtcdProbe<V> {
 
 /// Records the outcome of the probe write sent at report second `second` (writes sent during
 /// the boot, before t = 0, are not reported). Returns whether it was recorded.
-pub fn record_outcome(outcomes: &mut Vec<Option<bool>>, second: i64, ok: bool) -> bool {
+pub fn record_outcome(outcomes: &mut Chunked<Option<bool>>, second: i64, ok: bool) -> bool {
     let Ok(i) = usize::try_from(second) else {
         return false;
     };
-    if outcomes.len() <= i {
-        outcomes.resize(i + 1, None);
-    }
+    outcomes.resize(i + 1, None);
     outcomes[i] = Some(ok);
     true
 }

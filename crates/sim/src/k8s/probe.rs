@@ -9,6 +9,7 @@ use crate::k8s::objects::Object;
 use crate::k8s::self_timed::{Quiet, SelfTimed, Stand};
 use crate::k8s::wire::Ctx;
 use crate::k8s::wire::Value;
+use crate::kernel::chunked::Chunked;
 use crate::kernel::process::Addr;
 use crate::kernel::time::{Duration, SimTime};
 
@@ -18,14 +19,15 @@ pub const API_PROBE_TIMEOUT: Duration = Duration::from_secs(2);
 pub struct ApiProbe {
     client: ApiClient<i64>,
     /// Outcome of the write sent at each report second; None until known.
-    pub outcomes: Vec<Option<bool>>,
+    /// Shared by the copies of the world (see [`Chunked`]).
+    pub outcomes: Chunked<Option<bool>>,
 }
 
 impl ApiProbe {
     pub fn new(me: Addr, endpoint: Addr) -> Self {
         ApiProbe {
             client: ApiClient::new(me, endpoint),
-            outcomes: Vec::new(),
+            outcomes: Chunked::default(),
         }
     }
 

@@ -90,7 +90,7 @@ impl Report {
     /// The report of `sc`'s run as `r` recorded it.
     pub fn build(r: &RunRecord, sc: &Scenario) -> Report {
         let obs = r.recorder;
-        let mut series = r.series.clone();
+        let mut series = r.series.series();
         let outcomes = r.etcd_writes;
         let n = series.t.len();
         series.etcd_writable = (0..n).map(|i| outcomes.get(i).copied().flatten()).collect();
@@ -212,7 +212,7 @@ impl Report {
                 violations: obs.violations.clone(),
             },
             series,
-            events: obs.events.clone(),
+            events: obs.events.to_vec(),
             events_dropped: obs.events_dropped,
         }
     }

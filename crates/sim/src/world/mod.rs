@@ -65,7 +65,7 @@ use crate::kernel::net::{HostId, Network};
 use crate::kernel::process::{Addr, Effect, Port};
 use crate::kernel::rng::Rng;
 use crate::kernel::time::{Duration, SimTime};
-use crate::record::{EventKind, Recorder, RunRecord, Series};
+use crate::record::{EventKind, Recorder, RunRecord};
 use crate::scenario::{self, ApiEndpoint, Role, Scenario, WorkloadKind, COREDNS};
 
 /// The API's virtual IP (kube-vip, keepalived): routed to its holder's apiserver.
@@ -931,14 +931,10 @@ impl World {
             series: &self.obs.series,
             traffic: &self.users.traffic,
             etcd_writes: &self.etcd.probe.outcomes,
-            api_writes: self.procs.api_probe.as_ref().map(|p| p.outcomes.as_slice()),
+            api_writes: self.procs.api_probe.as_ref().map(|p| &p.outcomes),
             workloads: self.workload_counts(),
             quorum_lost_s: self.quorum_lost_s(),
         }
-    }
-
-    pub fn series(&self) -> &Series {
-        &self.obs.series
     }
 
     pub fn quorum_lost_s(&self) -> f64 {

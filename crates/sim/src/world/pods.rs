@@ -80,7 +80,9 @@ impl PodCount {
             match obs.series.running_pods.get_mut(name) {
                 Some(series) => series.push(r),
                 None => {
-                    obs.series.running_pods.insert(name.clone(), vec![r]);
+                    obs.series
+                        .running_pods
+                        .insert(name.clone(), [r].into_iter().collect());
                 }
             }
         }
