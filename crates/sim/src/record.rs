@@ -362,8 +362,9 @@ impl Traffic {
 /// One more attempt in `second` of a per-second (successes, attempts) tally.
 fn count(v: &mut Chunked<(u32, u32)>, second: usize, ok: bool) {
     v.resize(second + 1, (0, 0));
-    v[second].0 += ok as u32;
-    v[second].1 += 1;
+    let (successes, attempts) = &mut v[second];
+    *successes += ok as u32;
+    *attempts += 1;
 }
 
 /// Events kept per run; later ones are counted in `events_dropped`.

@@ -113,12 +113,18 @@ impl<E: Clone> Chunked<E> {
         self.skip -= gone * CHUNK;
     }
 
+    #[inline]
     pub fn get_mut(&mut self, i: usize) -> Option<&mut E> {
         if i >= self.len {
             return None;
         }
         let at = self.skip + i;
-        Some(&mut Rc::make_mut(&mut self.chunks[at / CHUNK])[at % CHUNK])
+        let chunk = &mut self.chunks[at / CHUNK];
+        if Rc::get_mut(chunk).is_none() {
+            // A copy of the world shares it: this one writes to its own from now on.
+            *chunk = Rc::new(chunk.to_vec());
+        }
+        Some(&mut Rc::get_mut(chunk).expect("not shared")[at % CHUNK])
     }
 
     pub fn last_mut(&mut self) -> Option<&mut E> {
