@@ -96,12 +96,26 @@ pub const REPLAY_MS: f64 = 150.0;
 /// cluster (natively 19 ms for a 1,000-worker world, ≈ 0.35 µs an event in a quiet stretch).
 const CLONE_EVENTS_PER_HOST: u64 = 50;
 
-/// The most checkpoints a run may keep: as many as the page's budget holds beside the view, the
-/// run ahead and the spares, each at its size at the run's end.
+/// Estimated bytes a checkpoint holds beyond what it shares with the run ahead and the other
+/// checkpoints: the parts of the world that changed between them. What only grows (etcd's log,
+/// the record) is shared, so a checkpoint costs about the same late in a run as early. Measured
+/// natively with `clustersim bench-checkpoints`: 0.4 MB (18 hosts), 0.9 MB (38), 3.1-3.9 MB
+/// (108, one every 10 minutes to one an hour), 5.1 MB (308) and 9.4-11.9 MB (1,008 hosts).
+/// The model rounds up: 36 KB for each of the first 100 hosts, 10 KB for each further one, and
+/// churn's 20 KB per fault, repair or scenario event (a spot replacement is a new host).
+pub fn checkpoint_bytes(size: Size, t: f64) -> f64 {
+    let hosts = size.hosts.max(1) as f64;
+    hosts.min(100.0) * 36e3 + (hosts - 100.0).max(0.0) * 10e3 + 20e3 * size.churn * t
+}
+
+/// The most checkpoints a run may keep: as many as its budget holds (and the page's, beside the
+/// view, the run ahead and the spares at their size at the run's end). The regular ones
+/// ([`checkpoint_interval`]) are spaced as if each were a whole world; the ones a busy stretch
+/// adds count what a checkpoint holds of its own.
 pub fn checkpoint_cap(duration_s: f64, size: Size) -> usize {
-    let world = world_bytes(size, duration_s);
-    let left = BROWSER_BUDGET - (2 + SPARES) as f64 * world;
-    ((left / world).max(0.0) as usize).min(MAX_CHECKPOINTS)
+    let left = BROWSER_BUDGET - (2 + SPARES) as f64 * world_bytes(size, duration_s);
+    let budget = checkpoint_budget(duration_s, size).min(left);
+    ((budget / checkpoint_bytes(size, duration_s)).max(0.0) as usize).min(MAX_CHECKPOINTS)
 }
 
 /// The most memory a run may take in the page: the run computed ahead and the view (two worlds
@@ -754,13 +768,15 @@ mod tests {
             None,
             "nothing before the end of a one-minute run"
         );
-        // A week of 100 hosts is too large for the budget at any interval: one a day, at most
-        // as many as the page holds beside its four worlds (88 MB each at the end: 7); the
-        // largest quiet run the format allows (2,000 hosts for a week, 136 MB a world) keeps 3.
+        // A week of 100 hosts is too large for the budget at any interval if each checkpoint
+        // were a whole world (88 MB at the end): one a day, and those a busy stretch adds up to
+        // what 128 MB holds of checkpoints of 3.6 MB of their own: 35. The largest quiet run
+        // the format allows (2,000 hosts for a week, 136 MB a world) keeps what the page's 1 GB
+        // holds beside its four worlds, 458 MB, of checkpoints of 22.6 MB: 20.
         let week = 7.0 * 86400.0;
         assert_eq!(checkpoint_interval(week, quiet(100)), Some(86400.0));
-        assert_eq!(checkpoint_cap(week, quiet(100)), 7);
-        assert_eq!(checkpoint_cap(week, quiet(2000)), 3);
+        assert_eq!(checkpoint_cap(week, quiet(100)), 35);
+        assert_eq!(checkpoint_cap(week, quiet(2000)), 20);
         // A day of a small cluster: at most MAX_CHECKPOINTS.
         let every = checkpoint_interval(86400.0, quiet(10)).unwrap();
         assert!(86400.0 / every <= MAX_CHECKPOINTS as f64 + 1.0, "{every}");
@@ -896,8 +912,9 @@ mod tests {
 
     #[test]
     fn the_cap_is_what_the_budget_holds_beside_the_worlds() {
-        // 1,000 workers for an hour: ≈ 27 MB a world, so 32 checkpoints beside 4 worlds in 1 GB.
-        assert_eq!(checkpoint_cap(3600.0, quiet(1008)), 32);
+        // 1,000 workers for an hour: 504 MB of checkpoints (500 KB a host) of 12.7 MB each of
+        // their own (3.6 MB for the first 100 hosts, 9.1 MB for the 908 further ones).
+        assert_eq!(checkpoint_cap(3600.0, quiet(1008)), 39);
         // A small cluster: at most MAX_CHECKPOINTS.
         assert_eq!(checkpoint_cap(900.0, quiet(10)), MAX_CHECKPOINTS);
     }
