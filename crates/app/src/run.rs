@@ -108,13 +108,13 @@ pub fn checkpoint_bytes(size: Size, t: f64) -> f64 {
     hosts.min(100.0) * 36e3 + (hosts - 100.0).max(0.0) * 10e3 + 20e3 * size.churn * t
 }
 
-/// The most checkpoints a run may keep: as many as its budget holds (and the page's, beside the
-/// view, the run ahead and the spares at their size at the run's end). The regular ones
-/// ([`checkpoint_interval`]) are spaced as if each were a whole world; the ones a busy stretch
-/// adds count what a checkpoint holds of its own.
+/// The most checkpoints a run may keep: as many as 512 MB holds (or what the page's budget leaves
+/// beside the view, the run ahead and the spares at their size at the run's end), each counted at
+/// what it holds of its own. The regular ones ([`checkpoint_interval`]) are spaced as if each were
+/// a whole world, within the run's smaller budget; those a busy stretch adds fill the rest.
 pub fn checkpoint_cap(duration_s: f64, size: Size) -> usize {
     let left = BROWSER_BUDGET - (2 + SPARES) as f64 * world_bytes(size, duration_s);
-    let budget = checkpoint_budget(duration_s, size).min(left);
+    let budget = CHECKPOINT_BUDGET_MAX.min(left);
     ((budget / checkpoint_bytes(size, duration_s)).max(0.0) as usize).min(MAX_CHECKPOINTS)
 }
 
@@ -770,12 +770,12 @@ mod tests {
         );
         // A week of 100 hosts is too large for the budget at any interval if each checkpoint
         // were a whole world (88 MB at the end): one a day, and those a busy stretch adds up to
-        // what 128 MB holds of checkpoints of 3.6 MB of their own: 35. The largest quiet run
+        // MAX_CHECKPOINTS (512 MB would hold 142 of 3.6 MB of their own). The largest quiet run
         // the format allows (2,000 hosts for a week, 136 MB a world) keeps what the page's 1 GB
         // holds beside its four worlds, 458 MB, of checkpoints of 22.6 MB: 20.
         let week = 7.0 * 86400.0;
         assert_eq!(checkpoint_interval(week, quiet(100)), Some(86400.0));
-        assert_eq!(checkpoint_cap(week, quiet(100)), 35);
+        assert_eq!(checkpoint_cap(week, quiet(100)), MAX_CHECKPOINTS);
         assert_eq!(checkpoint_cap(week, quiet(2000)), 20);
         // A day of a small cluster: at most MAX_CHECKPOINTS.
         let every = checkpoint_interval(86400.0, quiet(10)).unwrap();
@@ -912,9 +912,9 @@ mod tests {
 
     #[test]
     fn the_cap_is_what_the_budget_holds_beside_the_worlds() {
-        // 1,000 workers for an hour: 504 MB of checkpoints (500 KB a host) of 12.7 MB each of
-        // their own (3.6 MB for the first 100 hosts, 9.1 MB for the 908 further ones).
-        assert_eq!(checkpoint_cap(3600.0, quiet(1008)), 39);
+        // 1,000 workers for an hour: 512 MB of checkpoints of 12.7 MB each of their own (3.6 MB
+        // for the first 100 hosts, 9.1 MB for the 908 further ones).
+        assert_eq!(checkpoint_cap(3600.0, quiet(1008)), 40);
         // A small cluster: at most MAX_CHECKPOINTS.
         assert_eq!(checkpoint_cap(900.0, quiet(10)), MAX_CHECKPOINTS);
     }
