@@ -34,11 +34,11 @@ use crate::kernel::time::Duration;
 #[derive(Clone, Default)]
 pub struct Procs {
     pub apiserver: Option<Box<Apiserver>>,
-    pub lb: Option<LoadBalancer>,
+    pub lb: Option<Box<LoadBalancer>>,
     pub kcm: Option<Box<Leading<Controllers>>>,
     pub scheduler: Option<Box<Leading<Scheduler>>>,
     pub kube_vip: Option<Box<Leading<HoldVip>>>,
-    pub keepalived: Option<Keepalived>,
+    pub keepalived: Option<Box<Keepalived>>,
     pub kubelet: Option<Kubelet>,
     pub proxy: Option<KubeProxy>,
     /// One DNS server per CoreDNS container the host's kubelet runs.
@@ -93,11 +93,11 @@ impl Procs {
         } = self;
         let one: [Option<&dyn SelfTimed>; 8] = [
             apiserver.as_deref().map(|p| p as _),
-            lb.as_ref().map(|p| p as _),
+            lb.as_deref().map(|p| p as _),
             kcm.as_deref().map(|p| p as _),
             scheduler.as_deref().map(|p| p as _),
             kube_vip.as_deref().map(|p| p as _),
-            keepalived.as_ref().map(|p| p as _),
+            keepalived.as_deref().map(|p| p as _),
             kubelet.as_ref().map(|p| p as _),
             proxy.as_ref().map(|p| p as _),
         ];
@@ -119,11 +119,11 @@ impl Procs {
         } = self;
         let one: [Option<&mut dyn SelfTimed>; 8] = [
             apiserver.as_deref_mut().map(|p| p as _),
-            lb.as_mut().map(|p| p as _),
+            lb.as_deref_mut().map(|p| p as _),
             kcm.as_deref_mut().map(|p| p as _),
             scheduler.as_deref_mut().map(|p| p as _),
             kube_vip.as_deref_mut().map(|p| p as _),
-            keepalived.as_mut().map(|p| p as _),
+            keepalived.as_deref_mut().map(|p| p as _),
             kubelet.as_mut().map(|p| p as _),
             proxy.as_mut().map(|p| p as _),
         ];
@@ -161,11 +161,11 @@ impl Processes {
         if let Some(p) = self.on.get_mut(to.host as usize) {
             return match to.port {
                 Port::APISERVER => p.apiserver.as_deref_mut().map(Process::Apiserver),
-                Port::LB => p.lb.as_mut().map(Process::Lb),
+                Port::LB => p.lb.as_deref_mut().map(Process::Lb),
                 Port::CONTROLLER_MANAGER => p.kcm.as_deref_mut().map(Process::ControllerManager),
                 Port::SCHEDULER => p.scheduler.as_deref_mut().map(Process::Scheduler),
                 Port::KUBE_VIP => p.kube_vip.as_deref_mut().map(Process::KubeVip),
-                Port::KEEPALIVED => p.keepalived.as_mut().map(Process::Keepalived),
+                Port::KEEPALIVED => p.keepalived.as_deref_mut().map(Process::Keepalived),
                 Port::KUBELET => p.kubelet.as_mut().map(Process::Kubelet),
                 Port::KUBE_PROXY => p.proxy.as_mut().map(Process::KubeProxy),
                 Port::COREDNS => Some(Process::CoreDns(&mut p.dns)),
