@@ -99,13 +99,14 @@ const CLONE_EVENTS_PER_HOST: u64 = 50;
 /// Estimated bytes a checkpoint holds beyond what it shares with the run ahead and the other
 /// checkpoints: the parts of the world that changed between them. What only grows (etcd's log,
 /// the record) is shared, so a checkpoint costs about the same late in a run as early. Measured
-/// natively with `clustersim bench-checkpoints`: 0.4 MB (18 hosts), 0.9 MB (38), 3.1-3.9 MB
-/// (108, one every 10 minutes to one an hour), 5.1 MB (308) and 9.4-11.9 MB (1,008 hosts).
-/// The model rounds up: 36 KB for each of the first 100 hosts, 10 KB for each further one, and
-/// churn's 20 KB per fault, repair or scenario event (a spot replacement is a new host).
+/// natively (64-bit, more than the page's 32-bit memory) with `clustersim bench-checkpoints`:
+/// 0.4 MB (18 hosts), 0.9 MB (38), 3.1-3.9 MB (108, one every 10 minutes to one an hour),
+/// 5.1 MB (308) and 9.2-11.9 MB (1,008 hosts). The model rounds up: 40 KB for each of the first
+/// 100 hosts, 10 KB for each further one. Churn's 20 KB per fault, repair or scenario event is
+/// [`world_bytes`]'s, not measured on checkpoints: a spot replacement is a new host.
 pub fn checkpoint_bytes(size: Size, t: f64) -> f64 {
     let hosts = size.hosts.max(1) as f64;
-    hosts.min(100.0) * 36e3 + (hosts - 100.0).max(0.0) * 10e3 + 20e3 * size.churn * t
+    hosts.min(100.0) * 40e3 + (hosts - 100.0).max(0.0) * 10e3 + 20e3 * size.churn * t
 }
 
 /// The most checkpoints a run may keep: as many as 512 MB holds (or what the page's budget leaves
@@ -770,13 +771,13 @@ mod tests {
         );
         // A week of 100 hosts is too large for the budget at any interval if each checkpoint
         // were a whole world (88 MB at the end): one a day, and those a busy stretch adds up to
-        // MAX_CHECKPOINTS (512 MB would hold 142 of 3.6 MB of their own). The largest quiet run
+        // MAX_CHECKPOINTS (512 MB would hold 128 of 4 MB of their own). The largest quiet run
         // the format allows (2,000 hosts for a week, 136 MB a world) keeps what the page's 1 GB
-        // holds beside its four worlds, 458 MB, of checkpoints of 22.6 MB: 20.
+        // holds beside its four worlds, 458 MB, of checkpoints of 23 MB: 19.
         let week = 7.0 * 86400.0;
         assert_eq!(checkpoint_interval(week, quiet(100)), Some(86400.0));
         assert_eq!(checkpoint_cap(week, quiet(100)), MAX_CHECKPOINTS);
-        assert_eq!(checkpoint_cap(week, quiet(2000)), 20);
+        assert_eq!(checkpoint_cap(week, quiet(2000)), 19);
         // A day of a small cluster: at most MAX_CHECKPOINTS.
         let every = checkpoint_interval(86400.0, quiet(10)).unwrap();
         assert!(86400.0 / every <= MAX_CHECKPOINTS as f64 + 1.0, "{every}");
@@ -911,10 +912,10 @@ mod tests {
     }
 
     #[test]
-    fn the_cap_is_what_the_budget_holds_beside_the_worlds() {
-        // 1,000 workers for an hour: 512 MB of checkpoints of 12.7 MB each of their own (3.6 MB
+    fn the_cap_is_what_512_mb_holds_of_checkpoints_beside_the_worlds() {
+        // 1,000 workers for an hour: 512 MB of checkpoints of 13.1 MB each of their own (4 MB
         // for the first 100 hosts, 9.1 MB for the 908 further ones).
-        assert_eq!(checkpoint_cap(3600.0, quiet(1008)), 40);
+        assert_eq!(checkpoint_cap(3600.0, quiet(1008)), 39);
         // A small cluster: at most MAX_CHECKPOINTS.
         assert_eq!(checkpoint_cap(900.0, quiet(10)), MAX_CHECKPOINTS);
     }

@@ -22,15 +22,14 @@ use std::time::Instant;
 // the aligned ones the `mimalloc` crate always makes.
 struct MiMalloc;
 
-/// While set, the allocator counts the bytes allocated (less those freed) in `ALLOCATED`:
-/// `bench-checkpoints` measures what a copy of the world adds to what it shares.
-static COUNTING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+/// With the `count-alloc` feature, the bytes allocated less those freed: `bench-checkpoints`
+/// measures what copies of the world hold beyond what they share with it.
 static ALLOCATED: std::sync::atomic::AtomicIsize = std::sync::atomic::AtomicIsize::new(0);
 
+#[inline(always)]
 fn count(bytes: isize) {
-    use std::sync::atomic::Ordering::Relaxed;
-    if COUNTING.load(Relaxed) {
-        ALLOCATED.fetch_add(bytes, Relaxed);
+    if cfg!(feature = "count-alloc") {
+        ALLOCATED.fetch_add(bytes, std::sync::atomic::Ordering::Relaxed);
     }
 }
 
@@ -119,19 +118,18 @@ fn main() -> ExitCode {
             study::bench();
             ExitCode::SUCCESS
         }
-        // The reference cluster of N workers for its hour, keeping a copy of the world every
-        // EVERY simulated seconds as the page keeps checkpoints (for their memory: run it under
-        // `/usr/bin/time -f %M`).
         // `bench-checkpoints N EVERY [HOURS]`: the N-worker reference cluster for HOURS (1),
-        // keeping a copy of the world every EVERY simulated seconds, as the page's checkpoints.
+        // keeping a copy of the world every EVERY simulated seconds, as the page's checkpoints
+        // (their peak memory: run it under `/usr/bin/time -f %M`; what each holds of its own:
+        // build with `--features count-alloc`).
         Some("bench-checkpoints") => {
             use std::sync::atomic::Ordering::Relaxed;
             let n = args.get(1).and_then(|n| n.parse().ok()).unwrap_or(100);
             let every = args.get(2).and_then(|e| e.parse().ok()).unwrap_or(120);
             let hours: u64 = args.get(3).and_then(|h| h.parse().ok()).unwrap_or(1);
+            let before = ALLOCATED.load(Relaxed);
             let mut scenario = reference(&cluster_reference(n));
             scenario.duration = sim::time::Duration::from_secs(hours * 3600);
-            COUNTING.store(true, Relaxed);
             let mut world = World::new(scenario);
             let started = Instant::now();
             let mut kept = Vec::new();
@@ -148,12 +146,14 @@ fn main() -> ExitCode {
             drop(kept);
             let without = ALLOCATED.load(Relaxed);
             println!("{copies} copies of the {n}-worker world in {wall:.2} s");
-            println!(
-                "the world {:.1} MB; its copies {:.1} MB, {:.2} MB each on average",
-                without as f64 / 1e6,
-                (with - without) as f64 / 1e6,
-                (with - without) as f64 / 1e6 / copies as f64
-            );
+            if cfg!(feature = "count-alloc") {
+                println!(
+                    "the world {:.1} MB; its copies {:.1} MB, {:.2} MB each on average",
+                    (without - before) as f64 / 1e6,
+                    (with - without) as f64 / 1e6,
+                    (with - without) as f64 / 1e6 / copies as f64
+                );
+            }
             ExitCode::SUCCESS
         }
         // One reference cluster of N workers (for profiling).

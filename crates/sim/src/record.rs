@@ -177,10 +177,6 @@ impl LeaderSeries {
         LeaderSeries { names, codes }
     }
 
-    pub fn push(&mut self, leader: Option<&str>) {
-        self.codes.push(code(&mut self.names, leader));
-    }
-
     pub fn len(&self) -> usize {
         self.codes.len()
     }
@@ -996,10 +992,21 @@ mod tests {
     /// two series compare by those names whatever codes their tables gave them.
     #[test]
     fn leader_series_keep_names_not_codes() {
-        let mut a = LeaderSeries::default();
-        for l in [Some("m1"), Some("m1"), None, Some("m2"), Some("m1")] {
-            a.push(l);
+        /// `s` with the seconds `more` after it, as the recorder appends them.
+        fn then(s: &LeaderSeries, more: &[Option<&str>]) -> LeaderSeries {
+            let mut l = Leaders {
+                names: s.names().to_vec(),
+                codes: s.codes().iter().copied().collect(),
+            };
+            for &m in more {
+                l.push(m);
+            }
+            l.series()
         }
+        let a = then(
+            &LeaderSeries::default(),
+            &[Some("m1"), Some("m1"), None, Some("m2"), Some("m1")],
+        );
         assert_eq!(a.len(), 5);
         assert_eq!(a.get(2), Some(None));
         assert_eq!(a.get(3), Some(Some("m2")));
@@ -1011,16 +1018,12 @@ mod tests {
             r#"["m1","m1",null,"m2","m1"]"#
         );
         // The same leaders, met in another order: another table, the same series.
-        let mut b = LeaderSeries::default();
-        b.push(Some("m2"));
-        for l in a.iter() {
-            b.push(l);
-        }
+        let b = then(&LeaderSeries::default(), &[Some("m2")]);
+        let b = then(&b, &a.iter().collect::<Vec<_>>());
         let b = LeaderSeries::from_parts(b.names().to_vec(), b.codes()[1..].to_vec());
         assert_eq!(b.names()[0], "m2");
         assert_eq!(b, a);
-        let mut c = b.clone();
-        c.push(Some("m3"));
+        let c = then(&b, &[Some("m3")]);
         assert_ne!(c, a);
         // The same run later: its seconds from 3 on bring the name it met since.
         let mut early = c.clone();

@@ -19,11 +19,15 @@ pub struct Store {
     items: KeyMap<KeyValue>,
     /// Where each node's bound pods wait in `items`, in key order: a pod updated on the
     /// node it was on (most changes) leaves this index alone. Shared, node by node, with the
-    /// copies of the world the page keeps as checkpoints: a binding copies one node's entry.
-    by_node: Rc<BTreeMap<String, Rc<BTreeMap<Key, Slot>>>>,
+    /// copies of the world the page keeps as checkpoints: the first binding after a copy copies
+    /// the map of nodes (a pointer and a shared name each) and that node's entry.
+    by_node: Rc<BTreeMap<Rc<str>, NodePods>>,
     /// Per workload, when counted.
     workloads: Option<BTreeMap<String, WorkloadPods>>,
 }
+
+/// One node's bound pods: their keys, and where each waits in the store's items.
+type NodePods = Rc<BTreeMap<Key, Slot>>;
 
 #[derive(Clone, Copy, Default)]
 struct WorkloadPods {
@@ -112,7 +116,10 @@ impl Store {
             Rc::make_mut(pods).remove(key);
         }
         if let (Some(node), Some(slot)) = (now, slot) {
-            let pods = by_node.entry(node.to_string()).or_default();
+            if !by_node.contains_key(node) {
+                by_node.insert(node.into(), Rc::default());
+            }
+            let pods = by_node.get_mut(node).expect("inserted");
             Rc::make_mut(pods).insert(key.clone(), slot);
         }
         old
@@ -127,7 +134,7 @@ impl Store {
     pub fn bound_nodes(&self) -> impl Iterator<Item = &str> {
         (self.by_node.iter())
             .filter(|(_, pods)| !pods.is_empty())
-            .map(|(node, _)| node.as_str())
+            .map(|(node, _)| &**node)
     }
 
     /// The pods bound to `node`, in key order.

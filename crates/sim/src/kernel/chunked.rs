@@ -30,7 +30,7 @@ impl<E> Default for Chunked<E> {
     }
 }
 
-impl<E: Clone> Chunked<E> {
+impl<E> Chunked<E> {
     pub fn len(&self) -> usize {
         self.len
     }
@@ -51,6 +51,49 @@ impl<E: Clone> Chunked<E> {
         self.get(self.len.checked_sub(1)?)
     }
 
+    pub fn clear(&mut self) {
+        *self = Chunked::default();
+    }
+
+    /// Drops the first `n` values.
+    pub fn drop_front(&mut self, n: usize) {
+        if n >= self.len {
+            return self.clear();
+        }
+        self.skip += n;
+        self.len -= n;
+        let gone = self.skip / CHUNK;
+        self.chunks.drain(..gone);
+        self.skip -= gone * CHUNK;
+    }
+
+    pub fn iter(&self) -> Iter<'_, E> {
+        self.range(0, self.len)
+    }
+
+    /// Values `from..to`, in order.
+    #[inline]
+    pub fn range(&self, from: usize, to: usize) -> Iter<'_, E> {
+        let to = to.min(self.len);
+        if to <= from {
+            // The common case: nothing new to hand out or send.
+            return Iter {
+                chunks: &[],
+                within: [].iter(),
+                left: 0,
+            };
+        }
+        let at = self.skip + from;
+        let (chunk, within) = (at / CHUNK, at % CHUNK);
+        Iter {
+            chunks: &self.chunks[chunk + 1..],
+            within: self.chunks[chunk][within..].iter(),
+            left: to - from,
+        }
+    }
+}
+
+impl<E: Clone> Chunked<E> {
     #[inline]
     pub fn push(&mut self, e: E) {
         match self.chunks.last_mut().and_then(Rc::get_mut) {
@@ -68,7 +111,7 @@ impl<E: Clone> Chunked<E> {
             chunk.push(e);
             self.chunks.push(Rc::new(chunk));
         } else {
-            Rc::make_mut(self.chunks.last_mut().expect("a chunk with room")).push(e);
+            own(self.chunks.last_mut().expect("a chunk with room")).push(e);
         }
     }
 
@@ -92,25 +135,9 @@ impl<E: Clone> Chunked<E> {
         let held = end - (self.chunks.len() - 1) * CHUNK;
         let last = self.chunks.last_mut().expect("n > 0 values left");
         if last.len() > held {
-            Rc::make_mut(last).truncate(held);
+            own(last).truncate(held);
         }
         self.len = n;
-    }
-
-    pub fn clear(&mut self) {
-        *self = Chunked::default();
-    }
-
-    /// Drops the first `n` values.
-    pub fn drop_front(&mut self, n: usize) {
-        if n >= self.len {
-            return self.clear();
-        }
-        self.skip += n;
-        self.len -= n;
-        let gone = self.skip / CHUNK;
-        self.chunks.drain(..gone);
-        self.skip -= gone * CHUNK;
     }
 
     #[inline]
@@ -119,16 +146,7 @@ impl<E: Clone> Chunked<E> {
             return None;
         }
         let at = self.skip + i;
-        let chunk = &mut self.chunks[at / CHUNK];
-        if Rc::get_mut(chunk).is_none() {
-            // A copy of the world shares it: this one writes to its own from now on.
-            *chunk = Rc::new(chunk.to_vec());
-        }
-        Some(&mut Rc::get_mut(chunk).expect("not shared")[at % CHUNK])
-    }
-
-    pub fn last_mut(&mut self) -> Option<&mut E> {
-        self.get_mut(self.len.checked_sub(1)?)
+        Some(&mut own(&mut self.chunks[at / CHUNK])[at % CHUNK])
     }
 
     /// Grows to `n` values with copies of `value` (never shrinks).
@@ -138,39 +156,24 @@ impl<E: Clone> Chunked<E> {
         }
     }
 
-    pub fn iter(&self) -> Iter<'_, E> {
-        self.range(0, self.len)
-    }
-
     pub fn to_vec(&self) -> Vec<E> {
         self.iter().cloned().collect()
     }
+}
 
-    /// Values `from..to`, in order.
-    #[inline]
-    pub fn range(&self, from: usize, to: usize) -> Iter<'_, E> {
-        let to = to.min(self.len);
-        if to <= from {
-            // The common case: nothing new to hand out or send.
-            return Iter {
-                chunks: &[],
-                within: [].iter(),
-                left: 0,
-            };
-        }
-        let at = self.skip + from;
-        let (chunk, within) = (at / CHUNK, at % CHUNK);
-        let first = self.chunks.get(chunk).map_or(&[][..], |c| &c[within..]);
-        Iter {
-            chunks: self.chunks.get(chunk + 1..).unwrap_or_default(),
-            within: first.iter(),
-            left: to - from,
-        }
+/// `chunk`, to write to: while a copy of the world shares it, this one copies it first (with room
+/// for a whole chunk) and writes to its own from then on.
+#[inline]
+fn own<E: Clone>(chunk: &mut Rc<Vec<E>>) -> &mut Vec<E> {
+    if Rc::get_mut(chunk).is_none() {
+        let mut mine = Vec::with_capacity(CHUNK);
+        mine.extend_from_slice(chunk);
+        *chunk = Rc::new(mine);
     }
+    Rc::get_mut(chunk).expect("not shared")
 }
 
 /// A run of a [`Chunked`]'s values, lent.
-#[derive(Clone)]
 pub struct Iter<'a, E> {
     /// The chunks after the one being read.
     chunks: &'a [Rc<Vec<E>>],
@@ -202,7 +205,7 @@ impl<'a, E> Iterator for Iter<'a, E> {
 
 impl<E> ExactSizeIterator for Iter<'_, E> {}
 
-impl<E: Clone> std::ops::Index<usize> for Chunked<E> {
+impl<E> std::ops::Index<usize> for Chunked<E> {
     type Output = E;
     fn index(&self, i: usize) -> &E {
         self.get(i).expect("index within the vector")
@@ -215,31 +218,11 @@ impl<E: Clone> std::ops::IndexMut<usize> for Chunked<E> {
     }
 }
 
-impl<'a, E: Clone> IntoIterator for &'a Chunked<E> {
-    type Item = &'a E;
-    type IntoIter = Iter<'a, E>;
-    fn into_iter(self) -> Iter<'a, E> {
-        self.iter()
-    }
-}
-
 impl<E: Clone> FromIterator<E> for Chunked<E> {
     fn from_iter<I: IntoIterator<Item = E>>(values: I) -> Self {
         let mut v = Chunked::default();
         v.extend(values);
         v
-    }
-}
-
-impl<E: Clone + PartialEq> PartialEq for Chunked<E> {
-    fn eq(&self, other: &Self) -> bool {
-        self.iter().eq(other.iter())
-    }
-}
-
-impl<E: Clone + serde::Serialize> serde::Serialize for Chunked<E> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(self.iter())
     }
 }
 
@@ -251,8 +234,9 @@ mod tests {
         log.range(0, log.len()).copied().collect()
     }
 
-    /// The same operations on a `Vec` and on a `Chunked`, across chunk boundaries and with a copy
-    /// taken between them, give the same values, and the copy keeps its own.
+    /// The same operations on a `Vec` and on a `Chunked` (appends, truncations, drops from the
+    /// front, writes), across chunk boundaries and with a copy taken before each, give the same
+    /// values, and each copy keeps its own.
     #[test]
     fn a_chunked_vector_behaves_as_a_vector_and_its_copies_keep_their_values() {
         let mut log = Chunked::default();
@@ -282,7 +266,13 @@ mod tests {
                     log.drop_front(n);
                     vec.drain(..n);
                 }
-                _ => {}
+                _ => {
+                    // Writes into chunks the copy just taken shares.
+                    for i in (0..vec.len()).step_by(97) {
+                        log[i] += 1_000_000;
+                        vec[i] += 1_000_000;
+                    }
+                }
             }
             assert_eq!(all(&log), vec, "round {round}");
             assert_eq!(log.last(), vec.last());
