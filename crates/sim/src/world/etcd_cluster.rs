@@ -28,7 +28,9 @@ pub struct MemberChange {
 
 #[derive(Clone)]
 pub struct EtcdCluster {
-    pub members: Vec<Option<EtcdMember>>,
+    /// Per host, most of which have none: boxed, so that each of those takes a pointer in every
+    /// copy of the world, not a member's 880 bytes.
+    pub members: Vec<Option<Box<EtcdMember>>>,
     /// Member ids handed out per host so far: each `member add` (or kubeadm join) of a host
     /// makes a new member with the next one.
     incarnations: Vec<u32>,
@@ -59,15 +61,15 @@ impl EtcdCluster {
         rng: Rng,
         probe: EtcdProbe,
     ) -> EtcdCluster {
-        let members: Vec<Option<EtcdMember>> = (0..names.len() as HostId)
+        let members: Vec<Option<Box<EtcdMember>>> = (0..names.len() as HostId)
             .map(|h| {
                 initial.contains(&h).then(|| {
-                    EtcdMember::bootstrap(
+                    Box::new(EtcdMember::bootstrap(
                         h,
                         initial,
                         cfg,
                         rng.fork(&format!("etcd/{}", names[h as usize])),
-                    )
+                    ))
                 })
             })
             .collect();
@@ -118,7 +120,7 @@ impl EtcdCluster {
     /// The member with id `id`, if its process's data is still on its host.
     pub fn member(&self, id: MemberId) -> Option<&EtcdMember> {
         self.members[member_host(id) as usize]
-            .as_ref()
+            .as_deref()
             .filter(|m| m.raft.id() == id)
     }
 
@@ -132,7 +134,7 @@ impl EtcdCluster {
     pub fn place(&mut self, host: HostId, member: EtcdMember) {
         let n = &mut self.started[host as usize];
         *n = (*n).max((member.raft.id() >> 16) + 1);
-        self.members[host as usize] = Some(member);
+        self.members[host as usize] = Some(Box::new(member));
         if let Err(i) = self.hosts.binary_search(&host) {
             self.hosts.insert(i, host);
         }
@@ -142,7 +144,7 @@ impl EtcdCluster {
     pub fn members(&self) -> impl Iterator<Item = (HostId, &EtcdMember)> {
         self.hosts
             .iter()
-            .filter_map(|&h| self.members[h as usize].as_ref().map(|m| (h, m)))
+            .filter_map(|&h| self.members[h as usize].as_deref().map(|m| (h, m)))
     }
 
     /// The up leader of the current cluster with the highest term (a stale leader in a
@@ -176,6 +178,7 @@ impl EtcdCluster {
             .flatten()
             .filter(|m| m.cluster == self.current)
             .max_by_key(|m| (m.raft.applied_index(), std::cmp::Reverse(m.host)))
+            .map(|m| &**m)
     }
 
     /// Voting members of the current cluster, from the member that has applied the most.
