@@ -100,8 +100,8 @@ const CLONE_EVENTS_PER_HOST: u64 = 50;
 /// checkpoints: the parts of the world that changed between them. What only grows (etcd's log,
 /// the record) is shared, so a checkpoint costs about the same late in a run as early. Measured
 /// natively (64-bit, more than the page's 32-bit memory) with `clustersim bench-checkpoints`:
-/// 0.4 MB (18 hosts), 0.9 MB (38), 3.1-3.9 MB (108, one every 10 minutes to one an hour),
-/// 5.1 MB (308) and 9.2-11.9 MB (1,008 hosts). The model rounds up: 40 KB for each of the first
+/// 0.4 MB (18 hosts), 0.9 MB (38), 1.3-3.8 MB (108, one every 2 minutes to one an hour),
+/// 4.7 MB (308) and 8.3-10.8 MB (1,008 hosts). The model rounds up: 40 KB for each of the first
 /// 100 hosts, 10 KB for each further one. Churn's 20 KB per fault, repair or scenario event is
 /// [`world_bytes`]'s, not measured on checkpoints: a spot replacement is a new host.
 pub fn checkpoint_bytes(size: Size, t: f64) -> f64 {
