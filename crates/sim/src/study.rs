@@ -311,13 +311,13 @@ fn settled(w: &World, n: u64) -> bool {
     let r = w.record();
     let s = r.series;
     fn flat<T: PartialEq>(v: &Chunked<T>, n: usize) -> bool {
-        let mut last = v.range(v.len().saturating_sub(n), v.len());
+        let mut last = v.range(v.len().saturating_sub(n)..);
         let first = last.next();
         v.len() > n && last.all(|x| Some(x) == first)
     }
     // The probes' known outcomes of the last n seconds: all the same (the latest are in flight).
     let probe = |v: &Chunked<Option<bool>>| {
-        let known: Vec<bool> = (v.range(v.len().saturating_sub(n), v.len()))
+        let known: Vec<bool> = (v.range(v.len().saturating_sub(n)..))
             .flatten()
             .copied()
             .collect();
@@ -326,13 +326,9 @@ fn settled(w: &World, n: u64) -> bool {
     // Users' requests: each second all succeeded, or all failed, the same way throughout.
     let requests = |v: &Chunked<(u32, u32)>| {
         let class = |&(ok, total): &(u32, u32)| (ok == total, ok == 0);
-        let first = v
-            .range(v.len().saturating_sub(n), v.len())
-            .next()
-            .map(class);
+        let first = v.range(v.len().saturating_sub(n)..).next().map(class);
         v.len() > n
-            && (v.range(v.len() - n, v.len()))
-                .all(|x| Some(class(x)) == first && (x.0 == x.1 || x.0 == 0))
+            && (v.range(v.len() - n..)).all(|x| Some(class(x)) == first && (x.0 == x.1 || x.0 == 0))
     };
     flat(&s.etcd_quorum, n)
         && flat(s.etcd_leader.codes(), n)

@@ -494,8 +494,7 @@ pub(super) fn drain(
             daemons.join(", ")
         ));
     }
-    let events = &client.copy.record().recorder.events;
-    for e in events.range(seen, events.len()) {
+    for e in client.copy.record().recorder.events.range(seen..) {
         let (Some(pod), Some(workload)) = (e.pod.as_deref(), e.workload.as_deref()) else {
             continue;
         };

@@ -661,7 +661,7 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
         let from = self.applied;
         self.applied = to;
         self.log
-            .range((from - self.offset) as usize, (to - self.offset) as usize)
+            .range((from - self.offset) as usize..(to - self.offset) as usize)
     }
 
     /// A snapshot received from the leader: the host replaces its state machine with the one
@@ -1385,12 +1385,8 @@ impl<T: Clone + std::fmt::Debug> Raft<T> {
         }
         let prev_term = self.term_at(prev_index).unwrap_or(0);
         let end = last.min(prev_index + MAX_ENTRIES_PER_APPEND as u64);
-        let entries: Vec<Entry<T>> = self
-            .log
-            .range(
-                (prev_index - self.offset) as usize,
-                (end - self.offset) as usize,
-            )
+        let entries: Vec<Entry<T>> = (self.log)
+            .range((prev_index - self.offset) as usize..(end - self.offset) as usize)
             .cloned()
             .collect();
         if entries.is_empty() && !send_if_empty {

@@ -7,6 +7,7 @@
 //! one a second per series. Copied whole, they made each checkpoint of a day-long run megabytes
 //! larger than the last. Values can also be dropped from the front (a log's compaction).
 
+use std::ops::{Bound, RangeBounds};
 use std::rc::Rc;
 
 /// Values per chunk (every chunk but the last is full).
@@ -68,13 +69,23 @@ impl<E> Chunked<E> {
     }
 
     pub fn iter(&self) -> Iter<'_, E> {
-        self.range(0, self.len)
+        self.range(..)
     }
 
-    /// Values `from..to`, in order.
+    /// The values in `range` (cut at the end), in order.
     #[inline]
-    pub fn range(&self, from: usize, to: usize) -> Iter<'_, E> {
-        let to = to.min(self.len);
+    pub fn range(&self, range: impl RangeBounds<usize>) -> Iter<'_, E> {
+        let from = match range.start_bound() {
+            Bound::Included(&i) => i,
+            Bound::Excluded(&i) => i + 1,
+            Bound::Unbounded => 0,
+        };
+        let to = match range.end_bound() {
+            Bound::Included(&i) => i + 1,
+            Bound::Excluded(&i) => i,
+            Bound::Unbounded => self.len,
+        }
+        .min(self.len);
         if to <= from {
             // The common case: nothing new to hand out or send.
             return Iter {
@@ -231,7 +242,7 @@ mod tests {
     use super::*;
 
     fn all(log: &Chunked<u32>) -> Vec<u32> {
-        log.range(0, log.len()).copied().collect()
+        log.iter().copied().collect()
     }
 
     /// The same operations on a `Vec` and on a `Chunked` (appends, truncations, drops from the
@@ -278,8 +289,9 @@ mod tests {
             assert_eq!(log.last(), vec.last());
             assert_eq!(log.get(vec.len()), None);
             let (a, b) = (vec.len() / 3, vec.len() / 2);
-            assert_eq!(log.range(a, b).len(), b - a);
-            assert_eq!(log.range(a, b).copied().collect::<Vec<_>>(), vec[a..b]);
+            assert_eq!(log.range(a..b).len(), b - a);
+            assert_eq!(log.range(a..b).copied().collect::<Vec<_>>(), vec[a..b]);
+            assert_eq!(log.range(a..).copied().collect::<Vec<_>>(), vec[a..]);
         }
         for (log, vec) in &copies {
             assert_eq!(&all(log), vec);

@@ -51,7 +51,6 @@ pub enum Next<E, T> {
 }
 
 /// A slab: values stay put where `take` finds them, freed slots are reused first.
-#[derive(Clone)]
 struct Slab<S> {
     slots: Vec<S>,
     free: Vec<u32>,
