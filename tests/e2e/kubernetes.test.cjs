@@ -395,6 +395,30 @@ test('a large cluster: workers drawn as cells with a summary per zone; scrubbing
   await page.close();
 });
 
+test('a week of 50 workers keeps the cluster\'s picture every 10 minutes: the scrubber steps from one to the next', async () => {
+  const { clusterReference, fragment } = require('./bench.cjs');
+  // 58 hosts for a week: its 60 checkpoints end up hours apart at its end, so a seek would replay
+  // for seconds. The run keeps stills (the cluster as drawn, exact at their instant) every 10
+  // simulated minutes, and the scrubber moves from one to the next.
+  const { page, problems } = await open(fragment(clusterReference(50, 168)));
+  const diag = () => page.locator('main').getAttribute('data-diag');
+  await until(async () => /still_every=600 /.test(await diag()), true, 'the stills\' interval in the diagnostics');
+  await expectAttr(page.getByRole('slider', { name: 'Simulated time' }), 'step', '600');
+  // Once the run is computed past 2:30 (a still at 0:00 and every 10 minutes: 16 by then), the
+  // scrubber's arrow key moves it by a still: fifteen to 2:30, where the cluster is drawn (rack-b
+  // is back since 0:30), and the world itself arrives (the page no longer waits).
+  await until(async () => Number(/stills=(\d+)/.exec(await diag())[1]) >= 16, true, 'stills kept by 2:30', 60000);
+  const slider = page.getByRole('slider', { name: 'Simulated time' });
+  await slider.focus();
+  for (let i = 0; i < 15; i++) await page.keyboard.press('ArrowRight');
+  await page.locator('.status[aria-busy="false"] .clock', { hasText: 't = 2:30:00.0' }).waitFor({ timeout: 30000 });
+  await expectText(page.getByTestId('quorum'), 'etcd: 3 of 3 — quorum');
+  assert.equal(await slider.inputValue(), '9000');
+  await screenshot(page, 'long-run-stills');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('while a 1,000-worker hour is computed, the page answers clicks', async () => {
   const { clusterReference, fragment } = require('./bench.cjs');
   // How fast each click is answered is a figure of the benchmark (`clicks while computing` in

@@ -90,6 +90,9 @@ pub struct Status {
     pub checkpoints: usize,
     /// Seconds between checkpoints (0: none kept).
     pub every: f64,
+    /// Stills kept so far, and the seconds between them (0: none kept): the scrubber's step.
+    pub stills: usize,
+    pub still_every: f64,
     /// The engine's wasm memory (MB).
     pub memory_mb: u32,
 }
@@ -144,7 +147,7 @@ impl Reply {
 }
 
 wire::wire_struct! {
-    Status { target, computed_s, complete, busy, view_behind, checkpoints, every, memory_mb }
+    Status { target, computed_s, complete, busy, view_behind, checkpoints, every, stills, still_every, memory_mb }
     Reply { stdout, stderr, status, took_s, recorded }
 }
 
@@ -316,26 +319,30 @@ impl Slot {
                 Some(delta)
             }
         };
-        // The compared run is drawn by its charts only. A seek's replay is shown once done, but
-        // a new run's first state at once (a large cluster takes a while to boot to t = 0).
+        // The compared run is drawn by its charts only. A seek's replay is shown once done (a
+        // still meanwhile, when the run keeps them), but a new run's first state at once (a large
+        // cluster takes a while to boot to t = 0).
         // Playing, the page asks once a frame and draws once a frame: on the way to the target,
         // one snapshot per ask (a 1,000-host snapshot is 280 KB to decode), then the target's.
         let replaying = self.run.view_behind()
             && self.sent_snapshot.is_some()
             && (self.run.seeking() || !self.asked || now_ms() < self.snapshot_due);
-        let snapshot = (slot == SHOWN && !replaying)
-            .then(|| {
+        let snapshot = match (slot == SHOWN, replaying) {
+            (false, _) => None,
+            (true, true) => self.run.preview(),
+            (true, false) => {
                 let start = now_ms();
                 let s = self.run.snapshot();
                 self.snapshot_due = start + (now_ms() - start) * (1.0 + SNAPSHOT_COST_FACTOR);
-                s
-            })
-            .filter(|s| {
-                !self
-                    .sent_snapshot
-                    .as_ref()
-                    .is_some_and(|o| Rc::ptr_eq(o, s))
-            });
+                Some(s)
+            }
+        }
+        .filter(|s| {
+            !self
+                .sent_snapshot
+                .as_ref()
+                .is_some_and(|o| Rc::ptr_eq(o, s))
+        });
         if let Some(s) = &snapshot {
             self.sent_snapshot = Some(s.clone());
         }
@@ -370,6 +377,8 @@ fn status_of(run: &Run) -> Status {
         view_behind: run.view_behind(),
         checkpoints: run.checkpoints(),
         every: run.checkpoint_every().unwrap_or(0.0),
+        stills: run.stills(),
+        still_every: run.still_every().unwrap_or(0.0),
         memory_mb: wasm_memory_mb(),
     }
 }
@@ -385,6 +394,9 @@ fn wasm_memory_mb() -> u32 {
 #[derive(Default)]
 pub struct Engine {
     slots: [Option<Slot>; 2],
+    /// Console commands (id, host, line) asked while a seek is replayed: answered once the view
+    /// is where it was asked (a still may show that time already; the answer is about it too).
+    waiting: Vec<(u32, u32, String)>,
 }
 
 impl Engine {
@@ -433,6 +445,10 @@ impl Engine {
             Verb::Advance { t } => shown?.advance_to(t),
             Verb::Console { id, from, line } => {
                 let run = shown?;
+                if run.seeking() && run.view_behind() {
+                    self.waiting.push((id, from, line));
+                    return None;
+                }
                 let reply = Reply::of(run.console(from, &line), run);
                 return Some(News::Console { id, reply });
             }
@@ -462,6 +478,14 @@ impl Engine {
                 work_for(&mut slot.run, share, &slot.slice, &slot.publish_due);
             }
             news.extend(slot.news(i as u8));
+        }
+        if let Some(shown) = self.slots[SHOWN as usize].as_mut() {
+            if !(shown.run.seeking() && shown.run.view_behind()) {
+                for (id, from, line) in self.waiting.drain(..) {
+                    let reply = Reply::of(shown.run.console(from, &line), &shown.run);
+                    news.push(News::Console { id, reply });
+                }
+            }
         }
         news
     }
@@ -643,6 +667,57 @@ mod tests {
         mirror.seek(60.0);
         assert_eq!(settle(&mut engine, &mut mirror), 1);
         assert!(!mirror.awaiting());
+    }
+
+    /// A run that keeps stills: the first news after a seek draw the still before the target
+    /// (the clock at its time, the page still waiting), the next the target's own snapshot.
+    #[test]
+    fn a_seek_shows_a_still_until_the_view_is_replayed() {
+        let (s, verb) = load("4-rack-split", 1, 0.0);
+        let mut engine = Engine::default();
+        engine.handle(verb);
+        let slot = engine.slots[SHOWN as usize].as_mut().unwrap();
+        slot.run.keep_stills(10.0);
+        let mut mirror = Mirror::new(s.clone(), 1, 0.0);
+        settle(&mut engine, &mut mirror);
+        assert_eq!(
+            (mirror.status().stills, mirror.status().still_every),
+            (90, 10.0)
+        );
+        // 8:55 replays from the checkpoint at 8:00 (one a minute), the still at 8:50 drawn.
+        engine.handle(Verb::Seek { t: 535.0 });
+        mirror.seek(535.0);
+        let slot = engine.slots[SHOWN as usize].as_mut().unwrap();
+        let still = slot.news(SHOWN).expect("news at once");
+        mirror.take(sent(&still));
+        assert!(mirror.awaiting() && mirror.status().view_behind);
+        assert_eq!((mirror.shown_t(), mirror.view_t()), (530.0, 535.0));
+        assert_eq!(*mirror.snapshot(), world_at(&s, 530.0).snapshot());
+        // The console waits for the world there: its answer is about the time asked.
+        let ask = Verb::Console {
+            id: 9,
+            from: 0,
+            line: "kubectl get leases -n kube-node-lease -o yaml".into(),
+        };
+        assert_eq!(engine.handle(ask), None);
+        let mut replies = Vec::new();
+        while engine.busy() {
+            for news in engine.tick(2.0) {
+                match news {
+                    News::Console { id: 9, reply } => replies.push(reply),
+                    news => _ = mirror.take(sent(&news)),
+                }
+            }
+        }
+        assert!(!mirror.awaiting());
+        assert_eq!(*mirror.snapshot(), world_at(&s, 535.0).snapshot());
+        let at_target = console::exec(
+            &world_at(&s, 535.0),
+            0,
+            "kubectl get leases -n kube-node-lease -o yaml",
+        );
+        assert_eq!(replies.len(), 1);
+        assert_eq!(replies[0].stdout, at_target.stdout);
     }
 
     /// A link far into a run: its first state is the cluster as it starts, and the clock says

@@ -6,9 +6,10 @@
 //! change them, the frame loop and the URL fragment; [`panels`] the parts of the page, each
 //! reading the session and building its own callbacks; [`topology`], [`menu`] and [`gesture`]
 //! the cluster you break; [`charts`] and [`log`] what happened over time; [`frames`] drawing a
-//! large page in steps; [`editor`] the topology editor; [`codec`] the share link; [`catalog`]
-//! the ready scenarios; [`language`] the page's language and `t` for its texts; [`boot`] what the
-//! page starts from, read from its URL. This file lays the panels out: a new panel is a
+//! large page in steps; [`stills`] the view kept at regular instants of a long run (quick seeks);
+//! [`editor`] the topology editor; [`codec`] the share link; [`catalog`] the ready scenarios;
+//! [`language`] the page's language and `t` for its texts; [`boot`] what the page starts from,
+//! read from its URL. This file lays the panels out: a new panel is a
 //! component in [`panels`] and one line in `App`.
 
 // `f64::clamp` asserts its bounds with a message that formats floats, which alone would bring
@@ -35,6 +36,7 @@ pub mod panels;
 pub mod run;
 pub mod session;
 pub mod shared;
+pub mod stills;
 pub mod study;
 pub mod topology;
 pub mod ui;

@@ -32,6 +32,7 @@
 //! No simulation logic lives here: only scheduling of the core's own `run_until`.
 
 use crate::fmt::{now_ms, Fixed};
+use crate::stills::Stills;
 use sim::report::Report;
 use sim::scenario::{Action, Event, Scenario};
 use sim::time::{Duration, SimTime};
@@ -91,6 +92,12 @@ pub fn world_bytes(size: Size, t: f64) -> f64 {
 /// has computed this long, so a busy stretch (a large cluster's split, whose events cost two to
 /// three times a quiet stretch's) gets its checkpoints closer together than the interval.
 pub const REPLAY_MS: f64 = 150.0;
+
+/// The most of the run's computing its stills may cost: past it, every other one goes and the
+/// interval doubles (in the page, a 1,000-host still costs about as much as 7 simulated seconds).
+const STILLS_SHARE: f64 = 0.05;
+/// Computing (ms) after which the stills' share is judged.
+const STILLS_JUDGED_AFTER_MS: f64 = 2_000.0;
 
 /// A clone of a checkpoint costs about as much as replaying this many events per host of the
 /// cluster (natively 19 ms for a 1,000-worker world, ≈ 0.35 µs an event in a quiet stretch).
@@ -213,6 +220,12 @@ pub struct Run {
     lead_to: Option<SimTime>,
     /// The last snapshot of the view, and the view's (time, events processed) it was taken at.
     snapshot_cache: std::cell::RefCell<Option<SnapshotKey>>,
+    /// The view kept at regular instants by `ahead`, when seeks may replay long ([`Stills`]).
+    stills: Option<Stills>,
+    /// What keeping stills has cost so far (ms, by [`Run::clock`]).
+    stills_cost: f64,
+    /// The still last drawn while a seek is replayed, and its index.
+    preview_cache: std::cell::RefCell<Option<(usize, Rc<Snapshot>)>>,
     /// Each vantage host's console jobs (a port-forward left running in the background).
     jobs: Vec<(u32, console::Jobs)>,
 }
@@ -235,6 +248,7 @@ impl Run {
         let view = World::new(scenario.clone());
         let (duration_s, size) = (scenario.duration.as_secs_f64(), Size::of(&scenario));
         let every = checkpoint_interval(duration_s, size);
+        let cap = every.map_or(0, |_| checkpoint_cap(duration_s, size));
         Run {
             every,
             checkpoints: Vec::new(),
@@ -245,7 +259,10 @@ impl Run {
             ahead_cost: 0.0,
             clock: now_ms,
             replay: REPLAY_MS,
-            cap: every.map_or(0, |_| checkpoint_cap(duration_s, size)),
+            cap,
+            stills: Stills::every_for(duration_s, size.hosts, cap).map(Stills::new),
+            stills_cost: 0.0,
+            preview_cache: Default::default(),
             last_events: 0,
             seeking: false,
             lead_to: None,
@@ -329,6 +346,43 @@ impl Run {
     /// The report of the view world (what has happened up to the cursor).
     pub fn view_report(&self) -> Report {
         sim::report(&self.view)
+    }
+
+    /// While a seek is replayed: the latest still at or before the target that is later than
+    /// the world being replayed, drawn meanwhile (exact when the target is its instant).
+    pub fn preview(&self) -> Option<Rc<Snapshot>> {
+        if !self.seeking || !self.view_behind() {
+            return None;
+        }
+        let i = self
+            .stills
+            .as_ref()?
+            .latest(self.view.elapsed_s(), self.target)?;
+        let mut cache = self.preview_cache.borrow_mut();
+        match &*cache {
+            Some((k, snap)) if *k == i => Some(snap.clone()),
+            _ => {
+                let snap = Rc::new(self.stills.as_ref()?.snapshot(i));
+                *cache = Some((i, snap.clone()));
+                Some(snap)
+            }
+        }
+    }
+
+    /// Keeps stills every `every` seconds whatever the run's size (a test's small run).
+    #[cfg(test)]
+    pub fn keep_stills(&mut self, every: f64) {
+        self.stills = Some(Stills::new(every));
+    }
+
+    /// Report seconds between stills, if the run keeps them.
+    pub fn still_every(&self) -> Option<f64> {
+        self.stills.as_ref().map(Stills::every)
+    }
+
+    /// How many stills are kept so far.
+    pub fn stills(&self) -> usize {
+        self.stills.as_ref().map_or(0, Stills::len)
     }
 
     /// Whether a slice of work remains (the view short of its target, or the run not computed).
@@ -476,7 +530,15 @@ impl Run {
             .filter(|s| keeps && s.is_finite())
             .map(|s| ahead.at_report_secs(s))
             .filter(|&c| c < end);
-        let stop = [next, lead_to].into_iter().flatten().min().unwrap_or(end);
+        // And at the next still's.
+        let still = (self.stills.as_ref())
+            .map(|s| ahead.at_report_secs(s.next_s()))
+            .filter(|&c| c < end);
+        let stop = [next, still, lead_to]
+            .into_iter()
+            .flatten()
+            .min()
+            .unwrap_or(end);
         // And once it has cost enough for a checkpoint whatever the time (checked after the slice).
         let started = (self.clock)();
         let reached = !ahead.run_until(stop, budget);
@@ -485,6 +547,25 @@ impl Run {
         let since = self.ahead_cost - self.costs.last().unwrap_or(&0.0);
         let busy = keeps && since >= self.replay;
         let now = ahead.now();
+        if let Some(stills) = self
+            .stills
+            .as_mut()
+            .filter(|_| reached && still == Some(now))
+        {
+            // Exact: every event of its instant first, as a seek to it would have.
+            ahead.run_until(now, u64::MAX);
+            self.last_events = ahead.events_processed() - before;
+            let started = (self.clock)();
+            stills.keep(ahead.snapshot());
+            self.stills_cost += (self.clock)() - started;
+            // Judged once the run has computed long enough for its cost to be measured.
+            if self.ahead_cost > STILLS_JUDGED_AFTER_MS
+                && self.stills_cost > STILLS_SHARE * self.ahead_cost
+            {
+                stills.thin();
+                self.stills_cost /= 2.0;
+            }
+        }
         if (reached && next == Some(now)) || (busy && now < end) {
             // The rest of this instant first: a seek to exactly `now` takes the checkpoint as
             // it is (the view is not behind), so it must hold every event of `now`.
@@ -684,6 +765,63 @@ mod tests {
         r.seek(10.0);
         finish(&mut r);
         assert_eq!(r.snapshot().etcd.leader.as_deref(), Some("etcd-3"));
+    }
+
+    /// A still is the view's snapshot at its instant, exact; a seek draws the latest one before
+    /// its target, later than the world replayed, until the replay arrives.
+    #[test]
+    fn a_seek_draws_the_still_before_its_target_until_the_replay_arrives() {
+        let mut r = run("etcd-leader-dies");
+        r.keep_stills(10.0);
+        finish(&mut r);
+        assert_eq!(r.stills(), 12, "0:00 to 1:50, the end being a spare");
+        let stills = r.stills.as_ref().unwrap();
+        for (i, t) in [(0, 0.0), (5, 50.0), (6, 60.0), (11, 110.0)] {
+            let mut fresh = Run::new(r.scenario().clone());
+            fresh.seek(t);
+            finish(&mut fresh);
+            assert_eq!(stills.snapshot(i), *fresh.snapshot(), "at {t} s");
+        }
+        // The view at 0:00, a checkpoint at 1:00: a seek to 0:55 replays from the view, the
+        // still at 0:50 drawn meanwhile; to 1:05 from the checkpoint, no still in between.
+        r.seek(55.0);
+        assert!(r.view_behind());
+        assert_eq!(r.preview().map(|s| s.t), Some(50.0));
+        finish(&mut r);
+        assert_eq!((r.preview(), r.snapshot().t), (None, 55.0));
+        r.seek(65.0);
+        assert!(r.view_behind() && r.preview().is_none());
+        // Playing on is not a seek: every second is drawn as the view reaches it.
+        finish(&mut r);
+        r.advance_to(95.0);
+        assert!(r.view_behind() && r.preview().is_none());
+    }
+
+    /// Stills that cost more than their share of the computing are thinned: every other goes,
+    /// the interval doubles (each slice and each still cost one tick of [`ticks`]).
+    #[test]
+    fn stills_that_cost_too_much_are_thinned() {
+        let mut r = run("4-rack-split");
+        r.keep_stills(1.0);
+        while r.work(20) {}
+        let stills = r.stills.as_ref().unwrap();
+        let every = stills.every();
+        assert!(every >= 4.0, "{every}");
+        assert!(
+            r.stills_cost <= STILLS_SHARE * r.ahead_cost,
+            "{} {}",
+            r.stills_cost,
+            r.ahead_cost
+        );
+        assert_eq!(
+            stills.len(),
+            (900.0 / every) as usize,
+            "0:00 up to the end, on the grid"
+        );
+        let mut fresh = Run::new(r.scenario().clone());
+        fresh.seek(2.0 * every);
+        finish(&mut fresh);
+        assert_eq!(stills.snapshot(2), *fresh.snapshot());
     }
 
     #[test]

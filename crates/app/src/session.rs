@@ -355,12 +355,12 @@ impl Session {
     }
 
     /// For the benchmark and for curious readers of the DOM: where the engine runs, its
-    /// checkpoints, and its wasm memory.
+    /// checkpoints and stills, and its wasm memory.
     pub fn diag(&self) -> String {
         let run = self.sim.borrow();
         let s = run.status();
         format!(
-            "engine={} checkpoints={} every={} memory_mb={}",
+            "engine={} checkpoints={} every={} stills={} still_every={} memory_mb={}",
             if self.sim.in_worker() {
                 "worker"
             } else {
@@ -368,6 +368,8 @@ impl Session {
             },
             s.checkpoints,
             crate::fmt::Short(s.every, 3),
+            s.stills,
+            crate::fmt::Short(s.still_every, 0),
             s.memory_mb
         )
     }

@@ -12,9 +12,16 @@ use yew::prelude::*;
 pub fn controls() -> Html {
     let session = use_session();
     let ui = &session.ui;
-    let (duration, network_faulty) = {
+    // A long run that keeps stills scrubs from one to the next: each is drawn at once.
+    let (duration, network_faulty, scrub_step) = {
         let run = session.sim.borrow();
-        (run.duration_s(), run.snapshot().network_faulty)
+        let every = run.status().still_every;
+        let step = if every > 0.0 {
+            Short(every, 0).to_string()
+        } else {
+            "0.1".into()
+        };
+        (run.duration_s(), run.snapshot().network_faulty, step)
     };
     let toggle_play = {
         let session = session.clone();
@@ -65,7 +72,7 @@ pub fn controls() -> Html {
                     { for Speed::ALL.iter().map(|s| crate::option::option(s.label(), s.label(), *s == ui.speed)) }
                 </select>
             </label>
-            <input type="range" class="scrubber" min="0" max={Short(duration, 3).to_string()} step="0.1"
+            <input type="range" class="scrubber" min="0" max={Short(duration, 3).to_string()} step={scrub_step}
                 value={Short(ui.cursor, 3).to_string()} oninput={scrub}
                 aria-label={t("Simulated time")} aria-valuetext={tf(format_args!("{} of {}", fmt_t_precise(ui.cursor), fmt_t(duration)))} />
             if !ui.embed {

@@ -12,11 +12,13 @@ pub fn status_bar() -> Html {
     let session = use_session();
     // `going`: a link or a seek past what is computed, where the view is on its way to (the run
     // is computed up to there first, a minute for the fifth day of a week; the clock stays where
-    // the view is meanwhile).
+    // the view is meanwhile); or a seek between two stills of a long run, the earlier drawn
+    // while the world is replayed to the time asked.
     let (snapshot, view_t, duration, started, awaiting, failed, going) = {
         let run = session.sim.borrow();
         let awaiting = run.awaiting();
-        let going = if awaiting && run.computed_s() < run.view_t() {
+        let still_shown = run.status().still_every > 0.0 && run.shown_t() != run.view_t();
+        let going = if awaiting && (run.computed_s() < run.view_t() || still_shown) {
             format!(" → {}", fmt_t(run.view_t()))
         } else {
             String::new()
