@@ -417,6 +417,10 @@ impl Engine {
                 match sim::scenario::parse(&scenario) {
                     Ok(s) => {
                         let mut run = Run::new(s);
+                        if i == COMPARED as usize {
+                            // Drawn by its charts only: no snapshot of it is ever shown.
+                            run.keep_no_stills();
+                        }
                         run.seek(t);
                         self.slots[i] = Some(Slot {
                             gen,
@@ -740,6 +744,35 @@ mod tests {
         let (s, _) = load("4-rack-split", 4, 0.0);
         mirror.reset(s, 4, 250.5);
         assert_eq!(mirror.shown_t(), 250.5);
+    }
+
+    /// A week of 58 hosts keeps stills when shown, none when compared (its view is never drawn).
+    #[test]
+    fn only_the_shown_run_keeps_stills() {
+        let mut hosts = r#"{"name":"m1","roles":["control-plane","etcd"]}"#.to_string();
+        for i in 0..57 {
+            hosts.push_str(&format!(r#",{{"name":"w{i}","roles":["worker"]}}"#));
+        }
+        let json = format!(
+            r#"{{"version":1,"name":"week","seed":1,"duration":"168h","hosts":[{hosts}]}}"#
+        );
+        let mut engine = Engine::default();
+        for slot in [SHOWN, COMPARED] {
+            engine.handle(Verb::Load {
+                slot,
+                gen: 1,
+                scenario: json.clone(),
+                t: 0.0,
+            });
+        }
+        let every = |slot: u8| {
+            engine.slots[slot as usize]
+                .as_ref()
+                .unwrap()
+                .run
+                .still_every()
+        };
+        assert_eq!((every(SHOWN), every(COMPARED)), (Some(600.0), None));
     }
 
     /// A new run's news carry its tag; the mirror of a newer run ignores an older run's.

@@ -369,6 +369,11 @@ impl Run {
         }
     }
 
+    /// Keeps no stills (a run whose view is never drawn).
+    pub fn keep_no_stills(&mut self) {
+        self.stills = None;
+    }
+
     /// Keeps stills every `every` seconds whatever the run's size (a test's small run).
     #[cfg(test)]
     pub fn keep_stills(&mut self, every: f64) {
