@@ -398,7 +398,7 @@ test('a large cluster: workers drawn as cells with a summary per zone; scrubbing
 test('a week of 50 workers keeps the cluster\'s picture every 10 minutes: the scrubber steps from one to the next', async () => {
   const { clusterReference, fragment } = require('./bench.cjs');
   // 58 hosts for a week: its 60 checkpoints end up hours apart at its end, so a seek would replay
-  // for seconds. The run keeps stills (the cluster as drawn, exact at their instant) every 10
+  // for up to a second. The run keeps stills (the cluster as drawn, exact at their instant) every 10
   // simulated minutes, and the scrubber moves from one to the next.
   const { page, problems } = await open(fragment(clusterReference(50, 168)));
   const diag = () => page.locator('main').getAttribute('data-diag');

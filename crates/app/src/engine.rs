@@ -337,12 +337,8 @@ impl Slot {
                 Some(s)
             }
         }
-        .filter(|s| {
-            !self
-                .sent_snapshot
-                .as_ref()
-                .is_some_and(|o| Rc::ptr_eq(o, s))
-        });
+        // (Nor the same again: the target's own once the still there was sent.)
+        .filter(|s| !(self.sent_snapshot.as_ref()).is_some_and(|o| Rc::ptr_eq(o, s) || **o == **s));
         if let Some(s) = &snapshot {
             self.sent_snapshot = Some(s.clone());
         }
@@ -377,7 +373,7 @@ fn status_of(run: &Run) -> Status {
         view_behind: run.view_behind(),
         checkpoints: run.checkpoints(),
         every: run.checkpoint_every().unwrap_or(0.0),
-        stills: run.stills(),
+        stills: run.stills_kept(),
         still_every: run.still_every().unwrap_or(0.0),
         memory_mb: wasm_memory_mb(),
     }
@@ -394,9 +390,17 @@ fn wasm_memory_mb() -> u32 {
 #[derive(Default)]
 pub struct Engine {
     slots: [Option<Slot>; 2],
-    /// Console commands (id, host, line) asked while a seek is replayed: answered once the view
-    /// is where it was asked (a still may show that time already; the answer is about it too).
-    waiting: Vec<(u32, u32, String)>,
+    /// Console commands asked while a seek is replayed, in order: answered once the view is where
+    /// it was asked (a still may show that time already; the answer is about it too).
+    waiting: Vec<Waiting>,
+}
+
+/// A console command waiting for the view, and the run it was asked of.
+struct Waiting {
+    gen: u32,
+    id: u32,
+    from: u32,
+    line: String,
 }
 
 impl Engine {
@@ -449,8 +453,15 @@ impl Engine {
             Verb::Advance { t } => shown?.advance_to(t),
             Verb::Console { id, from, line } => {
                 let run = shown?;
-                if run.seeking() && run.view_behind() {
-                    self.waiting.push((id, from, line));
+                // Behind the ones waiting, so the replies keep the commands' order.
+                if (run.seeking() && run.view_behind()) || !self.waiting.is_empty() {
+                    let gen = self.slots[SHOWN as usize].as_ref().map_or(0, |s| s.gen);
+                    self.waiting.push(Waiting {
+                        gen,
+                        id,
+                        from,
+                        line,
+                    });
                     return None;
                 }
                 let reply = Reply::of(run.console(from, &line), run);
@@ -460,9 +471,9 @@ impl Engine {
         None
     }
 
-    /// Whether a run has work left (the engine should tick again).
+    /// Whether a run has work left, or a console command waits (the engine should tick again).
     pub fn busy(&self) -> bool {
-        self.slots.iter().flatten().any(|s| s.run.busy())
+        self.slots.iter().flatten().any(|s| s.run.busy()) || !self.waiting.is_empty()
     }
 
     /// Works for about `ms` (a compared run gets a third of it), then tells what changed.
@@ -483,13 +494,37 @@ impl Engine {
             }
             news.extend(slot.news(i as u8));
         }
-        if let Some(shown) = self.slots[SHOWN as usize].as_mut() {
-            if !(shown.run.seeking() && shown.run.view_behind()) {
-                for (id, from, line) in self.waiting.drain(..) {
-                    let reply = Reply::of(shown.run.console(from, &line), &shown.run);
-                    news.push(News::Console { id, reply });
-                }
+        news.extend(self.answer_waiting());
+        news
+    }
+
+    /// Answers the console commands waiting, in order, once the view is where it was asked; a
+    /// command whose run was replaced or closed meanwhile is refused (not run against another).
+    fn answer_waiting(&mut self) -> Vec<News> {
+        let mut news = Vec::new();
+        let mut shown = self.slots[SHOWN as usize].as_mut();
+        let gen = shown.as_ref().map(|s| s.gen);
+        let ready = shown
+            .as_ref()
+            .is_none_or(|s| !(s.run.seeking() && s.run.view_behind()));
+        while let Some(w) = self.waiting.first() {
+            let current = gen == Some(w.gen);
+            if current && !ready {
+                break;
             }
+            let w = self.waiting.remove(0);
+            let reply = match shown.as_mut().filter(|_| current) {
+                Some(s) => Reply::of(s.run.console(w.from, &w.line), &s.run),
+                None => Reply {
+                    stdout: String::new(),
+                    stderr: "not run: the run changed before the view reached the time asked\n"
+                        .into(),
+                    status: 1,
+                    took_s: 0.0,
+                    recorded: None,
+                },
+            };
+            news.push(News::Console { id: w.id, reply });
         }
         news
     }
@@ -744,6 +779,46 @@ mod tests {
         let (s, _) = load("4-rack-split", 4, 0.0);
         mirror.reset(s, 4, 250.5);
         assert_eq!(mirror.shown_t(), 250.5);
+    }
+
+    /// Console commands asked while a seek is replayed are answered in the order asked, even
+    /// when the view is there before the next tick; one whose run is replaced meanwhile is refused,
+    /// not run against the new run.
+    #[test]
+    fn waiting_console_commands_keep_their_order_and_end_with_their_run() {
+        let (_, mut engine) = computed("4-rack-split");
+        let ask = |id| Verb::Console {
+            id,
+            from: 0,
+            line: "kubectl get nodes".into(),
+        };
+        let ids = |news: Vec<News>| -> Vec<(u32, i32)> {
+            (news.into_iter())
+                .filter_map(|n| match n {
+                    News::Console { id, reply } => Some((id, reply.status)),
+                    _ => None,
+                })
+                .collect()
+        };
+        // 8:55 replays from the checkpoint at 8:00; then back to 8:00, where the view is.
+        engine.handle(Verb::Seek { t: 535.0 });
+        assert_eq!(engine.handle(ask(1)), None);
+        engine.handle(Verb::Seek { t: 480.0 });
+        assert_eq!(engine.handle(ask(2)), None, "behind the first");
+        assert_eq!(ids(engine.tick(1.0)), [(1, 0), (2, 0)]);
+        assert!(matches!(
+            engine.handle(ask(3)),
+            Some(News::Console { id: 3, .. })
+        ));
+        // Replaced while it waits: refused.
+        engine.handle(Verb::Seek { t: 700.0 });
+        assert_eq!(engine.handle(ask(4)), None);
+        engine.handle(load("etcd-leader-dies", 2, 0.0).1);
+        let mut answered = Vec::new();
+        while engine.busy() {
+            answered.extend(ids(engine.tick(5.0)));
+        }
+        assert_eq!(answered, [(4, 1)]);
     }
 
     /// A week of 58 hosts keeps stills when shown, none when compared (its view is never drawn).

@@ -93,8 +93,9 @@ pub fn world_bytes(size: Size, t: f64) -> f64 {
 /// three times a quiet stretch's) gets its checkpoints closer together than the interval.
 pub const REPLAY_MS: f64 = 150.0;
 
-/// The most of the run's computing its stills may cost: past it, every other one goes and the
-/// interval doubles (in the page, a 1,000-host still costs about as much as 7 simulated seconds).
+/// The most of the run's computing that building and comparing its stills may take: past it,
+/// every other one goes and the interval doubles (in the page a 1,000-host still takes about as
+/// long as computing 7 simulated seconds of it: one a minute would be 11 %).
 const STILLS_SHARE: f64 = 0.05;
 /// Computing (ms) after which the stills' share is judged.
 const STILLS_JUDGED_AFTER_MS: f64 = 2_000.0;
@@ -117,11 +118,14 @@ pub fn checkpoint_bytes(size: Size, t: f64) -> f64 {
 }
 
 /// The most checkpoints a run may keep: as many as 512 MB holds (or what the page's budget leaves
-/// beside the view, the run ahead and the spares at their size at the run's end), each counted at
-/// what it holds of its own. The regular ones ([`checkpoint_interval`]) are spaced as if each were
-/// a whole world, within the run's smaller budget; those a busy stretch adds fill the rest.
+/// beside the view, the run ahead and the spares at their size at the run's end, and the stills
+/// at their most), each counted at what it holds of its own. The regular ones
+/// ([`checkpoint_interval`]) are spaced as if each were a whole world, within the run's smaller
+/// budget; those a busy stretch adds fill the rest.
 pub fn checkpoint_cap(duration_s: f64, size: Size) -> usize {
-    let left = BROWSER_BUDGET - (2 + SPARES) as f64 * world_bytes(size, duration_s);
+    let left = BROWSER_BUDGET
+        - (2 + SPARES) as f64 * world_bytes(size, duration_s)
+        - crate::stills::MOST_BYTES;
     let budget = CHECKPOINT_BUDGET_MAX.min(left);
     ((budget / checkpoint_bytes(size, duration_s)).max(0.0) as usize).min(MAX_CHECKPOINTS)
 }
@@ -224,8 +228,8 @@ pub struct Run {
     stills: Option<Stills>,
     /// What keeping stills has cost so far (ms, by [`Run::clock`]).
     stills_cost: f64,
-    /// The still last drawn while a seek is replayed, and its index.
-    preview_cache: std::cell::RefCell<Option<(usize, Rc<Snapshot>)>>,
+    /// The still last drawn while a seek is replayed, and its time (thinning moves indexes).
+    preview_cache: std::cell::RefCell<Option<(f64, Rc<Snapshot>)>>,
     /// Each vantage host's console jobs (a port-forward left running in the background).
     jobs: Vec<(u32, console::Jobs)>,
 }
@@ -349,21 +353,22 @@ impl Run {
     }
 
     /// While a seek is replayed: the latest still at or before the target that is later than
-    /// the world being replayed, drawn meanwhile (exact when the target is its instant).
+    /// the world being replayed, drawn meanwhile (exact when the target is its instant). None
+    /// while `ahead` computes its way to the target (a link far into a run): each still on the
+    /// way would be drawn, and the page shows where the view starts from until it is there.
     pub fn preview(&self) -> Option<Rc<Snapshot>> {
-        if !self.seeking || !self.view_behind() {
+        if !self.seeking || !self.view_behind() || self.lead_to.is_some() {
             return None;
         }
-        let i = self
-            .stills
-            .as_ref()?
-            .latest(self.view.elapsed_s(), self.target)?;
+        let stills = self.stills.as_ref()?;
+        let i = stills.latest(self.view.elapsed_s(), self.target)?;
+        let t = stills.t(i);
         let mut cache = self.preview_cache.borrow_mut();
         match &*cache {
-            Some((k, snap)) if *k == i => Some(snap.clone()),
+            Some((k, snap)) if *k == t => Some(snap.clone()),
             _ => {
-                let snap = Rc::new(self.stills.as_ref()?.snapshot(i));
-                *cache = Some((i, snap.clone()));
+                let snap = Rc::new(stills.snapshot(i));
+                *cache = Some((t, snap.clone()));
                 Some(snap)
             }
         }
@@ -386,7 +391,7 @@ impl Run {
     }
 
     /// How many stills are kept so far.
-    pub fn stills(&self) -> usize {
+    pub fn stills_kept(&self) -> usize {
         self.stills.as_ref().map_or(0, Stills::len)
     }
 
@@ -557,9 +562,7 @@ impl Run {
             .as_mut()
             .filter(|_| reached && still == Some(now))
         {
-            // Exact: every event of its instant first, as a seek to it would have.
-            ahead.run_until(now, u64::MAX);
-            self.last_events = ahead.events_processed() - before;
+            // Exact: `reached` means every event of its instant has run, as for a seek to it.
             let started = (self.clock)();
             stills.keep(ahead.snapshot());
             self.stills_cost += (self.clock)() - started;
@@ -779,7 +782,7 @@ mod tests {
         let mut r = run("etcd-leader-dies");
         r.keep_stills(10.0);
         finish(&mut r);
-        assert_eq!(r.stills(), 12, "0:00 to 1:50, the end being a spare");
+        assert_eq!(r.stills_kept(), 12, "0:00 to 1:50, the end being a spare");
         let stills = r.stills.as_ref().unwrap();
         for (i, t) in [(0, 0.0), (5, 50.0), (6, 60.0), (11, 110.0)] {
             let mut fresh = Run::new(r.scenario().clone());
@@ -800,6 +803,15 @@ mod tests {
         finish(&mut r);
         r.advance_to(95.0);
         assert!(r.view_behind() && r.preview().is_none());
+        // A seek past what `ahead` has computed: `ahead` leads the view there, and the stills it
+        // keeps on the way are not drawn.
+        let mut r = run("etcd-leader-dies");
+        r.keep_stills(10.0);
+        r.seek(100.0);
+        while r.stills_kept() < 3 {
+            r.work(500);
+            assert!(r.view_behind() && r.preview().is_none());
+        }
     }
 
     /// Stills that cost more than their share of the computing are thinned: every other goes,
@@ -916,11 +928,11 @@ mod tests {
         // were a whole world (88 MB at the end): one a day, and those a busy stretch adds up to
         // MAX_CHECKPOINTS (512 MB would hold 128 of 4 MB of their own). The largest quiet run
         // the format allows (2,000 hosts for a week, 136 MB a world) keeps what the page's 1 GB
-        // holds beside its four worlds, 458 MB, of checkpoints of 23 MB: 19.
+        // holds beside its four worlds and 64 MB of stills, 394 MB, of checkpoints of 23 MB: 17.
         let week = 7.0 * 86400.0;
         assert_eq!(checkpoint_interval(week, quiet(100)), Some(86400.0));
         assert_eq!(checkpoint_cap(week, quiet(100)), MAX_CHECKPOINTS);
-        assert_eq!(checkpoint_cap(week, quiet(2000)), 19);
+        assert_eq!(checkpoint_cap(week, quiet(2000)), 17);
         // A day of a small cluster: at most MAX_CHECKPOINTS.
         let every = checkpoint_interval(86400.0, quiet(10)).unwrap();
         assert!(86400.0 / every <= MAX_CHECKPOINTS as f64 + 1.0, "{every}");

@@ -30,11 +30,13 @@ const MOST: f64 = 1_440.0;
 /// Intervals between stills (seconds), shortest first: the first that keeps at most [`MOST`].
 const INTERVALS_S: [f64; 8] = [60.0, 120.0, 300.0, 600.0, 900.0, 1_800.0, 3_600.0, 7_200.0];
 
-/// The most memory a run's stills may take (estimated as below).
-const MOST_BYTES: f64 = 64e6;
+/// The most memory a run's stills may take (estimated as below), within the page's budget.
+pub const MOST_BYTES: f64 = 64e6;
 /// A host's view in the page's 32-bit memory, rounded up: a worker's with ten pods, whose names
 /// are its strings, is about 1 KB.
 const HOST_VIEW_BYTES: f64 = 1_000.0;
+/// A pending pod's view (its name and its workload's).
+const POD_VIEW_BYTES: f64 = 64.0;
 /// A still's pointer to each host's view.
 const POINTER_BYTES: f64 = 4.0;
 
@@ -45,8 +47,10 @@ pub struct Stills {
     /// Report seconds of the next still to keep.
     next: f64,
     kept: Vec<Still>,
-    /// Distinct host views the stills hold (at most: see [`Stills::host_views`]).
+    /// Distinct host views the stills hold.
     host_views: usize,
+    /// Pending pods' views in the distinct lists of them the stills hold.
+    pending_views: usize,
 }
 
 /// A snapshot whose hosts are shared with the still before it where they did not change.
@@ -57,15 +61,16 @@ struct Still {
     hosts: Vec<Rc<HostView>>,
     etcd: EtcdView,
     network_faulty: bool,
-    pending: Vec<PodView>,
+    pending: Rc<Vec<PodView>>,
 }
 
 impl Stills {
     /// Stills for a run of `duration_s` seconds over `hosts` hosts that keeps `checkpoints`
     /// checkpoints at most; `None` when its seeks replay quickly enough without.
     pub fn every_for(duration_s: f64, hosts: usize, checkpoints: usize) -> Option<f64> {
-        let apart = duration_s * hosts as f64 / checkpoints.max(1) as f64;
-        (apart >= HOST_SECONDS_BETWEEN_CHECKPOINTS).then(|| {
+        // A run too large for any checkpoint has no room for stills either.
+        let apart = duration_s * hosts as f64 / checkpoints as f64;
+        (checkpoints > 0 && apart >= HOST_SECONDS_BETWEEN_CHECKPOINTS).then(|| {
             (INTERVALS_S.iter().copied())
                 .find(|every| duration_s / every <= MOST)
                 .unwrap_or(INTERVALS_S[INTERVALS_S.len() - 1])
@@ -78,6 +83,7 @@ impl Stills {
             next: 0.0,
             kept: Vec::new(),
             host_views: 0,
+            pending_views: 0,
         }
     }
 
@@ -116,6 +122,13 @@ impl Stills {
                 }
             })
             .collect::<Vec<_>>();
+        let pending = match last {
+            Some(l) if *l.pending == snapshot.pending => l.pending.clone(),
+            _ => {
+                self.pending_views += snapshot.pending.len();
+                Rc::new(snapshot.pending)
+            }
+        };
         self.next = snapshot.t + self.every;
         self.kept.push(Still {
             t: snapshot.t,
@@ -123,7 +136,7 @@ impl Stills {
             hosts,
             etcd: snapshot.etcd,
             network_faulty: snapshot.network_faulty,
-            pending: snapshot.pending,
+            pending,
         });
         while self.bytes() > MOST_BYTES && self.kept.len() > 1 {
             self.thin();
@@ -136,13 +149,15 @@ impl Stills {
         let every = self.every;
         self.kept.retain(|s| (s.t / every).fract() == 0.0);
         self.next = (self.next / every).ceil() * every;
-        self.host_views = self.count_host_views();
+        (self.host_views, self.pending_views) = self.count_views();
     }
 
     /// Estimated bytes the stills take.
     fn bytes(&self) -> f64 {
         let pointers: usize = self.kept.iter().map(|s| s.hosts.len()).sum();
-        self.host_views as f64 * HOST_VIEW_BYTES + pointers as f64 * POINTER_BYTES
+        self.host_views as f64 * HOST_VIEW_BYTES
+            + self.pending_views as f64 * POD_VIEW_BYTES
+            + pointers as f64 * POINTER_BYTES
     }
 
     /// The index of the latest still in `(after, at]`, if any.
@@ -160,8 +175,13 @@ impl Stills {
             hosts: s.hosts.iter().map(|h| (**h).clone()).collect(),
             etcd: s.etcd.clone(),
             network_faulty: s.network_faulty,
-            pending: s.pending.clone(),
+            pending: (*s.pending).clone(),
         }
+    }
+
+    /// Report seconds of still `i`.
+    pub fn t(&self, i: usize) -> f64 {
+        self.kept[i].t
     }
 
     /// How many distinct host views the stills hold (what their memory grows with, beside one
@@ -170,22 +190,22 @@ impl Stills {
         self.host_views
     }
 
-    /// The host views no still shares with the one before it (one view shared by two stills
-    /// apart, changed in between, counts twice).
-    fn count_host_views(&self) -> usize {
-        let mut n = 0;
+    /// The host views, and the pending pods' views, no still shares with the one before it (a
+    /// view is only ever shared with the still before).
+    fn count_views(&self) -> (usize, usize) {
+        let (mut hosts, mut pending) = (0, 0);
         for (k, s) in self.kept.iter().enumerate() {
-            n += (s.hosts.iter().enumerate())
+            let before = k.checked_sub(1).map(|b| &self.kept[b]);
+            hosts += (s.hosts.iter().enumerate())
                 .filter(|&(i, h)| {
-                    k == 0
-                        || self.kept[k - 1]
-                            .hosts
-                            .get(i)
-                            .is_none_or(|p| !Rc::ptr_eq(p, h))
+                    (before.and_then(|b| b.hosts.get(i))).is_none_or(|p| !Rc::ptr_eq(p, h))
                 })
                 .count();
+            if !before.is_some_and(|b| Rc::ptr_eq(&b.pending, &s.pending)) {
+                pending += s.pending.len();
+            }
         }
-        n
+        (hosts, pending)
     }
 }
 
@@ -196,7 +216,9 @@ mod tests {
     #[test]
     fn kept_for_long_large_runs_only_a_minute_apart_at_least() {
         let day = 86_400.0;
-        // The 1,000-worker day keeps 39 checkpoints: 2.2 million host-seconds apart.
+        // The 1,000-worker day keeps 39 checkpoints: 2.2 million host-seconds apart. A run too
+        // large for any checkpoint keeps no stills.
+        assert_eq!(Stills::every_for(day, 1_008, 0), None);
         assert_eq!(Stills::every_for(day, 1_008, 39), Some(60.0));
         // A week of 100 workers, 60 checkpoints: one still every 10 minutes (1,008 stills).
         assert_eq!(Stills::every_for(7.0 * day, 108, 60), Some(600.0));
@@ -264,7 +286,7 @@ mod tests {
             assert_eq!(stills.snapshot(k), snapshot(60.0 * k as f64, term));
         }
         // Three hosts, then the etcd member anew, then nothing new.
-        assert_eq!((stills.host_views(), stills.count_host_views()), (4, 4));
+        assert_eq!((stills.host_views(), stills.count_views()), (4, (4, 0)));
         // The latest still at or before a time, later than another.
         assert_eq!(stills.latest(-1.0, 130.0), Some(2));
         assert_eq!(stills.latest(-1.0, 120.0), Some(2));

@@ -12,11 +12,12 @@ use yew::prelude::*;
 pub fn controls() -> Html {
     let session = use_session();
     let ui = &session.ui;
-    // A long run that keeps stills scrubs from one to the next: each is drawn at once.
+    // A long run that keeps stills scrubs from one to the next: each is drawn at once. (A range
+    // input only takes multiples of its step: the end must be one to stay reachable.)
     let (duration, network_faulty, scrub_step) = {
         let run = session.sim.borrow();
         let every = run.status().still_every;
-        let step = if every > 0.0 {
+        let step = if every > 0.0 && (run.duration_s() / every).fract() == 0.0 {
             Short(every, 0).to_string()
         } else {
             "0.1".into()

@@ -17,8 +17,8 @@ pub fn status_bar() -> Html {
     let (snapshot, view_t, duration, started, awaiting, failed, going) = {
         let run = session.sim.borrow();
         let awaiting = run.awaiting();
-        let still_shown = run.status().still_every > 0.0 && run.shown_t() != run.view_t();
-        let going = if awaiting && (run.computed_s() < run.view_t() || still_shown) {
+        let earlier_drawn = run.status().still_every > 0.0 && run.shown_t() != run.view_t();
+        let going = if awaiting && (run.computed_s() < run.view_t() || earlier_drawn) {
             format!(" → {}", fmt_t(run.view_t()))
         } else {
             String::new()
