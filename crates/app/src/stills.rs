@@ -248,7 +248,7 @@ mod tests {
             controller_manager: None,
             scheduler: None,
             node: None,
-            pods: vec![],
+            pods: Default::default(),
             terminating: vec![],
             lb_backends: vec![],
             fill: None,

@@ -3,6 +3,7 @@
 //! these (and the report), never the world's internals.
 
 use serde::Serialize;
+use std::rc::Rc;
 
 kinds! {
     /// A host's life as drawn.
@@ -86,8 +87,9 @@ pub struct HostView {
     /// The Node as the API has it (Ready condition, taints), on hosts that are Nodes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub node: Option<NodeView>,
-    /// The pods whose containers run here, by the kubelet's own account.
-    pub pods: Vec<PodView>,
+    /// The pods whose containers run here, by the kubelet's own account (shared by the
+    /// snapshots taken while its containers stay the same).
+    pub pods: Rc<Vec<PodView>>,
     /// Pods bound here that the API shows Terminating while no container of theirs runs here
     /// (the kubelet has not confirmed: its host is down or cut off).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -146,7 +148,7 @@ pub struct NodeView {
     pub taints: Vec<String>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct PodView {
     pub name: String,
     pub workload: String,

@@ -367,7 +367,7 @@ fn completion_names(run: &crate::mirror::Mirror) -> Vec<String> {
             snapshot
                 .hosts
                 .iter()
-                .flat_map(|h| &h.pods)
+                .flat_map(|h| h.pods.iter())
                 .map(|p| p.name.clone()),
         )
         .collect()

@@ -161,7 +161,7 @@ pub fn duplicates(snap: &Snapshot, workloads: &[WorkloadInfo]) -> Vec<(String, u
             let running = snap
                 .hosts
                 .iter()
-                .flat_map(|h| &h.pods)
+                .flat_map(|h| h.pods.iter())
                 .filter(|p| p.workload == w.name)
                 .count() as u32;
             (running > desired).then(|| (w.name.clone(), running, desired))
@@ -185,7 +185,7 @@ pub fn dup_marks(snap: &Snapshot, dups: &[(String, u32, u32)]) -> Vec<Vec<bool>>
     // Workloads with a copy on a stale node.
     let mut stale_wls: Vec<&str> = Vec::new();
     for h in snap.hosts.iter().filter(|h| stale(h)) {
-        for p in &h.pods {
+        for p in h.pods.iter() {
             if !stale_wls.contains(&p.workload.as_str()) {
                 stale_wls.push(&p.workload);
             }
@@ -1821,7 +1821,7 @@ mod tests {
         let mut changed = snap.clone();
         let last = snap.hosts.iter().rposition(|h| !h.pods.is_empty()).unwrap();
         assert!(last > 2);
-        changed.hosts[last].pods.pop();
+        Rc::make_mut(&mut changed.hosts[last].pods).pop();
         let r = Rect {
             x: 0.0,
             y: 0.0,

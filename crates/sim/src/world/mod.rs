@@ -183,6 +183,8 @@ pub struct World {
     pub obs: Recorder,
     /// The effects of the input being handled, taken from the front as they are applied.
     effects: VecDeque<Effect<Payload, ProcessTimer>>,
+    /// What snapshots keep of one another ([`snapshot::ViewCache`]).
+    views: snapshot::ViewCache,
 }
 
 impl Clone for World {
@@ -203,6 +205,7 @@ impl Clone for World {
             scenario: self.scenario.clone(),
             obs: self.obs.clone(),
             effects: self.effects.clone(),
+            views: self.views.clone(),
         }
     }
 }
@@ -265,6 +268,7 @@ impl World {
             scenario,
             obs,
             effects: VecDeque::new(),
+            views: Default::default(),
         };
         for &h in &initial {
             w.start_etcd_ticks(h);
