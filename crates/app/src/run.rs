@@ -37,7 +37,7 @@ use sim::report::Report;
 use sim::scenario::{Action, Event, Scenario};
 use sim::time::{Duration, SimTime};
 use sim::view::Snapshot;
-use sim::world::World;
+use sim::world::{ViewCache, World};
 use std::rc::Rc;
 
 /// Worlds kept for reuse by seeks (besides the view and the one computing ahead).
@@ -224,6 +224,9 @@ pub struct Run {
     lead_to: Option<SimTime>,
     /// The last snapshot of the view, and the view's (time, events processed) it was taken at.
     snapshot_cache: std::cell::RefCell<Option<SnapshotKey>>,
+    /// What the view's snapshots, and the stills', share with the next ones.
+    view_drawn: ViewCache,
+    stills_drawn: ViewCache,
     /// The view kept at regular instants by `ahead`, when seeks may replay long ([`Stills`]).
     stills: Option<Stills>,
     /// What keeping stills has cost so far (ms, by [`Run::clock`]).
@@ -271,6 +274,8 @@ impl Run {
             seeking: false,
             lead_to: None,
             snapshot_cache: Default::default(),
+            view_drawn: ViewCache::default(),
+            stills_drawn: ViewCache::default(),
             jobs: Vec::new(),
             scenario: Rc::new(scenario),
             ahead: Some(ahead),
@@ -340,7 +345,7 @@ impl Run {
         match &*cache {
             Some((k, snap)) if *k == key => snap.clone(),
             _ => {
-                let snap = Rc::new(self.view.snapshot());
+                let snap = Rc::new(self.view.snapshot_with(&self.view_drawn));
                 *cache = Some((key, snap.clone()));
                 snap
             }
@@ -564,7 +569,7 @@ impl Run {
         {
             // Exact: `reached` means every event of its instant has run, as for a seek to it.
             let started = (self.clock)();
-            stills.keep(ahead.snapshot());
+            stills.keep(ahead.snapshot_with(&self.stills_drawn));
             self.stills_cost += (self.clock)() - started;
             // Judged once the run has computed long enough for its cost to be measured.
             if self.ahead_cost > STILLS_JUDGED_AFTER_MS

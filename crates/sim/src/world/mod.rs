@@ -40,6 +40,7 @@ mod processes;
 mod quorum;
 mod settled;
 mod snapshot;
+pub use snapshot::ViewCache;
 pub mod terminal;
 pub mod users;
 
@@ -183,8 +184,6 @@ pub struct World {
     pub obs: Recorder,
     /// The effects of the input being handled, taken from the front as they are applied.
     effects: VecDeque<Effect<Payload, ProcessTimer>>,
-    /// What snapshots keep of one another ([`snapshot::ViewCache`]).
-    views: snapshot::ViewCache,
 }
 
 impl Clone for World {
@@ -205,7 +204,6 @@ impl Clone for World {
             scenario: self.scenario.clone(),
             obs: self.obs.clone(),
             effects: self.effects.clone(),
-            views: self.views.clone(),
         }
     }
 }
@@ -268,7 +266,6 @@ impl World {
             scenario,
             obs,
             effects: VecDeque::new(),
-            views: Default::default(),
         };
         for &h in &initial {
             w.start_etcd_ticks(h);

@@ -16,25 +16,20 @@ use crate::view::{
 use std::cell::RefCell;
 use std::rc::Rc;
 
-/// Each host's pods as last drawn, and the kubelet's containers they were read from. A snapshot
-/// of 1,000 hosts copied 11,000 pods' names each time (a quarter of its cost; the page takes one
-/// each frame while playing, and a long run keeps one every minute or two): while a kubelet's
-/// containers are the same map (it copies the map to change it while another holds it), the
-/// snapshot shares the list. A copy of the world starts with none.
+/// Each host's pods as last drawn, and the kubelet's containers they were read from, for the
+/// next snapshot ([`World::snapshot_with`]). A snapshot of 1,000 hosts copied 11,000 pods' names
+/// each time (a quarter of its cost; the page takes one each frame while playing, and a long run
+/// keeps one every minute or two): while a kubelet's containers are the same map (it copies the
+/// map to change it while another holds it), the snapshot shares the list. The same map gives
+/// the same list in any world, so a copy of the world may use it too.
 #[derive(Default)]
-pub(super) struct ViewCache {
+pub struct ViewCache {
     pods: RefCell<Vec<Option<Drawn>>>,
 }
 
 /// A kubelet's containers, and the pods drawn from them.
 type Drawn = (Rc<Containers>, Rc<Vec<PodView>>);
 type Containers = crate::kernel::members::MemberMap<String, crate::k8s::kubelet::Container>;
-
-impl Clone for ViewCache {
-    fn clone(&self) -> ViewCache {
-        ViewCache::default()
-    }
-}
 
 /// What every host's view needs of the cluster as a whole, read once per snapshot.
 struct Cluster {
@@ -47,6 +42,11 @@ struct Cluster {
 impl World {
     /// What the UI draws at the current instant.
     pub fn snapshot(&self) -> Snapshot {
+        self.snapshot_with(&ViewCache::default())
+    }
+
+    /// The same, sharing with the snapshots `drawn` was used for what has not changed since.
+    pub fn snapshot_with(&self, drawn: &ViewCache) -> Snapshot {
         let (connected, n) = self.etcd.connected_voters(&self.net);
         let watched = quorum::has_quorum(connected, n)
             && self.obs.lease_leader(KCM_LEASE).is_some_and(|h| {
@@ -59,7 +59,7 @@ impl World {
             watched,
         };
         let hosts = (0..self.scenario.hosts.len())
-            .map(|i| self.host_view(i as HostId, &cluster))
+            .map(|i| self.host_view(i as HostId, &cluster, drawn))
             .collect();
         let leader = self.etcd.leader(&self.hosts);
         Snapshot {
@@ -84,7 +84,7 @@ impl World {
         }
     }
 
-    fn host_view(&self, id: HostId, cluster: &Cluster) -> HostView {
+    fn host_view(&self, id: HostId, cluster: &Cluster, drawn: &ViewCache) -> HostView {
         let (h, rt) = (&self.scenario.hosts[id as usize], &self.hosts[id as usize]);
         let state = if rt.terminated {
             HostState::Terminated
@@ -97,7 +97,7 @@ impl World {
         };
         let procs = &self.procs.on[id as usize];
         let up = rt.up && rt.joined;
-        let pods = self.pods_view(id);
+        let pods = self.pods_view(id, drawn);
         // Terminating in the API, its container already gone.
         let terminating: Vec<PodView> = (cluster.terminating.iter())
             .filter(|(node, p)| {
@@ -159,11 +159,11 @@ impl World {
     /// The pods whose containers run on a host: the list drawn last while its kubelet's
     /// containers are the same ([`ViewCache`]). kube-proxy's pod runs on every Node: the card
     /// keeps to the pods that tell Nodes apart.
-    fn pods_view(&self, id: HostId) -> Rc<Vec<PodView>> {
+    fn pods_view(&self, id: HostId, drawn: &ViewCache) -> Rc<Vec<PodView>> {
         let Some(kubelet) = &self.procs.on[id as usize].kubelet else {
             return Rc::default();
         };
-        let mut cache = self.views.pods.borrow_mut();
+        let mut cache = drawn.pods.borrow_mut();
         if cache.len() <= id as usize {
             cache.resize(id as usize + 1, None);
         }
