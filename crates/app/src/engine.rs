@@ -454,7 +454,7 @@ impl Engine {
             Verb::Console { id, from, line } => {
                 let run = shown?;
                 // Behind the ones waiting, so the replies keep the commands' order.
-                if (run.seeking() && run.view_behind()) || !self.waiting.is_empty() {
+                if run.replaying_seek() || !self.waiting.is_empty() {
                     let gen = self.slots[SHOWN as usize].as_ref().map_or(0, |s| s.gen);
                     self.waiting.push(Waiting {
                         gen,
@@ -504,9 +504,7 @@ impl Engine {
         let mut news = Vec::new();
         let mut shown = self.slots[SHOWN as usize].as_mut();
         let gen = shown.as_ref().map(|s| s.gen);
-        let ready = shown
-            .as_ref()
-            .is_none_or(|s| !(s.run.seeking() && s.run.view_behind()));
+        let ready = shown.as_ref().is_none_or(|s| !s.run.replaying_seek());
         while let Some(w) = self.waiting.first() {
             let current = gen == Some(w.gen);
             if current && !ready {

@@ -362,7 +362,7 @@ impl Run {
     /// while `ahead` computes its way to the target (a link far into a run): each still on the
     /// way would be drawn, and the page shows where the view starts from until it is there.
     pub fn preview(&self) -> Option<Rc<Snapshot>> {
-        if !self.seeking || !self.view_behind() || self.lead_to.is_some() {
+        if !self.replaying_seek() || self.lead_to.is_some() {
             return None;
         }
         let stills = self.stills.as_ref()?;
@@ -405,7 +405,12 @@ impl Run {
         !self.complete() || self.view_behind()
     }
 
-    /// Whether the view is short of its target (a seek still being replayed).
+    /// Whether a seek is being replayed: the view short of the time a seek asked (not playback).
+    pub fn replaying_seek(&self) -> bool {
+        self.seeking && self.view_behind()
+    }
+
+    /// Whether the view is short of its target (a seek being replayed, or playback on its way).
     pub fn view_behind(&self) -> bool {
         self.view.now() < self.view.at_report_secs(self.target)
     }

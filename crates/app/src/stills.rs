@@ -184,12 +184,6 @@ impl Stills {
         self.kept[i].t
     }
 
-    /// How many distinct host views the stills hold (what their memory grows with, beside one
-    /// pointer per host and still).
-    pub fn host_views(&self) -> usize {
-        self.host_views
-    }
-
     /// The host views, and the pending pods' views, no still shares with the one before it (a
     /// view is only ever shared with the still before).
     fn count_views(&self) -> (usize, usize) {
@@ -286,7 +280,7 @@ mod tests {
             assert_eq!(stills.snapshot(k), snapshot(60.0 * k as f64, term));
         }
         // Three hosts, then the etcd member anew, then nothing new.
-        assert_eq!((stills.host_views(), stills.count_views()), (4, (4, 0)));
+        assert_eq!((stills.host_views, stills.count_views()), (4, (4, 0)));
         // The latest still at or before a time, later than another.
         assert_eq!(stills.latest(-1.0, 130.0), Some(2));
         assert_eq!(stills.latest(-1.0, 120.0), Some(2));
@@ -316,7 +310,7 @@ mod tests {
         // 64 × 1,000 views (64 MB) and their pointers: past the bound at the 64th, every
         // other still went, the interval doubled; the next still is on the new interval.
         assert_eq!((stills.len(), stills.every()), (32, 120.0));
-        assert_eq!(stills.host_views(), 32_000);
+        assert_eq!(stills.host_views, 32_000);
         assert_eq!(stills.next_s(), 64.0 * 60.0);
         assert_eq!(stills.snapshot(31), many(62.0 * 60.0, 63));
     }
