@@ -136,6 +136,32 @@ fn run_trace_prints_the_golden_trace() {
     assert_eq!(both.status.code(), Some(2));
 }
 
+/// `bench-checkpoints FILE EVERY`: the scenario in the file for its own length, a copy every
+/// EVERY simulated seconds; a file that does not read is named.
+#[test]
+fn bench_checkpoints_runs_a_scenario_file() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let file = format!("{root}/tests/scenarios/etcd-leader-dies.json");
+    let out = clustersim(&["bench-checkpoints", &file, "60"], "");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Two simulated minutes and the boot before them, a copy a minute.
+    assert!(
+        stdout.starts_with("3 copies of the world of ") && stdout.contains("etcd-leader-dies.json"),
+        "{stdout}"
+    );
+    let out = clustersim(
+        &["bench-checkpoints", "/nonexistent/scenario.json", "60"],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/scenario.json"));
+}
+
 #[test]
 fn exec_runs_kubectl_from_a_host_at_a_moment_with_the_tools_status() {
     let scenario = format!(
