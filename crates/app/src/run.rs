@@ -123,8 +123,8 @@ pub fn checkpoint_bytes(size: Size, t: f64) -> f64 {
     held.max(LEVELLED_OFF_BYTES) + 20e3 * size.churn * t
 }
 
-/// What a checkpoint of any cluster holds of its own at most when checkpoints are far apart,
-/// rounded up from 4.2 MB (see [`checkpoint_bytes`]).
+/// The least a checkpoint is counted at, whatever the cluster's size: a small cluster's copies an
+/// hour or more apart held 3.4-4.2 MB each of their own (see [`checkpoint_bytes`]).
 const LEVELLED_OFF_BYTES: f64 = 4.5e6;
 
 /// The most checkpoints a run may keep: as many as 512 MB holds (or what the page's budget leaves

@@ -118,8 +118,8 @@ fn main() -> ExitCode {
             study::bench();
             ExitCode::SUCCESS
         }
-        // `bench-checkpoints N|FILE EVERY [HOURS]`: the N-worker reference cluster (or the
-        // scenario in FILE) for HOURS (1; a file's own length), keeping a copy of the world
+        // `bench-checkpoints N|FILE EVERY [HOURS]`: the N-worker reference cluster (an hour) or
+        // the scenario in FILE (its own length), for HOURS if given, keeping a copy of the world
         // every EVERY simulated seconds, as the page's checkpoints (their peak memory: run it
         // under `/usr/bin/time -f %M`; what each holds of its own: build with
         // `--features count-alloc`).
@@ -129,20 +129,20 @@ fn main() -> ExitCode {
             let every = args.get(2).and_then(|e| e.parse().ok()).unwrap_or(120);
             let hours: Option<u64> = args.get(3).and_then(|h| h.parse().ok());
             let before = ALLOCATED.load(Relaxed);
-            let (n, mut scenario) = match what.parse::<usize>() {
-                Ok(n) => (n.to_string(), reference(&cluster_reference(n))),
+            let mut scenario = match what.parse::<usize>() {
+                Ok(n) => reference(&cluster_reference(n)),
                 Err(_) => {
                     let text = match read_input(what) {
                         Ok(text) => text,
                         Err(code) => return code,
                     };
                     match sim::scenario::parse(&text) {
-                        Ok(s) => (what.to_string(), s),
+                        Ok(s) => s,
                         Err(e) => return refuse(format!("{what}: {e}")),
                     }
                 }
             };
-            if let Some(hours) = hours.or(what.parse::<usize>().is_ok().then_some(1)) {
+            if let Some(hours) = hours {
                 scenario.duration = sim::time::Duration::from_secs(hours * 3600);
             }
             let mut world = World::new(scenario);
@@ -160,7 +160,7 @@ fn main() -> ExitCode {
             let copies = kept.len();
             drop(kept);
             let without = ALLOCATED.load(Relaxed);
-            println!("{copies} copies of the world of {n} in {wall:.2} s");
+            println!("{copies} copies of the world of {what} in {wall:.2} s");
             if cfg!(feature = "count-alloc") {
                 println!(
                     "the world {:.1} MB; its copies {:.1} MB, {:.2} MB each on average",

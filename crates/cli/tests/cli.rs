@@ -603,7 +603,9 @@ fn damaged_or_mismatched_shards_are_refused_naming_the_file_and_the_field() {
         assert_eq!(out.status.code(), Some(2), "{files:?}");
         String::from_utf8(out.stderr).unwrap()
     };
-    let cases: Vec<(Box<dyn Fn(&mut serde_json::Value)>, String)> = vec![
+    // A damage done to a shard's report, and the refusal it gets.
+    type Damage = Box<dyn Fn(&mut serde_json::Value)>;
+    let cases: Vec<(Damage, String)> = vec![
         (
             Box::new(|v| v["per_trial"][0]["etcd_quorum_lost_s"] = 601.0.into()),
             "per_trial[0].etcd_quorum_lost_s: 601 is not within the horizon (0 – 600 s)".into(),
@@ -656,7 +658,7 @@ fn damaged_or_mismatched_shards_are_refused_naming_the_file_and_the_field() {
         e,
         format!("clustersim: {good}: shard 1/2 is given twice (also as shard number 1)\n")
     );
-    let e = refusal(&[good.clone()]);
+    let e = refusal(std::slice::from_ref(&good));
     assert_eq!(
         e,
         "clustersim: 2 of 4 trials are missing (the first is trial 1): merge every shard (2/2 is not here)\n"
