@@ -161,8 +161,6 @@ fn an_event_appended_at_t_changes_nothing_before_t() {
     }
 }
 
-/// A world cloned mid-run (a checkpoint, for instant scrubbing in the playground) continues
-/// exactly as the original does.
 /// A snapshot shares each host's pods with the one before while its kubelet's containers stay
 /// the same; it is always what a snapshot built afresh shows, every 5 s of every ready scenario,
 /// its faults and restarts included.
@@ -187,6 +185,8 @@ fn snapshots_share_unchanged_pods_and_show_every_change() {
     }
 }
 
+/// A world cloned mid-run (a checkpoint, for instant scrubbing in the playground) continues
+/// exactly as the original does.
 #[test]
 fn a_cloned_world_continues_exactly_like_the_original() {
     for (name, json) in scenarios() {
